@@ -1,0 +1,87 @@
+#include "cli.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include "document.hpp"
+#include "error.hpp"
+#include "output_file.hpp"
+
+namespace vtools {
+
+namespace {
+std::string g_tool = "vtools";
+bool g_quiet = false;
+}  // namespace
+
+std::string_view tool_name() { return g_tool; }
+void set_quiet(bool q) { g_quiet = q; }
+bool quiet() { return g_quiet; }
+
+void print_warning(std::string_view message) {
+  if (!g_quiet) std::cerr << g_tool << ": warning: " << message << "\n";
+}
+
+void print_note(std::string_view message) {
+  if (!g_quiet) std::cerr << g_tool << ": note: " << message << "\n";
+}
+
+std::unique_ptr<CLI::App> make_app(std::string_view tool, std::string description, std::string examples) {
+  auto app = std::make_unique<CLI::App>(std::move(description), std::string(tool));
+  app->set_version_flag("--version", std::string(tool) + " " + tool_version());
+  if (!examples.empty()) app->footer("Examples:\n" + examples);
+  app->require_subcommand(0, 1);
+  return app;
+}
+
+void add_output_options(CLI::App* cmd, OutputOptions& opts, const std::vector<std::string>& formats) {
+  cmd->add_option("-o,--output", opts.output, "output file ('-' = stdout; written atomically)");
+  cmd->add_flag_callback("-q,--quiet", [&opts] { opts.quiet = true; set_quiet(true); },
+                         "no progress or notes on stderr");
+  if (!formats.empty()) {
+    std::string list;
+    for (const auto& f : formats) list += (list.empty() ? "" : "|") + f;
+    cmd->add_option("--format", opts.format, "output format: " + list)->check(CLI::IsMember(formats));
+  }
+}
+
+std::string resolve_format(const OutputOptions& opts, const std::string& fallback, bool table_default_on_tty) {
+  if (!opts.format.empty()) return opts.format;
+  if (table_default_on_tty && opts.output == "-" && ::isatty(STDOUT_FILENO)) return "table";
+  return fallback;
+}
+
+int run_main(CLI::App& app, int argc, char** argv, const std::function<int()>& dispatch) {
+  g_tool = app.get_name();
+  install_interrupt_cleanup();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << g_tool << ": error: " << e.what() << " (run '" << g_tool << " --help')\n";
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  try {
+    return dispatch();
+  } catch (const Error& e) {
+    std::cerr << g_tool << ": error: " << e.what() << "\n";
+    return static_cast<int>(e.code());
+  } catch (const CLI::ParseError& e) {
+    std::cerr << g_tool << ": error: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::kUsage);
+  } catch (const std::bad_alloc&) {
+    std::cerr << g_tool << ": error: out of memory\n";
+    return static_cast<int>(ExitCode::kInternal);
+  } catch (const std::exception& e) {
+    std::cerr << g_tool << ": error: internal error: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::kInternal);
+  }
+}
+
+}  // namespace vtools

@@ -1,0 +1,138 @@
+#include "document.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+
+#include "error.hpp"
+#include "input_file.hpp"
+#include "output_file.hpp"
+
+#ifndef VTOOLS_VERSION
+#define VTOOLS_VERSION "0.0.0"
+#endif
+#ifndef VTOOLS_GIT_DESCRIBE
+#define VTOOLS_GIT_DESCRIBE ""
+#endif
+
+namespace vtools {
+
+std::string tool_version() {
+  std::string v = VTOOLS_VERSION;
+  std::string git = VTOOLS_GIT_DESCRIBE;
+  if (!git.empty()) v += " (" + git + ")";
+  return v;
+}
+
+std::string iso8601_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+OrderedJson new_document(const DocumentFormat& format, std::string_view tool_name) {
+  OrderedJson doc;
+  doc["format"] = format.name;
+  doc["version"] = format.version;
+  doc["tool"] = {{"name", tool_name}, {"version", tool_version()}};
+  doc["created"] = iso8601_now();
+  return doc;
+}
+
+// Refuses nesting deeper than kMaxJsonDepth before the recursive parser sees it.
+static void check_depth(std::string_view text, std::string_view name) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw Error(ExitCode::kDataError, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                    location_of_offset(text, i, std::string(name)));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+// nlohmann reports the byte where it stopped (1-based); step back to the start of the offending token so the
+// column points at "tru" in `"version": tru`, not at the newline after it.
+static std::size_t token_start(std::string_view text, std::size_t stop_byte) {
+  if (stop_byte == 0 || text.empty()) return 0;
+  std::size_t i = std::min(stop_byte - 1, text.size() - 1);
+  while (i > 0 && (text[i] == '\n' || text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) --i;
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+'; };
+  if (text[i] == '"') {
+    while (i > 0 && !(text[i - 1] == '"' && (i < 2 || text[i - 2] != '\\'))) --i;
+    return i > 0 ? i - 1 : 0;
+  }
+  while (i > 0 && word(text[i]) && word(text[i - 1])) --i;
+  return i;
+}
+
+OrderedJson parse_json(std::string_view text, std::string_view name) {
+  check_depth(text, name);
+  try {
+    return OrderedJson::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based and points at the last character read; point at the start of the offending token instead.
+    std::string what = e.what();
+    std::size_t offset = token_start(text, e.byte);
+    // Keep nlohmann's reason ("syntax error while parsing value - invalid literal; last read: 'tru,'"), drop its
+    // own "[json.exception...] parse error at line L, column C: " prefix: we print our own location.
+    auto colon = what.find(": ");
+    std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
+    if (text.empty()) reason = "empty input, expected a JSON document";
+    throw Error(ExitCode::kDataError, "invalid JSON: " + reason, location_of_offset(text, offset, std::string(name)));
+  }
+}
+
+std::string document_format(const OrderedJson& doc) {
+  if (doc.is_object() && doc.contains("format") && doc["format"].is_string()) return doc["format"].get<std::string>();
+  return "";
+}
+
+OrderedJson parse_document(std::string_view text, std::string_view name, std::vector<DocumentFormat> accepted) {
+  OrderedJson doc = parse_json(text, name);
+  SourceLocation where{std::string(name)};
+  std::string expected;
+  for (const auto& f : accepted) expected += (expected.empty() ? "'" : " or '") + std::string(f.name) + "'";
+  if (!doc.is_object()) throw Error(ExitCode::kDataError, "expected a JSON object with \"format\" " + expected, where);
+  std::string format = document_format(doc);
+  if (format.empty())
+    throw Error(ExitCode::kDataError, "not a vtools document: no \"format\" string (expected " + expected + ")", where);
+  const DocumentFormat* match = nullptr;
+  for (const auto& f : accepted)
+    if (f.name == format) match = &f;
+  if (!match) throw Error(ExitCode::kDataError, "document format '" + format + "' where " + expected + " was expected", where);
+  if (!doc.contains("version") || !doc["version"].is_number_integer())
+    throw Error(ExitCode::kDataError, "document has no integer \"version\"", where);
+  auto version = doc["version"].get<long long>();
+  if (version < 1 || version > match->version)
+    throw Error(ExitCode::kDataError,
+                format + " version " + std::to_string(version) + " is not supported (this vtools reads 1.." +
+                    std::to_string(match->version) + ")",
+                where);
+  return doc;
+}
+
+OrderedJson read_document(const std::string& path, std::vector<DocumentFormat> accepted) {
+  return parse_document(read_input(path), input_display_name(path), std::move(accepted));
+}
+
+std::string dump_json(const OrderedJson& doc) {
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+void write_document(const OrderedJson& doc, const std::string& path) { write_output(path, dump_json(doc)); }
+
+}  // namespace vtools

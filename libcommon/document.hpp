@@ -1,0 +1,58 @@
+// The one document path of vtools: the common envelope {format, version, tool{name, version}, created}, JSON parse
+// errors with line:column, format/version checks on read, atomic pretty-printed writes. Tools fill the body.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vtools {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+/// A document format and the newest version this build reads and writes.
+struct DocumentFormat {
+  std::string_view name;
+  int version;
+};
+
+// Keep each version in sync with the "version" const of schemas/<name>.schema.json.
+inline constexpr DocumentFormat kTraceFormat{"vtools.trace", 1};
+inline constexpr DocumentFormat kPlanFormat{"vtools.plan", 1};
+inline constexpr DocumentFormat kBenchFormat{"vtools.bench", 1};
+inline constexpr DocumentFormat kCompareFormat{"vtools.compare", 1};
+inline constexpr DocumentFormat kAllFormats[] = {kTraceFormat, kPlanFormat, kBenchFormat, kCompareFormat};
+
+/// Deepest array/object nesting accepted; deeper input is refused before parsing (no stack exhaustion).
+inline constexpr int kMaxJsonDepth = 256;
+
+/// "0.1.0" (+ " (git describe)" when the build knew it).
+std::string tool_version();
+
+/// Current UTC time as ISO 8601 with seconds ("2026-11-22T14:55:38Z").
+std::string iso8601_now();
+
+/// A new document with the envelope filled; keys keep insertion order so output reads top-down.
+OrderedJson new_document(const DocumentFormat& format, std::string_view tool_name);
+
+/// Parses JSON text; on error throws Error(kDataError) at "name:line:col" with nlohmann's reason.
+OrderedJson parse_json(std::string_view text, std::string_view name);
+
+/// Parses and checks the envelope: `format` must be one of `accepted` and `version` an integer no newer than ours.
+OrderedJson parse_document(std::string_view text, std::string_view name, std::vector<DocumentFormat> accepted);
+
+/// read_input(path) + parse_document.
+OrderedJson read_document(const std::string& path, std::vector<DocumentFormat> accepted);
+
+/// The `format` string of a parsed document ("" when absent).
+std::string document_format(const OrderedJson& doc);
+
+/// Serialises with 2-space indent and a trailing newline; invalid UTF-8 in strings is replaced, never thrown on.
+std::string dump_json(const OrderedJson& doc);
+
+/// dump_json + write_output (atomic; "-" = stdout).
+void write_document(const OrderedJson& doc, const std::string& path);
+
+}  // namespace vtools

@@ -1,0 +1,77 @@
+#include "error.hpp"
+
+#include <algorithm>
+
+namespace vtools {
+
+std::string SourceLocation::str() const {
+  std::string s = file;
+  if (line > 0) {
+    s += ":" + std::to_string(line);
+    if (column > 0) s += ":" + std::to_string(column);
+  }
+  return s;
+}
+
+static std::string compose(const std::string& message, const SourceLocation& where) {
+  std::string loc = where.str();
+  return loc.empty() ? message : loc + ": " + message;
+}
+
+Error::Error(ExitCode code, std::string message, SourceLocation where)
+    : std::runtime_error(compose(message, where)),
+      code_(code),
+      message_(std::move(message)),
+      where_(std::move(where)) {}
+
+SourceLocation location_of_offset(std::string_view text, std::size_t offset, std::string file) {
+  offset = std::min(offset, text.size());
+  SourceLocation loc{std::move(file), 1, 1};
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++loc.line;
+      loc.column = 1;
+    } else {
+      ++loc.column;
+    }
+  }
+  return loc;
+}
+
+static std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest_match(std::string_view name, const std::vector<std::string>& candidates) {
+  // Like ninja's SpellcheckString: suggest only when the distance is small relative to the name.
+  const std::size_t max_distance = std::max<std::size_t>(1, name.size() / 3);
+  std::string best;
+  std::size_t best_distance = max_distance + 1;
+  for (const auto& c : candidates) {
+    std::size_t d = edit_distance(name, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string with_suggestion(std::string message, std::string_view name, const std::vector<std::string>& candidates) {
+  std::string best = closest_match(name, candidates);
+  if (!best.empty()) message += "; did you mean '" + best + "'?";
+  return message;
+}
+
+}  // namespace vtools

@@ -1,0 +1,61 @@
+#include "input_file.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "error.hpp"
+#include "human_units.hpp"
+
+namespace vtools {
+
+std::uint64_t max_input_bytes() {
+  if (const char* env = std::getenv("VTOOLS_MAX_INPUT_BYTES")) {
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(env, &end, 10);
+    if (end != env && *end == '\0' && v > 0) return v;
+  }
+  return kDefaultMaxInputBytes;
+}
+
+std::string input_display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+static void refuse_large(const std::string& path, std::uint64_t limit) {
+  throw Error(ExitCode::kDataError,
+              "input is larger than the " + format_bytes(limit) +
+                  " limit (raise it with VTOOLS_MAX_INPUT_BYTES=<bytes>)",
+              SourceLocation{input_display_name(path)});
+}
+
+std::string read_input(const std::string& path) {
+  const std::uint64_t limit = max_input_bytes();
+  FILE* f = stdin;
+  if (path != "-") {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+      throw Error(ExitCode::kNoInput, "cannot open '" + path + "': " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) throw Error(ExitCode::kNoInput, "'" + path + "' is a directory, expected a file");
+    if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > limit) refuse_large(path, limit);
+    f = std::fopen(path.c_str(), "rb");
+    if (!f) throw Error(ExitCode::kNoInput, "cannot open '" + path + "': " + std::strerror(errno));
+  }
+  std::string data;
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    data.append(buf, n);
+    if (data.size() > limit) {
+      if (f != stdin) std::fclose(f);
+      refuse_large(path, limit);
+    }
+  }
+  bool failed = std::ferror(f);
+  if (f != stdin) std::fclose(f);
+  if (failed) throw Error(ExitCode::kNoInput, "cannot read '" + input_display_name(path) + "'");
+  return data;
+}
+
+}  // namespace vtools

@@ -1,0 +1,22 @@
+// Reading whole inputs: a file path or "-" for stdin, with a size limit so a huge input is refused, not an OOM kill.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace vtools {
+
+/// Default cap on one input: 512 MiB. Overridden by the environment variable VTOOLS_MAX_INPUT_BYTES.
+constexpr std::uint64_t kDefaultMaxInputBytes = 512ull << 20;
+
+/// The cap in force (VTOOLS_MAX_INPUT_BYTES when set to a positive integer, else the default).
+std::uint64_t max_input_bytes();
+
+/// Reads all of `path` ("-" = stdin). Throws Error: kNoInput when missing/unreadable (or a directory),
+/// kDataError when over max_input_bytes() (the message names the limit and the variable that raises it).
+std::string read_input(const std::string& path);
+
+/// Name used in messages: "<stdin>" for "-", else the path as given.
+std::string input_display_name(const std::string& path);
+
+}  // namespace vtools

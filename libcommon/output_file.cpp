@@ -1,0 +1,121 @@
+#include "output_file.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include "error.hpp"
+
+namespace vtools {
+
+namespace {
+
+// Temporaries alive right now, readable from a signal handler: fixed slots of C strings, no allocation there.
+constexpr int kMaxLiveTemps = 16;
+constexpr int kMaxPath = 4096;
+std::array<std::atomic<bool>, kMaxLiveTemps> g_slot_used{};
+std::array<std::array<char, kMaxPath>, kMaxLiveTemps> g_slot_path{};
+
+int register_temp(const std::string& path) {
+  if (path.size() + 1 > kMaxPath) return -1;
+  for (int i = 0; i < kMaxLiveTemps; ++i) {
+    bool expected = false;
+    if (g_slot_used[i].compare_exchange_strong(expected, true)) {
+      std::memcpy(g_slot_path[i].data(), path.c_str(), path.size() + 1);
+      return i;
+    }
+  }
+  return -1;  // more live outputs than slots: still atomic, just not cleaned up on a signal
+}
+
+void unregister_temp(const std::string& path) {
+  for (int i = 0; i < kMaxLiveTemps; ++i)
+    if (g_slot_used[i] && path == g_slot_path[i].data()) g_slot_used[i] = false;
+}
+
+extern "C" void on_fatal_signal(int sig) {
+  for (int i = 0; i < kMaxLiveTemps; ++i)
+    if (g_slot_used[i]) ::unlink(g_slot_path[i].data());
+  ::_exit(128 + sig);
+}
+
+[[noreturn]] void io_error(const std::string& what, const std::string& path) {
+  throw Error(ExitCode::kIoError, what + " '" + path + "': " + std::strerror(errno));
+}
+
+}  // namespace
+
+void install_interrupt_cleanup() {
+  struct sigaction sa {};
+  sa.sa_handler = on_fatal_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+}
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  temp_path_ = path_ + ".vtools-tmp-" + std::to_string(::getpid());
+  fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) io_error("cannot create output", path_);
+  register_temp(temp_path_);
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) {
+    ::unlink(temp_path_.c_str());
+  }
+  unregister_temp(temp_path_);
+}
+
+void AtomicFile::write(std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      io_error("cannot write output", path_);
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void AtomicFile::commit() {
+  if (::fsync(fd_) != 0 && errno != EINVAL) io_error("cannot write output", path_);
+  if (::close(fd_) != 0) {
+    fd_ = -1;
+    io_error("cannot write output", path_);
+  }
+  fd_ = -1;
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) io_error("cannot rename output into place", path_);
+  committed_ = true;
+}
+
+void write_output(const std::string& path, std::string_view content) {
+  if (path == "-") {
+    std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
+    std::cout.flush();
+    if (!std::cout) throw Error(ExitCode::kIoError, "cannot write to stdout");
+    return;
+  }
+  // Special files (/dev/null, /dev/full, a FIFO) cannot be renamed over: write them directly.
+  if (path.rfind("/dev/", 0) == 0) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) io_error("cannot open output", path);
+    bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+    ok = (std::fflush(f) == 0) && ok;
+    ok = (std::fclose(f) == 0) && ok;
+    if (!ok) io_error("cannot write output", path);
+    return;
+  }
+  AtomicFile out(path);
+  out.write(content);
+  out.commit();
+}
+
+}  // namespace vtools

@@ -1,0 +1,46 @@
+// The one statistics module of vtools. Each function states its definition and edge cases; tools never loop over
+// samples themselves (nvbench's statistics.cuh is the model).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace vtools::stats {
+
+/// Arithmetic mean. n = 0 -> NaN.
+double mean(std::span<const double> xs);
+
+/// Sample standard deviation (divisor n - 1). n < 2 -> 0 (one sample has no spread we can estimate; callers that
+/// must distinguish check n).
+double sample_std(std::span<const double> xs);
+
+/// Percentile `p` in [0, 100] of *sorted* data by linear interpolation between closest ranks (rank = p/100·(n-1),
+/// NumPy's default "linear", Hyndman-Fan type 7). n = 0 -> NaN; n = 1 -> the sample. p outside [0,100] is clamped.
+double percentile_sorted(std::span<const double> sorted, double p);
+
+/// Median = percentile 50 (mean of the two middle values for even n).
+double median(std::span<const double> xs);
+
+/// Everything a timing summary reports. NaN samples are dropped first and counted in `nan_count`.
+struct Summary {
+  std::size_t n = 0;
+  std::size_t nan_count = 0;
+  double mean = 0, std = 0, min = 0, max = 0, median = 0, p5 = 0, p25 = 0, p75 = 0, p95 = 0, p99 = 0;
+};
+
+/// Summary of `xs`. n = 0 -> all fields NaN except counts.
+Summary summarize(std::span<const double> xs);
+
+/// A two-sided confidence interval.
+struct Interval {
+  double low = 0, high = 0;
+};
+
+/// Percentile bootstrap 95% CI of median(a) / median(b): `resamples` times, resample a and b with replacement
+/// (independently), take the ratio of medians; the interval is the 2.5th..97.5th percentile of those ratios.
+/// Deterministic for a given `seed`. Either input empty -> {NaN, NaN}.
+Interval bootstrap_ratio_of_medians(std::span<const double> a, std::span<const double> b, int resamples = 2000,
+                                    std::uint64_t seed = 0x5eed);
+
+}  // namespace vtools::stats

@@ -1,0 +1,70 @@
+#include "table.hpp"
+
+#include <algorithm>
+
+namespace vtools {
+
+// Display width of a UTF-8 string: count code points (continuation bytes do not advance the cursor).
+static std::size_t display_width(const std::string& s) {
+  std::size_t w = 0;
+  for (unsigned char c : s)
+    if ((c & 0xC0) != 0x80) ++w;
+  return w;
+}
+
+static Table::Align align_of(const Table& t, std::size_t col) {
+  return col < t.align.size() ? t.align[col] : Table::Align::kLeft;
+}
+
+void write_text_table(const Table& table, std::ostream& out) {
+  std::size_t cols = table.headers.size();
+  for (const auto& r : table.rows) cols = std::max(cols, r.size());
+  std::vector<std::size_t> width(cols, 0);
+  auto measure = [&](const std::vector<std::string>& row) {
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], display_width(row[c]));
+  };
+  measure(table.headers);
+  for (const auto& r : table.rows) measure(r);
+  auto print = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (std::size_t c = 0; c < cols; ++c) {
+      std::string cell = c < row.size() ? row[c] : "";
+      std::string pad(width[c] - display_width(cell), ' ');
+      line += align_of(table, c) == Table::Align::kRight ? pad + cell : cell + pad;
+      if (c + 1 < cols) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  };
+  print(table.headers);
+  std::size_t total = 0;
+  for (std::size_t c = 0; c < cols; ++c) total += width[c] + (c + 1 < cols ? 2 : 0);
+  out << std::string(total, '-') << "\n";
+  for (const auto& r : table.rows) print(r);
+}
+
+static std::string escape_md(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += "<br>";
+    else out += c;
+  }
+  return out;
+}
+
+void write_markdown_table(const Table& table, std::ostream& out) {
+  std::size_t cols = table.headers.size();
+  out << "|";
+  for (const auto& h : table.headers) out << " " << escape_md(h) << " |";
+  out << "\n|";
+  for (std::size_t c = 0; c < cols; ++c) out << (align_of(table, c) == Table::Align::kRight ? " ---: |" : " --- |");
+  out << "\n";
+  for (const auto& r : table.rows) {
+    out << "|";
+    for (std::size_t c = 0; c < cols; ++c) out << " " << (c < r.size() ? escape_md(r[c]) : "") << " |";
+    out << "\n";
+  }
+}
+
+}  // namespace vtools

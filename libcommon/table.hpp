@@ -1,0 +1,25 @@
+// Plain-text and Markdown tables for human output (`--format table|markdown`); writers only, no data logic.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace vtools {
+
+struct Table {
+  enum class Align { kLeft, kRight };
+  std::vector<std::string> headers;
+  std::vector<Align> align;  ///< per column; missing entries are kLeft
+  std::vector<std::vector<std::string>> rows;
+
+  void add_row(std::vector<std::string> row) { rows.push_back(std::move(row)); }
+};
+
+/// Columns padded to their widest cell (UTF-8 aware), two spaces apart, a dashed rule under the header.
+void write_text_table(const Table& table, std::ostream& out);
+
+/// GitHub-flavoured Markdown; '|' in cells is escaped.
+void write_markdown_table(const Table& table, std::ostream& out);
+
+}  // namespace vtools

@@ -1,0 +1,38 @@
+#include "libcommon/human_units.hpp"
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "libcommon/table.hpp"
+
+using namespace vtools;
+
+TEST_CASE("human_units: sizes, durations, addresses, counts") {
+  CHECK(format_bytes(512) == "512 B");
+  CHECK(format_bytes(1536) == "1.5 KiB");
+  CHECK(format_bytes(232448) == "227.0 KiB");
+  CHECK(format_bytes(3ull << 30) == "3.0 GiB");
+  CHECK(format_duration_ns(850) == "850 ns");
+  CHECK(format_duration_ns(12345) == "12.3 us");
+  CHECK(format_duration_ms(4.567) == "4.57 ms");
+  CHECK(format_duration_ns(1.5e9) == "1.50 s");
+  CHECK(format_address(0x7f0000001000ull) == "0x7f0000001000");
+  CHECK(format_count(1234567) == "1,234,567");
+  CHECK(format_count(12) == "12");
+  CHECK(format_si(1.23e12) == "1.23 T");
+  CHECK(format_si(950) == "950");
+}
+
+TEST_CASE("table: text columns align, markdown escapes pipes") {
+  Table t;
+  t.headers = {"name", "bytes"};
+  t.align = {Table::Align::kLeft, Table::Align::kRight};
+  t.add_row({"acc", "65536"});
+  t.add_row({"a|b", "8"});
+  std::ostringstream text, md;
+  write_text_table(t, text);
+  CHECK(text.str() == "name  bytes\n-----------\nacc   65536\na|b       8\n");
+  write_markdown_table(t, md);
+  CHECK(md.str() == "| name | bytes |\n| --- | ---: |\n| acc | 65536 |\n| a\\|b | 8 |\n");
+}

@@ -1,0 +1,89 @@
+#include "libcommon/output_file.hpp"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "libcommon/error.hpp"
+#include "libcommon/input_file.hpp"
+
+using namespace vtools;
+namespace fs = std::filesystem;
+
+static fs::path fresh_dir() {
+  auto dir = fs::temp_directory_path() / ("vtools-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST_CASE("output_file: write_output replaces content atomically and leaves no temporary") {
+  auto dir = fresh_dir();
+  auto path = (dir / "out.json").string();
+  write_output(path, "first");
+  write_output(path, "second");
+  CHECK(read_input(path) == "second");
+  int files = 0;
+  for (auto& e : fs::directory_iterator(dir)) (void)e, ++files;
+  CHECK(files == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("output_file: an uncommitted AtomicFile leaves the old file untouched") {
+  auto dir = fresh_dir();
+  auto path = (dir / "keep.txt").string();
+  write_output(path, "precious");
+  {
+    AtomicFile f(path);
+    f.write("half-writ");
+    // no commit: as if the run failed here
+  }
+  CHECK(read_input(path) == "precious");
+  int files = 0;
+  for (auto& e : fs::directory_iterator(dir)) (void)e, ++files;
+  CHECK(files == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("output_file: unwritable folder and full disk give kIoError") {
+  try {
+    write_output("/nonexistent-dir/x.json", "x");
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kIoError);
+    CHECK(std::string(e.what()).find("/nonexistent-dir/x.json") != std::string::npos);
+  }
+  if (fs::exists("/dev/full")) {
+    try {
+      write_output("/dev/full", std::string(1 << 16, 'x'));
+      FAIL("expected an error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::kIoError);
+    }
+  }
+}
+
+TEST_CASE("input_file: missing input is kNoInput, oversized input is refused with the limit") {
+  try {
+    read_input("/nonexistent/in.json");
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kNoInput);
+  }
+  auto dir = fresh_dir();
+  auto path = (dir / "big").string();
+  write_output(path, std::string(4096, 'x'));
+  ::setenv("VTOOLS_MAX_INPUT_BYTES", "1000", 1);
+  try {
+    read_input(path);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kDataError);
+    CHECK(e.message() == "input is larger than the 1000 B limit (raise it with VTOOLS_MAX_INPUT_BYTES=<bytes>)");
+  }
+  ::unsetenv("VTOOLS_MAX_INPUT_BYTES");
+  fs::remove_all(dir);
+}

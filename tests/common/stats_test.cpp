@@ -1,0 +1,74 @@
+#include "libcommon/stats.hpp"
+
+#include <cmath>
+#include <doctest/doctest.h>
+#include <vector>
+
+using namespace vtools::stats;
+
+TEST_CASE("stats: mean and sample std against hand-computed values") {
+  std::vector<double> xs{2, 4, 4, 4, 5, 5, 7, 9};
+  CHECK(mean(xs) == doctest::Approx(5.0));
+  // sum of squared deviations = 32, n - 1 = 7
+  CHECK(sample_std(xs) == doctest::Approx(std::sqrt(32.0 / 7.0)));
+}
+
+TEST_CASE("stats: edge cases n = 0 and n = 1") {
+  std::vector<double> none, one{3.5};
+  CHECK(std::isnan(mean(none)));
+  CHECK(sample_std(none) == 0.0);
+  CHECK(sample_std(one) == 0.0);
+  CHECK(std::isnan(percentile_sorted(none, 50)));
+  CHECK(percentile_sorted(one, 99) == 3.5);
+  auto s = summarize(none);
+  CHECK(s.n == 0);
+  CHECK(std::isnan(s.median));
+}
+
+TEST_CASE("stats: percentiles interpolate linearly between closest ranks (NumPy 'linear')") {
+  std::vector<double> xs{1, 2, 3, 4};  // rank = p/100 * 3
+  CHECK(percentile_sorted(xs, 50) == doctest::Approx(2.5));
+  CHECK(percentile_sorted(xs, 5) == doctest::Approx(1.15));
+  CHECK(percentile_sorted(xs, 95) == doctest::Approx(3.85));
+  CHECK(percentile_sorted(xs, 0) == 1);
+  CHECK(percentile_sorted(xs, 100) == 4);
+  CHECK(percentile_sorted(xs, 150) == 4);  // clamped
+  CHECK(median(std::vector<double>{5, 1, 3}) == 3);
+}
+
+TEST_CASE("stats: summary is ordered and drops NaN") {
+  std::vector<double> xs;
+  for (int i = 0; i < 101; ++i) xs.push_back(static_cast<double>((i * 37) % 101));
+  xs.push_back(NAN);
+  auto s = summarize(xs);
+  CHECK(s.n == 101);
+  CHECK(s.nan_count == 1);
+  CHECK(s.min == 0);
+  CHECK(s.max == 100);
+  CHECK(s.median == 50);
+  CHECK(s.p5 == doctest::Approx(5));
+  CHECK(s.p99 == doctest::Approx(99));
+  CHECK(s.min <= s.p5);
+  CHECK(s.p5 <= s.median);
+  CHECK(s.median <= s.p95);
+  CHECK(s.p95 <= s.p99);
+  CHECK(s.p99 <= s.max);
+}
+
+TEST_CASE("stats: bootstrap CI of a ratio of medians brackets the true ratio and is deterministic") {
+  std::vector<double> a, b;
+  for (int i = 0; i < 50; ++i) {
+    a.push_back(2.0 + 0.01 * (i % 7));
+    b.push_back(1.0 + 0.005 * (i % 5));
+  }
+  auto ci = bootstrap_ratio_of_medians(a, b, 1000, 42);
+  double ratio = median(a) / median(b);
+  CHECK(ci.low <= ratio);
+  CHECK(ratio <= ci.high);
+  CHECK(ci.low > 1.9);
+  CHECK(ci.high < 2.1);
+  auto again = bootstrap_ratio_of_medians(a, b, 1000, 42);
+  CHECK(again.low == ci.low);
+  CHECK(again.high == ci.high);
+  CHECK(std::isnan(bootstrap_ratio_of_medians({}, b).low));
+}

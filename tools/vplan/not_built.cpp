@@ -1,0 +1,10 @@
+// Placeholder library source until vplan's subcommands land: every subcommand reports that it is not built yet.
+#include "libcommon/error.hpp"
+
+namespace vtools::vplan {
+
+[[noreturn]] void not_built(const char* subcommand) {
+  throw Error(ExitCode::kUnavailable, std::string("'") + subcommand + "' is not built yet in this version of vplan");
+}
+
+}  // namespace vtools::vplan
