@@ -1,0 +1,53 @@
+// The interface every vbench backend implements (cpu in cpu_backend.cpp, cuda in cuda/cuda_backend.cu). The
+// harness (harness.cpp) owns warm-up, timing statistics and the correctness gate; a backend only runs forwards.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/vbench/model.hpp"
+
+namespace vtools::vbench {
+
+enum class DType { kFp32, kTf32, kBf16 };
+
+/// What a backend reports about the machine it runs on (goes into the document's metadata).
+struct DeviceInfo {
+  std::string name;                ///< "NVIDIA H100 80GB HBM3" or the CPU model
+  std::string compute_capability;  ///< "9.0"; "" on CPU
+  int sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+  std::string driver_version, runtime_version, blas_version;
+  double peak_bandwidth_bytes_per_s = 0;  ///< for the roofline floor; 0 when unknown
+  double peak_flops = 0;                  ///< for the dtype in use; 0 when unknown
+  int threads = 0;                        ///< CPU threads used
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  [[nodiscard]] virtual std::string name() const = 0;  ///< "cpu", "cuda"
+  [[nodiscard]] virtual DeviceInfo device() const = 0;
+
+  /// Copies weights in and allocates activations for batch B and sequence T (T <= block_size).
+  virtual void prepare(const GptWeights& weights, int B, int T, DType dtype) = 0;
+
+  /// Runs one forward on `tokens` ([B][T], values < vocab) and returns logits [B][T][V] on the host (fp32).
+  /// Used by the correctness gate, not timed.
+  virtual std::vector<float> logits(const std::vector<std::int32_t>& tokens) = 0;
+
+  /// Runs `warmup` untimed forwards, then `iters` timed ones on `tokens`; returns one duration per timed forward
+  /// in milliseconds (CUDA events around each graph replay on a non-default stream; host clock on CPU).
+  virtual std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters) = 0;
+
+  /// Kernels launched per forward (CUDA); 0 on CPU.
+  [[nodiscard]] virtual int kernels_per_forward() const { return 0; }
+};
+
+/// The CUDA backend, or nullptr with `why` filled when this build or machine has none (no nvcc at build time, no
+/// GPU, no driver). Defined in cuda/cuda_backend.cu, or in cuda_unavailable.cpp when CUDA is not built.
+std::unique_ptr<Backend> make_cuda_backend(std::string* why);
+
+}  // namespace vtools::vbench
