@@ -81,6 +81,6 @@ function(vtools_fuzz_target)
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS})
   set(work ${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}-corpus)
   add_test(NAME ${T_NAME}
-           COMMAND sh -c "mkdir -p ${work} && cp -r ${T_CORPUS}/. ${work}/ && exec $<TARGET_FILE:${T_NAME}> -max_total_time=${VTOOLS_FUZZ_SECONDS} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ${work}")
+           COMMAND sh -c "mkdir -p ${work} && cp -r ${T_CORPUS}/. ${work}/ && exec $<TARGET_FILE:${T_NAME}> -max_total_time=${VTOOLS_FUZZ_SECONDS} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}- ${work}")
   set_tests_properties(${T_NAME} PROPERTIES LABELS fuzz TIMEOUT 600)
 endfunction()

@@ -93,6 +93,12 @@ OrderedJson parse_json(std::string_view text, std::string_view name) {
     std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
     if (text.empty()) reason = "empty input, expected a JSON document";
     throw Error(ExitCode::kDataError, "invalid JSON: " + reason, location_of_offset(text, offset, std::string(name)));
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. out_of_range 406 "number overflow parsing '22E26511'" (found by fuzz_document): still bad input.
+    std::string what = e.what();
+    auto bracket = what.find("] ");
+    throw Error(ExitCode::kDataError, "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)),
+                SourceLocation{std::string(name)});
   }
 }
 
