@@ -1,0 +1,118 @@
+#include "tools/vbench/cpu_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <string>
+
+#include "libcommon/error.hpp"
+#include "tools/vbench/cpu_forward.hpp"
+#include "tools/vbench/forward_cost.hpp"
+#include "tools/vbench/ops/cpu_ops.hpp"
+
+#ifdef VTOOLS_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+namespace vtools::vbench {
+
+namespace {
+
+class CpuBackend final : public Backend {
+ public:
+  [[nodiscard]] std::string name() const override { return "cpu"; }
+
+  [[nodiscard]] DeviceInfo device() const override {
+    DeviceInfo d;
+    d.name = cpu_model_name();
+    d.threads = cpu::cpu_threads();
+#ifdef VTOOLS_HAVE_OPENBLAS
+    d.blas_version = std::string("OpenBLAS ") + openblas_get_config();
+#else
+    d.blas_version = "none (blocked loops)";
+#endif
+    const CpuPeaks& peaks = measured_cpu_peaks();
+    d.peak_bandwidth_bytes_per_s = peaks.bandwidth_bytes_per_s;
+    d.peak_flops = peaks.flops;
+    return d;
+  }
+
+  void prepare(const GptWeights& weights, int B, int T, DType dtype) override {
+    if (dtype != DType::kFp32)
+      throw Error(ExitCode::kUsage, "the cpu backend runs fp32 only, not " + dtype_name(dtype));
+    weights_ = &weights;
+    B_ = B;
+    T_ = T;
+    forward_ = std::make_unique<CpuForward>(weights, B, T);
+  }
+
+  std::vector<float> logits(const std::vector<std::int32_t>& tokens) override {
+    forward_->forward(tokens.data());
+    return forward_->logits();
+  }
+
+  std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters) override {
+    for (int i = 0; i < warmup; ++i) forward_->forward(tokens.data());
+    std::vector<double> ms;
+    ms.reserve(static_cast<std::size_t>(iters));
+    for (int i = 0; i < iters; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      forward_->forward(tokens.data());
+      const auto stop = std::chrono::steady_clock::now();
+      ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+    }
+    return ms;
+  }
+
+ private:
+  const GptWeights* weights_ = nullptr;
+  int B_ = 0, T_ = 0;
+  std::unique_ptr<CpuForward> forward_;
+};
+
+template <typename F>
+double best_seconds(int repeats, F&& body) {
+  double best = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+const CpuPeaks& measured_cpu_peaks() {
+  static const CpuPeaks peaks = [] {
+    CpuPeaks p;
+    const std::size_t n = (64u << 20) / sizeof(float);
+    std::vector<float> src(n, 1.0f), dst(n, 0.0f);
+    const double copy_s = best_seconds(5, [&] { std::copy(src.begin(), src.end(), dst.begin()); });
+    p.bandwidth_bytes_per_s = 2.0 * static_cast<double>(n * sizeof(float)) / copy_s;
+    constexpr int kN = 512;
+    std::vector<float> a(kN * kN, 0.5f), b(kN * kN, 0.25f), c(kN * kN, 0.0f);
+    const double gemm_s = best_seconds(5, [&] {
+      cpu::matmul_forward(c.data(), a.data(), b.data(), nullptr, kN, kN, kN, cpu::WeightLayout::kInOut);
+    });
+    p.flops = 2.0 * kN * kN * kN / gemm_s;
+    return p;
+  }();
+  return peaks;
+}
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "unknown CPU";
+}
+
+}  // namespace vtools::vbench
