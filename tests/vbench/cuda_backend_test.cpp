@@ -1,0 +1,164 @@
+// The cuda backend end to end: logits of the captured-graph forward vs the fp64 reference_forward on tiny random
+// configs in every dtype, replay determinism, timing samples, kernel count, device info and input errors (gpu label).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "libcommon/error.hpp"
+#include "tests/vbench/cuda_random_check.hpp"
+#include "tools/vbench/backend.hpp"
+#include "tools/vbench/reference_forward.hpp"
+
+namespace vtools::vbench {
+namespace {
+
+GptConfig tiny_config(bool tied) {
+  GptConfig cfg;
+  cfg.name = "custom";
+  cfg.n_layer = 2;
+  cfg.n_head = 3;
+  cfg.n_embd = 48;
+  cfg.vocab_size = 101;  // padded to 128 on the device: the padding must not leak into the logits
+  cfg.block_size = 24;
+  cfg.tied_head = tied;
+  return cfg;
+}
+
+/// Weights with larger spreads than minGPT's init (std 0.02 makes attention uniform and logits tiny), so every
+/// part of the forward moves the logits.
+GptWeights random_weights(const GptConfig& cfg, cuda_test::Random& rng) {
+  const std::size_t C = cfg.n_embd, V = cfg.vocab_size;
+  GptWeights w;
+  w.config = cfg;
+  w.wte = rng.normal(V * C, 0.5f);
+  w.wpe = rng.normal(cfg.block_size * C, 0.5f);
+  for (int l = 0; l < cfg.n_layer; ++l) {
+    LayerWeights lw;
+    lw.ln1_w = rng.normal(C, 0.1f, 1.f);
+    lw.ln1_b = rng.normal(C, 0.1f);
+    lw.attn_w = rng.normal(C * 3 * C, 0.2f);
+    lw.attn_b = rng.normal(3 * C, 0.1f);
+    lw.attn_proj_w = rng.normal(C * C, 0.1f);
+    lw.attn_proj_b = rng.normal(C, 0.1f);
+    lw.ln2_w = rng.normal(C, 0.1f, 1.f);
+    lw.ln2_b = rng.normal(C, 0.1f);
+    lw.fc_w = rng.normal(C * 4 * C, 0.2f);
+    lw.fc_b = rng.normal(4 * C, 0.1f);
+    lw.fc_proj_w = rng.normal(4 * C * C, 0.1f);
+    lw.fc_proj_b = rng.normal(C, 0.1f);
+    w.layers.push_back(std::move(lw));
+  }
+  w.lnf_w = rng.normal(C, 0.1f, 1.f);
+  w.lnf_b = rng.normal(C, 0.1f);
+  if (!cfg.tied_head) w.lm_head = rng.normal(V * C, 0.5f);
+  return w;
+}
+
+std::vector<std::int32_t> random_tokens(cuda_test::Random& rng, int n, int vocab) {
+  std::vector<std::int32_t> tokens(n);
+  for (auto& t : tokens) t = rng.uniform_int(0, vocab - 1);
+  return tokens;
+}
+
+std::unique_ptr<Backend> backend_or_fail() {
+  std::string why;
+  auto backend = make_cuda_backend(&why);
+  REQUIRE_MESSAGE(backend != nullptr, "make_cuda_backend: " << why);
+  CHECK(why.empty());
+  return backend;
+}
+
+TEST_CASE("cuda_backend: logits match the fp64 reference forward in fp32, tf32 and bf16") {
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  auto backend = backend_or_fail();
+  for (const bool tied : {true, false}) {
+    const GptWeights weights = random_weights(tiny_config(tied), rng);
+    const int B = 2, T = 19;
+    const auto tokens = random_tokens(rng, B * T, weights.config.vocab_size);
+    const std::vector<double> ref = reference_forward(weights, tokens, B, T);
+    // fp32 (tf32 off): fp32 rounding only. tf32: 10-bit mantissa GEMM inputs. bf16: bf16 weights and activations.
+    for (const auto& [dtype, limit] : {std::pair{DType::kFp32, 1e-4}, {DType::kTf32, 1e-2}, {DType::kBf16, 2e-2}}) {
+      CAPTURE(tied);
+      CAPTURE(static_cast<int>(dtype));
+      backend->prepare(weights, B, T, dtype);
+      const std::vector<float> logits = backend->logits(tokens);
+      REQUIRE(logits.size() == ref.size());
+      const double rel = cuda_test::relative_error(logits, ref);
+      MESSAGE("dtype " << static_cast<int>(dtype) << (tied ? " tied" : " untied") << ": rel err " << rel);
+      CHECK(rel <= limit);
+      if (dtype == DType::kFp32) {
+        std::vector<float> ref_f(ref.begin(), ref.end());
+        cuda_test::check_close(logits, ref_f, 1e-4, 1e-4, "fp32 logits");
+      }
+    }
+  }
+}
+
+TEST_CASE("cuda_backend: graph replays are deterministic, timed and counted") {
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  auto backend = backend_or_fail();
+  const GptWeights weights = random_weights(tiny_config(true), rng);
+  const int B = 3, T = 24;
+  backend->prepare(weights, B, T, DType::kBf16);
+  const auto tokens = random_tokens(rng, B * T, weights.config.vocab_size);
+  const auto first = backend->logits(tokens);
+  const auto other = backend->logits(random_tokens(rng, B * T, weights.config.vocab_size));
+  CHECK(first != other);  // the graph reads the tokens buffer, not a captured copy
+  CHECK(backend->logits(tokens) == first);
+  // encoder + 7 per layer + final layernorm + LM head, plus whatever extra kernels cuBLASLt launches.
+  CHECK(backend->kernels_per_forward() >= 3 + 7 * weights.config.n_layer);
+  CHECK(backend->kernels_per_forward() <= 3 * (3 + 7 * weights.config.n_layer));
+  const auto samples = backend->time_forwards(tokens, 2, 5);
+  REQUIRE(samples.size() == 5);
+  for (const double ms : samples) {
+    CHECK(ms > 0);
+    CHECK(ms < 1000);
+  }
+  CHECK(backend->time_forwards(tokens, 0, 0).empty());
+}
+
+TEST_CASE("cuda_backend: device info names the GPU and its peaks") {
+  auto backend = backend_or_fail();
+  CHECK(backend->name() == "cuda");
+  const DeviceInfo info = backend->device();
+  MESSAGE(info.name << " cc " << info.compute_capability << ", " << info.sm_count << " SMs, driver "
+                    << info.driver_version << ", runtime " << info.runtime_version << ", " << info.blas_version
+                    << ", " << info.peak_bandwidth_bytes_per_s / 1e12 << " TB/s, " << info.peak_flops / 1e12
+                    << " TFLOP/s fp32");
+  CHECK(!info.name.empty());
+  CHECK(info.compute_capability.find('.') != std::string::npos);
+  CHECK(info.sm_count > 0);
+  CHECK(info.memory_bytes > (1ull << 30));
+  CHECK(info.peak_bandwidth_bytes_per_s > 1e11);
+  CHECK(info.blas_version.rfind("cuBLASLt ", 0) == 0);
+}
+
+TEST_CASE("cuda_backend: bad tokens and a sequence over the block size are refused") {
+  cuda_test::Random rng(7);
+  auto backend = backend_or_fail();
+  const GptWeights weights = random_weights(tiny_config(true), rng);
+  try {
+    backend->prepare(weights, 1, 25, DType::kFp32);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kUsage);
+    CHECK(e.message() == "sequence length 25 exceeds the block size 24 of 'custom'");
+  }
+  backend->prepare(weights, 1, 4, DType::kFp32);
+  try {
+    (void)backend->logits({1, 2, 101, 3});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kDataError);
+    CHECK(e.message() == "token 101 at position 2 is outside the vocabulary [0, 101)");
+  }
+}
+
+}  // namespace
+}  // namespace vtools::vbench

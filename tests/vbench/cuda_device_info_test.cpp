@@ -1,0 +1,40 @@
+// The roofline formulas of cuda/device_info and make_cuda_backend's answer on this machine (unit label: runs
+// everywhere; without a GPU it checks the "why").
+#include <doctest/doctest.h>
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "tools/vbench/backend.hpp"
+#include "tools/vbench/cuda/device_info.hpp"
+
+namespace vtools::vbench {
+namespace {
+
+TEST_CASE("device_info: H100 SXM peaks from its attributes") {
+  // H100 SXM5: HBM3 at 2619 MHz on a 5120-bit bus = 3.35 TB/s; 132 SMs at 1980 MHz.
+  CHECK(cuda::peak_bandwidth_bytes_per_s(2619000, 5120) == doctest::Approx(3.352e12).epsilon(1e-3));
+  CHECK(cuda::flops_per_clock_per_sm(9, 0, DType::kBf16) == 4096);
+  CHECK(cuda::flops_per_clock_per_sm(9, 0, DType::kTf32) == 2048);
+  CHECK(cuda::flops_per_clock_per_sm(9, 0, DType::kFp32) == 256);
+  CHECK(132 * 1.98e9 * cuda::flops_per_clock_per_sm(9, 0, DType::kFp32) == doctest::Approx(66.9e12).epsilon(1e-2));
+  CHECK(cuda::flops_per_clock_per_sm(8, 0, DType::kBf16) == 2048);  // A100: 108 SMs x 1.41 GHz x 2048 = 312 TF
+  CHECK(cuda::flops_per_clock_per_sm(7, 5, DType::kBf16) == 0);     // not listed: unknown, not a guess
+}
+
+TEST_CASE("device_info: make_cuda_backend says why when there is no usable GPU") {
+  int count = 0;
+  const bool have_gpu = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  std::string why;
+  const auto backend = make_cuda_backend(&why);
+  CHECK((backend != nullptr) == have_gpu);
+  if (!have_gpu) {
+    const bool explained = why.rfind("cudaGetDeviceCount failed: ", 0) == 0 ||
+                           why == "no CUDA device found (cudaGetDeviceCount returned 0)";
+    CHECK_MESSAGE(explained, why);
+  }
+}
+
+}  // namespace
+}  // namespace vtools::vbench

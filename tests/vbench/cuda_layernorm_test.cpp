@@ -1,0 +1,58 @@
+// cuda::layernorm_forward (with and without the fused residual add) vs cpu::residual_forward + cpu::layernorm_forward
+// on random shapes (gpu label).
+#include <doctest/doctest.h>
+
+#include "tests/vbench/cuda_random_check.hpp"
+#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/ops/cpu_ops.hpp"
+
+namespace vtools::vbench {
+namespace {
+
+template <typename A>
+void layernorm_case(cuda_test::Random& rng, int rows, int C, bool fused_add) {
+  CAPTURE(rows);
+  CAPTURE(C);
+  CAPTURE(fused_add);
+  const std::size_t n = static_cast<std::size_t>(rows) * C;
+  const auto residual = rng.normal(n, 2.f, 0.5f);  // a non-zero mean, so the mean subtraction matters
+  const auto delta = cuda_test::representable<A>(rng.normal(n));
+  const auto weight = rng.normal(C, 0.2f, 1.f);
+  const auto bias = rng.normal(C, 0.2f);
+
+  std::vector<float> ref_residual = residual;
+  if (fused_add) cpu::residual_forward(ref_residual.data(), residual.data(), delta.data(), static_cast<std::int64_t>(n));
+  std::vector<float> ref(n);
+  cpu::layernorm_forward(ref.data(), ref_residual.data(), weight.data(), bias.data(), rows, C);
+
+  auto d_residual = cuda_test::to_device<float>(residual);
+  auto d_delta = cuda_test::to_device<A>(delta);
+  auto d_weight = cuda_test::to_device<float>(weight);
+  auto d_bias = cuda_test::to_device<float>(bias);
+  cuda::DeviceBuffer d_out(n * sizeof(A), "layernorm output");
+  cuda::layernorm_forward(d_out.as<A>(), d_residual.as<float>(), fused_add ? d_delta.as<A>() : nullptr,
+                          d_weight.as<float>(), d_bias.as<float>(), rows, C, nullptr);
+  // fp32: only summation order differs. bf16: the output is rounded to 8 bits of mantissa (2^-8 relative).
+  const bool bf16 = std::is_same_v<A, __nv_bfloat16>;
+  cuda_test::check_close(cuda_test::to_host<A>(d_out, n), ref, bf16 ? 1e-2 : 1e-5, bf16 ? 8e-3 : 1e-5,
+                         "layernorm_forward output");
+  cuda_test::check_close(cuda_test::to_host<float>(d_residual, n), ref_residual, 1e-6, 1e-6,
+                         "layernorm_forward residual");
+}
+
+TEST_CASE("layernorm: matches cpu::layernorm_forward, with and without the fused residual add") {
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  for (int round = 0; round < 3; ++round) {
+    const int rows = rng.uniform_int(1, 300), C = rng.uniform_int(1, 1700);
+    for (const bool fused_add : {false, true}) {
+      layernorm_case<float>(rng, rows, C, fused_add);
+      layernorm_case<__nv_bfloat16>(rng, rows, C, fused_add);
+    }
+  }
+  layernorm_case<float>(rng, 256, 768, true);  // gpt2 at B=4, T=64
+}
+
+}  // namespace
+}  // namespace vtools::vbench

@@ -1,0 +1,117 @@
+// Random inputs and the tolerance check shared by the cuda kernel tests (tests/vbench/cuda_*_test.cpp): fresh
+// shapes and values every run (seed printed on failure, VTOOLS_TEST_SEED=N replays one), device copies, and
+// |got - ref| <= atol + rtol * |ref| with the first mismatches printed (llm.c's validate_result).
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <cuda_bf16.h>
+
+#include "tools/vbench/cuda/device_buffer.hpp"
+#include "tools/vbench/cuda/device_weights.hpp"
+
+namespace vtools::vbench::cuda_test {
+
+inline std::uint32_t test_seed() {
+  if (const char* env = std::getenv("VTOOLS_TEST_SEED")) return static_cast<std::uint32_t>(std::strtoul(env, nullptr, 10));
+  return std::random_device{}();
+}
+
+class Random {
+ public:
+  explicit Random(std::uint32_t seed) : engine_(seed) {}
+  int uniform_int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(engine_); }
+  std::vector<float> normal(std::size_t n, float stddev = 1.f, float mean = 0.f) {
+    std::normal_distribution<float> dist(mean, stddev);
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(engine_);
+    return v;
+  }
+
+ private:
+  std::mt19937 engine_;
+};
+
+/// `values` rounded to what storage type A holds (bf16 rounds to nearest even; float is unchanged), as floats: the
+/// exact inputs a bf16 kernel sees, so the fp32 reference gets the same ones.
+template <typename A>
+std::vector<float> representable(std::vector<float> values) {
+  if constexpr (std::is_same_v<A, __nv_bfloat16>) {
+    for (float& x : values) x = cuda::bf16_to_float(cuda::bf16_bits(x));
+  }
+  return values;
+}
+
+/// A device copy of `values` in storage type A.
+template <typename A>
+cuda::DeviceBuffer to_device(const std::vector<float>& values) {
+  cuda::DeviceBuffer buffer(values.size() * sizeof(A), "test input");
+  if constexpr (std::is_same_v<A, __nv_bfloat16>) {
+    std::vector<std::uint16_t> bits(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) bits[i] = cuda::bf16_bits(values[i]);
+    buffer.upload(bits.data(), bits.size() * 2, "test input");
+  } else {
+    buffer.upload(values.data(), values.size() * sizeof(float), "test input");
+  }
+  return buffer;
+}
+
+inline cuda::DeviceBuffer to_device(const std::vector<int>& values) {
+  cuda::DeviceBuffer buffer(values.size() * sizeof(int), "test tokens");
+  buffer.upload(values.data(), values.size() * sizeof(int), "test tokens");
+  return buffer;
+}
+
+/// `n` elements of storage type A from the device, as floats (synchronises the device first).
+template <typename A>
+std::vector<float> to_host(const cuda::DeviceBuffer& buffer, std::size_t n) {
+  cuda::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", "the test kernels");
+  std::vector<float> out(n);
+  if constexpr (std::is_same_v<A, __nv_bfloat16>) {
+    std::vector<std::uint16_t> bits(n);
+    cuda::check_cuda(cudaMemcpy(bits.data(), buffer.get(), n * 2, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    for (std::size_t i = 0; i < n; ++i) out[i] = cuda::bf16_to_float(bits[i]);
+  } else {
+    cuda::check_cuda(cudaMemcpy(out.data(), buffer.get(), n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  }
+  return out;
+}
+
+/// Fails the current test case when some |got[i] - ref[i]| > atol + rtol * |ref[i]| (or a value is not finite),
+/// printing the count and the first five mismatches with index and both values.
+inline void check_close(const std::vector<float>& got, const std::vector<float>& ref, double atol, double rtol,
+                        const std::string& what) {
+  REQUIRE_MESSAGE(got.size() == ref.size(), what << ": " << got.size() << " values, expected " << ref.size());
+  std::ostringstream first;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double diff = std::fabs(static_cast<double>(got[i]) - ref[i]);
+    if (!(diff <= atol + rtol * std::fabs(static_cast<double>(ref[i])))) {
+      if (bad < 5) first << "\n  [" << i << "] got " << got[i] << " expected " << ref[i] << " (diff " << diff << ")";
+      ++bad;
+    }
+  }
+  CHECK_MESSAGE(bad == 0, what << ": " << bad << " of " << got.size() << " values outside " << atol << " + " << rtol
+                               << "*|ref|:" << first.str());
+}
+
+/// Relative error ||got - ref|| / ||ref|| in double (0 when both are zero).
+inline double relative_error(const std::vector<float>& got, const std::vector<double>& ref) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < got.size() && i < ref.size(); ++i) {
+    num += (got[i] - ref[i]) * (got[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return den == 0 ? std::sqrt(num) : std::sqrt(num / den);
+}
+
+}  // namespace vtools::vbench::cuda_test

@@ -1,0 +1,225 @@
+// The cuda backend: weights on the device in the dtype's storage type, the whole forward (gpt_forward.hpp) captured
+// once into a CUDA graph on a non-default stream, replayed for logits() and time_forwards(). Timing is "hot": graph
+// replays enqueued back to back with an event pair around each, so each sample is one forward's device time with
+// warm L2 and no host launch gap (the host enqueues ahead of the GPU).
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libcommon/error.hpp"
+#include "tools/vbench/backend.hpp"
+#include "tools/vbench/cuda/cuda_error.hpp"
+#include "tools/vbench/cuda/device_info.hpp"
+#include "tools/vbench/cuda/device_weights.hpp"
+#include "tools/vbench/cuda/gpt_forward.hpp"
+
+namespace vtools::vbench {
+
+namespace {
+
+using cuda::check_cublas;
+using cuda::check_cuda;
+
+/// Kernel nodes in `graph`, child graphs included (memcpy/memset nodes are not kernels).
+int count_kernel_nodes(cudaGraph_t graph) {
+  std::size_t n = 0;
+  check_cuda(cudaGraphGetNodes(graph, nullptr, &n), "cudaGraphGetNodes");
+  std::vector<cudaGraphNode_t> nodes(n);
+  if (n > 0) check_cuda(cudaGraphGetNodes(graph, nodes.data(), &n), "cudaGraphGetNodes");
+  int kernels = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    check_cuda(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
+    if (type == cudaGraphNodeTypeKernel) ++kernels;
+    if (type == cudaGraphNodeTypeGraph) {
+      cudaGraph_t child = nullptr;
+      check_cuda(cudaGraphChildGraphNodeGetGraph(node, &child), "cudaGraphChildGraphNodeGetGraph");
+      kernels += count_kernel_nodes(child);
+    }
+  }
+  return kernels;
+}
+
+/// Owns the CUDA events of one timing run.
+class EventPool {
+ public:
+  explicit EventPool(std::size_t n) {
+    events_.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      cudaEvent_t event = nullptr;
+      check_cuda(cudaEventCreate(&event), "cudaEventCreate");
+      events_.push_back(event);
+    }
+  }
+  ~EventPool() {
+    for (cudaEvent_t event : events_) cudaEventDestroy(event);
+  }
+  EventPool(const EventPool&) = delete;
+  EventPool& operator=(const EventPool&) = delete;
+  cudaEvent_t operator[](std::size_t i) const { return events_[i]; }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device) : device_(device) {}
+  ~CudaBackend() override {
+    release_forward();
+    if (lt_ != nullptr) cublasLtDestroy(lt_);
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  [[nodiscard]] std::string name() const override { return "cuda"; }
+  [[nodiscard]] DeviceInfo device() const override { return cuda::query_device_info(device_, dtype_); }
+  [[nodiscard]] int kernels_per_forward() const override { return kernels_; }
+
+  void prepare(const GptWeights& weights, int B, int T, DType dtype) override {
+    release_forward();
+    check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+    if (stream_ == nullptr) check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    if (lt_ == nullptr) check_cublas(cublasLtCreate(&lt_), "cublasLtCreate", "the cuBLASLt handle");
+    dtype_ = dtype;
+    weights_ = std::make_unique<cuda::DeviceWeights>(cuda::upload_weights(weights, dtype));
+    forward_ = std::make_unique<cuda::GptForward>(lt_, *weights_, B, T);
+    // One eager forward first (on zero tokens): it loads every module (CUDA lazy loading) and initialises cuBLASLt
+    // outside the capture, where neither is allowed.
+    const std::size_t token_bytes = static_cast<std::size_t>(B) * T * sizeof(int);
+    check_cuda(cudaMemsetAsync(forward_->d_tokens(), 0, token_bytes, stream_), "cudaMemsetAsync", "tokens");
+    forward_->enqueue(stream_);
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager warm-up forward");
+    capture();
+  }
+
+  std::vector<float> logits(const std::vector<std::int32_t>& tokens) override {
+    upload_tokens(tokens);
+    check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
+    const std::size_t rows = static_cast<std::size_t>(forward_->batch()) * forward_->seq();
+    const std::size_t V = weights_->config.vocab_size, Vp = weights_->padded_vocab;
+    std::vector<float> out(rows * V);
+    if (dtype_ == DType::kBf16) {
+      std::vector<std::uint16_t> bits(rows * V);
+      check_cuda(cudaMemcpy2DAsync(bits.data(), V * 2, forward_->logits().get(), Vp * 2, V * 2, rows,
+                                   cudaMemcpyDeviceToHost, stream_), "cudaMemcpy2DAsync", "logits");
+      check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the forward");
+      for (std::size_t i = 0; i < bits.size(); ++i) out[i] = cuda::bf16_to_float(bits[i]);
+    } else {
+      check_cuda(cudaMemcpy2DAsync(out.data(), V * 4, forward_->logits().get(), Vp * 4, V * 4, rows,
+                                   cudaMemcpyDeviceToHost, stream_), "cudaMemcpy2DAsync", "logits");
+      check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the forward");
+    }
+    return out;
+  }
+
+  std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters) override {
+    upload_tokens(tokens);
+    for (int i = 0; i < warmup; ++i) check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch", "warm-up");
+    const std::size_t n = iters > 0 ? static_cast<std::size_t>(iters) : 0;
+    EventPool events(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      check_cuda(cudaEventRecord(events[2 * i], stream_), "cudaEventRecord");
+      check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
+      check_cuda(cudaEventRecord(events[2 * i + 1], stream_), "cudaEventRecord");
+    }
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the timed forwards");
+    std::vector<double> samples_ms;
+    samples_ms.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      float ms = 0;
+      check_cuda(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]), "cudaEventElapsedTime");
+      samples_ms.push_back(ms);
+    }
+    return samples_ms;
+  }
+
+ private:
+  void capture() {
+    check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    try {
+      forward_->enqueue(stream_);
+    } catch (...) {
+      cudaGraph_t partial = nullptr;
+      cudaStreamEndCapture(stream_, &partial);  // leave the stream usable; the enqueue error is the one to report
+      if (partial != nullptr) cudaGraphDestroy(partial);
+      (void)cudaGetLastError();
+      throw;
+    }
+    check_cuda(cudaStreamEndCapture(stream_, &graph_), "cudaStreamEndCapture");
+    check_cuda(cudaGraphInstantiate(&exec_, graph_, 0), "cudaGraphInstantiate");
+    check_cuda(cudaGraphUpload(exec_, stream_), "cudaGraphUpload");
+    kernels_ = count_kernel_nodes(graph_);
+  }
+
+  void upload_tokens(const std::vector<std::int32_t>& tokens) {
+    if (!forward_ || exec_ == nullptr) throw Error(ExitCode::kInternal, "cuda backend used before prepare()");
+    const std::size_t expected = static_cast<std::size_t>(forward_->batch()) * forward_->seq();
+    if (tokens.size() != expected) {
+      throw Error(ExitCode::kInternal, "got " + std::to_string(tokens.size()) + " tokens, prepared for " +
+                                           std::to_string(expected));
+    }
+    const int V = weights_->config.vocab_size;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (tokens[i] < 0 || tokens[i] >= V) {
+        throw Error(ExitCode::kDataError, "token " + std::to_string(tokens[i]) + " at position " + std::to_string(i) +
+                                              " is outside the vocabulary [0, " + std::to_string(V) + ")");
+      }
+    }
+    static_assert(sizeof(std::int32_t) == sizeof(int));
+    // Synchronous from pageable memory, ordered before the next launch on stream_ by the stream itself.
+    check_cuda(cudaMemcpyAsync(forward_->d_tokens(), tokens.data(), tokens.size() * sizeof(int),
+                               cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync", "tokens");
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the token upload");
+  }
+
+  void release_forward() {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+    if (graph_ != nullptr) cudaGraphDestroy(graph_);
+    exec_ = nullptr;
+    graph_ = nullptr;
+    kernels_ = 0;
+    forward_.reset();  // before the weights it points to
+    weights_.reset();
+  }
+
+  int device_;
+  DType dtype_ = DType::kFp32;
+  cudaStream_t stream_ = nullptr;
+  cublasLtHandle_t lt_ = nullptr;
+  std::unique_ptr<cuda::DeviceWeights> weights_;
+  std::unique_ptr<cuda::GptForward> forward_;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+  int kernels_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(std::string* why) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (why != nullptr) {
+      *why = std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(status) + " (" +
+             cudaGetErrorName(status) + ")";
+    }
+    return nullptr;
+  }
+  if (count == 0) {
+    if (why != nullptr) *why = "no CUDA device found (cudaGetDeviceCount returned 0)";
+    return nullptr;
+  }
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  return std::make_unique<CudaBackend>(device);
+}
+
+}  // namespace vtools::vbench

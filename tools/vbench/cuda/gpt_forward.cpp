@@ -1,0 +1,83 @@
+// The device forward (see gpt_forward.hpp for the sequence).
+#include "tools/vbench/cuda/gpt_forward.hpp"
+
+#include <cuda_bf16.h>
+
+#include <cstddef>
+#include <string>
+
+#include "libcommon/error.hpp"
+#include "tools/vbench/cuda/kernels.hpp"
+
+namespace vtools::vbench::cuda {
+
+namespace {
+constexpr std::size_t kWorkspaceBytes = 32u << 20;  // cuBLASLt's recommendation for Hopper
+}
+
+GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B, int T) : w_(weights), B_(B), T_(T) {
+  const GptConfig& cfg = weights.config;
+  if (B <= 0 || T <= 0) throw Error(ExitCode::kUsage, "batch and sequence must be positive");
+  if (T > cfg.block_size) {
+    throw Error(ExitCode::kUsage, "sequence length " + std::to_string(T) + " exceeds the block size " +
+                                      std::to_string(cfg.block_size) + " of '" + cfg.name + "'");
+  }
+  if (cfg.n_head <= 0 || cfg.n_embd % cfg.n_head != 0 || cfg.n_embd / cfg.n_head > kMaxHeadSize) {
+    throw Error(ExitCode::kUnavailable, "the cuda backend needs n_embd to be a multiple of n_head with a head size of at "
+                                        "most " + std::to_string(kMaxHeadSize) + ", got n_embd " +
+                                        std::to_string(cfg.n_embd) + " and n_head " + std::to_string(cfg.n_head));
+  }
+  const std::size_t R = static_cast<std::size_t>(B) * T, C = cfg.n_embd, Vp = weights.padded_vocab;
+  const std::size_t act = weights.dtype == DType::kBf16 ? sizeof(__nv_bfloat16) : sizeof(float);
+  tokens_ = DeviceBuffer(R * sizeof(int), "tokens");
+  residual_ = DeviceBuffer(R * C * sizeof(float), "residual");
+  ln_ = DeviceBuffer(R * C * act, "layernorm output");
+  qkv_ = DeviceBuffer(R * 3 * C * act, "qkv");
+  attn_ = DeviceBuffer(R * C * act, "attention output");
+  delta_ = DeviceBuffer(R * C * act, "sublayer output");
+  fc_ = DeviceBuffer(R * 4 * C * act, "mlp hidden");
+  logits_ = DeviceBuffer(R * Vp * act, "logits");
+  workspace_ = DeviceBuffer(kWorkspaceBytes, "cuBLASLt workspace");
+  const int M = static_cast<int>(R), Ci = cfg.n_embd;
+  const DType dt = weights.dtype;
+  qkv_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, 3 * Ci, Ci}, dt, Epilogue::kBias, kWorkspaceBytes);
+  attn_proj_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, Ci, Ci}, dt, Epilogue::kBias, kWorkspaceBytes);
+  fc_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, 4 * Ci, Ci}, dt, Epilogue::kBiasGelu, kWorkspaceBytes);
+  fc_proj_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, Ci, 4 * Ci}, dt, Epilogue::kBias, kWorkspaceBytes);
+  head_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, static_cast<int>(Vp), Ci, true}, dt, Epilogue::kNone,
+                                      kWorkspaceBytes);
+}
+
+void GptForward::enqueue(cudaStream_t stream) const {
+  if (w_.dtype == DType::kBf16) {
+    enqueue_as<__nv_bfloat16>(stream);
+  } else {
+    enqueue_as<float>(stream);
+  }
+}
+
+template <typename A>
+void GptForward::enqueue_as(cudaStream_t stream) const {
+  const GptConfig& cfg = w_.config;
+  const int R = B_ * T_, C = cfg.n_embd;
+  void* ws = workspace_.get();
+  A* ln = ln_.as<A>();
+  A* delta = delta_.as<A>();
+  float* residual = residual_.as<float>();
+  encoder_forward(residual, d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), B_, T_, C, stream);
+  const A* pending = nullptr;  // the sublayer output not yet added to the residual
+  for (const DeviceLayer& l : w_.layers) {
+    layernorm_forward(ln, residual, pending, l.ln1_w.as<float>(), l.ln1_b.as<float>(), R, C, stream);
+    qkv_mm_->run(qkv_.get(), ln, l.attn_w.get(), l.attn_b.get(), ws, stream);
+    attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream);
+    attn_proj_mm_->run(delta, attn_.get(), l.attn_proj_w.get(), l.attn_proj_b.get(), ws, stream);
+    layernorm_forward(ln, residual, delta, l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream);
+    fc_mm_->run(fc_.get(), ln, l.fc_w.get(), l.fc_b.get(), ws, stream);
+    fc_proj_mm_->run(delta, fc_.get(), l.fc_proj_w.get(), l.fc_proj_b.get(), ws, stream);
+    pending = delta;
+  }
+  layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream);
+  head_mm_->run(logits_.get(), ln, w_.head().get(), nullptr, ws, stream);
+}
+
+}  // namespace vtools::vbench::cuda

@@ -1,0 +1,45 @@
+// The GPT forward on the device: the sequence of own kernels and cuBLASLt GEMMs for one batch shape, enqueued on one
+// stream (CudaBackend captures it once into a CUDA graph). Inference only, so activations are reused across layers.
+//
+// Per forward, with R = B*T rows:  encoder -> residual (fp32)
+//   per layer: layernorm(+= delta) -> ln;  qkv = ln Wqkv + b;  attn = attention(qkv);  delta = attn Wproj + b;
+//              layernorm(+= delta) -> ln;  fc = gelu(ln Wfc + b);  delta = fc Wfcproj + b
+//   layernorm(+= delta) -> ln;  logits = ln wte^T   (3 + 7 * n_layer launches when every epilogue fuses)
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <memory>
+
+#include "tools/vbench/cuda/device_buffer.hpp"
+#include "tools/vbench/cuda/device_weights.hpp"
+#include "tools/vbench/cuda/matmul.hpp"
+
+namespace vtools::vbench::cuda {
+
+class GptForward {
+ public:
+  /// Allocates activations for batch B and sequence T and plans the five GEMM shapes. `weights` must outlive this.
+  GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B, int T);
+
+  /// Enqueues one forward reading tokens() and writing logits() on `stream`.
+  void enqueue(cudaStream_t stream) const;
+
+  [[nodiscard]] int* d_tokens() const { return tokens_.as<int>(); }  ///< [B][T] int32
+  /// [B][T][Vp] in the activation type (float, or bf16 bits when the dtype is bf16); columns >= V are zero.
+  [[nodiscard]] const DeviceBuffer& logits() const { return logits_; }
+  [[nodiscard]] int batch() const { return B_; }
+  [[nodiscard]] int seq() const { return T_; }
+
+ private:
+  template <typename A>
+  void enqueue_as(cudaStream_t stream) const;
+
+  const DeviceWeights& w_;
+  int B_, T_;
+  DeviceBuffer tokens_, residual_, ln_, qkv_, attn_, delta_, fc_, logits_, workspace_;
+  std::unique_ptr<Matmul> qkv_mm_, attn_proj_mm_, fc_mm_, fc_proj_mm_, head_mm_;
+};
+
+}  // namespace vtools::vbench::cuda

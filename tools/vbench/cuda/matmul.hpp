@@ -1,0 +1,58 @@
+// cuda::Matmul: one planned cuBLASLt GEMM Y = X W (+ bias, + tanh GELU), the cuda:: peer of cpu matmul_forward.
+// Planned once in prepare() (descriptors + heuristic algorithm), run many times inside the captured forward.
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+#include "tools/vbench/backend.hpp"
+
+namespace vtools::vbench::cuda {
+
+enum class Epilogue { kNone, kBias, kBiasGelu };
+
+/// Y[M][N] = X[M][K] W, all row-major. W is [K][N] (GPT-2's [in][out] projections) unless `weight_out_by_in`, then
+/// W is [N][K] and used transposed (the LM head on wte [V][C]).
+struct MatmulShape {
+  int M = 0, N = 0, K = 0;
+  bool weight_out_by_in = false;
+};
+
+class Matmul {
+ public:
+  /// Picks the algorithm for `shape` in `dtype` (fp32: CUBLAS_COMPUTE_32F; tf32: CUBLAS_COMPUTE_32F_FAST_TF32; bf16:
+  /// bf16 X, W, bias and Y with fp32 accumulation). When cuBLASLt has no algorithm with the fused epilogue, plans the
+  /// plain GEMM and applies bias/GELU with cuda::bias_gelu_forward. Throws Error(kUnavailable) naming the shape when
+  /// there is no algorithm at all.
+  Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epilogue, std::size_t workspace_bytes);
+  ~Matmul();
+  Matmul(const Matmul&) = delete;
+  Matmul& operator=(const Matmul&) = delete;
+
+  /// Enqueues Y = X W (+ bias, GELU) on `stream`. Pointers are device pointers of the dtype's storage type (float or
+  /// __nv_bfloat16); `d_bias` has N elements and is ignored for Epilogue::kNone; `d_workspace` holds at least
+  /// workspace_bytes. Y must not alias X or W.
+  void run(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
+           cudaStream_t stream) const;
+
+  [[nodiscard]] bool epilogue_fused() const { return fused_; }
+  /// "Y[256][2304] = X[256][768] * W[768][2304] + bias, bf16": names the GEMM in errors.
+  [[nodiscard]] const std::string& description() const { return description_; }
+
+ private:
+  cublasLtHandle_t lt_;
+  MatmulShape shape_;
+  DType dtype_;
+  Epilogue epilogue_;
+  bool fused_ = false;
+  std::size_t workspace_bytes_;
+  std::string description_;
+  cublasLtMatmulDesc_t op_ = nullptr;
+  cublasLtMatrixLayout_t w_layout_ = nullptr, x_layout_ = nullptr, y_layout_ = nullptr;
+  cublasLtMatmulAlgo_t algo_{};
+};
+
+}  // namespace vtools::vbench::cuda

@@ -1,0 +1,121 @@
+// cuda::attention_forward: fused causal multi-head attention (peer of cpu attention_forward), flash-style: no T x T
+// score matrix is stored. A block takes kQueryRows consecutive query rows of one (batch, head), one row per warp, and
+// walks the keys 0..last row in tiles of 32 (one key per lane) staged in shared memory as fp32. Per tile a warp
+// computes 32 scores (lane j: q . k_j), updates the running max m and sum l with two warp reductions (online softmax,
+// scores pre-scaled by log2(e)/sqrt(hs) so exp2f does the exponentials), rescales its accumulator and adds
+// p_j * v_j, each lane owning head dimensions lane, lane+32, ... (so hs <= kMaxHeadSize = 4 x 32).
+#include <cmath>
+#include <string>
+
+#include "libcommon/error.hpp"
+#include "tools/vbench/cuda/cuda_error.hpp"
+#include "tools/vbench/cuda/kernel_math.cuh"
+#include "tools/vbench/cuda/kernels.hpp"
+
+namespace vtools::vbench::cuda {
+
+namespace {
+constexpr int kQueryRows = 8;  // warps per block, one query row each
+constexpr int kKeyTile = 32;   // keys per shared-memory tile, one per lane
+constexpr int kDimsPerLane = kMaxHeadSize / 32;
+}  // namespace
+
+template <typename A>
+__global__ void attention_forward_kernel1(A* out, const A* qkv, int T, int C, int NH, float q_scale) {
+  extern __shared__ float smem[];
+  const int hs = C / NH;
+  float* k_tile = smem;                          // [kKeyTile][hs + 1]: the pad keeps lanes on distinct banks
+  float* v_tile = k_tile + kKeyTile * (hs + 1);  // [kKeyTile][hs]
+  float* q_rows = v_tile + kKeyTile * hs;        // [kQueryRows][hs]
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int b = blockIdx.y / NH;
+  const int h = blockIdx.y % NH;
+  const int t0 = blockIdx.x * kQueryRows;
+  const int t = t0 + warp;
+  const int last_t = min(t0 + kQueryRows, T) - 1;
+  const long long row_stride = 3LL * C;
+  const A* base = qkv + static_cast<long long>(b) * T * row_stride + h * hs;
+
+  float* q = q_rows + warp * hs;
+  if (t < T) {
+    for (int d = lane; d < hs; d += 32) q[d] = to_float(base[t * row_stride + d]) * q_scale;
+  }
+  float m = -INFINITY;  // running max of the (log2-scaled) scores
+  float l = 0.f;        // running sum of exp2(score - m)
+  float acc[kDimsPerLane] = {};
+
+  for (int k0 = 0; k0 <= last_t; k0 += kKeyTile) {
+    __syncthreads();  // the previous tile is consumed (and, on the first pass, q is visible)
+    const int keys = min(kKeyTile, last_t + 1 - k0);
+    for (int i = threadIdx.x; i < keys * hs; i += blockDim.x) {
+      const int j = i / hs;
+      const int d = i % hs;
+      const A* row = base + (k0 + j) * row_stride;
+      k_tile[j * (hs + 1) + d] = to_float(row[C + d]);
+      v_tile[j * hs + d] = to_float(row[2 * C + d]);
+    }
+    __syncthreads();
+    if (t < T && k0 <= t) {  // uniform per warp: t is the warp's row
+      const bool visible = k0 + lane <= t;
+      float s = -INFINITY;
+      if (visible) {
+        const float* k = k_tile + lane * (hs + 1);
+        float dot = 0.f;
+        for (int d = 0; d < hs; ++d) dot += q[d] * k[d];
+        s = dot;
+      }
+      const float m_new = fmaxf(m, warp_max(s));  // finite: key k0 <= t is always visible
+      const float p = visible ? exp2f(s - m_new) : 0.f;
+      const float correction = exp2f(m - m_new);  // 0 on the first tile (m = -inf)
+      l = l * correction + warp_sum(p);
+#pragma unroll
+      for (int i = 0; i < kDimsPerLane; ++i) acc[i] *= correction;
+      const int n = min(kKeyTile, t - k0 + 1);
+      for (int j = 0; j < n; ++j) {
+        const float pj = __shfl_sync(0xffffffffu, p, j);
+        const float* v = v_tile + j * hs;
+#pragma unroll
+        for (int i = 0; i < kDimsPerLane; ++i) {
+          const int d = lane + 32 * i;
+          if (d < hs) acc[i] += pj * v[d];
+        }
+      }
+      m = m_new;
+    }
+  }
+  if (t < T) {
+    A* o = out + (static_cast<long long>(b) * T + t) * C + h * hs;
+    const float inv_l = 1.f / l;
+#pragma unroll
+    for (int i = 0; i < kDimsPerLane; ++i) {
+      const int d = lane + 32 * i;
+      if (d < hs) o[d] = from_float<A>(acc[i] * inv_l);
+    }
+  }
+}
+
+template <typename A>
+void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cudaStream_t stream) {
+  const std::string shape = "B=" + std::to_string(B) + " T=" + std::to_string(T) + " C=" + std::to_string(C) +
+                            " NH=" + std::to_string(NH);
+  if (NH <= 0 || C % NH != 0) throw Error(ExitCode::kUsage, "n_embd must be a multiple of n_head (" + shape + ")");
+  const int hs = C / NH;
+  if (hs > kMaxHeadSize) {
+    throw Error(ExitCode::kUnavailable, "the cuda attention kernel supports head sizes up to " +
+                                            std::to_string(kMaxHeadSize) + ", got " + std::to_string(hs) + " (" +
+                                            shape + ")");
+  }
+  if (B == 0 || T == 0) return;
+  const dim3 grid((T + kQueryRows - 1) / kQueryRows, B * NH);
+  const std::size_t smem_bytes = sizeof(float) * (kKeyTile * (hs + 1) + kKeyTile * hs + kQueryRows * hs);
+  const float q_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(hs)) * M_LOG2E);
+  attention_forward_kernel1<A><<<grid, kQueryRows * 32, smem_bytes, stream>>>(d_out, d_qkv, T, C, NH, q_scale);
+  check_launch("attention_forward_kernel1", shape);
+}
+
+template void attention_forward<float>(float*, const float*, int, int, int, int, cudaStream_t);
+template void attention_forward<__nv_bfloat16>(__nv_bfloat16*, const __nv_bfloat16*, int, int, int, int,
+                                               cudaStream_t);
+
+}  // namespace vtools::vbench::cuda
