@@ -1,15 +1,24 @@
-// vrender CLI: parses flags and calls the library; see tools/vrender/README.md.
+// vrender CLI: binds flags to vrender::Options and calls run_render; see tools/vrender/README.md.
 #include "libcommon/cli.hpp"
-
-namespace vtools::vrender {
-[[noreturn]] void not_built(const char* subcommand);
-}
+#include "tools/vrender/render.hpp"
 
 int main(int argc, char** argv) {
-  auto app = vtools::make_app("vrender", "render vtools documents and DOT as HTML, SVG or PNG", "  vrender bench.json -o bench.html\n");
-  return vtools::run_main(*app, argc, argv, [&] {
-    for (auto* sub : app->get_subcommands()) vtools::vrender::not_built(sub->get_name().c_str());
-    std::cout << app->help();
-    return 2;
-  });
+  auto app = vtools::make_app(
+      "vrender",
+      "Render vtools documents (vtools.bench, vtools.compare, vtools.plan, vtools.trace) and DOT graphs as one\n"
+      "self-contained HTML page, an SVG, or a PNG. The output format comes from --format or the -o extension.",
+      "  vrender bench.json -o bench.html            bench page (system, five charts, roofline, table)\n"
+      "  vrender run1.json run2.json -o trend.html   several bench runs: trend over time per config\n"
+      "  vrender plan.json -o all.png                planner pictures stacked into one PNG\n"
+      "  vrender plan.json -o plan.png --width 1600  PNG 1600 px wide\n"
+      "  vtrace run -o t.json -- ./app && vrender t.json -o t.html\n"
+      "  vbench compare a.json b.json | vrender - -o cmp.html\n"
+      "  vrender combined.dot -o graph.svg           DOT laid out with Graphviz\n");
+  vtools::vrender::Options opts;
+  app->add_option("inputs", opts.inputs, "vtools documents or .dot files ('-' = stdin)")->required();
+  vtools::add_output_options(app.get(), opts.out, {"html", "svg", "png"});
+  app->add_option("--width", opts.width_px, "PNG width in px (height keeps the aspect ratio)");
+  app->add_option("--scale", opts.scale, "PNG scale factor (default 1; ignored with --width)");
+  app->add_option("--title", opts.title, "page title");
+  return vtools::run_main(*app, argc, argv, [&] { return vtools::vrender::run_render(opts); });
 }

@@ -1,0 +1,191 @@
+#include "tools/vrender/bench_page.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "libcommon/human_units.hpp"
+#include "tools/vrender/json_view.hpp"
+#include "tools/vrender/svg_markup.hpp"
+
+namespace vtools::vrender {
+
+namespace {
+
+constexpr double kNaN = kNoValue;
+
+std::string ms(double v) { return std::isfinite(v) ? num(v, v < 1 ? 4 : v < 100 ? 3 : 1) : "–"; }
+
+}  // namespace
+
+BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
+  JsonView root(&doc, std::string(name), "");
+  JsonView meta = root.at("metadata");
+  BenchRun run;
+  run.source = std::string(name);
+  run.timestamp = meta.string_or("timestamp", root.string_or("created", ""));
+  static const std::pair<const char*, const char*> kFacts[] = {
+      {"gpu_name", "GPU"},         {"compute_capability", "compute capability"}, {"cuda_version", "CUDA"},
+      {"driver_version", "driver"}, {"timestamp", "date"},                        {"command", "command"},
+      {"host", "host"},            {"backend", "backend"},                       {"dtype", "dtype"},
+      {"cpu_name", "CPU"}};
+  for (const auto& [key, label] : kFacts) {
+    std::string v = meta.at(key).present() && meta.at(key).raw()->is_number() ? num(*meta.number(key), 3)
+                                                                               : meta.text_or(key, "");
+    if (!v.empty()) run.system.push_back({label, v});
+  }
+  for (const auto& [config, b] : root.members("benchmarks")) {
+    BenchResult r;
+    r.config = config;
+    JsonView cfg = b.at("config"), t = b.at("timing"), roof = b.at("roofline");
+    r.n_layer = cfg.number_or("n_layer", kNaN);
+    r.n_head = cfg.number_or("n_head", kNaN);
+    r.n_embd = cfg.number_or("n_embd", kNaN);
+    r.mean_ms = t.number_or("mean", kNaN);
+    r.std_ms = t.number_or("std", kNaN);
+    r.min_ms = t.number_or("min", kNaN);
+    r.max_ms = t.number_or("max", kNaN);
+    r.median_ms = t.number_or("median", kNaN);
+    r.p5_ms = t.number_or("p5", kNaN);
+    r.p95_ms = t.number_or("p95", kNaN);
+    r.p99_ms = t.number_or("p99", kNaN);
+    r.samples = t.numbers("samples_ms").size();
+    r.tokens_per_s = b.number_or("throughput_tokens_per_sec", kNaN);
+    r.batch_size = b.number_or("batch_size", kNaN);
+    r.seq_len = b.number_or("seq_len", kNaN);
+    r.roofline_fraction = roof.number_or("fraction", kNaN);
+    r.floor_ms = roof.number_or("floor_ms", kNaN);
+    r.status = b.text_or("status", "");
+    run.results.push_back(std::move(r));
+  }
+  return run;
+}
+
+namespace {
+
+BarSeries series_of(const std::vector<BenchResult>& rs, const std::string& name, double BenchResult::*field,
+                    double scale = 1) {
+  BarSeries s{name, {}, {}, {}, {}};
+  for (const auto& r : rs) s.values.push_back(r.*field * scale);
+  return s;
+}
+
+std::vector<std::string> configs_of(const std::vector<BenchResult>& rs) {
+  std::vector<std::string> out;
+  for (const auto& r : rs) out.push_back(r.config);
+  return out;
+}
+
+void add_run_charts(const BenchRun& run, Section& s) {
+  const auto& rs = run.results;
+  std::vector<std::string> cats = configs_of(rs);
+
+  BarChart latency{"Latency per config (mean ± std)", cats, {}, {"latency", "ms"}, {}};
+  BarSeries lat = series_of(rs, "mean", &BenchResult::mean_ms);
+  for (const auto& r : rs) {
+    lat.low.push_back(std::isfinite(r.std_ms) ? std::max(r.mean_ms - r.std_ms, 0.0) : kNaN);
+    lat.high.push_back(std::isfinite(r.std_ms) ? r.mean_ms + r.std_ms : kNaN);
+    lat.tooltips.push_back(r.config + ": mean " + ms(r.mean_ms) + " ms ± " + ms(r.std_ms) + ", median " + ms(r.median_ms) +
+                           " ms, p95 " + ms(r.p95_ms) + " ms, " + std::to_string(r.samples) + " samples");
+  }
+  latency.series.push_back(std::move(lat));
+  s.figures.push_back({"", render_bar_chart(latency)});
+
+  BarChart tput{"Throughput", cats, {series_of(rs, "tokens/s", &BenchResult::tokens_per_s)}, {"throughput", "tokens/s"}, {}};
+  s.figures.push_back({"", render_bar_chart(tput)});
+
+  BarChart pct{"Latency distribution (min, p5, median, p95, p99, max)", cats, {}, {"latency", "ms"}, {}};
+  pct.series = {series_of(rs, "min", &BenchResult::min_ms),       series_of(rs, "p5", &BenchResult::p5_ms),
+                series_of(rs, "median", &BenchResult::median_ms), series_of(rs, "p95", &BenchResult::p95_ms),
+                series_of(rs, "p99", &BenchResult::p99_ms),       series_of(rs, "max", &BenchResult::max_ms)};
+  s.figures.push_back({"", render_bar_chart(pct)});
+
+  BarChart arch{"Architecture (log scale)", cats, {}, {"size", "", true}, {}};
+  arch.series = {series_of(rs, "layers", &BenchResult::n_layer), series_of(rs, "heads", &BenchResult::n_head),
+                 series_of(rs, "embedding", &BenchResult::n_embd)};
+  s.figures.push_back({"", render_bar_chart(arch)});
+
+  BarChart eff{"Efficiency (throughput per layer)", cats, {{"tokens/s per layer", {}, {}, {}, {}}}, {"tokens/s per layer", ""}, {}};
+  for (const auto& r : rs) eff.series[0].values.push_back(r.n_layer > 0 ? r.tokens_per_s / r.n_layer : kNaN);
+  s.figures.push_back({"", render_bar_chart(eff)});
+
+  BarChart roof{"Fraction of the roofline floor reached", cats, {series_of(rs, "roofline", &BenchResult::roofline_fraction, 100)},
+                {"of roofline", "%"}, {{100, "floor"}}};
+  for (const auto& r : rs)
+    roof.series[0].tooltips.push_back(r.config + ": " + num(r.roofline_fraction * 100, 1) + "% (floor " + ms(r.floor_ms) +
+                                      " ms, median " + ms(r.median_ms) + " ms)");
+  bool any_roof = std::any_of(rs.begin(), rs.end(), [](const BenchResult& r) { return std::isfinite(r.roofline_fraction); });
+  if (any_roof) s.figures.push_back({"", render_bar_chart(roof)});
+  else s.notes.push_back("No roofline figures in this document (roofline.fraction missing).");
+
+  PageTable t{"Results", {}, true};
+  t.table.headers = {"config", "L/H/E", "batch", "seq", "mean ms", "median ms", "p95 ms", "std ms", "tokens/s", "roofline", "status"};
+  t.table.align = {Table::Align::kLeft, Table::Align::kLeft};
+  t.table.align.resize(t.table.headers.size(), Table::Align::kRight);
+  t.table.align.back() = Table::Align::kLeft;
+  for (const auto& r : rs) {
+    t.table.add_row({r.config, num(r.n_layer, 0) + "/" + num(r.n_head, 0) + "/" + num(r.n_embd, 0), num(r.batch_size, 0),
+                     num(r.seq_len, 0), ms(r.mean_ms), ms(r.median_ms), ms(r.p95_ms), ms(r.std_ms),
+                     std::isfinite(r.tokens_per_s) ? format_count(static_cast<std::uint64_t>(r.tokens_per_s)) : "–",
+                     std::isfinite(r.roofline_fraction) ? num(r.roofline_fraction * 100, 1) + "%" : "–", r.status});
+  }
+  s.tables.push_back(std::move(t));
+}
+
+}  // namespace
+
+Page bench_page(std::vector<BenchRun> runs) {
+  std::stable_sort(runs.begin(), runs.end(), [](const BenchRun& a, const BenchRun& b) { return a.timestamp < b.timestamp; });
+  Page page;
+  const BenchRun& last = runs.back();
+  page.title = runs.size() == 1 ? "Benchmark results" : "Benchmark history (" + std::to_string(runs.size()) + " runs)";
+  page.subtitle = last.source + (last.timestamp.empty() ? "" : " — " + last.timestamp);
+
+  if (runs.size() > 1) {
+    Section trend{"Trend over time", {}, {}, {}, {}, {}};
+    XYChart chart{"Median latency per config over runs", {}, {"run", ""}, {"median latency", "ms"}, {}, true, {}, 1440, 380};
+    std::vector<std::string> configs;
+    for (const auto& run : runs) {
+      chart.x_labels.push_back(run.timestamp.empty() ? run.source : run.timestamp.substr(0, 16));
+      for (const auto& r : run.results)
+        if (std::find(configs.begin(), configs.end(), r.config) == configs.end()) configs.push_back(r.config);
+    }
+    PageTable hist{"Median latency (ms) per run", {}, false};
+    hist.table.headers = {"run", "source"};
+    for (const auto& c : configs) {
+      XYSeries s{c, {}, {}, {}};
+      hist.table.headers.push_back(c);
+      for (std::size_t i = 0; i < runs.size(); ++i)
+        for (const auto& r : runs[i].results)
+          if (r.config == c) {
+            s.x.push_back(static_cast<double>(i));
+            s.y.push_back(r.median_ms);
+            s.tooltips.push_back(c + " @ " + chart.x_labels[i] + ": median " + ms(r.median_ms) + " ms (" + runs[i].source + ")");
+          }
+      chart.series.push_back(std::move(s));
+    }
+    hist.table.align.assign(hist.table.headers.size(), Table::Align::kRight);
+    hist.table.align[1] = Table::Align::kLeft;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      std::vector<std::string> row{chart.x_labels[i], runs[i].source};
+      for (const auto& c : configs) {
+        auto it = std::find_if(runs[i].results.begin(), runs[i].results.end(), [&](const BenchResult& r) { return r.config == c; });
+        row.push_back(it == runs[i].results.end() ? "–" : ms(it->median_ms));
+      }
+      hist.table.add_row(std::move(row));
+    }
+    trend.figures.push_back({"", render_xy_chart(chart)});
+    trend.tables.push_back(std::move(hist));
+    page.sections.push_back(std::move(trend));
+  }
+
+  Section system{"System", last.system, {}, {}, {}, {}};
+  if (last.system.empty()) system.notes.push_back("The document has no metadata (GPU, CUDA, driver, command).");
+  page.sections.push_back(std::move(system));
+  Section charts{runs.size() > 1 ? "Newest run" : "Results", {}, {}, {}, {}, {}};
+  if (last.results.empty()) charts.notes.push_back("The document has no benchmarks.");
+  else add_run_charts(last, charts);
+  page.sections.push_back(std::move(charts));
+  return page;
+}
+
+}  // namespace vtools::vrender

@@ -1,0 +1,38 @@
+// The vtools.bench page: system panel, the seed's five charts (latency with error bars, throughput, percentiles,
+// architecture, efficiency), roofline fraction and a table; several runs add a trend over time per config.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libcommon/document.hpp"
+#include "tools/vrender/page.hpp"
+
+namespace vtools::vrender {
+
+/// One config's results (NaN where the document has no value).
+struct BenchResult {
+  std::string config;
+  double n_layer = 0, n_head = 0, n_embd = 0;
+  double mean_ms = 0, std_ms = 0, min_ms = 0, max_ms = 0, median_ms = 0, p5_ms = 0, p95_ms = 0, p99_ms = 0;
+  std::size_t samples = 0;
+  double tokens_per_s = 0, batch_size = 0, seq_len = 0, roofline_fraction = 0, floor_ms = 0;
+  std::string status;
+};
+
+/// One vtools.bench document.
+struct BenchRun {
+  std::string source;     ///< input name
+  std::string timestamp;  ///< metadata.timestamp (else the envelope's created)
+  std::vector<Fact> system;
+  std::vector<BenchResult> results;
+};
+
+/// Reads the body of a parsed vtools.bench document (fields of the wrong type -> Error kDataError).
+BenchRun read_bench(const OrderedJson& doc, std::string_view name);
+
+/// The page for one run, or for several (sorted by timestamp, a trend chart first, then the newest run's charts).
+Page bench_page(std::vector<BenchRun> runs);
+
+}  // namespace vtools::vrender

@@ -1,0 +1,116 @@
+#include "tools/vrender/chart_frame.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tools/vrender/chart_style.hpp"
+
+namespace vtools::vrender {
+
+namespace {
+std::size_t utf8_length(std::string_view s) {
+  std::size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+  return n;
+}
+}  // namespace
+
+double text_width(std::string_view text, double font_px) { return static_cast<double>(utf8_length(text)) * font_px * 0.6; }
+
+std::string shorten(std::string_view text, std::size_t max_chars) {
+  if (utf8_length(text) <= max_chars || max_chars < 2) return std::string(text);
+  std::string out;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xc0) != 0x80 && ++n == max_chars) break;
+    out += text[i];
+  }
+  return out + "\xe2\x80\xa6";
+}
+
+void begin_chart(SvgCanvas& svg, double width, double height, const std::string& title) {
+  svg.open(width, height, "vchart", title);
+  svg.rect(0, 0, width, height, "bg");
+  if (!title.empty()) svg.text(12, 20, shorten(title, static_cast<std::size_t>(width / 8.5)), "ctitle");
+}
+
+void draw_legend(SvgCanvas& svg, const std::vector<std::string>& names, const std::vector<std::string>& colors,
+                 double right, double y) {
+  if (names.size() < 2 && colors.size() < 2) return;
+  double total = 0;
+  for (const auto& n : names) total += 12 + 4 + text_width(n, 11) + 12;
+  double x = right - total;
+  // Not enough room on one line: start at the left edge and let it run; charts are wide enough in practice.
+  x = std::max(x, 12.0);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    svg.rect(x, y - 9, 12, 10, "", colors[i], names[i]);
+    svg.text(x + 16, y, names[i], "legend");
+    x += 12 + 4 + text_width(names[i], 11) + 12;
+  }
+}
+
+Scale draw_y_axis(SvgCanvas& svg, const PlotArea& area, const Axis& axis, double lo, double hi) {
+  Ticks t = ticks_for(axis, lo, hi, std::max(2, static_cast<int>(area.height() / 50)));
+  Scale s{t.lo, t.hi, area.bottom, area.top, axis.log};
+  for (double v : t.values) {
+    double y = s(v);
+    svg.line(area.left, y, area.right, y, "grid");
+    svg.text(area.left - 6, y + 4, format_tick(v, t.step, axis.unit), "tick", "end");
+  }
+  svg.line(area.left, area.top, area.left, area.bottom, "axis");
+  std::string title = axis_title(axis);
+  if (!title.empty()) svg.text(14, (area.top + area.bottom) / 2, title, "label", "middle", -90);
+  return s;
+}
+
+Scale draw_x_axis(SvgCanvas& svg, const PlotArea& area, const Axis& axis, double lo, double hi, bool grid) {
+  Ticks t = ticks_for(axis, lo, hi, std::max(2, static_cast<int>(area.width() / 90)));
+  Scale s{t.lo, t.hi, area.left, area.right, axis.log};
+  for (double v : t.values) {
+    double x = s(v);
+    if (grid) svg.line(x, area.top, x, area.bottom, "grid");
+    svg.line(x, area.bottom, x, area.bottom + 4, "axis");
+    svg.text(x, area.bottom + 16, format_tick(v, t.step, axis.unit), "tick", "middle");
+  }
+  svg.line(area.left, area.bottom, area.right, area.bottom, "axis");
+  std::string title = axis_title(axis);
+  if (!title.empty()) svg.text((area.left + area.right) / 2, area.bottom + 34, title, "label", "middle");
+  return s;
+}
+
+double category_margin(const std::vector<std::string>& labels, double band) {
+  double widest = 0;
+  for (const auto& l : labels) widest = std::max(widest, text_width(shorten(l, 24), 11));
+  if (widest <= band - 4) return 40;
+  return std::min(widest, 24 * 6.6) * 0.6 + 34;
+}
+
+void draw_x_categories(SvgCanvas& svg, const PlotArea& area, const std::vector<std::string>& labels,
+                       const std::vector<double>& centers, const std::string& title) {
+  double band = centers.size() > 1 ? centers[1] - centers[0] : area.width();
+  double widest = 0;
+  for (const auto& l : labels) widest = std::max(widest, text_width(shorten(l, 24), 11));
+  bool rotate = widest > band - 4;
+  // With very many categories, label every k-th one so labels never overlap.
+  std::size_t every = rotate ? std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(14 / std::max(band, 1e-9)))) : 1;
+  for (std::size_t i = 0; i < labels.size() && i < centers.size(); i += every) {
+    if (rotate) {
+      svg.text(centers[i] + 3, area.bottom + 12, shorten(labels[i], 24), "tick", "end", -35);
+    } else {
+      svg.text(centers[i], area.bottom + 16, labels[i], "tick", "middle");
+    }
+  }
+  svg.line(area.left, area.bottom, area.right, area.bottom, "axis");
+  if (!title.empty() && !rotate) svg.text((area.left + area.right) / 2, area.bottom + 34, title, "label", "middle");
+}
+
+void draw_ref_lines(SvgCanvas& svg, const PlotArea& area, const Scale& y, const std::vector<RefLine>& lines) {
+  for (const auto& r : lines) {
+    double py = y(r.value);
+    if (py < area.top - 0.5 || py > area.bottom + 0.5) continue;
+    svg.line(area.left, py, area.right, py, "ref");
+    svg.text(area.right - 4, py - 4, r.label, "reflabel", "end");
+  }
+}
+
+}  // namespace vtools::vrender

@@ -1,0 +1,51 @@
+// The parts every chart shares: background and title, legend, value axes with grid and ticks, category labels and
+// reference lines. Used by the render_* functions of svg_chart.hpp only.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tools/vrender/axis_scale.hpp"
+#include "tools/vrender/svg_chart.hpp"
+#include "tools/vrender/svg_markup.hpp"
+
+namespace vtools::vrender {
+
+/// The plot rectangle inside a chart, in px.
+struct PlotArea {
+  double left = 0, top = 0, right = 0, bottom = 0;
+  [[nodiscard]] double width() const { return right - left; }
+  [[nodiscard]] double height() const { return bottom - top; }
+};
+
+/// Approximate rendered width of `text` at `font_px` (average glyph width; good enough for layout).
+double text_width(std::string_view text, double font_px = 12);
+
+/// `text` cut to `max_chars` code points with a trailing ellipsis.
+std::string shorten(std::string_view text, std::size_t max_chars);
+
+/// Opens the <svg class="vchart">, paints the background and the title.
+void begin_chart(SvgCanvas& svg, double width, double height, const std::string& title);
+
+/// Colour swatches with names, right-aligned so they end at `right`, on baseline `y`.
+void draw_legend(SvgCanvas& svg, const std::vector<std::string>& names, const std::vector<std::string>& colors,
+                 double right, double y);
+
+/// Grid lines, ticks and the rotated axis title for a vertical value axis; returns the data -> px scale.
+Scale draw_y_axis(SvgCanvas& svg, const PlotArea& area, const Axis& axis, double lo, double hi);
+
+/// Ticks and title for a horizontal numeric axis; returns the data -> px scale.
+Scale draw_x_axis(SvgCanvas& svg, const PlotArea& area, const Axis& axis, double lo, double hi, bool grid = true);
+
+/// Category labels centred under `centers` (rotated when they would overlap).
+void draw_x_categories(SvgCanvas& svg, const PlotArea& area, const std::vector<std::string>& labels,
+                       const std::vector<double>& centers, const std::string& title);
+
+/// Dashed horizontal lines with labels at the right end.
+void draw_ref_lines(SvgCanvas& svg, const PlotArea& area, const Scale& y, const std::vector<RefLine>& lines);
+
+/// Bottom margin needed by draw_x_categories for these labels at this band width.
+double category_margin(const std::vector<std::string>& labels, double band);
+
+}  // namespace vtools::vrender

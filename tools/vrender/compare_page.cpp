@@ -1,0 +1,85 @@
+#include "tools/vrender/compare_page.hpp"
+
+#include <cmath>
+
+#include "tools/vrender/json_view.hpp"
+#include "tools/vrender/svg_markup.hpp"
+
+namespace vtools::vrender {
+
+namespace {
+
+std::string ms(double v) { return std::isfinite(v) ? num(v, v < 1 ? 4 : 3) : "–"; }
+
+// Scalar members of baseline/candidate (and of their metadata) as facts: source file, GPU, timestamp, ...
+void add_side_facts(const JsonView& side, const std::string& label, std::vector<Fact>& facts) {
+  for (const JsonView& obj : {side, side.at("metadata")}) {
+    for (const auto& [key, v] : obj.members("")) {
+      const auto* raw = v.raw();
+      if (!raw || raw->is_object() || (raw->is_array() && !(raw->size() > 0 && (*raw)[0].is_string()))) continue;
+      std::string value = raw->is_number_float() ? num(raw->get<double>(), 4)
+                          : raw->is_boolean()    ? (raw->get<bool>() ? "true" : "false")
+                                                 : v.as_text();
+      if (!value.empty()) facts.push_back({label + " " + key, value});
+    }
+  }
+}
+
+}  // namespace
+
+Page compare_page(const OrderedJson& doc, std::string_view name) {
+  JsonView root(&doc, std::string(name), "");
+  Page page{"Benchmark comparison", std::string(name), {}};
+  Section sides{"Baseline and candidate", {}, {}, {}, {}, {}};
+  add_side_facts(root.at("baseline"), "baseline", sides.facts);
+  add_side_facts(root.at("candidate"), "candidate", sides.facts);
+  page.sections.push_back(std::move(sides));
+
+  Section res{"Results", {}, {}, {}, {}, {}};
+  BarChart medians{"Median latency: baseline vs candidate", {}, {}, {"median latency", "ms"}, {}};
+  BarSeries base{"baseline", {}, {}, {}, {}}, cand{"candidate", {}, {}, {}, {}};
+  BarChart speed{"Speedup (baseline / candidate) with 95% CI", {}, {{"speedup", {}, {}, {}, {}}}, {"speedup", "×"}, {{1.0, "no change"}}};
+  PageTable verdicts{"Verdicts", {}, true};
+  verdicts.table.headers = {"config", "baseline median ms", "candidate median ms", "speedup", "95% CI", "verdict"};
+  verdicts.table.align = {Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight,
+                          Table::Align::kRight, Table::Align::kLeft};
+  int faster = 0, slower = 0, same = 0;
+  for (const JsonView& c : root.items("comparisons")) {
+    std::string config = c.text_or("config", "?");
+    double b = c.number_or("baseline_median_ms", kNoValue), k = c.number_or("candidate_median_ms", kNoValue);
+    double sp = c.number_or("speedup", std::isfinite(b) && k > 0 ? b / k : kNoValue);
+    double lo = c.number_or("ci_low", kNoValue), hi = c.number_or("ci_high", kNoValue);
+    std::string verdict = c.text_or("verdict", "");
+    faster += verdict == "faster", slower += verdict == "slower", same += verdict == "same";
+    medians.categories.push_back(config);
+    speed.categories.push_back(config);
+    // Optional per-side intervals (e.g. p5..p95) when the document carries them.
+    base.values.push_back(b);
+    base.low.push_back(c.number_or("baseline_low_ms", kNoValue));
+    base.high.push_back(c.number_or("baseline_high_ms", kNoValue));
+    cand.values.push_back(k);
+    cand.low.push_back(c.number_or("candidate_low_ms", kNoValue));
+    cand.high.push_back(c.number_or("candidate_high_ms", kNoValue));
+    auto& s = speed.series[0];
+    s.values.push_back(sp);
+    s.low.push_back(lo);
+    s.high.push_back(hi);
+    s.tooltips.push_back(config + ": " + num(sp, 3) + "× [" + num(lo, 3) + ", " + num(hi, 3) + "] " + verdict);
+    verdicts.table.add_row({config, ms(b), ms(k), std::isfinite(sp) ? num(sp, 3) + "×" : "–",
+                            std::isfinite(lo) ? "[" + num(lo, 3) + ", " + num(hi, 3) + "]" : "–", verdict});
+  }
+  if (medians.categories.empty()) {
+    res.notes.push_back("The document has no comparisons.");
+  } else {
+    res.notes.push_back(std::to_string(faster) + " faster, " + std::to_string(slower) + " slower, " + std::to_string(same) +
+                        " unchanged (speedup > 1 means the candidate is faster; a verdict needs the CI to exclude 1).");
+    medians.series = {std::move(base), std::move(cand)};
+    res.figures.push_back({"", render_bar_chart(medians)});
+    res.figures.push_back({"", render_bar_chart(speed)});
+  }
+  res.tables.push_back(std::move(verdicts));
+  page.sections.push_back(std::move(res));
+  return page;
+}
+
+}  // namespace vtools::vrender

@@ -1,0 +1,57 @@
+// Defensive reading of document bodies: a view of one JSON value with its dotted path, so a missing optional field
+// reads as "absent" and a field of the wrong type throws Error(kDataError) naming the document and the path.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "libcommon/document.hpp"
+
+namespace vtools::vrender {
+
+class JsonView {
+ public:
+  JsonView() = default;
+  /// `value` may be null (absent); `doc` names the input in messages; `path` is the dotted path of `value`.
+  JsonView(const OrderedJson* value, std::string doc, std::string path);
+
+  /// True when the value exists and is not JSON null.
+  [[nodiscard]] bool present() const;
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] const OrderedJson* raw() const { return value_; }
+
+  /// Member `key` (absent when this view is absent). Throws when this view is present but not an object.
+  [[nodiscard]] JsonView at(std::string_view key) const;
+
+  /// Typed members: nullopt when absent or null; Error(kDataError) when present with another type.
+  [[nodiscard]] std::optional<double> number(std::string_view key) const;
+  [[nodiscard]] std::optional<std::string> string(std::string_view key) const;
+  [[nodiscard]] std::optional<bool> boolean(std::string_view key) const;
+  [[nodiscard]] double number_or(std::string_view key, double fallback) const;
+  [[nodiscard]] std::string string_or(std::string_view key, std::string fallback) const;
+  /// A string, or an array of strings joined by spaces (commands are written either way).
+  [[nodiscard]] std::string text_or(std::string_view key, std::string fallback) const;
+  /// Array of numbers (empty when absent).
+  [[nodiscard]] std::vector<double> numbers(std::string_view key) const;
+  /// Elements of an array member (empty when absent); each element's path is "key[i]".
+  [[nodiscard]] std::vector<JsonView> items(std::string_view key) const;
+  /// Members of an object member in document order (empty when absent).
+  [[nodiscard]] std::vector<std::pair<std::string, JsonView>> members(std::string_view key) const;
+
+  /// This value as a number / string (throws when present with another type).
+  [[nodiscard]] std::optional<double> as_number() const;
+  [[nodiscard]] std::string as_text() const;
+
+  /// Throws Error(kDataError): "<doc>: field '<path.key>' is <actual>, expected <expected>".
+  [[noreturn]] void fail(std::string_view key, std::string_view expected) const;
+
+ private:
+  const OrderedJson* value_ = nullptr;
+  std::string doc_;
+  std::string path_;
+};
+
+}  // namespace vtools::vrender

@@ -1,0 +1,196 @@
+#include "tools/vrender/plan_page.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "libcommon/human_units.hpp"
+#include "tools/vrender/graph_layout.hpp"
+#include "tools/vrender/json_view.hpp"
+#include "tools/vrender/svg_markup.hpp"
+
+namespace vtools::vrender {
+
+namespace {
+
+struct PlanBuffer {
+  std::string id, name, space, shape, element_type;
+  double bytes = kNoValue, rows = kNoValue, cols = kNoValue, copies = kNoValue, offset = kNoValue;
+  double start = kNoValue, end = kNoValue;
+};
+
+std::string dot_quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out + "\"";
+}
+
+std::vector<PlanBuffer> read_buffers(const JsonView& root) {
+  std::vector<PlanBuffer> out;
+  for (const JsonView& b : root.items("buffers")) {
+    PlanBuffer p;
+    p.id = b.text_or("id", std::to_string(out.size()));
+    p.name = b.text_or("name", "buffer " + p.id);
+    p.space = b.text_or("space", "smem");
+    JsonView shape = b.at("shape");
+    if (shape.present() && shape.raw()->is_array()) {
+      for (const auto& d : b.numbers("shape")) p.shape += (p.shape.empty() ? "" : "x") + num(d, 0);
+    } else {
+      p.shape = shape.as_text();
+    }
+    p.element_type = b.text_or("element_type", "");
+    p.bytes = b.number_or("bytes", kNoValue);
+    p.rows = b.number_or("rows", kNoValue);
+    p.cols = b.number_or("cols", kNoValue);
+    p.copies = b.number_or("copies", kNoValue);
+    p.offset = b.number_or("offset", kNoValue);
+    std::vector<double> live = b.numbers("liveness");
+    if (live.size() >= 2) p.start = live[0], p.end = live[1];
+    else if (!live.empty()) b.fail("liveness", "an array [start, end]");
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::string size_text(const PlanBuffer& b) {
+  if (b.space == "tmem") return (std::isfinite(b.rows) ? num(b.rows, 0) + "x" : "") + num(b.cols, 0) + " cols";
+  return std::isfinite(b.bytes) ? format_bytes(static_cast<std::uint64_t>(b.bytes)) : "?";
+}
+
+std::string tooltip(const PlanBuffer& b) {
+  return b.name + " (" + b.space + ")\nshape " + b.shape + (b.element_type.empty() ? "" : " " + b.element_type) + ", " +
+         size_text(b) + (std::isfinite(b.copies) ? ", " + num(b.copies, 0) + " copies" : "") + "\nlive [" +
+         num(b.start, 0) + ", " + num(b.end, 0) + ")" + (std::isfinite(b.offset) ? "\noffset " + num(b.offset, 0) : "");
+}
+
+Svg liveness_chart(const std::vector<PlanBuffer>& buffers, const std::string& space, const std::string& title) {
+  LaneChart chart{title, {}, {"op index (program order)", ""}, kNoValue, kNoValue, false, {}, 900, 22};
+  int i = 0;
+  for (const auto& b : buffers) {
+    if (b.space != space || !std::isfinite(b.start)) continue;
+    chart.lanes.push_back({b.name + " · " + size_text(b), {{b.start, std::max(b.end, b.start), i++ % 10, "", tooltip(b)}}});
+  }
+  return render_lane_chart(chart);
+}
+
+}  // namespace
+
+std::string combined_graph_dot(const OrderedJson& doc, std::string_view name) {
+  JsonView root(&doc, std::string(name), "");
+  if (auto dot = root.at("graphs").string("combined")) return *dot;
+  std::string out = "digraph combined {\n  rankdir=LR;\n  node [fontname=\"Helvetica\", fontsize=10, shape=box, style=\"rounded,filled\", fillcolor=\"#dce6f2\"];\n";
+  std::map<std::string, std::vector<std::string>> by_partition;
+  std::set<std::string> op_ids;
+  auto ops = root.items("ops");
+  bool any_key = std::any_of(ops.begin(), ops.end(), [](const JsonView& o) { return o.boolean("key").value_or(false); });
+  for (const JsonView& op : ops) {
+    if (any_key && !op.boolean("key").value_or(false)) continue;
+    if (!any_key && op_ids.size() >= 60) break;
+    std::string id = op.text_or("id", std::to_string(op_ids.size()));
+    op_ids.insert(id);
+    by_partition[op.text_or("partition", "default")].push_back("    op" + id + " [label=" + dot_quote(op.text_or("name", "op") + " #" + id) + "];\n");
+  }
+  int k = 0;
+  for (const auto& [partition, nodes] : by_partition) {
+    out += "  subgraph cluster_" + std::to_string(k++) + " {\n    label=" + dot_quote("partition " + partition) + ";\n    style=rounded;\n";
+    for (const auto& n : nodes) out += n;
+    out += "  }\n";
+  }
+  auto endpoint = [&](const JsonView& v) {
+    std::string t = v.as_text();
+    return op_ids.count(t) ? "op" + t : "\"part " + t + "\"";
+  };
+  for (const auto& b : read_buffers(root))
+    out += "  buf" + b.id + " [label=" + dot_quote(b.name + "\n" + size_text(b)) + ", shape=cylinder, fillcolor=\"" +
+           (b.space == "tmem" ? "#e2f0d9" : "#fbe5d6") + "\"];\n";
+  for (const JsonView& c : root.items("channels")) {
+    std::string buf = c.text_or("buffer", "");
+    if (buf.empty()) continue;
+    if (c.at("producer").present()) out += "  " + endpoint(c.at("producer")) + " -> buf" + buf + ";\n";
+    for (const JsonView& dst : c.items("consumers")) out += "  buf" + buf + " -> " + endpoint(dst) + ";\n";
+    if (c.at("consumer").present()) out += "  buf" + buf + " -> " + endpoint(c.at("consumer")) + ";\n";
+  }
+  return out + "}\n";
+}
+
+Page plan_page(const OrderedJson& doc, std::string_view name) {
+  JsonView root(&doc, std::string(name), "");
+  JsonView kernel = root.at("kernel"), sum = root.at("summary");
+  Page page{"Memory plan: " + kernel.text_or("name", "kernel"), std::string(name), {}};
+  Section summary{"Summary", {}, {}, {}, {}, {}};
+  auto bytes = [](std::optional<double> v) { return v ? format_bytes(static_cast<std::uint64_t>(*v)) : std::string(); };
+  std::vector<Fact> facts = {{"kernel", kernel.text_or("name", "")},
+                             {"target", kernel.text_or("target", "")},
+                             {"warps", kernel.number("num_warps") ? num(*kernel.number("num_warps"), 0) : ""},
+                             {"SMEM peak", bytes(sum.number("smem_peak_bytes"))},
+                             {"SMEM allocated", bytes(sum.number("smem_allocated_bytes"))},
+                             {"SMEM limit", bytes(sum.number("smem_limit_bytes"))},
+                             {"TMEM peak", sum.number("tmem_peak_cols") ? num(*sum.number("tmem_peak_cols"), 0) + " cols" : ""},
+                             {"TMEM limit", sum.number("tmem_limit_cols") ? num(*sum.number("tmem_limit_cols"), 0) + " cols" : ""},
+                             {"fits", sum.boolean("fits") ? (*sum.boolean("fits") ? "yes" : "NO — over budget") : ""}};
+  for (auto& f : facts)
+    if (!f.value.empty()) summary.facts.push_back(std::move(f));
+  page.sections.push_back(std::move(summary));
+
+  std::vector<PlanBuffer> buffers = read_buffers(root);
+  Section charts{"Liveness and address space", {}, {}, {}, {}, {}};
+  bool has_smem = std::any_of(buffers.begin(), buffers.end(), [](const PlanBuffer& b) { return b.space == "smem"; });
+  bool has_tmem = std::any_of(buffers.begin(), buffers.end(), [](const PlanBuffer& b) { return b.space == "tmem"; });
+  charts.figures.push_back({"", liveness_chart(buffers, "smem", "SMEM liveness")});
+  if (has_tmem) charts.figures.push_back({"", liveness_chart(buffers, "tmem", "TMEM liveness")});
+  else charts.notes.push_back("No TMEM buffers in this plan.");
+  if (!has_smem) charts.notes.push_back("No SMEM buffers in this plan.");
+
+  BoxChart space{"SMEM address space (offset x time)", {}, {"op index", ""}, {"offset", "B"}, {}, 900, 360};
+  if (auto limit = sum.number("smem_limit_bytes")) space.ref_lines.push_back({*limit, "limit " + format_bytes(static_cast<std::uint64_t>(*limit))});
+  int i = 0;
+  for (const auto& b : buffers) {
+    if (b.space != "smem" || !std::isfinite(b.offset) || !std::isfinite(b.start) || !std::isfinite(b.bytes)) continue;
+    space.boxes.push_back({b.start, std::max(b.end, b.start + 0.5), b.offset, b.offset + b.bytes, i++ % 10, b.name, tooltip(b)});
+  }
+  if (!space.boxes.empty()) charts.figures.push_back({"", render_box_chart(space), true});
+  else charts.notes.push_back("No SMEM offsets assigned in this plan, so no address-space chart.");
+  page.sections.push_back(std::move(charts));
+
+  Section graph{"Combined graph (key ops, buffers, channels)", {}, {}, {}, {}, {}};
+  std::string dot = combined_graph_dot(doc, name);
+  if (graph_layout_available()) {
+    graph.figures.push_back({"Combined graph", layout_dot(dot, std::string(name) + " (combined graph)")});
+  } else {
+    graph.notes.push_back("This vrender was built without Graphviz: the graph is shown as DOT source.");
+    graph.preformatted = dot;
+  }
+  page.sections.push_back(std::move(graph));
+
+  Section tables{"Tables", {}, {}, {}, {}, {}};
+  PageTable bt{"Buffers", {}, false};
+  bt.table.headers = {"id", "name", "space", "shape", "type", "size", "copies", "liveness", "offset"};
+  bt.table.align = {Table::Align::kRight, Table::Align::kLeft, Table::Align::kLeft, Table::Align::kLeft, Table::Align::kLeft,
+                    Table::Align::kRight, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight};
+  for (const auto& b : buffers)
+    bt.table.add_row({b.id, b.name, b.space, b.shape, b.element_type, size_text(b), num(b.copies, 0),
+                      "[" + num(b.start, 0) + ", " + num(b.end, 0) + ")", std::isfinite(b.offset) ? num(b.offset, 0) : "–"});
+  tables.tables.push_back(std::move(bt));
+  PageTable ct{"Channels", {}, false};
+  ct.table.headers = {"buffer", "producer", "consumers"};
+  for (const JsonView& c : root.items("channels")) {
+    std::string consumers;
+    for (const JsonView& d : c.items("consumers")) consumers += (consumers.empty() ? "" : ", ") + d.as_text();
+    ct.table.add_row({c.text_or("buffer", ""), c.at("producer").present() ? c.at("producer").as_text() : "", consumers});
+  }
+  if (!ct.table.rows.empty()) tables.tables.push_back(std::move(ct));
+  PageTable ot{"Key ops", {}, false};
+  ot.table.headers = {"id", "name", "partition", "location"};
+  for (const JsonView& op : root.items("ops"))
+    if (op.boolean("key").value_or(false))
+      ot.table.add_row({op.text_or("id", ""), op.text_or("name", ""), op.text_or("partition", ""), op.text_or("loc", "")});
+  if (!ot.table.rows.empty()) tables.tables.push_back(std::move(ot));
+  page.sections.push_back(std::move(tables));
+  return page;
+}
+
+}  // namespace vtools::vrender

@@ -1,0 +1,139 @@
+#include "tools/vrender/render.hpp"
+
+#include <sstream>
+
+#include "libcommon/error.hpp"
+#include "libcommon/input_file.hpp"
+#include "libcommon/output_file.hpp"
+#include "tools/vrender/bench_page.hpp"
+#include "tools/vrender/compare_page.hpp"
+#include "tools/vrender/dot_page.hpp"
+#include "tools/vrender/page_writers.hpp"
+#include "tools/vrender/plan_page.hpp"
+#include "tools/vrender/png_raster.hpp"
+#include "tools/vrender/trace_page.hpp"
+
+namespace vtools::vrender {
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return out;
+}
+
+bool looks_like_dot(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {  // skip blanks and //, # and /* */ comments
+    if (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
+      ++i;
+    } else if (text.substr(i, 2) == "//" || text[i] == '#') {
+      i = text.find('\n', i);
+      if (i == std::string_view::npos) return false;
+    } else if (text.substr(i, 2) == "/*") {
+      i = text.find("*/", i);
+      if (i == std::string_view::npos) return false;
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  std::string head = lower(text.substr(i, 8));
+  return head.rfind("digraph", 0) == 0 || head.rfind("graph", 0) == 0 || head.rfind("strict", 0) == 0;
+}
+
+}  // namespace
+
+Input classify_input(std::string text, std::string_view name) {
+  Input in;
+  in.name = std::string(name);
+  std::string lname = lower(name);
+  if (ends_with(lname, ".dot") || ends_with(lname, ".gv") || looks_like_dot(text)) {
+    in.kind = "dot";
+    in.text = std::move(text);
+    return in;
+  }
+  in.doc = parse_document(text, name, {std::begin(kAllFormats), std::end(kAllFormats)});
+  in.kind = document_format(in.doc);
+  return in;
+}
+
+Page build_page(const std::vector<Input>& inputs) {
+  const std::string& kind = inputs.front().kind;
+  for (const auto& in : inputs) {
+    if (in.kind != kind)
+      throw Error(ExitCode::kDataError,
+                  "inputs mix formats: " + inputs.front().name + " is " + kind + " but " + in.name + " is " + in.kind +
+                      "; only several vtools.bench documents share a page, render the others separately",
+                  {in.name});
+  }
+  if (kind == kBenchFormat.name) {
+    std::vector<BenchRun> runs;
+    for (const auto& in : inputs) runs.push_back(read_bench(in.doc, in.name));
+    return bench_page(std::move(runs));
+  }
+  Page page;
+  for (const auto& in : inputs) {
+    Page one = kind == "dot"                      ? dot_page(in.text, in.name)
+               : kind == kPlanFormat.name         ? plan_page(in.doc, in.name)
+               : kind == kCompareFormat.name      ? compare_page(in.doc, in.name)
+                                                  : trace_page(in.doc, in.name);
+    if (page.sections.empty()) {
+      page.title = one.title;
+      page.subtitle = one.subtitle;
+    } else {
+      page.title = one.title + " (" + std::to_string(inputs.size()) + " inputs)";
+      page.subtitle.clear();
+      for (auto& s : one.sections) s.heading = in.name + ": " + s.heading;
+    }
+    if (inputs.size() > 1 && page.sections.empty())
+      for (auto& s : one.sections) s.heading = in.name + ": " + s.heading;
+    for (auto& s : one.sections) page.sections.push_back(std::move(s));
+  }
+  return page;
+}
+
+std::string output_format(const Options& options) {
+  if (!options.out.format.empty()) return options.out.format;
+  if (options.out.output == "-") return "html";
+  std::string path = lower(options.out.output);
+  if (ends_with(path, ".html") || ends_with(path, ".htm")) return "html";
+  if (ends_with(path, ".svg")) return "svg";
+  if (ends_with(path, ".png")) return "png";
+  throw Error(ExitCode::kUsage, "cannot tell the output format from '" + options.out.output +
+                                    "'; name it .html, .svg or .png, or pass --format html|svg|png");
+}
+
+std::string render_page(const Page& page, const std::string& format, const Options& options) {
+  std::ostringstream out;
+  if (format == "html") {
+    write_html_page(page, "vrender " + tool_version(), out);
+    return out.str();
+  }
+  write_svg_page(page, out);
+  if (format == "svg") return out.str();
+  return rasterize_png(out.str(), {options.width_px, options.scale});
+}
+
+int run_render(const Options& options) {
+  std::string format = output_format(options);
+  if (options.inputs.empty()) throw Error(ExitCode::kUsage, "no input; give a vtools document, a .dot file or '-'");
+  if (options.scale <= 0 || options.width_px < 0)
+    throw Error(ExitCode::kUsage, "--width and --scale must be positive");
+  if (format == "png" && !png_available()) rasterize_png("", {});  // throws the exit-69 message before any work
+  if (format != "png" && (options.width_px > 0 || options.scale != 1.0))
+    print_note("--width and --scale apply to PNG output only");
+  std::vector<Input> inputs;
+  for (const auto& path : options.inputs) inputs.push_back(classify_input(read_input(path), input_display_name(path)));
+  Page page = build_page(inputs);
+  if (!options.title.empty()) page.title = options.title;
+  write_output(options.out.output, render_page(page, format, options));
+  return 0;
+}
+
+}  // namespace vtools::vrender

@@ -1,0 +1,293 @@
+#include "tools/vrender/trace_page.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+
+#include "libcommon/human_units.hpp"
+#include "tools/vrender/chart_frame.hpp"
+#include "tools/vrender/json_view.hpp"
+#include "tools/vrender/svg_markup.hpp"
+
+namespace vtools::vrender {
+
+namespace {
+
+struct Activity {
+  double start_ns = 0, end_ns = 0;
+  std::string name;  // kernel name or "memcpy <kind>"
+  int color = -1;
+  std::string detail;
+};
+
+struct KernelTotals {
+  std::string name;
+  std::size_t launches = 0;
+  double total_ns = 0, min_ns = 0, max_ns = 0;
+};
+
+std::string id_text(const JsonView& obj, std::string_view key) {
+  JsonView v = obj.at(key);
+  return v.present() ? v.as_text() : "0";
+}
+
+std::string dims(const JsonView& obj, std::string_view key) {
+  std::string out;
+  for (double d : obj.numbers(key)) out += (out.empty() ? "" : ",") + num(d, 0);
+  return out.empty() ? "?" : "(" + out + ")";
+}
+
+// Time unit for the timeline axis so tick labels stay short.
+std::pair<double, std::string> time_unit(double span_ns) {
+  if (span_ns < 2e4) return {1, "ns"};
+  if (span_ns < 2e7) return {1e3, "µs"};
+  return {1e6, "ms"};
+}
+
+void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& totals) {
+  std::map<std::pair<std::string, std::string>, std::vector<Activity>> lanes;
+  std::map<std::string, KernelTotals> by_name;
+  double t0 = 0, t1 = 0;
+  bool any = false;
+  auto note_time = [&](double a, double b) {
+    t0 = any ? std::min(t0, a) : a, t1 = any ? std::max(t1, b) : b;
+    any = true;
+  };
+  for (const JsonView& k : root.items("kernels")) {
+    Activity a{k.number_or("start_ns", 0), k.number_or("end_ns", 0), k.text_or("name", k.text_or("mangled_name", "kernel")), 0, ""};
+    if (a.end_ns < a.start_ns) a.end_ns = a.start_ns;
+    a.detail = "grid " + dims(k, "grid") + " block " + dims(k, "block");
+    note_time(a.start_ns, a.end_ns);
+    auto& t = by_name[a.name];
+    double d = a.end_ns - a.start_ns;
+    t.name = a.name;
+    t.min_ns = t.launches ? std::min(t.min_ns, d) : d;
+    t.max_ns = std::max(t.max_ns, d);
+    t.total_ns += d;
+    ++t.launches;
+    lanes[{id_text(k, "device_id"), id_text(k, "stream_id")}].push_back(std::move(a));
+  }
+  for (const JsonView& m : root.items("memcpys")) {
+    Activity a{m.number_or("start_ns", 0), m.number_or("end_ns", 0), "memcpy " + m.text_or("kind", ""), -1, ""};
+    if (a.end_ns < a.start_ns) a.end_ns = a.start_ns;
+    a.detail = m.number("bytes") ? format_bytes(static_cast<std::uint64_t>(*m.number("bytes"))) : "";
+    note_time(a.start_ns, a.end_ns);
+    lanes[{id_text(m, "device_id"), id_text(m, "stream_id")}].push_back(std::move(a));
+  }
+  for (auto& [name, t] : by_name) totals.push_back(t);
+  std::sort(totals.begin(), totals.end(), [](const KernelTotals& a, const KernelTotals& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+  });
+  if (!any) {
+    s.notes.push_back("The trace has no kernel launches or copies.");
+    return;
+  }
+  std::map<std::string, int> colors;
+  LaneChart chart{"Timeline (wheel: zoom, drag: pan, double-click: reset)", {}, {}, 0, 0, true, {}, 1400, 22};
+  for (std::size_t i = 0; i < totals.size() && i < 9; ++i) {
+    colors[totals[i].name] = static_cast<int>(i);
+    chart.legend.push_back(shorten(totals[i].name, 24));
+  }
+  auto [div, unit] = time_unit(t1 - t0);
+  chart.x = {"time since first activity", unit};
+  chart.x_hi = (t1 - t0) / div;
+  std::size_t count = 0;
+  for (const auto& [key, acts] : lanes) count += acts.size();
+  bool aggregate = count > kMaxTimelineSpans;
+  double bucket_ns = (t1 - t0) / static_cast<double>(kTimelineBuckets);
+  std::size_t drawn = 0;
+  for (auto& [key, acts] : lanes) {
+    std::sort(acts.begin(), acts.end(), [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
+    Lane lane{"GPU " + key.first + " · stream " + key.second, {}};
+    for (std::size_t i = 0; i < acts.size();) {
+      const Activity& a = acts[i];
+      if (!aggregate) {
+        int c = a.color < 0 ? -1 : (colors.count(a.name) ? colors[a.name] : 9);
+        lane.spans.push_back({(a.start_ns - t0) / div, (a.end_ns - t0) / div, c, "",
+                              a.name + "\n" + format_duration_ns(a.end_ns - a.start_ns) + ", " + a.detail});
+        ++i;
+        continue;
+      }
+      // One span per time bucket: first start to last end of the activities starting in it.
+      auto b = static_cast<long long>((a.start_ns - t0) / std::max(bucket_ns, 1e-9));
+      double end = a.end_ns, busy = 0;
+      std::size_t j = i;
+      std::map<std::string, double> share;
+      for (; j < acts.size() && static_cast<long long>((acts[j].start_ns - t0) / std::max(bucket_ns, 1e-9)) == b; ++j) {
+        end = std::max(end, acts[j].end_ns);
+        busy += acts[j].end_ns - acts[j].start_ns;
+        share[acts[j].name] += acts[j].end_ns - acts[j].start_ns;
+      }
+      auto top = std::max_element(share.begin(), share.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+      int c = top->first.rfind("memcpy", 0) == 0 ? -1 : (colors.count(top->first) ? colors[top->first] : 9);
+      lane.spans.push_back({(a.start_ns - t0) / div, (end - t0) / div, c, "",
+                            std::to_string(j - i) + " activities, busy " + format_duration_ns(busy) + "; most time: " + top->first});
+      i = j;
+    }
+    drawn += lane.spans.size();
+    chart.lanes.push_back(std::move(lane));
+  }
+  if (aggregate)
+    s.notes.push_back("Aggregated: " + format_count(count) + " launches and copies drawn as " + format_count(drawn) +
+                      " spans (" + std::to_string(kTimelineBuckets) + " time buckets per lane; hover a span for its count).");
+  s.figures.push_back({"", render_lane_chart(chart)});
+}
+
+void add_top_kernels(const std::vector<KernelTotals>& totals, Section& s) {
+  if (totals.empty()) return;
+  double all = 0;
+  for (const auto& t : totals) all += t.total_ns;
+  BarChart chart{"Top kernels by total time", {}, {{"total", {}, {}, {}, {}}}, {"total time", "ms"}, {}, 900, 360};
+  PageTable table{"Kernels by total time", {}, true};
+  table.table.headers = {"kernel", "launches", "total", "mean", "min", "max", "share"};
+  table.table.align = {Table::Align::kLeft};
+  table.table.align.resize(7, Table::Align::kRight);
+  for (std::size_t i = 0; i < totals.size(); ++i) {
+    const auto& t = totals[i];
+    if (i < 15) {
+      chart.categories.push_back(shorten(t.name, 24));
+      chart.series[0].values.push_back(t.total_ns / 1e6);
+      chart.series[0].tooltips.push_back(t.name + ": " + format_duration_ns(t.total_ns) + " over " + format_count(t.launches) + " launches");
+    }
+    if (i < 50)
+      table.table.add_row({shorten(t.name, 60), format_count(t.launches), format_duration_ns(t.total_ns),
+                           format_duration_ns(t.total_ns / static_cast<double>(t.launches)), format_duration_ns(t.min_ns),
+                           format_duration_ns(t.max_ns), num(all > 0 ? 100 * t.total_ns / all : 0, 1) + "%"});
+  }
+  if (totals.size() > 50) s.notes.push_back("The table lists the 50 kernels with the most time of " + format_count(totals.size()) + ".");
+  s.figures.push_back({"", render_bar_chart(chart)});
+  s.tables.push_back(std::move(table));
+}
+
+struct Allocation {
+  double address = 0, size = 0;
+  std::string name;
+};
+
+void add_heat_maps(const JsonView& root, Section& s) {
+  std::map<std::string, Allocation> allocs;
+  for (const JsonView& a : root.items("allocations"))
+    allocs[a.at("id").present() ? a.at("id").as_text() : std::to_string(allocs.size())] = {
+        a.number_or("address", 0), a.number_or("size", 0), a.text_or("name", "")};
+  struct Group {
+    double bytes = 0;
+    std::vector<JsonView> rows;
+  };
+  std::map<std::pair<std::string, std::string>, Group> groups;
+  for (const JsonView& a : root.items("accesses")) {
+    auto& g = groups[{a.text_or("kernel", "kernel"), a.at("allocation").present() ? a.at("allocation").as_text() : "?"}];
+    g.bytes += a.number_or("bytes_loaded", 0) + a.number_or("bytes_stored", 0);
+    g.rows.push_back(a);
+  }
+  if (groups.empty()) return;
+  std::vector<std::pair<std::pair<std::string, std::string>, Group*>> order;
+  for (auto& [key, g] : groups) order.emplace_back(key, &g);
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second->bytes > b.second->bytes; });
+  if (order.size() > kMaxHeatMaps)
+    s.notes.push_back("Showing the " + std::to_string(kMaxHeatMaps) + " (kernel, allocation) pairs with the most traffic of " +
+                      std::to_string(order.size()) + ".");
+  for (std::size_t m = 0; m < order.size() && m < kMaxHeatMaps; ++m) {
+    const auto& [key, g] = order[m];
+    auto it = allocs.find(key.second);
+    Allocation alloc = it != allocs.end() ? it->second : Allocation{};
+    // Blocks in first-seen order sorted by (z, y, x); byte ranges are absolute addresses when they fall inside the
+    // allocation, else offsets into it.
+    std::map<std::array<double, 3>, int> block_index;
+    double hi = alloc.size;
+    for (const JsonView& r : g->rows) {
+      std::vector<double> b = r.numbers("block");
+      b.resize(3, 0);
+      block_index.emplace(std::array<double, 3>{b[2], b[1], b[0]}, 0);
+      for (const JsonView& range : r.items("ranges")) {
+        std::vector<double> lr = range.items("").size() ? range.numbers("") : std::vector<double>{};
+        if (lr.size() < 2) range.fail("", "an array [lo, hi)");
+        double off = lr[1] >= alloc.address && alloc.address > 0 ? lr[1] - alloc.address : lr[1];
+        hi = std::max(hi, off);
+      }
+    }
+    int idx = 0;
+    for (auto& [b, i] : block_index) i = idx++;
+    int rows = std::min<int>(idx, 64), cols = 64;
+    double per_row = static_cast<double>(idx) / rows;
+    HeatMap map{"Accesses: " + shorten(key.first, 40) + " × " + (alloc.name.empty() ? "allocation " + key.second : alloc.name),
+                rows, cols, std::vector<double>(static_cast<std::size_t>(rows) * cols, 0.0), {}, {"byte offset in allocation", "B"},
+                {per_row > 1 ? "blocks (grouped)" : "block", ""}, 0, std::max(hi, 1.0), "bytes touched", "B", 900, 340};
+    for (auto& [b, i] : block_index)
+      if (static_cast<int>(i / per_row) < rows && map.row_labels.size() <= static_cast<std::size_t>(i / per_row))
+        map.row_labels.push_back("(" + num(b[2], 0) + "," + num(b[1], 0) + "," + num(b[0], 0) + ")");
+    double bin = map.x_hi / cols;
+    for (const JsonView& r : g->rows) {
+      std::vector<double> b = r.numbers("block");
+      b.resize(3, 0);
+      int row = std::min(rows - 1, static_cast<int>(block_index[{b[2], b[1], b[0]}] / per_row));
+      for (const JsonView& range : r.items("ranges")) {
+        std::vector<double> lr = range.numbers("");
+        double base = lr[1] >= alloc.address && alloc.address > 0 && lr[0] >= alloc.address ? alloc.address : 0;
+        double lo = lr[0] - base, up = lr[1] - base;
+        for (int c = std::max(0, static_cast<int>(lo / bin)); c < cols && c * bin < up; ++c)
+          map.values[static_cast<std::size_t>(row) * cols + c] += std::max(0.0, std::min(up, (c + 1) * bin) - std::max(lo, c * bin));
+      }
+    }
+    s.figures.push_back({"", render_heat_map(map)});
+  }
+}
+
+void add_findings(const JsonView& root, Section& s) {
+  auto findings = root.items("findings");
+  if (findings.empty()) {
+    if (root.at("accesses").present()) s.notes.push_back("No findings: every access fell inside a live allocation.");
+    return;
+  }
+  PageTable t{"Findings (" + std::to_string(findings.size()) + ")", {}, true};
+  t.table.headers = {"kind", "kernel", "launch", "block", "thread", "pc", "address", "size", "op", "allocation", "distance"};
+  for (const JsonView& f : findings) {
+    auto addr = f.number("address");
+    t.table.add_row({f.text_or("kind", ""), shorten(f.text_or("kernel", ""), 40), f.number("launch") ? num(*f.number("launch"), 0) : "",
+                     dims(f, "block"), dims(f, "thread"), f.number("pc_offset") ? format_address(static_cast<std::uint64_t>(*f.number("pc_offset"))) : "",
+                     addr ? format_address(static_cast<std::uint64_t>(*addr)) : "", f.number("size") ? num(*f.number("size"), 0) : "",
+                     f.text_or("operation", ""), f.at("allocation").present() ? f.at("allocation").as_text() : "",
+                     f.number("distance") ? num(*f.number("distance"), 0) : ""});
+  }
+  s.tables.push_back(std::move(t));
+}
+
+}  // namespace
+
+Page trace_page(const OrderedJson& doc, std::string_view name) {
+  JsonView root(&doc, std::string(name), "");
+  JsonView run = root.at("run");
+  Page page{"Trace: " + run.text_or("command", "run"), std::string(name), {}};
+  Section facts{"Run", {}, {}, {}, {}, {}};
+  facts.facts.push_back({"command", run.text_or("command", "")});
+  if (run.number("exit_status")) facts.facts.push_back({"exit status", num(*run.number("exit_status"), 0)});
+  if (run.at("signal").present()) facts.facts.push_back({"signal", run.at("signal").as_text()});
+  if (run.at("start_time").present()) facts.facts.push_back({"start", run.at("start_time").as_text()});
+  if (run.at("host").present()) facts.facts.push_back({"host", run.at("host").as_text()});
+  for (const JsonView& d : root.items("devices")) {
+    std::string v = d.text_or("name", "?");
+    if (d.at("compute_capability").present()) v += ", CC " + d.at("compute_capability").as_text();
+    if (d.number("sm_count")) v += ", " + num(*d.number("sm_count"), 0) + " SMs";
+    if (d.number("memory_bytes")) v += ", " + format_bytes(static_cast<std::uint64_t>(*d.number("memory_bytes")));
+    facts.facts.push_back({"GPU " + (d.at("id").present() ? d.at("id").as_text() : "?"), v});
+  }
+  facts.facts.push_back({"launches", format_count(root.items("kernels").size())});
+  if (root.boolean("partial").value_or(false)) facts.notes.push_back("Partial trace: the program ended before vtrace flushed everything.");
+  if (root.number_or("dropped_records", 0) > 0)
+    facts.notes.push_back(format_count(static_cast<std::uint64_t>(root.number_or("dropped_records", 0))) + " records were dropped by the tracer.");
+  page.sections.push_back(std::move(facts));
+
+  Section timeline{"Timeline", {}, {}, {}, {}, {}};
+  std::vector<KernelTotals> totals;
+  add_timeline(root, timeline, totals);
+  add_top_kernels(totals, timeline);
+  page.sections.push_back(std::move(timeline));
+
+  Section access{"Memory accesses", {}, {}, {}, {}, {}};
+  add_heat_maps(root, access);
+  add_findings(root, access);
+  if (!access.figures.empty() || !access.tables.empty() || !access.notes.empty()) page.sections.push_back(std::move(access));
+  return page;
+}
+
+}  // namespace vtools::vrender
