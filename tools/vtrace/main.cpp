@@ -1,18 +1,49 @@
-// vtrace CLI: parses flags and calls the library; see tools/vtrace/README.md.
+// vtrace CLI: binds flags to the Options structs of options.hpp and calls one library function per subcommand;
+// see tools/vtrace/README.md.
 #include "libcommon/cli.hpp"
-
-namespace vtools::vtrace {
-[[noreturn]] void not_built(const char* subcommand);
-}
+#include "tools/vtrace/options.hpp"
 
 int main(int argc, char** argv) {
-  auto app = vtools::make_app("vtrace", "trace the CUDA kernels of any program to JSON", "  vtrace run -o t.json -- python my_kernel.py\n");
-  app->add_subcommand("run", "(not built yet)");
-  app->add_subcommand("summary", "(not built yet)");
-  app->add_subcommand("check", "(not built yet)");
-  app->add_subcommand("export", "(not built yet)");
+  using namespace vtools::vtrace;
+  auto app = vtools::make_app("vtrace", "trace the CUDA kernels of any program to JSON",
+                              "  vtrace run -o t.json -- python my_kernel.py\n"
+                              "  vtrace run --kernel 'gemm|softmax' -o t.json -- ./app --n 4096\n"
+                              "  vtrace summary t.json --format table\n"
+                              "  vtrace export --chrome t.json -o t.perfetto.json\n"
+                              "  vtrace check t.json || echo 'failed launches or out-of-bounds accesses'\n");
+
+  RunOptions run;
+  auto* run_cmd = app->add_subcommand("run", "run CMD under the tracer and write its vtools.trace document");
+  run_cmd->add_option("--kernel", run.kernel_regex, "keep only kernels whose (mangled or demangled) name matches REGEX");
+  run_cmd->add_flag("--accesses", run.accesses, "access mode: global loads/stores per block (Compute Sanitizer API)");
+  run_cmd->add_option("--launch", run.launch, "access mode: record only launch N (0-based) of each kernel");
+  run_cmd->add_option("--blocks", run.blocks, "access mode: blocks to record, e.g. '0,5,10-12' or 'every:8'");
+  run_cmd->add_option("--max-bytes", run.max_bytes, "access mode: cap on recorded access data (bytes)");
+  vtools::add_output_options(run_cmd, run.output, {});
+  run_cmd->add_option("command", run.command, "the command and its arguments, after --")->required();
+  run_cmd->footer("Everything after -- is the command; its stdin, stdout, stderr and exit status pass through.");
+
+  SummaryOptions summary;
+  auto* summary_cmd = app->add_subcommand("summary", "per-kernel table: calls, times, share, grid, registers, smem");
+  summary_cmd->add_option("trace", summary.input, "vtools.trace document ('-' = stdin)");
+  vtools::add_output_options(summary_cmd, summary.output, {"json", "table", "markdown"});
+
+  ExportOptions export_opts;
+  auto* export_cmd = app->add_subcommand("export", "convert a trace for other viewers");
+  export_cmd->add_flag("--chrome", export_opts.chrome, "Trace Event Format (Perfetto, chrome://tracing)");
+  export_cmd->add_option("trace", export_opts.input, "vtools.trace document ('-' = stdin)");
+  vtools::add_output_options(export_cmd, export_opts.output, {});
+
+  CheckOptions check;
+  auto* check_cmd = app->add_subcommand("check", "exit 1 when the trace holds failed launches or findings");
+  check_cmd->add_option("trace", check.input, "vtools.trace document ('-' = stdin)");
+  vtools::add_output_options(check_cmd, check.output, {});
+
   return vtools::run_main(*app, argc, argv, [&] {
-    for (auto* sub : app->get_subcommands()) vtools::vtrace::not_built(sub->get_name().c_str());
+    if (*run_cmd) return run_command(run);
+    if (*summary_cmd) return summary_command(summary);
+    if (*export_cmd) return export_command(export_opts);
+    if (*check_cmd) return check_command(check);
     std::cout << app->help();
     return 2;
   });

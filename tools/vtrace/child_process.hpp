@@ -1,0 +1,24 @@
+// Runs the traced command: fork + exec with extra environment variables, stdin/stdout/stderr inherited untouched,
+// and waits for it. While it runs, vtrace ignores SIGINT/SIGQUIT (the terminal sends them to the command too) and
+// forwards SIGTERM/SIGHUP to it, so vtrace outlives the command and can still write the trace.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vtools::vtrace {
+
+struct ChildExit {
+  int exit_status = 0;  ///< the command's exit code, or 128 + signal when a signal killed it
+  int signal = 0;       ///< the killing signal, 0 when it exited
+  std::uint64_t duration_ns = 0;  ///< wall time from fork to reaping
+};
+
+/// Runs `argv` (argv[0] looked up in PATH) with `env` added to (or replacing in) the environment. Throws
+/// Error(kNoInput) when the command cannot be executed ("cannot run 'x': No such file or directory"),
+/// Error(kUsage) when argv is empty.
+ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env);
+
+}  // namespace vtools::vtrace

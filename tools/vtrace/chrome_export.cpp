@@ -1,0 +1,89 @@
+#include "tools/vtrace/chrome_export.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "libcommon/human_units.hpp"
+
+namespace vtools::vtrace {
+
+namespace {
+
+struct Clock {
+  std::uint64_t origin_ns;
+  [[nodiscard]] double us(std::uint64_t ns) const { return static_cast<double>(ns - origin_ns) / 1000.0; }
+};
+
+OrderedJson complete_event(const std::string& name, const char* category, std::uint32_t device, std::uint32_t stream,
+                           std::uint64_t start_ns, std::uint64_t end_ns, const Clock& clock, OrderedJson args) {
+  return OrderedJson{{"name", name},     {"cat", category},          {"ph", "X"},
+                     {"pid", device},    {"tid", stream},            {"ts", clock.us(start_ns)},
+                     {"dur", static_cast<double>(end_ns - start_ns) / 1000.0}, {"args", std::move(args)}};
+}
+
+}  // namespace
+
+OrderedJson chrome_trace(const Trace& t) {
+  std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
+  for (const auto& k : t.kernels) origin = std::min(origin, k.start_ns);
+  for (const auto& m : t.memcpys) origin = std::min(origin, m.start_ns);
+  for (const auto& m : t.memsets) origin = std::min(origin, m.start_ns);
+  Clock clock{origin == std::numeric_limits<std::uint64_t>::max() ? 0 : origin};
+
+  OrderedJson events = OrderedJson::array();
+  std::map<std::uint32_t, std::string> device_names;
+  for (const auto& d : t.devices) device_names[d.id] = d.name;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> streams;
+  for (const auto& k : t.kernels) streams.insert({k.device_id, k.stream_id});
+  for (const auto& m : t.memcpys) streams.insert({m.device_id, m.stream_id});
+  for (const auto& m : t.memsets) streams.insert({m.device_id, m.stream_id});
+  std::set<std::uint32_t> devices;
+  for (const auto& [device, stream] : streams) devices.insert(device);
+  for (auto device : devices) {
+    std::string name = "GPU " + std::to_string(device);
+    if (!device_names[device].empty()) name += ": " + device_names[device];
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", device}, {"args", {{"name", name}}}});
+  }
+  for (const auto& [device, stream] : streams)
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", device},
+                      {"tid", stream},
+                      {"args", {{"name", "stream " + std::to_string(stream)}}}});
+
+  for (const auto& k : t.kernels)
+    events.push_back(complete_event(k.name, "kernel", k.device_id, k.stream_id, k.start_ns, k.end_ns, clock,
+                                    {{"grid", k.grid},
+                                     {"block", k.block},
+                                     {"cluster", k.cluster},
+                                     {"registers_per_thread", k.registers_per_thread},
+                                     {"static_shared_bytes", k.static_shared_bytes},
+                                     {"dynamic_shared_bytes", k.dynamic_shared_bytes},
+                                     {"local_bytes_per_thread", k.local_bytes_per_thread},
+                                     {"launch_type", k.launch_type},
+                                     {"graph_id", k.graph_id},
+                                     {"correlation_id", k.correlation_id},
+                                     {"mangled_name", k.mangled_name}}));
+  for (const auto& m : t.memcpys)
+    events.push_back(complete_event("memcpy " + m.kind + " " + format_bytes(m.bytes), "memcpy", m.device_id,
+                                    m.stream_id, m.start_ns, m.end_ns, clock,
+                                    {{"kind", m.kind}, {"bytes", m.bytes}, {"correlation_id", m.correlation_id}}));
+  for (const auto& m : t.memsets)
+    events.push_back(complete_event("memset " + format_bytes(m.bytes), "memset", m.device_id, m.stream_id,
+                                    m.start_ns, m.end_ns, clock,
+                                    {{"bytes", m.bytes}, {"value", m.value}, {"correlation_id", m.correlation_id}}));
+
+  OrderedJson out;
+  out["traceEvents"] = std::move(events);
+  out["displayTimeUnit"] = "ns";
+  out["otherData"] = {{"tool", "vtrace"},
+                      {"command", t.run.command},
+                      {"start_time", t.run.start_time},
+                      {"origin_ns", clock.origin_ns},
+                      {"partial", t.partial}};
+  return out;
+}
+
+}  // namespace vtools::vtrace

@@ -1,0 +1,53 @@
+// `vtrace summary`, `vtrace export` and `vtrace check`: each reads one trace document and writes one output.
+#include <sstream>
+
+#include "libcommon/document.hpp"
+#include "libcommon/error.hpp"
+#include "libcommon/input_file.hpp"
+#include "libcommon/output_file.hpp"
+#include "tools/vtrace/chrome_export.hpp"
+#include "tools/vtrace/options.hpp"
+#include "tools/vtrace/summary_writer.hpp"
+#include "tools/vtrace/trace_check.hpp"
+#include "tools/vtrace/trace_reader.hpp"
+
+namespace vtools::vtrace {
+
+namespace {
+
+Trace load(const std::string& path) { return read_trace(read_input(path), input_display_name(path)); }
+
+}  // namespace
+
+int summary_command(const SummaryOptions& o) {
+  TraceSummary summary = summarize_trace(load(o.input));
+  std::string format = resolve_format(o.output, "json", true);
+  if (format == "json") {
+    write_output(o.output.output, dump_json(summary_to_json(summary)));
+  } else {
+    std::ostringstream out;
+    write_summary_tables(summary, format == "markdown", out);
+    write_output(o.output.output, out.str());
+  }
+  return 0;
+}
+
+int export_command(const ExportOptions& o) {
+  if (!o.chrome) throw Error(ExitCode::kUsage, "export: name a format (--chrome is the only one so far)");
+  write_output(o.output.output, dump_json(chrome_trace(load(o.input))));
+  return 0;
+}
+
+int check_command(const CheckOptions& o) {
+  Trace trace = load(o.input);
+  std::vector<std::string> problems = trace_problems(trace);
+  std::ostringstream out;
+  for (const auto& p : problems) out << p << "\n";
+  out << input_display_name(o.input) << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
+      << " (" << trace.failed_launches.size() << " failed launches, " << trace.findings.size() << " findings)"
+      << (trace.partial ? ", partial trace" : "") << "\n";
+  write_output(o.output.output, out.str());
+  return problems.empty() ? 0 : static_cast<int>(ExitCode::kCheckFailed);
+}
+
+}  // namespace vtools::vtrace

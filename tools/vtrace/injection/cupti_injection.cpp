@@ -1,0 +1,353 @@
+// libvtrace_cupti.so: the CUPTI injection library `vtrace run` puts into the traced program through
+// CUDA_INJECTION64_PATH (the driver calls InitializeInjection from cuInit). It records kernels (concurrent-kernel
+// records), memcpy, memset, allocations, devices and failed launch calls, converts each CUPTI record into the plain
+// structs of raw_records.hpp and appends them to $VTRACE_RAW_DIR/raw-<pid>.bin. It runs inside someone else's
+// process: no exception leaves a callback, nothing calls exit(), failures become notes or dropped-record counts.
+#include <cuda.h>
+#include <cupti.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "tools/vtrace/raw_record_writer.hpp"
+
+namespace vtools::vtrace::injection {
+
+namespace {
+
+using raw::RecordBatch;
+using raw::Tag;
+
+constexpr std::size_t kBufferBytes = 8u << 20;
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
+
+std::atomic<int> g_fd{-1};
+std::atomic<std::uint64_t> g_lost{0};     // records this library lost (allocation or write failures)
+std::atomic<bool> g_finished{false};      // end record written (or this process is not traced)
+std::atomic<bool> g_in_fatal{false};
+CUpti_SubscriberHandle g_subscriber = nullptr;
+struct sigaction g_old_actions[65];
+thread_local int t_runtime_depth = 0;     // > 0 while inside a runtime launch call (driver failures are reported there)
+
+std::uint64_t now_ns() {
+  std::uint64_t t = 0;
+  cuptiGetTimestamp(&t);
+  return t;
+}
+
+void write_batch(const RecordBatch& batch) noexcept {
+  if (batch.bytes().empty()) return;
+  int fd = g_fd.load();
+  if (fd < 0 || !raw::append_to_fd(fd, batch.bytes())) g_lost += batch.records();
+}
+
+std::string cupti_error(CUptiResult r) {
+  const char* s = nullptr;
+  cuptiGetResultString(r, &s);
+  return s ? s : "CUPTI error " + std::to_string(static_cast<int>(r));
+}
+
+void write_note(const std::string& message) noexcept {
+  try {
+    RecordBatch b;
+    b.add_note(message);
+    write_batch(b);
+  } catch (...) {
+    ++g_lost;
+  }
+}
+
+void convert(const CUpti_Activity* rec, RecordBatch& batch) {
+  switch (rec->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
+      raw::KernelRecord r{};
+      r.start_ns = k->start;
+      r.end_ns = k->end;
+      r.device_id = k->deviceId;
+      r.context_id = k->contextId;
+      r.stream_id = k->streamId;
+      r.correlation_id = k->correlationId;
+      r.grid[0] = k->gridX, r.grid[1] = k->gridY, r.grid[2] = k->gridZ;
+      r.block[0] = k->blockX, r.block[1] = k->blockY, r.block[2] = k->blockZ;
+      r.cluster[0] = k->clusterX, r.cluster[1] = k->clusterY, r.cluster[2] = k->clusterZ;
+      r.registers_per_thread = k->registersPerThread;
+      r.static_shared_bytes = k->staticSharedMemory;
+      r.dynamic_shared_bytes = k->dynamicSharedMemory;
+      r.local_bytes_per_thread = k->localMemoryPerThread;
+      r.launch_type = k->launchType;
+      r.local_bytes_total = k->localMemoryTotal_v2;
+      r.graph_node_id = k->graphNodeId;
+      r.graph_id = k->graphId;
+      batch.add(Tag::kKernel, r, k->name ? k->name : "");
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(rec);
+      raw::MemcpyRecord r{};
+      r.start_ns = m->start;
+      r.end_ns = m->end;
+      r.bytes = m->bytes;
+      r.copy_kind = m->copyKind;
+      r.device_id = m->deviceId;
+      r.context_id = m->contextId;
+      r.stream_id = m->streamId;
+      r.correlation_id = m->correlationId;
+      batch.add(Tag::kMemcpy, r);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(rec);
+      raw::MemsetRecord r{};
+      r.start_ns = m->start;
+      r.end_ns = m->end;
+      r.bytes = m->bytes;
+      r.value = m->value;
+      r.device_id = m->deviceId;
+      r.context_id = m->contextId;
+      r.stream_id = m->streamId;
+      r.correlation_id = m->correlationId;
+      batch.add(Tag::kMemset, r);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMORY2: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(rec);
+      raw::MemoryRecord r{};
+      r.timestamp_ns = m->timestamp;
+      r.address = m->address;
+      r.bytes = m->bytes;
+      r.operation = m->memoryOperationType;
+      r.memory_kind = m->memoryKind;
+      r.device_id = m->deviceId;
+      r.context_id = m->contextId;
+      batch.add(Tag::kMemory, r);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_DEVICE: {
+      const auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(rec);
+      raw::DeviceRecord r{};
+      r.id = d->id;
+      r.cc_major = d->computeCapabilityMajor;
+      r.cc_minor = d->computeCapabilityMinor;
+      r.sm_count = d->numMultiprocessors;
+      r.memory_bytes = d->globalMemorySize;
+      batch.add(Tag::kDevice, r, d->name ? d->name : "");
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;
+  void* p = nullptr;
+  if (posix_memalign(&p, 8, kBufferBytes) != 0) p = nullptr;  // CUPTI counts what it cannot store as dropped
+  *buffer = static_cast<uint8_t*>(p);
+  *size = p ? kBufferBytes : 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid_size) {
+  try {
+    RecordBatch batch;
+    CUpti_Activity* rec = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, valid_size, &rec) == CUPTI_SUCCESS) convert(rec, batch);
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0)
+      batch.add(Tag::kDropped, raw::DroppedRecord{dropped});
+    write_batch(batch);
+  } catch (...) {
+    ++g_lost;
+  }
+  std::free(buffer);
+}
+
+/// Device properties through the driver already loaded in this process (no link-time dependency on libcuda).
+void record_device(CUcontext ctx) {
+  uint32_t id = 0;
+  if (cuptiGetDeviceId(ctx, &id) != CUPTI_SUCCESS) return;
+  void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (!cuda) return;
+  using GetName = CUresult (*)(char*, int, CUdevice);
+  using GetAttr = CUresult (*)(int*, CUdevice_attribute, CUdevice);
+  using TotalMem = CUresult (*)(size_t*, CUdevice);
+  auto get_name = reinterpret_cast<GetName>(dlsym(cuda, "cuDeviceGetName"));
+  auto get_attr = reinterpret_cast<GetAttr>(dlsym(cuda, "cuDeviceGetAttribute"));
+  auto total_mem = reinterpret_cast<TotalMem>(dlsym(cuda, "cuDeviceTotalMem_v2"));
+  if (get_name && get_attr && total_mem) {
+    char name[256] = {};
+    int major = 0, minor = 0, sms = 0;
+    size_t bytes = 0;
+    auto dev = static_cast<CUdevice>(id);
+    get_name(name, sizeof name - 1, dev);
+    get_attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    get_attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    get_attr(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    total_mem(&bytes, dev);
+    raw::DeviceRecord r{id, static_cast<uint32_t>(major), static_cast<uint32_t>(minor), static_cast<uint32_t>(sms),
+                        bytes};
+    RecordBatch b;
+    b.add(Tag::kDevice, r, name);
+    write_batch(b);
+  }
+  dlclose(cuda);
+}
+
+void record_failed_launch(const CUpti_CallbackData* cb) {
+  int status = cb->functionReturnValue ? *static_cast<const int*>(cb->functionReturnValue) : 0;
+  if (status == 0) return;
+  std::string tail = cb->functionName ? cb->functionName : "";
+  tail.push_back('\0');
+  if (cb->symbolName) tail += cb->symbolName;
+  RecordBatch b;
+  b.add(Tag::kFailedLaunch, raw::FailedLaunchRecord{status, cb->correlationId}, tail);
+  write_batch(b);
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  try {
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+      if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+        record_device(static_cast<const CUpti_ResourceData*>(data)->context);
+      return;
+    }
+    const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+      if (cb->callbackSite == CUPTI_API_ENTER) {
+        ++t_runtime_depth;
+        return;
+      }
+      --t_runtime_depth;
+      record_failed_launch(cb);
+    } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_EXIT && t_runtime_depth == 0) {
+      record_failed_launch(cb);  // a direct driver launch (Triton, cuBLASLt graphs); runtime ones report above
+    }
+  } catch (...) {
+    ++g_lost;
+  }
+}
+
+/// Flushes every buffer and writes the end record; runs once, at exit.
+void finish() {
+  bool expected = false;
+  if (!g_finished.compare_exchange_strong(expected, true)) return;
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  try {
+    RecordBatch b;
+    if (g_lost > 0) b.add(Tag::kDropped, raw::DroppedRecord{g_lost.load()});
+    b.add(Tag::kEnd, raw::EndRecord{now_ns()});
+    write_batch(b);
+  } catch (...) {
+  }
+  int fd = g_fd.exchange(-1);
+  if (fd >= 0) close(fd);
+}
+
+/// Fatal signal: flush what CUPTI holds (best effort, bounded by an alarm), then let the previous disposition act.
+/// No end record, so the trace is marked partial.
+void on_fatal_signal(int sig) {
+  if (!g_in_fatal.exchange(true) && !g_finished.load()) {
+    alarm(10);
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  }
+  sigaction(sig, &g_old_actions[sig], nullptr);
+  raise(sig);
+}
+
+void install_signal_handlers() {
+  for (int sig : kFatalSignals) {
+    struct sigaction sa {};
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(sig, &sa, &g_old_actions[sig]);
+  }
+}
+
+/// A forked child shares the file but not CUPTI's state: make it inert.
+void after_fork_in_child() {
+  g_finished = true;
+  g_fd = -1;
+}
+
+void enable_callbacks() {
+  cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+  const CUpti_CallbackId runtime_ids[] = {
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,           CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+      CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,           CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
+  for (auto id : runtime_ids) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  const CUpti_CallbackId driver_ids[] = {
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
+  for (auto id : driver_ids) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+}
+
+int initialize() noexcept {
+  static std::atomic<bool> initialised{false};
+  if (initialised.exchange(true)) return 1;
+  const char* dir = std::getenv("VTRACE_RAW_DIR");
+  if (!dir || !*dir) return 1;  // loaded outside vtrace: stay inert
+  try {
+    std::string path = std::string(dir) + "/raw-" + std::to_string(getpid()) + ".bin";
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0) return 1;
+    g_fd = fd;
+    RecordBatch b;
+    b.add_magic();
+    b.add(Tag::kProcess, raw::ProcessRecord{getpid(), now_ns()});
+    write_batch(b);
+    pthread_atfork(nullptr, nullptr, after_fork_in_child);
+
+    CUptiResult r = cuptiSubscribe(&g_subscriber, on_callback, nullptr);
+    if (r != CUPTI_SUCCESS) {
+      write_note("CUPTI is already in use in process " + std::to_string(getpid()) + " (cuptiSubscribe: " +
+                 cupti_error(r) + "); its kernels are not traced");
+      finish();
+      return 1;
+    }
+    enable_callbacks();
+    r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    if (r != CUPTI_SUCCESS) {
+      write_note("cuptiActivityRegisterCallbacks failed in process " + std::to_string(getpid()) + ": " +
+                 cupti_error(r) + "; its kernels are not traced");
+      finish();
+      return 1;
+    }
+    const std::pair<CUpti_ActivityKind, const char*> kinds[] = {
+        {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE"},   {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"},
+        {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},   {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
+        {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2"}};
+    for (const auto& [kind, name] : kinds) {
+      r = cuptiActivityEnable(kind);
+      if (r != CUPTI_SUCCESS)
+        write_note(std::string("cuptiActivityEnable(") + name + ") failed: " + cupti_error(r) +
+                   (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? "; kernels are not traced" : ""));
+    }
+    std::atexit(finish);
+    install_signal_handlers();
+  } catch (...) {
+    ++g_lost;
+  }
+  return 1;
+}
+
+}  // namespace
+
+}  // namespace vtools::vtrace::injection
+
+/// Called by the CUDA driver during cuInit when CUDA_INJECTION64_PATH names this library; 1 = success.
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  return vtools::vtrace::injection::initialize();
+}

@@ -1,0 +1,44 @@
+// What each vtrace subcommand is asked to do; main.cpp binds flags to these, the library acts on them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libcommon/cli.hpp"
+
+namespace vtools::vtrace {
+
+struct RunOptions {
+  std::vector<std::string> command;  ///< CMD ARGS... after "--"
+  std::string kernel_regex;          ///< --kernel: keep only matching kernels ("" = all)
+  bool accesses = false;             ///< --accesses: access mode (Compute Sanitizer API)
+  std::int64_t launch = -1;          ///< --launch N: access mode records only the Nth launch of each kernel
+  std::string blocks;                ///< --blocks SPEC: access mode block sampling ("0,5,10-12", "every:8")
+  std::uint64_t max_bytes = 256ull << 20;  ///< --max-bytes: cap on recorded access data
+  OutputOptions output;
+};
+
+struct SummaryOptions {
+  std::string input = "-";
+  OutputOptions output;  ///< --format json|table|markdown
+};
+
+struct ExportOptions {
+  std::string input = "-";
+  bool chrome = false;  ///< --chrome (the only export format so far)
+  OutputOptions output;
+};
+
+struct CheckOptions {
+  std::string input = "-";
+  OutputOptions output;
+};
+
+/// Each returns the process exit code. run: the command's exit status (128 + N for signal N).
+int run_command(const RunOptions& options);
+int summary_command(const SummaryOptions& options);
+int export_command(const ExportOptions& options);
+int check_command(const CheckOptions& options);
+
+}  // namespace vtools::vtrace

@@ -1,0 +1,97 @@
+#include "tools/vtrace/raw_record_reader.hpp"
+
+#include <cstring>
+
+#include "libcommon/error.hpp"
+
+namespace vtools::vtrace::raw {
+
+namespace {
+
+[[noreturn]] void bad(std::string_view name, std::size_t offset, const std::string& what) {
+  throw Error(ExitCode::kDataError, "byte " + std::to_string(offset) + ": " + what, SourceLocation{std::string(name)});
+}
+
+/// Copies the fixed part of a payload, which must be at least sizeof(T) (exactly, unless a tail is allowed).
+template <class T>
+T fixed_part(std::string_view payload, bool tail_allowed, std::string_view name, std::size_t offset, const char* what) {
+  if (payload.size() < sizeof(T) || (!tail_allowed && payload.size() != sizeof(T)))
+    bad(name, offset,
+        std::string(what) + " record of " + std::to_string(payload.size()) + " bytes, expected " +
+            (tail_allowed ? "at least " : "") + std::to_string(sizeof(T)));
+  T out;
+  std::memcpy(&out, payload.data(), sizeof(T));
+  return out;
+}
+
+}  // namespace
+
+Capture read_capture(std::string_view bytes, std::string_view name) {
+  Capture c;
+  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    bad(name, 0, "not a vtrace raw record file (bad magic)");
+  std::size_t pos = sizeof kMagic;
+  bool have_process = false;
+  while (pos < bytes.size()) {
+    if (bytes.size() - pos < sizeof(FrameHeader)) {
+      c.torn_bytes = bytes.size() - pos;
+      break;
+    }
+    FrameHeader h;
+    std::memcpy(&h, bytes.data() + pos, sizeof h);
+    if (bytes.size() - pos - sizeof h < h.bytes) {
+      c.torn_bytes = bytes.size() - pos;
+      break;
+    }
+    std::string_view payload = bytes.substr(pos + sizeof h, h.bytes);
+    std::size_t at = pos;
+    pos += sizeof h + h.bytes;
+    auto tail = [&](std::size_t fixed) { return std::string(payload.substr(fixed)); };
+    switch (static_cast<Tag>(h.tag)) {
+      case Tag::kProcess:
+        c.process = fixed_part<ProcessRecord>(payload, false, name, at, "process");
+        have_process = true;
+        break;
+      case Tag::kDevice:
+        c.devices.push_back({fixed_part<DeviceRecord>(payload, true, name, at, "device"), tail(sizeof(DeviceRecord))});
+        break;
+      case Tag::kKernel:
+        c.kernels.push_back({fixed_part<KernelRecord>(payload, true, name, at, "kernel"), tail(sizeof(KernelRecord))});
+        break;
+      case Tag::kMemcpy:
+        c.memcpys.push_back(fixed_part<MemcpyRecord>(payload, false, name, at, "memcpy"));
+        break;
+      case Tag::kMemset:
+        c.memsets.push_back(fixed_part<MemsetRecord>(payload, false, name, at, "memset"));
+        break;
+      case Tag::kMemory:
+        c.memory.push_back(fixed_part<MemoryRecord>(payload, false, name, at, "memory"));
+        break;
+      case Tag::kFailedLaunch: {
+        NamedFailedLaunch f{fixed_part<FailedLaunchRecord>(payload, true, name, at, "failed launch"), "", ""};
+        std::string rest = tail(sizeof(FailedLaunchRecord));
+        auto nul = rest.find('\0');
+        f.api = rest.substr(0, nul);
+        if (nul != std::string::npos) f.kernel = rest.substr(nul + 1);
+        c.failed_launches.push_back(std::move(f));
+        break;
+      }
+      case Tag::kDropped:
+        c.dropped += fixed_part<DroppedRecord>(payload, false, name, at, "dropped").count;
+        break;
+      case Tag::kNote:
+        c.notes.emplace_back(payload);
+        break;
+      case Tag::kEnd:
+        fixed_part<EndRecord>(payload, false, name, at, "end");
+        c.ended = true;
+        break;
+      default:
+        bad(name, at, "unknown record tag " + std::to_string(h.tag));
+    }
+    if (!have_process) bad(name, at, "the first record is not a process record");
+  }
+  return c;
+}
+
+}  // namespace vtools::vtrace::raw

@@ -1,0 +1,45 @@
+// Reads one raw record file (raw_records.hpp) written by the injection library in one traced process.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tools/vtrace/raw_records.hpp"
+
+namespace vtools::vtrace::raw {
+
+struct NamedDevice {
+  DeviceRecord record;
+  std::string name;
+};
+struct NamedKernel {
+  KernelRecord record;
+  std::string mangled_name;
+};
+struct NamedFailedLaunch {
+  FailedLaunchRecord record;
+  std::string api, kernel;
+};
+
+/// Everything one process recorded.
+struct Capture {
+  ProcessRecord process{};
+  std::vector<NamedDevice> devices;
+  std::vector<NamedKernel> kernels;
+  std::vector<MemcpyRecord> memcpys;
+  std::vector<MemsetRecord> memsets;
+  std::vector<MemoryRecord> memory;
+  std::vector<NamedFailedLaunch> failed_launches;
+  std::vector<std::string> notes;
+  std::uint64_t dropped = 0;
+  bool ended = false;              ///< the library wrote its end record (a clean exit)
+  std::uint64_t torn_bytes = 0;    ///< bytes of a record cut short at the end of the file (crash or kill)
+};
+
+/// Parses a raw file. Throws Error(kDataError) at `name` for a bad magic, an unknown tag or a record of the wrong
+/// size; a torn last record is not an error (it is counted in torn_bytes).
+Capture read_capture(std::string_view bytes, std::string_view name);
+
+}  // namespace vtools::vtrace::raw

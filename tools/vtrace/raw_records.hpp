@@ -1,0 +1,92 @@
+// The raw record file the injection library writes inside the traced process and `vtrace run` reads back: a
+// header, then framed records {u32 tag, u32 payload bytes, payload}. Payloads are the plain structs below (no CUPTI
+// types), so the CUPTI -> model mapping is tested on the CPU. Writer and reader come from the same build; a file
+// cut short by a crash or kill ends in a torn record, which the reader drops and reports.
+#pragma once
+
+#include <cstdint>
+
+namespace vtools::vtrace::raw {
+
+inline constexpr char kMagic[8] = {'V', 'T', 'R', 'A', 'W', '0', '0', '1'};
+
+enum class Tag : std::uint32_t {
+  kProcess = 1,       ///< ProcessRecord: first record of every file
+  kDevice = 2,        ///< DeviceRecord + name bytes
+  kKernel = 3,        ///< KernelRecord + mangled name bytes
+  kMemcpy = 4,        ///< MemcpyRecord
+  kMemset = 5,        ///< MemsetRecord
+  kMemory = 6,        ///< MemoryRecord (allocation or release)
+  kFailedLaunch = 7,  ///< FailedLaunchRecord + "api\0kernel" bytes
+  kDropped = 8,       ///< DroppedRecord: records CUPTI or the library lost
+  kNote = 9,          ///< message bytes: something the user should know (CUPTI taken, an API call failed)
+  kEnd = 10,          ///< EndRecord: the library flushed everything at a clean exit
+};
+
+struct FrameHeader {
+  std::uint32_t tag;
+  std::uint32_t bytes;  ///< payload bytes following this header
+};
+
+struct ProcessRecord {
+  std::int64_t pid;
+  std::uint64_t start_ns;  ///< CUPTI timestamp when the library initialised
+};
+
+struct DeviceRecord {
+  std::uint32_t id;
+  std::uint32_t cc_major, cc_minor;
+  std::uint32_t sm_count;
+  std::uint64_t memory_bytes;
+};
+
+struct KernelRecord {
+  std::uint64_t start_ns, end_ns;
+  std::uint32_t device_id, context_id, stream_id, correlation_id;
+  std::int32_t grid[3], block[3];
+  std::uint32_t cluster[3];
+  std::uint32_t registers_per_thread;
+  std::int32_t static_shared_bytes, dynamic_shared_bytes;
+  std::uint32_t local_bytes_per_thread;
+  std::uint32_t launch_type;  ///< CUpti_ActivityLaunchType value
+  std::uint64_t local_bytes_total;
+  std::uint64_t graph_node_id;
+  std::uint32_t graph_id;
+  std::uint32_t pad;
+};
+
+struct MemcpyRecord {
+  std::uint64_t start_ns, end_ns, bytes;
+  std::uint32_t copy_kind;  ///< CUpti_ActivityMemcpyKind value
+  std::uint32_t device_id, context_id, stream_id, correlation_id;
+  std::uint32_t pad;
+};
+
+struct MemsetRecord {
+  std::uint64_t start_ns, end_ns, bytes;
+  std::uint32_t value;
+  std::uint32_t device_id, context_id, stream_id, correlation_id;
+  std::uint32_t pad;
+};
+
+struct MemoryRecord {
+  std::uint64_t timestamp_ns, address, bytes;
+  std::uint32_t operation;    ///< 1 allocation, 2 release (CUpti_ActivityMemoryOperationType)
+  std::uint32_t memory_kind;  ///< CUpti_ActivityMemoryKind value
+  std::uint32_t device_id, context_id;
+};
+
+struct FailedLaunchRecord {
+  std::int32_t status;
+  std::uint32_t correlation_id;
+};
+
+struct DroppedRecord {
+  std::uint64_t count;
+};
+
+struct EndRecord {
+  std::uint64_t end_ns;
+};
+
+}  // namespace vtools::vtrace::raw

@@ -1,0 +1,114 @@
+// `vtrace run`: checks that tracing can work, runs the command with the injection library, reads back what each
+// traced process recorded, builds the trace and writes it atomically; returns the command's exit status.
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "libcommon/cli.hpp"
+#include "libcommon/document.hpp"
+#include "libcommon/error.hpp"
+#include "libcommon/input_file.hpp"
+#include "tools/vtrace/child_process.hpp"
+#include "tools/vtrace/options.hpp"
+#include "tools/vtrace/raw_record_reader.hpp"
+#include "tools/vtrace/runtime_check.hpp"
+#include "tools/vtrace/trace_builder.hpp"
+#include "tools/vtrace/trace_writer.hpp"
+
+namespace vtools::vtrace {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A private directory for the raw record files, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/vtrace-XXXXXX";
+    if (!::mkdtemp(pattern.data()))
+      throw Error(ExitCode::kIoError, "cannot create a temporary directory from '" + pattern + "'");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+/// Every raw file in `dir`; one that cannot be read becomes a note (the rest of the trace still counts).
+std::vector<raw::Capture> read_captures(const std::string& dir, std::vector<std::string>& notes) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".bin") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  std::vector<raw::Capture> out;
+  for (const auto& f : files) {
+    try {
+      out.push_back(raw::read_capture(read_input(f.string()), f.filename().string()));
+    } catch (const Error& e) {
+      notes.push_back(std::string("records of one process were unreadable and left out: ") + e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_command(const RunOptions& o) {
+  KernelFilter filter(o.kernel_regex);
+  if (o.command.empty()) throw Error(ExitCode::kUsage, "no command to run (usage: vtrace run [options] -- CMD ARGS...)");
+  if (o.accesses) {
+#ifndef VTOOLS_HAVE_SANITIZER
+    throw Error(ExitCode::kUnavailable,
+                "--accesses needs the Compute Sanitizer API, which was not found when this vtrace was built "
+                "(compute-sanitizer/include/sanitizer.h)");
+#else
+    throw Error(ExitCode::kUnavailable, "--accesses: the access tracing library is not part of this build yet");
+#endif
+  }
+  std::string library = find_injection_library(executable_dir());
+  check_tracing_runtime(library);
+
+  TempDir dir;
+  RunInfo run;
+  run.command = o.command;
+  run.start_time = iso8601_now();
+  run.host = host_name();
+  run.tool_version = tool_version();
+  if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old)
+    run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to '") + old + "'; vtrace replaced it");
+  ChildExit exit = run_child(o.command, {{"CUDA_INJECTION64_PATH", library}, {"VTRACE_RAW_DIR", dir.path()}});
+  run.exit_status = exit.exit_status;
+  run.signal = exit.signal;
+  run.duration_ns = exit.duration_ns;
+
+  std::vector<std::string> notes;
+  std::vector<raw::Capture> captures = read_captures(dir.path(), notes);
+  Trace trace = build_trace(captures, std::move(run), filter);
+  for (auto& n : notes) trace.run.notes.push_back(std::move(n));
+  if (trace.partial && trace.run.signal)
+    trace.run.notes.push_back("the command was killed by signal " + std::to_string(trace.run.signal) +
+                              "; the trace holds what was flushed before");
+  for (const auto& n : trace.run.notes) print_note(n);
+  write_document(trace_to_document(trace), o.output.output);
+  return trace.run.exit_status;
+}
+
+}  // namespace vtools::vtrace

@@ -1,0 +1,115 @@
+#include "tools/vtrace/summary_writer.hpp"
+
+#include <cstdio>
+
+#include "libcommon/human_units.hpp"
+#include "libcommon/table.hpp"
+
+namespace vtools::vtrace {
+
+namespace {
+
+std::string dim3_text(const Dim3& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+void write_table(const Table& t, bool markdown, std::ostream& out) {
+  if (markdown)
+    write_markdown_table(t, out);
+  else
+    write_text_table(t, out);
+}
+
+}  // namespace
+
+OrderedJson summary_to_json(const TraceSummary& s) {
+  OrderedJson j;
+  j["summary_of"] = "vtools.trace";
+  j["launches"] = s.launches;
+  j["gpu_time_ns"] = s.gpu_time_ns;
+  j["span_ns"] = s.span_ns;
+  j["failed_launches"] = s.failed_launches;
+  j["findings"] = s.findings;
+  j["dropped_records"] = s.dropped_records;
+  j["partial"] = s.partial;
+  j["kernels"] = OrderedJson::array();
+  for (const auto& k : s.kernels)
+    j["kernels"].push_back(OrderedJson{{"name", k.name},
+                                       {"calls", k.calls},
+                                       {"total_ns", k.total_ns},
+                                       {"mean_ns", k.mean_ns},
+                                       {"min_ns", k.min_ns},
+                                       {"max_ns", k.max_ns},
+                                       {"share", k.share},
+                                       {"grid", k.grid},
+                                       {"grid_varies", k.grid_varies},
+                                       {"block", k.block},
+                                       {"registers_per_thread", k.registers_per_thread},
+                                       {"shared_bytes", k.shared_bytes}});
+  j["memcpys"] = OrderedJson::array();
+  for (const auto& c : s.copies)
+    j["memcpys"].push_back(OrderedJson{
+        {"kind", c.kind}, {"count", c.count}, {"bytes", c.bytes}, {"total_ns", c.total_ns}, {"gb_per_s", c.gb_per_s}});
+  j["accesses"] = OrderedJson::array();
+  for (const auto& a : s.accesses)
+    j["accesses"].push_back(OrderedJson{{"kernel", a.kernel},
+                                        {"launches", a.launches},
+                                        {"blocks", a.blocks},
+                                        {"loads", a.loads},
+                                        {"stores", a.stores},
+                                        {"atomics", a.atomics},
+                                        {"bytes_loaded", a.bytes_loaded},
+                                        {"bytes_stored", a.bytes_stored},
+                                        {"sectors_per_request", a.sectors_per_request},
+                                        {"findings", a.findings},
+                                        {"tma", a.tma}});
+  return j;
+}
+
+void write_summary_tables(const TraceSummary& s, bool markdown, std::ostream& out) {
+  using A = Table::Align;
+  Table kernels;
+  kernels.headers = {"kernel", "calls", "total", "mean", "min", "max", "share", "grid", "block", "regs", "smem"};
+  kernels.align = {A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight,
+                   A::kRight, A::kRight, A::kRight, A::kRight, A::kRight};
+  for (const auto& k : s.kernels)
+    kernels.add_row({k.name, format_count(k.calls), format_duration_ns(k.total_ns), format_duration_ns(k.mean_ns),
+                     format_duration_ns(k.min_ns), format_duration_ns(k.max_ns), fixed(100 * k.share, 1) + "%",
+                     k.grid_varies ? "varies" : dim3_text(k.grid), dim3_text(k.block),
+                     std::to_string(k.registers_per_thread), format_bytes(k.shared_bytes)});
+  out << format_count(s.launches) << " kernel launches, " << format_duration_ns(s.gpu_time_ns) << " of GPU time"
+      << (s.partial ? " (partial trace)" : "") << "\n\n";
+  write_table(kernels, markdown, out);
+  if (!s.copies.empty()) {
+    Table copies;
+    copies.headers = {"memcpy", "count", "bytes", "time", "GB/s"};
+    copies.align = {A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight};
+    for (const auto& c : s.copies)
+      copies.add_row({c.kind, format_count(c.count), format_bytes(c.bytes), format_duration_ns(c.total_ns),
+                      fixed(c.gb_per_s, 2)});
+    out << "\n";
+    write_table(copies, markdown, out);
+  }
+  if (!s.accesses.empty()) {
+    Table acc;
+    acc.headers = {"kernel", "launches", "blocks", "loaded", "stored", "sectors/req", "findings", "note"};
+    acc.align = {A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft};
+    for (const auto& a : s.accesses)
+      acc.add_row({a.kernel, format_count(a.launches), format_count(a.blocks), format_bytes(a.bytes_loaded),
+                   format_bytes(a.bytes_stored), fixed(a.sectors_per_request, 2), format_count(a.findings),
+                   a.tma ? "TMA copies not visible" : ""});
+    out << "\n";
+    write_table(acc, markdown, out);
+  }
+  if (s.failed_launches || s.dropped_records)
+    out << "\n" << format_count(s.failed_launches) << " failed launches, " << format_count(s.dropped_records)
+        << " dropped records\n";
+}
+
+}  // namespace vtools::vtrace

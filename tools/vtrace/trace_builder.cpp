@@ -1,0 +1,151 @@
+#include "tools/vtrace/trace_builder.hpp"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+namespace vtools::vtrace {
+
+std::string demangle(const std::string& mangled) {
+  if (mangled.rfind("_Z", 0) != 0) return mangled;
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                             std::free);
+  return status == 0 && out ? std::string(out.get()) : mangled;
+}
+
+std::string memcpy_kind_name(std::uint32_t kind) {
+  static const char* const kNames[] = {"unknown", "htod", "dtoh", "htoa", "atoh", "atoa",
+                                       "atod",    "dtoa", "dtod", "htoh", "ptop"};
+  return kind < std::size(kNames) ? kNames[kind] : "unknown";
+}
+
+std::string launch_type_name(std::uint32_t type) {
+  static const char* const kNames[] = {"regular", "cooperative_single_device", "cooperative_multi_device",
+                                       "cbl_commandlist"};
+  return type < std::size(kNames) ? kNames[type] : "type_" + std::to_string(type);
+}
+
+std::string memory_kind_name(std::uint32_t kind) {
+  static const char* const kNames[] = {"unknown", "pageable", "pinned",         "device",
+                                       "array",   "managed",  "device_static", "managed_static"};
+  return kind < std::size(kNames) ? kNames[kind] : "unknown";
+}
+
+namespace {
+
+Kernel to_kernel(const raw::NamedKernel& nk, std::int64_t pid) {
+  const raw::KernelRecord& r = nk.record;
+  Kernel k;
+  k.mangled_name = nk.mangled_name;
+  k.name = demangle(nk.mangled_name);
+  k.device_id = r.device_id;
+  k.context_id = r.context_id;
+  k.stream_id = r.stream_id;
+  k.correlation_id = r.correlation_id;
+  k.process_id = pid;
+  for (int i = 0; i < 3; ++i) {
+    k.grid[i] = r.grid[i];
+    k.block[i] = r.block[i];
+    k.cluster[i] = r.cluster[i];
+  }
+  k.registers_per_thread = r.registers_per_thread;
+  k.static_shared_bytes = static_cast<std::uint64_t>(std::max(0, r.static_shared_bytes));
+  k.dynamic_shared_bytes = static_cast<std::uint64_t>(std::max(0, r.dynamic_shared_bytes));
+  k.local_bytes_per_thread = r.local_bytes_per_thread;
+  k.local_bytes_total = r.local_bytes_total;
+  k.launch_type = launch_type_name(r.launch_type);
+  k.graph_id = r.graph_id;
+  k.graph_node_id = r.graph_node_id;
+  k.start_ns = r.start_ns;
+  k.end_ns = std::max(r.start_ns, r.end_ns);
+  return k;
+}
+
+/// Pairs allocation records with the release of the same address on the same device, in timestamp order.
+void add_allocations(const raw::Capture& c, Trace& t) {
+  std::vector<raw::MemoryRecord> records = c.memory;
+  std::stable_sort(records.begin(), records.end(),
+                   [](const auto& a, const auto& b) { return a.timestamp_ns < b.timestamp_ns; });
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::size_t> live;  // (device, address) -> index in t
+  for (const auto& r : records) {
+    auto key = std::make_pair(r.device_id, r.address);
+    if (r.operation == 1) {
+      Allocation a;
+      a.id = t.allocations.size() + 1;
+      a.address = r.address;
+      a.size = r.bytes;
+      a.memory_kind = memory_kind_name(r.memory_kind);
+      a.device_id = r.device_id;
+      a.allocated_ns = r.timestamp_ns;
+      live[key] = t.allocations.size();
+      t.allocations.push_back(a);
+    } else if (r.operation == 2) {
+      auto it = live.find(key);
+      if (it != live.end()) {
+        t.allocations[it->second].freed_ns = r.timestamp_ns;
+        live.erase(it);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const KernelFilter& filter) {
+  Trace t;
+  t.run = std::move(run);
+  t.partial = t.run.signal != 0;
+  std::map<std::uint32_t, Device> devices;
+  for (const auto& c : captures) {
+    t.run.process_ids.push_back(c.process.pid);
+    if (!c.ended || c.torn_bytes > 0) t.partial = true;
+    t.dropped_records += c.dropped;
+    for (const auto& note : c.notes)
+      if (std::find(t.run.notes.begin(), t.run.notes.end(), note) == t.run.notes.end()) t.run.notes.push_back(note);
+    for (const auto& d : c.devices) {
+      Device dev;
+      dev.id = d.record.id;
+      dev.name = d.name;
+      dev.compute_capability = std::to_string(d.record.cc_major) + "." + std::to_string(d.record.cc_minor);
+      dev.sm_count = d.record.sm_count;
+      dev.memory_bytes = d.record.memory_bytes;
+      devices.emplace(dev.id, dev);
+    }
+    for (const auto& nk : c.kernels) {
+      Kernel k = to_kernel(nk, c.process.pid);
+      if (filter.keeps(k.name, k.mangled_name))
+        t.kernels.push_back(std::move(k));
+      else
+        ++t.filtered_kernels;
+    }
+    for (const auto& r : c.memcpys)
+      t.memcpys.push_back({memcpy_kind_name(r.copy_kind), r.bytes, r.start_ns, std::max(r.start_ns, r.end_ns),
+                           r.device_id, r.context_id, r.stream_id, r.correlation_id});
+    for (const auto& r : c.memsets)
+      t.memsets.push_back({r.bytes, r.value, r.start_ns, std::max(r.start_ns, r.end_ns), r.device_id, r.context_id,
+                           r.stream_id, r.correlation_id});
+    add_allocations(c, t);
+    for (const auto& f : c.failed_launches) {
+      std::string kernel = demangle(f.kernel);
+      if (!filter.keeps(kernel, f.kernel)) continue;
+      t.failed_launches.push_back({f.api, kernel, f.record.status, f.record.correlation_id});
+    }
+  }
+  for (auto& [id, d] : devices) t.devices.push_back(d);
+  auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
+  std::stable_sort(t.kernels.begin(), t.kernels.end(), by_start);
+  std::stable_sort(t.memcpys.begin(), t.memcpys.end(), by_start);
+  std::stable_sort(t.memsets.begin(), t.memsets.end(), by_start);
+  if (t.filtered_kernels > 0)
+    t.run.notes.push_back("--kernel '" + filter.pattern() + "' left out " + std::to_string(t.filtered_kernels) +
+                          " kernel launches");
+  if (t.dropped_records > 0)
+    t.run.notes.push_back(std::to_string(t.dropped_records) + " activity records were dropped by the tracer");
+  return t;
+}
+
+}  // namespace vtools::vtrace

@@ -1,0 +1,31 @@
+// Turns the raw captures of every traced process into the trace model: demangles kernel names, names copy kinds and
+// launch types, pairs allocations with their releases, applies --kernel, and decides whether the trace is partial.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tools/vtrace/kernel_filter.hpp"
+#include "tools/vtrace/raw_record_reader.hpp"
+#include "tools/vtrace/trace_model.hpp"
+
+namespace vtools::vtrace {
+
+/// Demangles an Itanium C++ name ("_Z3addPfi" -> "add(float*, int)"); other names come back unchanged.
+std::string demangle(const std::string& mangled);
+
+/// "htod", "dtoh", ... for a CUpti_ActivityMemcpyKind value; "unknown" for anything else.
+std::string memcpy_kind_name(std::uint32_t kind);
+
+/// "regular", "cooperative_single_device", ... for a CUpti_ActivityLaunchType value.
+std::string launch_type_name(std::uint32_t type);
+
+/// "pageable", "pinned", "device", "array", "managed", "device_static", "managed_static" or "unknown".
+std::string memory_kind_name(std::uint32_t kind);
+
+/// Builds the trace. `run` is copied in (command, status, times); kernels are sorted by start time. The trace is
+/// partial when the command died of a signal, a process did not write its end record, or a file ends in a torn
+/// record.
+Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const KernelFilter& filter);
+
+}  // namespace vtools::vtrace

@@ -1,0 +1,15 @@
+// `vtrace check`: the problems a trace holds (failed launches; in access mode out-of-bounds findings), one line
+// each, for CI. Exit 1 when there is any.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tools/vtrace/trace_model.hpp"
+
+namespace vtools::vtrace {
+
+/// One human line per problem, failed launches first, then findings in document order.
+std::vector<std::string> trace_problems(const Trace& trace);
+
+}  // namespace vtools::vtrace

@@ -1,0 +1,132 @@
+// The vtools.trace model: what one traced run recorded (run metadata, devices, kernel launches, copies, sets,
+// allocations, and in access mode per-block accesses and out-of-bounds findings). Plain data; readers, builders,
+// analyses and writers live in their own files.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vtools::vtrace {
+
+/// How the traced command ended. `signal` is 0 unless it was killed by one (then exit_status = 128 + signal).
+struct RunInfo {
+  std::vector<std::string> command;
+  int exit_status = 0;
+  int signal = 0;
+  std::string start_time;  ///< ISO 8601 UTC
+  std::string host;
+  std::string tool_version;
+  std::string mode = "launches";  ///< "launches" or "accesses"
+  std::uint64_t duration_ns = 0;  ///< wall time of the command, host clock
+  std::vector<std::int64_t> process_ids;  ///< processes that initialised CUDA under the tracer
+  std::vector<std::string> notes;  ///< things the user should know (CUPTI taken, kernels filtered, ...)
+};
+
+struct Device {
+  std::uint32_t id = 0;
+  std::string name;
+  std::string compute_capability;  ///< "9.0"
+  std::uint32_t sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+};
+
+using Dim3 = std::array<std::int64_t, 3>;
+
+struct Kernel {
+  std::string name;          ///< demangled
+  std::string mangled_name;  ///< as the driver reported it
+  std::uint32_t device_id = 0, context_id = 0, stream_id = 0, correlation_id = 0;
+  std::int64_t process_id = 0;
+  Dim3 grid{1, 1, 1}, block{1, 1, 1}, cluster{0, 0, 0};
+  std::uint32_t registers_per_thread = 0;
+  std::uint64_t static_shared_bytes = 0, dynamic_shared_bytes = 0;
+  std::uint64_t local_bytes_per_thread = 0, local_bytes_total = 0;
+  std::string launch_type = "regular";  ///< regular, cooperative_single_device, cooperative_multi_device, ...
+  std::uint32_t graph_id = 0;           ///< 0 when not launched from a CUDA graph
+  std::uint64_t graph_node_id = 0;
+  std::uint64_t start_ns = 0, end_ns = 0;
+};
+
+/// Memory copy; `kind` is "htod", "dtoh", "dtod", "htoh", "ptop", ... ("unknown" otherwise).
+struct Memcpy {
+  std::string kind;
+  std::uint64_t bytes = 0;
+  std::uint64_t start_ns = 0, end_ns = 0;
+  std::uint32_t device_id = 0, context_id = 0, stream_id = 0, correlation_id = 0;
+};
+
+struct Memset {
+  std::uint64_t bytes = 0;
+  std::uint32_t value = 0;
+  std::uint64_t start_ns = 0, end_ns = 0;
+  std::uint32_t device_id = 0, context_id = 0, stream_id = 0, correlation_id = 0;
+};
+
+/// A device (or pinned/managed) allocation. `size` is the requested size in bytes.
+struct Allocation {
+  std::uint64_t id = 0;
+  std::uint64_t address = 0;
+  std::uint64_t size = 0;
+  std::string name;  ///< "" unless known (access mode names allocations after kernel arguments)
+  std::string memory_kind = "device";
+  std::uint32_t device_id = 0;
+  std::uint64_t allocated_ns = 0;
+  std::optional<std::uint64_t> freed_ns;
+};
+
+/// A launch the driver or runtime refused (the API call returned an error).
+struct FailedLaunch {
+  std::string api;     ///< "cuLaunchKernel", "cudaLaunchKernel", ...
+  std::string kernel;  ///< demangled symbol name when known
+  int status = 0;      ///< CUresult / cudaError_t value
+  std::uint32_t correlation_id = 0;
+};
+
+/// Access mode: what one block of one launch did to one allocation.
+struct Access {
+  std::string kernel;
+  std::uint64_t launch = 0;  ///< 0-based launch index of this kernel name
+  Dim3 block{0, 0, 0};
+  std::int64_t allocation = -1;  ///< allocation id, -1 when outside every allocation
+  std::vector<std::array<std::uint64_t, 2>> ranges;  ///< merged [lo, hi) byte offsets into the allocation
+  std::uint64_t loads = 0, stores = 0, atomics = 0;
+  std::uint64_t bytes_loaded = 0, bytes_stored = 0;
+  double sectors_per_request = 0;  ///< 32-byte sectors per warp-level request
+  double active_lanes_per_request = 0;
+};
+
+/// Access mode: one out-of-bounds access.
+struct Finding {
+  std::string kind = "out_of_bounds";
+  std::string kernel;
+  std::uint64_t launch = 0;
+  Dim3 block{0, 0, 0}, thread{0, 0, 0};
+  std::uint64_t pc_offset = 0;
+  std::uint64_t address = 0;
+  std::uint32_t size = 0;
+  std::string operation;          ///< "load", "store", "atomic"
+  std::int64_t allocation = -1;   ///< nearest allocation id, -1 when none
+  std::int64_t distance = 0;      ///< bytes past the end (>0) or before the start (<0) of that allocation
+};
+
+struct Trace {
+  RunInfo run;
+  std::vector<Device> devices;
+  std::vector<Kernel> kernels;
+  std::vector<Memcpy> memcpys;
+  std::vector<Memset> memsets;
+  std::vector<Allocation> allocations;
+  std::vector<FailedLaunch> failed_launches;
+  std::vector<Access> accesses;
+  std::vector<Finding> findings;
+  /// Kernels that ran through TMA tensor copies, invisible to access tracing (access mode only).
+  std::vector<std::string> tma_kernels;
+  bool partial = false;
+  std::uint64_t dropped_records = 0;   ///< records the tracer lost (buffers full, write failures, size cap)
+  std::uint64_t filtered_kernels = 0;  ///< launches left out by --kernel
+};
+
+}  // namespace vtools::vtrace

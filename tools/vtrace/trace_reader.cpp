@@ -1,0 +1,250 @@
+#include "tools/vtrace/trace_reader.hpp"
+
+#include "libcommon/document.hpp"
+#include "libcommon/error.hpp"
+
+namespace vtools::vtrace {
+
+namespace {
+
+/// One JSON object being read, with its path for messages.
+class Fields {
+ public:
+  Fields(const OrderedJson& obj, std::string path, std::string_view file) : obj_(obj), path_(std::move(path)), file_(file) {
+    if (!obj_.is_object()) fail("", "expected an object");
+  }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    std::string where = path_;
+    if (!key.empty()) where += (where.empty() ? "" : ".") + key;
+    throw Error(ExitCode::kDataError, where + ": " + what, SourceLocation{std::string(file_)});
+  }
+
+  const OrderedJson* find(const std::string& key) const {
+    auto it = obj_.find(key);
+    if (it == obj_.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+
+  template <class T>
+  void get_uint(const std::string& key, T& out) const {
+    if (const auto* v = find(key)) {
+      if (!v->is_number_integer() || v->get<long long>() < 0) fail(key, "expected a non-negative integer");
+      out = static_cast<T>(v->get<unsigned long long>());
+    }
+  }
+  template <class T>
+  void get_int(const std::string& key, T& out) const {
+    if (const auto* v = find(key)) {
+      if (!v->is_number_integer()) fail(key, "expected an integer");
+      out = static_cast<T>(v->get<long long>());
+    }
+  }
+  void get_double(const std::string& key, double& out) const {
+    if (const auto* v = find(key)) {
+      if (!v->is_number()) fail(key, "expected a number");
+      out = v->get<double>();
+    }
+  }
+  void get_string(const std::string& key, std::string& out) const {
+    if (const auto* v = find(key)) {
+      if (!v->is_string()) fail(key, "expected a string");
+      out = v->get<std::string>();
+    }
+  }
+  void get_bool(const std::string& key, bool& out) const {
+    if (const auto* v = find(key)) {
+      if (!v->is_boolean()) fail(key, "expected true or false");
+      out = v->get<bool>();
+    }
+  }
+  void get_dim3(const std::string& key, Dim3& out) const {
+    if (const auto* v = find(key)) {
+      if (!v->is_array() || v->size() != 3) fail(key, "expected an array of 3 integers");
+      for (int i = 0; i < 3; ++i) {
+        if (!(*v)[i].is_number_integer()) fail(key, "expected an array of 3 integers");
+        out[i] = (*v)[i].get<long long>();
+      }
+    }
+  }
+  void get_strings(const std::string& key, std::vector<std::string>& out) const {
+    if (const auto* v = find(key)) {
+      if (!v->is_array()) fail(key, "expected an array of strings");
+      for (const auto& s : *v) {
+        if (!s.is_string()) fail(key, "expected an array of strings");
+        out.push_back(s.get<std::string>());
+      }
+    }
+  }
+  /// Calls `each(Fields)` for every object in the array `key`.
+  template <class F>
+  void for_each(const std::string& key, F each) const {
+    const auto* v = find(key);
+    if (!v) return;
+    if (!v->is_array()) fail(key, "expected an array");
+    std::string base = path_.empty() ? key : path_ + "." + key;
+    for (std::size_t i = 0; i < v->size(); ++i) each(Fields((*v)[i], base + "[" + std::to_string(i) + "]", file_));
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  const OrderedJson& obj_;
+  std::string path_;
+  std::string_view file_;
+};
+
+Kernel read_kernel(const Fields& f) {
+  Kernel k;
+  f.get_string("name", k.name);
+  f.get_string("mangled_name", k.mangled_name);
+  f.get_uint("device_id", k.device_id);
+  f.get_uint("context_id", k.context_id);
+  f.get_uint("stream_id", k.stream_id);
+  f.get_uint("correlation_id", k.correlation_id);
+  f.get_int("process_id", k.process_id);
+  f.get_dim3("grid", k.grid);
+  f.get_dim3("block", k.block);
+  f.get_dim3("cluster", k.cluster);
+  f.get_uint("registers_per_thread", k.registers_per_thread);
+  f.get_uint("static_shared_bytes", k.static_shared_bytes);
+  f.get_uint("dynamic_shared_bytes", k.dynamic_shared_bytes);
+  f.get_uint("local_bytes_per_thread", k.local_bytes_per_thread);
+  f.get_uint("local_bytes_total", k.local_bytes_total);
+  f.get_string("launch_type", k.launch_type);
+  f.get_uint("graph_id", k.graph_id);
+  f.get_uint("graph_node_id", k.graph_node_id);
+  f.get_uint("start_ns", k.start_ns);
+  f.get_uint("end_ns", k.end_ns);
+  if (k.end_ns < k.start_ns) f.fail("end_ns", "ends before it starts (start_ns " + std::to_string(k.start_ns) + ")");
+  return k;
+}
+
+Access read_access(const Fields& f) {
+  Access a;
+  f.get_string("kernel", a.kernel);
+  f.get_uint("launch", a.launch);
+  f.get_dim3("block", a.block);
+  f.get_int("allocation", a.allocation);
+  if (const auto* r = f.find("ranges")) {
+    if (!r->is_array()) f.fail("ranges", "expected an array of [lo, hi) pairs");
+    for (const auto& p : *r) {
+      if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() || !p[1].is_number_unsigned() ||
+          p[1].get<std::uint64_t>() < p[0].get<std::uint64_t>())
+        f.fail("ranges", "expected an array of [lo, hi) pairs with lo <= hi");
+      a.ranges.push_back({p[0].get<std::uint64_t>(), p[1].get<std::uint64_t>()});
+    }
+  }
+  f.get_uint("loads", a.loads);
+  f.get_uint("stores", a.stores);
+  f.get_uint("atomics", a.atomics);
+  f.get_uint("bytes_loaded", a.bytes_loaded);
+  f.get_uint("bytes_stored", a.bytes_stored);
+  f.get_double("sectors_per_request", a.sectors_per_request);
+  f.get_double("active_lanes_per_request", a.active_lanes_per_request);
+  return a;
+}
+
+Finding read_finding(const Fields& f) {
+  Finding x;
+  f.get_string("kind", x.kind);
+  f.get_string("kernel", x.kernel);
+  f.get_uint("launch", x.launch);
+  f.get_dim3("block", x.block);
+  f.get_dim3("thread", x.thread);
+  f.get_uint("pc_offset", x.pc_offset);
+  f.get_uint("address", x.address);
+  f.get_uint("size", x.size);
+  f.get_string("operation", x.operation);
+  f.get_int("allocation", x.allocation);
+  f.get_int("distance", x.distance);
+  return x;
+}
+
+}  // namespace
+
+Trace read_trace(std::string_view text, std::string_view name) {
+  OrderedJson doc = parse_document(text, name, {kTraceFormat});
+  Fields top(doc, "", name);
+  Trace t;
+  if (!top.find("run")) top.fail("run", "missing (every vtools.trace document has a run object)");
+  if (!top.find("kernels")) top.fail("kernels", "missing (every vtools.trace document has a kernels array)");
+  {
+    Fields r(*top.find("run"), "run", name);
+    r.get_strings("command", t.run.command);
+    r.get_int("exit_status", t.run.exit_status);
+    r.get_int("signal", t.run.signal);
+    r.get_string("start_time", t.run.start_time);
+    r.get_string("host", t.run.host);
+    r.get_string("tool_version", t.run.tool_version);
+    r.get_string("mode", t.run.mode);
+    r.get_uint("duration_ns", t.run.duration_ns);
+    r.get_strings("notes", t.run.notes);
+  }
+  top.for_each("devices", [&](const Fields& f) {
+    Device d;
+    f.get_uint("id", d.id);
+    f.get_string("name", d.name);
+    f.get_string("compute_capability", d.compute_capability);
+    f.get_uint("sm_count", d.sm_count);
+    f.get_uint("memory_bytes", d.memory_bytes);
+    t.devices.push_back(d);
+  });
+  top.for_each("kernels", [&](const Fields& f) { t.kernels.push_back(read_kernel(f)); });
+  top.for_each("memcpys", [&](const Fields& f) {
+    Memcpy m;
+    f.get_string("kind", m.kind);
+    f.get_uint("bytes", m.bytes);
+    f.get_uint("start_ns", m.start_ns);
+    f.get_uint("end_ns", m.end_ns);
+    f.get_uint("device_id", m.device_id);
+    f.get_uint("context_id", m.context_id);
+    f.get_uint("stream_id", m.stream_id);
+    f.get_uint("correlation_id", m.correlation_id);
+    t.memcpys.push_back(m);
+  });
+  top.for_each("memsets", [&](const Fields& f) {
+    Memset m;
+    f.get_uint("bytes", m.bytes);
+    f.get_uint("value", m.value);
+    f.get_uint("start_ns", m.start_ns);
+    f.get_uint("end_ns", m.end_ns);
+    f.get_uint("device_id", m.device_id);
+    f.get_uint("context_id", m.context_id);
+    f.get_uint("stream_id", m.stream_id);
+    f.get_uint("correlation_id", m.correlation_id);
+    t.memsets.push_back(m);
+  });
+  top.for_each("allocations", [&](const Fields& f) {
+    Allocation a;
+    f.get_uint("id", a.id);
+    f.get_uint("address", a.address);
+    f.get_uint("size", a.size);
+    f.get_string("name", a.name);
+    f.get_string("memory_kind", a.memory_kind);
+    f.get_uint("device_id", a.device_id);
+    f.get_uint("allocated_ns", a.allocated_ns);
+    std::uint64_t freed = 0;
+    if (f.find("freed_ns")) {
+      f.get_uint("freed_ns", freed);
+      a.freed_ns = freed;
+    }
+    t.allocations.push_back(a);
+  });
+  top.for_each("failed_launches", [&](const Fields& f) {
+    FailedLaunch x;
+    f.get_string("api", x.api);
+    f.get_string("kernel", x.kernel);
+    f.get_int("status", x.status);
+    f.get_uint("correlation_id", x.correlation_id);
+    t.failed_launches.push_back(x);
+  });
+  top.for_each("accesses", [&](const Fields& f) { t.accesses.push_back(read_access(f)); });
+  top.for_each("findings", [&](const Fields& f) { t.findings.push_back(read_finding(f)); });
+  top.get_strings("tma_kernels", t.tma_kernels);
+  top.get_bool("partial", t.partial);
+  top.get_uint("dropped_records", t.dropped_records);
+  top.get_uint("filtered_kernels", t.filtered_kernels);
+  return t;
+}
+
+}  // namespace vtools::vtrace

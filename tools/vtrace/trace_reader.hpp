@@ -1,0 +1,15 @@
+// Reads a vtools.trace document into the trace model. Missing optional fields take their defaults; unknown fields
+// are ignored (forward compatible); a present field of the wrong type is refused with its JSON path.
+#pragma once
+
+#include <string_view>
+
+#include "tools/vtrace/trace_model.hpp"
+
+namespace vtools::vtrace {
+
+/// Parses `text` (named `name` in messages). Throws Error(kDataError) at `name` with the JSON path of the first
+/// bad field, e.g. "kernels[2].grid: expected an array of 3 integers".
+Trace read_trace(std::string_view text, std::string_view name);
+
+}  // namespace vtools::vtrace

@@ -1,0 +1,125 @@
+#include "tools/vtrace/trace_summary.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "libcommon/stats.hpp"
+
+namespace vtools::vtrace {
+
+namespace {
+
+std::vector<KernelStats> kernel_stats(const Trace& t, double& gpu_time_ns) {
+  std::map<std::string, std::vector<const Kernel*>> by_name;
+  for (const auto& k : t.kernels) by_name[k.name].push_back(&k);
+  std::vector<KernelStats> out;
+  gpu_time_ns = 0;
+  for (const auto& [name, launches] : by_name) {
+    std::vector<double> durations;
+    KernelStats s;
+    s.name = name;
+    s.calls = launches.size();
+    s.grid = launches.front()->grid;
+    s.block = launches.front()->block;
+    for (const Kernel* k : launches) {
+      durations.push_back(static_cast<double>(k->end_ns - k->start_ns));
+      if (k->grid != s.grid) s.grid_varies = true;
+      s.registers_per_thread = std::max(s.registers_per_thread, k->registers_per_thread);
+      s.shared_bytes = std::max(s.shared_bytes, k->static_shared_bytes + k->dynamic_shared_bytes);
+    }
+    stats::Summary d = stats::summarize(durations);
+    s.mean_ns = d.mean;
+    s.min_ns = d.min;
+    s.max_ns = d.max;
+    s.total_ns = d.mean * static_cast<double>(d.n);
+    gpu_time_ns += s.total_ns;
+    out.push_back(s);
+  }
+  for (auto& s : out) s.share = gpu_time_ns > 0 ? s.total_ns / gpu_time_ns : 0;
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
+  return out;
+}
+
+std::vector<CopyStats> copy_stats(const Trace& t) {
+  std::map<std::string, CopyStats> by_kind;
+  for (const auto& m : t.memcpys) {
+    CopyStats& s = by_kind[m.kind];
+    s.kind = m.kind;
+    ++s.count;
+    s.bytes += m.bytes;
+    s.total_ns += static_cast<double>(m.end_ns - m.start_ns);
+  }
+  std::vector<CopyStats> out;
+  for (auto& [kind, s] : by_kind) {
+    s.gb_per_s = s.total_ns > 0 ? static_cast<double>(s.bytes) / s.total_ns : 0;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<AccessStats> access_stats(const Trace& t) {
+  std::map<std::string, AccessStats> by_kernel;
+  std::map<std::string, std::set<std::uint64_t>> launches;
+  std::map<std::string, std::set<std::tuple<std::uint64_t, std::int64_t, std::int64_t, std::int64_t>>> blocks;
+  std::map<std::string, double> weighted_sectors, requests;
+  for (const auto& a : t.accesses) {
+    AccessStats& s = by_kernel[a.kernel];
+    s.kernel = a.kernel;
+    launches[a.kernel].insert(a.launch);
+    blocks[a.kernel].insert({a.launch, a.block[0], a.block[1], a.block[2]});
+    s.loads += a.loads;
+    s.stores += a.stores;
+    s.atomics += a.atomics;
+    s.bytes_loaded += a.bytes_loaded;
+    s.bytes_stored += a.bytes_stored;
+    double n = static_cast<double>(a.loads + a.stores + a.atomics);
+    weighted_sectors[a.kernel] += a.sectors_per_request * n;
+    requests[a.kernel] += n;
+  }
+  for (const auto& f : t.findings) {
+    AccessStats& s = by_kernel[f.kernel];
+    s.kernel = f.kernel;
+    ++s.findings;
+  }
+  for (const auto& name : t.tma_kernels) {
+    AccessStats& s = by_kernel[name];
+    s.kernel = name;
+    s.tma = true;
+  }
+  std::vector<AccessStats> out;
+  for (auto& [name, s] : by_kernel) {
+    s.launches = launches[name].size();
+    s.blocks = blocks[name].size();
+    s.sectors_per_request = requests[name] > 0 ? weighted_sectors[name] / requests[name] : 0;
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace
+
+TraceSummary summarize_trace(const Trace& t) {
+  TraceSummary s;
+  s.kernels = kernel_stats(t, s.gpu_time_ns);
+  s.copies = copy_stats(t);
+  s.accesses = access_stats(t);
+  s.launches = t.kernels.size();
+  std::uint64_t first = std::numeric_limits<std::uint64_t>::max(), last = 0;
+  auto span = [&](std::uint64_t a, std::uint64_t b) {
+    first = std::min(first, a);
+    last = std::max(last, b);
+  };
+  for (const auto& k : t.kernels) span(k.start_ns, k.end_ns);
+  for (const auto& m : t.memcpys) span(m.start_ns, m.end_ns);
+  for (const auto& m : t.memsets) span(m.start_ns, m.end_ns);
+  s.span_ns = last >= first ? last - first : 0;
+  s.failed_launches = t.failed_launches.size();
+  s.findings = t.findings.size();
+  s.dropped_records = t.dropped_records;
+  s.partial = t.partial;
+  return s;
+}
+
+}  // namespace vtools::vtrace
