@@ -1,9 +1,11 @@
-// layout_dot with libgvc: agmemread -> gvLayout("dot") -> gvRenderData("svg"), then the root element is rewritten
+// layout_dot with libgvc: agread (from memory, IDs in creation order) -> gvLayout("dot") -> gvRenderData("svg"), then the root element is rewritten
 // so the graph nests inside pages (no XML prolog, size in px, class "vgraph").
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <regex>
 #include <string>
@@ -34,7 +36,82 @@ std::string first_line(std::string s) {
   if (auto p = s.find('\n'); p != std::string::npos) s.resize(p);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.pop_back();
   if (s.rfind("Error: ", 0) == 0 || s.rfind("error: ", 0) == 0) s = s.substr(7);
+  if (s.rfind("dot: ", 0) == 0) s = s.substr(5);  // the input name given to agsetfile
   return s;
+}
+
+// Object IDs in creation order. Graphviz's default ID discipline uses the address of each name string as its ID, and
+// subgraphs (clusters) are ordered by ID, so their order in the SVG would depend on malloc: not deterministic.
+struct IdState {
+  std::map<std::string, IDTYPE> ids;
+  std::map<IDTYPE, std::string> names;
+  IDTYPE next_named = 0, next_anonymous = 1;  // named IDs even, anonymous odd, as in Graphviz's default
+};
+
+void* id_open(Agraph_t*, Agdisc_t*) { return new IdState; }
+
+long id_map(void* state, int, char* str, IDTYPE* id, int create) {
+  auto* s = static_cast<IdState*>(state);
+  if (!str) {
+    *id = s->next_anonymous;
+    s->next_anonymous += 2;
+    return 1;
+  }
+  if (auto it = s->ids.find(str); it != s->ids.end()) {
+    *id = it->second;
+    return 1;
+  }
+  if (!create) return 0;
+  s->next_named += 2;
+  *id = s->next_named;
+  s->ids[str] = *id;
+  s->names[*id] = str;
+  return 1;
+}
+
+long id_alloc(void* state, int, IDTYPE id) {
+  auto* s = static_cast<IdState*>(state);
+  if (id % 2 == 0) return 0;  // only anonymous IDs may be requested
+  s->next_anonymous = std::max(s->next_anonymous, id + 2);
+  return 1;
+}
+
+void id_free(void* state, int, IDTYPE id) {
+  auto* s = static_cast<IdState*>(state);
+  if (auto it = s->names.find(id); it != s->names.end()) {
+    s->ids.erase(it->second);
+    s->names.erase(it);
+  }
+}
+
+char* id_print(void* state, int, IDTYPE id) {
+  auto* s = static_cast<IdState*>(state);
+  auto it = s->names.find(id);
+  return it == s->names.end() ? nullptr : const_cast<char*>(it->second.c_str());
+}
+
+void id_close(void* state) { delete static_cast<IdState*>(state); }
+
+void id_register(void*, int, void*) {}
+
+Agiddisc_t g_id_disc = {id_open, id_map, id_alloc, id_free, id_print, id_close, id_register};
+
+// Reads DOT text from memory line by line (as Graphviz's own agmemread does).
+struct MemoryChannel {
+  std::string_view text;
+  std::size_t pos = 0;
+};
+
+int memory_read(void* chan, char* buf, int bufsize) {
+  auto* c = static_cast<MemoryChannel*>(chan);
+  if (bufsize <= 0 || c->pos >= c->text.size()) return 0;
+  int n = 0;
+  while (n < bufsize && c->pos < c->text.size()) {
+    char ch = c->text[c->pos++];
+    buf[n++] = ch;
+    if (ch == '\n') break;
+  }
+  return n;
 }
 
 }  // namespace
@@ -45,10 +122,17 @@ Svg layout_dot(std::string_view dot, std::string_view name) {
   g_messages.clear();
   agseterr(AGERR);
   agseterrf(collect_message);
-  std::unique_ptr<GVC_t, int (*)(GVC_t*)> gvc(gvContext(), gvFreeContext);
+  // One context per process, as Graphviz recommends; a fresh context per graph numbers clusters differently
+  // on the second graph, which would break "same input -> same bytes" within one process.
+  static std::unique_ptr<GVC_t, int (*)(GVC_t*)> gvc(gvContext(), gvFreeContext);
   if (!gvc) throw Error(ExitCode::kUnavailable, "graphviz could not start (gvContext failed)");
   std::string text(dot);
-  Agraph_t* graph = agmemread(text.c_str());
+  Agiodisc_t io = {memory_read, AgIoDisc.putstr, AgIoDisc.flush};
+  Agdisc_t disc = {&AgMemDisc, &g_id_disc, &io};
+  MemoryChannel channel{text, 0};
+  static char kInputName[] = "dot";
+  agsetfile(kInputName);  // resets the lexer's line counter, which is global and would run on from the previous graph
+  Agraph_t* graph = agread(&channel, &disc);
   if (!graph) {
     std::string msg = first_line(g_messages);
     throw Error(ExitCode::kDataError, "invalid DOT: " + (msg.empty() ? std::string("graphviz could not read the graph") : msg),

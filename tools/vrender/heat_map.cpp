@@ -18,15 +18,16 @@ Svg render_heat_map(const HeatMap& map) {
   double left = 70;
   if (show_rows)
     for (const auto& l : map.row_labels) left = std::max(left, text_width(shorten(l, 22), 11) + 30);
-  PlotArea area{left, map.title.empty() ? 20.0 : 40.0, map.width - 90, map.height - 44};
+  PlotArea area{left, map.title.empty() ? 26.0 : 46.0, map.width - 90, map.height - 44};
   svg.rect(area.left, area.top, area.width(), area.height(), "plot");
-  draw_x_axis(svg, area, map.x, map.x_lo, map.x_hi, false);
+  // Cells are placed with the axis scale, which may extend past x_hi to a round tick.
+  Scale x = draw_x_axis(svg, area, map.x, map.x_lo, map.x_hi, false);
   svg.line(area.left, area.top, area.left, area.bottom, "axis");
   std::string ytitle = axis_title(map.y);
   if (!ytitle.empty()) svg.text(14, (area.top + area.bottom) / 2, ytitle, "label", "middle", -90);
 
   int rows = std::max(map.rows, 1), cols = std::max(map.cols, 1);
-  double cw = area.width() / cols, ch = area.height() / rows;
+  double ch = area.height() / rows;
   double col_span = (map.x_hi - map.x_lo) / cols;
   for (int r = 0; r < map.rows; ++r) {
     std::string row_name = r < static_cast<int>(map.row_labels.size()) ? map.row_labels[r] : std::to_string(r);
@@ -39,7 +40,7 @@ Svg render_heat_map(const HeatMap& map) {
       std::string tip = row_name + ", " + format_tick(x0, col_span, map.x.unit) + " .. " +
                         format_tick(x0 + col_span, col_span, map.x.unit) + ": " +
                         format_tick(v, std::abs(v) / 1000, map.value_unit) + " " + map.value_label;
-      svg.rect(area.left + cw * c, area.top + ch * r, cw + 0.05, ch + 0.05, "cell", ramp_color(vmax > 0 ? v / vmax : 0),
+      svg.rect(x(x0), area.top + ch * r, x(x0 + col_span) - x(x0) + 0.05, ch + 0.05, "cell", ramp_color(vmax > 0 ? v / vmax : 0),
                tip);
     }
   }
@@ -59,7 +60,7 @@ Svg render_heat_map(const HeatMap& map) {
     svg.line(sx + 14, py, sx + 18, py, "axis");
     svg.text(sx + 20, py + 4, format_tick(v, t.step, map.value_unit), "tick");
   }
-  if (!map.value_label.empty()) svg.text(sx, area.top - 6, map.value_label, "legend");
+  if (!map.value_label.empty()) svg.text(map.width - 6, area.top - 8, map.value_label, "legend", "end");
   svg.close();
   return {svg.take(), map.width, map.height};
 }

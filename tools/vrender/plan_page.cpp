@@ -67,12 +67,13 @@ std::string tooltip(const PlanBuffer& b) {
          num(b.start, 0) + ", " + num(b.end, 0) + ")" + (std::isfinite(b.offset) ? "\noffset " + num(b.offset, 0) : "");
 }
 
-Svg liveness_chart(const std::vector<PlanBuffer>& buffers, const std::string& space, const std::string& title) {
-  LaneChart chart{title, {}, {"op index (program order)", ""}, kNoValue, kNoValue, false, {}, 900, 22};
+// Both liveness charts share one x range [0, x_hi) so SMEM and TMEM line up when stacked.
+Svg liveness_chart(const std::vector<PlanBuffer>& buffers, const std::string& space, const std::string& title, double x_hi) {
+  LaneChart chart{title, {}, {"op index (program order)", ""}, 0, x_hi, false, {}, 900, 24};
   int i = 0;
   for (const auto& b : buffers) {
     if (b.space != space || !std::isfinite(b.start)) continue;
-    chart.lanes.push_back({b.name + " · " + size_text(b), {{b.start, std::max(b.end, b.start), i++ % 10, "", tooltip(b)}}});
+    chart.lanes.push_back({b.name + " · " + size_text(b), {{b.start, std::max(b.end, b.start), i++ % 10, b.name, tooltip(b)}}});
   }
   return render_lane_chart(chart);
 }
@@ -82,7 +83,7 @@ Svg liveness_chart(const std::vector<PlanBuffer>& buffers, const std::string& sp
 std::string combined_graph_dot(const OrderedJson& doc, std::string_view name) {
   JsonView root(&doc, std::string(name), "");
   if (auto dot = root.at("graphs").string("combined")) return *dot;
-  std::string out = "digraph combined {\n  rankdir=LR;\n  node [fontname=\"Helvetica\", fontsize=10, shape=box, style=\"rounded,filled\", fillcolor=\"#dce6f2\"];\n";
+  std::string out = "digraph combined {\n  rankdir=LR;\n  graph [fontname=\"Helvetica\", fontsize=11];\n  node [fontname=\"Helvetica\", fontsize=10, shape=box, style=\"rounded,filled\", fillcolor=\"#dce6f2\"];\n";
   std::map<std::string, std::vector<std::string>> by_partition;
   std::set<std::string> op_ids;
   auto ops = root.items("ops");
@@ -140,8 +141,11 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
   Section charts{"Liveness and address space", {}, {}, {}, {}, {}};
   bool has_smem = std::any_of(buffers.begin(), buffers.end(), [](const PlanBuffer& b) { return b.space == "smem"; });
   bool has_tmem = std::any_of(buffers.begin(), buffers.end(), [](const PlanBuffer& b) { return b.space == "tmem"; });
-  charts.figures.push_back({"", liveness_chart(buffers, "smem", "SMEM liveness")});
-  if (has_tmem) charts.figures.push_back({"", liveness_chart(buffers, "tmem", "TMEM liveness")});
+  double x_hi = static_cast<double>(root.items("ops").size());
+  for (const auto& b : buffers)
+    if (std::isfinite(b.end)) x_hi = std::max(x_hi, b.end);
+  charts.figures.push_back({"", liveness_chart(buffers, "smem", "SMEM liveness", std::max(x_hi, 1.0))});
+  if (has_tmem) charts.figures.push_back({"", liveness_chart(buffers, "tmem", "TMEM liveness", std::max(x_hi, 1.0))});
   else charts.notes.push_back("No TMEM buffers in this plan.");
   if (!has_smem) charts.notes.push_back("No SMEM buffers in this plan.");
 

@@ -32,6 +32,12 @@ std::string id_text(const JsonView& obj, std::string_view key) {
   return v.present() ? v.as_text() : "0";
 }
 
+// Lane keys sort numerically when ids are numbers ("7" before "13").
+std::string sort_key(const std::string& id) {
+  bool digits = !id.empty() && id.size() < 20 && std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return digits ? std::string(20 - id.size(), '0') + id : id;
+}
+
 std::string dims(const JsonView& obj, std::string_view key) {
   std::string out;
   for (double d : obj.numbers(key)) out += (out.empty() ? "" : ",") + num(d, 0);
@@ -66,14 +72,14 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
     t.max_ns = std::max(t.max_ns, d);
     t.total_ns += d;
     ++t.launches;
-    lanes[{id_text(k, "device_id"), id_text(k, "stream_id")}].push_back(std::move(a));
+    lanes[{sort_key(id_text(k, "device_id")), sort_key(id_text(k, "stream_id"))}].push_back(std::move(a));
   }
   for (const JsonView& m : root.items("memcpys")) {
     Activity a{m.number_or("start_ns", 0), m.number_or("end_ns", 0), "memcpy " + m.text_or("kind", ""), -1, ""};
     if (a.end_ns < a.start_ns) a.end_ns = a.start_ns;
     a.detail = m.number("bytes") ? format_bytes(static_cast<std::uint64_t>(*m.number("bytes"))) : "";
     note_time(a.start_ns, a.end_ns);
-    lanes[{id_text(m, "device_id"), id_text(m, "stream_id")}].push_back(std::move(a));
+    lanes[{sort_key(id_text(m, "device_id")), sort_key(id_text(m, "stream_id"))}].push_back(std::move(a));
   }
   for (auto& [name, t] : by_name) totals.push_back(t);
   std::sort(totals.begin(), totals.end(), [](const KernelTotals& a, const KernelTotals& b) {
@@ -99,7 +105,8 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
   std::size_t drawn = 0;
   for (auto& [key, acts] : lanes) {
     std::sort(acts.begin(), acts.end(), [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
-    Lane lane{"GPU " + key.first + " · stream " + key.second, {}};
+    auto unpad = [](const std::string& k) { auto p = k.find_first_not_of('0'); return p == std::string::npos ? std::string("0") : k.substr(k.size() == 20 ? p : 0); };
+    Lane lane{"GPU " + unpad(key.first) + " · stream " + unpad(key.second), {}};
     for (std::size_t i = 0; i < acts.size();) {
       const Activity& a = acts[i];
       if (!aggregate) {
@@ -208,15 +215,16 @@ void add_heat_maps(const JsonView& root, Section& s) {
     }
     int idx = 0;
     for (auto& [b, i] : block_index) i = idx++;
-    int rows = std::min<int>(idx, 64), cols = 64;
+    // Power-of-two byte bins (at most 64 over the touched range) so 4 KiB tiles land on whole cells.
+    double bin = std::exp2(std::ceil(std::log2(std::max(hi, 1.0) / 64)));
+    int rows = std::min<int>(idx, 64), cols = std::max(1, static_cast<int>(std::ceil(std::max(hi, 1.0) / bin)));
     double per_row = static_cast<double>(idx) / rows;
     HeatMap map{"Accesses: " + shorten(key.first, 40) + " × " + (alloc.name.empty() ? "allocation " + key.second : alloc.name),
                 rows, cols, std::vector<double>(static_cast<std::size_t>(rows) * cols, 0.0), {}, {"byte offset in allocation", "B"},
-                {per_row > 1 ? "blocks (grouped)" : "block", ""}, 0, std::max(hi, 1.0), "bytes touched", "B", 900, 340};
+                {per_row > 1 ? "blocks (grouped)" : "block", ""}, 0, bin * cols, "bytes touched", "B", 900, 340};
     for (auto& [b, i] : block_index)
       if (static_cast<int>(i / per_row) < rows && map.row_labels.size() <= static_cast<std::size_t>(i / per_row))
         map.row_labels.push_back("(" + num(b[2], 0) + "," + num(b[1], 0) + "," + num(b[0], 0) + ")");
-    double bin = map.x_hi / cols;
     for (const JsonView& r : g->rows) {
       std::vector<double> b = r.numbers("block");
       b.resize(3, 0);

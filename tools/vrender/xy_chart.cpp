@@ -64,7 +64,8 @@ Svg render_xy_chart(const XYChart& chart) {
       if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
       std::string tip = i < s.tooltips.size() && !s.tooltips[i].empty()
                             ? s.tooltips[i]
-                            : s.name + ": " + format_tick(s.y[i], std::abs(s.y[i]) / 1000, chart.y.unit);
+                            : s.name + ": " + format_tick(s.y[i], std::abs(s.y[i]) / 1000, chart.y.unit) +
+                                  (chart.y.unit.empty() || chart.y.unit == "%" || chart.y.unit == "B" ? "" : " " + chart.y.unit);
       svg.circle(x(s.x[i]), y(s.y[i]), chart.lines ? 3.5 : 4, color, tip);
     }
   }

@@ -1,0 +1,51 @@
+#include "tools/vrender/axis_scale.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace vtools::vrender;
+
+TEST_CASE("axis_scale: nice ticks use 1-2-5 steps and cover the range") {
+  Ticks t = nice_ticks(0, 9.3, 5);
+  CHECK(t.step == doctest::Approx(2));
+  CHECK(t.values == std::vector<double>{0, 2, 4, 6, 8, 10});
+  Ticks u = nice_ticks(0.21, 4.8, 5);
+  CHECK(u.lo <= 0.21);
+  CHECK(u.hi >= 4.8);
+  CHECK(u.step == doctest::Approx(1));
+  Ticks flat = nice_ticks(3, 3, 5);  // degenerate range still gets ticks around the value
+  CHECK(flat.lo <= 3);
+  CHECK(flat.hi > 3);
+}
+
+TEST_CASE("axis_scale: byte axes tick at powers of two") {
+  Ticks t = binary_ticks(0, 232448, 5);
+  CHECK(t.step == doctest::Approx(65536));
+  CHECK(t.values.back() == doctest::Approx(262144));
+  CHECK(format_tick(65536, t.step, "B") == "64.0 KiB");
+}
+
+TEST_CASE("axis_scale: log axes tick at decades") {
+  Ticks t = log_ticks(3, 768);
+  CHECK(t.values == std::vector<double>{1, 10, 100, 1000});
+  Scale s{1, 1000, 0, 300, true};
+  CHECK(s(10) == doctest::Approx(100));
+  CHECK(s(0) == doctest::Approx(0));  // non-positive values clamp to the lowest decade
+}
+
+TEST_CASE("axis_scale: tick labels carry SI suffixes, decimals from the step and percent") {
+  CHECK(format_tick(1500000, 500000, "") == "1.5M");
+  CHECK(format_tick(1000000, 500000, "") == "1M");
+  CHECK(format_tick(20000, 10000, "") == "20k");
+  CHECK(format_tick(0.25, 0.25, "ms") == "0.25");
+  CHECK(format_tick(0.5, 0.1, "") == "0.5");
+  CHECK(format_tick(75, 25, "%") == "75%");
+  CHECK(axis_title({"latency", "ms"}) == "latency (ms)");
+  CHECK(axis_title({"share", "%"}) == "share");
+}
+
+TEST_CASE("axis_scale: linear scale maps the data range onto pixels, inverted for y") {
+  Scale y{0, 10, 300, 50};
+  CHECK(y(0) == doctest::Approx(300));
+  CHECK(y(10) == doctest::Approx(50));
+  CHECK(y(5) == doctest::Approx(175));
+}

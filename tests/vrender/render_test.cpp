@@ -1,0 +1,254 @@
+#include "tools/vrender/render.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "libcommon/error.hpp"
+#include "tests/vrender/svg_tree.hpp"
+#include "tools/vrender/graph_layout.hpp"
+#include "tools/vrender/png_raster.hpp"
+
+using namespace vtools;
+using namespace vtools::vrender;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(VTOOLS_TEST_DATA) + "/vrender/" + name, std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Input load(const std::string& name) { return classify_input(fixture(name), name); }
+
+std::string error_of(const std::function<void()>& f, ExitCode expected) {
+  try {
+    f();
+  } catch (const Error& e) {
+    CHECK(e.code() == expected);
+    return e.what();
+  }
+  FAIL("no error thrown");
+  return "";
+}
+
+std::size_t count(const std::string& s, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto p = s.find(needle); p != std::string::npos; p = s.find(needle, p + 1)) ++n;
+  return n;
+}
+
+// Width and height from a PNG's IHDR chunk (bytes 16..23, big endian).
+std::pair<int, int> png_size(const std::string& png) {
+  REQUIRE(png.size() > 24);
+  REQUIRE(png.substr(1, 3) == "PNG");
+  REQUIRE(png.substr(12, 4) == "IHDR");
+  auto be = [&](std::size_t at) {
+    return (static_cast<unsigned char>(png[at]) << 24) | (static_cast<unsigned char>(png[at + 1]) << 16) |
+           (static_cast<unsigned char>(png[at + 2]) << 8) | static_cast<unsigned char>(png[at + 3]);
+  };
+  return {static_cast<int>(be(16)), static_cast<int>(be(20))};
+}
+
+Options html_options() {
+  Options o;
+  o.out.format = "html";
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("render: inputs are classified as DOT or by document format") {
+  CHECK(load("graph.dot").kind == "dot");
+  CHECK(classify_input("// comment\n/* c */ strict digraph { a -> b }", "<stdin>").kind == "dot");
+  CHECK(load("bench.bench.json").kind == "vtools.bench");
+  CHECK(load("plan.plan.json").kind == "vtools.plan");
+  CHECK(load("trace.trace.json").kind == "vtools.trace");
+  CHECK(load("compare.compare.json").kind == "vtools.compare");
+  CHECK(error_of([] { classify_input(R"({"format": "vtools.nope", "version": 1})", "x.json"); }, ExitCode::kDataError) ==
+        "x.json: document format 'vtools.nope' where 'vtools.trace' or 'vtools.plan' or 'vtools.bench' or "
+        "'vtools.compare' was expected");
+}
+
+TEST_CASE("render: mixed formats are refused, naming both inputs") {
+  std::vector<Input> inputs{load("bench.bench.json"), load("plan.plan.json")};
+  CHECK(error_of([&] { build_page(inputs); }, ExitCode::kDataError) ==
+        "plan.plan.json: inputs mix formats: bench.bench.json is vtools.bench but plan.plan.json is vtools.plan; only "
+        "several vtools.bench documents share a page, render the others separately");
+}
+
+TEST_CASE("render: fields of the wrong type exit 65 naming the field path") {
+  std::string doc = fixture("bench.bench.json");
+  auto at = doc.find("\"mean\": ");
+  doc.replace(at, doc.find(',', at) - at, "\"mean\": \"fast\"");
+  Input in = classify_input(doc, "b.json");
+  CHECK(error_of([&] { build_page({in}); }, ExitCode::kDataError) ==
+        "b.json: field 'benchmarks.gpt_nano.timing.mean' is a string, expected a number");
+}
+
+TEST_CASE("render: missing optional fields do not stop a page") {
+  for (const char* doc : {R"({"format":"vtools.bench","version":1,"metadata":{},"benchmarks":{"x":{}}})",
+                          R"({"format":"vtools.plan","version":1,"kernel":{},"buffers":[{}],"summary":{}})",
+                          R"({"format":"vtools.trace","version":1,"run":{},"kernels":[{}]})",
+                          R"({"format":"vtools.compare","version":1,"comparisons":[{}]})"}) {
+    Page page = build_page({classify_input(doc, "min.json")});
+    CHECK(!page.sections.empty());
+    std::ostringstream out;
+    CHECK_NOTHROW(test::parse_xml(render_page(page, "svg", {})));
+  }
+}
+
+TEST_CASE("render: bench page has the system panel, six charts and the results table") {
+  Page page = build_page({load("bench.bench.json")});
+  REQUIRE(page.sections.size() == 2);
+  CHECK(page.sections[0].facts.front().key == "GPU");
+  CHECK(page.sections[0].facts.front().value == "NVIDIA H100 80GB HBM3");
+  CHECK(page.sections[1].figures.size() == 6);
+  REQUIRE(page.sections[1].tables.size() == 1);
+  CHECK(page.sections[1].tables[0].table.rows.size() == 4);
+  std::string html = render_page(page, "html", html_options());
+  auto root = test::parse_xml(html.substr(html.find("<html")));
+  CHECK(root->find("svg", "vchart").size() == 6);
+  CHECK(root->find("rect", "bar").size() == 4 + 4 + 24 + 12 + 4 + 4);
+  CHECK(root->find("dt").size() == 9);
+}
+
+TEST_CASE("render: several bench runs add a trend with one line per config") {
+  Page page = build_page({load("bench.bench.json"), load("bench_old.bench.json")});
+  CHECK(page.title == "Benchmark history (2 runs)");
+  REQUIRE(page.sections.size() == 3);
+  CHECK(page.sections[0].heading == "Trend over time");
+  auto root = test::parse_xml(page.sections[0].figures[0].svg.markup);
+  CHECK(root->find("polyline").size() == 4);
+  CHECK(root->find("circle").size() == 8);
+  // Sorted by timestamp: the older run is the first point.
+  CHECK(root->find("circle")[0]->title().find("bench_old.bench.json") != std::string::npos);
+}
+
+TEST_CASE("render: plan page has liveness lanes per buffer, the address space and the graph") {
+  Page page = build_page({load("plan.plan.json")});
+  REQUIRE(page.sections.size() == 4);
+  const auto& figs = page.sections[1].figures;
+  REQUIRE(figs.size() == 3);
+  CHECK(test::parse_xml(figs[0].svg.markup)->find("rect", "span").size() == 3);  // SMEM buffers
+  CHECK(test::parse_xml(figs[1].svg.markup)->find("rect", "span").size() == 1);  // TMEM buffer
+  CHECK(test::parse_xml(figs[2].svg.markup)->find("line", "ref").size() == 1);   // SMEM limit
+  if (graph_layout_available()) {
+    REQUIRE(page.sections[2].figures.size() == 1);
+    auto graph = test::parse_xml(page.sections[2].figures[0].svg.markup);
+    std::vector<const test::Element*> nodes;
+    graph->collect([](const test::Element& e) { return e.tag == "g" && e.attr("class") == "node"; }, nodes);
+    CHECK(nodes.size() == 5 + 4);  // key ops + buffers
+  } else {
+    CHECK(page.sections[2].preformatted.find("digraph combined") == 0);
+  }
+  CHECK(page.sections[3].tables[0].table.rows.size() == 4);
+}
+
+TEST_CASE("render: trace page has a zoomable timeline, top kernels, heat maps and findings") {
+  Page page = build_page({load("trace.trace.json")});
+  REQUIRE(page.sections.size() == 3);
+  auto timeline = test::parse_xml(page.sections[1].figures[0].svg.markup);
+  CHECK(timeline->find("svg", "zoomable").size() == 1);
+  CHECK(timeline->find("rect", "span").size() == 25);  // 24 launches + 1 copy
+  CHECK(page.sections[1].tables[0].table.rows.size() == 3);
+  CHECK(page.sections[1].tables[0].table.rows[0][0] == "matmul_kernel");
+  CHECK(page.sections[2].figures.size() == 2);  // vector_add x {x, out}
+  CHECK(page.sections[2].tables[0].table.rows.size() == 1);
+  std::string html = render_page(page, "html", html_options());
+  CHECK(count(html, "<script>") == 1);  // zoom script only because a zoomable chart is present
+}
+
+TEST_CASE("render: compare page draws medians side by side and speedups with CI whiskers") {
+  Page page = build_page({load("compare.compare.json")});
+  REQUIRE(page.sections.size() == 2);
+  const auto& res = page.sections[1];
+  REQUIRE(res.figures.size() == 2);
+  CHECK(test::parse_xml(res.figures[0].svg.markup)->find("rect", "bar").size() == 6);
+  auto speed = test::parse_xml(res.figures[1].svg.markup);
+  CHECK(speed->find("line", "err").size() == 9);
+  CHECK(speed->find("line", "ref").size() == 1);
+  CHECK(res.notes[0].rfind("1 faster, 1 slower, 1 unchanged", 0) == 0);
+}
+
+TEST_CASE("render: HTML is self-contained and the same input gives the same bytes") {
+  for (const char* f : {"bench.bench.json", "plan.plan.json", "trace.trace.json", "compare.compare.json"}) {
+    std::string a = render_page(build_page({load(f)}), "html", html_options());
+    std::string b = render_page(build_page({load(f)}), "html", html_options());
+    if (a != b) {
+      std::size_t i = 0;
+      while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+      FAIL_CHECK(f << " differs at " << i << ": " << a.substr(i > 80 ? i - 80 : 0, 200) << " VS " << b.substr(i > 80 ? i - 80 : 0, 200));
+    }
+    CHECK(count(a, "http") == count(a, "http://www.w3.org/2000/svg"));  // no fetched URL of any kind
+    CHECK(count(a, "src=") == 0);
+    CHECK(count(a, "@import") == 0);
+    CHECK(count(a, "prefers-color-scheme: dark") >= 1);
+  }
+}
+
+TEST_CASE("render: a 100k-launch trace is aggregated into at most 5 MB of HTML and says so") {
+  std::string text = R"({"format":"vtools.trace","version":1,"run":{"command":["./app"]},"kernels":[)";
+  long long t = 0;
+  for (int i = 0; i < 100000; ++i) {
+    long long d = 2000 + (i * 7919) % 50000;
+    text += std::string(i ? "," : "") + R"({"name":"k)" + std::to_string(i % 23) + R"(","device_id":0,"stream_id":)" +
+            std::to_string(i % 4) + R"(,"start_ns":)" + std::to_string(t) + R"(,"end_ns":)" + std::to_string(t + d) + "}";
+    t += d / 3 + 500;
+  }
+  text += "]}";
+  Page page = build_page({classify_input(text, "big.json")});
+  std::string html = render_page(page, "html", html_options());
+  CHECK(html.size() <= 5u * 1000 * 1000);
+  CHECK(html.find("Aggregated: 100,000 launches and copies drawn as") != std::string::npos);
+  auto timeline = test::parse_xml(page.sections[1].figures[0].svg.markup);
+  CHECK(timeline->find("rect", "span").size() <= 4 * 1500);
+}
+
+TEST_CASE("render: output format follows --format, then the extension") {
+  Options o;
+  o.out.output = "x.PNG";
+  CHECK(output_format(o) == "png");
+  o.out.output = "x.svg";
+  CHECK(output_format(o) == "svg");
+  o.out.format = "html";
+  CHECK(output_format(o) == "html");
+  o.out.format.clear();
+  o.out.output = "x.pdf";
+  CHECK(error_of([&] { output_format(o); }, ExitCode::kUsage) ==
+        "cannot tell the output format from 'x.pdf'; name it .html, .svg or .png, or pass --format html|svg|png");
+}
+
+TEST_CASE("render: PNG has the requested size") {
+  if (!png_available()) {
+    CHECK(error_of([] { rasterize_png("<svg/>", {}); }, ExitCode::kUnavailable).rfind("PNG output needs librsvg", 0) == 0);
+    return;
+  }
+  Page page = build_page({load("plan.plan.json")});
+  Options o;
+  o.width_px = 640;
+  auto [w, h] = png_size(render_page(page, "png", o));
+  CHECK(w == 640);
+  auto svg = test::parse_xml(render_page(page, "svg", o));
+  double sw = std::stod(svg->children[0]->attr("width")), sh = std::stod(svg->children[0]->attr("height"));
+  CHECK(h == static_cast<int>(std::lround(sh * 640 / sw)));
+  Options scaled;
+  scaled.scale = 0.5;
+  auto [w2, h2] = png_size(render_page(page, "png", scaled));
+  CHECK(w2 == static_cast<int>(std::lround(sw * 0.5)));
+  CHECK(h2 == static_cast<int>(std::lround(sh * 0.5)));
+}
+
+TEST_CASE("render: DOT syntax errors exit 65 with Graphviz's message and line") {
+  if (!graph_layout_available()) {
+    CHECK(error_of([] { layout_dot("digraph { a -> b }", "g.dot"); }, ExitCode::kUnavailable)
+              .rfind("g.dot: graph layout needs Graphviz", 0) == 0);
+    return;
+  }
+  CHECK(error_of([] { layout_dot("digraph {\n a -> ;\n}\n", "g.dot"); }, ExitCode::kDataError) ==
+        "g.dot:3: invalid DOT: syntax error in line 3 near ';'");
+}

@@ -1,0 +1,127 @@
+#include "tools/vrender/svg_chart.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "tests/vrender/svg_tree.hpp"
+#include "tools/vrender/svg_markup.hpp"
+
+using namespace vtools::vrender;
+using vtools::Table;
+using test::parse_xml;
+
+namespace {
+BarChart two_series() {
+  BarChart c{"Latency", {"gpt_nano", "gpt_micro", "gpt<2>"}, {}, {"latency", "ms"}, {}};
+  c.series.push_back({"mean", {0.2, 0.34, 4.8}, {0.15, 0.3, 4.5}, {0.25, 0.38, 5.1}, {}});
+  c.series.push_back({"median", {0.21, kNoValue, 4.7}, {}, {}, {}});
+  return c;
+}
+}  // namespace
+
+TEST_CASE("svg_chart: grouped bars draw one bar per finite value with error bars and tooltips") {
+  Svg svg = render_bar_chart(two_series());
+  auto root = parse_xml(svg.markup);
+  auto bars = root->find("rect", "bar");
+  CHECK(bars.size() == 5);  // 3 + 2 (the NaN median is skipped)
+  CHECK(root->find("line", "err").size() == 9);  // 3 error bars x (stem + 2 caps)
+  CHECK(bars[0]->title() == "mean, gpt_nano: 0.2 ms");
+  CHECK(bars[0]->attr("fill") == "#4e79a7");
+  CHECK(bars[1]->attr("fill") == "#f28e2b");  // second series of the first group, second colour
+  // Category labels are escaped text, legend names both series.
+  auto texts = root->find("text");
+  int labels = 0, legend = 0;
+  for (const auto* t : texts) {
+    labels += t->text == "gpt&lt;2&gt;";
+    legend += t->attr("class") == "legend";
+  }
+  CHECK(labels == 1);
+  CHECK(legend == 2);
+  CHECK(root->children.front()->title() == "Latency");
+}
+
+TEST_CASE("svg_chart: bar heights are proportional to values") {
+  BarChart c{"", {"a", "b"}, {{"s", {1, 2}, {}, {}, {}}}, {"v", ""}, {}};
+  auto root = parse_xml(render_bar_chart(c).markup);
+  auto bars = root->find("rect", "bar");
+  REQUIRE(bars.size() == 2);
+  CHECK(std::stod(bars[1]->attr("height")) == doctest::Approx(2 * std::stod(bars[0]->attr("height"))).epsilon(0.01));
+}
+
+TEST_CASE("svg_chart: the same model renders to the same bytes") {
+  CHECK(render_bar_chart(two_series()).markup == render_bar_chart(two_series()).markup);
+  HeatMap m{"h", 2, 3, {1, 0, 2, 3, kNoValue, 4}, {"r0", "r1"}, {"x", "B"}, {"y", ""}, 0, 96, "bytes", "B"};
+  CHECK(render_heat_map(m).markup == render_heat_map(m).markup);
+}
+
+TEST_CASE("svg_chart: heat map draws non-empty cells on the colour ramp with a scale") {
+  HeatMap m{"Accesses", 2, 3, {1, 0, 2, 3, kNoValue, 4}, {"(0,0,0)", "(1,0,0)"}, {"offset", "B"}, {"block", ""}, 0, 96,
+            "bytes touched", "B"};
+  auto root = parse_xml(render_heat_map(m).markup);
+  std::vector<const test::Element*> cells;
+  root->collect([](const test::Element& e) { return e.attr("class") == "cell" && !e.title().empty(); }, cells);
+  CHECK(cells.size() == 4);  // 0 and NaN are empty
+  CHECK(cells.back()->attr("fill") == "#fde725");  // the maximum is the top of the ramp
+  CHECK(cells.back()->title() == "(1,0,0), 64 B .. 96 B: 4 B bytes touched");
+  CHECK(root->find("rect", "cell").size() == 4 + 32);  // plus the 32-step colour scale
+}
+
+TEST_CASE("svg_chart: lane chart draws one row per lane and one span per interval") {
+  LaneChart c{"SMEM liveness", {}, {"op index", ""}, 0, 10, false, {}, 900, 22};
+  c.lanes.push_back({"a_smem", {{0, 4, 0, "a", "a_smem live [0, 4)"}}});
+  c.lanes.push_back({"b_smem", {{0, 4, 1, "", "b"}, {6, 9, 1, "", "b again"}}});
+  Svg svg = render_lane_chart(c);
+  auto root = parse_xml(svg.markup);
+  auto spans = root->find("rect", "span");
+  REQUIRE(spans.size() == 3);
+  CHECK(spans[0]->title() == "a_smem live [0, 4)");
+  CHECK(std::stod(spans[2]->attr("width")) == doctest::Approx(std::stod(spans[0]->attr("width")) * 0.75).epsilon(0.01));
+  CHECK(root->find("svg", "zoomable").empty());
+  CHECK(svg.height == doctest::Approx(48 + 2 * 22 + 48));
+}
+
+TEST_CASE("svg_chart: a zoomable lane chart nests its spans in an svg with a viewBox") {
+  LaneChart c{"Timeline", {{"GPU 0 · stream 7", {{0, 1, 0, "", "k"}}}}, {"time", "µs"}, kNoValue, kNoValue, true, {"k"}, 900, 22};
+  auto root = parse_xml(render_lane_chart(c).markup);
+  auto inner = root->find("svg", "zoomable");
+  REQUIRE(inner.size() == 1);
+  CHECK(inner[0]->attr("preserveAspectRatio") == "none");
+  CHECK(inner[0]->find("rect", "span").size() == 1);
+}
+
+TEST_CASE("svg_chart: xy chart draws a polyline and a point per finite value") {
+  XYChart c{"Trend", {{"gpt_nano", {0, 1, 2}, {0.2, kNoValue, 0.19}, {}}}, {"run", ""}, {"median", "ms"}, {"a", "b", "c"}};
+  auto root = parse_xml(render_xy_chart(c).markup);
+  CHECK(root->find("circle").size() == 2);
+  CHECK(root->find("polyline").size() == 1);
+  CHECK(root->find("circle")[0]->title() == "gpt_nano: 0.2 ms");
+}
+
+TEST_CASE("svg_chart: box chart places boxes by offset and draws the limit line") {
+  BoxChart c{"SMEM", {{0, 4, 0, 49152, 0, "a", "a"}, {0, 4, 49152, 147456, 1, "b", "b"}}, {"op", ""}, {"offset", "B"}, {{232448, "limit"}}};
+  auto root = parse_xml(render_box_chart(c).markup);
+  auto boxes = root->find("rect", "span");
+  REQUIRE(boxes.size() == 2);
+  CHECK(std::stod(boxes[1]->attr("height")) == doctest::Approx(2 * std::stod(boxes[0]->attr("height"))).epsilon(0.01));
+  CHECK(root->find("line", "ref").size() == 1);
+}
+
+TEST_CASE("svg_chart: tables render header and rows, and say how many rows were cut") {
+  Table t;
+  t.headers = {"config", "ms"};
+  for (int i = 0; i < 5; ++i) t.add_row({"c" + std::to_string(i), std::to_string(i)});
+  auto root = parse_xml(render_table(t, 3).markup);
+  CHECK(root->find("text", "th").size() == 2);
+  CHECK(root->find("text", "td").size() == 6);
+  CHECK(root->find("text", "legend")[0]->text == "\xe2\x80\xa6 2 more rows (see the HTML page)");
+}
+
+TEST_CASE("svg_chart: markup escapes XML and numbers are locale-free and short") {
+  CHECK(xml_escape("a<b & \"c\"") == "a&lt;b &amp; &quot;c&quot;");
+  CHECK(xml_escape("bad \xff byte") == "bad \xef\xbf\xbd byte");
+  CHECK(num(1.5) == "1.5");
+  CHECK(num(2.0) == "2");
+  CHECK(num(-0.0001) == "0");
+  CHECK(num(std::nan("")) == "0");
+}
