@@ -69,9 +69,9 @@ void write_svg_page(const Page& page, std::ostream& out, double max_width) {
     for (std::size_t i = 0; i < s.facts.size(); i += 2) {
       y += 20;
       for (std::size_t k = i; k < std::min(i + 2, s.facts.size()); ++k) {
-        double x = pad + static_cast<double>(k - i) * 480;
+        double x = pad + static_cast<double>(k - i) * 560;
         body.text(x, y, s.facts[k].key + ":", "pkey");
-        body.text(x + 150, y, shorten(s.facts[k].value, 46), "pval");
+        body.text(x + 170, y, shorten(s.facts[k].value, 52), "pval");
       }
     }
     for (const auto& n : s.notes) {
