@@ -25,7 +25,7 @@ void attention_case(cuda_test::Random& rng, int B, int T, int NH, int hs) {
   std::vector<float> ref(n_out);
   cpu::attention_forward(ref.data(), qkv.data(), B, T, C, NH);
 
-  auto d_qkv = cuda_test::to_device<A>(qkv);
+  cuda::DeviceBuffer d_qkv = cuda_test::to_device<A>(qkv);
   cuda::DeviceBuffer d_out(n_out * sizeof(A), "attention output");
   cuda::attention_forward(d_out.as<A>(), d_qkv.as<A>(), B, T, C, NH, nullptr);
   // fp32: exp2f/fast reductions vs the cpu's expf, order of sums. bf16: the output rounding (2^-8 relative).

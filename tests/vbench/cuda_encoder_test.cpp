@@ -22,9 +22,9 @@ void encoder_case(cuda_test::Random& rng, int B, int T, int C, int V) {
   std::vector<float> ref(static_cast<std::size_t>(B) * T * C);
   cpu::encoder_forward(ref.data(), tokens.data(), wte.data(), wpe.data(), B, T, C);
 
-  auto d_wte = cuda_test::to_device<P>(wte);
-  auto d_wpe = cuda_test::to_device<P>(wpe);
-  auto d_tokens = cuda_test::to_device(tokens);
+  cuda::DeviceBuffer d_wte = cuda_test::to_device<P>(wte);
+  cuda::DeviceBuffer d_wpe = cuda_test::to_device<P>(wpe);
+  cuda::DeviceBuffer d_tokens = cuda_test::to_device(tokens);
   cuda::DeviceBuffer d_out(ref.size() * sizeof(float), "encoder output");
   cuda::encoder_forward(d_out.as<float>(), d_tokens.as<int>(), d_wte.as<P>(), d_wpe.as<P>(), B, T, C, nullptr);
   // Same inputs, one fp32 add each: equal up to the last bit.

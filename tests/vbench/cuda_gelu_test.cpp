@@ -20,8 +20,8 @@ void bias_gelu_case(cuda_test::Random& rng, int rows, int N, bool with_bias, boo
   std::vector<float> ref = x;
   for (std::size_t i = 0; i < n && with_bias; ++i) ref[i] += bias[i % N];
   if (gelu) cpu::gelu_forward(ref.data(), ref.data(), static_cast<std::int64_t>(n));
-  auto d_x = cuda_test::to_device<A>(x);
-  auto d_bias = cuda_test::to_device<A>(bias);
+  cuda::DeviceBuffer d_x = cuda_test::to_device<A>(x);
+  cuda::DeviceBuffer d_bias = cuda_test::to_device<A>(bias);
   cuda::bias_gelu_forward(d_x.as<A>(), with_bias ? d_bias.as<A>() : nullptr, gelu, rows, N, nullptr);
   const bool bf16 = std::is_same_v<A, __nv_bfloat16>;
   cuda_test::check_close(cuda_test::to_host<A>(d_x, n), ref, bf16 ? 1e-2 : 1e-6, bf16 ? 8e-3 : 1e-5,

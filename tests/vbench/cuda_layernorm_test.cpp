@@ -25,10 +25,10 @@ void layernorm_case(cuda_test::Random& rng, int rows, int C, bool fused_add) {
   std::vector<float> ref(n);
   cpu::layernorm_forward(ref.data(), ref_residual.data(), weight.data(), bias.data(), rows, C);
 
-  auto d_residual = cuda_test::to_device<float>(residual);
-  auto d_delta = cuda_test::to_device<A>(delta);
-  auto d_weight = cuda_test::to_device<float>(weight);
-  auto d_bias = cuda_test::to_device<float>(bias);
+  cuda::DeviceBuffer d_residual = cuda_test::to_device<float>(residual);
+  cuda::DeviceBuffer d_delta = cuda_test::to_device<A>(delta);
+  cuda::DeviceBuffer d_weight = cuda_test::to_device<float>(weight);
+  cuda::DeviceBuffer d_bias = cuda_test::to_device<float>(bias);
   cuda::DeviceBuffer d_out(n * sizeof(A), "layernorm output");
   cuda::layernorm_forward(d_out.as<A>(), d_residual.as<float>(), fused_add ? d_delta.as<A>() : nullptr,
                           d_weight.as<float>(), d_bias.as<float>(), rows, C, nullptr);

@@ -46,9 +46,9 @@ void matmul_case(cublasLtHandle_t lt, cuda_test::Random& rng, cuda::MatmulShape 
   constexpr std::size_t kWorkspace = 32u << 20;
   const cuda::Matmul mm(lt, shape, dtype, epilogue, kWorkspace);
   MESSAGE(mm.description() << (mm.epilogue_fused() ? ": fused epilogue" : ": separate epilogue kernel"));
-  auto d_x = cuda_test::to_device<A>(x);
-  auto d_w = cuda_test::to_device<A>(w);
-  auto d_bias = cuda_test::to_device<A>(bias);
+  cuda::DeviceBuffer d_x = cuda_test::to_device<A>(x);
+  cuda::DeviceBuffer d_w = cuda_test::to_device<A>(w);
+  cuda::DeviceBuffer d_bias = cuda_test::to_device<A>(bias);
   cuda::DeviceBuffer d_y(ref.size() * sizeof(A), "matmul output"), d_ws(kWorkspace, "workspace");
   mm.run(d_y.get(), d_x.get(), d_w.get(), has_bias ? d_bias.get() : nullptr, d_ws.get(), nullptr);
   // Outputs are ~N(0, 1) (weights scaled by 1/sqrt(K)). fp32: summation order only. tf32: 10-bit mantissa
