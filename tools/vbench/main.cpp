@@ -1,20 +1,94 @@
-// vbench CLI: parses flags and calls the library; see tools/vbench/README.md.
+// vbench CLI: binds flags to the Options structs of options.hpp and calls one commands.hpp function per
+// subcommand; see tools/vbench/README.md and man/vbench.1.
 #include "libcommon/cli.hpp"
+#include "tools/vbench/commands.hpp"
 
-namespace vtools::vbench {
-[[noreturn]] void not_built(const char* subcommand);
+namespace vb = vtools::vbench;
+
+namespace {
+
+void add_model_flags(CLI::App* cmd, vb::ModelOptions& m) {
+  cmd->add_option("--config", m.configs, "config name(s): all, or a,b,c (default gpt_nano)");
+  cmd->add_option("--n-layer", m.n_layer, "custom config: layers");
+  cmd->add_option("--n-head", m.n_head, "custom config: heads");
+  cmd->add_option("--n-embd", m.n_embd, "custom config: embedding width");
+  cmd->add_option("--vocab", m.vocab, "custom config: vocabulary size")->capture_default_str();
+  cmd->add_option("--block", m.block, "custom config: block size (largest T)")->capture_default_str();
+  cmd->add_flag("--untied", m.untied, "separate LM head (minGPT) instead of tying it to wte");
 }
 
+void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
+  add_model_flags(cmd, o.model);
+  cmd->add_option("--batch,-B", o.batch, "batch size B")->capture_default_str();
+  cmd->add_option("--seq,-T", o.seq, "sequence length T")->capture_default_str();
+  cmd->add_option("--dtype", o.dtype, "fp32|tf32|bf16")->capture_default_str();
+  cmd->add_option("--backend", o.backend, "cpu|cuda|auto")->capture_default_str();
+  if (timing) {
+    cmd->add_option("--warmup", o.warmup, "untimed forwards first")->capture_default_str();
+    cmd->add_option("--iters", o.iters, "timed forwards")->capture_default_str();
+    cmd->add_flag("--no-check", o.no_check, "skip the correctness gate");
+  }
+  cmd->add_option("--seed", o.seed, "weights and tokens seed")->capture_default_str();
+  cmd->add_option("--weights", o.weights, "load weights from a .safetensors file");
+  vtools::add_output_options(cmd, o.out, {"json", "table", "markdown"});
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  auto app = vtools::make_app("vbench", "benchmark GPT forward passes on CPU and CUDA", "  vbench run --config gpt_nano -o bench.json\n");
-  app->add_subcommand("run", "(not built yet)");
-  app->add_subcommand("list", "(not built yet)");
-  app->add_subcommand("init", "(not built yet)");
-  app->add_subcommand("compare", "(not built yet)");
-  app->add_subcommand("merge", "(not built yet)");
-  app->add_subcommand("verify", "(not built yet)");
+  auto app = vtools::make_app("vbench", "benchmark GPT forward passes on CPU and CUDA",
+                              "  vbench list --device\n"
+                              "  vbench run --config gpt_nano --backend cpu --batch 4 --seq 64 -o cpu.json\n"
+                              "  vbench run --config all --backend cuda --dtype bf16 -o new.json\n"
+                              "  vbench compare old.json new.json --fail-on-regression 5\n"
+                              "  vbench merge a.json b.json -o all.json\n"
+                              "  vbench init --config gpt2 -o gpt2.safetensors\n"
+                              "  vbench verify --config all --backend cuda\n");
+  vb::RunOptions run, verify;
+  for (int i = 0; i < argc; ++i) run.command_line += (i ? " " : "") + std::string(argv[i]);
+  verify.command_line = run.command_line;
+  vb::ListOptions list;
+  vb::InitOptions init;
+  vb::CompareOptions compare;
+  vb::MergeOptions merge;
+
+  auto* run_cmd = app->add_subcommand("run", "benchmark configs: correctness gate, then timed forwards -> vtools.bench");
+  add_run_flags(run_cmd, run, true);
+  auto* verify_cmd = app->add_subcommand("verify", "correctness gate only (exit 1 on a mismatch)");
+  add_run_flags(verify_cmd, verify, false);
+
+  auto* list_cmd = app->add_subcommand("list", "configs with parameters, FLOPs per token, bytes per forward");
+  list_cmd->add_flag("--device", list.device, "add the roofline floor on the detected device");
+  list_cmd->add_option("--backend", list.backend, "device for --device: cpu|cuda|auto")->capture_default_str();
+  list_cmd->add_option("--batch,-B", list.batch, "batch size for the costs")->capture_default_str();
+  list_cmd->add_option("--seq,-T", list.seq, "sequence length for the costs")->capture_default_str();
+  list_cmd->add_option("--dtype", list.dtype, "fp32|tf32|bf16")->capture_default_str();
+  vtools::add_output_options(list_cmd, list.out, {"table", "markdown"});
+
+  auto* init_cmd = app->add_subcommand("init", "write seed-initialised weights as .safetensors (GPT-2 names)");
+  add_model_flags(init_cmd, init.model);
+  init_cmd->add_option("--seed", init.seed, "weights seed")->capture_default_str();
+  init_cmd->add_option("-o,--output", init.output, "output .safetensors file")->required();
+
+  auto* compare_cmd = app->add_subcommand("compare", "compare two vtools.bench documents -> vtools.compare");
+  compare_cmd->add_option("baseline", compare.baseline, "baseline document ('-' = stdin)")->required();
+  compare_cmd->add_option("candidate", compare.candidate, "candidate document")->required();
+  compare_cmd->add_option("--fail-on-regression", compare.fail_on_regression_pct,
+                          "exit 1 when a config is significantly slower by more than PCT percent");
+  vtools::add_output_options(compare_cmd, compare.out, {"json", "table", "markdown"});
+
+  auto* merge_cmd = app->add_subcommand("merge", "join vtools.bench documents into one");
+  merge_cmd->add_option("inputs", merge.inputs, "documents")->required();
+  merge_cmd->add_flag("--allow-mixed", merge.allow_mixed, "merge runs of different batch/seq/dtype");
+  vtools::add_output_options(merge_cmd, merge.out, {});
+
   return vtools::run_main(*app, argc, argv, [&] {
-    for (auto* sub : app->get_subcommands()) vtools::vbench::not_built(sub->get_name().c_str());
+    if (*run_cmd) return vb::run_command(run);
+    if (*verify_cmd) return vb::verify_command(verify);
+    if (*list_cmd) return vb::list_command(list);
+    if (*init_cmd) return vb::init_command(init);
+    if (*compare_cmd) return vb::compare_command(compare);
+    if (*merge_cmd) return vb::merge_command(merge);
     std::cout << app->help();
     return 2;
   });

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "tools/vbench/ops/cpu_ops.hpp"
+#include "tools/vbench/ops/parallel_for.hpp"
 
 namespace vtools::vbench::cpu {
 
@@ -11,13 +12,13 @@ void attention_forward(float* out, const float* qkv, int B, int T, int C, int NH
   const int hs = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
   const std::int64_t C3 = 3 * static_cast<std::int64_t>(C);
-#pragma omp parallel
-  {
+  const std::int64_t rows = static_cast<std::int64_t>(B) * NH * T;
+  parallel_for(rows, 8, [&](std::int64_t begin, std::int64_t end) {
     std::vector<float> att(static_cast<std::size_t>(T));
-#pragma omp for collapse(3) schedule(static)
-    for (int b = 0; b < B; ++b) {
-      for (int h = 0; h < NH; ++h) {
-        for (int t = 0; t < T; ++t) {
+    for (std::int64_t row = begin; row < end; ++row) {
+      const std::int64_t b = row / (static_cast<std::int64_t>(NH) * T), h = row / T % NH, t = row % T;
+      {
+        {
           const float* q = qkv + (static_cast<std::int64_t>(b) * T + t) * C3 + h * hs;
           float maxv = -INFINITY;
           for (int t2 = 0; t2 <= t; ++t2) {
@@ -45,7 +46,7 @@ void attention_forward(float* out, const float* qkv, int B, int T, int C, int NH
         }
       }
     }
-  }
+  });
 }
 
 }  // namespace vtools::vbench::cpu

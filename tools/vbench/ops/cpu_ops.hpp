@@ -1,7 +1,7 @@
 // The CPU reference ops of the GPT forward, one function per layer named as in llm.c's train_gpt2.c, one .cpp per op
 // beside the CUDA version (<op>.cu, cuda:: namespace). fp32, row-major; B batch, T time, C channels, N = B·T rows.
-// Loops are parallelised with OpenMP where it was found; GEMMs go to OpenBLAS (VTOOLS_HAVE_OPENBLAS) or to a
-// blocked fallback.
+// Loops are split over cores with parallel_for (parallel_for.hpp); GEMMs go to OpenBLAS (VTOOLS_HAVE_OPENBLAS)
+// or to a blocked fallback.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +31,7 @@ void gelu_forward(float* out, const float* inp, std::int64_t n);
 /// out = a + b element-wise (out may alias a).
 void residual_forward(float* out, const float* a, const float* b, std::int64_t n);
 
-/// Threads the CPU ops use (OpenMP's max threads, or 1).
+/// Threads the CPU ops use: $VTOOLS_THREADS when set to a positive integer, else the hardware's thread count.
 int cpu_threads();
 
 }  // namespace vtools::vbench::cpu

@@ -3,12 +3,13 @@
 #include <cmath>
 
 #include "tools/vbench/ops/cpu_ops.hpp"
+#include "tools/vbench/ops/parallel_for.hpp"
 
 namespace vtools::vbench::cpu {
 
 void layernorm_forward(float* out, const float* inp, const float* weight, const float* bias, int N, int C) {
-#pragma omp parallel for schedule(static)
-  for (int n = 0; n < N; ++n) {
+  parallel_for(N, 16, [&](std::int64_t begin, std::int64_t end) {
+  for (std::int64_t n = begin; n < end; ++n) {
     const float* x = inp + static_cast<std::int64_t>(n) * C;
     float* o = out + static_cast<std::int64_t>(n) * C;
     double sum = 0;
@@ -20,6 +21,7 @@ void layernorm_forward(float* out, const float* inp, const float* weight, const 
     const float mean = static_cast<float>(m);
     for (int c = 0; c < C; ++c) o[c] = (x[c] - mean) * rstd * weight[c] + bias[c];
   }
+  });
 }
 
 }  // namespace vtools::vbench::cpu

@@ -1,9 +1,12 @@
 // cpu::matmul_forward: out = inp · W + bias through cblas_sgemm when OpenBLAS is there (the bias is copied into
 // out first, then beta = 1), else a cache-blocked loop nest parallel over rows.
+// Threading: OpenBLAS runs single-threaded and parallel_for splits the output columns into one slab per thread, so
+// one thread pool owns the cores (two pools fighting over 2 cores slowed gpt_nano down 4x).
 #include <algorithm>
 #include <cstring>
 
 #include "tools/vbench/ops/cpu_ops.hpp"
+#include "tools/vbench/ops/parallel_for.hpp"
 
 #ifdef VTOOLS_HAVE_OPENBLAS
 #include <cblas.h>
@@ -13,9 +16,8 @@ namespace vtools::vbench::cpu {
 
 namespace {
 void fill_bias(float* out, const float* bias, int N, int OC) {
-#pragma omp parallel for schedule(static)
-  for (int n = 0; n < N; ++n) {
-    float* o = out + static_cast<std::int64_t>(n) * OC;
+  for (std::int64_t n = 0; n < N; ++n) {
+    float* o = out + n * OC;
     if (bias) std::memcpy(o, bias, sizeof(float) * static_cast<std::size_t>(OC));
     else std::fill(o, o + OC, 0.0f);
   }
@@ -26,14 +28,29 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
                     WeightLayout layout) {
   fill_bias(out, bias, N, OC);
 #ifdef VTOOLS_HAVE_OPENBLAS
+  static const bool single_threaded_blas = [] {
+    openblas_set_num_threads(1);
+    return true;
+  }();
+  (void)single_threaded_blas;
   const bool trans = layout == WeightLayout::kOutIn;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, trans ? CblasTrans : CblasNoTrans, N, OC, IC, 1.0f, inp, IC, weight,
-              trans ? IC : OC, 1.0f, out, OC);
+  const int slabs = std::max(1, std::min(cpu_threads(), OC / 16));
+  parallel_for(slabs, 1, [&](std::int64_t s0, std::int64_t s1) {
+  for (std::int64_t s = s0; s < s1; ++s) {
+    // Slab boundaries rounded to 16 columns so each sgemm gets aligned, vector-friendly widths.
+    const int j0 = static_cast<int>(static_cast<std::int64_t>(OC) * s / slabs) / 16 * 16;
+    const int j1 = s + 1 == slabs ? OC : static_cast<int>(static_cast<std::int64_t>(OC) * (s + 1) / slabs) / 16 * 16;
+    if (j1 <= j0) continue;
+    const float* w = trans ? weight + static_cast<std::int64_t>(j0) * IC : weight + j0;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans ? CblasTrans : CblasNoTrans, N, j1 - j0, IC, 1.0f, inp, IC, w,
+                trans ? IC : OC, 1.0f, out + j0, OC);
+  }
+  });
 #else
   constexpr int kBlock = 64;
   if (layout == WeightLayout::kInOut) {
-#pragma omp parallel for schedule(static)
-    for (int n = 0; n < N; ++n) {
+    parallel_for(N, 1, [&](std::int64_t n0, std::int64_t n1) {
+    for (std::int64_t n = n0; n < n1; ++n) {
       float* o = out + static_cast<std::int64_t>(n) * OC;
       const float* x = inp + static_cast<std::int64_t>(n) * IC;
       for (int i0 = 0; i0 < IC; i0 += kBlock) {
@@ -45,17 +62,20 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
         }
       }
     }
+    });
   } else {
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int n = 0; n < N; ++n) {
-      for (int j = 0; j < OC; ++j) {
+    parallel_for(static_cast<std::int64_t>(N) * OC, 256, [&](std::int64_t k0, std::int64_t k1) {
+    for (std::int64_t k = k0; k < k1; ++k) {
+      const std::int64_t n = k / OC, j = k % OC;
+      {
         const float* x = inp + static_cast<std::int64_t>(n) * IC;
         const float* w = weight + static_cast<std::int64_t>(j) * IC;
         float acc = 0;
         for (int i = 0; i < IC; ++i) acc += x[i] * w[i];
-        out[static_cast<std::int64_t>(n) * OC + j] += acc;
+        out[n * OC + j] += acc;
       }
     }
+    });
   }
 #endif
 }

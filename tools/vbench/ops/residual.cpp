@@ -1,23 +1,13 @@
-// cpu::residual_forward: the residual add (llm.c residual_forward); also cpu_threads().
+// cpu::residual_forward: the residual add (llm.c residual_forward).
 #include "tools/vbench/ops/cpu_ops.hpp"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "tools/vbench/ops/parallel_for.hpp"
 
 namespace vtools::vbench::cpu {
 
 void residual_forward(float* out, const float* a, const float* b, std::int64_t n) {
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
-}
-
-int cpu_threads() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
+  parallel_for(n, 16384, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) out[i] = a[i] + b[i];
+  });
 }
 
 }  // namespace vtools::vbench::cpu

@@ -1,0 +1,22 @@
+#include "tools/vbench/backend_choice.hpp"
+
+#include "libcommon/cli.hpp"
+#include "libcommon/error.hpp"
+#include "tools/vbench/cpu_backend.hpp"
+
+namespace vtools::vbench {
+
+std::unique_ptr<Backend> choose_backend(const std::string& name, std::vector<std::string>* notes) {
+  if (name == "cpu") return make_cpu_backend();
+  if (name != "cuda" && name != "auto")
+    throw Error(ExitCode::kUsage, with_suggestion("unknown backend '" + name + "'", name, {"cpu", "cuda", "auto"}));
+  std::string why;
+  if (auto cuda = make_cuda_backend(&why)) return cuda;
+  if (name == "cuda") throw Error(ExitCode::kUnavailable, "--backend cuda: " + why);
+  const std::string note = "no CUDA backend (" + why + "); using the cpu backend";
+  print_note(note);
+  if (notes) notes->push_back(note);
+  return make_cpu_backend();
+}
+
+}  // namespace vtools::vbench

@@ -1,0 +1,15 @@
+// Picks the backend for --backend cpu|cuda|auto: auto is cuda when make_cuda_backend gives one, else cpu (with a
+// note saying why). An explicit cuda without one is Error(kUnavailable) carrying the reason.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/vbench/backend.hpp"
+
+namespace vtools::vbench {
+
+std::unique_ptr<Backend> choose_backend(const std::string& name, std::vector<std::string>* notes);
+
+}  // namespace vtools::vbench

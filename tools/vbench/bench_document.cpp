@@ -1,0 +1,142 @@
+#include "tools/vbench/bench_document.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+
+#include "libcommon/error.hpp"
+
+namespace vtools::vbench {
+
+namespace {
+
+OrderedJson or_null(const std::string& s) { return s.empty() ? OrderedJson(nullptr) : OrderedJson(s); }
+OrderedJson positive_or_null(double v) { return v > 0 && std::isfinite(v) ? OrderedJson(v) : OrderedJson(nullptr); }
+
+OrderedJson metadata_json(const BenchRun& run, const RunContext& ctx) {
+  const DeviceInfo& d = run.device;
+  const bool gpu = run.backend != "cpu";
+  OrderedJson m;
+  m["timestamp"] = run.timestamp;
+  m["gpu_name"] = gpu ? or_null(d.name) : OrderedJson(nullptr);
+  m["compute_capability"] = gpu ? or_null(d.compute_capability) : OrderedJson(nullptr);
+  m["cuda_version"] = gpu ? or_null(d.runtime_version) : OrderedJson(nullptr);
+  m["driver_version"] = or_null(d.driver_version);
+  m["blas_version"] = or_null(d.blas_version);
+  m["sm_count"] = d.sm_count;
+  m["memory_bytes"] = d.memory_bytes;
+  m["device_name"] = d.name;
+  m["backend"] = run.backend;
+  m["dtype"] = dtype_name(run.settings.dtype);
+  m["batch_size"] = run.settings.batch;
+  m["seq_len"] = run.settings.seq;
+  m["warmup"] = run.settings.warmup;
+  m["iters"] = run.settings.iters;
+  m["seed"] = run.settings.seed;
+  m["weights"] = run.weights_source;
+  m["threads"] = d.threads;
+  m["peak_bandwidth_bytes_per_s"] = positive_or_null(d.peak_bandwidth_bytes_per_s);
+  m["peak_flops"] = positive_or_null(d.peak_flops);
+  m["host"] = ctx.host;
+  m["command_line"] = ctx.command_line;
+  m["vtools_version"] = tool_version();
+  m["notes"] = run.notes;
+  return m;
+}
+
+OrderedJson result_json(const ConfigResult& r, const BenchRun& run) {
+  const GptConfig& c = r.config;
+  OrderedJson b;
+  b["config"] = {{"n_layer", c.n_layer},       {"n_head", c.n_head},         {"n_embd", c.n_embd},
+                 {"vocab_size", c.vocab_size}, {"block_size", c.block_size}, {"tied_head", c.tied_head},
+                 {"parameters", r.params.total}};
+  b["status"] = r.status;
+  b["backend"] = run.backend;
+  b["dtype"] = dtype_name(run.settings.dtype);
+  b["batch_size"] = run.settings.batch;
+  b["seq_len"] = run.settings.seq;
+  if (!r.samples_ms.empty()) {
+    const auto& t = r.timing;
+    b["timing"] = {{"mean", t.mean}, {"std", t.std},   {"min", t.min}, {"max", t.max},
+                   {"median", t.median}, {"p5", t.p5}, {"p25", t.p25}, {"p75", t.p75},
+                   {"p95", t.p95},   {"p99", t.p99},   {"n", t.n},     {"samples_ms", r.samples_ms}};
+    b["throughput_tokens_per_sec"] = r.tokens_per_s;
+  }
+  b["flops_per_forward"] = r.cost.flops;
+  b["bytes_per_forward"] = r.cost.bytes;
+  b["roofline"] = {{"floor_ms", positive_or_null(r.floor.floor_ms)},
+                   {"fraction", positive_or_null(r.roofline_fraction)},
+                   {"bound", or_null(r.floor.bound)}};
+  b["kernels_per_forward"] = r.kernels_per_forward;
+  if (r.correctness) {
+    const Correctness& k = *r.correctness;
+    b["correctness"] = {{"max_abs_err", std::isfinite(k.max_abs_err) ? OrderedJson(k.max_abs_err) : OrderedJson()},
+                        {"rel_err", std::isfinite(k.rel_err) ? OrderedJson(k.rel_err) : OrderedJson()},
+                        {"top1_agreement", k.top1_agreement},
+                        {"passed", k.passed},
+                        {"tolerance", k.tolerance},
+                        {"reference", k.reference},
+                        {"compared_positions", k.compared_rows}};
+  }
+  return b;
+}
+
+}  // namespace
+
+OrderedJson bench_document(const BenchRun& run, const RunContext& context) {
+  OrderedJson doc = new_document(kBenchFormat, "vbench");
+  doc["metadata"] = metadata_json(run, context);
+  OrderedJson benchmarks = OrderedJson::object();
+  for (const auto& r : run.results) benchmarks[r.config.name] = result_json(r, run);
+  doc["benchmarks"] = benchmarks;
+  return doc;
+}
+
+std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_view name) {
+  auto fail = [&](const std::string& what) {
+    throw Error(ExitCode::kDataError, what, SourceLocation{std::string(name), 0, 0});
+  };
+  if (!doc.contains("benchmarks") || !doc["benchmarks"].is_object()) fail("missing object 'benchmarks'");
+  const OrderedJson meta = doc.contains("metadata") && doc["metadata"].is_object() ? doc["metadata"] : OrderedJson::object();
+  std::vector<BenchEntry> entries;
+  for (const auto& [key, b] : doc["benchmarks"].items()) {
+    if (!b.is_object()) fail("benchmark '" + key + "' is not an object");
+    auto field = [&](const OrderedJson& obj, const char* f, auto fallback) {
+      using T = decltype(fallback);
+      if (!obj.contains(f) || obj[f].is_null()) return fallback;
+      const bool ok = std::is_same_v<T, std::string> ? obj[f].is_string() : obj[f].is_number();
+      if (!ok) fail("benchmark '" + key + "': field '" + f + "' has the wrong type");
+      return obj[f].template get<T>();
+    };
+    BenchEntry e;
+    e.name = key;
+    e.status = field(b, "status", std::string("ok"));
+    e.batch_size = field(b, "batch_size", field(meta, "batch_size", 0));
+    e.seq_len = field(b, "seq_len", field(meta, "seq_len", 0));
+    e.dtype = field(b, "dtype", field(meta, "dtype", std::string()));
+    e.backend = field(b, "backend", field(meta, "backend", std::string()));
+    e.median_ms = NAN;
+    if (b.contains("timing")) {
+      const auto& t = b["timing"];
+      if (!t.is_object()) fail("benchmark '" + key + "': 'timing' is not an object");
+      e.median_ms = field(t, "median", static_cast<double>(NAN));
+      if (t.contains("samples_ms")) {
+        if (!t["samples_ms"].is_array()) fail("benchmark '" + key + "': 'samples_ms' is not an array");
+        for (const auto& x : t["samples_ms"]) {
+          if (!x.is_number()) fail("benchmark '" + key + "': 'samples_ms' holds a non-number");
+          e.samples_ms.push_back(x.get<double>());
+        }
+      }
+    }
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+}  // namespace vtools::vbench

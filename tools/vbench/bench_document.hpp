@@ -1,0 +1,41 @@
+// vtools.bench documents: BenchRun -> JSON (seed field names kept: metadata{timestamp, gpu_name, compute_capability,
+// cuda_version, ...}, benchmarks{<config>: {config{...}, timing{...}, throughput_tokens_per_sec, batch_size,
+// seq_len, ...}}), and the reader compare/merge use. Shape documented by schemas/vtools.bench.schema.json.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libcommon/document.hpp"
+#include "tools/vbench/harness.hpp"
+
+namespace vtools::vbench {
+
+/// Metadata the harness does not know (what ran it).
+struct RunContext {
+  std::string command_line;
+  std::string host;
+};
+
+/// The whole document with the envelope.
+OrderedJson bench_document(const BenchRun& run, const RunContext& context);
+
+/// One benchmark entry as compare and merge need it.
+struct BenchEntry {
+  std::string name;        ///< key in "benchmarks"
+  std::string status;      ///< "ok" when absent (documents from the seed had none)
+  std::vector<double> samples_ms;
+  double median_ms = 0;    ///< timing.median (NaN when untimed)
+  int batch_size = 0, seq_len = 0;
+  std::string dtype, backend;
+};
+
+/// Entries of a parsed vtools.bench document in document order. Error(kDataError) at `name` naming the config for
+/// a benchmark that is not an object or holds a mistyped field.
+std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_view name);
+
+/// This machine's host name ("unknown" when it cannot be read).
+std::string host_name();
+
+}  // namespace vtools::vbench

@@ -1,0 +1,93 @@
+#include "tools/vbench/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "libcommon/stats.hpp"
+
+namespace vtools::vbench {
+
+bool Comparison::has_regression() const {
+  return std::any_of(configs.begin(), configs.end(), [](const ConfigComparison& c) { return c.regression; });
+}
+
+Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std::vector<BenchEntry>& candidate,
+                              double threshold_pct) {
+  Comparison cmp;
+  cmp.threshold_pct = threshold_pct;
+  auto find = [](const std::vector<BenchEntry>& v, const std::string& name) -> const BenchEntry* {
+    for (const auto& e : v)
+      if (e.name == name) return &e;
+    return nullptr;
+  };
+  for (const auto& b : baseline) {
+    const BenchEntry* c = find(candidate, b.name);
+    if (!c) {
+      cmp.only_in_baseline.push_back(b.name);
+      continue;
+    }
+    ConfigComparison r;
+    r.config = b.name;
+    r.baseline_n = b.samples_ms.size();
+    r.candidate_n = c->samples_ms.size();
+    r.baseline_median_ms = b.samples_ms.empty() ? b.median_ms : stats::median(b.samples_ms);
+    r.candidate_median_ms = c->samples_ms.empty() ? c->median_ms : stats::median(c->samples_ms);
+    r.speedup = r.ci_low = r.ci_high = r.change_pct = NAN;
+    if (b.samples_ms.empty() || c->samples_ms.empty()) {
+      r.verdict = "untimed";
+    } else {
+      r.speedup = r.baseline_median_ms / r.candidate_median_ms;
+      r.change_pct = (r.candidate_median_ms / r.baseline_median_ms - 1.0) * 100.0;
+      const stats::Interval ci = stats::bootstrap_ratio_of_medians(b.samples_ms, c->samples_ms);
+      r.ci_low = ci.low;
+      r.ci_high = ci.high;
+      r.verdict = ci.low > 1.0 ? "faster" : ci.high < 1.0 ? "slower" : "same";
+      r.regression = threshold_pct >= 0 && r.verdict == "slower" && r.change_pct > threshold_pct;
+    }
+    cmp.configs.push_back(r);
+  }
+  for (const auto& c : candidate)
+    if (!find(baseline, c.name)) cmp.only_in_candidate.push_back(c.name);
+  return cmp;
+}
+
+namespace {
+OrderedJson number_or_null(double v) { return std::isfinite(v) ? OrderedJson(v) : OrderedJson(nullptr); }
+
+OrderedJson side_json(const OrderedJson& doc, const std::string& name) {
+  const OrderedJson meta = doc.contains("metadata") && doc["metadata"].is_object() ? doc["metadata"] : OrderedJson();
+  auto get = [&](const char* key) { return meta.is_object() && meta.contains(key) ? meta[key] : OrderedJson(nullptr); };
+  return {{"file", name},          {"timestamp", get("timestamp")}, {"gpu_name", get("gpu_name")},
+          {"device_name", get("device_name")}, {"backend", get("backend")}, {"dtype", get("dtype")},
+          {"batch_size", get("batch_size")},   {"seq_len", get("seq_len")}};
+}
+}  // namespace
+
+OrderedJson compare_document(const Comparison& cmp, const OrderedJson& baseline_doc, const std::string& baseline_name,
+                             const OrderedJson& candidate_doc, const std::string& candidate_name) {
+  OrderedJson doc = new_document(kCompareFormat, "vbench");
+  doc["baseline"] = side_json(baseline_doc, baseline_name);
+  doc["candidate"] = side_json(candidate_doc, candidate_name);
+  doc["confidence"] = 0.95;
+  doc["regression_threshold_pct"] = cmp.threshold_pct >= 0 ? OrderedJson(cmp.threshold_pct) : OrderedJson(nullptr);
+  OrderedJson rows = OrderedJson::array();
+  for (const auto& c : cmp.configs) {
+    rows.push_back({{"config", c.config},
+                    {"baseline_median_ms", number_or_null(c.baseline_median_ms)},
+                    {"candidate_median_ms", number_or_null(c.candidate_median_ms)},
+                    {"baseline_n", c.baseline_n},
+                    {"candidate_n", c.candidate_n},
+                    {"speedup", number_or_null(c.speedup)},
+                    {"ci_low", number_or_null(c.ci_low)},
+                    {"ci_high", number_or_null(c.ci_high)},
+                    {"change_pct", number_or_null(c.change_pct)},
+                    {"verdict", c.verdict},
+                    {"regression", c.regression}});
+  }
+  doc["comparisons"] = rows;
+  doc["only_in_baseline"] = cmp.only_in_baseline;
+  doc["only_in_candidate"] = cmp.only_in_candidate;
+  return doc;
+}
+
+}  // namespace vtools::vbench

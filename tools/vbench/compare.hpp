@@ -1,0 +1,44 @@
+// Compares two vtools.bench documents config by config: medians, speedup = baseline median / candidate median
+// (> 1: the candidate is faster), a bootstrap 95% CI of that ratio (stats::bootstrap_ratio_of_medians over the raw
+// samples), and a verdict: "faster" when the CI lies above 1, "slower" below 1, "same" when it contains 1,
+// "untimed" when either side has no samples.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "libcommon/document.hpp"
+#include "tools/vbench/bench_document.hpp"
+
+namespace vtools::vbench {
+
+struct ConfigComparison {
+  std::string config;
+  double baseline_median_ms = 0, candidate_median_ms = 0;
+  std::size_t baseline_n = 0, candidate_n = 0;
+  double speedup = 0;              ///< NaN when untimed
+  double ci_low = 0, ci_high = 0;  ///< NaN when untimed
+  double change_pct = 0;           ///< (candidate / baseline − 1)·100; positive = slower
+  std::string verdict;
+  bool regression = false;         ///< "slower" and change_pct > the threshold
+};
+
+struct Comparison {
+  std::vector<ConfigComparison> configs;     ///< configs present in both, in baseline order
+  std::vector<std::string> only_in_baseline, only_in_candidate;
+  double threshold_pct = -1;                 ///< --fail-on-regression; < 0 when not asked
+  [[nodiscard]] bool has_regression() const;
+};
+
+/// Compares entries; `threshold_pct` < 0 marks no regressions.
+Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std::vector<BenchEntry>& candidate,
+                              double threshold_pct);
+
+/// vtools.compare: the envelope, baseline/candidate {file, timestamp, device, backend, dtype} and the comparisons.
+OrderedJson compare_document(const Comparison& cmp, const OrderedJson& baseline_doc, const std::string& baseline_name,
+                             const OrderedJson& candidate_doc, const std::string& candidate_name);
+
+/// A table ("table") or Markdown ("markdown") of the comparison.
+void write_compare_table(const Comparison& cmp, const std::string& format, std::ostream& out);
+
+}  // namespace vtools::vbench

@@ -1,0 +1,39 @@
+// write_compare_table: the human view of a Comparison (compare.hpp), one row per config.
+#include <cmath>
+#include <cstdio>
+
+#include "libcommon/human_units.hpp"
+#include "libcommon/table.hpp"
+#include "tools/vbench/compare.hpp"
+
+namespace vtools::vbench {
+
+namespace {
+std::string fixed(double v, const char* fmt) {
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+}  // namespace
+
+void write_compare_table(const Comparison& cmp, const std::string& format, std::ostream& out) {
+  using A = Table::Align;
+  Table t;
+  t.headers = {"config", "baseline", "candidate", "speedup", "95% CI", "change", "verdict"};
+  t.align = {A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft};
+  for (const auto& c : cmp.configs) {
+    t.add_row({c.config,
+               std::isfinite(c.baseline_median_ms) ? format_duration_ms(c.baseline_median_ms) : "-",
+               std::isfinite(c.candidate_median_ms) ? format_duration_ms(c.candidate_median_ms) : "-",
+               fixed(c.speedup, "%.3fx"),
+               std::isfinite(c.ci_low) ? fixed(c.ci_low, "%.3f") + " .. " + fixed(c.ci_high, "%.3f") : "-",
+               fixed(c.change_pct, "%+.1f%%"), c.verdict + (c.regression ? " (regression)" : "")});
+  }
+  if (format == "markdown") write_markdown_table(t, out);
+  else write_text_table(t, out);
+  for (const auto& n : cmp.only_in_baseline) out << "only in baseline: " << n << "\n";
+  for (const auto& n : cmp.only_in_candidate) out << "only in candidate: " << n << "\n";
+}
+
+}  // namespace vtools::vbench

@@ -1,0 +1,96 @@
+#include "tools/vbench/harness.hpp"
+
+#include <algorithm>
+
+#include "libcommon/document.hpp"
+#include "libcommon/error.hpp"
+#include "libcommon/progress.hpp"
+#include "tools/vbench/cpu_backend.hpp"
+#include "tools/vbench/reference_forward.hpp"
+#include "tools/vbench/weight_init.hpp"
+
+namespace vtools::vbench {
+
+namespace {
+
+/// Positions of sequence 0 the fp64 reference recomputes for the CPU backend: causal attention makes logits at
+/// t < n depend on tokens t < n only, so a prefix is an exact check at a fraction of the naive cost.
+constexpr int kReferencePositions = 16;
+
+Correctness check_correctness(const GptWeights& weights, const std::vector<std::int32_t>& tokens,
+                              const HarnessSettings& s, Backend& backend) {
+  const std::vector<float> got = backend.logits(tokens);
+  const std::int64_t V = weights.config.vocab_size;
+  if (backend.name() == "cpu") {
+    const int n = std::min(s.seq, kReferencePositions);
+    std::vector<std::int32_t> prefix(tokens.begin(), tokens.begin() + n);
+    const std::vector<double> ref = reference_forward(weights, prefix, 1, n);
+    Correctness c = compare_logits(std::span<const float>(got.data(), static_cast<std::size_t>(n * V)), ref, V,
+                                   tolerance_for(s.dtype));
+    c.reference = "fp64-naive";
+    return c;
+  }
+  auto cpu = make_cpu_backend();
+  cpu->prepare(weights, s.batch, s.seq, DType::kFp32);
+  const std::vector<float> ref_f = cpu->logits(tokens);
+  const std::vector<double> ref(ref_f.begin(), ref_f.end());
+  Correctness c = compare_logits(got, ref, V, tolerance_for(s.dtype));
+  c.reference = "cpu-fp32";
+  return c;
+}
+
+void time_config(ConfigResult& r, const std::vector<std::int32_t>& tokens, const HarnessSettings& s,
+                 Backend& backend) {
+  r.samples_ms = backend.time_forwards(tokens, s.warmup, s.iters);
+  r.timing = stats::summarize(r.samples_ms);
+  r.tokens_per_s = r.timing.median > 0 ? 1e3 * s.batch * s.seq / r.timing.median : 0;
+  r.roofline_fraction = r.floor.floor_ms > 0 && r.timing.median > 0 ? r.floor.floor_ms / r.timing.median : 0;
+}
+
+}  // namespace
+
+std::vector<std::int32_t> make_tokens(int B, int T, int V, std::uint64_t seed) {
+  NormalStream stream(seed ^ fnv1a64("tokens"));
+  std::vector<std::int32_t> tokens(static_cast<std::size_t>(B) * static_cast<std::size_t>(T));
+  for (auto& t : tokens) t = static_cast<std::int32_t>(stream.next() % static_cast<std::uint64_t>(V));
+  return tokens;
+}
+
+BenchRun run_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSettings& s, Backend& backend) {
+  BenchRun run;
+  run.backend = backend.name();
+  run.device = backend.device();
+  run.settings = s;
+  run.timestamp = iso8601_now();
+  ProgressBar progress("vbench", jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const ConfigJob& job = jobs[i];
+    progress.update(i, job.config.name);
+    validate_config(job.config);
+    if (s.seq > job.config.block_size)
+      throw Error(ExitCode::kUsage, "--seq " + std::to_string(s.seq) + " exceeds the block size " +
+                                        std::to_string(job.config.block_size) + " of config '" + job.config.name + "'");
+    GptWeights initialised;
+    if (!job.weights) initialised = init_weights(job.config, s.seed);
+    const GptWeights& weights = job.weights ? *job.weights : initialised;
+    ConfigResult r;
+    r.config = job.config;
+    r.params = count_parameters(job.config);
+    r.cost = forward_cost(job.config, s.batch, s.seq, s.dtype);
+    r.floor = roofline_floor(r.cost, run.device);
+    const auto tokens = make_tokens(s.batch, s.seq, job.config.vocab_size, s.seed);
+    backend.prepare(weights, s.batch, s.seq, s.dtype);
+    r.kernels_per_forward = backend.kernels_per_forward();
+    if (s.check) r.correctness = check_correctness(weights, tokens, s, backend);
+    const bool gate_ok = !r.correctness || r.correctness->passed;
+    if (!gate_ok) r.status = "failed";
+    else if (!s.time) r.status = "passed";
+    else r.status = s.check ? "ok" : "unchecked";
+    if (gate_ok && s.time) time_config(r, tokens, s, backend);
+    run.results.push_back(std::move(r));
+  }
+  progress.update(jobs.size());
+  return run;
+}
+
+}  // namespace vtools::vbench

@@ -1,0 +1,65 @@
+// The timing harness, in named steps per config: prepare the backend, check correctness (the gate), warm up and
+// time, summarise through libcommon/stats. It returns data (BenchRun); bench_document.cpp turns it into JSON.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libcommon/stats.hpp"
+#include "tools/vbench/backend.hpp"
+#include "tools/vbench/forward_cost.hpp"
+#include "tools/vbench/gpt_configs.hpp"
+#include "tools/vbench/logits_check.hpp"
+
+namespace vtools::vbench {
+
+struct HarnessSettings {
+  int batch = 4, seq = 64;
+  DType dtype = DType::kFp32;
+  int warmup = 3, iters = 20;
+  std::uint64_t seed = 1337;
+  bool check = true;   ///< run the correctness gate before timing
+  bool time = true;    ///< false for `vbench verify`
+};
+
+/// One config's outcome. status: "ok" (checked and timed), "unchecked" (timed, --no-check), "failed" (gate
+/// failed, not timed), "passed" (verify only: gate passed, not timed).
+struct ConfigResult {
+  GptConfig config;
+  ParameterCount params;
+  std::string status;
+  ForwardCost cost;
+  Floor floor;
+  std::optional<Correctness> correctness;
+  std::vector<double> samples_ms;
+  stats::Summary timing;
+  double tokens_per_s = 0;
+  double roofline_fraction = 0;  ///< floor_ms / median_ms; 0 when the floor is unknown
+  int kernels_per_forward = 0;
+};
+
+struct BenchRun {
+  std::string backend;
+  DeviceInfo device;
+  HarnessSettings settings;
+  std::string timestamp;
+  std::string weights_source;       ///< "init (seed N)" or the safetensors path
+  std::vector<std::string> notes;
+  std::vector<ConfigResult> results;
+};
+
+/// Where a config's weights come from: initialised from the seed, or given (loaded from a file).
+struct ConfigJob {
+  GptConfig config;
+  const GptWeights* weights = nullptr;  ///< null: init_weights(config, settings.seed)
+};
+
+/// The tokens every backend sees: [B][T] values in [0, V), from the seed (SplitMix64 stream "tokens").
+std::vector<std::int32_t> make_tokens(int B, int T, int V, std::uint64_t seed);
+
+/// Runs every job on `backend` (progress on a TTY). Throws Error(kUsage) when seq exceeds a config's block size.
+BenchRun run_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSettings& settings, Backend& backend);
+
+}  // namespace vtools::vbench

@@ -1,0 +1,30 @@
+// The correctness gate's comparison: logits of a backend against reference logits on the same weights and tokens.
+// rel_err = ‖a − b‖₂ / ‖b‖₂ over every compared value; a run passes when rel_err <= the dtype's tolerance and every
+// value is finite. Tolerances (set from fp32 accumulation over GPT-2-sized dot products, with headroom):
+// fp32 1e-4, tf32 5e-3, bf16 2e-2.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "tools/vbench/backend.hpp"
+
+namespace vtools::vbench {
+
+struct Correctness {
+  double max_abs_err = 0;
+  double rel_err = 0;
+  double top1_agreement = 0;   ///< fraction of rows (positions) whose argmax matches the reference's
+  double tolerance = 0;        ///< on rel_err
+  bool passed = false;
+  std::string reference;       ///< "fp64-naive" (CPU backend) or "cpu-fp32" (other backends)
+  std::int64_t compared_rows = 0;
+};
+
+double tolerance_for(DType dtype);
+
+/// Compares `got` and `ref`, both [rows][V] row-major with the same length.
+Correctness compare_logits(std::span<const float> got, std::span<const double> ref, std::int64_t V, double tolerance);
+
+}  // namespace vtools::vbench

@@ -1,0 +1,50 @@
+#include "tools/vbench/merge.hpp"
+
+#include "libcommon/error.hpp"
+#include "tools/vbench/bench_document.hpp"
+
+namespace vtools::vbench {
+
+OrderedJson merge_bench_documents(const std::vector<OrderedJson>& docs, const std::vector<std::string>& names,
+                                  bool allow_mixed) {
+  OrderedJson out = new_document(kBenchFormat, "vbench");
+  OrderedJson meta = docs.empty() || !docs[0].contains("metadata") ? OrderedJson::object() : docs[0]["metadata"];
+  OrderedJson sources = OrderedJson::array();
+  OrderedJson benchmarks = OrderedJson::object();
+  const BenchEntry* first = nullptr;
+  std::string first_file;
+  std::vector<std::vector<BenchEntry>> all;
+  for (std::size_t i = 0; i < docs.size(); ++i) all.push_back(read_bench_entries(docs[i], names[i]));
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const OrderedJson m = docs[i].contains("metadata") ? docs[i]["metadata"] : OrderedJson::object();
+    auto get = [&](const char* k) { return m.is_object() && m.contains(k) ? m[k] : OrderedJson(nullptr); };
+    sources.push_back({{"file", names[i]}, {"timestamp", get("timestamp")}, {"gpu_name", get("gpu_name")},
+                       {"device_name", get("device_name")}, {"backend", get("backend")}, {"host", get("host")}});
+    for (const BenchEntry& e : all[i]) {
+      if (!first) {
+        first = &e;
+        first_file = names[i];
+      } else if (!allow_mixed &&
+                 (e.batch_size != first->batch_size || e.seq_len != first->seq_len || e.dtype != first->dtype)) {
+        auto shape = [](const BenchEntry& x) {
+          return "B=" + std::to_string(x.batch_size) + " T=" + std::to_string(x.seq_len) + " " + x.dtype;
+        };
+        throw Error(ExitCode::kDataError, "benchmark '" + e.name + "' ran at " + shape(e) + " but '" + first->name +
+                                              "' in " + first_file + " at " + shape(*first) +
+                                              "; pass --allow-mixed to merge them anyway",
+                    SourceLocation{names[i], 0, 0});
+      }
+      std::string key = e.name;
+      if (benchmarks.contains(key)) key += "@" + std::to_string(i + 1);
+      OrderedJson b = docs[i]["benchmarks"][e.name];
+      b["source"] = names[i];
+      benchmarks[key] = b;
+    }
+  }
+  meta["merged_from"] = sources;
+  out["metadata"] = meta;
+  out["benchmarks"] = benchmarks;
+  return out;
+}
+
+}  // namespace vtools::vbench

@@ -1,0 +1,60 @@
+// The options of each vbench subcommand, bound to flags by main.cpp and consumed by commands.cpp. Defaults here are
+// the documented defaults (man/vbench.1).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libcommon/cli.hpp"
+
+namespace vtools::vbench {
+
+/// Which model(s): named configs, or a custom one when --n-layer/--n-head/--n-embd are given.
+struct ModelOptions {
+  std::string configs;  ///< "all" or "a,b,c"; "" = gpt_nano (or the config stored in --weights)
+  int n_layer = 0, n_head = 0, n_embd = 0;
+  int vocab = 50257, block = 1024;
+  bool untied = false;
+};
+
+struct RunOptions {
+  ModelOptions model;
+  int batch = 4, seq = 64;
+  std::string dtype = "fp32";
+  std::string backend = "auto";  ///< cpu | cuda | auto
+  int warmup = 3, iters = 20;
+  std::uint64_t seed = 1337;
+  std::string weights;           ///< safetensors file; "" = init from seed
+  bool no_check = false;
+  OutputOptions out;
+  std::string command_line;      ///< recorded in metadata
+};
+
+struct ListOptions {
+  bool device = false;           ///< add the roofline floor on the detected device
+  std::string backend = "auto";
+  int batch = 4, seq = 64;
+  std::string dtype = "fp32";
+  OutputOptions out;
+};
+
+struct InitOptions {
+  ModelOptions model;
+  std::uint64_t seed = 1337;
+  std::string output;
+};
+
+struct CompareOptions {
+  std::string baseline, candidate;
+  double fail_on_regression_pct = -1;  ///< < 0: never fail
+  OutputOptions out;
+};
+
+struct MergeOptions {
+  std::vector<std::string> inputs;
+  bool allow_mixed = false;
+  OutputOptions out;
+};
+
+}  // namespace vtools::vbench

@@ -1,0 +1,76 @@
+// `vbench run` and `vbench verify`: choose the backend and configs, run the harness, write the document or a table.
+#include <algorithm>
+#include <sstream>
+
+#include "libcommon/error.hpp"
+#include "libcommon/output_file.hpp"
+#include "tools/vbench/backend_choice.hpp"
+#include "tools/vbench/bench_document.hpp"
+#include "tools/vbench/bench_table.hpp"
+#include "tools/vbench/commands.hpp"
+#include "tools/vbench/model_selection.hpp"
+
+namespace vtools::vbench {
+
+namespace {
+
+void check_sizes(const RunOptions& o) {
+  if (o.batch <= 0 || o.seq <= 0) throw Error(ExitCode::kUsage, "--batch and --seq must be positive");
+  if (o.warmup < 0 || o.iters <= 0) throw Error(ExitCode::kUsage, "--warmup must be >= 0 and --iters positive");
+}
+
+BenchRun run_harness(const RunOptions& o, bool time) {
+  check_sizes(o);
+  HarnessSettings s;
+  s.batch = o.batch;
+  s.seq = o.seq;
+  s.dtype = parse_dtype(o.dtype);
+  s.warmup = o.warmup;
+  s.iters = o.iters;
+  s.seed = o.seed;
+  s.check = time ? !o.no_check : true;
+  s.time = time;
+  std::unique_ptr<GptWeights> storage;
+  const auto jobs = select_jobs(o.model, o.weights, storage);
+  std::vector<std::string> notes;
+  auto backend = choose_backend(o.backend, &notes);
+  BenchRun run = run_benchmarks(jobs, s, *backend);
+  run.notes = notes;
+  run.weights_source = o.weights.empty() ? "init (seed " + std::to_string(o.seed) + ")" : o.weights;
+  return run;
+}
+
+void write_run(const BenchRun& run, const RunOptions& o) {
+  const std::string format = resolve_format(o.out, "json", true);
+  if (format == "json") {
+    write_document(bench_document(run, {o.command_line, host_name()}), o.out.output);
+    return;
+  }
+  std::ostringstream text;
+  write_bench_table(run, format, text);
+  write_output(o.out.output, text.str());
+}
+
+/// Exit 1 when a config failed the correctness gate (the document is written first, failure recorded).
+int exit_code(const BenchRun& run) {
+  const bool failed = std::any_of(run.results.begin(), run.results.end(), [](const ConfigResult& r) {
+    return r.status == "failed";
+  });
+  return failed ? static_cast<int>(ExitCode::kCheckFailed) : 0;
+}
+
+}  // namespace
+
+int run_command(const RunOptions& o) {
+  const BenchRun run = run_harness(o, true);
+  write_run(run, o);
+  return exit_code(run);
+}
+
+int verify_command(const RunOptions& o) {
+  const BenchRun run = run_harness(o, false);
+  write_run(run, o);
+  return exit_code(run);
+}
+
+}  // namespace vtools::vbench
