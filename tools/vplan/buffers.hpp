@@ -1,0 +1,36 @@
+// Finds the buffers of a function — every ttg.local_alloc (SMEM) and ttng.tmem_alloc (TMEM) — with their sizes,
+// and every op that touches one, following views (memdesc_index, trans, subviews, reinterprets) and
+// warp_specialize captures (operand i is argument i of each partition region) back to the allocation.
+#pragma once
+
+#include <vector>
+
+#include "tools/vplan/op_effects.hpp"
+#include "tools/vplan/op_order.hpp"
+#include "tools/vplan/plan_model.hpp"
+#include "tools/vplan/ttgir_module.hpp"
+
+namespace vtools::vplan {
+
+struct BufferAccess {
+  int buffer = 0;
+  int op = 0;  ///< op id
+  Access access = Access::kUse;
+};
+
+struct BufferTrace {
+  std::vector<Buffer> buffers;  ///< sizes, alloc op, barrier flag, users; liveness/offsets not yet set
+  std::vector<BufferAccess> accesses;
+};
+
+/// Traces the buffers of `function`; `module` resolves encoding aliases (alignment, TMEM packing).
+BufferTrace trace_buffers(const Op& function, const OpOrder& order, const Module& module);
+
+/// SMEM bytes of a memdesc: product of the shape x element bits / 8, rounded up.
+std::int64_t smem_bytes(const Type& type);
+
+/// TMEM rows and 32-bit columns of a memdesc as Triton sizes it: rows = min(M, 128); columns = N, divided by
+/// 32 / bits for packed element types (colStride = 1), times M / 128 when M > 128, times the leading copies.
+void tmem_size(const Type& type, const std::string& encoding_text, int& rows, int& cols, int& copies);
+
+}  // namespace vtools::vplan

@@ -1,0 +1,156 @@
+#include "tools/vplan/commands.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "libcommon/document.hpp"
+#include "libcommon/error.hpp"
+#include "libcommon/input_file.hpp"
+#include "libcommon/output_file.hpp"
+#include "tools/vplan/dot_writer.hpp"
+#include "tools/vplan/ir_dump_log.hpp"
+#include "tools/vplan/plan_builder.hpp"
+#include "tools/vplan/plan_inputs.hpp"
+#include "tools/vplan/plan_json.hpp"
+#include "tools/vplan/table_writer.hpp"
+#include "tools/vplan/ttgir_reader.hpp"
+#include "tools/vplan/ws_dot_reader.hpp"
+#include "tools/vplan/ws_log_extract.hpp"
+
+namespace vtools::vplan {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct LoadedPlan {
+  Plan plan;
+  std::string stem;
+  std::string source_format;
+};
+
+std::string_view first_word(std::string_view text) {
+  std::size_t i = text.find_first_not_of(" \t\r\n");
+  return i == std::string_view::npos ? std::string_view() : text.substr(i, 8);
+}
+
+// Decides what an input is by its content: vtools.plan JSON, planner DOT (or a log with planner markers), an IR
+// dump log, else TTGIR.
+LoadedPlan load_one(const KernelInput& in, const Options& options) {
+  std::string_view text = in.text;
+  if (first_word(text).substr(0, 1) == "{") return {read_plan_json(text, in.name), in.stem, "vtools.plan"};
+  if (first_word(text).substr(0, 7) == "digraph" || text.find("=== SMEM Buffer Liveness Graph ===") != text.npos ||
+      text.find("=== Combined Key Ops") != text.npos || text.find("=== TMEM Buffer Liveness Graph ===") != text.npos)
+    return {read_ws_dot(text, in.name), in.stem, "ws-dot"};
+  PlanOptions po;
+  po.function = options.function;
+  po.triton_shared = in.triton_shared;
+  if (options.triton_shared >= 0) po.triton_shared = options.triton_shared;
+  if (looks_like_ir_dump_log(text)) {
+    std::string dump = last_ttgir_dump(text, in.name);
+    return {build_plan(read_ttgir(dump, in.name), po), in.stem, "ttgir"};
+  }
+  return {build_plan(read_ttgir(text, in.name), po), in.stem, "ttgir"};
+}
+
+std::vector<LoadedPlan> load_plans(const Options& options) {
+  std::vector<LoadedPlan> out;
+  for (const auto& in : collect_inputs(options.input)) out.push_back(load_one(in, options));
+  return out;
+}
+
+// One output per plan: to -o for a single plan, else to -o DIR/<stem><suffix> (several plans need a directory).
+template <class Write>
+void write_each(const std::vector<LoadedPlan>& plans, const Options& options, const std::string& suffix, Write write) {
+  if (plans.size() == 1) {
+    std::ostringstream s;
+    write(plans[0], s);
+    write_output(options.out.output, s.str());
+    return;
+  }
+  if (options.out.output == "-")
+    throw Error(ExitCode::kUsage, "'" + options.input + "' holds " + std::to_string(plans.size()) +
+                                      " kernels: give -o DIR to write one file per kernel");
+  std::error_code ec;
+  fs::create_directories(options.out.output, ec);
+  if (ec) throw Error(ExitCode::kIoError, "cannot create directory '" + options.out.output + "': " + ec.message());
+  for (const auto& p : plans) {
+    std::ostringstream s;
+    write(p, s);
+    write_output((fs::path(options.out.output) / (p.stem + suffix)).string(), s.str());
+  }
+}
+
+}  // namespace
+
+int run_analyze(const Options& options) {
+  auto plans = load_plans(options);
+  write_each(plans, options, ".plan.json",
+             [](const LoadedPlan& p, std::ostream& out) { out << dump_json(plan_document(p.plan, p.source_format)); });
+  return 0;
+}
+
+int run_dot(const Options& options) {
+  GraphKind kind = graph_kind_from_name(options.graph);
+  auto plans = load_plans(options);
+  write_each(plans, options, "." + options.graph + ".dot",
+             [&](const LoadedPlan& p, std::ostream& out) { write_dot(p.plan, kind, options.markers, out); });
+  return 0;
+}
+
+int run_table(const Options& options) {
+  const TableStyle style = options.out.format == "markdown" ? TableStyle::kMarkdown : TableStyle::kText;
+  std::ostringstream s;
+  for (const auto& p : load_plans(options)) write_tables(p.plan, style, s);
+  write_output(options.out.output, s.str());
+  return 0;
+}
+
+int run_check(const Options& options) {
+  std::ostringstream s;
+  bool all_fit = true;
+  for (const auto& p : load_plans(options)) all_fit = write_check_report(p.plan, s) && all_fit;
+  write_output(options.out.output, s.str());
+  return all_fit ? 0 : static_cast<int>(ExitCode::kCheckFailed);
+}
+
+int run_extract(const Options& options) {
+  const std::string name = input_display_name(options.input);
+  auto graphs = extract_ws_graphs(read_input(options.input), name);
+  if (graphs.empty()) throw Error(ExitCode::kDataError, "expected planner graph markers ('=== ... ==='), got none",
+                                  SourceLocation{name});
+  const std::string dir = options.out.output == "-" ? "." : options.out.output;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(ExitCode::kIoError, "cannot create directory '" + dir + "': " + ec.message());
+  std::ostringstream listing;
+  for (const auto& g : graphs) {
+    std::string path = (fs::path(dir) / (g.kind + "_" + std::to_string(g.index) + ".dot")).string();
+    write_output(path, g.dot);
+    listing << path << "\n";
+  }
+  if (!options.out.quiet) std::cout << listing.str();
+  return 0;
+}
+
+int run_import(const Options& options) {
+  std::error_code ec;
+  Plan plan;
+  if (fs::is_directory(options.input, ec)) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(options.input, ec))
+      if (e.is_regular_file() && e.path().extension() == ".dot") files.push_back(e.path());
+    if (files.empty()) throw Error(ExitCode::kNoInput, "no .dot file in directory '" + options.input + "'");
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) merge_ws_plan(plan, read_ws_dot(read_input(f.string()), f.string()));
+    plan.kernel.source = options.input;
+  } else {
+    plan = read_ws_dot(read_input(options.input), input_display_name(options.input));
+  }
+  finish_imported_plan(plan);
+  write_output(options.out.output, dump_json(plan_document(plan, "ws-dot")));
+  return 0;
+}
+
+}  // namespace vtools::vplan

@@ -1,0 +1,98 @@
+#include "tools/vplan/plan_builder.hpp"
+
+#include "libcommon/error.hpp"
+#include "tools/vplan/budget.hpp"
+#include "tools/vplan/buffers.hpp"
+#include "tools/vplan/channels.hpp"
+#include "tools/vplan/liveness.hpp"
+#include "tools/vplan/op_effects.hpp"
+#include "tools/vplan/op_order.hpp"
+
+namespace vtools::vplan {
+
+std::string shape_string(const Type& type) {
+  if (type.kind != Type::Kind::kTensor && type.kind != Type::Kind::kMemDesc) return "";
+  std::string out;
+  for (auto d : type.shape) out += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
+  return out + type.element_type;
+}
+
+namespace {
+
+const Op& pick_function(const Module& module, const std::string& wanted) {
+  std::vector<std::string> names;
+  for (const Op& f : module.functions) {
+    std::string name = f.symbol.empty() ? "" : f.symbol.substr(1);
+    if (!wanted.empty() && name == wanted) return f;
+    names.push_back(name);
+  }
+  if (!wanted.empty())
+    throw Error(ExitCode::kDataError, with_suggestion("no function '" + wanted + "' in the module", wanted, names),
+                SourceLocation{module.name});
+  for (const Op& f : module.functions)
+    for (const auto& k : f.keywords)
+      if (k == "public") return f;
+  if (module.functions.empty())
+    throw Error(ExitCode::kDataError, "expected a 'tt.func' in the module, got none", SourceLocation{module.name});
+  return module.functions.front();
+}
+
+void collect_ws(const std::vector<Op>& ops, std::vector<const Op*>& out) {
+  for (const Op& op : ops) {
+    if (op.name == "ttg.warp_specialize") out.push_back(&op);
+    for (const Region& r : op.regions) collect_ws(r.ops, out);
+  }
+}
+
+}  // namespace
+
+Plan build_plan(const Module& module, const PlanOptions& options) {
+  const Op& function = pick_function(module, options.function);
+  Plan plan;
+  plan.kernel.name = function.symbol.empty() ? "" : function.symbol.substr(1);
+  plan.kernel.target = module.string_attribute("ttg.target");
+  plan.kernel.num_warps = static_cast<int>(module.int_attribute("ttg.num-warps").value_or(4));
+  plan.kernel.source = module.name;
+
+  OpOrder order = order_ops(function, plan.kernel.num_warps);
+  plan.partitions = order.partitions;
+  plan.ops.reserve(order.ops.size());
+  for (const OrderedOp& o : order.ops) {
+    PlanOp p;
+    p.id = o.id;
+    p.name = o.op->name;
+    p.partition = o.partition;
+    p.result = o.op->results.empty() ? "" : o.op->results[0];
+    p.operands = o.op->operands;
+    p.shape = o.op->result_types.empty() || o.op->results.empty() ? "" : shape_string(o.op->result_types[0]);
+    p.loc = o.op->loc;
+    p.key = classify_key(*o.op);
+    p.sync = is_sync_op(*o.op);
+    p.parent = o.parent;
+    plan.ops.push_back(std::move(p));
+  }
+
+  BufferTrace trace = trace_buffers(function, order, module);
+  plan.buffers = std::move(trace.buffers);
+  compute_liveness(plan.buffers, order);
+  plan.channels = build_channels(plan.buffers, trace.accesses, order);
+
+  std::vector<const Op*> ws_ops;
+  for (const Region& r : function.regions) collect_ws(r.ops, ws_ops);
+  int partition_warps = 0;
+  std::int64_t capture_bytes = 0;
+  for (const Op* ws : ws_ops) {
+    capture_bytes += warp_specialize_capture_bytes(*ws);
+    for (const Region& r : ws->regions)
+      if (r.label != "default") partition_warps += r.num_warps;
+  }
+  int total = plan.kernel.num_warps + partition_warps;
+  // Triton launches warp-specialized kernels with whole warp groups (multiples of 4 warps).
+  if (!ws_ops.empty()) total = (total + 3) / 4 * 4;
+  plan.kernel.total_warps = total;
+
+  compute_budget(plan, limits_for_target(plan.kernel.target), capture_bytes, options.triton_shared);
+  return plan;
+}
+
+}  // namespace vtools::vplan

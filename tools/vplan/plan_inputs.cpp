@@ -1,0 +1,68 @@
+#include "tools/vplan/plan_inputs.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "libcommon/document.hpp"
+#include "libcommon/error.hpp"
+#include "libcommon/input_file.hpp"
+
+namespace vtools::vplan {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Triton's cache keeps <kernel>.json beside <kernel>.ttgir with "shared"; the bundled fixtures keep one
+// metadata.json keyed by stem. A metadata file that does not parse is ignored (it is optional context).
+std::optional<std::int64_t> triton_shared_for(const fs::path& ttgir) {
+  auto read_shared = [](const fs::path& file, const std::string& key) -> std::optional<std::int64_t> {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return std::nullopt;
+    try {
+      OrderedJson j = parse_json(read_input(file.string()), file.string());
+      const OrderedJson* obj = &j;
+      if (!key.empty()) {
+        if (!j.contains(key)) return std::nullopt;
+        obj = &j[key];
+      }
+      if (obj->is_object() && obj->contains("shared") && (*obj)["shared"].is_number_integer())
+        return (*obj)["shared"].get<std::int64_t>();
+    } catch (const Error&) {
+    }
+    return std::nullopt;
+  };
+  const fs::path dir = ttgir.parent_path();
+  const std::string stem = ttgir.stem().string();
+  if (auto v = read_shared(dir / (stem + ".json"), "")) return v;
+  return read_shared(dir / "metadata.json", stem);
+}
+
+KernelInput load_file(const fs::path& path) {
+  KernelInput in;
+  in.name = path.string();
+  in.stem = path.stem().string();
+  in.text = read_input(path.string());
+  in.triton_shared = triton_shared_for(path);
+  return in;
+}
+
+}  // namespace
+
+std::vector<KernelInput> collect_inputs(const std::string& path) {
+  if (path == "-") return {KernelInput{"<stdin>", "stdin", read_input("-"), std::nullopt}};
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return {load_file(path)};
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".ttgir") files.push_back(it->path());
+  if (ec) throw Error(ExitCode::kNoInput, "cannot read directory '" + path + "': " + ec.message());
+  if (files.empty()) throw Error(ExitCode::kNoInput, "no .ttgir file in directory '" + path + "'");
+  std::sort(files.begin(), files.end());
+  std::vector<KernelInput> out;
+  for (const auto& f : files) out.push_back(load_file(f));
+  return out;
+}
+
+}  // namespace vtools::vplan

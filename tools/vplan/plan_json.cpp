@@ -1,0 +1,265 @@
+#include "tools/vplan/plan_json.hpp"
+
+#include "libcommon/error.hpp"
+
+namespace vtools::vplan {
+
+namespace {
+
+OrderedJson loc_json(const SourceLoc& loc) {
+  if (loc.name.empty() && loc.file.empty()) return nullptr;
+  OrderedJson j;
+  j["name"] = loc.name;
+  j["file"] = loc.file;
+  j["line"] = loc.line;
+  j["column"] = loc.column;
+  return j;
+}
+
+OrderedJson partition_json(int p) { return p == kNoPartition ? OrderedJson(nullptr) : OrderedJson(p); }
+
+OrderedJson end_json(const ChannelEnd& e) {
+  OrderedJson j;
+  j["op"] = e.op;
+  j["partition"] = partition_json(e.partition);
+  return j;
+}
+
+}  // namespace
+
+OrderedJson plan_document(const Plan& plan, std::string_view source_format) {
+  OrderedJson doc = new_document(kPlanFormat, "vplan");
+  doc["source"] = {{"path", plan.kernel.source}, {"format", source_format}};
+  doc["kernel"] = {{"name", plan.kernel.name},
+                   {"target", plan.kernel.target},
+                   {"num_warps", plan.kernel.num_warps},
+                   {"total_warps", plan.kernel.total_warps}};
+  doc["partitions"] = OrderedJson::array();
+  for (const auto& p : plan.partitions)
+    doc["partitions"].push_back(
+        {{"id", p.id}, {"region", p.region}, {"num_warps", p.num_warps}, {"op_count", p.op_count}});
+  doc["ops"] = OrderedJson::array();
+  for (const auto& op : plan.ops) {
+    OrderedJson j;
+    j["id"] = op.id;
+    j["name"] = op.name;
+    j["partition"] = partition_json(op.partition);
+    j["result"] = op.result;
+    j["operands"] = op.operands;
+    j["shape"] = op.shape;
+    j["loc"] = loc_json(op.loc);
+    j["key"] = op.key == KeyKind::kNone ? OrderedJson(nullptr) : OrderedJson(key_kind_name(op.key));
+    j["sync"] = op.sync;
+    j["parent"] = op.parent;
+    doc["ops"].push_back(std::move(j));
+  }
+  doc["buffers"] = OrderedJson::array();
+  for (const auto& b : plan.buffers) {
+    OrderedJson j;
+    j["id"] = b.id;
+    j["name"] = b.name;
+    j["value"] = b.value;
+    j["space"] = space_name(b.space);
+    j["shape"] = b.shape;
+    j["element_type"] = b.element_type;
+    j["encoding"] = b.encoding;
+    j["bytes"] = b.bytes;
+    j["rows"] = b.rows;
+    j["cols"] = b.cols;
+    j["copies"] = b.copies;
+    j["barrier"] = b.barrier;
+    j["alloc_op"] = b.alloc_op;
+    j["liveness"] = {b.start, b.end};
+    j["offset"] = b.offset;
+    j["alignment"] = b.alignment;
+    j["channels"] = b.channels;
+    j["operand_d"] = b.operand_d;
+    j["users"] = b.users;
+    j["loc"] = loc_json(b.loc);
+    doc["buffers"].push_back(std::move(j));
+  }
+  doc["channels"] = OrderedJson::array();
+  for (const auto& c : plan.channels) {
+    OrderedJson j;
+    j["id"] = c.id;
+    j["buffer"] = c.buffer;
+    j["space"] = space_name(c.space);
+    j["producer"] = end_json(c.producer);
+    j["consumers"] = OrderedJson::array();
+    for (const auto& e : c.consumers) j["consumers"].push_back(end_json(e));
+    j["operand_d"] = c.operand_d;
+    doc["channels"].push_back(std::move(j));
+  }
+  const Summary& s = plan.summary;
+  OrderedJson sj;
+  sj["smem_peak_bytes"] = s.smem_peak_bytes;
+  sj["smem_allocated_bytes"] = s.smem_allocated_bytes;
+  sj["smem_limit_bytes"] = s.smem_limit_bytes;
+  sj["smem_peak_op"] = s.smem_peak_op;
+  sj["smem_live_at_peak"] = s.smem_live_at_peak;
+  sj["tmem_peak_cols"] = s.tmem_peak_cols;
+  sj["tmem_allocated_cols"] = s.tmem_allocated_cols;
+  sj["tmem_limit_cols"] = s.tmem_limit_cols;
+  sj["tmem_peak_op"] = s.tmem_peak_op;
+  sj["tmem_live_at_peak"] = s.tmem_live_at_peak;
+  sj["capture_bytes"] = s.capture_bytes;
+  sj["triton_shared_bytes"] = s.triton_shared_bytes ? OrderedJson(*s.triton_shared_bytes) : OrderedJson(nullptr);
+  sj["fits"] = s.fits;
+  sj["notes"] = s.notes;
+  doc["summary"] = std::move(sj);
+  return doc;
+}
+
+namespace {
+
+// Field access that names the missing/mistyped field in its error.
+class Fields {
+ public:
+  explicit Fields(std::string_view name) : name_(name) {}
+
+  const OrderedJson& at(const OrderedJson& obj, const char* key, const std::string& where) const {
+    if (!obj.is_object() || !obj.contains(key)) fail("missing field '" + where + key + "'");
+    return obj.at(key);
+  }
+  template <class T>
+  T get(const OrderedJson& obj, const char* key, const std::string& where) const {
+    const OrderedJson& v = at(obj, key, where);
+    try {
+      return v.get<T>();
+    } catch (const std::exception&) {
+      fail("field '" + where + key + "' has the wrong type");
+    }
+  }
+  template <class T>
+  T get_or(const OrderedJson& obj, const char* key, T fallback) const {
+    if (!obj.is_object() || !obj.contains(key) || obj.at(key).is_null()) return fallback;
+    try {
+      return obj.at(key).get<T>();
+    } catch (const std::exception&) {
+      return fallback;
+    }
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(ExitCode::kDataError, what, SourceLocation{std::string(name_)});
+  }
+
+ private:
+  std::string_view name_;
+};
+
+SourceLoc loc_from(const Fields& f, const OrderedJson& j) {
+  if (!j.is_object()) return {};
+  return SourceLoc{f.get_or<std::string>(j, "name", ""), f.get_or<std::string>(j, "file", ""),
+                   f.get_or<int>(j, "line", 0), f.get_or<int>(j, "column", 0)};
+}
+
+}  // namespace
+
+Plan plan_from_document(const OrderedJson& doc, std::string_view name) {
+  Fields f(name);
+  Plan plan;
+  const auto& k = f.at(doc, "kernel", "");
+  plan.kernel.name = f.get_or<std::string>(k, "name", "");
+  plan.kernel.target = f.get_or<std::string>(k, "target", "");
+  plan.kernel.num_warps = f.get_or<int>(k, "num_warps", 0);
+  plan.kernel.total_warps = f.get_or<int>(k, "total_warps", plan.kernel.num_warps);
+  if (doc.contains("source")) plan.kernel.source = f.get_or<std::string>(doc["source"], "path", "");
+  if (doc.contains("partitions") && doc["partitions"].is_array())
+    for (const auto& p : doc["partitions"])
+      plan.partitions.push_back({f.get<int>(p, "id", "partitions[]."), f.get_or<std::string>(p, "region", ""),
+                                 f.get_or<int>(p, "num_warps", 0), f.get_or<int>(p, "op_count", 0)});
+  if (doc.contains("ops") && doc["ops"].is_array())
+    for (const auto& o : doc["ops"]) {
+      PlanOp op;
+      op.id = f.get<int>(o, "id", "ops[].");
+      if (op.id != static_cast<int>(plan.ops.size())) f.fail("ops[" + std::to_string(plan.ops.size()) + "].id is " +
+                                                             std::to_string(op.id) + ", expected ids 0, 1, 2, ...");
+      op.name = f.get<std::string>(o, "name", "ops[].");
+      op.partition = f.get_or<int>(o, "partition", kNoPartition);
+      op.result = f.get_or<std::string>(o, "result", "");
+      op.operands = f.get_or<std::vector<std::string>>(o, "operands", {});
+      op.shape = f.get_or<std::string>(o, "shape", "");
+      op.loc = loc_from(f, o.value("loc", OrderedJson()));
+      op.key = key_kind_from_name(f.get_or<std::string>(o, "key", ""));
+      op.sync = f.get_or<bool>(o, "sync", false);
+      op.parent = f.get_or<int>(o, "parent", -1);
+      plan.ops.push_back(std::move(op));
+    }
+  const auto& buffers = f.at(doc, "buffers", "");
+  if (!buffers.is_array()) f.fail("field 'buffers' has the wrong type");
+  for (const auto& j : buffers) {
+    Buffer b;
+    b.id = f.get<int>(j, "id", "buffers[].");
+    if (b.id != static_cast<int>(plan.buffers.size()))
+      f.fail("buffers[" + std::to_string(plan.buffers.size()) + "].id is " + std::to_string(b.id) +
+             ", expected ids 0, 1, 2, ...");
+    b.name = f.get<std::string>(j, "name", "buffers[].");
+    b.value = f.get_or<std::string>(j, "value", "");
+    b.space = f.get_or<std::string>(j, "space", "smem") == "tmem" ? MemorySpace::kTmem : MemorySpace::kSmem;
+    b.shape = f.get_or<std::vector<std::int64_t>>(j, "shape", {});
+    b.element_type = f.get_or<std::string>(j, "element_type", "");
+    b.encoding = f.get_or<std::string>(j, "encoding", "");
+    b.bytes = f.get_or<std::int64_t>(j, "bytes", 0);
+    b.rows = f.get_or<int>(j, "rows", 0);
+    b.cols = f.get_or<int>(j, "cols", 0);
+    b.copies = f.get_or<int>(j, "copies", 1);
+    b.barrier = f.get_or<bool>(j, "barrier", false);
+    b.alloc_op = f.get_or<int>(j, "alloc_op", 0);
+    auto live = f.get<std::vector<int>>(j, "liveness", "buffers[].");
+    if (live.size() != 2) f.fail("field 'buffers[].liveness' must be [start, end]");
+    b.start = live[0];
+    b.end = live[1];
+    b.offset = f.get_or<std::int64_t>(j, "offset", 0);
+    b.alignment = f.get_or<std::int64_t>(j, "alignment", 1);
+    b.channels = f.get_or<std::vector<int>>(j, "channels", {});
+    b.operand_d = f.get_or<int>(j, "operand_d", 0);
+    b.users = f.get_or<std::vector<int>>(j, "users", {});
+    b.loc = loc_from(f, j.value("loc", OrderedJson()));
+    plan.buffers.push_back(std::move(b));
+  }
+  if (doc.contains("channels") && doc["channels"].is_array())
+    for (const auto& j : doc["channels"]) {
+      Channel c;
+      c.id = f.get<int>(j, "id", "channels[].");
+      c.buffer = f.get<int>(j, "buffer", "channels[].");
+      if (c.buffer < 0 || c.buffer >= static_cast<int>(plan.buffers.size()))
+        f.fail("channels[" + std::to_string(c.id) + "].buffer " + std::to_string(c.buffer) + " names no buffer");
+      c.space = plan.buffers[c.buffer].space;
+      const auto& p = f.at(j, "producer", "channels[].");
+      c.producer = {f.get<int>(p, "op", "channels[].producer."), f.get_or<int>(p, "partition", kNoPartition)};
+      if (j.contains("consumers") && j["consumers"].is_array())
+        for (const auto& e : j["consumers"])
+          c.consumers.push_back({f.get<int>(e, "op", "channels[].consumers[]."),
+                                 f.get_or<int>(e, "partition", kNoPartition)});
+      c.operand_d = f.get_or<bool>(j, "operand_d", false);
+      plan.channels.push_back(std::move(c));
+    }
+  const auto& s = f.at(doc, "summary", "");
+  Summary& sum = plan.summary;
+  sum.smem_peak_bytes = f.get_or<std::int64_t>(s, "smem_peak_bytes", 0);
+  sum.smem_allocated_bytes = f.get_or<std::int64_t>(s, "smem_allocated_bytes", 0);
+  sum.smem_limit_bytes = f.get_or<std::int64_t>(s, "smem_limit_bytes", 0);
+  sum.smem_peak_op = f.get_or<int>(s, "smem_peak_op", 0);
+  sum.smem_live_at_peak = f.get_or<std::vector<int>>(s, "smem_live_at_peak", {});
+  sum.tmem_peak_cols = f.get_or<std::int64_t>(s, "tmem_peak_cols", 0);
+  sum.tmem_allocated_cols = f.get_or<std::int64_t>(s, "tmem_allocated_cols", 0);
+  sum.tmem_limit_cols = f.get_or<std::int64_t>(s, "tmem_limit_cols", 0);
+  sum.tmem_peak_op = f.get_or<int>(s, "tmem_peak_op", 0);
+  sum.tmem_live_at_peak = f.get_or<std::vector<int>>(s, "tmem_live_at_peak", {});
+  sum.capture_bytes = f.get_or<std::int64_t>(s, "capture_bytes", 0);
+  if (s.contains("triton_shared_bytes") && s["triton_shared_bytes"].is_number_integer())
+    sum.triton_shared_bytes = s["triton_shared_bytes"].get<std::int64_t>();
+  sum.fits = f.get_or<bool>(s, "fits", true);
+  sum.notes = f.get_or<std::vector<std::string>>(s, "notes", {});
+  for (int id : sum.smem_live_at_peak)
+    if (id < 0 || id >= static_cast<int>(plan.buffers.size())) f.fail("summary.smem_live_at_peak names no buffer");
+  for (int id : sum.tmem_live_at_peak)
+    if (id < 0 || id >= static_cast<int>(plan.buffers.size())) f.fail("summary.tmem_live_at_peak names no buffer");
+  return plan;
+}
+
+Plan read_plan_json(std::string_view text, std::string_view name) {
+  return plan_from_document(parse_document(text, name, {kPlanFormat}), name);
+}
+
+}  // namespace vtools::vplan

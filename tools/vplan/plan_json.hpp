@@ -1,0 +1,22 @@
+// vtools.plan JSON: the plan as a document (libcommon envelope + kernel, partitions, ops, buffers, channels,
+// summary) and back. The schema is schemas/vtools.plan.schema.json (version: kPlanFormat in libcommon/document.hpp).
+#pragma once
+
+#include <string_view>
+
+#include "libcommon/document.hpp"
+#include "tools/vplan/plan_model.hpp"
+
+namespace vtools::vplan {
+
+/// The whole document, envelope included. `source_format` is "ttgir" or "ws-dot".
+OrderedJson plan_document(const Plan& plan, std::string_view source_format);
+
+/// Reads a vtools.plan document (envelope checked). Throws Error(kDataError) naming the field that is missing or
+/// of the wrong type.
+Plan read_plan_json(std::string_view text, std::string_view name);
+
+/// Plan from an already parsed document (`name` for messages).
+Plan plan_from_document(const OrderedJson& doc, std::string_view name);
+
+}  // namespace vtools::vplan

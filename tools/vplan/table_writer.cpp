@@ -1,0 +1,114 @@
+#include "tools/vplan/table_writer.hpp"
+
+#include <string>
+
+#include "libcommon/human_units.hpp"
+#include "libcommon/table.hpp"
+
+namespace vtools::vplan {
+
+namespace {
+
+std::string interval(const Buffer& b) { return "[" + std::to_string(b.start) + "-" + std::to_string(b.end) + ")"; }
+
+std::string channel_list(const Buffer& b) {
+  std::string out;
+  for (int c : b.channels) out += (out.empty() ? "" : ", ") + std::string("ch") + std::to_string(c);
+  return out.empty() ? "-" : out;
+}
+
+std::string partition_name(int p) { return p == kNoPartition ? "-" : std::to_string(p); }
+
+void emit(const Table& t, TableStyle style, std::ostream& out) {
+  if (style == TableStyle::kMarkdown) write_markdown_table(t, out);
+  else write_text_table(t, out);
+}
+
+void heading(const std::string& title, TableStyle style, std::ostream& out) {
+  out << "\n" << (style == TableStyle::kMarkdown ? "### " : "") << title << "\n";
+  if (style == TableStyle::kMarkdown) out << "\n";
+}
+
+}  // namespace
+
+void write_tables(const Plan& plan, TableStyle style, std::ostream& out) {
+  const Summary& s = plan.summary;
+  out << (style == TableStyle::kMarkdown ? "## " : "") << "kernel " << plan.kernel.name << " (" << plan.kernel.target
+      << ", " << plan.kernel.num_warps << " warps, " << plan.kernel.total_warps << " in all, "
+      << plan.partitions.size() << " partitions, " << plan.ops.size() << " ops)\n";
+
+  Table smem;
+  smem.headers = {"Name", "BufferID", "Size", "Channels", "Liveness", "Offset"};
+  smem.align = {Table::Align::kLeft, Table::Align::kLeft, Table::Align::kRight, Table::Align::kLeft,
+                Table::Align::kLeft, Table::Align::kRight};
+  Table tmem;
+  tmem.headers = {"Name", "Size", "Channels", "Liveness", "OperandD", "Column"};
+  for (const Buffer& b : plan.buffers) {
+    if (b.space == MemorySpace::kSmem)
+      smem.add_row({b.name + (b.barrier ? " (barrier)" : ""), "B" + std::to_string(b.id), std::to_string(b.bytes),
+                    channel_list(b), interval(b), std::to_string(b.offset)});
+    else
+      tmem.add_row({b.name, b.rows > 0 ? std::to_string(b.rows) + "x" + std::to_string(b.cols) : "-",
+                    channel_list(b), interval(b), std::to_string(b.operand_d), std::to_string(b.offset)});
+  }
+  heading("SMEM buffers", style, out);
+  emit(smem, style, out);
+  if (!tmem.rows.empty()) {
+    heading("TMEM allocations", style, out);
+    emit(tmem, style, out);
+  }
+  if (!plan.channels.empty()) {
+    Table ch;
+    ch.headers = {"Channel", "Buffer", "Space", "Producer", "Consumers", "OperandD"};
+    for (const Channel& c : plan.channels) {
+      std::string consumers;
+      for (const auto& e : c.consumers)
+        consumers += (consumers.empty() ? "" : ", ") + std::string("op ") + std::to_string(e.op) + " (P" +
+                     partition_name(e.partition) + ")";
+      ch.add_row({"ch" + std::to_string(c.id), "B" + std::to_string(c.buffer) + " " + plan.buffers[c.buffer].name,
+                  std::string(space_name(c.space)),
+                  "op " + std::to_string(c.producer.op) + " (P" + partition_name(c.producer.partition) + ")",
+                  consumers, c.operand_d ? "yes" : "-"});
+    }
+    heading("Channels", style, out);
+    emit(ch, style, out);
+  }
+  heading("Budget", style, out);
+  Table budget;
+  budget.headers = {"Memory", "Peak", "Allocated", "Limit", "Fits"};
+  budget.add_row({"SMEM", format_bytes(s.smem_peak_bytes) + " @ op " + std::to_string(s.smem_peak_op),
+                  std::to_string(s.smem_allocated_bytes + s.capture_bytes) + " B",
+                  std::to_string(s.smem_limit_bytes) + " B",
+                  s.smem_allocated_bytes + s.capture_bytes <= s.smem_limit_bytes ? "yes" : "NO"});
+  if (s.tmem_limit_cols > 0 || s.tmem_allocated_cols > 0)
+    budget.add_row({"TMEM", std::to_string(s.tmem_peak_cols) + " cols @ op " + std::to_string(s.tmem_peak_op),
+                    std::to_string(s.tmem_allocated_cols) + " cols", std::to_string(s.tmem_limit_cols) + " cols",
+                    s.tmem_allocated_cols <= s.tmem_limit_cols ? "yes" : "NO"});
+  emit(budget, style, out);
+  for (const auto& n : s.notes) out << (style == TableStyle::kMarkdown ? "\n- " : "note: ") << n << "\n";
+}
+
+bool write_check_report(const Plan& plan, std::ostream& out) {
+  const Summary& s = plan.summary;
+  auto names = [&](const std::vector<int>& ids) {
+    std::string o;
+    for (int id : ids) {
+      const Buffer& b = plan.buffers[id];
+      o += "  " + b.name + " B" + std::to_string(b.id) + " " + interval(b) + " " +
+           (b.space == MemorySpace::kSmem ? std::to_string(b.bytes) + " bytes"
+                                          : std::to_string(b.cols) + " columns") + "\n";
+    }
+    return o;
+  };
+  const std::int64_t smem_total = s.smem_allocated_bytes + s.capture_bytes;
+  const bool smem_ok = smem_total <= s.smem_limit_bytes;
+  const bool tmem_ok = s.tmem_allocated_cols <= s.tmem_limit_cols;
+  out << plan.kernel.name << ": SMEM " << smem_total << " / " << s.smem_limit_bytes << " bytes "
+      << (smem_ok ? "ok" : "OVER") << "; TMEM " << s.tmem_allocated_cols << " / " << s.tmem_limit_cols << " columns "
+      << (tmem_ok ? "ok" : "OVER") << "\n";
+  if (!smem_ok) out << "SMEM live at the peak (op " << s.smem_peak_op << "):\n" << names(s.smem_live_at_peak);
+  if (!tmem_ok) out << "TMEM live at the peak (op " << s.tmem_peak_op << "):\n" << names(s.tmem_live_at_peak);
+  return smem_ok && tmem_ok;
+}
+
+}  // namespace vtools::vplan

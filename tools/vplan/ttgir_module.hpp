@@ -1,0 +1,84 @@
+// The TTGIR module as read from text: aliases, module attributes, functions, ops with operands, attributes, types
+// and nested regions, and resolved source locations. Ops the reader does not know are kept generically (name,
+// operands, attributes, types); the plan (plan_builder) decides what they mean.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vtools::vplan {
+
+/// A source location after following `#loc` aliases: the innermost name (`loc("acc"(...))`) and the user's
+/// file:line (for call sites, the caller's). Empty fields when unknown.
+struct SourceLoc {
+  std::string name;
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+/// A type as printed, with the parts vplan uses taken apart. `shape` is empty for scalars; -1 is a dynamic dim.
+struct Type {
+  enum class Kind { kScalar, kTensor, kMemDesc, kPointer, kTensorDesc, kTuple, kFunction, kOther };
+  Kind kind = Kind::kOther;
+  std::string text;
+  std::vector<std::int64_t> shape;
+  std::string element_type;  ///< "f16", "i64", "" when none
+  std::string encoding;      ///< the layout/encoding alias or attribute ("#shared1"), "" when none
+  bool tensor_memory = false;  ///< memdesc in #ttng.tensor_memory (else shared memory)
+  bool mutable_memory = false;
+};
+
+struct Attribute {
+  std::string key;
+  std::string value;  ///< the value's text as printed ("array<i32: 1>", "0 : i32"); "" for unit attributes
+};
+
+struct Region;
+
+/// One operation. Values are named as printed ("%44", "%acc_60#2" for result 2 of "%acc_60:6").
+struct Op {
+  std::string name;                  ///< "ttg.local_alloc"; generic ops without quotes
+  std::vector<std::string> results;  ///< "%acc_60" once even for several results
+  int result_count = 0;
+  std::vector<std::string> operands;     ///< values used by the op itself (not by ops in its regions), in order
+  std::vector<std::string> defined_args; ///< values the op defines for its regions (induction vars, iter_args)
+  std::vector<Attribute> attributes;     ///< op attributes and properties (`{...}`, `<{...}>`, `attributes {...}`)
+  std::vector<Type> types;               ///< every type written in the op, in order
+  std::vector<Type> result_types;        ///< types after the last '->', else after 'to', else after ':'
+  std::vector<Region> regions;
+  std::vector<std::string> keywords;     ///< bare words and literals of the op itself ("public", "false", "sgt")
+  std::string symbol;                    ///< "@matmul_ws" for functions
+  SourceLoc loc;
+  int line = 0;    ///< where the op starts in the input
+  int column = 0;
+
+  /// The value of attribute `key`, or nullptr.
+  [[nodiscard]] const std::string* attribute(const std::string& key) const;
+};
+
+/// A region with its entry-block arguments; warp_specialize regions carry their label and warp count.
+struct Region {
+  std::string label;  ///< "default", "partition0", ... or "" for plain regions
+  int num_warps = 0;  ///< from `num_warps(N)`, 0 when not given
+  std::vector<std::string> args;
+  std::vector<Type> arg_types;
+  std::vector<Op> ops;
+};
+
+struct Module {
+  std::string name;  ///< the input's display name
+  std::map<std::string, std::string> attributes;  ///< module attributes, keys unquoted ("ttg.num-warps")
+  std::map<std::string, std::string> aliases;     ///< "#shared1" -> its definition text
+  std::vector<Op> functions;                      ///< tt.func / func.func ops (body in regions[0])
+
+  /// An integer module attribute ("ttg.num-warps" = 4 : i32 -> 4), or nullopt.
+  [[nodiscard]] std::optional<std::int64_t> int_attribute(const std::string& key) const;
+  /// A string module attribute without quotes ("ttg.target" -> "cuda:90"), or "".
+  [[nodiscard]] std::string string_attribute(const std::string& key) const;
+};
+
+}  // namespace vtools::vplan

@@ -1,0 +1,544 @@
+#include "tools/vplan/ttgir_reader.hpp"
+
+// Grammar, as Triton prints it (MLIR LangRef "Operations"): an op is `results = name body loc(...)`, where the body
+// is op-specific (custom assembly). We do not know every op's format, so the body is read generically: operands are
+// the `%values` it names, `{...}` is an attribute dictionary unless it opens a region (the `{` ends its line or is
+// followed by an op), types are collected by position (after ':', 'to', '->'). An op ends at its top-level
+// `loc(...)`, at a new line when locations are not printed, or at the `}` of the enclosing region. Aliases
+// (`#name = ...`) may be defined after use (Triton prints `#loc` aliases at the end), so they are read first.
+
+#include <regex>
+#include <string>
+
+#include "libcommon/error.hpp"
+#include "tools/vplan/ttgir_lexer.hpp"
+#include "tools/vplan/ttgir_locations.hpp"
+#include "tools/vplan/ttgir_type.hpp"
+
+namespace vtools::vplan {
+
+const std::string* Op::attribute(const std::string& key) const {
+  for (const auto& a : attributes)
+    if (a.key == key) return &a.value;
+  return nullptr;
+}
+
+std::optional<std::int64_t> Module::int_attribute(const std::string& key) const {
+  auto it = attributes.find(key);
+  if (it == attributes.end()) return std::nullopt;
+  try {
+    return std::stoll(it->second);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string Module::string_attribute(const std::string& key) const {
+  auto it = attributes.find(key);
+  if (it == attributes.end()) return "";
+  const std::string& v = it->second;
+  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') return v.substr(1, v.size() - 2);
+  return v;
+}
+
+namespace {
+
+constexpr int kMaxNesting = 200;  // regions and brackets; deeper input is refused, not a stack overflow
+
+std::string unquote(std::string_view s) {
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return std::string(s.substr(1, s.size() - 2));
+  return std::string(s);
+}
+
+bool is_partition_label(std::string_view s) {
+  if (s == "default") return true;
+  if (s.substr(0, 9) != "partition" || s.size() == 9) return false;
+  for (char c : s.substr(9))
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+bool is_scalar_type_name(std::string_view s) {
+  static const std::regex re("^(i[0-9]+|si[0-9]+|ui[0-9]+|f[0-9]+|bf16|tf32|f8E[0-9A-Za-z]+|index|none)$");
+  return std::regex_match(s.begin(), s.end(), re);
+}
+
+class Parser {
+ public:
+  Parser(std::string_view text, std::string_view name) : text_(text), name_(name), tokens_(lex_ttgir(text, name)) {}
+
+  Module run() {
+    module_.name = std::string(name_);
+    read_aliases();
+    while (cur().kind != TokenKind::kEof) {
+      if (is_alias_definition(pos_)) {
+        pos_ = alias_end_[pos_];
+        continue;
+      }
+      if (cur().kind == TokenKind::kBareId || cur().kind == TokenKind::kString || cur().kind == TokenKind::kValueId) {
+        Op op = parse_op();
+        take_top_level(std::move(op));
+        continue;
+      }
+      error_expected("alias definition or 'module'");
+    }
+    check_alias_references();
+    return std::move(module_);
+  }
+
+ private:
+  // ---- token access -------------------------------------------------------------------------------------------
+  const Token& cur() const { return tokens_[pos_]; }
+  const Token& peek(std::size_t n = 1) const { return tokens_[std::min(pos_ + n, tokens_.size() - 1)]; }
+  const Token& prev() const { return tokens_[pos_ == 0 ? 0 : pos_ - 1]; }
+  bool at(TokenKind k) const { return cur().kind == k; }
+  void consume() {
+    if (pos_ + 1 < tokens_.size()) ++pos_;
+  }
+  bool consume_if(TokenKind k) {
+    if (!at(k)) return false;
+    consume();
+    return true;
+  }
+  SourceLocation where(const Token& t) const { return SourceLocation{std::string(name_), t.line, t.column}; }
+
+  /// The one place that writes "expected X, got Y".
+  [[noreturn]] void error_expected(const std::string& what) {
+    throw Error(ExitCode::kDataError, "expected " + what + ", got " + describe_token(cur()), where(cur()));
+  }
+  const Token& expect(TokenKind k, const std::string& context) {
+    if (!at(k)) error_expected(std::string(token_kind_spelling(k)) + (context.empty() ? "" : " " + context));
+    const Token& t = cur();
+    consume();
+    return t;
+  }
+  void enter(const Token& t) {
+    if (++nesting_ > kMaxNesting)
+      throw Error(ExitCode::kDataError, "expected at most " + std::to_string(kMaxNesting) + " nested regions, got more",
+                  where(t));
+  }
+  void leave() { --nesting_; }
+
+  // Source text from the start of token `first` to the end of token `last`.
+  std::string_view span(std::size_t first, std::size_t last) const {
+    const char* b = tokens_[first].text.data();
+    const char* e = tokens_[last].text.data() + tokens_[last].text.size();
+    return std::string_view(b, static_cast<std::size_t>(e - b));
+  }
+
+  // ---- aliases -----------------------------------------------------------------------------------------------
+  bool is_alias_definition(std::size_t i) const { return alias_end_.count(i) != 0; }
+
+  // Skips one balanced token group starting at pos_ (a bracket pair or one token).
+  void skip_balanced() {
+    const Token& open = cur();
+    TokenKind close;
+    switch (open.kind) {
+      case TokenKind::kLParen: close = TokenKind::kRParen; break;
+      case TokenKind::kLSquare: close = TokenKind::kRSquare; break;
+      case TokenKind::kLBrace: close = TokenKind::kRBrace; break;
+      case TokenKind::kLess: close = TokenKind::kGreater; break;
+      default: consume(); return;
+    }
+    enter(open);
+    consume();
+    while (!at(close)) {
+      if (at(TokenKind::kEof))
+        error_expected(std::string(token_kind_spelling(close)) + " to close " +
+                       std::string(token_kind_spelling(open.kind)) + " at " + std::to_string(open.line) + ":" +
+                       std::to_string(open.column));
+      if (at(TokenKind::kRParen) || at(TokenKind::kRSquare) || at(TokenKind::kRBrace) || at(TokenKind::kGreater))
+        error_expected(std::string(token_kind_spelling(close)) + " to close " +
+                       std::string(token_kind_spelling(open.kind)) + " at " + std::to_string(open.line) + ":" +
+                       std::to_string(open.column));
+      skip_balanced();
+    }
+    consume();
+    leave();
+  }
+
+  // Pre-pass: every top-level `#name = value` / `!name = type` (brace depth 0). A value runs to the next token
+  // that starts a line outside brackets.
+  void read_aliases() {
+    int depth = 0;
+    for (std::size_t i = 0; i + 1 < tokens_.size(); ++i) {
+      const Token& t = tokens_[i];
+      if (t.kind == TokenKind::kLBrace) ++depth;
+      if (t.kind == TokenKind::kRBrace) --depth;
+      if (depth != 0 || (t.kind != TokenKind::kHashId && t.kind != TokenKind::kBangId)) continue;
+      if (tokens_[i + 1].kind != TokenKind::kEqual || (i > 0 && tokens_[i - 1].line == t.line)) continue;
+      pos_ = i + 2;
+      const std::size_t value_start = pos_;
+      if (at(TokenKind::kBareId) && cur().text == "loc" && peek().kind == TokenKind::kLParen) {
+        int node = parse_loc();
+        loc_table_.define_alias(std::string(t.text), node);
+      } else {
+        do {
+          if (at(TokenKind::kEof)) error_expected("a value for alias '" + std::string(t.text) + "'");
+          skip_balanced();
+        } while (!at(TokenKind::kEof) && cur().line == prev().line);
+      }
+      if (pos_ == value_start) error_expected("a value for alias '" + std::string(t.text) + "'");
+      module_.aliases[std::string(t.text)] = std::string(span(value_start, pos_ - 1));
+      alias_end_[i] = pos_;
+      i = pos_ - 1;
+    }
+    pos_ = 0;
+  }
+
+  // Every `#name` used (not a dialect attribute like `#ttg.shared_memory`) must be defined somewhere.
+  void check_alias_references() {
+    for (const Token& t : tokens_) {
+      if (t.kind != TokenKind::kHashId || t.text.find('.') != std::string_view::npos) continue;
+      std::string name(t.text);
+      if (!module_.aliases.count(name) && !loc_table_.has_alias(name))
+        throw Error(ExitCode::kDataError, "expected a defined alias, got unknown alias '" + name + "'", where(t));
+    }
+  }
+
+  // ---- locations ---------------------------------------------------------------------------------------------
+  // At `loc` `(`: returns the location node.
+  int parse_loc() {
+    consume();
+    expect(TokenKind::kLParen, "after 'loc'");
+    int node = parse_loc_expr();
+    expect(TokenKind::kRParen, "to close 'loc('");
+    return node;
+  }
+
+  int parse_loc_expr() {
+    enter(cur());
+    LocNode node;
+    node.where = where(cur());
+    if (at(TokenKind::kHashId)) {
+      node.kind = LocNode::Kind::kAliasRef;
+      node.text = std::string(cur().text);
+      consume();
+    } else if (at(TokenKind::kBareId) && cur().text == "unknown") {
+      consume();
+    } else if (at(TokenKind::kBareId) && cur().text == "callsite") {
+      consume();
+      expect(TokenKind::kLParen, "after 'callsite'");
+      node.kind = LocNode::Kind::kCallSite;
+      node.children.push_back(parse_loc_expr());
+      if (!(at(TokenKind::kBareId) && cur().text == "at")) error_expected("'at' in callsite location");
+      consume();
+      node.children.push_back(parse_loc_expr());
+      expect(TokenKind::kRParen, "to close 'callsite('");
+    } else if (at(TokenKind::kBareId) && cur().text == "fused") {
+      consume();
+      node.kind = LocNode::Kind::kFused;
+      if (at(TokenKind::kLess)) skip_balanced();
+      expect(TokenKind::kLSquare, "after 'fused'");
+      do {
+        node.children.push_back(parse_loc_expr());
+      } while (consume_if(TokenKind::kComma));
+      expect(TokenKind::kRSquare, "to close 'fused['");
+    } else if (at(TokenKind::kString)) {
+      std::string text = unquote(cur().text);
+      consume();
+      if (consume_if(TokenKind::kColon)) {
+        node.kind = LocNode::Kind::kFile;
+        node.text = text;
+        node.line = parse_int("line number in file location");
+        expect(TokenKind::kColon, "between line and column");
+        node.column = parse_int("column number in file location");
+        if (at(TokenKind::kBareId) && cur().text == "to") {  // ranges: "f":1:2 to 3:4 / to :4
+          consume();
+          while (at(TokenKind::kInteger) || at(TokenKind::kColon)) consume();
+        }
+      } else {
+        node.kind = LocNode::Kind::kName;
+        node.text = text;
+        if (consume_if(TokenKind::kLParen)) {
+          node.children.push_back(parse_loc_expr());
+          expect(TokenKind::kRParen, "to close the name location");
+        }
+      }
+    } else {
+      error_expected("location (string, alias, 'callsite', 'fused' or 'unknown')");
+    }
+    leave();
+    return loc_table_.add(std::move(node));
+  }
+
+  int parse_int(const std::string& what) {
+    if (!at(TokenKind::kInteger)) error_expected(what);
+    int v = 0;
+    for (char c : cur().text)
+      if (c >= '0' && c <= '9' && v < 100000000) v = v * 10 + (c - '0');
+    consume();
+    return v;
+  }
+
+  // ---- types -------------------------------------------------------------------------------------------------
+  bool at_type() const {
+    if (at(TokenKind::kBangId)) return true;
+    if (at(TokenKind::kLParen)) return false;
+    if (!at(TokenKind::kBareId)) return false;
+    std::string_view t = cur().text;
+    if ((t == "tensor" || t == "tuple" || t == "vector" || t == "memref") && peek().kind == TokenKind::kLess)
+      return true;
+    return is_scalar_type_name(t);
+  }
+
+  Type parse_type() {
+    const std::size_t first = pos_;
+    const Token& start = cur();
+    consume();
+    if (at(TokenKind::kLess) && cur().text.data() == start.text.data() + start.text.size()) skip_balanced();
+    return parse_type_text(span(first, pos_ - 1), where(start));
+  }
+
+  // `(%a: type loc(...), ...)` after a function symbol, region label or block label.
+  void parse_arg_list(std::vector<std::string>& args, std::vector<Type>& types) {
+    const Token& open = expect(TokenKind::kLParen, "to start the argument list");
+    enter(open);
+    if (!consume_if(TokenKind::kRParen)) {
+      do {
+        args.emplace_back(expect(TokenKind::kValueId, "as argument name").text);
+        expect(TokenKind::kColon, "after argument name");
+        if (!at_type()) error_expected("argument type");
+        types.push_back(parse_type());
+        if (at(TokenKind::kLBrace)) skip_balanced();  // argument attributes
+        if (at(TokenKind::kBareId) && cur().text == "loc" && peek().kind == TokenKind::kLParen) parse_loc();
+      } while (consume_if(TokenKind::kComma));
+      expect(TokenKind::kRParen, "to close the argument list");
+    }
+    leave();
+  }
+
+  // ---- attributes --------------------------------------------------------------------------------------------
+  void parse_attr_dict(std::vector<Attribute>& out) {
+    const Token& open = expect(TokenKind::kLBrace, "to start attributes");
+    enter(open);
+    if (!consume_if(TokenKind::kRBrace)) {
+      do {
+        if (!at(TokenKind::kBareId) && !at(TokenKind::kString)) error_expected("attribute name");
+        Attribute a;
+        a.key = unquote(cur().text);
+        consume();
+        if (consume_if(TokenKind::kEqual)) {
+          const std::size_t first = pos_;
+          while (!at(TokenKind::kComma) && !at(TokenKind::kRBrace)) {
+            if (at(TokenKind::kEof) || at(TokenKind::kRParen) || at(TokenKind::kRSquare) || at(TokenKind::kGreater))
+              error_expected("',' or '}' in attribute dictionary opened at " + std::to_string(open.line) + ":" +
+                             std::to_string(open.column));
+            skip_balanced();
+          }
+          if (pos_ == first) error_expected("attribute value");
+          a.value = std::string(span(first, pos_ - 1));
+        }
+        out.push_back(std::move(a));
+      } while (consume_if(TokenKind::kComma));
+      expect(TokenKind::kRBrace, "to close attributes opened at " + std::to_string(open.line) + ":" +
+                                     std::to_string(open.column));
+    }
+    leave();
+  }
+
+  // A `{` opens a region when it ends its line or is followed by something that starts an op.
+  bool brace_opens_region() const {
+    const Token& next = peek();
+    if (next.kind == TokenKind::kEof) return true;
+    if (next.line > cur().line) return true;
+    if (next.kind == TokenKind::kValueId || next.kind == TokenKind::kCaretId) return true;
+    if (next.kind == TokenKind::kBareId || next.kind == TokenKind::kString) {
+      TokenKind after = peek(2).kind;
+      return after != TokenKind::kEqual && after != TokenKind::kComma && after != TokenKind::kRBrace;
+    }
+    return false;
+  }
+
+  // ---- ops and regions ---------------------------------------------------------------------------------------
+  Region parse_region(Region region) {
+    const Token& open = expect(TokenKind::kLBrace, "to open a region");
+    enter(open);
+    while (!at(TokenKind::kRBrace)) {
+      if (at(TokenKind::kEof))
+        error_expected("'}' to close the region opened at " + std::to_string(open.line) + ":" +
+                       std::to_string(open.column));
+      if (at(TokenKind::kCaretId)) {  // block label ^bb0(%a: f32 loc(...)):
+        consume();
+        std::vector<std::string> args;
+        std::vector<Type> types;
+        if (at(TokenKind::kLParen)) parse_arg_list(args, types);
+        expect(TokenKind::kColon, "after block label");
+        if (region.ops.empty()) region.args.insert(region.args.end(), args.begin(), args.end());
+        continue;
+      }
+      region.ops.push_back(parse_op());
+    }
+    consume();
+    leave();
+    return region;
+  }
+
+  Op parse_op() {
+    Op op;
+    op.line = cur().line;
+    op.column = cur().column;
+    enter(cur());
+    if (at(TokenKind::kValueId)) {
+      do {
+        op.results.emplace_back(expect(TokenKind::kValueId, "as result name").text);
+        int count = 1;
+        if (consume_if(TokenKind::kColon)) count = parse_int("result count after ':'");
+        op.result_count += count;
+      } while (consume_if(TokenKind::kComma));
+      expect(TokenKind::kEqual, "after op results");
+    }
+    if (at(TokenKind::kBareId) || at(TokenKind::kString)) {
+      op.name = unquote(cur().text);
+      consume();
+    } else {
+      error_expected("op name");
+    }
+    parse_op_body(op);
+    leave();
+    return op;
+  }
+
+  void parse_op_body(Op& op) {
+    enum class Segment { kNone, kColon, kTo, kArrow };
+    Segment segment = Segment::kNone;
+    std::vector<Type> colon_types, to_types, arrow_types;
+    std::vector<Token> open;  // brackets opened in the body
+    Region pending;           // label/args/num_warps for the next region
+    const int op_line = op.line;
+    while (true) {
+      const Token& t = cur();
+      if (open.empty()) {
+        if (t.kind == TokenKind::kEof || t.kind == TokenKind::kRBrace) break;
+        if (t.kind == TokenKind::kBareId && t.text == "loc" && peek().kind == TokenKind::kLParen) {
+          op.loc = loc_table_.resolve(parse_loc());
+          break;
+        }
+        bool new_line = t.line > prev().line && pos_ > 0;
+        if (new_line && !(t.kind == TokenKind::kBareId && is_partition_label(t.text))) break;
+        if (t.kind == TokenKind::kBareId && is_partition_label(t.text) &&
+            (peek().kind == TokenKind::kLBrace || peek().kind == TokenKind::kLParen)) {
+          pending.label = std::string(t.text);
+          consume();
+          if (at(TokenKind::kLParen)) parse_arg_list(pending.args, pending.arg_types);
+          continue;
+        }
+        if (t.kind == TokenKind::kBareId && t.text == "num_warps" && peek().kind == TokenKind::kLParen) {
+          consume();
+          consume();
+          pending.num_warps = parse_int("warp count in 'num_warps('");
+          expect(TokenKind::kRParen, "to close 'num_warps('");
+          continue;
+        }
+        if (t.kind == TokenKind::kColon) segment = Segment::kColon;
+        if (t.kind == TokenKind::kArrow) segment = Segment::kArrow, arrow_types.clear();
+        if (t.kind == TokenKind::kBareId && t.text == "to") segment = Segment::kTo;
+      }
+      switch (t.kind) {
+        case TokenKind::kEof: {
+          const Token& o = open.back();
+          error_expected(closer_for(o.kind) + " to close " + std::string(token_kind_spelling(o.kind)) + " at " +
+                         std::to_string(o.line) + ":" + std::to_string(o.column));
+        }
+        case TokenKind::kLBrace:
+          if (brace_opens_region()) {
+            op.regions.push_back(parse_region(std::move(pending)));
+            pending = Region{};
+          } else {
+            parse_attr_dict(op.attributes);
+          }
+          continue;
+        case TokenKind::kAtId:
+          op.symbol = std::string(t.text);
+          consume();
+          if (at(TokenKind::kLParen)) parse_arg_list(pending.args, pending.arg_types);
+          continue;
+        case TokenKind::kLParen:
+        case TokenKind::kLSquare:
+        case TokenKind::kLess:
+          if (open.size() >= static_cast<std::size_t>(kMaxNesting)) error_expected("fewer nested brackets");
+          open.push_back(t);
+          consume();
+          continue;
+        case TokenKind::kRParen:
+        case TokenKind::kRSquare:
+        case TokenKind::kGreater:
+          if (open.empty() || closer_kind(open.back().kind) != t.kind) {
+            if (open.empty()) error_expected("end of op started at " + std::to_string(op_line));
+            const Token& o = open.back();
+            error_expected(closer_for(o.kind) + " to close " + std::string(token_kind_spelling(o.kind)) + " at " +
+                           std::to_string(o.line) + ":" + std::to_string(o.column));
+          }
+          open.pop_back();
+          consume();
+          continue;
+        case TokenKind::kRBrace: {
+          const Token& o = open.back();
+          error_expected(closer_for(o.kind) + " to close " + std::string(token_kind_spelling(o.kind)) + " at " +
+                         std::to_string(o.line) + ":" + std::to_string(o.column));
+        }
+        case TokenKind::kValueId:
+          if (peek().kind == TokenKind::kEqual) op.defined_args.emplace_back(t.text);
+          else op.operands.emplace_back(t.text);
+          consume();
+          continue;
+        case TokenKind::kBareId:
+        case TokenKind::kBangId:
+          if (segment != Segment::kNone && at_type()) {
+            Type type = parse_type();
+            if (segment == Segment::kColon) colon_types.push_back(type);
+            if (segment == Segment::kTo) to_types.push_back(type);
+            if (segment == Segment::kArrow) arrow_types.push_back(type);
+            op.types.push_back(std::move(type));
+            continue;
+          }
+          if (open.empty() && t.kind == TokenKind::kBareId) op.keywords.emplace_back(t.text);
+          consume();
+          continue;
+        default:
+          consume();
+          continue;
+      }
+    }
+    if (!arrow_types.empty()) op.result_types = std::move(arrow_types);
+    else if (!to_types.empty()) op.result_types = std::move(to_types);
+    else op.result_types = std::move(colon_types);
+  }
+
+  static TokenKind closer_kind(TokenKind open) {
+    switch (open) {
+      case TokenKind::kLParen: return TokenKind::kRParen;
+      case TokenKind::kLSquare: return TokenKind::kRSquare;
+      case TokenKind::kLess: return TokenKind::kGreater;
+      default: return TokenKind::kRBrace;
+    }
+  }
+  static std::string closer_for(TokenKind open) { return std::string(token_kind_spelling(closer_kind(open))); }
+
+  // `module attributes {...} { tt.func ... }` or bare functions at top level.
+  void take_top_level(Op op) {
+    if (op.name == "module" || op.name == "builtin.module") {
+      for (auto& a : op.attributes) module_.attributes[a.key] = a.value;
+      for (auto& region : op.regions)
+        for (auto& inner : region.ops)
+          if (inner.name == "tt.func" || inner.name == "func.func") module_.functions.push_back(std::move(inner));
+    } else if (op.name == "tt.func" || op.name == "func.func") {
+      module_.functions.push_back(std::move(op));
+    }
+  }
+
+  std::string_view text_;
+  std::string_view name_;
+  std::vector<Token> tokens_;
+  std::size_t pos_ = 0;
+  int nesting_ = 0;
+  std::unordered_map<std::size_t, std::size_t> alias_end_;  // alias definition start token -> token after it
+  LocTable loc_table_;
+  Module module_;
+};
+
+}  // namespace
+
+Module read_ttgir(std::string_view text, std::string_view name) { return Parser(text, name).run(); }
+
+}  // namespace vtools::vplan

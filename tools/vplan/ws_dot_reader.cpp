@@ -1,0 +1,473 @@
+#include "tools/vplan/ws_dot_reader.hpp"
+
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "libcommon/error.hpp"
+#include "tools/vplan/budget.hpp"
+
+namespace vtools::vplan {
+
+namespace {
+
+// ---- a small DOT lexer (https://graphviz.org/doc/info/lang.html): IDs, "strings", <html>, punctuation ----------
+struct DotToken {
+  enum Kind { kEof, kId, kString, kHtml, kPunct } kind = kEof;
+  std::string text;  // unescaped for strings
+  int line = 0, column = 0;
+};
+
+class DotLexer {
+ public:
+  DotLexer(std::string_view text, std::string_view name) : text_(text), name_(name) {}
+
+  std::vector<DotToken> run() {
+    std::vector<DotToken> out;
+    while (true) {
+      skip();
+      DotToken t;
+      t.line = line_;
+      t.column = static_cast<int>(pos_ - line_start_) + 1;
+      if (pos_ >= text_.size()) {
+        out.push_back(t);
+        return out;
+      }
+      char c = text_[pos_];
+      if (c == '"') {
+        t.kind = DotToken::kString;
+        advance();
+        while (true) {
+          if (pos_ >= text_.size()) fail("expected '\"' to end the string, got end of file", t);
+          char d = text_[pos_];
+          if (d == '\\' && pos_ + 1 < text_.size() && (text_[pos_ + 1] == '"' || text_[pos_ + 1] == '\\')) {
+            t.text += text_[pos_ + 1];
+            advance(), advance();
+            continue;
+          }
+          if (d == '\\' && pos_ + 1 < text_.size() && (text_[pos_ + 1] == 'n' || text_[pos_ + 1] == 'l')) {
+            t.text += '\n';
+            advance(), advance();
+            continue;
+          }
+          advance();
+          if (d == '"') break;
+          t.text += d;
+        }
+      } else if (c == '<') {
+        t.kind = DotToken::kHtml;
+        int depth = 0;
+        do {
+          if (pos_ >= text_.size()) fail("expected '>' to end the HTML label, got end of file", t);
+          if (text_[pos_] == '<') ++depth;
+          if (text_[pos_] == '>') --depth;
+          t.text += text_[pos_];
+          advance();
+        } while (depth > 0);
+      } else if (c == '-' && pos_ + 1 < text_.size() && (text_[pos_ + 1] == '>' || text_[pos_ + 1] == '-')) {
+        t.kind = DotToken::kPunct;
+        t.text = text_.substr(pos_, 2);
+        advance(), advance();
+      } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' ||
+                 static_cast<unsigned char>(c) >= 0x80) {
+        t.kind = DotToken::kId;
+        while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' ||
+                                       text_[pos_] == '.' || static_cast<unsigned char>(text_[pos_]) >= 0x80))
+          t.text += text_[pos_], advance();
+        if (t.text.empty()) t.text += text_[pos_], advance();
+      } else if (std::string_view("{}[];=,:").find(c) != std::string_view::npos) {
+        t.kind = DotToken::kPunct;
+        t.text = std::string(1, c);
+        advance();
+      } else {
+        char shown[16];
+        std::snprintf(shown, sizeof shown, (c >= 0x20 && c < 0x7f) ? "'%c'" : "byte 0x%02x",
+                      static_cast<unsigned char>(c));
+        fail(std::string("expected a DOT token, got ") + shown, t);
+      }
+      out.push_back(std::move(t));
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what, const DotToken& at) {
+    throw Error(ExitCode::kDataError, what, SourceLocation{std::string(name_), at.line, at.column});
+  }
+  void advance() {
+    if (text_[pos_] == '\n') ++line_, line_start_ = pos_ + 1;
+    ++pos_;
+  }
+  void skip() {
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      bool line_start = pos_ == line_start_;
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        advance();
+      } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
+        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
+      } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '*') {
+        std::size_t end = text_.find("*/", pos_ + 2);
+        std::size_t stop = end == std::string_view::npos ? text_.size() : end + 2;
+        while (pos_ < stop) advance();
+      } else if ((c == '#' && line_start) || (c == '=' && line_start && text_.substr(pos_, 4) == "=== ")) {
+        // preprocessor-style lines and the planner's marker lines sit outside the graphs
+        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
+      } else {
+        return;
+      }
+    }
+  }
+
+  std::string_view text_, name_;
+  std::size_t pos_ = 0, line_start_ = 0;
+  int line_ = 1;
+};
+
+// ---- statements --------------------------------------------------------------------------------------------------
+using Attrs = std::map<std::string, std::string>;
+
+struct DotNode {
+  std::string id, cluster;
+  Attrs attrs;
+};
+struct DotEdge {
+  std::string from, to;
+  Attrs attrs;
+};
+struct DotGraph {
+  std::string name;
+  std::map<std::string, std::string> cluster_labels;
+  std::vector<DotNode> nodes;
+  std::vector<DotEdge> edges;
+};
+
+class DotParser {
+ public:
+  DotParser(std::vector<DotToken> tokens, std::string_view name) : t_(std::move(tokens)), name_(name) {}
+
+  std::vector<DotGraph> run() {
+    std::vector<DotGraph> out;
+    while (cur().kind != DotToken::kEof) {
+      if (cur().kind == DotToken::kId && cur().text == "strict") next();
+      if (!(cur().kind == DotToken::kId && (cur().text == "digraph" || cur().text == "graph")))
+        fail("'digraph'");
+      next();
+      DotGraph g;
+      if (cur().kind == DotToken::kId || cur().kind == DotToken::kString) g.name = next().text;
+      graph_ = &g;
+      block("");
+      out.push_back(std::move(g));
+    }
+    return out;
+  }
+
+ private:
+  const DotToken& cur() const { return t_[pos_]; }
+  const DotToken& next() { return t_[pos_ + 1 < t_.size() ? pos_++ : pos_]; }
+  bool is(const char* p) const { return cur().kind == DotToken::kPunct && cur().text == p; }
+  [[noreturn]] void fail(const std::string& expected) {
+    std::string got = cur().kind == DotToken::kEof ? "end of file" : "'" + cur().text.substr(0, 40) + "'";
+    throw Error(ExitCode::kDataError, "expected " + expected + ", got " + got,
+                SourceLocation{std::string(name_), cur().line, cur().column});
+  }
+  void expect(const char* p, const std::string& context) {
+    if (!is(p)) fail("'" + std::string(p) + "' " + context);
+    next();
+  }
+  std::string id() {
+    if (cur().kind != DotToken::kId && cur().kind != DotToken::kString && cur().kind != DotToken::kHtml)
+      fail("an ID");
+    return next().text;
+  }
+  Attrs attr_list() {
+    Attrs a;
+    while (is("[")) {
+      next();
+      while (!is("]")) {
+        std::string k = id();
+        expect("=", "after attribute name");
+        a[k] = id();
+        if (is(",") || is(";")) next();
+      }
+      next();
+    }
+    return a;
+  }
+  void block(const std::string& cluster) {
+    if (++depth_ > 100) fail("fewer nested subgraphs");
+    const DotToken open = cur();
+    expect("{", "to open the graph body");
+    while (!is("}")) {
+      if (cur().kind == DotToken::kEof)
+        fail("'}' to close the '{' at " + std::to_string(open.line) + ":" + std::to_string(open.column));
+      if (is(";")) {
+        next();
+        continue;
+      }
+      if (cur().kind == DotToken::kId && cur().text == "subgraph") {
+        next();
+        std::string sub = is("{") ? "" : id();
+        block(sub);
+        continue;
+      }
+      if (is("{")) {
+        block(cluster);
+        continue;
+      }
+      std::string first = id();
+      if ((first == "graph" || first == "node" || first == "edge") && is("[")) {
+        Attrs a = attr_list();
+        if (first == "graph" && a.count("label")) graph_->cluster_labels[cluster] = a["label"];
+        continue;
+      }
+      if (is("=")) {
+        next();
+        std::string value = id();
+        if (first == "label") graph_->cluster_labels[cluster] = value;
+        continue;
+      }
+      if (is(":")) next(), id();  // port
+      if (is("->") || is("--")) {
+        std::vector<std::string> chain{first};
+        while (is("->") || is("--")) {
+          next();
+          chain.push_back(id());
+          if (is(":")) next(), id();
+        }
+        Attrs a = attr_list();
+        for (std::size_t i = 1; i < chain.size(); ++i) graph_->edges.push_back({chain[i - 1], chain[i], a});
+        continue;
+      }
+      graph_->nodes.push_back({first, cluster, attr_list()});
+    }
+    next();
+    --depth_;
+  }
+
+  std::vector<DotToken> t_;
+  std::size_t pos_ = 0;
+  std::string_view name_;
+  DotGraph* graph_ = nullptr;
+  int depth_ = 0;
+};
+
+// ---- meaning -----------------------------------------------------------------------------------------------------
+int to_int(const std::string& s) { return s.empty() || s == "?" ? 0 : std::stoi(s.substr(0, 9)); }
+
+struct Builder {
+  Plan plan;
+  std::map<std::string, int> buffer_by_key;  // space|name|start|end
+
+  int buffer(MemorySpace space, const std::string& name, int start, int end, int wanted_id) {
+    std::string key = std::string(space_name(space)) + "|" + name + "|" + std::to_string(start) + "|" +
+                      std::to_string(end);
+    auto it = buffer_by_key.find(key);
+    if (it != buffer_by_key.end()) return it->second;
+    Buffer b;
+    b.id = static_cast<int>(plan.buffers.size());
+    (void)wanted_id;
+    b.name = name;
+    b.space = space;
+    b.start = start;
+    b.end = end;
+    plan.buffers.push_back(b);
+    buffer_by_key[key] = b.id;
+    return b.id;
+  }
+
+  Channel& channel(int id) {
+    for (auto& c : plan.channels)
+      if (c.id == id) return c;
+    Channel c;
+    c.id = id;
+    c.buffer = -1;
+    plan.channels.push_back(c);
+    return plan.channels.back();
+  }
+
+  void add_consumer(Channel& c, int op) {
+    for (const auto& e : c.consumers)
+      if (e.op == op) return;
+    c.consumers.push_back({op, kNoPartition});
+  }
+};
+
+void read_liveness(const DotGraph& g, MemorySpace space, Builder& b) {
+  static const std::regex smem_re(R"(^(.*) B(\d+) \[(\d+)-(\d+)\) size=(\d+)$)");
+  static const std::regex tmem_re(R"(^(.*) (\d+)x(\d+) \[(\d+)-(\d+)\)( \[(\d+) OperandD\])?$)");
+  static const std::regex ch_re(R"(^ch(\d+)( \[D\])? \((\d+) to (\d+)\)$)");
+  std::map<std::string, int> buffer_of_cluster;
+  const std::string prefix = space == MemorySpace::kSmem ? "cluster_smem_" : "cluster_tmem_";
+  for (const auto& [cluster, label] : g.cluster_labels) {
+    if (cluster.rfind(prefix, 0) != 0) continue;
+    std::smatch m;
+    if (space == MemorySpace::kSmem && std::regex_match(label, m, smem_re)) {
+      int id = b.buffer(space, m[1], to_int(m[3]), to_int(m[4]), to_int(m[2]));
+      b.plan.buffers[id].bytes = std::stoll(m[5].str().substr(0, 15));
+      buffer_of_cluster[cluster] = id;
+    } else if (space == MemorySpace::kTmem && std::regex_match(label, m, tmem_re)) {
+      int id = b.buffer(space, m[1], to_int(m[4]), to_int(m[5]), -1);
+      Buffer& buf = b.plan.buffers[id];
+      buf.rows = to_int(m[2]);
+      buf.cols = to_int(m[3]);
+      buf.bytes = static_cast<std::int64_t>(buf.rows) * buf.cols * 4;
+      buffer_of_cluster[cluster] = id;
+    }
+  }
+  for (const auto& n : g.nodes) {
+    auto bit = buffer_of_cluster.find(n.cluster);
+    auto lit = n.attrs.find("label");
+    std::smatch m;
+    if (bit == buffer_of_cluster.end() || lit == n.attrs.end() || !std::regex_match(lit->second, m, ch_re)) continue;
+    Channel& c = b.channel(to_int(m[1]));
+    c.buffer = bit->second;
+    c.space = space;
+    c.operand_d = c.operand_d || m[2].matched;
+    c.producer.op = to_int(m[3]);
+    b.add_consumer(c, to_int(m[4]));
+  }
+}
+
+void read_combined(const DotGraph& g, Builder& b) {
+  static const std::regex node_re(R"(^op_op_(\d+)$)");
+  static const std::regex label_re(R"(^\[(\d+)\] (?:(\S+) = )?([^(\s]+)\((.*)\)\n(?:(\S+), )?L(\d+|\?)$)");
+  static const std::regex part_re(R"(^cluster_partition_(\d+)$)");
+  static const std::regex edge_re(R"re(^ch(\d+) B(\d+)\n"(.*)"(\n\(TMEM\))?( \[D\])?$)re");
+  std::map<int, PlanOp> ops;
+  for (const auto& n : g.nodes) {
+    std::smatch m, lm, pm;
+    if (!std::regex_match(n.id, m, node_re)) continue;
+    PlanOp op;
+    op.id = to_int(m[1]);
+    auto lit = n.attrs.find("label");
+    if (lit != n.attrs.end() && std::regex_match(lit->second, lm, label_re)) {
+      op.result = lm[2];
+      op.name = lm[3];
+      op.shape = lm[5];
+      op.loc.line = to_int(lm[6]);
+    }
+    if (std::regex_match(n.cluster, pm, part_re)) op.partition = to_int(pm[1]);
+    ops[op.id] = op;
+  }
+  for (const auto& [id, op] : ops) {
+    if (static_cast<int>(b.plan.ops.size()) <= id) b.plan.ops.resize(id + 1);
+    b.plan.ops[id] = op;
+  }
+  for (const auto& e : g.edges) {
+    std::smatch fm, tm, lm;
+    auto lit = e.attrs.find("label");
+    if (lit == e.attrs.end() || !std::regex_match(e.from, fm, node_re) || !std::regex_match(e.to, tm, node_re) ||
+        !std::regex_match(lit->second, lm, edge_re))
+      continue;
+    Channel& c = b.channel(to_int(lm[1]));
+    c.producer.op = to_int(fm[1]);
+    b.add_consumer(c, to_int(tm[1]));
+    c.operand_d = c.operand_d || lm[5].matched;
+    if (c.buffer < 0) {
+      const MemorySpace space = lm[4].matched ? MemorySpace::kTmem : MemorySpace::kSmem;
+      c.space = space;
+      int found = -1;
+      for (const auto& buf : b.plan.buffers)
+        if (buf.space == space && buf.name == lm[3].str()) found = buf.id;
+      c.buffer = found >= 0 ? found : b.buffer(space, lm[3], 0, 0, to_int(lm[2]));
+    }
+  }
+}
+
+}  // namespace
+
+Plan read_ws_dot(std::string_view text, std::string_view name) {
+  auto graphs = DotParser(DotLexer(text, name).run(), name).run();
+  if (graphs.empty())
+    throw Error(ExitCode::kDataError, "expected a planner digraph, got none", SourceLocation{std::string(name)});
+  Builder b;
+  for (const auto& g : graphs) {
+    if (g.name == "SmemBufferLiveness") read_liveness(g, MemorySpace::kSmem, b);
+    else if (g.name == "TmemBufferLiveness") read_liveness(g, MemorySpace::kTmem, b);
+    else if (g.name == "CombinedGraph") read_combined(g, b);
+    else
+      throw Error(ExitCode::kDataError,
+                  "expected digraph SmemBufferLiveness, TmemBufferLiveness or CombinedGraph, got '" + g.name + "'",
+                  SourceLocation{std::string(name)});
+  }
+  for (auto& c : b.plan.channels)
+    if (c.buffer < 0) c.buffer = b.buffer(c.space, "?", 0, 0, -1);
+  b.plan.kernel.source = std::string(name);
+  return std::move(b.plan);
+}
+
+void merge_ws_plan(Plan& into, Plan part) {
+  std::map<int, int> remap;
+  for (auto& buf : part.buffers) {
+    int found = -1;
+    for (const auto& existing : into.buffers)
+      if (existing.space == buf.space && existing.name == buf.name &&
+          ((existing.start == buf.start && existing.end == buf.end) || buf.end == 0 || existing.end == 0))
+        found = existing.id;
+    if (found < 0) {
+      found = static_cast<int>(into.buffers.size());
+      buf.id = found;
+      into.buffers.push_back(buf);
+    } else if (into.buffers[found].end == 0) {
+      into.buffers[found].start = buf.start, into.buffers[found].end = buf.end;
+      if (buf.bytes) into.buffers[found].bytes = buf.bytes;
+      if (buf.cols) into.buffers[found].rows = buf.rows, into.buffers[found].cols = buf.cols;
+    }
+    remap[buf.id] = found;
+  }
+  for (auto& c : part.channels) {
+    c.buffer = remap.count(c.buffer) ? remap[c.buffer] : c.buffer;
+    bool merged = false;
+    for (auto& existing : into.channels)
+      if (existing.id == c.id) {
+        for (const auto& e : c.consumers) {
+          bool have = false;
+          for (const auto& x : existing.consumers) have = have || x.op == e.op;
+          if (!have) existing.consumers.push_back(e);
+        }
+        existing.operand_d = existing.operand_d || c.operand_d;
+        merged = true;
+      }
+    if (!merged) into.channels.push_back(c);
+  }
+  if (into.ops.size() < part.ops.size()) into.ops.resize(part.ops.size());
+  for (std::size_t i = 0; i < part.ops.size(); ++i)
+    if (!part.ops[i].name.empty()) into.ops[i] = part.ops[i];
+}
+
+void finish_imported_plan(Plan& plan) {
+  int max_op = static_cast<int>(plan.ops.size()) - 1;
+  for (const auto& c : plan.channels) {
+    max_op = std::max(max_op, c.producer.op);
+    for (const auto& e : c.consumers) max_op = std::max(max_op, e.op);
+  }
+  for (const auto& b : plan.buffers) max_op = std::max(max_op, b.end);
+  if (max_op + 1 > static_cast<int>(plan.ops.size())) plan.ops.resize(max_op + 1);
+  std::set<int> partitions;
+  for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+    plan.ops[i].id = static_cast<int>(i);
+    if (plan.ops[i].partition != kNoPartition) partitions.insert(plan.ops[i].partition);
+  }
+  // Channel ends take their op's partition when the combined graph gave one.
+  std::sort(plan.channels.begin(), plan.channels.end(), [](const Channel& a, const Channel& b) { return a.id < b.id; });
+  for (auto& b : plan.buffers) b.channels.clear(), b.operand_d = 0;
+  for (auto& c : plan.channels) {
+    c.producer.partition = plan.ops[c.producer.op].partition;
+    for (auto& e : c.consumers) e.partition = plan.ops[e.op].partition;
+    plan.buffers[c.buffer].channels.push_back(c.id);
+    if (c.operand_d) ++plan.buffers[c.buffer].operand_d;
+  }
+  plan.partitions.clear();
+  for (int p : partitions) {
+    Partition part;
+    part.id = p;
+    for (const auto& op : plan.ops) part.op_count += op.partition == p;
+    plan.partitions.push_back(part);
+  }
+  if (plan.kernel.name.empty()) plan.kernel.name = "imported";
+  compute_budget(plan, limits_for_target(plan.kernel.target), 0, std::nullopt);
+}
+
+}  // namespace vtools::vplan
