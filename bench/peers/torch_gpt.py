@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""PyTorch peer of vbench: the same GPT forward (minGPT architecture, GPT-2 tensor names) on the same weights.
+
+Loads one or more .safetensors files written by `vbench init --config X -o w.safetensors` (the config comes from the
+file's __metadata__), times the forward in eager mode and with torch.compile(mode="reduce-overhead") using CUDA events
+around each call, and writes one vtools.bench document per mode (backend "pytorch-eager" / "pytorch-compile") plus
+each model's logits as float32 .npy [B][T][V] for the cross-check with vbench (bench/gpu-vbench.sh).
+
+    torch_gpt.py --weights nano.safetensors gpt2.safetensors --dtype bf16 -B 4 -T 64 \
+        --compile-configs gpt_nano,gpt2 --out-eager eager.json --out-compile compile.json --logits-dir logits/
+
+Tokens: --tokens FILE.npy (int32 [B][T], e.g. from vbench_cuda_logits --tokens-out), else vbench's own seeded
+tokens (tools/vbench/harness.hpp make_tokens: SplitMix64 from seed ^ fnv1a64("tokens"), token = next() % V).
+"""
+import argparse
+import datetime
+import json
+import os
+import socket
+import struct
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+MASK64 = (1 << 64) - 1
+
+
+def fnv1a64(text):
+    h = 0xCBF29CE484222325
+    for b in text.encode():
+        h = ((h ^ b) * 0x100000001B3) & MASK64
+    return h
+
+
+def vbench_tokens(B, T, V, seed):
+    """vbench's make_tokens: SplitMix64 (Steele et al. 2014) from seed ^ fnv1a64("tokens"), next() % V."""
+    state = (seed ^ fnv1a64("tokens")) & MASK64
+    out = np.empty(B * T, dtype=np.int64)
+    for i in range(B * T):
+        state = (state + 0x9E3779B97F4A7C15) & MASK64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        out[i] = (z ^ (z >> 31)) % V
+    return out.reshape(B, T)
+
+
+def read_safetensors(path):
+    """(tensors as float32 torch tensors by name, __metadata__). Format: 8-byte little-endian header size N, N bytes
+    of JSON {name: {dtype, shape, data_offsets}}, then the data (https://github.com/huggingface/safetensors)."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    if len(raw) < 8:
+        raise SystemExit(f"torch_gpt.py: error: {path}: truncated safetensors file")
+    (n,) = struct.unpack("<Q", raw[:8])
+    if 8 + n > len(raw):
+        raise SystemExit(f"torch_gpt.py: error: {path}: header of {n} bytes runs past the end of the file")
+    header = json.loads(raw[8:8 + n])
+    meta = header.pop("__metadata__", {}) or {}
+    data = memoryview(raw)[8 + n:]
+    tensors = {}
+    try:
+        from safetensors.torch import load_file  # the reference reader, when installed
+        loaded = load_file(path)
+        tensors = {k: v.float() for k, v in loaded.items()}
+    except ImportError:
+        for name, info in header.items():
+            begin, end = info["data_offsets"]
+            buf = data[begin:end]
+            if info["dtype"] == "F32":
+                arr = np.frombuffer(buf, dtype="<f4")
+            elif info["dtype"] == "F16":
+                arr = np.frombuffer(buf, dtype="<f2").astype(np.float32)
+            elif info["dtype"] == "BF16":
+                arr = (np.frombuffer(buf, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
+            else:
+                raise SystemExit(f"torch_gpt.py: error: {path}: tensor '{name}' has unsupported dtype {info['dtype']}")
+            tensors[name] = torch.from_numpy(arr.copy()).reshape(info["shape"])
+    tensors = {k[len("transformer."):] if k.startswith("transformer.") else k: v for k, v in tensors.items()}
+    return tensors, meta
+
+
+def config_from_metadata(meta, path):
+    try:
+        return {
+            "name": meta.get("config", os.path.basename(path)),
+            "n_layer": int(meta["n_layer"]), "n_head": int(meta["n_head"]), "n_embd": int(meta["n_embd"]),
+            "vocab_size": int(meta["vocab_size"]), "block_size": int(meta["block_size"]),
+            "tied_head": meta.get("tied_head", "true") == "true",
+        }
+    except KeyError as e:
+        raise SystemExit(f"torch_gpt.py: error: {path}: __metadata__ lacks {e} (write it with `vbench init`)")
+
+
+class Gpt(torch.nn.Module):
+    """minGPT forward: embeddings, pre-LN blocks (fused QKV, causal SDPA, projection, tanh-GELU 4x MLP), final LN,
+    LM head tied to wte unless the file has lm_head.weight. Projections are stored [in][out] (GPT-2's Conv1D) and
+    transposed once here so F.linear (addmm with bias) runs them, as nn.Linear would. Precision policy as vbench's
+    cuda backend, so the logits cross-check compares like with like: weights, GEMMs, attention and logits in the
+    dtype; the residual stream and layer norms in fp32."""
+
+    def __init__(self, cfg, t, dtype, device):
+        super().__init__()
+        self.cfg = cfg
+
+        self.dtype = dtype
+
+        def param(name, transpose=False, dtype=dtype):
+            if name not in t:
+                raise SystemExit(f"torch_gpt.py: error: missing tensor '{name}'")
+            x = t[name].t() if transpose else t[name]
+            return torch.nn.Parameter(x.contiguous().to(device=device, dtype=dtype), requires_grad=False)
+
+        def norm(name):  # layer-norm parameters stay fp32, as in vbench
+            return param(name, dtype=torch.float32)
+
+        self.wte, self.wpe = param("wte.weight"), param("wpe.weight")
+        blocks = []
+        for l in range(cfg["n_layer"]):
+            h = f"h.{l}."
+            block = torch.nn.ParameterDict({
+                "ln1_w": norm(h + "ln_1.weight"), "ln1_b": norm(h + "ln_1.bias"),
+                "attn_w": param(h + "attn.c_attn.weight", True), "attn_b": param(h + "attn.c_attn.bias"),
+                "proj_w": param(h + "attn.c_proj.weight", True), "proj_b": param(h + "attn.c_proj.bias"),
+                "ln2_w": norm(h + "ln_2.weight"), "ln2_b": norm(h + "ln_2.bias"),
+                "fc_w": param(h + "mlp.c_fc.weight", True), "fc_b": param(h + "mlp.c_fc.bias"),
+                "fcp_w": param(h + "mlp.c_proj.weight", True), "fcp_b": param(h + "mlp.c_proj.bias"),
+            })
+            blocks.append(block)
+        self.blocks = torch.nn.ModuleList(blocks)
+        self.lnf_w, self.lnf_b = norm("ln_f.weight"), norm("ln_f.bias")
+        self.head = self.wte if cfg["tied_head"] else param("lm_head.weight")
+
+    def forward(self, idx):
+        B, T = idx.shape
+        C, NH = self.cfg["n_embd"], self.cfg["n_head"]
+        f32, act = torch.float32, self.dtype  # fp32 residual stream; GEMMs and attention in the dtype (no-op casts in fp32)
+        x = self.wte[idx].to(f32) + self.wpe[:T].to(f32)
+        for p in self.blocks:
+            h = F.layer_norm(x, (C,), p["ln1_w"], p["ln1_b"], 1e-5).to(act)
+            q, k, v = F.linear(h, p["attn_w"], p["attn_b"]).split(C, dim=2)
+            q, k, v = (z.view(B, T, NH, C // NH).transpose(1, 2) for z in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(B, T, C)
+            x = x + F.linear(y, p["proj_w"], p["proj_b"]).to(f32)
+            h = F.layer_norm(x, (C,), p["ln2_w"], p["ln2_b"], 1e-5).to(act)
+            h = F.gelu(F.linear(h, p["fc_w"], p["fc_b"]), approximate="tanh")
+            x = x + F.linear(h, p["fcp_w"], p["fcp_b"]).to(f32)
+        x = F.layer_norm(x, (C,), self.lnf_w, self.lnf_b, 1e-5).to(act)
+        return F.linear(x, self.head)
+
+
+def time_calls(fn, idx, warmup, iters, mark_step):
+    """Milliseconds per call from a CUDA event pair around each of `iters` calls after `warmup` untimed ones."""
+    for _ in range(warmup):
+        if mark_step:
+            torch.compiler.cudagraph_mark_step_begin()
+        fn(idx)
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    for i in range(iters):
+        if mark_step:
+            torch.compiler.cudagraph_mark_step_begin()
+        starts[i].record()
+        fn(idx)
+        ends[i].record()
+    torch.cuda.synchronize()
+    return [s.elapsed_time(e) for s, e in zip(starts, ends)]
+
+
+def timing_summary(samples):
+    """vbench's statistics: mean, sample std (0 for n < 2), min, max, percentiles by linear interpolation."""
+    a = np.asarray(samples, dtype=np.float64)
+    pct = {f"p{p}": float(np.percentile(a, p)) for p in (5, 25, 75, 95, 99)}
+    return {"mean": float(a.mean()), "std": float(a.std(ddof=1)) if a.size > 1 else 0.0, "min": float(a.min()),
+            "max": float(a.max()), "median": float(np.median(a)), "p5": pct["p5"], "p25": pct["p25"],
+            "p75": pct["p75"], "p95": pct["p95"], "p99": pct["p99"], "n": int(a.size), "samples_ms": list(map(float, a))}
+
+
+def bench_document(backend, args, results, notes):
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    major, minor = torch.cuda.get_device_capability()
+    props = torch.cuda.get_device_properties(0)
+    return {
+        "format": "vtools.bench", "version": 1, "tool": {"name": "torch_gpt.py", "version": torch.__version__},
+        "created": now,
+        "metadata": {
+            "timestamp": now, "gpu_name": torch.cuda.get_device_name(), "compute_capability": f"{major}.{minor}",
+            "cuda_version": torch.version.cuda, "device_name": torch.cuda.get_device_name(),
+            "sm_count": props.multi_processor_count, "memory_bytes": props.total_memory, "backend": backend,
+            "dtype": args.dtype, "batch_size": args.batch, "seq_len": args.seq, "warmup": args.warmup,
+            "iters": args.iters, "seed": args.seed, "weights": " ".join(args.weights), "host": socket.gethostname(),
+            "command_line": " ".join(sys.argv), "torch_version": torch.__version__, "notes": notes,
+        },
+        "benchmarks": results,
+    }
+
+
+def write_json(path, doc):
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--weights", nargs="+", required=True, help=".safetensors files from `vbench init`")
+    ap.add_argument("--dtype", choices=["fp32", "tf32", "bf16"], default="fp32")
+    ap.add_argument("-B", "--batch", type=int, default=4)
+    ap.add_argument("-T", "--seq", type=int, default=64)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=1337, help="vbench's token seed (when --tokens is not given)")
+    ap.add_argument("--tokens", help="int32 .npy [B][T] to run instead of vbench's seeded tokens")
+    ap.add_argument("--compile-configs", default="", help="configs to also time with torch.compile (a,b; 'all')")
+    ap.add_argument("--out-eager", required=True, help="vtools.bench document for pytorch-eager")
+    ap.add_argument("--out-compile", help="vtools.bench document for pytorch-compile")
+    ap.add_argument("--logits-dir", help="write <config>.<dtype>.<backend>.npy (float32 [B][T][V]) here")
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("torch_gpt.py: error: no CUDA device visible to PyTorch", file=sys.stderr)
+        return 69
+    torch.set_float32_matmul_precision("high" if args.dtype == "tf32" else "highest")  # "highest": no tf32
+    dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float32
+    compile_set = set(filter(None, args.compile_configs.split(",")))
+    if args.logits_dir:
+        os.makedirs(args.logits_dir, exist_ok=True)
+    results = {"pytorch-eager": {}, "pytorch-compile": {}}
+    notes = [f"torch {torch.__version__}", "eager: F.linear + scaled_dot_product_attention(is_causal=True)"]
+    for path in args.weights:
+        tensors, meta = read_safetensors(path)
+        cfg = config_from_metadata(meta, path)
+        if args.seq > cfg["block_size"]:
+            raise SystemExit(f"torch_gpt.py: error: sequence length {args.seq} exceeds the block size of {cfg['name']}")
+        model = Gpt(cfg, tensors, dtype, "cuda").eval()
+        del tensors
+        if args.tokens:
+            tokens = np.load(args.tokens).astype(np.int64).reshape(args.batch, args.seq)
+        else:
+            tokens = vbench_tokens(args.batch, args.seq, cfg["vocab_size"], args.seed)
+        idx = torch.from_numpy(tokens).to("cuda")
+        modes = [("pytorch-eager", model, False)]
+        if "all" in compile_set or cfg["name"] in compile_set:
+            torch._dynamo.reset()  # no graphs or guards carried over from the previous model
+            modes.append(("pytorch-compile", torch.compile(model, mode="reduce-overhead"), True))
+        with torch.no_grad():
+            for backend, fn, compiled in modes:
+                warmup = max(args.warmup, 3) if compiled else args.warmup  # cudagraph trees record on the 3rd call
+                samples = time_calls(fn, idx, warmup, args.iters, compiled)
+                if compiled:
+                    torch.compiler.cudagraph_mark_step_begin()
+                logits = fn(idx).float().cpu().numpy()
+                if args.logits_dir:
+                    np.save(os.path.join(args.logits_dir, f"{cfg['name']}.{args.dtype}.{backend}.npy"), logits)
+                t = timing_summary(samples)
+                results[backend][cfg["name"]] = {
+                    "config": {k: cfg[k] for k in ("n_layer", "n_head", "n_embd", "vocab_size", "block_size",
+                                                   "tied_head")},
+                    "status": "unchecked", "backend": backend, "dtype": args.dtype, "batch_size": args.batch,
+                    "seq_len": args.seq, "timing": t,
+                    "throughput_tokens_per_sec": 1e3 * args.batch * args.seq / t["median"] if t["median"] > 0 else 0,
+                }
+                print(f"{cfg['name']:<16} {backend:<16} {args.dtype} median {t['median'] * 1e3:9.1f} us", flush=True)
+        del model
+        torch.cuda.empty_cache()
+    write_json(args.out_eager, bench_document("pytorch-eager", args, results["pytorch-eager"], notes))
+    if args.out_compile and results["pytorch-compile"]:
+        write_json(args.out_compile, bench_document("pytorch-compile", args, results["pytorch-compile"],
+                                                    notes + ['torch.compile(mode="reduce-overhead")']))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
