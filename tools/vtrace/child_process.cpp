@@ -80,7 +80,8 @@ ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std:
     ::signal(SIGTERM, SIG_DFL);
     ::signal(SIGHUP, SIG_DFL);
     ::close(fds[0]);
-    for (const auto& [key, value] : env) ::setenv(key.c_str(), value.c_str(), 1);
+    std::string pid_text = std::to_string(::getpid());
+    for (const auto& [key, value] : env) ::setenv(key.c_str(), value == kChildPid ? pid_text.c_str() : value.c_str(), 1);
     ::execvp(args[0], args.data());
     int err = errno;
     [[maybe_unused]] auto n = ::write(fds[1], &err, sizeof err);

@@ -16,9 +16,13 @@ struct ChildExit {
   std::uint64_t duration_ns = 0;  ///< wall time from fork to reaping
 };
 
-/// Runs `argv` (argv[0] looked up in PATH) with `env` added to (or replacing in) the environment. Throws
+/// Runs `argv` (argv[0] looked up in PATH) with `env` added to (or replacing in) the environment; a value of
+/// kChildPid is replaced by the command's own pid (so a preloaded library can tell the target from its children).
+/// Throws
 /// Error(kNoInput) when the command cannot be executed ("cannot run 'x': No such file or directory"),
 /// Error(kUsage) when argv is empty.
+inline constexpr const char* kChildPid = "{pid}";
+
 ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env);
 
 }  // namespace vtools::vtrace

@@ -66,6 +66,16 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         break;
       case Tag::kMemory:
         c.memory.push_back(fixed_part<MemoryRecord>(payload, false, name, at, "memory"));
+        c.access_order.emplace_back(Tag::kMemory, c.memory.size() - 1);
+        break;
+      case Tag::kLaunch:
+        c.launches.push_back({fixed_part<LaunchRecord>(payload, true, name, at, "launch"), tail(sizeof(LaunchRecord))});
+        c.access_order.emplace_back(Tag::kLaunch, c.launches.size() - 1);
+        break;
+      case Tag::kWarpAccess:
+        if (c.launches.empty()) bad(name, at, "a warp access record before any launch record");
+        c.warps.push_back(fixed_part<WarpAccessRecord>(payload, false, name, at, "warp access"));
+        c.access_order.emplace_back(Tag::kWarpAccess, c.warps.size() - 1);
         break;
       case Tag::kFailedLaunch: {
         NamedFailedLaunch f{fixed_part<FailedLaunchRecord>(payload, true, name, at, "failed launch"), "", ""};

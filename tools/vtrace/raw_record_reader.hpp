@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/vtrace/access/access_records.hpp"
 #include "tools/vtrace/raw_records.hpp"
 
 namespace vtools::vtrace::raw {
@@ -23,6 +24,11 @@ struct NamedFailedLaunch {
   std::string api, kernel;
 };
 
+struct NamedLaunch {
+  LaunchRecord record;
+  std::string kernel;  ///< as the driver names it (mangled for C++)
+};
+
 /// Everything one process recorded.
 struct Capture {
   ProcessRecord process{};
@@ -33,6 +39,11 @@ struct Capture {
   std::vector<MemoryRecord> memory;
   std::vector<NamedFailedLaunch> failed_launches;
   std::vector<std::string> notes;
+  std::vector<NamedLaunch> launches;         ///< access mode
+  std::vector<WarpAccessRecord> warps;       ///< access mode
+  /// Access mode: kMemory, kLaunch and kWarpAccess records in file order, as (tag, index into its vector), so
+  /// allocations are replayed against the launches that saw them.
+  std::vector<std::pair<Tag, std::size_t>> access_order;
   std::uint64_t dropped = 0;
   bool ended = false;              ///< the library wrote its end record (a clean exit)
   std::uint64_t torn_bytes = 0;    ///< bytes of a record cut short at the end of the file (crash or kill)

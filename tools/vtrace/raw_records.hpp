@@ -21,6 +21,8 @@ enum class Tag : std::uint32_t {
   kDropped = 8,       ///< DroppedRecord: records CUPTI or the library lost
   kNote = 9,          ///< message bytes: something the user should know (CUPTI taken, an API call failed)
   kEnd = 10,          ///< EndRecord: the library flushed everything at a clean exit
+  kLaunch = 11,       ///< access mode: access/access_records.hpp LaunchRecord + kernel name bytes
+  kWarpAccess = 12,   ///< access mode: WarpAccessRecord of the launch before it
 };
 
 struct FrameHeader {

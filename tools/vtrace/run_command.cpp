@@ -11,6 +11,7 @@
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
+#include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/child_process.hpp"
 #include "tools/vtrace/options.hpp"
 #include "tools/vtrace/raw_record_reader.hpp"
@@ -21,6 +22,9 @@
 namespace vtools::vtrace {
 
 namespace fs = std::filesystem;
+
+/// Out-of-bounds findings listed per process before the rest are only counted.
+constexpr std::uint64_t kMaxFindings = 1000;
 
 namespace {
 
@@ -69,22 +73,51 @@ std::vector<raw::Capture> read_captures(const std::string& dir, std::vector<std:
   return out;
 }
 
+/// The environment that puts the tracer into the command; sets run.mode.
+std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOptions& o, const std::string& raw_dir,
+                                                                    RunInfo& run) {
+  std::vector<std::pair<std::string, std::string>> env{{"VTRACE_RAW_DIR", raw_dir}};
+  std::string exe_dir = executable_dir();
+  if (!o.accesses) {
+    std::string library = find_injection_library(exe_dir);
+    check_tracing_runtime(library);
+    if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old)
+      run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to '") + old + "'; vtrace replaced it");
+    env.emplace_back("CUDA_INJECTION64_PATH", library);
+    return env;
+  }
+#ifndef VTOOLS_HAVE_SANITIZER
+  throw Error(ExitCode::kUnavailable,
+              "--accesses needs the Compute Sanitizer API, which was not found when this vtrace was built "
+              "(compute-sanitizer/include/sanitizer.h)");
+#else
+  std::string library = find_tool_file(exe_dir, "libvtrace_access.so", "the access tracing library");
+  std::string patches = find_tool_file(exe_dir, "access_patches.fatbin", "the device patches");
+  check_tracing_runtime(library);
+  run.mode = "accesses";
+  auto prepend = [](const char* var, const std::string& value) {
+    const char* old = std::getenv(var);
+    return old && *old ? value + ":" + old : value;
+  };
+  env.emplace_back("LD_PRELOAD", prepend("LD_PRELOAD", library));
+  env.emplace_back("LD_LIBRARY_PATH", prepend("LD_LIBRARY_PATH", VTOOLS_SANITIZER_ROOT));
+  env.emplace_back("VTRACE_TARGET_PID", kChildPid);
+  env.emplace_back("VTRACE_ACCESS_PATCHES", patches);
+  env.emplace_back("VTRACE_KERNEL", o.kernel_regex);
+  env.emplace_back("VTRACE_LAUNCH", std::to_string(o.launch));
+  env.emplace_back("VTRACE_MAX_BYTES", std::to_string(o.max_bytes));
+  return env;
+#endif
+}
+
 }  // namespace
 
 int run_command(const RunOptions& o) {
   KernelFilter filter(o.kernel_regex);
+  access::BlockSampling blocks = o.blocks.empty() ? access::BlockSampling() : access::BlockSampling::parse(o.blocks);
   if (o.command.empty()) throw Error(ExitCode::kUsage, "no command to run (usage: vtrace run [options] -- CMD ARGS...)");
-  if (o.accesses) {
-#ifndef VTOOLS_HAVE_SANITIZER
-    throw Error(ExitCode::kUnavailable,
-                "--accesses needs the Compute Sanitizer API, which was not found when this vtrace was built "
-                "(compute-sanitizer/include/sanitizer.h)");
-#else
-    throw Error(ExitCode::kUnavailable, "--accesses: the access tracing library is not part of this build yet");
-#endif
-  }
-  std::string library = find_injection_library(executable_dir());
-  check_tracing_runtime(library);
+  if (!o.accesses && (o.launch >= 0 || !o.blocks.empty()))
+    throw Error(ExitCode::kUsage, "--launch and --blocks apply to access mode only (add --accesses)");
 
   TempDir dir;
   RunInfo run;
@@ -92,9 +125,8 @@ int run_command(const RunOptions& o) {
   run.start_time = iso8601_now();
   run.host = host_name();
   run.tool_version = tool_version();
-  if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old)
-    run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to '") + old + "'; vtrace replaced it");
-  ChildExit exit = run_child(o.command, {{"CUDA_INJECTION64_PATH", library}, {"VTRACE_RAW_DIR", dir.path()}});
+  auto env = tracer_environment(o, dir.path(), run);
+  ChildExit exit = run_child(o.command, env);
   run.exit_status = exit.exit_status;
   run.signal = exit.signal;
   run.duration_ns = exit.duration_ns;
@@ -102,6 +134,7 @@ int run_command(const RunOptions& o) {
   std::vector<std::string> notes;
   std::vector<raw::Capture> captures = read_captures(dir.path(), notes);
   Trace trace = build_trace(captures, std::move(run), filter);
+  if (trace.run.mode == "accesses") access::add_access_captures(captures, blocks, kMaxFindings, trace);
   for (auto& n : notes) trace.run.notes.push_back(std::move(n));
   if (trace.partial && trace.run.signal)
     trace.run.notes.push_back("the command was killed by signal " + std::to_string(trace.run.signal) +

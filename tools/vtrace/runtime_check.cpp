@@ -39,6 +39,14 @@ std::string find_injection_library(const std::string& exe_dir) {
                                           why);
 }
 
+std::string find_tool_file(const std::string& exe_dir, const std::string& file, const std::string& what) {
+  const fs::path candidates[] = {fs::path(exe_dir) / file, fs::path(exe_dir) / ".." / "lib" / "vtrace" / file};
+  for (const auto& c : candidates)
+    if (fs::exists(c)) return fs::weakly_canonical(c).string();
+  throw Error(ExitCode::kUnavailable, what + " " + file + " was not found in '" + exe_dir + "' or '" +
+                                          (fs::path(exe_dir) / ".." / "lib" / "vtrace").string() + "'");
+}
+
 void check_tracing_runtime(const std::string& injection_library, const std::string& libcuda) {
   void* cuda = ::dlopen(libcuda.c_str(), RTLD_LAZY | RTLD_LOCAL);
   if (!cuda) {

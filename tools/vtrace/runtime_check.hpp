@@ -11,6 +11,10 @@ namespace vtools::vtrace {
 /// (build tree), else <exe dir>/../lib/vtrace/libvtrace_cupti.so (installed). Throws Error(kUnavailable).
 std::string find_injection_library(const std::string& exe_dir);
 
+/// `file` (e.g. libvtrace_access.so) next to the vtrace binary or in <exe dir>/../lib/vtrace; throws
+/// Error(kUnavailable) naming both places and `what` it is.
+std::string find_tool_file(const std::string& exe_dir, const std::string& file, const std::string& what);
+
 /// Directory of the running executable (/proc/self/exe).
 std::string executable_dir();
 

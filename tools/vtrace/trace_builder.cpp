@@ -128,7 +128,7 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
     for (const auto& r : c.memsets)
       t.memsets.push_back({r.bytes, r.value, r.start_ns, std::max(r.start_ns, r.end_ns), r.device_id, r.context_id,
                            r.stream_id, r.correlation_id});
-    add_allocations(c, t);
+    if (t.run.mode != "accesses") add_allocations(c, t);  // access mode replays them with its launches
     for (const auto& f : c.failed_launches) {
       std::string kernel = demangle(f.kernel);
       if (!filter.keeps(kernel, f.kernel)) continue;

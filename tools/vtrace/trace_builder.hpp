@@ -25,7 +25,7 @@ std::string memory_kind_name(std::uint32_t kind);
 
 /// Builds the trace. `run` is copied in (command, status, times); kernels are sorted by start time. The trace is
 /// partial when the command died of a signal, a process did not write its end record, or a file ends in a torn
-/// record.
+/// record. In access mode (run.mode "accesses") allocations are left to access::add_access_captures.
 Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const KernelFilter& filter);
 
 }  // namespace vtools::vtrace

@@ -1,0 +1,57 @@
+# The workload of bench/gpu-vtrace.sh: a minGPT-style forward loop (6 layers, 6 heads, 192 embd, batch 8, seq 256,
+# fp32, PyTorch eager), ITERS timed iterations after 20 warm-up ones. Prints "loop_s=<seconds> iters=<n>".
+import math
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ITERS = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+L, H, C, V, T, B = 6, 6, 192, 50257, 256, 8
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(C), nn.LayerNorm(C)
+        self.qkv, self.proj = nn.Linear(C, 3 * C), nn.Linear(C, C)
+        self.fc, self.out = nn.Linear(C, 4 * C), nn.Linear(4 * C, C)
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
+        shape = (B, T, H, C // H)
+        q, k, v = (t.view(shape).transpose(1, 2) for t in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(C // H)
+        att = att.masked_fill(torch.ones(T, T, device=x.device).tril() == 0, float("-inf")).softmax(dim=-1)
+        x = x + self.proj((att @ v).transpose(1, 2).reshape(B, T, C))
+        return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class GPT(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wte, self.wpe = nn.Embedding(V, C), nn.Embedding(T, C)
+        self.blocks = nn.ModuleList(Block() for _ in range(L))
+        self.ln_f, self.head = nn.LayerNorm(C), nn.Linear(C, V, bias=False)
+
+    def forward(self, idx):
+        x = self.wte(idx) + self.wpe(torch.arange(T, device=idx.device))
+        for b in self.blocks:
+            x = b(x)
+        return self.head(self.ln_f(x))
+
+
+torch.manual_seed(0)
+model = GPT().cuda().eval()
+idx = torch.randint(0, V, (B, T), device="cuda")
+with torch.no_grad():
+    for _ in range(20):
+        model(idx)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(ITERS):
+        model(idx)
+    torch.cuda.synchronize()
+    print(f"loop_s={time.perf_counter() - t0:.4f} iters={ITERS}")

@@ -1,0 +1,306 @@
+// Access mode host logic: interval merging, allocation lookup, block sampling specs, argument mapping, and the
+// aggregation of warp accesses into per-block records and findings.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "libcommon/error.hpp"
+#include "tools/vtrace/access/access_aggregator.hpp"
+#include "tools/vtrace/access/access_capture.hpp"
+#include "tools/vtrace/raw_record_writer.hpp"
+#include "tools/vtrace/access/argument_mapping.hpp"
+
+using namespace vtools::vtrace;
+using namespace vtools::vtrace::access;
+
+namespace {
+
+using Ranges = std::vector<std::array<std::uint64_t, 2>>;
+
+Allocation allocation(std::uint64_t id, std::uint64_t address, std::uint64_t size) {
+  Allocation a;
+  a.id = id;
+  a.address = address;
+  a.size = size;
+  return a;
+}
+
+std::string spec_error(const std::string& spec) {
+  try {
+    BlockSampling::parse(spec);
+  } catch (const vtools::Error& e) {
+    CHECK(e.code() == vtools::ExitCode::kUsage);
+    return e.what();
+  }
+  return "no error";
+}
+
+/// Warp `warp` of `block` accessing element i (4 bytes) at base + 4 * i * stride for active threads.
+WarpAccess warp_over(std::uint64_t base, std::int64_t block, std::uint32_t warp, std::uint64_t first_element,
+                     std::uint64_t n, Operation op, std::uint64_t stride = 1) {
+  WarpAccess w;
+  w.block = {block, 0, 0};
+  w.warp = warp;
+  w.operation = op;
+  for (std::uint32_t lane = 0; lane < 32; ++lane) {
+    std::uint64_t i = first_element + lane;
+    w.address[lane] = base + 4 * i * stride;
+    if (i < n) w.active_mask |= 1u << lane;
+  }
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("interval_set: merges overlapping and touching intervals, keeps gaps") {
+  IntervalSet s;
+  s.add(8, 12);
+  s.add(0, 4);
+  s.add(4, 8);    // touches both neighbours
+  s.add(20, 24);
+  s.add(22, 30);  // overlaps
+  s.add(40, 40);  // empty, ignored
+  CHECK(s.ranges() == Ranges{{0, 12}, {20, 30}});
+  CHECK(s.bytes() == 22);
+  s.add(0, 100);
+  CHECK(s.ranges() == Ranges{{0, 100}});
+}
+
+TEST_CASE("allocation_map: inside, past the end, before the start, and no allocation") {
+  AllocationMap m;
+  CHECK(m.find(0x1000, 4).allocation == -1);
+  m.add(allocation(1, 0x1000, 4000));
+  m.add(allocation(2, 0x3000, 256));
+  Lookup in = m.find(0x1000 + 3996, 4);
+  CHECK(in.inside);
+  CHECK(in.allocation == 1);
+  CHECK(in.offset == 3996);
+  Lookup past = m.find(0x1000 + 4000, 4);  // one float past a 4000-byte buffer
+  CHECK_FALSE(past.inside);
+  CHECK(past.allocation == 1);
+  CHECK(past.distance == 0);
+  Lookup straddle = m.find(0x1000 + 3998, 4);
+  CHECK_FALSE(straddle.inside);
+  CHECK(straddle.distance == 0);
+  Lookup before = m.find(0x3000 - 8, 4);  // nearer to allocation 2's start than to 1's end
+  CHECK(before.allocation == 2);
+  CHECK(before.distance == -8);
+  CHECK(m.remove(0x3000));
+  CHECK_FALSE(m.remove(0x3000));
+  CHECK(m.find(0x3000, 4).allocation == 1);
+}
+
+TEST_CASE("block_sampling: lists, ranges, every:N and all") {
+  BlockSampling s = BlockSampling::parse("10-12,0,5");
+  CHECK(s.keeps(0));
+  CHECK_FALSE(s.keeps(1));
+  CHECK(s.keeps(5));
+  CHECK(s.keeps(11));
+  CHECK(s.keeps(12));
+  CHECK_FALSE(s.keeps(13));
+  CHECK(s.str() == "0,5,10-12");
+  BlockSampling every = BlockSampling::parse("every:8");
+  CHECK(every.keeps(0));
+  CHECK(every.keeps(16));
+  CHECK_FALSE(every.keeps(17));
+  CHECK(BlockSampling::parse("all").keeps(12345));
+  CHECK(BlockSampling().str() == "all");
+  CHECK(linear_block_index({1, 2, 3}, {4, 5, 6}) == 1 + 2 * 4 + 3 * 20);
+}
+
+TEST_CASE("block_sampling: bad specs name the column and what was expected") {
+  CHECK(spec_error("") == "--blocks:1:1: expected a block index, a range 'A-B', 'every:N' or 'all', got end of spec");
+  CHECK(spec_error("0,") == "--blocks:1:3: expected a block index or range after ',', got end of spec");
+  CHECK(spec_error("3-x") == "--blocks:1:3: expected the end of the range after '-', got 'x'");
+  CHECK(spec_error("5-2") == "--blocks:1:4: expected a range end not below its start 5, got end of spec");
+  CHECK(spec_error("every:0") == "--blocks:1:7: the step of 'every:' must be at least 1");
+  CHECK(spec_error("every:4x") == "--blocks:1:8: expected end of spec after 'every:N', got 'x'");
+  CHECK(spec_error("1;2") == "--blocks:1:2: expected ',' or end of spec, got ';'");
+}
+
+TEST_CASE("warp_access: thread indices and sectors per request") {
+  CHECK(thread_of_lane(1, 3, {16, 16, 1}) == Dim3{3, 2, 0});
+  CHECK(thread_of_lane(0, 31, {256, 1, 1}) == Dim3{31, 0, 0});
+  // 32 consecutive floats: 128 bytes = 4 sectors when aligned; stride 2 floats: 8 sectors; stride 8: 32 sectors.
+  CHECK(sectors_touched(warp_over(0x1000, 0, 0, 0, 1000, Operation::kLoad)) == 4);
+  CHECK(sectors_touched(warp_over(0x1000, 0, 0, 0, 1000, Operation::kLoad, 2)) == 8);
+  CHECK(sectors_touched(warp_over(0x1000, 0, 0, 0, 1000, Operation::kLoad, 8)) == 32);
+  // Misaligned by 4 bytes: the 128 bytes span 5 sectors. Only 8 active lanes: 1 sector.
+  CHECK(sectors_touched(warp_over(0x1004, 0, 0, 0, 1000, Operation::kLoad)) == 5);
+  CHECK(sectors_touched(warp_over(0x1000, 0, 0, 0, 8, Operation::kLoad)) == 1);
+}
+
+TEST_CASE("access_aggregator: vector add over an odd n gives exact counts and ranges per block") {
+  const std::uint64_t n = 1000, a = 0x10000, b = 0x20000, c = 0x30000;
+  AllocationMap m;
+  m.add(allocation(1, a, 4 * n));
+  m.add(allocation(2, b, 4 * n));
+  m.add(allocation(3, c, 4 * n));
+  AccessAggregator agg(m, BlockSampling());
+  LaunchInfo launch{"vector_add", 0, {4, 1, 1}, {256, 1, 1}};
+  for (std::int64_t block = 0; block < 4; ++block)
+    for (std::uint32_t warp = 0; warp < 8; ++warp) {
+      std::uint64_t first = static_cast<std::uint64_t>(block) * 256 + warp * 32;
+      if (first >= n) continue;  // whole warp masked off: no request at all
+      agg.add(launch, warp_over(a, block, warp, first, n, Operation::kLoad));
+      agg.add(launch, warp_over(b, block, warp, first, n, Operation::kLoad));
+      agg.add(launch, warp_over(c, block, warp, first, n, Operation::kStore));
+    }
+  Trace t;
+  agg.finish(t);
+  CHECK(t.findings.empty());
+  REQUIRE(t.accesses.size() == 12);
+  const Access& last_a = t.accesses[9];  // block 3, allocation 1
+  CHECK(last_a.block == Dim3{3, 0, 0});
+  CHECK(last_a.allocation == 1);
+  CHECK(last_a.loads == 232);
+  CHECK(last_a.bytes_loaded == 928);
+  CHECK(last_a.ranges == Ranges{{3072, 4000}});
+  CHECK(last_a.active_lanes_per_request == doctest::Approx(232.0 / 8));  // 7 full warps + one of 8 lanes
+  CHECK(last_a.sectors_per_request == doctest::Approx((7 * 4 + 1) / 8.0));
+  const Access& first_c = t.accesses[2];  // block 0, allocation 3
+  CHECK(first_c.stores == 256);
+  CHECK(first_c.loads == 0);
+  CHECK(first_c.ranges == Ranges{{0, 1024}});
+  CHECK(first_c.sectors_per_request == doctest::Approx(4.0));
+  std::uint64_t loads = 0;
+  for (const auto& x : t.accesses) loads += x.loads;
+  CHECK(loads == 2 * n);
+}
+
+TEST_CASE("access_aggregator: an off-by-one read is exactly one finding with block, thread and distance") {
+  const std::uint64_t n = 1000, in = 0x10000;
+  AllocationMap m;
+  m.add(allocation(1, in, 4 * n));
+  AccessAggregator agg(m, BlockSampling());
+  LaunchInfo launch{"off_by_one", 0, {4, 1, 1}, {256, 1, 1}};
+  for (std::int64_t block = 0; block < 4; ++block)
+    for (std::uint32_t warp = 0; warp < 8; ++warp) {
+      std::uint64_t first = static_cast<std::uint64_t>(block) * 256 + warp * 32;
+      if (first > n) continue;
+      WarpAccess w = warp_over(in, block, warp, first, n + 1, Operation::kLoad);  // i <= n
+      w.pc_offset = 0x170;
+      agg.add(launch, w);
+    }
+  Trace t;
+  agg.finish(t);
+  REQUIRE(t.findings.size() == 1);
+  const Finding& f = t.findings[0];
+  CHECK(f.kernel == "off_by_one");
+  CHECK(f.block == Dim3{3, 0, 0});
+  CHECK(f.thread == Dim3{232, 0, 0});
+  CHECK(f.address == in + 4000);
+  CHECK(f.size == 4);
+  CHECK(f.operation == "load");
+  CHECK(f.allocation == 1);
+  CHECK(f.distance == 0);
+  CHECK(f.pc_offset == 0x170);
+  auto outside_it = std::find_if(t.accesses.begin(), t.accesses.end(), [](const Access& x) { return x.allocation == -1; });
+  REQUIRE(outside_it != t.accesses.end());
+  const Access& outside = *outside_it;
+  CHECK(outside.block == Dim3{3, 0, 0});
+  CHECK(outside.ranges == Ranges{{in + 4000, in + 4004}});
+  CHECK(outside.loads == 1);
+}
+
+TEST_CASE("access_aggregator: --blocks sampling and the findings cap are counted in notes") {
+  AllocationMap m;
+  m.add(allocation(1, 0x1000, 128));
+  AccessAggregator agg(m, BlockSampling::parse("every:2"), 1);
+  LaunchInfo launch{"k", 0, {4, 1, 1}, {32, 1, 1}};
+  for (std::int64_t block = 0; block < 4; ++block) agg.add(launch, warp_over(0x1000, block, 0, 16, 64, Operation::kStore));
+  Trace t;
+  agg.finish(t);
+  CHECK(t.findings.size() == 1);
+  REQUIRE(t.run.notes.size() == 2);
+  CHECK(t.run.notes[0] == "31 more out-of-bounds accesses were not listed (cap 1)");
+  CHECK(t.run.notes[1] == "--blocks every:2 left out 2 warp requests");
+}
+
+TEST_CASE("argument_mapping: pointer words map to allocations and name them") {
+  AllocationMap m;
+  m.add(allocation(1, 0x10000, 4000));
+  m.add(allocation(2, 0x20000, 4000));
+  std::uint64_t words[4] = {0x10000, 1000, 0x20010, 0};
+  auto args = map_pointer_arguments(std::string_view(reinterpret_cast<const char*>(words), sizeof words), m);
+  REQUIRE(args.size() == 2);
+  CHECK(args[0].index == 0);
+  CHECK(args[0].allocation == 1);
+  CHECK(args[1].index == 2);
+  CHECK(args[1].offset == 0x10);
+  std::vector<Allocation> allocations = {allocation(1, 0x10000, 4000), allocation(2, 0x20000, 4000)};
+  allocations[1].name = "kept";
+  name_allocations(allocations, "void fill(float*, int, float*)", args);
+  CHECK(allocations[0].name == "fill.arg0");
+  CHECK(allocations[1].name == "kept");
+}
+
+TEST_CASE("access_capture: allocations, launches and warp records in file order become the access-mode trace") {
+  using raw::Tag;
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(Tag::kProcess, raw::ProcessRecord{77, 0});
+  b.add(Tag::kMemory, raw::MemoryRecord{1, 0x10000, 4000, 1, 3, 0, 0});
+  raw::LaunchRecord skipped{};
+  skipped.kernel_launch = 0;
+  b.add(Tag::kLaunch, skipped, "_Z4fillPfif");  // recorded = 0: left out by --kernel/--launch
+  raw::LaunchRecord l{};
+  l.kernel_launch = 1;
+  l.grid[0] = 1, l.grid[1] = 1, l.grid[2] = 1;
+  l.block[0] = 32, l.block[1] = 1, l.block[2] = 1;
+  l.recorded = 1;
+  l.warps_recorded = 1;
+  l.warps_dropped = 2;
+  b.add(Tag::kLaunch, l, "_Z4fillPfif");
+  raw::WarpAccessRecord w{};
+  w.active_mask = 0xffffffffu;
+  w.bytes_per_lane = 4;
+  w.operation = 1;
+  w.pc = 0x40;
+  for (int lane = 0; lane < 32; ++lane) w.address[lane] = 0x10000 + 3968 + 4 * lane;  // lanes 8..31 past the end
+  b.add(Tag::kWarpAccess, w);
+  b.add(Tag::kMemory, raw::MemoryRecord{2, 0x10000, 4000, 2, 3, 0, 0});
+  b.add(Tag::kEnd, raw::EndRecord{0});
+  raw::Capture c = raw::read_capture(b.bytes(), "raw.bin");
+  CHECK(c.access_order.size() == 5);
+
+  Trace t;
+  t.run.mode = "accesses";
+  add_access_captures({c}, BlockSampling(), 1000, t);
+  REQUIRE(t.allocations.size() == 1);
+  CHECK(t.allocations[0].freed_ns == std::optional<std::uint64_t>(2));
+  REQUIRE(t.kernels.size() == 1);
+  CHECK(t.kernels[0].name == "fill(float*, int, float)");
+  CHECK(t.kernels[0].block == Dim3{32, 1, 1});
+  CHECK(t.filtered_kernels == 1);
+  CHECK(t.dropped_records == 2);
+  REQUIRE(t.accesses.size() == 2);  // allocation -1 (24 lanes) sorts before allocation 1 (8 lanes)
+  CHECK(t.accesses[1].allocation == 1);
+  CHECK(t.accesses[1].stores == 8);
+  CHECK(t.accesses[1].ranges == Ranges{{3968, 4000}});
+  CHECK(t.accesses[0].stores == 24);
+  CHECK(t.accesses[0].ranges == Ranges{{0x10000 + 4000, 0x10000 + 4096}});
+  REQUIRE(t.findings.size() == 24);
+  CHECK(t.findings[0].kernel == "fill(float*, int, float)");
+  CHECK(t.findings[0].launch == 1);
+  CHECK(t.findings[0].thread == Dim3{8, 0, 0});
+  CHECK(t.findings[0].distance == 0);
+  CHECK(t.findings[0].operation == "store");
+  CHECK(t.findings[0].pc_offset == 0x40);
+  CHECK(t.findings[23].distance == 92);
+  CHECK(t.run.notes == std::vector<std::string>{"1 launches were left out by --kernel/--launch",
+                                                "2 warp requests did not fit the per-launch buffer (raise --max-bytes)"});
+}
+
+TEST_CASE("raw_record_reader: a warp access before any launch is refused") {
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(raw::Tag::kProcess, raw::ProcessRecord{1, 0});
+  b.add(raw::Tag::kWarpAccess, raw::WarpAccessRecord{});
+  try {
+    raw::read_capture(b.bytes(), "raw.bin");
+    FAIL("no error");
+  } catch (const vtools::Error& e) {
+    CHECK(std::string(e.what()) == "raw.bin: byte 32: a warp access record before any launch record");
+  }
+}

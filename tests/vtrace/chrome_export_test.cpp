@@ -1,0 +1,55 @@
+// Chrome Trace Event Format: processes per device, threads per stream, relative microsecond timestamps.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "tools/vtrace/chrome_export.hpp"
+
+using namespace vtools::vtrace;
+
+TEST_CASE("chrome_export: one process per device, one thread per stream, times relative to the first record") {
+  Trace t;
+  t.devices = {{0, "H100", "9.0", 132, 0}, {1, "H100", "9.0", 132, 0}};
+  Kernel k0;
+  k0.name = "k0";
+  k0.device_id = 0;
+  k0.stream_id = 7;
+  k0.start_ns = 5000;
+  k0.end_ns = 7500;
+  k0.grid = {4, 1, 1};
+  Kernel k1 = k0;
+  k1.name = "k1";
+  k1.device_id = 1;
+  k1.stream_id = 13;
+  k1.start_ns = 9000;
+  k1.end_ns = 9100;
+  t.kernels = {k0, k1};
+  t.memcpys = {{"htod", 2048, 4000, 4500, 0, 1, 7, 3}};
+  auto out = chrome_trace(t);
+  const auto& ev = out["traceEvents"];
+  std::set<std::string> process_names, thread_names;
+  int complete = 0;
+  for (const auto& e : ev) {
+    if (e["ph"] == "M" && e["name"] == "process_name") process_names.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      thread_names.insert(std::to_string(e["pid"].get<int>()) + "/" + std::to_string(e["tid"].get<int>()));
+    if (e["ph"] == "X") ++complete;
+  }
+  CHECK(process_names == std::set<std::string>{"GPU 0: H100", "GPU 1: H100"});
+  CHECK(thread_names == std::set<std::string>{"0/7", "1/13"});
+  CHECK(complete == 3);
+  const auto* first = &ev[0];
+  for (const auto& e : ev)
+    if (e["ph"] == "X" && e["name"] == "k0") first = &e;
+  CHECK((*first)["ts"].get<double>() == doctest::Approx(1.0));   // 5000 ns - 4000 ns origin
+  CHECK((*first)["dur"].get<double>() == doctest::Approx(2.5));  // 2500 ns
+  CHECK((*first)["args"]["grid"][0] == 4);
+  CHECK(out["otherData"]["origin_ns"] == 4000);
+  CHECK(out["displayTimeUnit"] == "ns");
+}
+
+TEST_CASE("chrome_export: an empty trace is an empty event list") {
+  auto out = chrome_trace(Trace{});
+  CHECK(out["traceEvents"].empty());
+  CHECK(out["otherData"]["origin_ns"] == 0);
+}

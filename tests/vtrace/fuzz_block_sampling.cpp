@@ -1,0 +1,21 @@
+// libFuzzer target: --blocks specs are parsed or refused with vtools::Error; accepted ones print back and parse
+// to the same canonical form.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "libcommon/error.hpp"
+#include "tools/vtrace/access/block_sampling.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using vtools::vtrace::access::BlockSampling;
+  try {
+    BlockSampling s = BlockSampling::parse(std::string_view(reinterpret_cast<const char*>(data), size));
+    if (BlockSampling::parse(s.str()).str() != s.str()) std::abort();
+    s.keeps(0);
+    s.keeps(UINT64_MAX);
+  } catch (const vtools::Error&) {
+  }
+  return 0;
+}

@@ -1,0 +1,20 @@
+// libFuzzer target: the vtools.trace reader must refuse bad input with vtools::Error, never crash; documents it
+// accepts must summarize and export.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "libcommon/error.hpp"
+#include "tools/vtrace/chrome_export.hpp"
+#include "tools/vtrace/trace_reader.hpp"
+#include "tools/vtrace/trace_summary.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  try {
+    auto trace = vtools::vtrace::read_trace(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
+    vtools::vtrace::summarize_trace(trace);
+    vtools::vtrace::chrome_trace(trace);
+  } catch (const vtools::Error&) {
+  }
+  return 0;
+}

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""GPU tests of `vtrace run` (launch mode): runs a traced program and asserts exact kernels, grids and counts.
+
+Usage: gpu_trace_check.py CASE --vtrace BIN [--sample BIN]
+Cases: sample_ok, sample_exit3, sample_abort, sample_badlaunch, sample_nocuda, sample_filter, torch, triton.
+Exit 0 when every assertion holds, 1 with the failures listed, 77 (skipped) when no GPU (or no torch/triton).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def have_gpu():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    p = subprocess.run([smi, "-L"], capture_output=True, text=True)
+    return p.returncode == 0 and "GPU" in p.stdout
+
+
+def have_module(name):
+    p = subprocess.run([sys.executable, "-c", f"import {name}, torch; assert torch.cuda.is_available()"],
+                       capture_output=True)
+    return p.returncode == 0
+
+
+class Checker:
+    def __init__(self):
+        self.failures = []
+
+    def eq(self, what, got, want):
+        if got != want:
+            self.failures.append(f"{what}: got {got!r}, expected {want!r}")
+
+    def true(self, what, cond):
+        if not cond:
+            self.failures.append(what)
+
+
+def trace_of(vtrace, cmd, extra=()):
+    out = os.path.join(tempfile.mkdtemp(prefix="vtrace-gpu-"), "t.json")
+    p = subprocess.run([vtrace, "run", *extra, "-o", out, "--", *cmd], capture_output=True, text=True, timeout=600)
+    sys.stderr.write(p.stderr)
+    doc = json.load(open(out)) if os.path.exists(out) else None
+    return p, doc, out
+
+
+def kernels_named(doc, name):
+    return [k for k in doc["kernels"] if k["name"] == name]
+
+
+FILL = "fill(float*, int, float)"
+SCALE = "scale2d(float*, int, int)"
+
+
+def check_sample_work(c, doc, kernels=True):
+    fills = kernels_named(doc, FILL)
+    c.eq("fill launches", len(fills), 3)
+    for k in fills:
+        c.eq("fill grid", k["grid"], [4, 1, 1])
+        c.eq("fill block", k["block"], [256, 1, 1])
+        c.eq("fill mangled name", k["mangled_name"], "_Z4fillPfif")
+        c.true("fill ends after it starts", k["end_ns"] > k["start_ns"])
+    scales = kernels_named(doc, SCALE)
+    c.eq("scale2d launches", len(scales), 1)
+    for k in scales:
+        c.eq("scale2d grid", k["grid"], [8, 4, 1])
+        c.eq("scale2d block", k["block"], [16, 16, 1])
+        c.eq("scale2d dynamic smem", k["dynamic_shared_bytes"], 1024)
+    starts = [k["start_ns"] for k in doc["kernels"]]
+    c.eq("kernels sorted by start", starts, sorted(starts))
+    c.eq("htod copies of 4000 bytes", [m["bytes"] for m in doc["memcpys"] if m["kind"] == "htod"], [4000])
+    c.eq("dtoh copies of 4000 bytes", [m["bytes"] for m in doc["memcpys"] if m["kind"] == "dtoh"], [4000])
+    c.eq("memsets", [m["bytes"] for m in doc["memsets"]], [16384])
+    sizes = sorted(a["size"] for a in doc["allocations"] if a["memory_kind"] == "device")
+    c.true(f"device allocations of 4000 and 16384 bytes among {sizes}", 4000 in sizes and 16384 in sizes)
+    c.true("a device with a name and SMs", doc["devices"] and doc["devices"][0]["name"] and doc["devices"][0]["sm_count"] > 0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--vtrace", required=True)
+    ap.add_argument("--sample")
+    ap.add_argument("--scripts", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "samples"))
+    a = ap.parse_args()
+    if not have_gpu():
+        print("no GPU: skipped")
+        return 77
+    c = Checker()
+    if a.case == "sample_ok":
+        p, doc, path = trace_of(a.vtrace, [a.sample, "ok"])
+        c.eq("exit status", p.returncode, 0)
+        c.eq("stdout passes through", p.stdout, "launch_sample: done 3\n")
+        c.eq("partial", doc["partial"], False)
+        c.eq("dropped", doc["dropped_records"], 0)
+        c.eq("run.exit_status", doc["run"]["exit_status"], 0)
+        check_sample_work(c, doc)
+        s = subprocess.run([a.vtrace, "summary", "--format", "json", path], capture_output=True, text=True)
+        rows = {k["name"]: k for k in json.loads(s.stdout)["kernels"]}
+        c.eq("summary fill calls", rows.get(FILL, {}).get("calls"), 3)
+        c.eq("check exit", subprocess.run([a.vtrace, "check", path], capture_output=True).returncode, 0)
+        e = subprocess.run([a.vtrace, "export", "--chrome", path], capture_output=True, text=True)
+        events = [x for x in json.loads(e.stdout)["traceEvents"] if x["ph"] == "X" and x["cat"] == "kernel"]
+        c.eq("chrome kernel events", len(events), 4)
+    elif a.case == "sample_exit3":
+        p, doc, _ = trace_of(a.vtrace, [a.sample, "exit3"])
+        c.eq("exit status", p.returncode, 3)
+        c.eq("run.exit_status", doc["run"]["exit_status"], 3)
+        c.eq("partial", doc["partial"], False)
+        check_sample_work(c, doc)
+    elif a.case == "sample_abort":
+        p, doc, _ = trace_of(a.vtrace, [a.sample, "abort"])
+        c.eq("exit status", p.returncode, 134)
+        c.eq("run.signal", doc["run"]["signal"], 6)
+        c.eq("partial", doc["partial"], True)
+        c.eq("fill launches flushed at the abort", len(kernels_named(doc, FILL)), 3)
+    elif a.case == "sample_badlaunch":
+        p, doc, path = trace_of(a.vtrace, [a.sample, "badlaunch"])
+        c.eq("exit status", p.returncode, 0)
+        c.true(f"a failed launch of fill recorded: {doc['failed_launches']}",
+               any(f["kernel"] == FILL and "Launch" in f["api"] for f in doc["failed_launches"]))
+        c.eq("fill launches that ran", len(kernels_named(doc, FILL)), 3)
+        c.eq("check exit", subprocess.run([a.vtrace, "check", path], capture_output=True).returncode, 1)
+    elif a.case == "sample_nocuda":
+        p, doc, _ = trace_of(a.vtrace, [a.sample, "nocuda"])
+        c.eq("exit status", p.returncode, 0)
+        c.eq("kernels", doc["kernels"], [])
+        c.eq("processes", doc["run"]["process_ids"], [])
+        c.eq("partial", doc["partial"], False)
+    elif a.case == "sample_filter":
+        p, doc, _ = trace_of(a.vtrace, [a.sample, "ok"], ["--kernel", "^scale"])
+        c.eq("kernels kept", [k["name"] for k in doc["kernels"]], [SCALE])
+        c.eq("filtered", doc["filtered_kernels"], 3)
+    elif a.case == "torch":
+        if not have_module("torch"):
+            return 77
+        p, doc, _ = trace_of(a.vtrace, [sys.executable, os.path.join(a.scripts, "torch_ops.py")])
+        c.eq("exit status", p.returncode, 0)
+        names = [k["name"] for k in doc["kernels"]]
+        softmax = [n for n in names if "softmax" in n.lower()]
+        gemm = [n for n in names if re.search(r"gemm|xmma|cutlass|Kernel2", n, re.I)]
+        c.eq(f"softmax kernels ({set(softmax)})", len(softmax), 5)
+        c.true(f"at least 5 GEMM kernels, got {len(gemm)} of {sorted(set(names))}", len(gemm) >= 5)
+        c.eq("partial", doc["partial"], False)
+    elif a.case == "triton":
+        if not have_module("triton"):
+            return 77
+        p, doc, _ = trace_of(a.vtrace, [sys.executable, os.path.join(a.scripts, "triton_add.py")])
+        c.eq("exit status", p.returncode, 0)
+        adds = kernels_named(doc, "add_kernel")
+        c.eq("add_kernel launches", len(adds), 3)
+        for k in adds:
+            c.eq("add_kernel grid", k["grid"], [10, 1, 1])
+            c.eq("add_kernel block", k["block"], [128, 1, 1])
+    else:
+        print(f"unknown case {a.case}")
+        return 2
+    for f in c.failures:
+        print("FAIL:", f)
+    return 1 if c.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

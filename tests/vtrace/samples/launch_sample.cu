@@ -1,0 +1,58 @@
+// A CUDA program with known kernels, grids and launch counts, traced by the gpu tests of tests/vtrace:
+//   fill<<<4, 256>>>          x3   (n = 1000 floats)
+//   scale2d<<<(8,4), (16,16), 1024 B dynamic smem>>>  x1
+//   one 4000-byte htod copy, one memset, one 4000-byte dtoh copy.
+// Mode (argv[1]): ok (exit 0, prints "launch_sample: done"), exit3 (exit 3 after the work), abort (abort() after the
+// work, before any flush), badlaunch (also a launch with 2048 threads per block, which fails), nocuda (no CUDA call).
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+__global__ void fill(float* out, int n, float value) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = value;
+}
+
+__global__ void scale2d(float* data, int width, int height) {
+  extern __shared__ float tile[];
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  tile[threadIdx.y * blockDim.x + threadIdx.x] = 0;
+  if (x < width && y < height) data[y * width + x] *= 2.0f;
+}
+
+static int check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) std::fprintf(stderr, "launch_sample: %s: %s\n", what, cudaGetErrorString(e));
+  return e == cudaSuccess ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "ok";
+  if (std::strcmp(mode, "nocuda") == 0) {
+    std::printf("launch_sample: no CUDA\n");
+    return 0;
+  }
+  const int n = 1000;
+  float host[n];
+  for (int i = 0; i < n; ++i) host[i] = static_cast<float>(i);
+  float *d_a = nullptr, *d_b = nullptr;
+  if (check(cudaMalloc(&d_a, n * sizeof(float)), "cudaMalloc") || check(cudaMalloc(&d_b, 128 * 32 * sizeof(float)), "cudaMalloc"))
+    return 1;
+  check(cudaMemcpy(d_a, host, n * sizeof(float), cudaMemcpyHostToDevice), "htod");
+  check(cudaMemset(d_b, 0, 128 * 32 * sizeof(float)), "memset");
+  for (int i = 0; i < 3; ++i) fill<<<4, 256>>>(d_a, n, 1.0f + i);
+  scale2d<<<dim3(8, 4), dim3(16, 16), 1024>>>(d_b, 128, 32);
+  if (std::strcmp(mode, "badlaunch") == 0) {
+    fill<<<1, 2048>>>(d_a, n, 0.0f);
+    std::fprintf(stderr, "launch_sample: bad launch: %s\n", cudaGetErrorString(cudaGetLastError()));
+  }
+  check(cudaMemcpy(host, d_a, n * sizeof(float), cudaMemcpyDeviceToHost), "dtoh");
+  check(cudaDeviceSynchronize(), "synchronize");
+  if (std::strcmp(mode, "abort") == 0) std::abort();
+  cudaFree(d_a);
+  cudaFree(d_b);
+  std::printf("launch_sample: done %g\n", host[n - 1]);
+  if (std::strcmp(mode, "exit3") == 0) std::exit(3);
+  return 0;
+}

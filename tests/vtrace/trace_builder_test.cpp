@@ -1,0 +1,155 @@
+// Captures -> trace model: names, filters, allocations, partial and dropped handling.
+#include <doctest/doctest.h>
+
+#include "libcommon/error.hpp"
+#include "tools/vtrace/trace_builder.hpp"
+
+using namespace vtools::vtrace;
+
+namespace {
+
+raw::NamedKernel kernel(const char* mangled, std::uint64_t start, std::uint64_t end, std::int32_t grid_x,
+                        std::uint32_t stream = 7) {
+  raw::KernelRecord r{};
+  r.start_ns = start;
+  r.end_ns = end;
+  r.stream_id = stream;
+  r.grid[0] = grid_x, r.grid[1] = 1, r.grid[2] = 1;
+  r.block[0] = 128, r.block[1] = 1, r.block[2] = 1;
+  r.static_shared_bytes = 256;
+  r.dynamic_shared_bytes = 1024;
+  r.launch_type = 1;
+  return {r, mangled};
+}
+
+raw::Capture capture(std::int64_t pid, bool ended) {
+  raw::Capture c;
+  c.process.pid = pid;
+  c.ended = ended;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("trace_builder: demangles C++ names and leaves others alone") {
+  CHECK(demangle("_Z4fillPfif") == "fill(float*, int, float)");
+  CHECK(demangle("add_kernel") == "add_kernel");
+  CHECK(demangle("_Znot-a-name") == "_Znot-a-name");
+}
+
+TEST_CASE("trace_builder: names CUPTI enumerations") {
+  CHECK(memcpy_kind_name(1) == "htod");
+  CHECK(memcpy_kind_name(2) == "dtoh");
+  CHECK(memcpy_kind_name(8) == "dtod");
+  CHECK(memcpy_kind_name(99) == "unknown");
+  CHECK(launch_type_name(0) == "regular");
+  CHECK(launch_type_name(1) == "cooperative_single_device");
+  CHECK(launch_type_name(7) == "type_7");
+  CHECK(memory_kind_name(3) == "device");
+  CHECK(memory_kind_name(2) == "pinned");
+}
+
+TEST_CASE("trace_builder: kernels from several processes are merged in start order with their details") {
+  raw::Capture a = capture(10, true), b = capture(11, true);
+  a.kernels = {kernel("_Z4fillPfif", 300, 400, 4), kernel("_Z4fillPfif", 100, 150, 4)};
+  b.kernels = {kernel("add_kernel", 200, 260, 8, 9)};
+  a.devices.push_back({{0, 9, 0, 132, 1000}, "H100"});
+  b.devices.push_back({{0, 9, 0, 132, 1000}, "H100"});
+  RunInfo run;
+  run.command = {"./app"};
+  Trace t = build_trace({a, b}, run, KernelFilter(""));
+  REQUIRE(t.kernels.size() == 3);
+  CHECK(t.kernels[0].start_ns == 100);
+  CHECK(t.kernels[1].name == "add_kernel");
+  CHECK(t.kernels[1].process_id == 11);
+  CHECK(t.kernels[1].stream_id == 9);
+  CHECK(t.kernels[2].name == "fill(float*, int, float)");
+  CHECK(t.kernels[2].mangled_name == "_Z4fillPfif");
+  CHECK(t.kernels[2].grid == Dim3{4, 1, 1});
+  CHECK(t.kernels[2].block == Dim3{128, 1, 1});
+  CHECK(t.kernels[2].static_shared_bytes == 256);
+  CHECK(t.kernels[2].dynamic_shared_bytes == 1024);
+  CHECK(t.kernels[2].launch_type == "cooperative_single_device");
+  REQUIRE(t.devices.size() == 1);
+  CHECK(t.devices[0].compute_capability == "9.0");
+  CHECK(t.run.process_ids == std::vector<std::int64_t>{10, 11});
+  CHECK_FALSE(t.partial);
+  CHECK(t.filtered_kernels == 0);
+}
+
+TEST_CASE("trace_builder: --kernel keeps matching kernels, counts the rest and says so") {
+  raw::Capture a = capture(1, true);
+  a.kernels = {kernel("_Z4fillPfif", 1, 2, 1), kernel("add_kernel", 3, 4, 1), kernel("_Z4fillPfif", 5, 6, 1)};
+  Trace t = build_trace({a}, RunInfo{}, KernelFilter("^fill\\("));
+  REQUIRE(t.kernels.size() == 2);
+  CHECK(t.filtered_kernels == 1);
+  REQUIRE(t.run.notes.size() == 1);
+  CHECK(t.run.notes[0] == "--kernel '^fill\\(' left out 1 kernel launches");
+  // The mangled name matches too.
+  CHECK(build_trace({a}, RunInfo{}, KernelFilter("_Z4fill")).kernels.size() == 2);
+}
+
+TEST_CASE("kernel_filter: an invalid regex is a usage error naming the pattern") {
+  try {
+    KernelFilter f("(unclosed");
+    FAIL("no error");
+  } catch (const vtools::Error& e) {
+    CHECK(e.code() == vtools::ExitCode::kUsage);
+    CHECK(std::string(e.what()).rfind("--kernel: invalid regular expression '(unclosed': ", 0) == 0);
+  }
+}
+
+TEST_CASE("trace_builder: allocations pair with their release; unreleased ones stay live") {
+  raw::Capture a = capture(1, true);
+  a.memory = {{30, 0x1000, 64, 2, 3, 0, 1}, {10, 0x1000, 64, 1, 3, 0, 1}, {20, 0x2000, 128, 1, 2, 0, 1},
+              {40, 0x1000, 32, 1, 3, 0, 1}};
+  Trace t = build_trace({a}, RunInfo{}, KernelFilter(""));
+  REQUIRE(t.allocations.size() == 3);
+  CHECK(t.allocations[0].id == 1);
+  CHECK(t.allocations[0].size == 64);
+  CHECK(t.allocations[0].freed_ns == std::optional<std::uint64_t>(30));
+  CHECK(t.allocations[1].memory_kind == "pinned");
+  CHECK_FALSE(t.allocations[1].freed_ns.has_value());
+  CHECK(t.allocations[2].address == 0x1000);
+  CHECK(t.allocations[2].size == 32);
+  CHECK_FALSE(t.allocations[2].freed_ns.has_value());
+}
+
+TEST_CASE("trace_builder: partial when a process did not end cleanly, a file is torn, or the command was killed") {
+  RunInfo run;
+  CHECK_FALSE(build_trace({capture(1, true)}, run, KernelFilter("")).partial);
+  CHECK(build_trace({capture(1, true), capture(2, false)}, run, KernelFilter("")).partial);
+  raw::Capture torn = capture(1, true);
+  torn.torn_bytes = 5;
+  CHECK(build_trace({torn}, run, KernelFilter("")).partial);
+  run.signal = 6;
+  run.exit_status = 134;
+  CHECK(build_trace({capture(1, true)}, run, KernelFilter("")).partial);
+  // A program that never touched CUDA has no captures: an empty, complete trace.
+  Trace empty = build_trace({}, RunInfo{}, KernelFilter(""));
+  CHECK_FALSE(empty.partial);
+  CHECK(empty.kernels.empty());
+}
+
+TEST_CASE("trace_builder: dropped records are summed over processes and reported in a note") {
+  raw::Capture a = capture(1, true), b = capture(2, true);
+  a.dropped = 3;
+  b.dropped = 4;
+  b.notes = {"CUPTI is already in use in process 2"};
+  Trace t = build_trace({a, b}, RunInfo{}, KernelFilter(""));
+  CHECK(t.dropped_records == 7);
+  REQUIRE(t.run.notes.size() == 2);
+  CHECK(t.run.notes[0] == "CUPTI is already in use in process 2");
+  CHECK(t.run.notes[1] == "7 activity records were dropped by the tracer");
+}
+
+TEST_CASE("trace_builder: failed launches are demangled and filtered like kernels") {
+  raw::Capture a = capture(1, true);
+  a.failed_launches = {{{9, 5}, "cudaLaunchKernel", "_Z4fillPfif"}, {{1, 6}, "cuLaunchKernelEx", "add_kernel"}};
+  Trace t = build_trace({a}, RunInfo{}, KernelFilter("fill"));
+  REQUIRE(t.failed_launches.size() == 1);
+  CHECK(t.failed_launches[0].api == "cudaLaunchKernel");
+  CHECK(t.failed_launches[0].kernel == "fill(float*, int, float)");
+  CHECK(t.failed_launches[0].status == 9);
+  CHECK(t.failed_launches[0].correlation_id == 5);
+}

@@ -1,0 +1,42 @@
+// Problems `vtrace check` reports.
+#include <doctest/doctest.h>
+
+#include "tools/vtrace/trace_check.hpp"
+
+using namespace vtools::vtrace;
+
+TEST_CASE("trace_check: failed launches then findings, one line each") {
+  Trace t;
+  t.failed_launches.push_back({"cudaLaunchKernel", "fill(float*, int, float)", 9, 4});
+  Allocation a;
+  a.id = 1;
+  a.name = "x";
+  t.allocations.push_back(a);
+  Finding f;
+  f.kernel = "k";
+  f.block = {3, 0, 0};
+  f.thread = {232, 0, 0};
+  f.pc_offset = 0x170;
+  f.address = 0x7f00;
+  f.size = 4;
+  f.operation = "load";
+  f.allocation = 1;
+  f.distance = 8;
+  t.findings.push_back(f);
+  f.allocation = 1;
+  f.distance = -4;
+  f.operation = "store";
+  t.findings.push_back(f);
+  f.allocation = -1;
+  t.findings.push_back(f);
+  auto p = trace_problems(t);
+  REQUIRE(p.size() == 4);
+  CHECK(p[0] == "failed launch: cudaLaunchKernel returned 9 for fill(float*, int, float)");
+  CHECK(p[1] ==
+        "out-of-bounds load of 4 bytes at 0x7f00 in k launch 0 block (3,0,0) thread (232,0,0) pc +0x170: 8 bytes past "
+        "the end of allocation 1 (x)");
+  CHECK(p[2].substr(p[2].find(": ") + 2) == "4 bytes before the start of allocation 1 (x)");
+  CHECK(p[3].substr(p[3].find(": ") + 2) == "outside every allocation");
+}
+
+TEST_CASE("trace_check: a clean trace has no problems") { CHECK(trace_problems(Trace{}).empty()); }

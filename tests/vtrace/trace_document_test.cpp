@@ -1,0 +1,146 @@
+// The vtools.trace document: writer and reader agree, and the reader refuses bad fields with their JSON path.
+#include <doctest/doctest.h>
+
+#include "libcommon/error.hpp"
+#include "libcommon/input_file.hpp"
+#include "tools/vtrace/trace_reader.hpp"
+#include "tools/vtrace/trace_writer.hpp"
+
+using namespace vtools::vtrace;
+
+namespace {
+
+Trace sample_trace() {
+  Trace t;
+  t.run.command = {"./app", "--n", "1000"};
+  t.run.exit_status = 134;
+  t.run.signal = 6;
+  t.run.mode = "accesses";
+  t.run.notes = {"a note"};
+  t.devices.push_back({0, "H100", "9.0", 132, 85045460992});
+  Kernel k;
+  k.name = "fill(float*, int, float)";
+  k.mangled_name = "_Z4fillPfif";
+  k.grid = {4, 2, 1};
+  k.block = {256, 1, 1};
+  k.registers_per_thread = 16;
+  k.start_ns = 1763823000000000000;
+  k.end_ns = 1763823000000002650;
+  t.kernels.push_back(k);
+  t.memcpys.push_back({"htod", 4000, 10, 20, 0, 1, 7, 11});
+  t.memsets.push_back({4096, 0, 30, 40, 0, 1, 7, 12});
+  Allocation a;
+  a.id = 1;
+  a.address = 0x7f3a2c000000;
+  a.size = 4000;
+  a.name = "x";
+  a.freed_ns = 99;
+  t.allocations.push_back(a);
+  t.failed_launches.push_back({"cudaLaunchKernel", "fill(float*, int, float)", 9, 5});
+  Access acc;
+  acc.kernel = k.name;
+  acc.block = {3, 0, 0};
+  acc.allocation = 1;
+  acc.ranges = {{0, 128}, {256, 512}};
+  acc.loads = 96;
+  acc.bytes_loaded = 384;
+  acc.sectors_per_request = 4;
+  t.accesses.push_back(acc);
+  Finding f;
+  f.kernel = k.name;
+  f.block = {3, 0, 0};
+  f.thread = {232, 0, 0};
+  f.address = 0x7f3a2c000fa0;
+  f.size = 4;
+  f.operation = "load";
+  f.allocation = 1;
+  t.findings.push_back(f);
+  t.tma_kernels = {"tma_gemm"};
+  t.partial = true;
+  t.dropped_records = 3;
+  t.filtered_kernels = 2;
+  return t;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    read_trace(text, "t.json");
+  } catch (const vtools::Error& e) {
+    CHECK(e.code() == vtools::ExitCode::kDataError);
+    return e.what();
+  }
+  return "no error";
+}
+
+const std::string kHead =
+    R"({"format": "vtools.trace", "version": 1, "tool": {"name": "vtrace", "version": "0"}, "created": "x", )";
+
+}  // namespace
+
+TEST_CASE("trace_writer: what is written reads back the same") {
+  Trace t = sample_trace();
+  Trace back = read_trace(vtools::dump_json(trace_to_document(t)), "t.json");
+  CHECK(back.run.command == t.run.command);
+  CHECK(back.run.exit_status == 134);
+  CHECK(back.run.signal == 6);
+  CHECK(back.run.notes == t.run.notes);
+  REQUIRE(back.devices.size() == 1);
+  CHECK(back.devices[0].memory_bytes == 85045460992);
+  REQUIRE(back.kernels.size() == 1);
+  CHECK(back.kernels[0].name == t.kernels[0].name);
+  CHECK(back.kernels[0].grid == Dim3{4, 2, 1});
+  CHECK(back.kernels[0].end_ns == 1763823000000002650);
+  CHECK(back.memcpys[0].kind == "htod");
+  CHECK(back.memsets[0].bytes == 4096);
+  CHECK(back.allocations[0].address == 0x7f3a2c000000);
+  CHECK(back.allocations[0].freed_ns == std::optional<std::uint64_t>(99));
+  CHECK(back.failed_launches[0].status == 9);
+  REQUIRE(back.accesses.size() == 1);
+  CHECK(back.accesses[0].ranges == t.accesses[0].ranges);
+  CHECK(back.findings[0].thread == Dim3{232, 0, 0});
+  CHECK(back.tma_kernels == t.tma_kernels);
+  CHECK(back.partial);
+  CHECK(back.dropped_records == 3);
+  CHECK(back.filtered_kernels == 2);
+}
+
+TEST_CASE("trace_writer: launch mode documents carry no access-mode arrays") {
+  Trace t = sample_trace();
+  t.run.mode = "launches";
+  auto doc = trace_to_document(t);
+  CHECK_FALSE(doc.contains("accesses"));
+  CHECK_FALSE(doc.contains("findings"));
+  CHECK(doc["allocations"][0]["freed_ns"] == 99);
+}
+
+TEST_CASE("trace_reader: reads the committed sample trace") {
+  Trace t = read_trace(vtools::read_input(VTOOLS_TEST_DATA "/vtrace/sample.trace.json"), "sample.trace.json");
+  CHECK(t.kernels.size() == 4);
+  CHECK(t.findings.size() == 1);
+  CHECK(t.allocations.size() == 4);
+  CHECK(t.run.mode == "accesses");
+}
+
+TEST_CASE("trace_reader: bad fields are refused with their JSON path") {
+  CHECK(error_of(kHead + R"("kernels": []})") ==
+        "t.json: run: missing (every vtools.trace document has a run object)");
+  CHECK(error_of(kHead + R"("run": {}})") ==
+        "t.json: kernels: missing (every vtools.trace document has a kernels array)");
+  CHECK(error_of(kHead + R"("run": {"exit_status": "0"}, "kernels": []})") ==
+        "t.json: run.exit_status: expected an integer");
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [{"name": "k", "grid": [1, 2]}]})") ==
+        "t.json: kernels[0].grid: expected an array of 3 integers");
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [{}, {"start_ns": 5, "end_ns": 4}]})") ==
+        "t.json: kernels[1].end_ns: ends before it starts (start_ns 5)");
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [], "accesses": [{"ranges": [[8, 4]]}]})") ==
+        "t.json: accesses[0].ranges: expected an array of [lo, hi) pairs with lo <= hi");
+  CHECK(error_of(kHead + R"("run": {}, "kernels": {}})") == "t.json: kernels: expected an array");
+  CHECK(error_of(R"({"format": "vtools.plan", "version": 1})") ==
+        "t.json: document format 'vtools.plan' where 'vtools.trace' was expected");
+}
+
+TEST_CASE("trace_reader: unknown fields are ignored") {
+  Trace t = read_trace(kHead + R"("run": {"future": 1}, "kernels": [{"name": "k", "new_field": [1]}], "extra": {}})",
+                       "t.json");
+  CHECK(t.kernels.size() == 1);
+}

@@ -1,0 +1,42 @@
+// Access mode on the host: folds warp accesses (warp_access.hpp) into the per launch x block x allocation records
+// of the trace (merged byte ranges, counts, bytes, sectors and active lanes per request) and turns every lane
+// outside all live allocations into an out-of-bounds finding. Blocks left out by --blocks and findings over the cap
+// are counted and reported in the run notes.
+#pragma once
+
+#include <map>
+#include <tuple>
+
+#include "tools/vtrace/access/allocation_map.hpp"
+#include "tools/vtrace/access/block_sampling.hpp"
+#include "tools/vtrace/access/interval_set.hpp"
+#include "tools/vtrace/access/warp_access.hpp"
+
+namespace vtools::vtrace::access {
+
+class AccessAggregator {
+ public:
+  /// `allocations` is consulted at add() time (the allocations live during that launch).
+  AccessAggregator(const AllocationMap& allocations, BlockSampling blocks, std::uint64_t max_findings = 1000);
+  void add(const LaunchInfo& launch, const WarpAccess& warp);
+  /// Appends the accesses (sorted by kernel, launch, block, allocation) and findings to `trace`.
+  void finish(Trace& trace) const;
+
+ private:
+  struct Totals {
+    IntervalSet ranges;
+    std::uint64_t loads = 0, stores = 0, atomics = 0, bytes_loaded = 0, bytes_stored = 0;
+    std::uint64_t requests = 0, sectors = 0, lanes = 0;
+  };
+  using Key = std::tuple<std::string, std::uint64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+
+  const AllocationMap& allocations_;
+  BlockSampling blocks_;
+  std::uint64_t max_findings_;
+  std::map<Key, Totals> totals_;
+  std::vector<Finding> findings_;
+  std::uint64_t findings_over_cap_ = 0;
+  std::uint64_t skipped_requests_ = 0;
+};
+
+}  // namespace vtools::vtrace::access

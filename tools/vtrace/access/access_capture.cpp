@@ -1,0 +1,84 @@
+#include "tools/vtrace/access/access_capture.hpp"
+
+#include <algorithm>
+
+#include "tools/vtrace/access/access_aggregator.hpp"
+#include "tools/vtrace/trace_builder.hpp"
+
+namespace vtools::vtrace::access {
+
+namespace {
+
+WarpAccess to_warp_access(const raw::WarpAccessRecord& r) {
+  WarpAccess w;
+  w.block = {r.block[0], r.block[1], r.block[2]};
+  w.warp = r.warp;
+  w.active_mask = r.active_mask;
+  w.bytes_per_lane = r.bytes_per_lane;
+  w.operation = r.operation == 1 ? Operation::kStore : r.operation == 2 ? Operation::kAtomic : Operation::kLoad;
+  w.pc_offset = r.pc;
+  std::copy(std::begin(r.address), std::end(r.address), w.address.begin());
+  return w;
+}
+
+}  // namespace
+
+void add_access_captures(const std::vector<raw::Capture>& captures, const BlockSampling& blocks,
+                         std::uint64_t max_findings, Trace& trace) {
+  std::uint64_t dropped_warps = 0, left_out = 0;
+  for (const auto& c : captures) {
+    AllocationMap live;
+    AccessAggregator aggregator(live, blocks, max_findings);
+    LaunchInfo current;
+    for (const auto& [tag, index] : c.access_order) {
+      if (tag == raw::Tag::kMemory) {
+        const raw::MemoryRecord& m = c.memory[index];
+        if (m.operation == 1) {
+          Allocation a;
+          a.id = trace.allocations.size() + 1;
+          a.address = m.address;
+          a.size = m.bytes;
+          a.device_id = m.device_id;
+          a.allocated_ns = m.timestamp_ns;
+          live.add(a);
+          trace.allocations.push_back(a);
+        } else {
+          live.remove(m.address);
+          for (auto it = trace.allocations.rbegin(); it != trace.allocations.rend(); ++it)
+            if (it->address == m.address && !it->freed_ns) {
+              it->freed_ns = m.timestamp_ns;
+              break;
+            }
+        }
+      } else if (tag == raw::Tag::kLaunch) {
+        const raw::NamedLaunch& l = c.launches[index];
+        current = LaunchInfo{demangle(l.kernel), l.record.kernel_launch,
+                             {l.record.grid[0], l.record.grid[1], l.record.grid[2]},
+                             {l.record.block[0], l.record.block[1], l.record.block[2]}};
+        if (!l.record.recorded) {
+          ++left_out;
+          continue;
+        }
+        dropped_warps += l.record.warps_dropped;
+        Kernel k;
+        k.name = current.kernel;
+        k.mangled_name = l.kernel;
+        k.process_id = c.process.pid;
+        k.grid = current.grid;
+        k.block = current.block_dim;
+        trace.kernels.push_back(k);
+      } else if (tag == raw::Tag::kWarpAccess) {
+        aggregator.add(current, to_warp_access(c.warps[index]));
+      }
+    }
+    aggregator.finish(trace);
+  }
+  trace.filtered_kernels += left_out;
+  trace.dropped_records += dropped_warps;
+  if (left_out) trace.run.notes.push_back(std::to_string(left_out) + " launches were left out by --kernel/--launch");
+  if (dropped_warps)
+    trace.run.notes.push_back(std::to_string(dropped_warps) +
+                              " warp requests did not fit the per-launch buffer (raise --max-bytes)");
+}
+
+}  // namespace vtools::vtrace::access
