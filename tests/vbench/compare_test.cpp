@@ -1,0 +1,85 @@
+#include "tools/vbench/compare.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "libcommon/error.hpp"
+#include "tools/vbench/merge.hpp"
+
+using namespace vtools;
+using namespace vtools::vbench;
+
+namespace {
+BenchEntry entry(std::string name, double center, double spread = 0.01) {
+  BenchEntry e;
+  e.name = std::move(name);
+  for (int i = 0; i < 30; ++i) e.samples_ms.push_back(center * (1.0 + spread * ((i * 7) % 11 - 5) / 5.0));
+  e.median_ms = center;
+  e.batch_size = 4;
+  e.seq_len = 64;
+  e.dtype = "fp32";
+  return e;
+}
+}  // namespace
+
+TEST_CASE("compare: verdict by whether the bootstrap CI of the speedup excludes 1") {
+  const Comparison cmp = compare_benchmarks({entry("a", 10), entry("b", 10), entry("c", 10), entry("gone", 1)},
+                                            {entry("a", 5), entry("b", 20), entry("c", 10.001), entry("new", 1)}, 5);
+  REQUIRE(cmp.configs.size() == 3);
+  CHECK(cmp.configs[0].verdict == "faster");
+  CHECK(cmp.configs[0].speedup == doctest::Approx(2.0).epsilon(0.01));
+  CHECK(cmp.configs[0].ci_low <= cmp.configs[0].speedup);
+  CHECK(cmp.configs[0].speedup <= cmp.configs[0].ci_high);
+  CHECK(cmp.configs[1].verdict == "slower");
+  CHECK(cmp.configs[1].change_pct == doctest::Approx(100.0).epsilon(0.01));
+  CHECK(cmp.configs[1].regression);
+  CHECK(cmp.configs[2].verdict == "same");
+  CHECK_FALSE(cmp.configs[2].regression);
+  CHECK(cmp.has_regression());
+  CHECK(cmp.only_in_baseline == std::vector<std::string>{"gone"});
+  CHECK(cmp.only_in_candidate == std::vector<std::string>{"new"});
+}
+
+TEST_CASE("compare: a slowdown under the threshold, or no threshold, is not a regression; untimed is reported") {
+  CHECK_FALSE(compare_benchmarks({entry("a", 10)}, {entry("a", 10.5)}, 10).has_regression());
+  CHECK_FALSE(compare_benchmarks({entry("a", 10)}, {entry("a", 20)}, -1).has_regression());
+  BenchEntry failed = entry("a", 0);
+  failed.samples_ms.clear();
+  failed.median_ms = NAN;
+  const Comparison cmp = compare_benchmarks({entry("a", 10)}, {failed}, 0);
+  CHECK(cmp.configs[0].verdict == "untimed");
+  CHECK(std::isnan(cmp.configs[0].speedup));
+  CHECK_FALSE(cmp.has_regression());
+}
+
+TEST_CASE("merge: joins benchmarks, suffixes repeated names, refuses mixed shapes unless allowed") {
+  auto doc = [](int batch) {
+    OrderedJson d = new_document(kBenchFormat, "vbench");
+    d["metadata"] = {{"timestamp", "2026-11-22T15:00:00Z"}, {"batch_size", batch}, {"seq_len", 64}, {"dtype", "fp32"}};
+    d["benchmarks"] = {{"gpt_nano", {{"config", {{"n_layer", 3}}}, {"timing", {{"median", 1.0}}}}}};
+    return d;
+  };
+  const OrderedJson m = merge_bench_documents({doc(4), doc(4)}, {"a.json", "b.json"}, false);
+  CHECK(m["benchmarks"].contains("gpt_nano"));
+  CHECK(m["benchmarks"]["gpt_nano@2"]["source"] == "b.json");
+  CHECK(m["metadata"]["merged_from"].size() == 2);
+  CHECK_THROWS_WITH_AS(merge_bench_documents({doc(4), doc(8)}, {"a.json", "b.json"}, false),
+                       "b.json: benchmark 'gpt_nano' ran at B=8 T=64 fp32 but 'gpt_nano' in a.json at B=4 T=64 fp32; "
+                       "pass --allow-mixed to merge them anyway",
+                       Error);
+  CHECK(merge_bench_documents({doc(4), doc(8)}, {"a.json", "b.json"}, true)["benchmarks"].size() == 2);
+}
+
+TEST_CASE("bench_document: entries are read with their samples; mistyped fields are named") {
+  OrderedJson d = new_document(kBenchFormat, "vbench");
+  d["metadata"] = {{"timestamp", "t"}, {"dtype", "bf16"}};
+  d["benchmarks"] = {{"x", {{"batch_size", 2}, {"seq_len", 8}, {"timing", {{"median", 2.0}, {"samples_ms", {1.0, 2.0, 3.0}}}}}}};
+  const auto entries = read_bench_entries(d, "d.json");
+  REQUIRE(entries.size() == 1);
+  CHECK(entries[0].samples_ms.size() == 3);
+  CHECK(entries[0].dtype == "bf16");
+  CHECK(entries[0].status == "ok");
+  d["benchmarks"]["x"]["timing"]["samples_ms"] = {1.0, "2"};
+  CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmark 'x': 'samples_ms' holds a non-number", Error);
+}

@@ -1,0 +1,70 @@
+#include "tools/vbench/harness.hpp"
+
+#include <doctest/doctest.h>
+
+#include "libcommon/error.hpp"
+#include "tools/vbench/bench_document.hpp"
+#include "tools/vbench/cpu_backend.hpp"
+
+using namespace vtools;
+using namespace vtools::vbench;
+
+TEST_CASE("harness: a cpu run is gated against fp64, timed, and its summary is ordered") {
+  auto backend = make_cpu_backend();
+  HarnessSettings s;
+  s.batch = 2;
+  s.seq = 20;
+  s.warmup = 1;
+  s.iters = 9;
+  const GptConfig c{"small", 2, 2, 16, 97, 32, true};
+  const BenchRun run = run_benchmarks({{c, nullptr}}, s, *backend);
+  REQUIRE(run.results.size() == 1);
+  const ConfigResult& r = run.results[0];
+  CHECK(r.status == "ok");
+  REQUIRE(r.correctness);
+  CHECK(r.correctness->passed);
+  CHECK(r.correctness->reference == "fp64-naive");
+  CHECK(r.correctness->compared_rows == 16);  // the first 16 positions of sequence 0
+  CHECK(r.samples_ms.size() == 9);
+  const auto& t = r.timing;
+  CHECK(t.min <= t.p5);
+  CHECK(t.p5 <= t.median);
+  CHECK(t.median <= t.p95);
+  CHECK(t.p95 <= t.max);
+  CHECK(r.tokens_per_s == doctest::Approx(1e3 * 40 / t.median));
+  CHECK(r.cost.flops > 0);
+}
+
+TEST_CASE("harness: verify runs the gate only; --no-check times without it") {
+  auto backend = make_cpu_backend();
+  HarnessSettings s;
+  s.batch = 1;
+  s.seq = 4;
+  s.iters = 2;
+  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
+  s.time = false;
+  BenchRun run = run_benchmarks({{c, nullptr}}, s, *backend);
+  CHECK(run.results[0].status == "passed");
+  CHECK(run.results[0].samples_ms.empty());
+  s.time = true;
+  s.check = false;
+  run = run_benchmarks({{c, nullptr}}, s, *backend);
+  CHECK(run.results[0].status == "unchecked");
+  CHECK_FALSE(run.results[0].correctness);
+  CHECK(run.results[0].samples_ms.size() == 2);
+  const OrderedJson doc = bench_document(run, {"vbench run", "host"});
+  CHECK(doc["benchmarks"]["small"]["timing"]["samples_ms"].size() == 2);
+  CHECK(doc["metadata"]["gpu_name"].is_null());
+}
+
+TEST_CASE("harness: a sequence longer than the block size is a usage error; tokens are deterministic") {
+  auto backend = make_cpu_backend();
+  HarnessSettings s;
+  s.seq = 9;
+  const GptConfig c{"short", 1, 1, 8, 13, 8, true};
+  CHECK_THROWS_WITH_AS(run_benchmarks({{c, nullptr}}, s, *backend), "--seq 9 exceeds the block size 8 of config 'short'",
+                       Error);
+  CHECK(make_tokens(2, 3, 50257, 1) == make_tokens(2, 3, 50257, 1));
+  CHECK(make_tokens(2, 3, 50257, 1) != make_tokens(2, 3, 50257, 2));
+  for (auto t : make_tokens(4, 64, 7, 3)) CHECK((t >= 0 && t < 7));
+}
