@@ -4,7 +4,8 @@
 // Per forward, with R = B*T rows:  encoder -> residual (fp32)
 //   per layer: layernorm(+= delta) -> ln;  qkv = ln Wqkv + b;  attn = attention(qkv);  delta = attn Wproj + b;
 //              layernorm(+= delta) -> ln;  fc = gelu(ln Wfc + b);  delta = fc Wfcproj + b
-//   layernorm(+= delta) -> ln;  logits = ln wte^T   (3 + 7 * n_layer launches when every epilogue fuses)
+//   layernorm(+= delta) -> ln;  logits = ln wte^T
+// 3 + 7 * n_layer launches when cuBLASLt fuses every epilogue (bf16); fp32/tf32 add one GELU kernel per layer.
 #pragma once
 
 #include <cublasLt.h>

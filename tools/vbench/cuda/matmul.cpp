@@ -11,6 +11,7 @@
 #include "tools/vbench/cuda/matmul.hpp"
 
 #include <cstdint>
+#include <vector>
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
@@ -77,8 +78,12 @@ Matmul::Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epi
   check_cublas(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate", d);
   const std::uint64_t ws = workspace_bytes;
   cublasStatus_t status = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
-  // Try the fused epilogue first, then the plain GEMM (the epilogue then runs as its own kernel).
-  for (const Epilogue tried : {epilogue, Epilogue::kNone}) {
+  // The most cuBLASLt can fuse first, then less (the rest then runs as its own kernel).
+  std::vector<Epilogue> candidates;
+  if (epilogue == Epilogue::kBiasGelu && dtype == DType::kBf16) candidates.push_back(Epilogue::kBiasGelu);
+  if (epilogue != Epilogue::kNone) candidates.push_back(Epilogue::kBias);
+  candidates.push_back(Epilogue::kNone);
+  for (const Epilogue tried : candidates) {
     if (status != CUBLAS_STATUS_SUCCESS) break;
     const cublasLtEpilogue_t lt_ep = lt_epilogue(tried);
     status = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_EPILOGUE, &lt_ep, sizeof(lt_ep));
@@ -89,12 +94,11 @@ Matmul::Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epi
                                                                       y_layout_, pref, 1, &result, &found);
     if (heuristic == CUBLAS_STATUS_SUCCESS && found > 0) {
       algo_ = result.algo;
-      fused_ = tried == epilogue;
+      lt_epilogue_ = tried;
       cublasLtMatmulPreferenceDestroy(pref);
       return;
     }
     if (heuristic != CUBLAS_STATUS_NOT_SUPPORTED && heuristic != CUBLAS_STATUS_SUCCESS) status = heuristic;
-    if (tried == Epilogue::kNone) break;
   }
   cublasLtMatmulPreferenceDestroy(pref);
   check_cublas(status, "cublasLtMatmulPreferenceSetAttribute/cublasLtMatmulAlgoGetHeuristic", d);
@@ -110,7 +114,7 @@ Matmul::~Matmul() {
 
 void Matmul::run(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
                  cudaStream_t stream) const {
-  if (fused_ && epilogue_ != Epilogue::kNone) {
+  if (lt_epilogue_ != Epilogue::kNone) {
     check_cublas(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &d_bias, sizeof(d_bias)),
                  "cublasLtMatmulDescSetAttribute(BIAS_POINTER)", description_);
   }
@@ -119,13 +123,14 @@ void Matmul::run(void* d_y, const void* d_x, const void* d_w, const void* d_bias
   check_cublas(cublasLtMatmul(lt_, op_, &alpha, d_w, w_layout_, d_x, x_layout_, &beta, d_y, y_layout_, d_y, y_layout_,
                               &algo_, d_workspace, workspace_bytes_, stream),
                "cublasLtMatmul", description_);
-  if (!fused_ && epilogue_ != Epilogue::kNone) {
+  if (lt_epilogue_ != epilogue_) {
+    const void* bias = lt_epilogue_ == Epilogue::kNone ? d_bias : nullptr;  // added unless cuBLASLt did
     const bool gelu = epilogue_ == Epilogue::kBiasGelu;
     if (dtype_ == DType::kBf16) {
-      bias_gelu_forward(static_cast<__nv_bfloat16*>(d_y), static_cast<const __nv_bfloat16*>(d_bias), gelu, shape_.M,
+      bias_gelu_forward(static_cast<__nv_bfloat16*>(d_y), static_cast<const __nv_bfloat16*>(bias), gelu, shape_.M,
                         shape_.N, stream);
     } else {
-      bias_gelu_forward(static_cast<float*>(d_y), static_cast<const float*>(d_bias), gelu, shape_.M, shape_.N, stream);
+      bias_gelu_forward(static_cast<float*>(d_y), static_cast<const float*>(bias), gelu, shape_.M, shape_.N, stream);
     }
   }
 }

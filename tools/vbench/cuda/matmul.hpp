@@ -24,9 +24,10 @@ struct MatmulShape {
 class Matmul {
  public:
   /// Picks the algorithm for `shape` in `dtype` (fp32: CUBLAS_COMPUTE_32F; tf32: CUBLAS_COMPUTE_32F_FAST_TF32; bf16:
-  /// bf16 X, W, bias and Y with fp32 accumulation). When cuBLASLt has no algorithm with the fused epilogue, plans the
-  /// plain GEMM and applies bias/GELU with cuda::bias_gelu_forward. Throws Error(kUnavailable) naming the shape when
-  /// there is no algorithm at all.
+  /// bf16 X, W, bias and Y with fp32 accumulation). The epilogue is fused into cuBLASLt where it has an algorithm
+  /// for it (BIAS; GELU_BIAS in bf16 only: the precision of cuBLASLt's GELU is not documented, and fp32 must match
+  /// PyTorch's tanhf GELU to 1e-5); what is not fused runs after the GEMM in cuda::bias_gelu_forward. Throws
+  /// Error(kUnavailable) naming the shape when there is no algorithm at all.
   Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epilogue, std::size_t workspace_bytes);
   ~Matmul();
   Matmul(const Matmul&) = delete;
@@ -38,7 +39,8 @@ class Matmul {
   void run(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
            cudaStream_t stream) const;
 
-  [[nodiscard]] bool epilogue_fused() const { return fused_; }
+  /// True when cuBLASLt does the whole epilogue (no extra kernel).
+  [[nodiscard]] bool epilogue_fused() const { return lt_epilogue_ == epilogue_; }
   /// "Y[256][2304] = X[256][768] * W[768][2304] + bias, bf16": names the GEMM in errors.
   [[nodiscard]] const std::string& description() const { return description_; }
 
@@ -46,8 +48,8 @@ class Matmul {
   cublasLtHandle_t lt_;
   MatmulShape shape_;
   DType dtype_;
-  Epilogue epilogue_;
-  bool fused_ = false;
+  Epilogue epilogue_;                       ///< what run() computes
+  Epilogue lt_epilogue_ = Epilogue::kNone;  ///< the part of it cuBLASLt does
   std::size_t workspace_bytes_;
   std::string description_;
   cublasLtMatmulDesc_t op_ = nullptr;
