@@ -8,6 +8,7 @@
 #include "libcommon/error.hpp"
 #include "tests/vrender/svg_tree.hpp"
 #include "tools/vrender/graph_layout.hpp"
+#include "tools/vrender/plan_page.hpp"
 #include "tools/vrender/png_raster.hpp"
 
 using namespace vtools;
@@ -133,10 +134,11 @@ TEST_CASE("render: plan page has liveness lanes per buffer, the address space an
   Page page = build_page({load("plan.plan.json")});
   REQUIRE(page.sections.size() == 4);
   const auto& figs = page.sections[1].figures;
-  REQUIRE(figs.size() == 3);
+  REQUIRE(figs.size() == 4);
   CHECK(test::parse_xml(figs[0].svg.markup)->find("rect", "span").size() == 3);  // SMEM buffers
   CHECK(test::parse_xml(figs[1].svg.markup)->find("rect", "span").size() == 1);  // TMEM buffer
   CHECK(test::parse_xml(figs[2].svg.markup)->find("line", "ref").size() == 1);   // SMEM limit
+  CHECK(test::parse_xml(figs[3].svg.markup)->find("rect", "span").size() == 1);  // TMEM columns
   if (graph_layout_available()) {
     REQUIRE(page.sections[2].figures.size() == 1);
     auto graph = test::parse_xml(page.sections[2].figures[0].svg.markup);
@@ -147,6 +149,14 @@ TEST_CASE("render: plan page has liveness lanes per buffer, the address space an
     CHECK(page.sections[2].preformatted.find("digraph combined") == 0);
   }
   CHECK(page.sections[3].tables[0].table.rows.size() == 4);
+  // vplan writes key kinds, {op, partition} channel ends and {file, line} locations.
+  REQUIRE(page.sections[3].tables.size() == 3);
+  CHECK(page.sections[3].tables[1].table.rows[0] == std::vector<std::string>{"0", "1", "3"});
+  CHECK(page.sections[3].tables[2].table.rows[2] == std::vector<std::string>{"3", "ttng.tc_gen5_mma", "mma", "2", "matmul.py:43"});
+  std::string dot = combined_graph_dot(load("plan.plan.json").doc, "plan.plan.json");
+  CHECK(dot.find("op1 -> buf0;") != std::string::npos);
+  CHECK(dot.find("buf0 -> op3;") != std::string::npos);
+  CHECK(dot.find("label=\"partition 2\"") != std::string::npos);
 }
 
 TEST_CASE("render: trace page has a zoomable timeline, top kernels, heat maps and findings") {

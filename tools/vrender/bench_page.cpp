@@ -23,16 +23,23 @@ BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
   BenchRun run;
   run.source = std::string(name);
   run.timestamp = meta.string_or("timestamp", root.string_or("created", ""));
+  // Seed field names first, then what vbench adds (device_name on CPU runs, command_line, run settings).
   static const std::pair<const char*, const char*> kFacts[] = {
-      {"gpu_name", "GPU"},         {"compute_capability", "compute capability"}, {"cuda_version", "CUDA"},
-      {"driver_version", "driver"}, {"timestamp", "date"},                        {"command", "command"},
-      {"host", "host"},            {"backend", "backend"},                       {"dtype", "dtype"},
-      {"cpu_name", "CPU"}};
+      {"gpu_name", "GPU"},       {"device_name", "device"},  {"compute_capability", "compute capability"},
+      {"cuda_version", "CUDA"},  {"driver_version", "driver"}, {"blas_version", "BLAS"},
+      {"timestamp", "date"},     {"command", "command"},     {"command_line", "command"},
+      {"host", "host"},          {"backend", "backend"},     {"dtype", "dtype"},
+      {"batch_size", "batch"},   {"seq_len", "sequence"},    {"iters", "iterations"},
+      {"threads", "threads"},    {"vtools_version", "vtools"}};
   for (const auto& [key, label] : kFacts) {
-    std::string v = meta.at(key).present() && meta.at(key).raw()->is_number() ? num(*meta.number(key), 3)
-                                                                               : meta.text_or(key, "");
-    if (!v.empty()) run.system.push_back({label, v});
+    JsonView v = meta.at(key);
+    if (!v.present()) continue;
+    std::string text = v.raw()->is_number() ? num(*v.as_number(), 3) : v.as_text();
+    bool duplicate = std::any_of(run.system.begin(), run.system.end(),
+                                 [&](const Fact& f) { return f.key == label || (f.key == "GPU" && f.value == text); });
+    if (!text.empty() && !duplicate) run.system.push_back({label, text});
   }
+  for (const JsonView& note : meta.items("notes")) run.notes.push_back(note.as_text());
   for (const auto& [config, b] : root.members("benchmarks")) {
     BenchResult r;
     r.config = config;
@@ -178,7 +185,7 @@ Page bench_page(std::vector<BenchRun> runs) {
     page.sections.push_back(std::move(trend));
   }
 
-  Section system{"System", last.system, {}, {}, {}, {}};
+  Section system{"System", last.system, last.notes, {}, {}, {}};
   if (last.system.empty()) system.notes.push_back("The document has no metadata (GPU, CUDA, driver, command).");
   page.sections.push_back(std::move(system));
   Section charts{runs.size() > 1 ? "Newest run" : "Results", {}, {}, {}, {}, {}};

@@ -26,6 +26,7 @@ struct BenchRun {
   std::string source;     ///< input name
   std::string timestamp;  ///< metadata.timestamp (else the envelope's created)
   std::vector<Fact> system;
+  std::vector<std::string> notes;  ///< metadata.notes
   std::vector<BenchResult> results;
 };
 

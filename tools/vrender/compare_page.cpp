@@ -77,6 +77,11 @@ Page compare_page(const OrderedJson& doc, std::string_view name) {
     res.figures.push_back({"", render_bar_chart(medians)});
     res.figures.push_back({"", render_bar_chart(speed)});
   }
+  for (const char* side : {"only_in_baseline", "only_in_candidate"}) {
+    std::string names;
+    for (const JsonView& n : root.items(side)) names += (names.empty() ? "" : ", ") + n.as_text();
+    if (!names.empty()) res.notes.push_back(std::string("Only in the ") + (side[8] == 'b' ? "baseline" : "candidate") + ": " + names + ".");
+  }
   res.tables.push_back(std::move(verdicts));
   page.sections.push_back(std::move(res));
   return page;

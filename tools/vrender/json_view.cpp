@@ -7,37 +7,63 @@
 namespace vtools::vrender {
 
 namespace {
+constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
+
 std::string join_path(const std::string& base, std::string_view key) {
   return base.empty() ? std::string(key) : base + "." + std::string(key);
 }
-std::string type_phrase(const OrderedJson& v) {
-  if (v.is_string()) return "a string";
-  if (v.is_number()) return "a number";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_array()) return "an array";
-  if (v.is_object()) return "an object";
+
+std::string type_phrase(const OrderedJson* v) {
+  if (!v) return "missing";
+  if (v->is_string()) return "a string";
+  if (v->is_number()) return "a number";
+  if (v->is_boolean()) return "a boolean";
+  if (v->is_array()) return "an array";
+  if (v->is_object()) return "an object";
   return "null";
 }
 }  // namespace
 
 JsonView::JsonView(const OrderedJson* value, std::string doc, std::string path)
-    : value_(value), doc_(std::move(doc)), path_(std::move(path)) {}
+    : value_(value), doc_(std::make_shared<const std::string>(std::move(doc))), key_(std::move(path)) {}
+
+JsonView::JsonView(const OrderedJson* value, std::shared_ptr<const std::string> doc,
+                   std::shared_ptr<const std::string> parent, std::string key, std::size_t index)
+    : value_(value), doc_(std::move(doc)), parent_(std::move(parent)), key_(std::move(key)), index_(index) {}
 
 bool JsonView::present() const { return value_ != nullptr && !value_->is_null(); }
 
+std::string JsonView::path() const {
+  std::string base = parent_ ? *parent_ : "";
+  if (index_ != kNoIndex) return base + "[" + std::to_string(index_) + "]";
+  return join_path(base, key_);
+}
+
+std::shared_ptr<const std::string> JsonView::shared_path() const { return std::make_shared<const std::string>(path()); }
+
+const OrderedJson* JsonView::member(std::string_view key) const {
+  if (!present()) return nullptr;
+  if (!value_->is_object()) fail("", "an object");
+  auto it = value_->find(key);
+  return it == value_->end() || it->is_null() ? nullptr : &*it;
+}
+
 void JsonView::fail(std::string_view key, std::string_view expected) const {
-  std::string path = key.empty() ? path_ : join_path(path_, key);
-  const OrderedJson* v = key.empty() ? value_ : (value_ && value_->is_object() && value_->contains(key) ? &(*value_)[std::string(key)] : nullptr);
-  std::string actual = v ? type_phrase(*v) : "missing";
-  throw Error(ExitCode::kDataError, "field '" + path + "' is " + actual + ", expected " + std::string(expected),
-              SourceLocation{doc_, 0, 0});
+  const OrderedJson* v = value_;
+  if (!key.empty()) v = value_ && value_->is_object() && value_->contains(key) ? &(*value_)[std::string(key)] : nullptr;
+  std::string where = key.empty() ? path() : join_path(path(), key);
+  throw Error(ExitCode::kDataError, "field '" + where + "' is " + type_phrase(v) + ", expected " + std::string(expected),
+              SourceLocation{doc_ ? *doc_ : std::string(), 0, 0});
 }
 
 JsonView JsonView::at(std::string_view key) const {
-  if (!present()) return JsonView(nullptr, doc_, join_path(path_, key));
-  if (!value_->is_object()) fail("", "an object");
-  auto it = value_->find(key);
-  return JsonView(it == value_->end() ? nullptr : &*it, doc_, join_path(path_, key));
+  const OrderedJson* v = nullptr;
+  if (present()) {
+    if (!value_->is_object()) fail("", "an object");
+    auto it = value_->find(key);
+    if (it != value_->end()) v = &*it;
+  }
+  return JsonView(v, doc_, shared_path(), std::string(key), kNoIndex);
 }
 
 std::optional<double> JsonView::as_number() const {
@@ -61,20 +87,25 @@ std::string JsonView::as_text() const {
   fail("", "a string");
 }
 
-std::optional<double> JsonView::number(std::string_view key) const { return at(key).as_number(); }
+std::optional<double> JsonView::number(std::string_view key) const {
+  const OrderedJson* v = member(key);
+  if (!v) return std::nullopt;
+  if (!v->is_number()) fail(key, "a number");
+  return v->get<double>();
+}
 
 std::optional<std::string> JsonView::string(std::string_view key) const {
-  JsonView v = at(key);
-  if (!v.present()) return std::nullopt;
-  if (!v.value_->is_string()) v.fail("", "a string");
-  return v.value_->get<std::string>();
+  const OrderedJson* v = member(key);
+  if (!v) return std::nullopt;
+  if (!v->is_string()) fail(key, "a string");
+  return v->get<std::string>();
 }
 
 std::optional<bool> JsonView::boolean(std::string_view key) const {
-  JsonView v = at(key);
-  if (!v.present()) return std::nullopt;
-  if (!v.value_->is_boolean()) v.fail("", "a boolean");
-  return v.value_->get<bool>();
+  const OrderedJson* v = member(key);
+  if (!v) return std::nullopt;
+  if (!v->is_boolean()) fail(key, "a boolean");
+  return v->get<bool>();
 }
 
 double JsonView::number_or(std::string_view key, double fallback) const { return number(key).value_or(fallback); }
@@ -84,15 +115,23 @@ std::string JsonView::string_or(std::string_view key, std::string fallback) cons
 }
 
 std::string JsonView::text_or(std::string_view key, std::string fallback) const {
-  JsonView v = at(key);
-  return v.present() ? v.as_text() : fallback;
+  const OrderedJson* v = member(key);
+  if (!v) return fallback;
+  if (v->is_string()) return v->get<std::string>();
+  if (v->is_number_integer()) return std::to_string(v->get<long long>());
+  return at(key).as_text();  // arrays of strings, or the error naming the field
 }
 
 std::vector<double> JsonView::numbers(std::string_view key) const {
+  const OrderedJson* v = key.empty() ? (present() ? value_ : nullptr) : member(key);
   std::vector<double> out;
-  for (const auto& item : items(key)) {
-    auto n = item.as_number();
-    out.push_back(n.value_or(std::numeric_limits<double>::quiet_NaN()));
+  if (!v) return out;
+  if (!v->is_array()) key.empty() ? fail("", "an array") : fail(key, "an array");
+  out.reserve(v->size());
+  for (const auto& e : *v) {
+    if (e.is_null()) out.push_back(std::numeric_limits<double>::quiet_NaN());
+    else if (e.is_number()) out.push_back(e.get<double>());
+    else (key.empty() ? *this : at(key)).items("")[out.size()].fail("", "a number");
   }
   return out;
 }
@@ -102,9 +141,10 @@ std::vector<JsonView> JsonView::items(std::string_view key) const {
   std::vector<JsonView> out;
   if (!v.present()) return out;
   if (!v.value_->is_array()) v.fail("", "an array");
+  auto parent = v.shared_path();
   out.reserve(v.value_->size());
   std::size_t i = 0;
-  for (const auto& e : *v.value_) out.emplace_back(&e, doc_, v.path_ + "[" + std::to_string(i++) + "]");
+  for (const auto& e : *v.value_) out.push_back(JsonView(&e, doc_, parent, std::string(), i++));
   return out;
 }
 
@@ -113,8 +153,9 @@ std::vector<std::pair<std::string, JsonView>> JsonView::members(std::string_view
   std::vector<std::pair<std::string, JsonView>> out;
   if (!v.present()) return out;
   if (!v.value_->is_object()) v.fail("", "an object");
+  auto parent = v.shared_path();
   for (auto it = v.value_->begin(); it != v.value_->end(); ++it)
-    out.emplace_back(it.key(), JsonView(&it.value(), doc_, join_path(v.path_, it.key())));
+    out.emplace_back(it.key(), JsonView(&it.value(), doc_, parent, it.key(), kNoIndex));
   return out;
 }
 

@@ -2,6 +2,7 @@
 // reads as "absent" and a field of the wrong type throws Error(kDataError) naming the document and the path.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,7 +21,8 @@ class JsonView {
 
   /// True when the value exists and is not JSON null.
   [[nodiscard]] bool present() const;
-  [[nodiscard]] const std::string& path() const { return path_; }
+  /// Dotted path for messages ("benchmarks.gpt_nano.timing"), built on demand.
+  [[nodiscard]] std::string path() const;
   [[nodiscard]] const OrderedJson* raw() const { return value_; }
 
   /// Member `key` (absent when this view is absent). Throws when this view is present but not an object.
@@ -49,9 +51,18 @@ class JsonView {
   [[noreturn]] void fail(std::string_view key, std::string_view expected) const;
 
  private:
+  // Paths are built only for messages: a view keeps its parent's path (shared) plus its own key or index, so walking
+  // 100k array elements allocates nothing per element.
+  JsonView(const OrderedJson* value, std::shared_ptr<const std::string> doc, std::shared_ptr<const std::string> parent,
+           std::string key, std::size_t index);
+  [[nodiscard]] const OrderedJson* member(std::string_view key) const;  ///< null when absent or JSON null
+  [[nodiscard]] std::shared_ptr<const std::string> shared_path() const;
+
   const OrderedJson* value_ = nullptr;
-  std::string doc_;
-  std::string path_;
+  std::shared_ptr<const std::string> doc_;
+  std::shared_ptr<const std::string> parent_;
+  std::string key_;
+  std::size_t index_ = static_cast<std::size_t>(-1);
 };
 
 }  // namespace vtools::vrender

@@ -29,6 +29,31 @@ std::string dot_quote(std::string_view s) {
   return out + "\"";
 }
 
+// vplan writes `key` as the kind of key op ("load", "mma", ...) or null; hand-made plans may use a boolean.
+bool is_key_op(const JsonView& op) {
+  JsonView k = op.at("key");
+  if (!k.present()) return false;
+  if (k.raw()->is_boolean()) return k.raw()->get<bool>();
+  return !k.as_text().empty();
+}
+
+// A location is "file:line", a name, or an object {name, file, line, column}.
+std::string loc_text(const JsonView& loc) {
+  if (!loc.present()) return "";
+  if (!loc.raw()->is_object()) return loc.as_text();
+  std::string file = loc.string_or("file", "");
+  if (file.empty()) return loc.string_or("name", "");
+  auto line = loc.number("line");
+  return file + (line ? ":" + num(*line, 0) : "");
+}
+
+// A channel end is an op id, a partition, or an object {op, partition}.
+std::string end_text(const JsonView& end) {
+  if (!end.present()) return "";
+  if (!end.raw()->is_object()) return end.as_text();
+  return end.at("op").present() ? end.at("op").as_text() : "part " + end.at("partition").as_text();
+}
+
 std::vector<PlanBuffer> read_buffers(const JsonView& root) {
   std::vector<PlanBuffer> out;
   for (const JsonView& b : root.items("buffers")) {
@@ -87,13 +112,14 @@ std::string combined_graph_dot(const OrderedJson& doc, std::string_view name) {
   std::map<std::string, std::vector<std::string>> by_partition;
   std::set<std::string> op_ids;
   auto ops = root.items("ops");
-  bool any_key = std::any_of(ops.begin(), ops.end(), [](const JsonView& o) { return o.boolean("key").value_or(false); });
+  bool any_key = std::any_of(ops.begin(), ops.end(), is_key_op);
   for (const JsonView& op : ops) {
-    if (any_key && !op.boolean("key").value_or(false)) continue;
+    if (any_key && !is_key_op(op)) continue;
     if (!any_key && op_ids.size() >= 60) break;
     std::string id = op.text_or("id", std::to_string(op_ids.size()));
     op_ids.insert(id);
-    by_partition[op.text_or("partition", "default")].push_back("    op" + id + " [label=" + dot_quote(op.text_or("name", "op") + " #" + id) + "];\n");
+    std::string partition = op.at("partition").present() ? op.at("partition").as_text() : "default";
+    by_partition[partition].push_back("    op" + id + " [label=" + dot_quote(op.text_or("name", "op") + " #" + id) + "];\n");
   }
   int k = 0;
   for (const auto& [partition, nodes] : by_partition) {
@@ -102,14 +128,14 @@ std::string combined_graph_dot(const OrderedJson& doc, std::string_view name) {
     out += "  }\n";
   }
   auto endpoint = [&](const JsonView& v) {
-    std::string t = v.as_text();
-    return op_ids.count(t) ? "op" + t : "\"part " + t + "\"";
+    std::string t = end_text(v);
+    return op_ids.count(t) ? "op" + t : dot_quote(t.rfind("part ", 0) == 0 ? t : "op " + t);
   };
   for (const auto& b : read_buffers(root))
     out += "  buf" + b.id + " [label=" + dot_quote(b.name + "\n" + size_text(b)) + ", shape=cylinder, fillcolor=\"" +
            (b.space == "tmem" ? "#e2f0d9" : "#fbe5d6") + "\"];\n";
   for (const JsonView& c : root.items("channels")) {
-    std::string buf = c.text_or("buffer", "");
+    std::string buf = c.at("buffer").present() ? c.at("buffer").as_text() : "";
     if (buf.empty()) continue;
     if (c.at("producer").present()) out += "  " + endpoint(c.at("producer")) + " -> buf" + buf + ";\n";
     for (const JsonView& dst : c.items("consumers")) out += "  buf" + buf + " -> " + endpoint(dst) + ";\n";
@@ -157,7 +183,14 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
     space.boxes.push_back({b.start, std::max(b.end, b.start + 0.5), b.offset, b.offset + b.bytes, i++ % 10, b.name, tooltip(b)});
   }
   if (!space.boxes.empty()) charts.figures.push_back({"", render_box_chart(space), true});
-  else charts.notes.push_back("No SMEM offsets assigned in this plan, so no address-space chart.");
+  else if (has_smem) charts.notes.push_back("No SMEM offsets assigned in this plan, so no address-space chart.");
+  BoxChart columns{"TMEM columns (offset x time)", {}, {"op index", ""}, {"column", ""}, {}, 900, 300};
+  if (auto limit = sum.number("tmem_limit_cols")) columns.ref_lines.push_back({*limit, "limit " + num(*limit, 0) + " cols"});
+  for (const auto& b : buffers) {
+    if (b.space != "tmem" || !std::isfinite(b.offset) || !std::isfinite(b.start) || !std::isfinite(b.cols)) continue;
+    columns.boxes.push_back({b.start, std::max(b.end, b.start + 0.5), b.offset, b.offset + b.cols, i++ % 10, b.name, tooltip(b)});
+  }
+  if (!columns.boxes.empty()) charts.figures.push_back({"", render_box_chart(columns), true});
   page.sections.push_back(std::move(charts));
 
   Section graph{"Combined graph (key ops, buffers, channels)", {}, {}, {}, {}, {}};
@@ -183,15 +216,17 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
   ct.table.headers = {"buffer", "producer", "consumers"};
   for (const JsonView& c : root.items("channels")) {
     std::string consumers;
-    for (const JsonView& d : c.items("consumers")) consumers += (consumers.empty() ? "" : ", ") + d.as_text();
-    ct.table.add_row({c.text_or("buffer", ""), c.at("producer").present() ? c.at("producer").as_text() : "", consumers});
+    for (const JsonView& d : c.items("consumers")) consumers += (consumers.empty() ? "" : ", ") + end_text(d);
+    ct.table.add_row({c.at("buffer").present() ? c.at("buffer").as_text() : "", end_text(c.at("producer")), consumers});
   }
   if (!ct.table.rows.empty()) tables.tables.push_back(std::move(ct));
   PageTable ot{"Key ops", {}, false};
-  ot.table.headers = {"id", "name", "partition", "location"};
+  ot.table.headers = {"id", "name", "key", "partition", "location"};
   for (const JsonView& op : root.items("ops"))
-    if (op.boolean("key").value_or(false))
-      ot.table.add_row({op.text_or("id", ""), op.text_or("name", ""), op.text_or("partition", ""), op.text_or("loc", "")});
+    if (is_key_op(op))
+      ot.table.add_row({op.at("id").present() ? op.at("id").as_text() : "", op.text_or("name", ""),
+                        op.at("key").raw()->is_string() ? op.at("key").as_text() : "",
+                        op.at("partition").present() ? op.at("partition").as_text() : "", loc_text(op.at("loc"))});
   if (!ot.table.rows.empty()) tables.tables.push_back(std::move(ot));
   page.sections.push_back(std::move(tables));
   return page;

@@ -27,10 +27,7 @@ struct KernelTotals {
   double total_ns = 0, min_ns = 0, max_ns = 0;
 };
 
-std::string id_text(const JsonView& obj, std::string_view key) {
-  JsonView v = obj.at(key);
-  return v.present() ? v.as_text() : "0";
-}
+std::string id_text(const JsonView& obj, std::string_view key) { return obj.text_or(key, "0"); }
 
 // Lane keys sort numerically when ids are numbers ("7" before "13").
 std::string sort_key(const std::string& id) {
