@@ -49,6 +49,7 @@ std::int64_t warp_specialize_capture_bytes(const Op& ws) {
 namespace {
 
 std::int64_t tmem_alloc_cols(int cols) {
+  if (cols <= 0) return 0;  // an imported buffer of unknown size
   std::int64_t c = 32;
   while (c < cols) c *= 2;
   return c;

@@ -1,5 +1,6 @@
 #include "tools/vplan/commands.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -136,19 +137,19 @@ int run_extract(const Options& options) {
 
 int run_import(const Options& options) {
   std::error_code ec;
-  Plan plan;
+  std::vector<WsDotText> texts;
   if (fs::is_directory(options.input, ec)) {
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(options.input, ec))
       if (e.is_regular_file() && e.path().extension() == ".dot") files.push_back(e.path());
     if (files.empty()) throw Error(ExitCode::kNoInput, "no .dot file in directory '" + options.input + "'");
     std::sort(files.begin(), files.end());
-    for (const auto& f : files) merge_ws_plan(plan, read_ws_dot(read_input(f.string()), f.string()));
-    plan.kernel.source = options.input;
+    for (const auto& f : files) texts.push_back({read_input(f.string()), f.string()});
   } else {
-    plan = read_ws_dot(read_input(options.input), input_display_name(options.input));
+    texts.push_back({read_input(options.input), input_display_name(options.input)});
   }
-  finish_imported_plan(plan);
+  Plan plan = read_ws_dot_texts(texts);
+  if (texts.size() > 1) plan.kernel.source = options.input;
   write_output(options.out.output, dump_json(plan_document(plan, "ws-dot")));
   return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "libcommon/error.hpp"
 #include "tools/vplan/budget.hpp"
+#include "tools/vplan/ws_log_extract.hpp"
 
 namespace vtools::vplan {
 
@@ -259,6 +260,12 @@ int to_int(const std::string& s) { return s.empty() || s == "?" ? 0 : std::stoi(
 struct Builder {
   Plan plan;
   std::map<std::string, int> buffer_by_key;  // space|name|start|end
+  struct EdgeBuffer {
+    MemorySpace space;
+    int id;
+    std::string name;
+  };
+  std::map<int, EdgeBuffer> edge_buffer;  // channel id -> buffer named by a combined-graph edge
 
   int buffer(MemorySpace space, const std::string& name, int start, int end, int wanted_id) {
     std::string key = std::string(space_name(space)) + "|" + name + "|" + std::to_string(start) + "|" +
@@ -365,77 +372,74 @@ void read_combined(const DotGraph& g, Builder& b) {
     c.producer.op = to_int(fm[1]);
     b.add_consumer(c, to_int(tm[1]));
     c.operand_d = c.operand_d || lm[5].matched;
-    if (c.buffer < 0) {
-      const MemorySpace space = lm[4].matched ? MemorySpace::kTmem : MemorySpace::kSmem;
-      c.space = space;
-      int found = -1;
-      for (const auto& buf : b.plan.buffers)
-        if (buf.space == space && buf.name == lm[3].str()) found = buf.id;
-      c.buffer = found >= 0 ? found : b.buffer(space, lm[3], 0, 0, to_int(lm[2]));
+    c.space = lm[4].matched ? MemorySpace::kTmem : MemorySpace::kSmem;
+    b.edge_buffer[c.id] = {c.space, to_int(lm[2]), lm[3]};
+  }
+}
+
+// Channels seen only in the combined graph get a buffer per B<id> named on the edge, with unknown liveness.
+void resolve_edge_buffers(Builder& b) {
+  std::map<int, int> placeholder;  // B id of the dump -> our buffer
+  for (auto& c : b.plan.channels) {
+    if (c.buffer >= 0) continue;
+    auto it = b.edge_buffer.find(c.id);
+    if (it == b.edge_buffer.end()) {
+      c.buffer = b.buffer(c.space, "?", 0, 0, -1);
+      continue;
     }
+    auto [p, fresh] = placeholder.emplace(it->second.id, 0);
+    if (fresh) p->second = b.buffer(it->second.space, it->second.name + " B" + std::to_string(it->second.id), 0, 0, -1);
+    c.buffer = p->second;
   }
 }
 
 }  // namespace
 
-Plan read_ws_dot(std::string_view text, std::string_view name) {
-  auto graphs = DotParser(DotLexer(text, name).run(), name).run();
-  if (graphs.empty())
-    throw Error(ExitCode::kDataError, "expected a planner digraph, got none", SourceLocation{std::string(name)});
-  Builder b;
-  for (const auto& g : graphs) {
-    if (g.name == "SmemBufferLiveness") read_liveness(g, MemorySpace::kSmem, b);
-    else if (g.name == "TmemBufferLiveness") read_liveness(g, MemorySpace::kTmem, b);
-    else if (g.name == "CombinedGraph") read_combined(g, b);
-    else
-      throw Error(ExitCode::kDataError,
-                  "expected digraph SmemBufferLiveness, TmemBufferLiveness or CombinedGraph, got '" + g.name + "'",
-                  SourceLocation{std::string(name)});
+namespace {
+
+void finish_imported_plan(Plan& plan);
+
+std::vector<DotGraph> parse_graphs(std::string_view text, std::string_view name) {
+  std::vector<DotGraph> graphs;
+  auto marked = extract_ws_graphs(text, name);
+  if (marked.empty()) return DotParser(DotLexer(text, name).run(), name).run();
+  // A log: parse each marked graph, padded so messages keep the log's line numbers.
+  for (const auto& g : marked) {
+    std::string padded = std::string(static_cast<std::size_t>(g.dot_line - 1), '\n') + g.dot;
+    for (auto& parsed : DotParser(DotLexer(padded, name).run(), name).run()) graphs.push_back(std::move(parsed));
   }
-  for (auto& c : b.plan.channels)
-    if (c.buffer < 0) c.buffer = b.buffer(c.space, "?", 0, 0, -1);
-  b.plan.kernel.source = std::string(name);
+  return graphs;
+}
+
+}  // namespace
+
+Plan read_ws_dot_texts(const std::vector<WsDotText>& texts) {
+  Builder b;
+  for (const auto& t : texts) {
+    auto graphs = parse_graphs(t.text, t.name);
+    if (graphs.empty())
+      throw Error(ExitCode::kDataError, "expected a planner digraph, got none", SourceLocation{t.name});
+    for (const auto& g : graphs) {
+      if (g.name == "SmemBufferLiveness") read_liveness(g, MemorySpace::kSmem, b);
+      else if (g.name == "TmemBufferLiveness") read_liveness(g, MemorySpace::kTmem, b);
+      else if (g.name == "CombinedGraph") read_combined(g, b);
+      else
+        throw Error(ExitCode::kDataError,
+                    "expected digraph SmemBufferLiveness, TmemBufferLiveness or CombinedGraph, got '" + g.name + "'",
+                    SourceLocation{t.name});
+    }
+  }
+  resolve_edge_buffers(b);
+  if (texts.size() == 1) b.plan.kernel.source = texts[0].name;
+  finish_imported_plan(b.plan);
   return std::move(b.plan);
 }
 
-void merge_ws_plan(Plan& into, Plan part) {
-  std::map<int, int> remap;
-  for (auto& buf : part.buffers) {
-    int found = -1;
-    for (const auto& existing : into.buffers)
-      if (existing.space == buf.space && existing.name == buf.name &&
-          ((existing.start == buf.start && existing.end == buf.end) || buf.end == 0 || existing.end == 0))
-        found = existing.id;
-    if (found < 0) {
-      found = static_cast<int>(into.buffers.size());
-      buf.id = found;
-      into.buffers.push_back(buf);
-    } else if (into.buffers[found].end == 0) {
-      into.buffers[found].start = buf.start, into.buffers[found].end = buf.end;
-      if (buf.bytes) into.buffers[found].bytes = buf.bytes;
-      if (buf.cols) into.buffers[found].rows = buf.rows, into.buffers[found].cols = buf.cols;
-    }
-    remap[buf.id] = found;
-  }
-  for (auto& c : part.channels) {
-    c.buffer = remap.count(c.buffer) ? remap[c.buffer] : c.buffer;
-    bool merged = false;
-    for (auto& existing : into.channels)
-      if (existing.id == c.id) {
-        for (const auto& e : c.consumers) {
-          bool have = false;
-          for (const auto& x : existing.consumers) have = have || x.op == e.op;
-          if (!have) existing.consumers.push_back(e);
-        }
-        existing.operand_d = existing.operand_d || c.operand_d;
-        merged = true;
-      }
-    if (!merged) into.channels.push_back(c);
-  }
-  if (into.ops.size() < part.ops.size()) into.ops.resize(part.ops.size());
-  for (std::size_t i = 0; i < part.ops.size(); ++i)
-    if (!part.ops[i].name.empty()) into.ops[i] = part.ops[i];
+Plan read_ws_dot(std::string_view text, std::string_view name) {
+  return read_ws_dot_texts({WsDotText{std::string(text), std::string(name)}});
 }
+
+namespace {
 
 void finish_imported_plan(Plan& plan) {
   int max_op = static_cast<int>(plan.ops.size()) - 1;
@@ -467,7 +471,16 @@ void finish_imported_plan(Plan& plan) {
     plan.partitions.push_back(part);
   }
   if (plan.kernel.name.empty()) plan.kernel.name = "imported";
-  compute_budget(plan, limits_for_target(plan.kernel.target), 0, std::nullopt);
+  // Dumps do not name the target: TMEM in the plan means a Blackwell (sm_100) kernel.
+  bool has_tmem = false;
+  for (const auto& b : plan.buffers) has_tmem = has_tmem || b.space == MemorySpace::kTmem;
+  TargetLimits limits = limits_for_target(plan.kernel.target.empty() ? (has_tmem ? "cuda:100" : "cuda:90") : plan.kernel.target);
+  compute_budget(plan, limits, 0, std::nullopt);
+  if (plan.kernel.target.empty())
+    plan.summary.notes.insert(plan.summary.notes.begin(), std::string("planner dumps do not name the target; limits "
+                                                                      "are ") + (has_tmem ? "sm_100's" : "sm_90's"));
 }
+
+}  // namespace
 
 }  // namespace vtools::vplan

@@ -49,7 +49,7 @@ std::vector<ExtractedGraph> extract_ws_graphs(std::string_view text, std::string
     for (; j < lines.size(); ++j) {
       std::string_view l = trim(lines[j]);
       if (l.find(m->close) != std::string_view::npos) break;
-      if (!in_graph && l.substr(0, 7) == "digraph") in_graph = true;
+      if (!in_graph && l.substr(0, 7) == "digraph") in_graph = true, g.dot_line = static_cast<int>(j) + 1;
       if (in_graph) g.dot += std::string(lines[j]) + "\n";
     }
     if (j >= lines.size())

@@ -12,6 +12,7 @@ struct ExtractedGraph {
   std::string kind;  ///< "smem_liveness", "tmem_liveness" or "combined_graph" (the planner's file prefixes)
   int index = 0;     ///< one counter over all kinds, in log order (as the planner numbers its files)
   int line = 0;      ///< line of the opening marker
+  int dot_line = 0;  ///< line where `digraph` starts
   std::string dot;   ///< from `digraph` to its closing `}` line
 };
 

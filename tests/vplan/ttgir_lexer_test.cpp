@@ -1,0 +1,55 @@
+#include "tools/vplan/ttgir_lexer.hpp"
+
+#include <doctest/doctest.h>
+
+#include "libcommon/error.hpp"
+
+using namespace vtools;
+using namespace vtools::vplan;
+
+TEST_CASE("ttgir_lexer: kinds, spellings and line:col of each token") {
+  auto t = lex_ttgir("%acc_60#2 = ttg.local_alloc : () -> !ttg.memdesc<3x1xi64, #shared>\n  loc(\"k.py\":7:0)", "k");
+  REQUIRE(t.size() == 23);
+  CHECK(t[0].kind == TokenKind::kValueId);
+  CHECK(t[0].text == "%acc_60#2");
+  CHECK(t[2].kind == TokenKind::kBareId);
+  CHECK(t[2].text == "ttg.local_alloc");
+  CHECK(t[6].kind == TokenKind::kArrow);
+  CHECK(t[7].kind == TokenKind::kBangId);
+  CHECK(t[9].kind == TokenKind::kInteger);  // "3" of 3x1xi64; "x1xi64" is an identifier the type reader splits
+  CHECK(t[10].text == "x1xi64");
+  CHECK(t[12].kind == TokenKind::kHashId);
+  CHECK(t[14].text == "loc");
+  CHECK(t[14].line == 2);
+  CHECK(t[14].column == 3);
+  CHECK(t[16].kind == TokenKind::kString);
+  CHECK(t.back().kind == TokenKind::kEof);
+  CHECK(token_kind_spelling(TokenKind::kLBrace) == "'{'");
+}
+
+TEST_CASE("ttgir_lexer: negative numbers, floats, hex and value names with '-'") {
+  auto t = lex_ttgir("%c-1_i32 -1 1.5e-3 0xFF800000 // comment\n->", "k");
+  CHECK(t[0].text == "%c-1_i32");
+  CHECK(t[1].kind == TokenKind::kInteger);
+  CHECK(t[1].text == "-1");
+  CHECK(t[2].kind == TokenKind::kFloat);
+  CHECK(t[2].text == "1.5e-3");
+  CHECK(t[3].text == "0xFF800000");
+  CHECK(t[4].kind == TokenKind::kArrow);
+}
+
+TEST_CASE("ttgir_lexer: binary garbage and unterminated strings are located errors") {
+  try {
+    lex_ttgir("module\n  \x01", "g.ttgir");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "g.ttgir:2:3: expected a token, got byte 0x01");
+    CHECK(e.code() == ExitCode::kDataError);
+  }
+  try {
+    lex_ttgir("loc(\"k.py\n", "s.ttgir");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "s.ttgir:1:5: expected '\"' to end the string, got end of line");
+  }
+}

@@ -1,0 +1,126 @@
+#include "tools/vplan/ttgir_reader.hpp"
+
+#include <doctest/doctest.h>
+
+#include "libcommon/error.hpp"
+#include "libcommon/input_file.hpp"
+
+using namespace vtools;
+using namespace vtools::vplan;
+
+namespace {
+
+std::string fixture(const char* name) { return read_input(std::string(VTOOLS_TEST_DATA) + "/ttgir/" + name); }
+
+std::string error_of(std::string_view text) {
+  try {
+    read_ttgir(text, "t.ttgir");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kDataError);
+    return e.what();
+  }
+  return "no error";
+}
+
+const Op* find_op(const std::vector<Op>& ops, std::string_view name) {
+  for (const Op& op : ops) {
+    if (op.name == name) return &op;
+    for (const Region& r : op.regions)
+      if (const Op* found = find_op(r.ops, name)) return found;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("ttgir_reader: module attributes, aliases, function and warp_specialize regions") {
+  std::string text = fixture("matmul_ws_sm90.ttgir");
+  Module m = read_ttgir(text, "matmul_ws_sm90.ttgir");
+  CHECK(m.string_attribute("ttg.target") == "cuda:90");
+  CHECK(m.int_attribute("ttg.num-warps") == 4);
+  CHECK(m.aliases.at("#shared1") == "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>");
+  REQUIRE(m.functions.size() == 1);
+  CHECK(m.functions[0].symbol == "@matmul_ws");
+  CHECK(m.functions[0].regions[0].args.size() == 6);
+  const Op* ws = find_op(m.functions[0].regions[0].ops, "ttg.warp_specialize");
+  REQUIRE(ws != nullptr);
+  CHECK(ws->operands.size() == 14);
+  REQUIRE(ws->regions.size() == 3);
+  CHECK(ws->regions[0].label == "default");
+  CHECK(ws->regions[1].label == "partition0");
+  CHECK(ws->regions[1].num_warps == 4);
+  CHECK(ws->regions[2].label == "partition1");
+  CHECK(ws->regions[2].args.size() == 14);
+  CHECK(ws->regions[2].arg_types[5].text == "!ttg.memdesc<3x64x64xf16, #shared1, #smem, mutable>");
+  CHECK(ws->attribute("requestedRegisters") != nullptr);
+}
+
+TEST_CASE("ttgir_reader: memdesc types are taken apart") {
+  Module m = read_ttgir(fixture("attn_ws_sm100.ttgir"), "attn_ws_sm100.ttgir");
+  const Op* tmem = find_op(m.functions[0].regions[0].ops, "ttng.tmem_alloc");
+  REQUIRE(tmem != nullptr);
+  REQUIRE(tmem->result_types.size() == 1);
+  const Type& t = tmem->result_types[0];
+  CHECK(t.kind == Type::Kind::kMemDesc);
+  CHECK(t.shape == std::vector<std::int64_t>{1, 128, 128});
+  CHECK(t.element_type == "f32");
+  CHECK(t.encoding == "#tmem");
+  CHECK(t.tensor_memory);
+  CHECK(t.mutable_memory);
+}
+
+TEST_CASE("ttgir_reader: locations resolve through aliases, names and call sites") {
+  Module m = read_ttgir(fixture("matmul_ws_sm90.ttgir"), "matmul_ws_sm90.ttgir");
+  const Op* dot = find_op(m.functions[0].regions[0].ops, "ttng.warp_group_dot");
+  REQUIRE(dot != nullptr);
+  // loc(#loc49), #loc49 = loc("acc"(#loc20)), #loc20 = loc("kernels.py":17:29)
+  CHECK(dot->loc.name == "acc");
+  CHECK(dot->loc.file == "kernels.py");
+  CHECK(dot->loc.line == 17);
+  CHECK(dot->loc.column == 29);
+  // #loc38 = loc(callsite(#loc3 at #loc10)): the library line (standard.py:43) called from kernels.py:15.
+  Module m2 = read_ttgir(
+      "#loc3 = loc(\"std.py\":43:17)\n#loc10 = loc(\"k.py\":15:36)\n#loc38 = loc(callsite(#loc3 at #loc10))\n"
+      "module {\n  tt.func @f() {\n    %0 = arith.addi %a, %b : i32 loc(#loc38)\n    tt.return loc(#loc10)\n  }\n}\n",
+      "c.ttgir");
+  const Op& add = m2.functions[0].regions[0].ops[0];
+  CHECK(add.loc.file == "k.py");
+  CHECK(add.loc.line == 15);
+  CHECK(add.operands == std::vector<std::string>{"%a", "%b"});
+  CHECK(add.result_types[0].text == "i32");
+}
+
+TEST_CASE("ttgir_reader: generic ops with regions and block arguments; ops without locations") {
+  Module m = read_ttgir(
+      "module {\n  tt.func @f(%x: tensor<4xf32>) {\n"
+      "    %r = \"tt.reduce\"(%x) <{axis = 0 : i32}> ({\n    ^bb0(%a: f32, %b: f32):\n"
+      "      %s = arith.addf %a, %b : f32\n      tt.reduce.return %s : f32\n    }) : (tensor<4xf32>) -> f32\n"
+      "    tt.return\n  }\n}\n",
+      "g.ttgir");
+  const auto& ops = m.functions[0].regions[0].ops;
+  REQUIRE(ops.size() == 2);
+  CHECK(ops[0].name == "tt.reduce");
+  CHECK(ops[0].attribute("axis") != nullptr);
+  REQUIRE(ops[0].regions.size() == 1);
+  CHECK(ops[0].regions[0].args == std::vector<std::string>{"%a", "%b"});
+  CHECK(ops[0].regions[0].ops.size() == 2);
+  CHECK(ops[1].name == "tt.return");
+}
+
+TEST_CASE("ttgir_reader: malformed input gives located 'expected X, got Y' messages") {
+  CHECK(error_of("module {\n  tt.func @f() {\n    tt.return\n") ==
+        "t.ttgir:4:1: expected '}' to close the region opened at 2:16, got end of file");
+  CHECK(error_of("module {\n}\n}\n") == "t.ttgir:3:1: expected alias definition or 'module', got '}'");
+  CHECK(error_of("#smem = #ttg.shared_memory\nmodule {\n  tt.func @f() {\n"
+                 "    %0 = ttg.local_alloc : () -> !ttg.memdesc<3x64x, #s, #smem>\n  }\n}\n") ==
+        "t.ttgir:4:34: expected element type after memdesc shape '3x64x', got end of shape");
+  CHECK(error_of("#smem = #ttg.shared_memory\nmodule {\n  tt.func @f() {\n"
+                 "    %0 = ttg.local_alloc : () -> !ttg.memdesc<64xf16, #nope, #smem>\n  }\n}\n") ==
+        "t.ttgir:4:55: expected a defined alias, got unknown alias '#nope'");
+  CHECK(error_of("module {\n  tt.func @f() {\n    %0 = arith.addi %a, %b : i32 loc(#loc9)\n  }\n}\n") ==
+        "t.ttgir:3:38: expected a defined alias, got unknown alias '#loc9'");
+  CHECK(error_of("module {\n  tt.func @f() {\n    %0 = arith.addi(%a, %b]\n  }\n}\n") ==
+        "t.ttgir:3:27: expected ')' to close '(' at 3:20, got ']'");
+  CHECK(error_of("module {\n  tt.func @f() {\n    %0 arith.addi\n  }\n}\n") ==
+        "t.ttgir:3:8: expected '=' after op results, got 'arith.addi'");
+}
