@@ -30,22 +30,22 @@ step() {  # step NAME SECONDS CMD...: runs CMD with a time cap, logs to $out/NAM
 step init-nano 60 "$vb" init --config gpt_nano -o "$out/gpt_nano.safetensors"
 step init-gpt2 120 "$vb" init --config gpt2 -o "$out/gpt2.safetensors"
 step run-nano-fp32 120 "$vb" run --config gpt_nano --weights "$out/gpt_nano.safetensors" --backend cuda --dtype fp32 \
-  -B 4 -T 64 --warmup 20 --iters 200 -o "$out/vbench-gpt_nano-fp32.json"
+  -B 4 -T 64 --warmup 20 --iters 100 -o "$out/vbench-gpt_nano-fp32.json"
 step run-gpt2-bf16 180 "$vb" run --config gpt2 --weights "$out/gpt2.safetensors" --backend cuda --dtype bf16 \
-  -B 4 -T 64 --warmup 20 --iters 200 -o "$out/vbench-gpt2-bf16.json"
-step run-seeds-fp32 180 "$vb" run --config "$seeds" --backend cuda --dtype fp32 -B 4 -T 64 --iters 100 \
+  -B 4 -T 64 --warmup 20 --iters 100 -o "$out/vbench-gpt2-bf16.json"
+step run-seeds-fp32 180 "$vb" run --config "$seeds" --backend cuda --dtype fp32 -B 4 -T 64 --iters 50 \
   -o "$out/vbench-seeds-fp32.json"
-step run-seeds-bf16 180 "$vb" run --config "$seeds" --backend cuda --dtype bf16 -B 4 -T 64 --iters 100 \
+step run-seeds-bf16 180 "$vb" run --config "$seeds" --backend cuda --dtype bf16 -B 4 -T 64 --iters 50 \
   -o "$out/vbench-seeds-bf16.json"
 step logits-nano-fp32 60 "$dump" --weights "$out/gpt_nano.safetensors" --dtype fp32 -B 4 -T 64 \
   -o "$out/logits/gpt_nano.fp32.vbench-cuda.npy" --tokens-out "$out/tokens.npy"
 step logits-gpt2-bf16 120 "$dump" --weights "$out/gpt2.safetensors" --dtype bf16 -B 4 -T 64 \
   -o "$out/logits/gpt2.bf16.vbench-cuda.npy"
 step peer-nano-fp32 240 "$py" bench/peers/torch_gpt.py --weights "$out/gpt_nano.safetensors" --dtype fp32 -B 4 -T 64 \
-  --tokens "$out/tokens.npy" --iters 50 --compile-configs gpt_nano --logits-dir "$out/logits" \
+  --tokens "$out/tokens.npy" --iters 30 --compile-configs gpt_nano --logits-dir "$out/logits" \
   --out-eager "$out/torch-gpt_nano-fp32-eager.json" --out-compile "$out/torch-gpt_nano-fp32-compile.json"
 step peer-gpt2-bf16 300 "$py" bench/peers/torch_gpt.py --weights "$out/gpt2.safetensors" --dtype bf16 -B 4 -T 64 \
-  --tokens "$out/tokens.npy" --iters 50 --compile-configs gpt2 --logits-dir "$out/logits" \
+  --tokens "$out/tokens.npy" --iters 30 --compile-configs gpt2 --logits-dir "$out/logits" \
   --out-eager "$out/torch-gpt2-bf16-eager.json" --out-compile "$out/torch-gpt2-bf16-compile.json"
 # Informational: vbench's own compare of the peer's torch.compile run against vbench (not a pass/fail check).
 timeout 30 "$vb" compare "$out/torch-gpt_nano-fp32-compile.json" "$out/vbench-gpt_nano-fp32.json" \
