@@ -29,4 +29,5 @@ TEST_CASE("logits_check: NaN fails whatever the tolerance; tolerances grow with 
   CHECK(std::isinf(c.rel_err));
   CHECK(tolerance_for(DType::kFp32) < tolerance_for(DType::kTf32));
   CHECK(tolerance_for(DType::kTf32) < tolerance_for(DType::kBf16));
+  CHECK(tolerance_for(DType::kFp32) == 1e-4);
 }

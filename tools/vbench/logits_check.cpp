@@ -8,7 +8,7 @@ namespace vtools::vbench {
 double tolerance_for(DType dtype) {
   switch (dtype) {
     case DType::kFp32: return 1e-4;
-    case DType::kTf32: return 5e-3;
+    case DType::kTf32: return 1e-2;
     case DType::kBf16: return 2e-2;
   }
   return 1e-4;
