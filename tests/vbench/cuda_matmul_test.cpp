@@ -44,12 +44,16 @@ void matmul_case(cublasLtHandle_t lt, cuda_test::Random& rng, cuda::MatmulShape 
   if (epilogue == cuda::Epilogue::kBiasGelu) cpu::gelu_forward(ref.data(), ref.data(), static_cast<std::int64_t>(ref.size()));
 
   constexpr std::size_t kWorkspace = 32u << 20;
-  const cuda::Matmul mm(lt, shape, dtype, epilogue, kWorkspace);
-  MESSAGE(mm.description() << (mm.epilogue_fused() ? ": fused epilogue" : ": separate epilogue kernel"));
+  cuda::Matmul mm(lt, shape, dtype, epilogue, kWorkspace);
   cuda::DeviceBuffer d_x = cuda_test::to_device<A>(x);
   cuda::DeviceBuffer d_w = cuda_test::to_device<A>(w);
   cuda::DeviceBuffer d_bias = cuda_test::to_device<A>(bias);
   cuda::DeviceBuffer d_y(ref.size() * sizeof(A), "matmul output"), d_ws(kWorkspace, "workspace");
+  // The measured choice must compute the same product as any other candidate.
+  const int measured = mm.choose_fastest(d_y.get(), d_x.get(), d_w.get(), has_bias ? d_bias.get() : nullptr,
+                                         d_ws.get(), nullptr);
+  MESSAGE(mm.description() << (mm.epilogue_fused() ? ": fused epilogue" : ": separate epilogue kernel") << ", "
+                           << measured << " algorithms measured");
   mm.run(d_y.get(), d_x.get(), d_w.get(), has_bias ? d_bias.get() : nullptr, d_ws.get(), nullptr);
   // Outputs are ~N(0, 1) (weights scaled by 1/sqrt(K)). fp32: summation order only. tf32: 10-bit mantissa
   // products (~5e-4 relative each, random signs). bf16: exact bf16 inputs, fp32 accumulation, output rounded to bf16.

@@ -90,10 +90,11 @@ class CudaBackend final : public Backend {
     dtype_ = dtype;
     weights_ = std::make_unique<cuda::DeviceWeights>(cuda::upload_weights(weights, dtype));
     forward_ = std::make_unique<cuda::GptForward>(lt_, *weights_, B, T);
-    // One eager forward first (on zero tokens): it loads every module (CUDA lazy loading) and initialises cuBLASLt
-    // outside the capture, where neither is allowed.
+    // Measured GEMM algorithms, then one eager forward (on zero tokens): it loads every module (CUDA lazy loading)
+    // and initialises cuBLASLt outside the capture, where neither is allowed.
     const std::size_t token_bytes = static_cast<std::size_t>(B) * T * sizeof(int);
     check_cuda(cudaMemsetAsync(forward_->d_tokens(), 0, token_bytes, stream_), "cudaMemsetAsync", "tokens");
+    forward_->choose_gemm_algorithms(stream_);
     forward_->enqueue(stream_);
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager warm-up forward");
     capture();

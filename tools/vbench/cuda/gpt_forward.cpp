@@ -48,6 +48,18 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
                                       kWorkspaceBytes);
 }
 
+void GptForward::choose_gemm_algorithms(cudaStream_t stream) {
+  void* ws = workspace_.get();
+  if (!w_.layers.empty()) {
+    const DeviceLayer& l = w_.layers.front();
+    qkv_mm_->choose_fastest(qkv_.get(), ln_.get(), l.attn_w.get(), l.attn_b.get(), ws, stream);
+    attn_proj_mm_->choose_fastest(delta_.get(), attn_.get(), l.attn_proj_w.get(), l.attn_proj_b.get(), ws, stream);
+    fc_mm_->choose_fastest(fc_.get(), ln_.get(), l.fc_w.get(), l.fc_b.get(), ws, stream);
+    fc_proj_mm_->choose_fastest(delta_.get(), fc_.get(), l.fc_proj_w.get(), l.fc_proj_b.get(), ws, stream);
+  }
+  head_mm_->choose_fastest(logits_.get(), ln_.get(), w_.head().get(), nullptr, ws, stream);
+}
+
 void GptForward::enqueue(cudaStream_t stream) const {
   if (w_.dtype == DType::kBf16) {
     enqueue_as<__nv_bfloat16>(stream);

@@ -24,6 +24,10 @@ class GptForward {
   /// Allocates activations for batch B and sequence T and plans the five GEMM shapes. `weights` must outlive this.
   GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B, int T);
 
+  /// Measures the GEMM plans' candidate algorithms on layer 0's weights and keeps the fastest of each
+  /// (Matmul::choose_fastest); call before capturing. Overwrites the activations.
+  void choose_gemm_algorithms(cudaStream_t stream);
+
   /// Enqueues one forward reading tokens() and writing logits() on `stream`.
   void enqueue(cudaStream_t stream) const;
 

@@ -88,12 +88,15 @@ Matmul::Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epi
     const cublasLtEpilogue_t lt_ep = lt_epilogue(tried);
     status = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_EPILOGUE, &lt_ep, sizeof(lt_ep));
     if (status != CUBLAS_STATUS_SUCCESS) break;
-    cublasLtMatmulHeuristicResult_t result{};
+    cublasLtMatmulHeuristicResult_t results[kMaxCandidates] = {};
     int found = 0;
     const cublasStatus_t heuristic = cublasLtMatmulAlgoGetHeuristic(lt_, op_, w_layout_, x_layout_, y_layout_,
-                                                                      y_layout_, pref, 1, &result, &found);
-    if (heuristic == CUBLAS_STATUS_SUCCESS && found > 0) {
-      algo_ = result.algo;
+                                                                      y_layout_, pref, kMaxCandidates, results, &found);
+    for (int i = 0; heuristic == CUBLAS_STATUS_SUCCESS && i < found; ++i) {
+      if (results[i].state == CUBLAS_STATUS_SUCCESS) candidates_.push_back(results[i].algo);
+    }
+    if (!candidates_.empty()) {
+      algo_ = candidates_.front();
       lt_epilogue_ = tried;
       cublasLtMatmulPreferenceDestroy(pref);
       return;
@@ -112,17 +115,59 @@ Matmul::~Matmul() {
   if (op_ != nullptr) cublasLtMatmulDescDestroy(op_);
 }
 
-void Matmul::run(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
-                 cudaStream_t stream) const {
+cublasStatus_t Matmul::launch(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
+                              cudaStream_t stream) const {
   if (lt_epilogue_ != Epilogue::kNone) {
-    check_cublas(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &d_bias, sizeof(d_bias)),
-                 "cublasLtMatmulDescSetAttribute(BIAS_POINTER)", description_);
+    const cublasStatus_t status =
+        cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &d_bias, sizeof(d_bias));
+    if (status != CUBLAS_STATUS_SUCCESS) return status;
   }
   const float alpha = 1.f;
   const float beta = 0.f;
-  check_cublas(cublasLtMatmul(lt_, op_, &alpha, d_w, w_layout_, d_x, x_layout_, &beta, d_y, y_layout_, d_y, y_layout_,
-                              &algo_, d_workspace, workspace_bytes_, stream),
-               "cublasLtMatmul", description_);
+  return cublasLtMatmul(lt_, op_, &alpha, d_w, w_layout_, d_x, x_layout_, &beta, d_y, y_layout_, d_y, y_layout_,
+                        &algo_, d_workspace, workspace_bytes_, stream);
+}
+
+int Matmul::choose_fastest(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
+                           cudaStream_t stream) {
+  if (candidates_.size() < 2) return 0;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) {
+    if (start != nullptr) cudaEventDestroy(start);
+    (void)cudaGetLastError();
+    return 0;  // no measurement: the heuristic's first choice stays
+  }
+  const cublasLtMatmulAlgo_t first = candidates_.front();
+  cublasLtMatmulAlgo_t best = first;
+  float best_ms = 0;
+  int measured = 0;
+  for (const cublasLtMatmulAlgo_t& candidate : candidates_) {
+    algo_ = candidate;
+    bool ok = launch(d_y, d_x, d_w, d_bias, d_workspace, stream) == CUBLAS_STATUS_SUCCESS;  // warm-up
+    ok = ok && cudaEventRecord(start, stream) == cudaSuccess;
+    for (int r = 0; ok && r < kMeasuredRuns; ++r) ok = launch(d_y, d_x, d_w, d_bias, d_workspace, stream) == CUBLAS_STATUS_SUCCESS;
+    ok = ok && cudaEventRecord(stop, stream) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess;
+    float ms = 0;
+    ok = ok && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
+    if (!ok) {
+      (void)cudaGetLastError();
+      continue;
+    }
+    if (measured == 0 || ms < best_ms) {
+      best_ms = ms;
+      best = candidate;
+    }
+    ++measured;
+  }
+  algo_ = measured > 0 ? best : first;
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return measured;
+}
+
+void Matmul::run(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
+                 cudaStream_t stream) const {
+  check_cublas(launch(d_y, d_x, d_w, d_bias, d_workspace, stream), "cublasLtMatmul", description_);
   if (lt_epilogue_ != epilogue_) {
     const void* bias = lt_epilogue_ == Epilogue::kNone ? d_bias : nullptr;  // added unless cuBLASLt did
     const bool gelu = epilogue_ == Epilogue::kBiasGelu;

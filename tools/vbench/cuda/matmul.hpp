@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "tools/vbench/backend.hpp"
 
@@ -23,6 +24,9 @@ struct MatmulShape {
 
 class Matmul {
  public:
+  static constexpr int kMaxCandidates = 8;  ///< algorithms asked of the heuristic
+  static constexpr int kMeasuredRuns = 5;   ///< timed runs per candidate in choose_fastest()
+
   /// Picks the algorithm for `shape` in `dtype` (fp32: CUBLAS_COMPUTE_32F; tf32: CUBLAS_COMPUTE_32F_FAST_TF32; bf16:
   /// bf16 X, W, bias and Y with fp32 accumulation). The epilogue is fused into cuBLASLt where it has an algorithm
   /// for it (BIAS; GELU_BIAS in bf16 only: the precision of cuBLASLt's GELU is not documented, and fp32 must match
@@ -38,6 +42,13 @@ class Matmul {
   /// workspace_bytes. Y must not alias X or W.
   void run(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
            cudaStream_t stream) const;
+
+  /// Times each of the heuristic's candidate algorithms (up to kMaxCandidates) on these buffers, kMeasuredRuns runs
+  /// back to back between two events, and keeps the fastest; outside any graph capture. Contents of the buffers do
+  /// not matter. A candidate that fails is skipped; the heuristic's first choice stays when none can be measured.
+  /// Returns the number of candidates measured.
+  int choose_fastest(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
+                     cudaStream_t stream);
 
   /// True when cuBLASLt does the whole epilogue (no extra kernel).
   [[nodiscard]] bool epilogue_fused() const { return lt_epilogue_ == epilogue_; }
@@ -55,6 +66,10 @@ class Matmul {
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t w_layout_ = nullptr, x_layout_ = nullptr, y_layout_ = nullptr;
   cublasLtMatmulAlgo_t algo_{};
+  std::vector<cublasLtMatmulAlgo_t> candidates_;  ///< the heuristic's answers, best guess first
+
+  cublasStatus_t launch(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
+                        cudaStream_t stream) const;
 };
 
 }  // namespace vtools::vbench::cuda
