@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "libcommon/error.hpp"
+#include "libcommon/human_units.hpp"
 #include "tests/vrender/svg_tree.hpp"
 #include "tools/vrender/graph_layout.hpp"
 #include "tools/vrender/plan_page.hpp"
@@ -144,7 +145,7 @@ TEST_CASE("render: plan page has liveness lanes per buffer, the address space an
     auto graph = test::parse_xml(page.sections[2].figures[0].svg.markup);
     std::vector<const test::Element*> nodes;
     graph->collect([](const test::Element& e) { return e.tag == "g" && e.attr("class") == "node"; }, nodes);
-    CHECK(nodes.size() == 5 + 4);  // key ops + buffers
+    CHECK(nodes.size() == 5 + 3);  // key ops + the buffers that carry channels
   } else {
     CHECK(page.sections[2].preformatted.find("digraph combined") == 0);
   }
@@ -261,4 +262,48 @@ TEST_CASE("render: DOT syntax errors exit 65 with Graphviz's message and line") 
   }
   CHECK(error_of([] { layout_dot("digraph {\n a -> ;\n}\n", "g.dot"); }, ExitCode::kDataError) ==
         "g.dot:3: invalid DOT: syntax error in line 3 near ';'");
+}
+
+TEST_CASE("render: real vbench and vplan documents render with every part") {
+  // Copies of tests/data/vbench and tests/data/vplan fixtures written by the real tools.
+  Input bench = load("vbench_gpt_nano_cpu.bench.json");
+  Page page = build_page({bench});
+  REQUIRE(page.sections.size() == 2);
+  CHECK(page.sections[1].figures.size() >= 5);
+  CHECK(page.sections[1].tables[0].table.rows.size() == bench.doc["benchmarks"].size());
+  bool device = false;
+  for (const auto& f : page.sections[0].facts) device = device || f.key == "device";
+  CHECK(device);
+
+  Page history = build_page({bench, load("vbench_gpt_nano_cpu_rerun.bench.json")});
+  CHECK(history.sections[0].tables[0].table.rows.size() == 2);
+
+  Input cmp = load("vbench_gpt_nano_cpu.compare.json");
+  Page cpage = build_page({cmp});
+  CHECK(cpage.sections[1].tables[0].table.rows.size() == cmp.doc["comparisons"].size());
+
+  Input plan = load("vplan_matmul_ws_sm90.plan.json");
+  std::size_t smem = 0;
+  for (const auto& b : plan.doc["buffers"]) smem += b["space"] == "smem";
+  Page ppage = build_page({plan});
+  CHECK(test::parse_xml(ppage.sections[1].figures[0].svg.markup)->find("rect", "span").size() == smem);
+  CHECK(ppage.sections[3].tables[0].table.rows.size() == plan.doc["buffers"].size());
+  std::string dot = combined_graph_dot(plan.doc, "plan");
+  for (const auto& c : plan.doc["channels"])
+    CHECK(dot.find("op" + std::to_string(c["producer"]["op"].get<int>()) + " -> buf" + std::to_string(c["buffer"].get<int>())) !=
+          std::string::npos);
+  if (png_available()) CHECK(png_size(render_page(ppage, "png", {})).first > 0);
+
+  // vtrace's sample: absolute timestamps near 1.8e18 ns must still give exact relative times.
+  Input trace = load("vtrace_sample.trace.json");
+  Page tpage = build_page({trace});
+  auto timeline = test::parse_xml(tpage.sections[1].figures[0].svg.markup);
+  auto spans = timeline->find("rect", "span");
+  CHECK(spans.size() == trace.doc["kernels"].size() + trace.doc["memcpys"].size());
+  const auto& k0 = trace.doc["kernels"][0];
+  std::string expect = format_duration_ns(static_cast<double>(k0["end_ns"].get<std::int64_t>() - k0["start_ns"].get<std::int64_t>()));
+  bool found = false;
+  for (const auto* s : spans) found = found || s->title().find(k0["name"].get<std::string>() + "\n" + expect) == 0;
+  CHECK(found);
+  CHECK(tpage.sections.back().tables.back().table.rows.size() == trace.doc["findings"].size());
 }

@@ -152,7 +152,7 @@ Page bench_page(std::vector<BenchRun> runs) {
     XYChart chart{"Median latency per config over runs", {}, {"run", ""}, {"median latency", "ms"}, {}, true, {}, 1440, 380};
     std::vector<std::string> configs;
     for (const auto& run : runs) {
-      chart.x_labels.push_back(run.timestamp.empty() ? run.source : run.timestamp.substr(0, 16));
+      chart.x_labels.push_back(run.timestamp.empty() ? run.source : run.timestamp.substr(0, 19));
       for (const auto& r : run.results)
         if (std::find(configs.begin(), configs.end(), r.config) == configs.end()) configs.push_back(r.config);
     }

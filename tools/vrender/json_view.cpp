@@ -110,6 +110,15 @@ std::optional<bool> JsonView::boolean(std::string_view key) const {
 
 double JsonView::number_or(std::string_view key, double fallback) const { return number(key).value_or(fallback); }
 
+std::int64_t JsonView::integer_or(std::string_view key, std::int64_t fallback) const {
+  const OrderedJson* v = member(key);
+  if (!v) return fallback;
+  if (v->is_number_unsigned()) return static_cast<std::int64_t>(v->get<std::uint64_t>());
+  if (v->is_number_integer()) return v->get<std::int64_t>();
+  if (v->is_number_float()) return static_cast<std::int64_t>(v->get<double>());
+  fail(key, "a number");
+}
+
 std::string JsonView::string_or(std::string_view key, std::string fallback) const {
   return string(key).value_or(std::move(fallback));
 }

@@ -2,6 +2,7 @@
 // reads as "absent" and a field of the wrong type throws Error(kDataError) naming the document and the path.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,8 @@ class JsonView {
   [[nodiscard]] std::optional<std::string> string(std::string_view key) const;
   [[nodiscard]] std::optional<bool> boolean(std::string_view key) const;
   [[nodiscard]] double number_or(std::string_view key, double fallback) const;
+  /// Integers exactly (trace timestamps near 1.8e18 ns do not fit a double's 53 bits); floats are truncated.
+  [[nodiscard]] std::int64_t integer_or(std::string_view key, std::int64_t fallback) const;
   [[nodiscard]] std::string string_or(std::string_view key, std::string fallback) const;
   /// A string, or an array of strings joined by spaces (commands are written either way).
   [[nodiscard]] std::string text_or(std::string_view key, std::string fallback) const;

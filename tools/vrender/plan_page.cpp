@@ -131,8 +131,13 @@ std::string combined_graph_dot(const OrderedJson& doc, std::string_view name) {
     std::string t = end_text(v);
     return op_ids.count(t) ? "op" + t : dot_quote(t.rfind("part ", 0) == 0 ? t : "op " + t);
   };
+  // Buffers that carry a channel (all of them when the plan has no channels); the rest are in the tables.
+  std::set<std::string> channel_buffers;
+  for (const JsonView& c : root.items("channels"))
+    if (c.at("buffer").present()) channel_buffers.insert(c.at("buffer").as_text());
   for (const auto& b : read_buffers(root))
-    out += "  buf" + b.id + " [label=" + dot_quote(b.name + "\n" + size_text(b)) + ", shape=cylinder, fillcolor=\"" +
+    if (channel_buffers.empty() || channel_buffers.count(b.id))
+      out += "  buf" + b.id + " [label=" + dot_quote(b.name + "\n" + size_text(b)) + ", shape=cylinder, fillcolor=\"" +
            (b.space == "tmem" ? "#e2f0d9" : "#fbe5d6") + "\"];\n";
   for (const JsonView& c : root.items("channels")) {
     std::string buf = c.at("buffer").present() ? c.at("buffer").as_text() : "";

@@ -14,6 +14,7 @@ namespace vtools::vrender {
 
 namespace {
 
+// Times relative to the first activity; absolute trace timestamps (~1.8e18 ns) lose precision as doubles.
 struct Activity {
   double start_ns = 0, end_ns = 0;
   std::string name;  // kernel name or "memcpy <kind>"
@@ -51,14 +52,25 @@ std::pair<double, std::string> time_unit(double span_ns) {
 void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& totals) {
   std::map<std::pair<std::string, std::string>, std::vector<Activity>> lanes;
   std::map<std::string, KernelTotals> by_name;
+  auto kernels = root.items("kernels"), memcpys = root.items("memcpys");
+  // The origin: the earliest start, read as an exact integer.
+  std::int64_t origin = 0;
+  bool have_origin = false;
+  for (const auto* list : {&kernels, &memcpys})
+    for (const JsonView& a : *list) {
+      std::int64_t s = a.integer_or("start_ns", 0);
+      origin = have_origin ? std::min(origin, s) : s;
+      have_origin = true;
+    }
+  auto rel = [&](const JsonView& a, std::string_view key) { return static_cast<double>(a.integer_or(key, origin) - origin); };
   double t0 = 0, t1 = 0;
   bool any = false;
   auto note_time = [&](double a, double b) {
     t0 = any ? std::min(t0, a) : a, t1 = any ? std::max(t1, b) : b;
     any = true;
   };
-  for (const JsonView& k : root.items("kernels")) {
-    Activity a{k.number_or("start_ns", 0), k.number_or("end_ns", 0), k.text_or("name", k.text_or("mangled_name", "kernel")), 0, ""};
+  for (const JsonView& k : kernels) {
+    Activity a{rel(k, "start_ns"), rel(k, "end_ns"), k.text_or("name", k.text_or("mangled_name", "kernel")), 0, ""};
     if (a.end_ns < a.start_ns) a.end_ns = a.start_ns;
     a.detail = "grid " + dims(k, "grid") + " block " + dims(k, "block");
     note_time(a.start_ns, a.end_ns);
@@ -71,8 +83,8 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
     ++t.launches;
     lanes[{sort_key(id_text(k, "device_id")), sort_key(id_text(k, "stream_id"))}].push_back(std::move(a));
   }
-  for (const JsonView& m : root.items("memcpys")) {
-    Activity a{m.number_or("start_ns", 0), m.number_or("end_ns", 0), "memcpy " + m.text_or("kind", ""), -1, ""};
+  for (const JsonView& m : memcpys) {
+    Activity a{rel(m, "start_ns"), rel(m, "end_ns"), "memcpy " + m.text_or("kind", ""), -1, ""};
     if (a.end_ns < a.start_ns) a.end_ns = a.start_ns;
     a.detail = m.number("bytes") ? format_bytes(static_cast<std::uint64_t>(*m.number("bytes"))) : "";
     note_time(a.start_ns, a.end_ns);
@@ -266,7 +278,7 @@ Page trace_page(const OrderedJson& doc, std::string_view name) {
   Section facts{"Run", {}, {}, {}, {}, {}};
   facts.facts.push_back({"command", run.text_or("command", "")});
   if (run.number("exit_status")) facts.facts.push_back({"exit status", num(*run.number("exit_status"), 0)});
-  if (run.at("signal").present()) facts.facts.push_back({"signal", run.at("signal").as_text()});
+  if (run.at("signal").present() && run.at("signal").as_text() != "0") facts.facts.push_back({"signal", run.at("signal").as_text()});
   if (run.at("start_time").present()) facts.facts.push_back({"start", run.at("start_time").as_text()});
   if (run.at("host").present()) facts.facts.push_back({"host", run.at("host").as_text()});
   for (const JsonView& d : root.items("devices")) {
