@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cmath>
 #include <random>
 
@@ -135,5 +136,18 @@ TEST_CASE("parallel_for: covers every index exactly once, in chunks no smaller t
       for (auto i = b; i < e; ++i) ++hits[static_cast<std::size_t>(i)];
     });
     for (int h : hits) CHECK(h == 1);
+  }
+}
+
+TEST_CASE("parallel_for: back-to-back calls of different sizes never run a part twice or skip one") {
+  for (int call = 0; call < 3000; ++call) {
+    const std::int64_t n = 1 + (call * 37) % 61;
+    std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
+    cpu::parallel_for(n, 1, [&](std::int64_t b, std::int64_t e) {
+      for (auto i = b; i < e; ++i) hits[static_cast<std::size_t>(i)].fetch_add(1);
+    });
+    int wrong = 0;
+    for (auto& h : hits) wrong += h.load() != 1;
+    REQUIRE(wrong == 0);
   }
 }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -13,6 +14,15 @@
 namespace vtools::vbench::cpu {
 
 namespace {
+
+// One call's work. Workers hold it through a shared_ptr, so a worker that wakes late finds its counter exhausted and
+// never touches a later call's parts.
+struct Job {
+  const std::function<void(int)>* part = nullptr;
+  int parts = 0;
+  std::atomic<int> next{0};
+  int remaining = 0;  // guarded by WorkerPool::mutex_
+};
 
 class WorkerPool {
  public:
@@ -30,54 +40,54 @@ class WorkerPool {
 
   /// Runs part(0..parts-1) on the workers and the caller.
   void run(int parts, const std::function<void(int)>& part) {
+    auto job = std::make_shared<Job>();
+    job->part = &part;
+    job->parts = parts;
+    job->remaining = parts;
     {
       std::lock_guard lock(mutex_);
-      part_ = &part;
-      parts_ = parts;
-      next_.store(0);
-      remaining_ = parts;
+      job_ = job;
       ++generation_;
     }
     wake_.notify_all();
-    drain();
+    drain(*job);
     std::unique_lock lock(mutex_);
-    done_.wait(lock, [this] { return remaining_ == 0; });
-    part_ = nullptr;
+    done_.wait(lock, [&] { return job->remaining == 0; });
+    job_.reset();
   }
 
  private:
-  void drain() {
+  void drain(Job& job) {
     int finished = 0;
-    for (int k; (k = next_.fetch_add(1)) < parts_;) {
-      (*part_.load())(k);
+    for (int k; (k = job.next.fetch_add(1)) < job.parts;) {
+      (*job.part)(k);
       ++finished;
     }
     if (finished == 0) return;
     std::lock_guard lock(mutex_);
-    remaining_ -= finished;
-    if (remaining_ == 0) done_.notify_all();
+    job.remaining -= finished;
+    if (job.remaining == 0) done_.notify_all();
   }
 
   void work() {
     std::uint64_t seen = 0;
     for (;;) {
+      std::shared_ptr<Job> job;
       {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || (generation_ != seen && part_ != nullptr); });
+        wake_.wait(lock, [&] { return stop_ || (generation_ != seen && job_); });
         if (stop_) return;
         seen = generation_;
+        job = job_;
       }
-      drain();
+      drain(*job);
     }
   }
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  std::atomic<const std::function<void(int)>*> part_{nullptr};
-  std::atomic<int> parts_{0};
-  int remaining_ = 0;
-  std::atomic<int> next_{0};
+  std::shared_ptr<Job> job_;
   std::uint64_t generation_ = 0;
   bool stop_ = false;
 };
