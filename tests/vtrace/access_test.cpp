@@ -252,6 +252,8 @@ TEST_CASE("access_capture: allocations, launches and warp records in file order 
   l.warps_recorded = 1;
   l.warps_dropped = 2;
   b.add(Tag::kLaunch, l, "_Z4fillPfif");
+  std::uint64_t params[3] = {0x10000 + 16, 1000, 0};  // fill(float*, int, float): a pointer into the allocation
+  b.add_bytes_record(Tag::kLaunchParams, std::string_view(reinterpret_cast<const char*>(params), sizeof params));
   raw::WarpAccessRecord w{};
   w.active_mask = 0xffffffffu;
   w.bytes_per_lane = 4;
@@ -263,12 +265,14 @@ TEST_CASE("access_capture: allocations, launches and warp records in file order 
   b.add(Tag::kEnd, raw::EndRecord{0});
   raw::Capture c = raw::read_capture(b.bytes(), "raw.bin");
   CHECK(c.access_order.size() == 5);
+  CHECK(c.launches[1].params.size() == 24);
 
   Trace t;
   t.run.mode = "accesses";
   add_access_captures({c}, BlockSampling(), 1000, t);
   REQUIRE(t.allocations.size() == 1);
   CHECK(t.allocations[0].freed_ns == std::optional<std::uint64_t>(2));
+  CHECK(t.allocations[0].name == "fill.arg0");
   REQUIRE(t.kernels.size() == 1);
   CHECK(t.kernels[0].name == "fill(float*, int, float)");
   CHECK(t.kernels[0].block == Dim3{32, 1, 1});
@@ -303,4 +307,21 @@ TEST_CASE("raw_record_reader: a warp access before any launch is refused") {
   } catch (const vtools::Error& e) {
     CHECK(std::string(e.what()) == "raw.bin: byte 32: a warp access record before any launch record");
   }
+}
+
+TEST_CASE("access_capture: a recorded kernel with no visible global access is listed as a possible TMA kernel") {
+  using raw::Tag;
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(Tag::kProcess, raw::ProcessRecord{1, 0});
+  raw::LaunchRecord l{};
+  l.recorded = 1;
+  b.add(Tag::kLaunch, l, "sm90_xmma_gemm_tma");
+  b.add(Tag::kEnd, raw::EndRecord{0});
+  Trace t;
+  t.run.mode = "accesses";
+  add_access_captures({raw::read_capture(b.bytes(), "raw.bin")}, BlockSampling(), 1000, t);
+  CHECK(t.tma_kernels == std::vector<std::string>{"sm90_xmma_gemm_tma"});
+  REQUIRE(t.run.notes.size() == 1);
+  CHECK(t.run.notes[0].rfind("1 kernels showed no global access: TMA tensor copies", 0) == 0);
 }

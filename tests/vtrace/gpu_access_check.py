@@ -7,10 +7,11 @@ Exit 0 when every assertion holds, 1 with the failures listed, 77 when no GPU (o
 """
 import argparse
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gpu_trace_check import Checker, have_gpu, have_module, trace_of  # noqa: E402
+from gpu_trace_check import PYTHON, Checker, have_gpu, have_module, trace_of  # noqa: E402
 
 VA = "vector_add(float const*, float const*, float*, int)"
 SR = "strided_read(float const*, float*, int)"
@@ -72,7 +73,6 @@ def main():
         c.eq("exit status", p.returncode, 0)
         c.eq("mode", doc["run"]["mode"], "accesses")
         check_sample(c, doc)
-        import subprocess
         c.eq("check exit", subprocess.run([a.vtrace, "check", path], capture_output=True).returncode, 1)
         p2, doc2, _ = trace_of(a.vtrace, [a.sample], ["--accesses", "--kernel", "^strided", "--launch", "1"])
         c.eq("--kernel/--launch keeps one launch", [(k["name"]) for k in doc2["kernels"]], [SR])
@@ -80,7 +80,7 @@ def main():
     elif a.case == "triton_masked":
         if not have_module("triton"):
             return 77
-        p, doc, _ = trace_of(a.vtrace, [sys.executable, os.path.join(a.scripts, "triton_add.py")],
+        p, doc, _ = trace_of(a.vtrace, [PYTHON, os.path.join(a.scripts, "triton_add.py")],
                              ["--accesses", "--kernel", "add_kernel", "--launch", "0"])
         c.eq("exit status", p.returncode, 0)
         r = rows(doc, "add_kernel")
@@ -91,7 +91,7 @@ def main():
     elif a.case == "torch":
         if not have_module("torch"):
             return 77
-        p, doc, _ = trace_of(a.vtrace, [sys.executable, os.path.join(a.scripts, "torch_ops.py")], ["--accesses"])
+        p, doc, _ = trace_of(a.vtrace, [PYTHON, os.path.join(a.scripts, "torch_ops.py")], ["--accesses"])
         c.eq("exit status", p.returncode, 0)
         loaded = {}
         for x in doc["accesses"]:

@@ -72,6 +72,12 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         c.launches.push_back({fixed_part<LaunchRecord>(payload, true, name, at, "launch"), tail(sizeof(LaunchRecord))});
         c.access_order.emplace_back(Tag::kLaunch, c.launches.size() - 1);
         break;
+      case Tag::kLaunchParams:
+        if (c.launches.empty()) bad(name, at, "a launch parameter record before any launch record");
+        if (payload.size() % 8 != 0)
+          bad(name, at, "launch parameter record of " + std::to_string(payload.size()) + " bytes, expected a multiple of 8");
+        c.launches.back().params = std::string(payload);
+        break;
       case Tag::kWarpAccess:
         if (c.launches.empty()) bad(name, at, "a warp access record before any launch record");
         c.warps.push_back(fixed_part<WarpAccessRecord>(payload, false, name, at, "warp access"));

@@ -27,6 +27,7 @@ struct NamedFailedLaunch {
 struct NamedLaunch {
   LaunchRecord record;
   std::string kernel;  ///< as the driver names it (mangled for C++)
+  std::string params;  ///< kLaunchParams payload: one u64 per parameter ("" when not recorded)
 };
 
 /// Everything one process recorded.

@@ -22,6 +22,8 @@ class RecordBatch {
     add_bytes(tag, &record, sizeof record, tail);
   }
   void add_note(std::string_view message) { add_bytes(Tag::kNote, nullptr, 0, message); }
+  /// A record whose payload is just `bytes` (notes, launch parameters).
+  void add_bytes_record(Tag tag, std::string_view bytes) { add_bytes(tag, nullptr, 0, bytes); }
   [[nodiscard]] const std::string& bytes() const { return bytes_; }
   [[nodiscard]] std::size_t records() const { return records_; }
   void clear() {

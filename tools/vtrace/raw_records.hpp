@@ -23,6 +23,7 @@ enum class Tag : std::uint32_t {
   kEnd = 10,          ///< EndRecord: the library flushed everything at a clean exit
   kLaunch = 11,       ///< access mode: access/access_records.hpp LaunchRecord + kernel name bytes
   kWarpAccess = 12,   ///< access mode: WarpAccessRecord of the launch before it
+  kLaunchParams = 13, ///< access mode: one u64 per kernel parameter of the launch before it (0 if not 8 bytes)
 };
 
 struct FrameHeader {

@@ -6,11 +6,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "libcommon/cli.hpp"
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
-#include "libcommon/input_file.hpp"
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/child_process.hpp"
 #include "tools/vtrace/options.hpp"
@@ -65,7 +66,11 @@ std::vector<raw::Capture> read_captures(const std::string& dir, std::vector<std:
   std::vector<raw::Capture> out;
   for (const auto& f : files) {
     try {
-      out.push_back(raw::read_capture(read_input(f.string()), f.filename().string()));
+      // Not read_input: its size cap is for user inputs, and a long run's raw records may exceed it.
+      std::ifstream in(f, std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (!in.good() && !in.eof()) throw Error(ExitCode::kIoError, "cannot read", SourceLocation{f.string()});
+      out.push_back(raw::read_capture(bytes, f.filename().string()));
     } catch (const Error& e) {
       notes.push_back(std::string("records of one process were unreadable and left out: ") + e.what());
     }

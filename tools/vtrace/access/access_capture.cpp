@@ -1,8 +1,10 @@
 #include "tools/vtrace/access/access_capture.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "tools/vtrace/access/access_aggregator.hpp"
+#include "tools/vtrace/access/argument_mapping.hpp"
 #include "tools/vtrace/trace_builder.hpp"
 
 namespace vtools::vtrace::access {
@@ -26,6 +28,7 @@ WarpAccess to_warp_access(const raw::WarpAccessRecord& r) {
 void add_access_captures(const std::vector<raw::Capture>& captures, const BlockSampling& blocks,
                          std::uint64_t max_findings, Trace& trace) {
   std::uint64_t dropped_warps = 0, left_out = 0;
+  std::set<std::string> silent;  // recorded launches without a single visible global access
   for (const auto& c : captures) {
     AllocationMap live;
     AccessAggregator aggregator(live, blocks, max_findings);
@@ -60,6 +63,8 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
           continue;
         }
         dropped_warps += l.record.warps_dropped;
+        if (l.record.warps_recorded == 0 && l.record.warps_dropped == 0) silent.insert(current.kernel);
+        name_allocations(trace.allocations, current.kernel, map_pointer_arguments(l.params, live));
         Kernel k;
         k.name = current.kernel;
         k.mangled_name = l.kernel;
@@ -73,6 +78,16 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
     }
     aggregator.finish(trace);
   }
+  // A kernel can move all its data through TMA tensor copies, which have no Sanitizer API instruction id: say so
+  // rather than report it as touching nothing. A kernel seen with accesses in another launch is not listed.
+  for (const auto& a : trace.accesses) silent.erase(a.kernel);
+  for (const auto& name : silent)
+    if (std::find(trace.tma_kernels.begin(), trace.tma_kernels.end(), name) == trace.tma_kernels.end())
+      trace.tma_kernels.push_back(name);
+  if (!silent.empty())
+    trace.run.notes.push_back(std::to_string(silent.size()) +
+                              " kernels showed no global access: TMA tensor copies (cuBLAS sm90, Triton tensor "
+                              "descriptors) are invisible to the Compute Sanitizer API; see tma_kernels");
   trace.filtered_kernels += left_out;
   trace.dropped_records += dropped_warps;
   if (left_out) trace.run.notes.push_back(std::to_string(left_out) + " launches were left out by --kernel/--launch");

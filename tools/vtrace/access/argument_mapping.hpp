@@ -1,6 +1,6 @@
-// Kernel pointer arguments -> allocations, so pages can say "fill.arg0" instead of a raw address. The parameter
-// buffer of a launch is read as 8-byte aligned words; a word that points into a live allocation is a pointer
-// argument (PyTorch's caching allocator shows only large segments, so a tensor argument maps to its segment with
+// Kernel pointer arguments -> allocations, so pages can say "fill.arg0" instead of a raw address. The preload
+// library records one 8-byte word per kernel parameter (0 for parameters of another size); a word that points into
+// a live allocation is a pointer argument (PyTorch's caching allocator shows only large segments, so a tensor argument maps to its segment with
 // an offset).
 #pragma once
 
@@ -14,13 +14,13 @@
 namespace vtools::vtrace::access {
 
 struct PointerArgument {
-  std::uint32_t index = 0;   ///< which 8-byte word of the parameter buffer
+  std::uint32_t index = 0;   ///< which kernel parameter (word) it is
   std::uint64_t value = 0;   ///< the pointer
   std::int64_t allocation = -1;
   std::uint64_t offset = 0;  ///< value - allocation start
 };
 
-/// Every 8-byte word of `params` that points into a live allocation.
+/// Every 8-byte word of `params` (one per kernel parameter) that points into a live allocation.
 std::vector<PointerArgument> map_pointer_arguments(std::string_view params, const AllocationMap& allocations);
 
 /// Names each still unnamed allocation after the first argument that points into it: "<kernel>.arg<index>" with the

@@ -7,6 +7,8 @@
 // Like the CUPTI library: no exception leaves a callback, nothing exits, losses are counted.
 #include <cxxabi.h>
 #include <fcntl.h>
+#include <cuda.h>
+#include <dlfcn.h>
 #include <sanitizer.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <regex>
@@ -44,6 +47,9 @@ struct PendingLaunch {
   raw::LaunchRecord record{};
   std::string name;
   void* d_buffer = nullptr;
+  /// Source of the asynchronous header copy: on the heap, so it stays put until launch end has synchronized.
+  std::shared_ptr<raw::DeviceAccessBuffer> header;
+  std::string params;  ///< pointer_sized_params of the launch
   CUcontext context = nullptr;
   CUmodule module = nullptr;
 };
@@ -56,6 +62,54 @@ Sanitizer_SubscriberHandle g_subscriber = nullptr;
 std::mutex g_mutex;  // launch counters
 std::map<std::string, std::uint64_t> g_launch_counts;
 thread_local PendingLaunch t_pending;
+thread_local void** t_kernel_params = nullptr;
+
+// The argument lists of the launch calls as the API callbacks pass them (functionParams). They mirror the
+// generated_cuda*_meta.h structs, whose headers track the newest toolkit and do not compile against older cuda.h;
+// the argument lists of these frozen API entry points do not change.
+struct CuLaunchKernelArgs {
+  CUfunction f;
+  unsigned grid[3], block[3], shared_bytes;
+  CUstream stream;
+  void** kernel_params;
+  void** extra;
+};
+struct CuLaunchKernelExArgs {
+  const void* config;
+  CUfunction f;
+  void** kernel_params;
+  void** extra;
+};
+struct CudaLaunchKernelArgs {
+  const void* func;
+  unsigned grid[3], block[3];  // dim3
+  void** args;
+};
+struct CudaLaunchKernelExCArgs {
+  const void* config;
+  const void* func;
+  void** args;
+};  // kernelParams/args of the launch API call in progress
+
+/// The 8-byte parameters of `function` read from `params` (cuFuncGetParamInfo, CUDA 12.4+): candidate pointers
+/// for the host's argument mapping. Empty when the driver cannot say.
+std::string pointer_sized_params(CUfunction function, void** params) {
+  using GetParamInfo = CUresult (*)(CUfunction, size_t, size_t*, size_t*);
+  static GetParamInfo get_info = [] {
+    void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    return cuda ? reinterpret_cast<GetParamInfo>(dlsym(cuda, "cuFuncGetParamInfo")) : nullptr;
+  }();
+  std::string words;
+  if (!get_info || !params || !function) return words;
+  for (size_t i = 0; i < 256; ++i) {
+    size_t offset = 0, size = 0;
+    if (get_info(function, i, &offset, &size) != CUDA_SUCCESS) break;
+    std::uint64_t value = 0;
+    if (size == 8 && params[i]) std::memcpy(&value, params[i], 8);
+    words.append(reinterpret_cast<const char*>(&value), 8);  // one word per parameter, 0 when not pointer-sized
+  }
+  return words;
+}
 
 void write_batch(const RecordBatch& batch) noexcept {
   if (batch.bytes().empty()) return;
@@ -142,12 +196,15 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       d_buffer = nullptr;
       p.recorded = false;
     } else {
-      raw::DeviceAccessBuffer header{};
-      header.capacity = capacity;
-      sanitizerMemcpyHostToDeviceAsync(d_buffer, &header, offsetof(raw::DeviceAccessBuffer, records), l->hStream);
+      p.header = std::make_shared<raw::DeviceAccessBuffer>();
+      *p.header = raw::DeviceAccessBuffer{};
+      p.header->capacity = capacity;
+      sanitizerMemcpyHostToDeviceAsync(d_buffer, p.header.get(), offsetof(raw::DeviceAccessBuffer, records),
+                                       l->hStream);
     }
   }
   p.d_buffer = d_buffer;
+  if (p.recorded) p.params = pointer_sized_params(l->function, t_kernel_params);
   sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, d_buffer);
   t_pending = std::move(p);
 }
@@ -177,6 +234,7 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   }
   p.record.recorded = p.recorded ? 1 : 0;
   b.add(Tag::kLaunch, p.record, p.name);
+  if (p.recorded && !p.params.empty()) b.add_bytes_record(Tag::kLaunchParams, p.params);
   write_batch(b);
   // Warp records in chunks so one huge launch does not need one huge batch.
   for (std::size_t i = 0; i < records.size(); i += 4096) {
@@ -210,6 +268,22 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
           break;
         default:
           break;
+      }
+    } else if (domain == SANITIZER_CB_DOMAIN_DRIVER_API || domain == SANITIZER_CB_DOMAIN_RUNTIME_API) {
+      // Remember the kernel parameters of the launch call; LAUNCH_BEGIN (inside the call) reads them.
+      const auto* cb = static_cast<const Sanitizer_CallbackData*>(data);
+      if (cb->callbackSite == SANITIZER_API_EXIT) {
+        t_kernel_params = nullptr;
+      } else if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API) {
+        if (cbid == SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC || cbid == SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC_ptsz)
+          t_kernel_params = static_cast<const CudaLaunchKernelExCArgs*>(cb->functionParams)->args;
+        else
+          t_kernel_params = static_cast<const CudaLaunchKernelArgs*>(cb->functionParams)->args;
+      } else if (!t_kernel_params) {  // a driver launch not made by a runtime launch
+        if (cbid == SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx || cbid == SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz)
+          t_kernel_params = static_cast<const CuLaunchKernelExArgs*>(cb->functionParams)->kernel_params;
+        else
+          t_kernel_params = static_cast<const CuLaunchKernelArgs*>(cb->functionParams)->kernel_params;
       }
     } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {
       if (cbid == SANITIZER_CBID_LAUNCH_BEGIN) on_launch_begin(static_cast<const Sanitizer_LaunchData*>(data));
@@ -262,6 +336,12 @@ void initialize() noexcept {
     }
     sanitizerEnableDomain(1, g_subscriber, SANITIZER_CB_DOMAIN_RESOURCE);
     sanitizerEnableDomain(1, g_subscriber, SANITIZER_CB_DOMAIN_LAUNCH);
+    for (auto cbid : {SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel_ptsz,
+                      SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC_ptsz})
+      sanitizerEnableCallback(1, g_subscriber, SANITIZER_CB_DOMAIN_RUNTIME_API, cbid);
+    for (auto cbid : {SANITIZER_CBID_DRIVER_API_cuLaunchKernel, SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz,
+                      SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz})
+      sanitizerEnableCallback(1, g_subscriber, SANITIZER_CB_DOMAIN_DRIVER_API, cbid);
     std::atexit(finish);
   } catch (...) {
     ++g_lost;

@@ -331,7 +331,8 @@ int initialize() noexcept {
         {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2"}};
     for (const auto& [kind, name] : kinds) {
       r = cuptiActivityEnable(kind);
-      if (r != CUPTI_SUCCESS)
+      // Device records also come from the context-created callback, so a refused DEVICE kind is not worth a note.
+      if (r != CUPTI_SUCCESS && kind != CUPTI_ACTIVITY_KIND_DEVICE)
         write_note(std::string("cuptiActivityEnable(") + name + ") failed: " + cupti_error(r) +
                    (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? "; kernels are not traced" : ""));
     }
