@@ -49,7 +49,7 @@ if(NOT VTOOLS_CUDA STREQUAL "OFF")
       set(CMAKE_CUDA_ARCHITECTURES 90a-real 90-virtual)  # H100 SASS plus PTX for newer GPUs
     endif()
     enable_language(CUDA)
-    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD 17)  # CMake 3.25 cannot ask nvcc 13 for CUDA 20; device code needs only 17
     find_package(CUDAToolkit REQUIRED)
     set(VTOOLS_HAVE_CUDA ON)
     string(REPLACE ";" "," _archs "${CMAKE_CUDA_ARCHITECTURES}")
