@@ -1,7 +1,6 @@
 #include "tools/vplan/buffers.hpp"
 
 #include <algorithm>
-#include <regex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -20,11 +19,15 @@ std::int64_t smem_bytes(const Type& type) {
 
 namespace {
 
-int encoding_int(const std::string& text, const char* key, int fallback) {
-  std::regex re(std::string(key) + R"(\s*=\s*([0-9]+))");
-  std::smatch m;
-  if (std::regex_search(text, m, re)) return std::stoi(m[1]);
-  return fallback;
+// The integer after `key = ` in an encoding's text ("colStride = 1"), or `fallback`.
+int encoding_int(const std::string& text, const std::string& key, int fallback) {
+  std::size_t pos = text.find(key + " = ");
+  if (pos == std::string::npos) return fallback;
+  pos += key.size() + 3;
+  int v = 0;
+  bool any = false;
+  while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9' && v < 1000000) v = v * 10 + (text[pos++] - '0'), any = true;
+  return any ? v : fallback;
 }
 
 }  // namespace

@@ -7,8 +7,9 @@
 // `loc(...)`, at a new line when locations are not printed, or at the `}` of the enclosing region. Aliases
 // (`#name = ...`) may be defined after use (Triton prints `#loc` aliases at the end), so they are read first.
 
-#include <regex>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "libcommon/error.hpp"
 #include "tools/vplan/ttgir_lexer.hpp"
@@ -16,30 +17,6 @@
 #include "tools/vplan/ttgir_type.hpp"
 
 namespace vtools::vplan {
-
-const std::string* Op::attribute(const std::string& key) const {
-  for (const auto& a : attributes)
-    if (a.key == key) return &a.value;
-  return nullptr;
-}
-
-std::optional<std::int64_t> Module::int_attribute(const std::string& key) const {
-  auto it = attributes.find(key);
-  if (it == attributes.end()) return std::nullopt;
-  try {
-    return std::stoll(it->second);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-std::string Module::string_attribute(const std::string& key) const {
-  auto it = attributes.find(key);
-  if (it == attributes.end()) return "";
-  const std::string& v = it->second;
-  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') return v.substr(1, v.size() - 2);
-  return v;
-}
 
 namespace {
 
@@ -58,9 +35,17 @@ bool is_partition_label(std::string_view s) {
   return true;
 }
 
+// i32, si8, ui16, f16, bf16, tf32, f8E4M3FN, index, none (builtin scalar types).
 bool is_scalar_type_name(std::string_view s) {
-  static const std::regex re("^(i[0-9]+|si[0-9]+|ui[0-9]+|f[0-9]+|bf16|tf32|f8E[0-9A-Za-z]+|index|none)$");
-  return std::regex_match(s.begin(), s.end(), re);
+  if (s == "bf16" || s == "tf32" || s == "index" || s == "none") return true;
+  if (s.substr(0, 3) == "f8E" && s.size() > 3) return true;
+  std::string_view digits = s.substr(0, 2) == "si" || s.substr(0, 2) == "ui" ? s.substr(2)
+                            : (!s.empty() && (s[0] == 'i' || s[0] == 'f')) ? s.substr(1)
+                                                                          : std::string_view();
+  if (digits.empty()) return false;
+  for (char c : digits)
+    if (c < '0' || c > '9') return false;
+  return true;
 }
 
 class Parser {
@@ -188,11 +173,13 @@ class Parser {
 
   // Every `#name` used (not a dialect attribute like `#ttg.shared_memory`) must be defined somewhere.
   void check_alias_references() {
+    std::unordered_set<std::string_view> defined;
+    for (const auto& [alias, value] : module_.aliases) defined.insert(alias);
     for (const Token& t : tokens_) {
-      if (t.kind != TokenKind::kHashId || t.text.find('.') != std::string_view::npos) continue;
-      std::string name(t.text);
-      if (!module_.aliases.count(name) && !loc_table_.has_alias(name))
-        throw Error(ExitCode::kDataError, "expected a defined alias, got unknown alias '" + name + "'", where(t));
+      if (t.kind != TokenKind::kHashId || t.text.find('.') != std::string_view::npos || defined.count(t.text)) continue;
+      if (!loc_table_.has_alias(std::string(t.text)))
+        throw Error(ExitCode::kDataError, "expected a defined alias, got unknown alias '" + std::string(t.text) + "'",
+                    where(t));
     }
   }
 
