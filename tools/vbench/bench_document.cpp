@@ -99,7 +99,9 @@ std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_v
   if (!doc.contains("benchmarks") || !doc["benchmarks"].is_object()) fail("missing object 'benchmarks'");
   const OrderedJson meta = doc.contains("metadata") && doc["metadata"].is_object() ? doc["metadata"] : OrderedJson::object();
   std::vector<BenchEntry> entries;
-  for (const auto& [key, b] : doc["benchmarks"].items()) {
+  for (const auto& item : doc["benchmarks"].items()) {
+    const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture those in lambdas
+    const OrderedJson& b = item.value();
     if (!b.is_object()) fail("benchmark '" + key + "' is not an object");
     auto field = [&](const OrderedJson& obj, const char* f, auto fallback) {
       using T = decltype(fallback);

@@ -40,9 +40,6 @@ class CpuBackend final : public Backend {
   void prepare(const GptWeights& weights, int B, int T, DType dtype) override {
     if (dtype != DType::kFp32)
       throw Error(ExitCode::kUsage, "the cpu backend runs fp32 only, not " + dtype_name(dtype));
-    weights_ = &weights;
-    B_ = B;
-    T_ = T;
     forward_ = std::make_unique<CpuForward>(weights, B, T);
   }
 
@@ -65,8 +62,6 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  const GptWeights* weights_ = nullptr;
-  int B_ = 0, T_ = 0;
   std::unique_ptr<CpuForward> forward_;
 };
 

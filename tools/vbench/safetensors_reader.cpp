@@ -55,7 +55,9 @@ SafetensorsFile read_safetensors(std::string_view bytes, std::string_view name) 
   if (!header.is_object()) fail(name, "safetensors header is not a JSON object");
   SafetensorsFile file;
   file.data = bytes.substr(8 + header_len);
-  for (const auto& [key, value] : header.items()) {
+  for (const auto& item : header.items()) {
+    const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture those in lambdas
+    const OrderedJson& value = item.value();
     if (key == "__metadata__") {
       if (!value.is_object()) fail(name, "safetensors __metadata__ is not an object");
       for (const auto& [mk, mv] : value.items())
