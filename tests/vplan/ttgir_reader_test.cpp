@@ -107,6 +107,24 @@ TEST_CASE("ttgir_reader: generic ops with regions and block arguments; ops witho
   CHECK(ops[1].name == "tt.return");
 }
 
+TEST_CASE("ttgir_reader: scf.if / else and scf.while regions on one op") {
+  Module m = read_ttgir(
+      "module {\n  tt.func @f(%c: i1, %n: i32) {\n"
+      "    %r = scf.if %c -> (i32) {\n      scf.yield %n : i32\n    } else {\n      scf.yield %n : i32\n    }\n"
+      "    %w = scf.while (%i = %n) : (i32) -> i32 {\n      scf.condition(%c) %i : i32\n    } do {\n"
+      "    ^bb0(%j: i32):\n      scf.yield %j : i32\n    }\n    tt.return\n  }\n}\n",
+      "w.ttgir");
+  const auto& ops = m.functions[0].regions[0].ops;
+  REQUIRE(ops.size() == 3);
+  CHECK(ops[0].name == "scf.if");
+  CHECK(ops[0].regions.size() == 2);
+  CHECK(ops[0].result_types[0].text == "i32");
+  CHECK(ops[1].name == "scf.while");
+  CHECK(ops[1].regions.size() == 2);
+  CHECK(ops[1].regions[1].args == std::vector<std::string>{"%j"});
+  CHECK(ops[1].defined_args == std::vector<std::string>{"%i"});
+}
+
 TEST_CASE("ttgir_reader: malformed input gives located 'expected X, got Y' messages") {
   CHECK(error_of("module {\n  tt.func @f() {\n    tt.return\n") ==
         "t.ttgir:4:1: expected '}' to close the region opened at 2:16, got end of file");

@@ -89,6 +89,8 @@ int run_analyze(const Options& options) {
   auto plans = load_plans(options);
   write_each(plans, options, ".plan.json",
              [](const LoadedPlan& p, std::ostream& out) { out << dump_json(plan_document(p.plan, p.source_format)); });
+  for (const auto& p : plans)  // budget and reconciliation notes, once the output is safely written
+    for (const auto& note : p.plan.summary.notes) print_note(p.plan.kernel.name + ": " + note);
   return 0;
 }
 
