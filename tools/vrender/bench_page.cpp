@@ -115,8 +115,13 @@ void add_run_charts(const BenchRun& run, Section& s) {
   for (const auto& r : rs) eff.series[0].values.push_back(r.n_layer > 0 ? r.tokens_per_s / r.n_layer : kNaN);
   s.figures.push_back({"", render_bar_chart(eff)});
 
-  BarChart roof{"Fraction of the roofline floor reached", cats, {series_of(rs, "roofline", &BenchResult::roofline_fraction, 100)},
-                {"of roofline", "%"}, {{100, "floor"}}};
+  BarChart roof;
+  roof.title = "Fraction of the roofline floor reached";
+  roof.categories = cats;
+  roof.series.push_back(series_of(rs, "roofline", &BenchResult::roofline_fraction, 100));
+  roof.y.label = "of roofline";
+  roof.y.unit = "%";
+  roof.ref_lines.push_back({100, "floor"});
   for (const auto& r : rs)
     roof.series[0].tooltips.push_back(r.config + ": " + num(r.roofline_fraction * 100, 1) + "% (floor " + ms(r.floor_ms) +
                                       " ms, median " + ms(r.median_ms) + " ms)");

@@ -31,7 +31,8 @@ Svg render_lane_chart(const LaneChart& chart) {
   Scale x = draw_x_axis(svg, area, chart.x, lo, hi);
   if (!chart.legend.empty()) {
     std::vector<std::string> colors;
-    for (std::size_t i = 0; i < chart.legend.size(); ++i) colors.push_back(palette_color(static_cast<int>(i)));
+    for (std::size_t i = 0; i < chart.legend.size(); ++i)
+      colors.push_back(palette_color(i < chart.legend_colors.size() ? chart.legend_colors[i] : static_cast<int>(i)));
     draw_legend(svg, chart.legend, colors, chart.width - 16, 40);
   }
   for (std::size_t i = 0; i < chart.lanes.size(); ++i) {

@@ -96,9 +96,10 @@ struct LaneChart {
   Axis x;
   double x_lo = kNoValue, x_hi = kNoValue;  ///< NaN: from the data
   bool zoomable = false;
-  std::vector<std::string> legend;  ///< names of palette colours 0..n-1 shown as a legend
+  std::vector<std::string> legend;  ///< names shown as a legend, of palette colours 0..n-1 ...
   double width = 900;
   double lane_height = 22;
+  std::vector<int> legend_colors;  ///< ... or of these palette indices when set (-1 = grey)
 };
 
 /// A rectangle on two numeric axes (x0..x1, y0..y1).

@@ -103,7 +103,10 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
   for (std::size_t i = 0; i < totals.size() && i < 9; ++i) {
     colors[totals[i].name] = static_cast<int>(i);
     chart.legend.push_back(shorten(totals[i].name, 24));
+    chart.legend_colors.push_back(static_cast<int>(i));
   }
+  if (totals.size() > 9) chart.legend.push_back("other kernels"), chart.legend_colors.push_back(9);
+  if (!memcpys.empty()) chart.legend.push_back("copies"), chart.legend_colors.push_back(-1);
   auto [div, unit] = time_unit(t1 - t0);
   chart.x = {"time since first activity", unit};
   chart.x_hi = (t1 - t0) / div;
@@ -154,7 +157,9 @@ void add_top_kernels(const std::vector<KernelTotals>& totals, Section& s) {
   if (totals.empty()) return;
   double all = 0;
   for (const auto& t : totals) all += t.total_ns;
-  BarChart chart{"Top kernels by total time", {}, {{"total", {}, {}, {}, {}}}, {"total time", "ms"}, {}, 900, 360};
+  bool small = totals.front().total_ns < 1e6;  // label in µs below 1 ms
+  double per_unit = small ? 1e3 : 1e6;
+  BarChart chart{"Top kernels by total time", {}, {{"total", {}, {}, {}, {}}}, {"total time", small ? "µs" : "ms"}, {}, 900, 360};
   PageTable table{"Kernels by total time", {}, true};
   table.table.headers = {"kernel", "launches", "total", "mean", "min", "max", "share"};
   table.table.align = {Table::Align::kLeft};
@@ -163,7 +168,7 @@ void add_top_kernels(const std::vector<KernelTotals>& totals, Section& s) {
     const auto& t = totals[i];
     if (i < 15) {
       chart.categories.push_back(shorten(t.name, 24));
-      chart.series[0].values.push_back(t.total_ns / 1e6);
+      chart.series[0].values.push_back(t.total_ns / per_unit);
       chart.series[0].tooltips.push_back(t.name + ": " + format_duration_ns(t.total_ns) + " over " + format_count(t.launches) + " launches");
     }
     if (i < 50)
@@ -230,7 +235,8 @@ void add_heat_maps(const JsonView& root, Section& s) {
     double per_row = static_cast<double>(idx) / rows;
     HeatMap map{"Accesses: " + shorten(key.first, 40) + " × " + (alloc.name.empty() ? "allocation " + key.second : alloc.name),
                 rows, cols, std::vector<double>(static_cast<std::size_t>(rows) * cols, 0.0), {}, {"byte offset in allocation", "B"},
-                {per_row > 1 ? "blocks (grouped)" : "block", ""}, 0, bin * cols, "bytes touched", "B", 900, 340};
+                {per_row > 1 ? "blocks (grouped)" : "block", ""}, 0, bin * cols, "bytes touched", "B", 900,
+                std::min(340.0, 110.0 + 28.0 * rows)};
     for (auto& [b, i] : block_index)
       if (static_cast<int>(i / per_row) < rows && map.row_labels.size() <= static_cast<std::size_t>(i / per_row))
         map.row_labels.push_back("(" + num(b[2], 0) + "," + num(b[1], 0) + "," + num(b[0], 0) + ")");
