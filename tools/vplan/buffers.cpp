@@ -9,9 +9,15 @@
 
 namespace vtools::vplan {
 
+namespace {
+// Shapes come from input text: saturate instead of overflowing (anything this large is over budget anyway).
+constexpr std::int64_t kHuge = std::int64_t{1} << 50;
+std::int64_t saturating_mul(std::int64_t a, std::int64_t b) { return a > kHuge / std::max<std::int64_t>(b, 1) ? kHuge : a * b; }
+}  // namespace
+
 std::int64_t smem_bytes(const Type& type) {
   std::int64_t elems = 1;
-  for (auto d : type.shape) elems *= d > 0 ? d : 1;
+  for (auto d : type.shape) elems = saturating_mul(elems, d > 0 ? d : 1);
   int bits = element_bits(type.element_type);
   if (bits == 0) bits = 8;
   return (elems * bits + 7) / 8;
@@ -36,15 +42,15 @@ void tmem_size(const Type& type, const std::string& encoding_text, int& rows, in
   const auto& s = type.shape;
   const std::int64_t m = s.size() >= 2 ? s[s.size() - 2] : 128;
   const std::int64_t n = s.empty() ? 1 : s.back();
-  copies = s.size() >= 3 ? static_cast<int>(s[0]) : 1;
+  copies = s.size() >= 3 ? static_cast<int>(std::clamp<std::int64_t>(s[0], 1, 1 << 20)) : 1;
   const int bits = element_bits(type.element_type) == 0 ? 32 : element_bits(type.element_type);
   // colStride = 1 packs 32 / bits elements per 32-bit column; colStride = 32 / bits (or unpacked = true) does not.
   bool packed = bits < 32 && encoding_int(encoding_text, "colStride", 1) == 1 &&
                 encoding_text.find("unpacked = true") == std::string::npos;
-  std::int64_t per_copy = packed ? (n * bits + 31) / 32 : n;
-  if (m > 128) per_copy *= (m + 127) / 128;
-  rows = static_cast<int>(m < 128 ? m : 128);
-  cols = static_cast<int>(per_copy * copies);
+  std::int64_t per_copy = packed ? (saturating_mul(n, bits) + 31) / 32 : n;
+  if (m > 128) per_copy = saturating_mul(per_copy, (m + 127) / 128);
+  rows = static_cast<int>(m < 128 ? (m > 0 ? m : 0) : 128);
+  cols = static_cast<int>(std::min<std::int64_t>(saturating_mul(per_copy, std::max(copies, 1)), 1 << 30));
 }
 
 namespace {
@@ -91,12 +97,12 @@ class Tracer {
     if (op.name == "ttng.tmem_alloc" || t.tensor_memory) {
       b.space = MemorySpace::kTmem;
       tmem_size(t, enc, b.rows, b.cols, b.copies);
-      b.bytes = static_cast<std::int64_t>(b.rows) * b.cols * 4;
+      b.bytes = saturating_mul(static_cast<std::int64_t>(b.rows) * 4, b.cols);
       b.alignment = 1;
     } else {
       b.space = MemorySpace::kSmem;
       b.bytes = smem_bytes(t);
-      b.copies = t.shape.size() >= 3 ? static_cast<int>(t.shape[0]) : 1;
+      b.copies = t.shape.size() >= 3 ? static_cast<int>(std::clamp<std::int64_t>(t.shape[0], 1, 1 << 20)) : 1;
       // 1024 for NVMMA (swizzled, TMA-addressable) layouts as Triton requires; else the element size, at least 8
       // (mbarriers pack at 8 bytes, which matches Triton's totals on the bundled fixtures).
       const std::int64_t elem_bytes = (element_bits(t.element_type) + 7) / 8;

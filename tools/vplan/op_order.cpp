@@ -24,7 +24,10 @@ namespace {
 
 int region_partition(const std::string& label) {
   if (label == "default") return 0;
-  return std::stoi(label.substr(9)) + 1;
+  int n = 0;
+  for (char c : label.substr(9))
+    if (c >= '0' && c <= '9' && n < 1000000) n = n * 10 + (c - '0');
+  return n + 1;
 }
 
 class Walker {

@@ -16,6 +16,9 @@ namespace vtools::vplan {
 namespace {
 
 // ---- meaning -----------------------------------------------------------------------------------------------------
+// libstdc++'s regex recurses per character: labels longer than any the planner writes are not matched.
+constexpr std::size_t kMaxLabel = 4096;
+
 int to_int(const std::string& s) { return s.empty() || s == "?" ? 0 : std::stoi(s.substr(0, 9)); }
 
 struct Builder {
@@ -69,7 +72,7 @@ void read_liveness(const DotGraph& g, MemorySpace space, Builder& b) {
   std::map<std::string, int> buffer_of_cluster;
   const std::string prefix = space == MemorySpace::kSmem ? "cluster_smem_" : "cluster_tmem_";
   for (const auto& [cluster, label] : g.cluster_labels) {
-    if (cluster.rfind(prefix, 0) != 0) continue;
+    if (cluster.rfind(prefix, 0) != 0 || label.size() > kMaxLabel) continue;
     std::smatch m;
     if (space == MemorySpace::kSmem && std::regex_match(label, m, smem_re)) {
       int id = b.buffer(space, m[1], to_int(m[3]), to_int(m[4]), to_int(m[2]));
@@ -88,7 +91,9 @@ void read_liveness(const DotGraph& g, MemorySpace space, Builder& b) {
     auto bit = buffer_of_cluster.find(n.cluster);
     auto lit = n.attrs.find("label");
     std::smatch m;
-    if (bit == buffer_of_cluster.end() || lit == n.attrs.end() || !std::regex_match(lit->second, m, ch_re)) continue;
+    if (bit == buffer_of_cluster.end() || lit == n.attrs.end() || lit->second.size() > kMaxLabel ||
+        !std::regex_match(lit->second, m, ch_re))
+      continue;
     Channel& c = b.channel(to_int(m[1]));
     c.buffer = bit->second;
     c.space = space;
@@ -98,7 +103,7 @@ void read_liveness(const DotGraph& g, MemorySpace space, Builder& b) {
   }
 }
 
-void read_combined(const DotGraph& g, Builder& b) {
+void read_combined(const DotGraph& g, Builder& b, const std::string& name) {
   static const std::regex node_re(R"(^op_op_(\d+)$)");
   static const std::regex label_re(R"(^\[(\d+)\] (?:(\S+) = )?([^(\s]+)\((.*)\)\n(?:(\S+), )?L(\d+|\?)$)");
   static const std::regex part_re(R"(^cluster_partition_(\d+)$)");
@@ -106,27 +111,30 @@ void read_combined(const DotGraph& g, Builder& b) {
   std::map<int, PlanOp> ops;
   for (const auto& n : g.nodes) {
     std::smatch m, lm, pm;
-    if (!std::regex_match(n.id, m, node_re)) continue;
+    if (n.id.size() > 64 || !std::regex_match(n.id, m, node_re)) continue;
     PlanOp op;
     op.id = to_int(m[1]);
     auto lit = n.attrs.find("label");
-    if (lit != n.attrs.end() && std::regex_match(lit->second, lm, label_re)) {
+    if (lit != n.attrs.end() && lit->second.size() <= kMaxLabel && std::regex_match(lit->second, lm, label_re)) {
       op.result = lm[2];
       op.name = lm[3];
       op.shape = lm[5];
       op.loc.line = to_int(lm[6]);
     }
-    if (std::regex_match(n.cluster, pm, part_re)) op.partition = to_int(pm[1]);
+    if (n.cluster.size() <= 64 && std::regex_match(n.cluster, pm, part_re)) op.partition = to_int(pm[1]);
     ops[op.id] = op;
   }
   for (const auto& [id, op] : ops) {
+    if (id > 1000000)
+      throw Error(ExitCode::kDataError, "expected op ids below 1000000, got " + std::to_string(id), SourceLocation{name});
     if (static_cast<int>(b.plan.ops.size()) <= id) b.plan.ops.resize(id + 1);
     b.plan.ops[id] = op;
   }
   for (const auto& e : g.edges) {
     std::smatch fm, tm, lm;
     auto lit = e.attrs.find("label");
-    if (lit == e.attrs.end() || !std::regex_match(e.from, fm, node_re) || !std::regex_match(e.to, tm, node_re) ||
+    if (lit == e.attrs.end() || lit->second.size() > kMaxLabel || e.from.size() > 64 || e.to.size() > 64 ||
+        !std::regex_match(e.from, fm, node_re) || !std::regex_match(e.to, tm, node_re) ||
         !std::regex_match(lit->second, lm, edge_re))
       continue;
     Channel& c = b.channel(to_int(lm[1]));
@@ -158,7 +166,7 @@ void resolve_edge_buffers(Builder& b) {
 
 namespace {
 
-void finish_imported_plan(Plan& plan);
+void finish_imported_plan(Plan& plan, const std::string& name);
 
 std::vector<DotGraph> parse_graphs(std::string_view text, std::string_view name) {
   std::vector<DotGraph> graphs;
@@ -183,7 +191,7 @@ Plan read_ws_dot_texts(const std::vector<WsDotText>& texts) {
     for (const auto& g : graphs) {
       if (g.name == "SmemBufferLiveness") read_liveness(g, MemorySpace::kSmem, b);
       else if (g.name == "TmemBufferLiveness") read_liveness(g, MemorySpace::kTmem, b);
-      else if (g.name == "CombinedGraph") read_combined(g, b);
+      else if (g.name == "CombinedGraph") read_combined(g, b, t.name);
       else
         throw Error(ExitCode::kDataError,
                     "expected digraph SmemBufferLiveness, TmemBufferLiveness or CombinedGraph, got '" + g.name + "'",
@@ -192,7 +200,7 @@ Plan read_ws_dot_texts(const std::vector<WsDotText>& texts) {
   }
   resolve_edge_buffers(b);
   if (texts.size() == 1) b.plan.kernel.source = texts[0].name;
-  finish_imported_plan(b.plan);
+  finish_imported_plan(b.plan, texts.empty() ? std::string() : texts[0].name);
   return std::move(b.plan);
 }
 
@@ -202,7 +210,19 @@ Plan read_ws_dot(std::string_view text, std::string_view name) {
 
 namespace {
 
-void finish_imported_plan(Plan& plan) {
+void finish_imported_plan(Plan& plan, const std::string& name) {
+  // Op ids index a vector: refuse ids no planner dump has (a kernel of a million ops) instead of allocating them.
+  constexpr int kMaxOpId = 1000000;
+  auto check_id = [&](int id) {
+    if (id > kMaxOpId)
+      throw Error(ExitCode::kDataError, "expected op ids below " + std::to_string(kMaxOpId) + ", got " + std::to_string(id),
+                  SourceLocation{name});
+  };
+  for (const auto& c : plan.channels) {
+    check_id(c.producer.op);
+    for (const auto& e : c.consumers) check_id(e.op);
+  }
+  for (const auto& b : plan.buffers) check_id(b.end);
   int max_op = static_cast<int>(plan.ops.size()) - 1;
   for (const auto& c : plan.channels) {
     max_op = std::max(max_op, c.producer.op);
