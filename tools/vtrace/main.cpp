@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--accesses", run.accesses, "access mode: global loads/stores per block (Compute Sanitizer API)");
   run_cmd->add_option("--launch", run.launch, "access mode: record only launch N (0-based) of each kernel");
   run_cmd->add_option("--blocks", run.blocks, "access mode: blocks to record, e.g. '0,5,10-12' or 'every:8'");
-  run_cmd->add_option("--max-bytes", run.max_bytes, "access mode: cap on recorded access data (bytes)");
+  run_cmd->add_option("--max-bytes", run.max_bytes, "access mode: device buffer per recorded launch, bytes (default 64 MiB)");
   vtools::add_output_options(run_cmd, run.output, {});
   run_cmd->add_option("command", run.command, "the command and its arguments, after --")->required();
   run_cmd->footer("Everything after -- is the command; its stdin, stdout, stderr and exit status pass through.");

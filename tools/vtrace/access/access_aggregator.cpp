@@ -7,25 +7,39 @@ namespace vtools::vtrace::access {
 AccessAggregator::AccessAggregator(const AllocationMap& allocations, BlockSampling blocks, std::uint64_t max_findings)
     : allocations_(allocations), blocks_(std::move(blocks)), max_findings_(max_findings) {}
 
+std::uint32_t AccessAggregator::kernel_id(const std::string& name) {
+  auto [it, fresh] = kernel_ids_.try_emplace(name, static_cast<std::uint32_t>(kernels_.size()));
+  if (fresh) kernels_.push_back(name);
+  return it->second;
+}
+
 void AccessAggregator::add(const LaunchInfo& launch, const WarpAccess& w) {
   if (!blocks_.keeps(linear_block_index(w.block, launch.grid))) {
     ++skipped_requests_;
     return;
   }
   // Lanes grouped by the allocation they fall in (-1 = outside all); each group is one request for that allocation.
-  std::map<std::int64_t, WarpAccess> per_allocation;
+  // Ranges are offsets into the allocation, or absolute addresses outside every allocation.
+  struct Group {
+    std::int64_t allocation;
+    WarpAccess lanes;
+    std::vector<std::array<std::uint64_t, 2>> ranges;
+  };
+  std::vector<Group> groups;  // usually one or two: a linear scan beats a map
   for (std::uint32_t lane = 0; lane < 32; ++lane) {
     if (!(w.active_mask >> lane & 1u)) continue;
     std::uint64_t addr = w.address[lane];
     Lookup where = allocations_.find(addr, w.bytes_per_lane);
     std::int64_t key = where.inside ? where.allocation : -1;
-    auto [it, fresh] = per_allocation.try_emplace(key, w);
-    if (fresh) it->second.active_mask = 0;
-    it->second.active_mask |= 1u << lane;
-    // Ranges are offsets into the allocation, or absolute addresses outside every allocation.
-    Totals& t = totals_[{launch.kernel, launch.launch, w.block[0], w.block[1], w.block[2], key}];
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.allocation == key; });
+    if (g == groups.end()) {
+      groups.push_back({key, w, {}});
+      g = std::prev(groups.end());
+      g->lanes.active_mask = 0;
+    }
+    g->lanes.active_mask |= 1u << lane;
     std::uint64_t lo = where.inside ? where.offset : addr;
-    t.ranges.add(lo, lo + w.bytes_per_lane);
+    g->ranges.push_back({lo, lo + w.bytes_per_lane});
     if (!where.inside) {
       if (findings_.size() >= max_findings_) {
         ++findings_over_cap_;
@@ -45,9 +59,22 @@ void AccessAggregator::add(const LaunchInfo& launch, const WarpAccess& w) {
       findings_.push_back(f);
     }
   }
-  for (const auto& [key, group] : per_allocation) {
-    Totals& t = totals_[{launch.kernel, launch.launch, w.block[0], w.block[1], w.block[2], key}];
-    std::uint64_t lanes = static_cast<std::uint64_t>(__builtin_popcount(group.active_mask));
+  std::uint32_t kernel = groups.empty() ? 0 : kernel_id(launch.kernel);
+  for (auto& group : groups) {
+    Totals& t = totals_[{kernel, launch.launch, w.block[0], w.block[1], w.block[2], group.allocation}];
+    // Coalesce the lanes' ranges first: a coalesced warp adds one interval, not 32.
+    std::sort(group.ranges.begin(), group.ranges.end());
+    std::array<std::uint64_t, 2> run = group.ranges.front();
+    for (const auto& r : group.ranges) {
+      if (r[0] <= run[1]) {
+        run[1] = std::max(run[1], r[1]);
+      } else {
+        t.ranges.add(run[0], run[1]);
+        run = r;
+      }
+    }
+    t.ranges.add(run[0], run[1]);
+    std::uint64_t lanes = static_cast<std::uint64_t>(__builtin_popcount(group.lanes.active_mask));
     std::uint64_t bytes = lanes * w.bytes_per_lane;
     switch (w.operation) {
       case Operation::kLoad:
@@ -65,7 +92,7 @@ void AccessAggregator::add(const LaunchInfo& launch, const WarpAccess& w) {
         break;
     }
     ++t.requests;
-    t.sectors += sectors_touched(group);
+    t.sectors += sectors_touched(group.lanes);
     t.lanes += lanes;
   }
 }
@@ -73,7 +100,7 @@ void AccessAggregator::add(const LaunchInfo& launch, const WarpAccess& w) {
 void AccessAggregator::finish(Trace& trace) const {
   for (const auto& [key, t] : totals_) {
     Access a;
-    a.kernel = std::get<0>(key);
+    a.kernel = kernels_[std::get<0>(key)];
     a.launch = std::get<1>(key);
     a.block = {std::get<2>(key), std::get<3>(key), std::get<4>(key)};
     a.allocation = std::get<5>(key);

@@ -19,7 +19,7 @@ class AccessAggregator {
   /// `allocations` is consulted at add() time (the allocations live during that launch).
   AccessAggregator(const AllocationMap& allocations, BlockSampling blocks, std::uint64_t max_findings = 1000);
   void add(const LaunchInfo& launch, const WarpAccess& warp);
-  /// Appends the accesses (sorted by kernel, launch, block, allocation) and findings to `trace`.
+  /// Appends the accesses (kernels in order of first access, then launch, block, allocation) and findings.
   void finish(Trace& trace) const;
 
  private:
@@ -28,12 +28,16 @@ class AccessAggregator {
     std::uint64_t loads = 0, stores = 0, atomics = 0, bytes_loaded = 0, bytes_stored = 0;
     std::uint64_t requests = 0, sectors = 0, lanes = 0;
   };
-  using Key = std::tuple<std::string, std::uint64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  /// (kernel id, launch, block x, y, z, allocation); kernel ids index kernels_ (no string per lane or request).
+  using Key = std::tuple<std::uint32_t, std::uint64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  std::uint32_t kernel_id(const std::string& name);
 
   const AllocationMap& allocations_;
   BlockSampling blocks_;
   std::uint64_t max_findings_;
   std::map<Key, Totals> totals_;
+  std::vector<std::string> kernels_;
+  std::map<std::string, std::uint32_t> kernel_ids_;
   std::vector<Finding> findings_;
   std::uint64_t findings_over_cap_ = 0;
   std::uint64_t skipped_requests_ = 0;

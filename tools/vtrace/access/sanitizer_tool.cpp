@@ -39,7 +39,7 @@ struct Settings {
   std::string patches;
   std::optional<std::regex> kernel;
   long long launch = -1;
-  std::uint64_t max_bytes = 256ull << 20;
+  std::uint64_t max_bytes = 64ull << 20;
 };
 
 struct PendingLaunch {
