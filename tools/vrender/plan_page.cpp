@@ -164,8 +164,10 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
                              {"TMEM peak", sum.number("tmem_peak_cols") ? num(*sum.number("tmem_peak_cols"), 0) + " cols" : ""},
                              {"TMEM limit", sum.number("tmem_limit_cols") ? num(*sum.number("tmem_limit_cols"), 0) + " cols" : ""},
                              {"fits", sum.boolean("fits") ? (*sum.boolean("fits") ? "yes" : "NO — over budget") : ""}};
+  // Targets without tensor memory (limit 0, e.g. sm_90) get no TMEM lines.
+  bool no_tmem = sum.number_or("tmem_limit_cols", 1) == 0 && sum.number_or("tmem_peak_cols", 0) == 0;
   for (auto& f : facts)
-    if (!f.value.empty()) summary.facts.push_back(std::move(f));
+    if (!f.value.empty() && !(no_tmem && f.key.rfind("TMEM", 0) == 0)) summary.facts.push_back(std::move(f));
   page.sections.push_back(std::move(summary));
 
   std::vector<PlanBuffer> buffers = read_buffers(root);
