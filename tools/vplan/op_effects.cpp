@@ -41,7 +41,7 @@ std::string_view op_base_name(std::string_view name) {
 
 KeyKind classify_key(const Op& op) {
   std::string_view base = op_base_name(op.name);
-  std::string_view dialect = op.name.substr(0, op.name.find('.'));
+  std::string_view dialect = std::string_view(op.name).substr(0, op.name.find('.'));
   if (one_of(base, kMmaOps)) return KeyKind::kMma;
   if (one_of(base, kLoadOps) && dialect != "llvm") return KeyKind::kLoad;
   if (one_of(base, kStoreOps) && dialect != "llvm") return KeyKind::kStore;
