@@ -221,6 +221,9 @@ Plan plan_from_document(const OrderedJson& doc, std::string_view name) {
     for (const auto& j : doc["channels"]) {
       Channel c;
       c.id = f.get<int>(j, "id", "channels[].");
+      if (c.id != static_cast<int>(plan.channels.size()))
+        f.fail("channels[" + std::to_string(plan.channels.size()) + "].id is " + std::to_string(c.id) +
+               ", expected ids 0, 1, 2, ...");
       c.buffer = f.get<int>(j, "buffer", "channels[].");
       if (c.buffer < 0 || c.buffer >= static_cast<int>(plan.buffers.size()))
         f.fail("channels[" + std::to_string(c.id) + "].buffer " + std::to_string(c.buffer) + " names no buffer");
@@ -234,6 +237,10 @@ Plan plan_from_document(const OrderedJson& doc, std::string_view name) {
       c.operand_d = f.get_or<bool>(j, "operand_d", false);
       plan.channels.push_back(std::move(c));
     }
+  for (const auto& b : plan.buffers)
+    for (int c : b.channels)
+      if (c < 0 || c >= static_cast<int>(plan.channels.size()))
+        f.fail("buffers[" + std::to_string(b.id) + "].channels names no channel (" + std::to_string(c) + ")");
   const auto& s = f.at(doc, "summary", "");
   Summary& sum = plan.summary;
   sum.smem_peak_bytes = f.get_or<std::int64_t>(s, "smem_peak_bytes", 0);

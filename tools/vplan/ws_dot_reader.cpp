@@ -236,7 +236,9 @@ void finish_imported_plan(Plan& plan, const std::string& name) {
     if (plan.ops[i].partition != kNoPartition) partitions.insert(plan.ops[i].partition);
   }
   // Channel ends take their op's partition when the combined graph gave one.
+  // Channels are renumbered 0, 1, ... in the dump's id order: ids index plan.channels everywhere in vplan.
   std::sort(plan.channels.begin(), plan.channels.end(), [](const Channel& a, const Channel& b) { return a.id < b.id; });
+  for (std::size_t i = 0; i < plan.channels.size(); ++i) plan.channels[i].id = static_cast<int>(i);
   for (auto& b : plan.buffers) b.channels.clear(), b.operand_d = 0;
   for (auto& c : plan.channels) {
     c.producer.partition = plan.ops[c.producer.op].partition;
