@@ -10,14 +10,14 @@ namespace vtools::vrender {
 
 /// What an axis measures; `unit` "B" gives binary byte ticks ("64 KiB"), "%" percent, "" a plain number.
 struct Axis {
-  std::string label;
-  std::string unit;
+  std::string label{};
+  std::string unit{};
   bool log = false;  ///< log10 scale; non-positive values are clamped to the lowest decade
 };
 
 /// Tick values covering [lo, hi]: lo/hi are widened to multiples of `step` (or whole decades on a log axis).
 struct Ticks {
-  std::vector<double> values;
+  std::vector<double> values{};
   double step = 1;  ///< distance between ticks (ratio 10 on a log axis)
   double lo = 0, hi = 1;
 };

@@ -13,21 +13,21 @@ namespace vtools::vrender {
 
 /// One config's results (NaN where the document has no value).
 struct BenchResult {
-  std::string config;
+  std::string config{};
   double n_layer = 0, n_head = 0, n_embd = 0;
   double mean_ms = 0, std_ms = 0, min_ms = 0, max_ms = 0, median_ms = 0, p5_ms = 0, p95_ms = 0, p99_ms = 0;
   std::size_t samples = 0;
   double tokens_per_s = 0, batch_size = 0, seq_len = 0, roofline_fraction = 0, floor_ms = 0;
-  std::string status;
+  std::string status{};
 };
 
 /// One vtools.bench document.
 struct BenchRun {
-  std::string source;     ///< input name
-  std::string timestamp;  ///< metadata.timestamp (else the envelope's created)
-  std::vector<Fact> system;
-  std::vector<std::string> notes;  ///< metadata.notes
-  std::vector<BenchResult> results;
+  std::string source{};     ///< input name
+  std::string timestamp{};  ///< metadata.timestamp (else the envelope's created)
+  std::vector<Fact> system{};
+  std::vector<std::string> notes{};  ///< metadata.notes
+  std::vector<BenchResult> results{};
 };
 
 /// Reads the body of a parsed vtools.bench document (fields of the wrong type -> Error kDataError).

@@ -11,14 +11,14 @@
 namespace vtools::vrender {
 
 struct Figure {
-  std::string title;  ///< drawn above the figure (charts carry their own title inside the SVG; graphs do not)
-  Svg svg;
+  std::string title{};  ///< drawn above the figure (charts carry their own title inside the SVG; graphs do not)
+  Svg svg{};
   bool in_image = true;  ///< part of SVG/PNG output (HTML shows every figure)
 };
 
 struct PageTable {
-  std::string title;
-  Table table;
+  std::string title{};
+  Table table{};
   bool in_image = false;  ///< also drawn into SVG/PNG output
 };
 
@@ -27,18 +27,18 @@ struct Fact {
 };
 
 struct Section {
-  std::string heading;
-  std::vector<Fact> facts;
-  std::vector<std::string> notes;  ///< e.g. what was aggregated or left out
-  std::vector<Figure> figures;
-  std::vector<PageTable> tables;
-  std::string preformatted;  ///< shown verbatim in HTML only (e.g. DOT source when no layout engine is built)
+  std::string heading{};
+  std::vector<Fact> facts{};
+  std::vector<std::string> notes{};  ///< e.g. what was aggregated or left out
+  std::vector<Figure> figures{};
+  std::vector<PageTable> tables{};
+  std::string preformatted{};  ///< shown verbatim in HTML only (e.g. DOT source when no layout engine is built)
 };
 
 struct Page {
-  std::string title;
-  std::string subtitle;
-  std::vector<Section> sections;
+  std::string title{};
+  std::string subtitle{};
+  std::vector<Section> sections{};
 };
 
 }  // namespace vtools::vrender

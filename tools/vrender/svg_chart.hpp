@@ -18,60 +18,60 @@ inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
 /// A rendered chart: SVG markup and its size in px.
 struct Svg {
-  std::string markup;
+  std::string markup{};
   double width = 0, height = 0;
 };
 
 /// A horizontal reference line ("limit 228 KiB", "speedup 1.0").
 struct RefLine {
   double value = 0;
-  std::string label;
+  std::string label{};
 };
 
 /// One series of a bar chart: one value per category; NaN = no bar. `low`/`high` (optional, same length) are the
 /// absolute ends of an error bar. `tooltips` (optional) replace the default "series, category: value" text.
 struct BarSeries {
-  std::string name;
+  std::string name{};
   std::vector<double> values, low, high;
-  std::vector<std::string> tooltips;
+  std::vector<std::string> tooltips{};
 };
 
 struct BarChart {
-  std::string title;
-  std::vector<std::string> categories;
-  std::vector<BarSeries> series;  ///< one bar per series in each category group
-  Axis y;
-  std::vector<RefLine> ref_lines;
+  std::string title{};
+  std::vector<std::string> categories{};
+  std::vector<BarSeries> series{};  ///< one bar per series in each category group
+  Axis y{};
+  std::vector<RefLine> ref_lines{};
   double width = 720, height = 340;
 };
 
 /// Points of a line/scatter series; `x` numeric, or category indices when XYChart::x_labels is set.
 struct XYSeries {
-  std::string name;
+  std::string name{};
   std::vector<double> x, y;
-  std::vector<std::string> tooltips;
+  std::vector<std::string> tooltips{};
 };
 
 struct XYChart {
-  std::string title;
-  std::vector<XYSeries> series;
+  std::string title{};
+  std::vector<XYSeries> series{};
   Axis x, y;
-  std::vector<std::string> x_labels;  ///< when set, x values are indices into these labels
+  std::vector<std::string> x_labels{};  ///< when set, x values are indices into these labels
   bool lines = true;                  ///< false: scatter only
-  std::vector<RefLine> ref_lines;
+  std::vector<RefLine> ref_lines{};
   double width = 720, height = 340;
 };
 
 /// rows x cols cells, values row-major; NaN or 0 = empty cell. Columns span [x_lo, x_hi) on the x axis.
 struct HeatMap {
-  std::string title;
+  std::string title{};
   int rows = 0, cols = 0;
-  std::vector<double> values;
-  std::vector<std::string> row_labels;  ///< shown when there is room (at most ~24 rows)
+  std::vector<double> values{};
+  std::vector<std::string> row_labels{};  ///< shown when there is room (at most ~24 rows)
   Axis x, y;
   double x_lo = 0, x_hi = 1;
-  std::string value_label;  ///< colour scale title, e.g. "bytes touched"
-  std::string value_unit;
+  std::string value_label{};  ///< colour scale title, e.g. "bytes touched"
+  std::string value_unit{};
   double width = 720, height = 360;
 };
 
@@ -79,27 +79,27 @@ struct HeatMap {
 struct LaneSpan {
   double start = 0, end = 0;
   int color = 0;
-  std::string label;  ///< drawn inside the bar when it fits
-  std::string tooltip;
+  std::string label{};  ///< drawn inside the bar when it fits
+  std::string tooltip{};
 };
 
 struct Lane {
-  std::string name;
-  std::vector<LaneSpan> spans;
+  std::string name{};
+  std::vector<LaneSpan> spans{};
 };
 
 /// Gantt chart / timeline: one row per lane, spans on a shared x axis. `zoomable` puts the spans in a nested
 /// <svg class="zoomable"> whose viewBox the page's script changes (wheel = zoom, drag = pan, double-click = reset).
 struct LaneChart {
-  std::string title;
-  std::vector<Lane> lanes;
-  Axis x;
+  std::string title{};
+  std::vector<Lane> lanes{};
+  Axis x{};
   double x_lo = kNoValue, x_hi = kNoValue;  ///< NaN: from the data
   bool zoomable = false;
-  std::vector<std::string> legend;  ///< names shown as a legend, of palette colours 0..n-1 ...
+  std::vector<std::string> legend{};  ///< names shown as a legend, of palette colours 0..n-1 ...
   double width = 900;
   double lane_height = 22;
-  std::vector<int> legend_colors;  ///< ... or of these palette indices when set (-1 = grey)
+  std::vector<int> legend_colors{};  ///< ... or of these palette indices when set (-1 = grey)
 };
 
 /// A rectangle on two numeric axes (x0..x1, y0..y1).
@@ -110,10 +110,10 @@ struct Box {
 };
 
 struct BoxChart {
-  std::string title;
-  std::vector<Box> boxes;
+  std::string title{};
+  std::vector<Box> boxes{};
   Axis x, y;
-  std::vector<RefLine> ref_lines;
+  std::vector<RefLine> ref_lines{};
   double width = 720, height = 360;
 };
 

@@ -63,6 +63,7 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
       have_origin = true;
     }
   auto rel = [&](const JsonView& a, std::string_view key) { return static_cast<double>(a.integer_or(key, origin) - origin); };
+  bool aggregate = kernels.size() + memcpys.size() > kMaxTimelineSpans;
   double t0 = 0, t1 = 0;
   bool any = false;
   auto note_time = [&](double a, double b) {
@@ -72,7 +73,7 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
   for (const JsonView& k : kernels) {
     Activity a{rel(k, "start_ns"), rel(k, "end_ns"), k.text_or("name", k.text_or("mangled_name", "kernel")), 0, ""};
     if (a.end_ns < a.start_ns) a.end_ns = a.start_ns;
-    a.detail = "grid " + dims(k, "grid") + " block " + dims(k, "block");
+    if (!aggregate) a.detail = "grid " + dims(k, "grid") + " block " + dims(k, "block");  // only shown per launch
     note_time(a.start_ns, a.end_ns);
     auto& t = by_name[a.name];
     double d = a.end_ns - a.start_ns;
@@ -110,9 +111,7 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
   auto [div, unit] = time_unit(t1 - t0);
   chart.x = {"time since first activity", unit};
   chart.x_hi = (t1 - t0) / div;
-  std::size_t count = 0;
-  for (const auto& [key, acts] : lanes) count += acts.size();
-  bool aggregate = count > kMaxTimelineSpans;
+  std::size_t count = kernels.size() + memcpys.size();
   double bucket_ns = (t1 - t0) / static_cast<double>(kTimelineBuckets);
   std::size_t drawn = 0;
   for (auto& [key, acts] : lanes) {
