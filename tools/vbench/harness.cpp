@@ -77,9 +77,12 @@ BenchRun run_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSetting
     r.config = job.config;
     r.params = count_parameters(job.config);
     r.cost = forward_cost(job.config, s.batch, s.seq, s.dtype);
-    r.floor = roofline_floor(r.cost, run.device);
     const auto tokens = make_tokens(s.batch, s.seq, job.config.vocab_size, s.seed);
     backend.prepare(weights, s.batch, s.seq, s.dtype);
+    // The peak FLOP/s depend on the dtype, which the backend knows only once prepared (fp32 peak for a bf16 run
+    // gave roofline fractions above 1 on the H100).
+    run.device = backend.device();
+    r.floor = roofline_floor(r.cost, run.device);
     r.kernels_per_forward = backend.kernels_per_forward();
     if (s.check) r.correctness = check_correctness(weights, tokens, s, backend);
     const bool gate_ok = !r.correctness || r.correctness->passed;

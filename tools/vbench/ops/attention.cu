@@ -18,6 +18,7 @@ namespace {
 constexpr int kQueryRows = 8;  // warps per block, one query row each
 constexpr int kKeyTile = 32;   // keys per shared-memory tile, one per lane
 constexpr int kDimsPerLane = kMaxHeadSize / 32;
+constexpr int kLoadBatch = 8;  // tile elements each thread loads before storing any
 }  // namespace
 
 template <typename A>
@@ -48,12 +49,29 @@ __global__ void attention_forward_kernel1(A* out, const A* qkv, int T, int C, in
   for (int k0 = 0; k0 <= last_t; k0 += kKeyTile) {
     __syncthreads();  // the previous tile is consumed (and, on the first pass, q is visible)
     const int keys = min(kKeyTile, last_t + 1 - k0);
-    for (int i = threadIdx.x; i < keys * hs; i += blockDim.x) {
-      const int j = i / hs;
-      const int d = i % hs;
-      const A* row = base + (k0 + j) * row_stride;
-      k_tile[j * (hs + 1) + d] = to_float(row[C + d]);
-      v_tile[j * hs + d] = to_float(row[2 * C + d]);
+    // Loads first, stores after, kLoadBatch elements per thread per step: the loads are in flight together instead
+    // of each waiting for the previous store (the one-at-a-time loop made the kernel latency-bound, 13 us per call
+    // on gpt2 bf16 B=4 T=64, measured with vtrace).
+    const int elements = keys * hs;
+    for (int i0 = threadIdx.x; i0 < elements; i0 += kLoadBatch * blockDim.x) {
+      float k_val[kLoadBatch], v_val[kLoadBatch];
+#pragma unroll
+      for (int u = 0; u < kLoadBatch; ++u) {
+        const int i = i0 + u * blockDim.x;
+        if (i < elements) {
+          const A* row = base + (k0 + i / hs) * row_stride + i % hs;
+          k_val[u] = to_float(row[C]);
+          v_val[u] = to_float(row[2 * C]);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kLoadBatch; ++u) {
+        const int i = i0 + u * blockDim.x;
+        if (i < elements) {
+          k_tile[(i / hs) * (hs + 1) + i % hs] = k_val[u];
+          v_tile[i] = v_val[u];  // [j][hs] row-major: index j * hs + d == i
+        }
+      }
     }
     __syncthreads();
     if (t < T && k0 <= t) {  // uniform per warp: t is the warp's row
