@@ -8,21 +8,7 @@
 #include "input_file.hpp"
 #include "output_file.hpp"
 
-#ifndef VTOOLS_VERSION
-#define VTOOLS_VERSION "0.0.0"
-#endif
-#ifndef VTOOLS_GIT_DESCRIBE
-#define VTOOLS_GIT_DESCRIBE ""
-#endif
-
 namespace vtools {
-
-std::string tool_version() {
-  std::string v = VTOOLS_VERSION;
-  std::string git = VTOOLS_GIT_DESCRIBE;
-  if (!git.empty()) v += " (" + git + ")";
-  return v;
-}
 
 std::string iso8601_now() {
   std::time_t t = std::time(nullptr);
