@@ -19,6 +19,19 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
+/// Kernel names in tables: demangled names carry full parameter lists and template arguments (cuBLAS names pass
+/// 400 characters), which made the table unreadable. A name over kMaxNameWidth loses its parameter list (overloads
+/// still differ in short names), then is cut with "...". JSON output keeps the full name.
+constexpr std::size_t kMaxNameWidth = 80;
+std::string table_kernel_name(const std::string& name) {
+  std::string s = name;
+  if (s.size() <= kMaxNameWidth) return s;
+  if (auto paren = s.find('('); paren != std::string::npos && paren > 0) s.resize(paren);
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  if (s.size() > kMaxNameWidth) s = s.substr(0, kMaxNameWidth - 3) + "...";
+  return s;
+}
+
 void write_table(const Table& t, bool markdown, std::ostream& out) {
   if (markdown)
     write_markdown_table(t, out);
@@ -79,7 +92,7 @@ void write_summary_tables(const TraceSummary& s, bool markdown, std::ostream& ou
   kernels.align = {A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight,
                    A::kRight, A::kRight, A::kRight, A::kRight, A::kRight};
   for (const auto& k : s.kernels)
-    kernels.add_row({k.name, format_count(k.calls), format_duration_ns(k.total_ns), format_duration_ns(k.mean_ns),
+    kernels.add_row({table_kernel_name(k.name), format_count(k.calls), format_duration_ns(k.total_ns), format_duration_ns(k.mean_ns),
                      format_duration_ns(k.min_ns), format_duration_ns(k.max_ns), fixed(100 * k.share, 1) + "%",
                      k.grid_varies ? "varies" : dim3_text(k.grid), dim3_text(k.block),
                      std::to_string(k.registers_per_thread), format_bytes(k.shared_bytes)});
