@@ -69,7 +69,7 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         c.access_order.emplace_back(Tag::kMemory, c.memory.size() - 1);
         break;
       case Tag::kLaunch:
-        c.launches.push_back({fixed_part<LaunchRecord>(payload, true, name, at, "launch"), tail(sizeof(LaunchRecord))});
+        c.launches.push_back({fixed_part<LaunchRecord>(payload, true, name, at, "launch"), tail(sizeof(LaunchRecord)), {}});
         c.access_order.emplace_back(Tag::kLaunch, c.launches.size() - 1);
         break;
       case Tag::kLaunchParams:
