@@ -31,7 +31,9 @@ BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
       {"host", "host"},          {"backend", "backend"},     {"dtype", "dtype"},
       {"batch_size", "batch"},   {"seq_len", "sequence"},    {"iters", "iterations"},
       {"threads", "threads"},    {"vtools_version", "vtools"}};
-  for (const auto& [key, label] : kFacts) {
+  for (const auto& fact : kFacts) {
+    const char* key = fact.first;
+    const std::string label = fact.second;  // a named variable, not a binding: lambdas capture it (clang 14)
     JsonView v = meta.at(key);
     if (!v.present()) continue;
     std::string text = v.raw()->is_number() ? num(*v.as_number(), 3) : v.as_text();
