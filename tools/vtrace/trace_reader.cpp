@@ -160,6 +160,18 @@ Finding read_finding(const Fields& f) {
   return x;
 }
 
+/// The fields memcpy and memset records share: when (start/end ns) and where (device, context, stream), and the
+/// correlation id that ties them to their API call.
+template <typename Activity>
+void read_activity_placement(const Fields& f, Activity& a) {
+  f.get_uint("start_ns", a.start_ns);
+  f.get_uint("end_ns", a.end_ns);
+  f.get_uint("device_id", a.device_id);
+  f.get_uint("context_id", a.context_id);
+  f.get_uint("stream_id", a.stream_id);
+  f.get_uint("correlation_id", a.correlation_id);
+}
+
 }  // namespace
 
 Trace read_trace(std::string_view text, std::string_view name) {
@@ -194,24 +206,14 @@ Trace read_trace(std::string_view text, std::string_view name) {
     Memcpy m;
     f.get_string("kind", m.kind);
     f.get_uint("bytes", m.bytes);
-    f.get_uint("start_ns", m.start_ns);
-    f.get_uint("end_ns", m.end_ns);
-    f.get_uint("device_id", m.device_id);
-    f.get_uint("context_id", m.context_id);
-    f.get_uint("stream_id", m.stream_id);
-    f.get_uint("correlation_id", m.correlation_id);
+    read_activity_placement(f, m);
     t.memcpys.push_back(m);
   });
   top.for_each("memsets", [&](const Fields& f) {
     Memset m;
     f.get_uint("bytes", m.bytes);
     f.get_uint("value", m.value);
-    f.get_uint("start_ns", m.start_ns);
-    f.get_uint("end_ns", m.end_ns);
-    f.get_uint("device_id", m.device_id);
-    f.get_uint("context_id", m.context_id);
-    f.get_uint("stream_id", m.stream_id);
-    f.get_uint("correlation_id", m.correlation_id);
+    read_activity_placement(f, m);
     t.memsets.push_back(m);
   });
   top.for_each("allocations", [&](const Fields& f) {
