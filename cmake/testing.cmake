@@ -68,6 +68,10 @@ function(vtools_gpu_test)
   set_tests_properties(${T_NAME} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT ${T_TIMEOUT})
 endfunction()
 
+if(VTOOLS_FUZZ)
+  add_custom_target(vtools_fuzz_all)  # every fuzz target: `cmake --build --preset fuzz --target vtools_fuzz_all`
+endif()
+
 # vtools_fuzz_target(NAME n SOURCES a.cpp LIBS lib... CORPUS dir): a libFuzzer target (only with VTOOLS_FUZZ=ON,
 # which needs clang); ctest -L fuzz runs it for VTOOLS_FUZZ_SECONDS from the seed corpus.
 function(vtools_fuzz_target)
@@ -79,6 +83,7 @@ function(vtools_fuzz_target)
   target_compile_options(${T_NAME} PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_options(${T_NAME} PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS})
+  add_dependencies(vtools_fuzz_all ${T_NAME})
   set(work ${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}-corpus)
   add_test(NAME ${T_NAME}
            COMMAND sh -c "mkdir -p ${work} && cp -r ${T_CORPUS}/. ${work}/ && exec $<TARGET_FILE:${T_NAME}> -max_total_time=${VTOOLS_FUZZ_SECONDS} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}- ${work}")
