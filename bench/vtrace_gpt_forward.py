@@ -1,15 +1,22 @@
-# The workload of bench/gpu-vtrace.sh: a minGPT-style forward loop (6 layers, 6 heads, 192 embd, batch 8, seq 256,
-# fp32, PyTorch eager), ITERS timed iterations after 20 warm-up ones. Prints "loop_s=<seconds> iters=<n>".
+# The workload of bench/gpu-vtrace.sh: a minGPT-style forward loop in PyTorch eager, fp32, ITERS timed iterations
+# after 20 warm-up ones. Sizes: "mini" (6 layers, 6 heads, 192 embd, batch 8, seq 256; ~130 short kernels per
+# forward, launch-bound: the worst case for a tracer's per-launch cost) or "gpt2" (12/12/768, batch 8, seq 512;
+# GPU-bound, like a real inference loop). Prints "loop_s=<s> program_s=<s> iters=<n>" (program_s: from before
+# `import torch` to the end).
+import time
+
+PROGRAM_START = time.perf_counter()
+
 import math
 import sys
-import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 ITERS = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-L, H, C, V, T, B = 6, 6, 192, 50257, 256, 8
+SIZE = sys.argv[2] if len(sys.argv) > 2 else "mini"
+L, H, C, V, T, B = {"mini": (6, 6, 192, 50257, 256, 8), "gpt2": (12, 12, 768, 50257, 512, 8)}[SIZE]
 
 
 class Block(nn.Module):
@@ -54,4 +61,5 @@ with torch.no_grad():
     for _ in range(ITERS):
         model(idx)
     torch.cuda.synchronize()
-    print(f"loop_s={time.perf_counter() - t0:.4f} iters={ITERS}")
+    t1 = time.perf_counter()
+    print(f"loop_s={t1 - t0:.4f} program_s={t1 - PROGRAM_START:.4f} iters={ITERS}")

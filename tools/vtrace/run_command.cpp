@@ -12,6 +12,7 @@
 #include "libcommon/cli.hpp"
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
+#include "libcommon/output_file.hpp"
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/child_process.hpp"
 #include "tools/vtrace/options.hpp"
@@ -145,7 +146,7 @@ int run_command(const RunOptions& o) {
     trace.run.notes.push_back("the command was killed by signal " + std::to_string(trace.run.signal) +
                               "; the trace holds what was flushed before");
   for (const auto& n : trace.run.notes) print_note(n);
-  write_document(trace_to_document(trace), o.output.output);
+  write_output(o.output.output, trace_document_text(trace));
   return trace.run.exit_status;
 }
 

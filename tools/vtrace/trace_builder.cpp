@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <unordered_map>
 
 namespace vtools::vtrace {
 
@@ -37,11 +38,11 @@ std::string memory_kind_name(std::uint32_t kind) {
 
 namespace {
 
-Kernel to_kernel(const raw::NamedKernel& nk, std::int64_t pid) {
+Kernel to_kernel(const raw::NamedKernel& nk, std::string name, std::int64_t pid) {
   const raw::KernelRecord& r = nk.record;
   Kernel k;
   k.mangled_name = nk.mangled_name;
-  k.name = demangle(nk.mangled_name);
+  k.name = std::move(name);
   k.device_id = r.device_id;
   k.context_id = r.context_id;
   k.stream_id = r.stream_id;
@@ -100,6 +101,12 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
   t.run = std::move(run);
   t.partial = t.run.signal != 0;
   std::map<std::uint32_t, Device> devices;
+  // A loop launches the same few kernels 10^5 times: demangle and filter each name once.
+  struct NameInfo {
+    std::string name;
+    bool kept;
+  };
+  std::unordered_map<std::string, NameInfo> names;
   for (const auto& c : captures) {
     t.run.process_ids.push_back(c.process.pid);
     if (!c.ended || c.torn_bytes > 0) t.partial = true;
@@ -116,9 +123,14 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
       devices.emplace(dev.id, dev);
     }
     for (const auto& nk : c.kernels) {
-      Kernel k = to_kernel(nk, c.process.pid);
-      if (filter.keeps(k.name, k.mangled_name))
-        t.kernels.push_back(std::move(k));
+      auto it = names.find(nk.mangled_name);
+      if (it == names.end()) {
+        std::string name = demangle(nk.mangled_name);
+        const bool kept = filter.keeps(name, nk.mangled_name);
+        it = names.emplace(nk.mangled_name, NameInfo{std::move(name), kept}).first;
+      }
+      if (it->second.kept)
+        t.kernels.push_back(to_kernel(nk, it->second.name, c.process.pid));
       else
         ++t.filtered_kernels;
     }
@@ -136,10 +148,14 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
     }
   }
   for (auto& [id, d] : devices) t.devices.push_back(d);
-  auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
-  std::stable_sort(t.kernels.begin(), t.kernels.end(), by_start);
-  std::stable_sort(t.memcpys.begin(), t.memcpys.end(), by_start);
-  std::stable_sort(t.memsets.begin(), t.memsets.end(), by_start);
+  auto by_start = [](auto& records) {  // CUPTI delivers them nearly in order; sort only when needed
+    auto earlier = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
+    if (!std::is_sorted(records.begin(), records.end(), earlier))
+      std::stable_sort(records.begin(), records.end(), earlier);
+  };
+  by_start(t.kernels);
+  by_start(t.memcpys);
+  by_start(t.memsets);
   if (t.filtered_kernels > 0)
     t.run.notes.push_back("--kernel '" + filter.pattern() + "' left out " + std::to_string(t.filtered_kernels) +
                           " kernel launches");

@@ -1,135 +1,218 @@
 #include "tools/vtrace/trace_writer.hpp"
 
+#include "libcommon/json_writer.hpp"
+
 namespace vtools::vtrace {
 
 namespace {
 
-OrderedJson dim3_json(const Dim3& d) { return OrderedJson::array({d[0], d[1], d[2]}); }
+using Layout = JsonWriter::Layout;
 
-OrderedJson run_json(const RunInfo& r) {
-  OrderedJson j;
-  j["command"] = r.command;
-  j["exit_status"] = r.exit_status;
-  j["signal"] = r.signal;
-  j["start_time"] = r.start_time;
-  j["host"] = r.host;
-  j["tool_version"] = r.tool_version;
-  j["mode"] = r.mode;
-  j["duration_ns"] = r.duration_ns;
-  j["process_ids"] = r.process_ids;
-  j["notes"] = r.notes;
-  return j;
+void dim3_field(JsonWriter& w, std::string_view name, const Dim3& d) {
+  w.key(name);
+  w.begin_array();
+  for (auto v : d) w.value(v);
+  w.end_array();
 }
 
-OrderedJson kernel_json(const Kernel& k) {
-  OrderedJson j;
-  j["name"] = k.name;
-  j["mangled_name"] = k.mangled_name;
-  j["device_id"] = k.device_id;
-  j["context_id"] = k.context_id;
-  j["stream_id"] = k.stream_id;
-  j["correlation_id"] = k.correlation_id;
-  j["process_id"] = k.process_id;
-  j["grid"] = dim3_json(k.grid);
-  j["block"] = dim3_json(k.block);
-  j["cluster"] = dim3_json(k.cluster);
-  j["registers_per_thread"] = k.registers_per_thread;
-  j["static_shared_bytes"] = k.static_shared_bytes;
-  j["dynamic_shared_bytes"] = k.dynamic_shared_bytes;
-  j["local_bytes_per_thread"] = k.local_bytes_per_thread;
-  j["local_bytes_total"] = k.local_bytes_total;
-  j["launch_type"] = k.launch_type;
-  j["graph_id"] = k.graph_id;
-  j["graph_node_id"] = k.graph_node_id;
-  j["start_ns"] = k.start_ns;
-  j["end_ns"] = k.end_ns;
-  return j;
+void write_run(JsonWriter& w, const RunInfo& r) {
+  w.begin_object();
+  w.key("command");
+  w.begin_array();
+  for (const auto& arg : r.command) w.value(arg);
+  w.end_array();
+  w.field("exit_status", r.exit_status);
+  w.field("signal", r.signal);
+  w.field("start_time", r.start_time);
+  w.field("host", r.host);
+  w.field("tool_version", r.tool_version);
+  w.field("mode", r.mode);
+  w.field("duration_ns", r.duration_ns);
+  w.key("process_ids");
+  w.begin_array();
+  for (auto pid : r.process_ids) w.value(pid);
+  w.end_array();
+  w.key("notes");
+  w.begin_array();
+  for (const auto& n : r.notes) w.value(n);
+  w.end_array();
+  w.end_object();
 }
 
-OrderedJson memcpy_json(const Memcpy& m) {
-  return OrderedJson{{"kind", m.kind},           {"bytes", m.bytes},         {"start_ns", m.start_ns},
-                     {"end_ns", m.end_ns},       {"stream_id", m.stream_id}, {"device_id", m.device_id},
-                     {"context_id", m.context_id}, {"correlation_id", m.correlation_id}};
+void write_device(JsonWriter& w, const Device& d) {
+  w.begin_object();
+  w.field("id", d.id);
+  w.field("name", d.name);
+  w.field("compute_capability", d.compute_capability);
+  w.field("sm_count", d.sm_count);
+  w.field("memory_bytes", d.memory_bytes);
+  w.end_object();
 }
 
-OrderedJson memset_json(const Memset& m) {
-  return OrderedJson{{"bytes", m.bytes},         {"value", m.value},         {"start_ns", m.start_ns},
-                     {"end_ns", m.end_ns},       {"stream_id", m.stream_id}, {"device_id", m.device_id},
-                     {"context_id", m.context_id}, {"correlation_id", m.correlation_id}};
+void write_kernel(JsonWriter& w, const Kernel& k) {
+  w.begin_object();
+  w.field("name", k.name);
+  w.field("mangled_name", k.mangled_name);
+  w.field("device_id", k.device_id);
+  w.field("context_id", k.context_id);
+  w.field("stream_id", k.stream_id);
+  w.field("correlation_id", k.correlation_id);
+  w.field("process_id", k.process_id);
+  dim3_field(w, "grid", k.grid);
+  dim3_field(w, "block", k.block);
+  dim3_field(w, "cluster", k.cluster);
+  w.field("registers_per_thread", k.registers_per_thread);
+  w.field("static_shared_bytes", k.static_shared_bytes);
+  w.field("dynamic_shared_bytes", k.dynamic_shared_bytes);
+  w.field("local_bytes_per_thread", k.local_bytes_per_thread);
+  w.field("local_bytes_total", k.local_bytes_total);
+  w.field("launch_type", k.launch_type);
+  w.field("graph_id", k.graph_id);
+  w.field("graph_node_id", k.graph_node_id);
+  w.field("start_ns", k.start_ns);
+  w.field("end_ns", k.end_ns);
+  w.end_object();
 }
 
-OrderedJson allocation_json(const Allocation& a) {
-  OrderedJson j{{"id", a.id},
-                {"address", a.address},
-                {"size", a.size},
-                {"name", a.name},
-                {"memory_kind", a.memory_kind},
-                {"device_id", a.device_id},
-                {"allocated_ns", a.allocated_ns}};
-  j["freed_ns"] = a.freed_ns ? OrderedJson(*a.freed_ns) : OrderedJson(nullptr);
-  return j;
+// Fields memcpys and memsets share after their own.
+void write_copy_place(JsonWriter& w, std::uint64_t start_ns, std::uint64_t end_ns, std::uint32_t stream_id,
+                      std::uint32_t device_id, std::uint32_t context_id, std::uint32_t correlation_id) {
+  w.field("start_ns", start_ns);
+  w.field("end_ns", end_ns);
+  w.field("stream_id", stream_id);
+  w.field("device_id", device_id);
+  w.field("context_id", context_id);
+  w.field("correlation_id", correlation_id);
 }
 
-OrderedJson access_json(const Access& a) {
-  OrderedJson ranges = OrderedJson::array();
-  for (const auto& r : a.ranges) ranges.push_back(OrderedJson::array({r[0], r[1]}));
-  return OrderedJson{{"kernel", a.kernel},
-                     {"launch", a.launch},
-                     {"block", dim3_json(a.block)},
-                     {"allocation", a.allocation},
-                     {"ranges", ranges},
-                     {"loads", a.loads},
-                     {"stores", a.stores},
-                     {"atomics", a.atomics},
-                     {"bytes_loaded", a.bytes_loaded},
-                     {"bytes_stored", a.bytes_stored},
-                     {"sectors_per_request", a.sectors_per_request},
-                     {"active_lanes_per_request", a.active_lanes_per_request}};
+void write_memcpy(JsonWriter& w, const Memcpy& m) {
+  w.begin_object();
+  w.field("kind", m.kind);
+  w.field("bytes", m.bytes);
+  write_copy_place(w, m.start_ns, m.end_ns, m.stream_id, m.device_id, m.context_id, m.correlation_id);
+  w.end_object();
 }
 
-OrderedJson finding_json(const Finding& f) {
-  return OrderedJson{{"kind", f.kind},       {"kernel", f.kernel},         {"launch", f.launch},
-                     {"block", dim3_json(f.block)}, {"thread", dim3_json(f.thread)}, {"pc_offset", f.pc_offset},
-                     {"address", f.address}, {"size", f.size},             {"operation", f.operation},
-                     {"allocation", f.allocation}, {"distance", f.distance}};
+void write_memset(JsonWriter& w, const Memset& m) {
+  w.begin_object();
+  w.field("bytes", m.bytes);
+  w.field("value", m.value);
+  write_copy_place(w, m.start_ns, m.end_ns, m.stream_id, m.device_id, m.context_id, m.correlation_id);
+  w.end_object();
 }
 
+void write_allocation(JsonWriter& w, const Allocation& a) {
+  w.begin_object();
+  w.field("id", a.id);
+  w.field("address", a.address);
+  w.field("size", a.size);
+  w.field("name", a.name);
+  w.field("memory_kind", a.memory_kind);
+  w.field("device_id", a.device_id);
+  w.field("allocated_ns", a.allocated_ns);
+  w.key("freed_ns");
+  if (a.freed_ns) {
+    w.value(*a.freed_ns);
+  } else {
+    w.value(nullptr);
+  }
+  w.end_object();
+}
+
+void write_failed_launch(JsonWriter& w, const FailedLaunch& f) {
+  w.begin_object();
+  w.field("api", f.api);
+  w.field("kernel", f.kernel);
+  w.field("status", f.status);
+  w.field("correlation_id", f.correlation_id);
+  w.end_object();
+}
+
+void write_access(JsonWriter& w, const Access& a) {
+  w.begin_object();
+  w.field("kernel", a.kernel);
+  w.field("launch", a.launch);
+  dim3_field(w, "block", a.block);
+  w.field("allocation", a.allocation);
+  w.key("ranges");
+  w.begin_array();
+  for (const auto& r : a.ranges) {
+    w.begin_array();
+    w.value(r[0]);
+    w.value(r[1]);
+    w.end_array();
+  }
+  w.end_array();
+  w.field("loads", a.loads);
+  w.field("stores", a.stores);
+  w.field("atomics", a.atomics);
+  w.field("bytes_loaded", a.bytes_loaded);
+  w.field("bytes_stored", a.bytes_stored);
+  w.field("sectors_per_request", a.sectors_per_request);
+  w.field("active_lanes_per_request", a.active_lanes_per_request);
+  w.end_object();
+}
+
+void write_finding(JsonWriter& w, const Finding& f) {
+  w.begin_object();
+  w.field("kind", f.kind);
+  w.field("kernel", f.kernel);
+  w.field("launch", f.launch);
+  dim3_field(w, "block", f.block);
+  dim3_field(w, "thread", f.thread);
+  w.field("pc_offset", f.pc_offset);
+  w.field("address", f.address);
+  w.field("size", f.size);
+  w.field("operation", f.operation);
+  w.field("allocation", f.allocation);
+  w.field("distance", f.distance);
+  w.end_object();
+}
+
+/// `name`: one element per line.
 template <class T, class F>
-OrderedJson array_of(const std::vector<T>& items, F to_json) {
-  OrderedJson out = OrderedJson::array();
-  for (const auto& item : items) out.push_back(to_json(item));
-  return out;
+void records(JsonWriter& w, std::string_view name, const std::vector<T>& items, F write_one) {
+  w.key(name);
+  w.begin_array(Layout::kLines);
+  for (const auto& item : items) write_one(w, item);
+  w.end_array();
 }
 
 }  // namespace
 
-OrderedJson trace_to_document(const Trace& t) {
-  OrderedJson doc = new_document(kTraceFormat, "vtrace");
-  doc["run"] = run_json(t.run);
-  doc["devices"] = array_of(t.devices, [](const Device& d) {
-    return OrderedJson{{"id", d.id},
-                       {"name", d.name},
-                       {"compute_capability", d.compute_capability},
-                       {"sm_count", d.sm_count},
-                       {"memory_bytes", d.memory_bytes}};
-  });
-  doc["kernels"] = array_of(t.kernels, kernel_json);
-  doc["memcpys"] = array_of(t.memcpys, memcpy_json);
-  doc["memsets"] = array_of(t.memsets, memset_json);
-  doc["allocations"] = array_of(t.allocations, allocation_json);
-  doc["failed_launches"] = array_of(t.failed_launches, [](const FailedLaunch& f) {
-    return OrderedJson{
-        {"api", f.api}, {"kernel", f.kernel}, {"status", f.status}, {"correlation_id", f.correlation_id}};
-  });
-  if (t.run.mode == "accesses") {
-    doc["accesses"] = array_of(t.accesses, access_json);
-    doc["findings"] = array_of(t.findings, finding_json);
-    doc["tma_kernels"] = t.tma_kernels;
+std::string trace_document_text(const Trace& t) {
+  std::string out;
+  out.reserve(256 + t.kernels.size() * 640 + t.accesses.size() * 256);
+  JsonWriter w(out);
+  w.begin_object(Layout::kLines);
+  const OrderedJson envelope = new_document(kTraceFormat, "vtrace");
+  for (const auto& [key, value] : envelope.items()) {
+    w.key(key);
+    w.value(value);
   }
-  doc["partial"] = t.partial;
-  doc["dropped_records"] = t.dropped_records;
-  doc["filtered_kernels"] = t.filtered_kernels;
-  return doc;
+  w.key("run");
+  write_run(w, t.run);
+  records(w, "devices", t.devices, write_device);
+  records(w, "kernels", t.kernels, write_kernel);
+  records(w, "memcpys", t.memcpys, write_memcpy);
+  records(w, "memsets", t.memsets, write_memset);
+  records(w, "allocations", t.allocations, write_allocation);
+  records(w, "failed_launches", t.failed_launches, write_failed_launch);
+  if (t.run.mode == "accesses") {
+    records(w, "accesses", t.accesses, write_access);
+    records(w, "findings", t.findings, write_finding);
+    w.key("tma_kernels");
+    w.begin_array(Layout::kLines);
+    for (const auto& k : t.tma_kernels) w.value(k);
+    w.end_array();
+  }
+  w.field("partial", t.partial);
+  w.field("dropped_records", t.dropped_records);
+  w.field("filtered_kernels", t.filtered_kernels);
+  w.end_object();
+  return out;
 }
+
+OrderedJson trace_to_document(const Trace& t) { return parse_json(trace_document_text(t), "trace"); }
 
 }  // namespace vtools::vtrace

@@ -1,0 +1,96 @@
+// vtrace post-run harness (not a test): what `vtrace run` does after the traced program exits, on a synthetic
+// raw record file of N kernel launches shaped like a PyTorch eager loop (a dozen distinct kernels, long mangled
+// names, ~10% memcpys): read the raw records, build the trace (demangling, filtering), write the JSON document.
+// Timed per phase on one core. This cost is part of vtrace's wall-time overhead (issue 6), paid once at exit.
+//
+//   vtrace_perftest [KERNELS=68640] [REPEATS=5]      prints median CPU ms per phase and the document size
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "libcommon/output_file.hpp"
+#include "libcommon/stats.hpp"
+#include "tools/vtrace/kernel_filter.hpp"
+#include "tools/vtrace/raw_record_reader.hpp"
+#include "tools/vtrace/raw_record_writer.hpp"
+#include "tools/vtrace/trace_builder.hpp"
+#include "tools/vtrace/trace_writer.hpp"
+
+using namespace vtools::vtrace;
+
+namespace {
+
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+// Mangled names like the ones PyTorch's elementwise and cuBLAS kernels carry.
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> names;
+  for (int i = 0; i < 12; ++i) {
+    names.push_back("_ZN2at6native29vectorized_elementwise_kernelILi" + std::to_string(i) +
+                    "ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_");
+  }
+  names.push_back("_Z17gemv2T_kernel_valIiiffffLi128ELi16ELi4ELi4ELb0ELb0E19cublasGemvParamsExIi30cublasGemvTensor"
+                  "StridedBatchedIKfES3_S1_IfEfEEvT11_T4_S7_");
+  return names;
+}
+
+std::string raw_file(int kernels) {
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(raw::Tag::kProcess, raw::ProcessRecord{4242, 1000});
+  b.add(raw::Tag::kDevice, raw::DeviceRecord{0, 9, 0, 132, 80ull << 30}, "NVIDIA H100 80GB HBM3");
+  const std::vector<std::string> names = kernel_names();
+  std::uint64_t t = 2000;
+  for (int i = 0; i < kernels; ++i) {
+    raw::KernelRecord k{};
+    k.start_ns = t;
+    k.end_ns = t + 3000;
+    t += 5000;
+    k.correlation_id = static_cast<std::uint32_t>(i + 1);
+    k.stream_id = 7;
+    k.grid[0] = 1024, k.grid[1] = k.grid[2] = 1;
+    k.block[0] = 128, k.block[1] = k.block[2] = 1;
+    k.registers_per_thread = 32;
+    b.add(raw::Tag::kKernel, k, names[static_cast<std::size_t>(i) % names.size()]);
+    if (i % 10 == 0) b.add(raw::Tag::kMemcpy, raw::MemcpyRecord{t, t + 500, 4096, 1, 0, 1, 7, k.correlation_id, 0});
+  }
+  b.add(raw::Tag::kEnd, raw::EndRecord{t});
+  return b.bytes();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int kernels = argc > 1 ? std::atoi(argv[1]) : 68640;
+  const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
+  const std::string bytes = raw_file(kernels);
+  std::vector<double> read_ms, build_ms, json_ms, write_ms;
+  std::size_t doc_bytes = 0;
+  for (int r = 0; r < repeats; ++r) {
+    double t0 = cpu_ms();
+    std::vector<raw::Capture> captures{raw::read_capture(bytes, "raw-4242.bin")};
+    double t1 = cpu_ms();
+    Trace trace = build_trace(captures, RunInfo{}, KernelFilter(""));
+    double t2 = cpu_ms();
+    const std::string text = trace_document_text(trace);
+    double t3 = cpu_ms();
+    vtools::write_output("/tmp/vtrace_perftest.trace.json", text);
+    double t4 = cpu_ms();
+    read_ms.push_back(t1 - t0), build_ms.push_back(t2 - t1), json_ms.push_back(t3 - t2), write_ms.push_back(t4 - t3);
+    doc_bytes = text.size();
+  }
+  auto median = [](const std::vector<double>& v) { return vtools::stats::median(v); };
+  std::printf("kernels %d, raw %.1f MB, document %.1f MB, median of %d (CPU ms, one core)\n", kernels,
+              bytes.size() / 1e6, doc_bytes / 1e6, repeats);
+  std::printf("read raw %8.1f\nbuild    %8.1f\njson     %8.1f\nwrite    %8.1f\ntotal    %8.1f\n", median(read_ms),
+              median(build_ms), median(json_ms), median(write_ms),
+              median(read_ms) + median(build_ms) + median(json_ms) + median(write_ms));
+  return 0;
+}

@@ -1,0 +1,68 @@
+#include "libcommon/json_writer.hpp"
+
+namespace vtools {
+
+void JsonWriter::before_value() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (levels_.empty()) return;
+  Level& level = levels_.back();
+  if (!level.empty) out_ += level.layout == Layout::kLines ? "," : ", ";
+  level.empty = false;
+  if (level.layout == Layout::kLines) {
+    out_ += '\n';
+    out_.append(2 * levels_.size(), ' ');
+  }
+}
+
+void JsonWriter::open(char bracket, Layout layout) {
+  before_value();
+  out_ += bracket;
+  levels_.push_back(Level{layout});
+}
+
+void JsonWriter::close(char bracket) {
+  const Level level = levels_.back();
+  levels_.pop_back();
+  if (level.layout == Layout::kLines && !level.empty) {
+    out_ += '\n';
+    out_.append(2 * levels_.size(), ' ');
+  }
+  out_ += bracket;
+  if (levels_.empty()) out_ += '\n';
+}
+
+void JsonWriter::key(std::string_view name) {
+  value(name);
+  out_ += ": ";
+  after_key_ = true;
+}
+
+void JsonWriter::value(std::string_view s) {
+  before_value();
+  // Plain printable ASCII (nearly every name and path) is copied; anything else goes through nlohmann's escaper.
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') {
+      out_ += OrderedJson(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      return;
+    }
+  }
+  out_ += '"';
+  out_ += s;
+  out_ += '"';
+}
+
+void JsonWriter::value(double d) {
+  before_value();
+  out_ += OrderedJson(d).dump();  // shortest round-trip form; NaN and infinities become null
+}
+
+void JsonWriter::value(const OrderedJson& j) {
+  before_value();
+  out_ += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace vtools

@@ -1,0 +1,89 @@
+#include "libcommon/json_writer.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <limits>
+#include <random>
+
+using namespace vtools;
+using Layout = JsonWriter::Layout;
+
+TEST_CASE("json_writer: layout puts each element of a lines container on its own line") {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object(Layout::kLines);
+  w.field("format", "vtools.trace");
+  w.key("kernels");
+  w.begin_array(Layout::kLines);
+  w.begin_object();
+  w.field("name", "k");
+  w.key("grid");
+  w.begin_array();
+  w.value(1);
+  w.value(2);
+  w.end_array();
+  w.end_object();
+  w.begin_object();
+  w.end_object();
+  w.end_array();
+  w.key("empty");
+  w.begin_array(Layout::kLines);
+  w.end_array();
+  w.field("partial", false);
+  w.end_object();
+  CHECK(out ==
+        "{\n"
+        "  \"format\": \"vtools.trace\",\n"
+        "  \"kernels\": [\n"
+        "    {\"name\": \"k\", \"grid\": [1, 2]},\n"
+        "    {}\n"
+        "  ],\n"
+        "  \"empty\": [],\n"
+        "  \"partial\": false\n"
+        "}\n");
+}
+
+TEST_CASE("json_writer: scalars round-trip through the parser") {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.field("u64", std::numeric_limits<std::uint64_t>::max());
+  w.field("i64", std::numeric_limits<std::int64_t>::min());
+  w.field("neg", -3);
+  w.field("half", 0.5);
+  w.field("nan", std::numeric_limits<double>::quiet_NaN());
+  w.field("yes", true);
+  w.field("none", nullptr);
+  w.field("sub", OrderedJson{{"a", 1}});
+  w.end_object();
+  auto j = parse_json(out, "t");
+  CHECK(j["u64"].get<std::uint64_t>() == std::numeric_limits<std::uint64_t>::max());
+  CHECK(j["i64"].get<std::int64_t>() == std::numeric_limits<std::int64_t>::min());
+  CHECK(j["neg"] == -3);
+  CHECK(j["half"] == 0.5);
+  CHECK(j["nan"].is_null());
+  CHECK(j["yes"] == true);
+  CHECK(j["none"].is_null());
+  CHECK(j["sub"]["a"] == 1);
+}
+
+TEST_CASE("json_writer: strings are escaped and invalid UTF-8 replaced, like dump_json") {
+  std::mt19937 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    std::string s;
+    const int n = static_cast<int>(rng() % 12);
+    for (int c = 0; c < n; ++c) s.push_back(static_cast<char>(rng() % 256));
+    std::string out;
+    JsonWriter w(out);
+    w.begin_array();
+    w.value(s);
+    w.end_array();
+    OrderedJson expected = OrderedJson::array({s});
+    CHECK(parse_json(out, "t") == parse_json(dump_json(expected), "t"));
+  }
+  std::string out;
+  JsonWriter w(out);
+  w.value(std::string_view("tab\there \"q\" back\\slash \xc3\xa9"));
+  CHECK(parse_json(out, "t") == "tab\there \"q\" back\\slash \xc3\xa9");
+}
