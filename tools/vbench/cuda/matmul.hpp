@@ -24,8 +24,9 @@ struct MatmulShape {
 
 class Matmul {
  public:
-  static constexpr int kMaxCandidates = 8;  ///< algorithms asked of the heuristic
-  static constexpr int kMeasuredRuns = 5;   ///< timed runs per candidate in choose_fastest()
+  static constexpr int kMaxCandidates = 16;       ///< algorithms asked of the heuristic
+  static constexpr std::size_t kMaxSearched = 400;  ///< candidates with split-K variants, measured by choose_fastest()
+  static constexpr int kMeasuredRuns = 10;        ///< timed runs per candidate in choose_fastest()
 
   /// Picks the algorithm for `shape` in `dtype` (fp32: CUBLAS_COMPUTE_32F; tf32: CUBLAS_COMPUTE_32F_FAST_TF32; bf16:
   /// bf16 X, W, bias and Y with fp32 accumulation). The epilogue is fused into cuBLASLt where it has an algorithm
@@ -43,7 +44,7 @@ class Matmul {
   void run(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
            cudaStream_t stream) const;
 
-  /// Times each of the heuristic's candidate algorithms (up to kMaxCandidates) on these buffers, kMeasuredRuns runs
+  /// Times each candidate algorithm (the heuristic's and the split-K ones) on these buffers, kMeasuredRuns runs
   /// back to back between two events, and keeps the fastest; outside any graph capture. Contents of the buffers do
   /// not matter. A candidate that fails is skipped; the heuristic's first choice stays when none can be measured.
   /// Returns the number of candidates measured.
@@ -66,8 +67,11 @@ class Matmul {
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t w_layout_ = nullptr, x_layout_ = nullptr, y_layout_ = nullptr;
   cublasLtMatmulAlgo_t algo_{};
-  std::vector<cublasLtMatmulAlgo_t> candidates_;  ///< the heuristic's answers, best guess first
+  std::vector<cublasLtMatmulAlgo_t> candidates_;  ///< the heuristic's answers (best guess first), then split-K ones
 
+  /// Adds split-K variants and enumerated algorithm x tile configurations that cublasLtMatmulAlgoCheck accepts.
+  void add_split_k_candidates(cudaDataType_t type, cublasComputeType_t compute);
+  [[nodiscard]] bool usable(const cublasLtMatmulAlgo_t& algo) const;
   cublasStatus_t launch(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
                         cudaStream_t stream) const;
 };
