@@ -34,7 +34,8 @@ for workload in mini gpt2; do
   "$py" bench/vtrace_gpt_forward.py 5 "$workload" > /dev/null  # warm caches (cuBLAS, page cache)
   for rep in $(seq "$reps"); do
     run "$workload" untraced "$py" bench/vtrace_gpt_forward.py "$n" "$workload"
-    run "$workload" traced "$vtrace" run -q -o "$trace" -- "$py" bench/vtrace_gpt_forward.py "$n" "$workload"
+    run "$workload" traced "$vtrace" run -o "$trace" -- "$py" bench/vtrace_gpt_forward.py "$n" "$workload" \
+      2>> "$logs/vtrace-notes-$workload.txt"
   done
   kernels[$workload]=$("$py" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['kernels']))" "$trace")
   ls -l "$trace" >> "$raw"
@@ -57,6 +58,7 @@ for workload in mini gpt2; do
       printf "%-34s %d kernels (%.0f per forward), %.2f us per launch in the loop\n", w ": traced", k,
              k / (it + 20), 1e6 * (Ml - ml) / (k * it / (it + 20))
     }'
+  echo "$workload: vtrace after the command: $(grep -o '([0-9.]* MB in [0-9.]* s)' "$logs/vtrace-notes-$workload.txt" | tr '\n' ' ')"
 done
 
 # Access mode vs memcheck on the same program (wall time of the whole run, Triton cache warm after the first).

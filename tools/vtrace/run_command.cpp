@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 
 #include <cstdlib>
 #include <filesystem>
@@ -69,8 +71,10 @@ std::vector<raw::Capture> read_captures(const std::string& dir, std::vector<std:
     try {
       // Not read_input: its size cap is for user inputs, and a long run's raw records may exceed it.
       std::ifstream in(f, std::ios::binary);
-      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (!in.good() && !in.eof()) throw Error(ExitCode::kIoError, "cannot read", SourceLocation{f.string()});
+      std::string bytes(fs::file_size(f), '\0');  // one read: a long run's records are tens of MB
+      in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      bytes.resize(static_cast<std::size_t>(in.gcount()));
+      if (in.bad()) throw Error(ExitCode::kIoError, "cannot read", SourceLocation{f.string()});
       out.push_back(raw::read_capture(bytes, f.filename().string()));
     } catch (const Error& e) {
       notes.push_back(std::string("records of one process were unreadable and left out: ") + e.what());
@@ -137,6 +141,7 @@ int run_command(const RunOptions& o) {
   run.signal = exit.signal;
   run.duration_ns = exit.duration_ns;
 
+  const auto exited = std::chrono::steady_clock::now();
   std::vector<std::string> notes;
   std::vector<raw::Capture> captures = read_captures(dir.path(), notes);
   Trace trace = build_trace(captures, std::move(run), filter);
@@ -146,7 +151,15 @@ int run_command(const RunOptions& o) {
     trace.run.notes.push_back("the command was killed by signal " + std::to_string(trace.run.signal) +
                               "; the trace holds what was flushed before");
   for (const auto& n : trace.run.notes) print_note(n);
-  write_output(o.output.output, trace_document_text(trace));
+  const std::string text = trace_document_text(trace);
+  write_output(o.output.output, text);
+  // Like nsys's closing lines: what was written and what it cost after the command ended (part of the overhead).
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - exited).count();
+  char cost[64];
+  std::snprintf(cost, sizeof cost, "%.1f MB in %.2f s", static_cast<double>(text.size()) / 1e6, seconds);
+  print_note(std::to_string(trace.kernels.size()) + " kernel launches from " +
+             std::to_string(trace.run.process_ids.size()) + " process(es) written to " +
+             (o.output.output == "-" ? std::string("stdout") : "'" + o.output.output + "'") + " (" + cost + ")");
   return trace.run.exit_status;
 }
 
