@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <iterator>
 #include <vector>
 
@@ -100,7 +101,8 @@ Matmul::Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epi
     if (!candidates_.empty()) {
       algo_ = candidates_.front();
       lt_epilogue_ = tried;
-      add_split_k_candidates(type, compute);
+      if (const char* search = std::getenv("VBENCH_GEMM_SEARCH"); !search || std::string(search) != "heuristic")
+        add_split_k_candidates(type, compute);
       cublasLtMatmulPreferenceDestroy(pref);
       return;
     }
