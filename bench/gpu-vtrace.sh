@@ -8,7 +8,7 @@
 # Usage: bench/gpu-vtrace.sh LOGDIR [REPS]     (run from the repo root after scripts/gpu-check built build-gpu)
 set -euo pipefail
 logs=${1:?usage: bench/gpu-vtrace.sh LOGDIR [REPS]}
-reps=${2:-5}
+reps=${2:-7}
 vtrace=${VTRACE:-build-gpu/tools/vtrace/vtrace}
 py=${PYTHON:-python3}
 mkdir -p "$logs"
@@ -50,11 +50,16 @@ for workload in mini gpt2; do
     $2 == "untraced" { uw[++nu] = $3; ul[nu] = $4; up[nu] = $5 }
     $2 == "traced" { tw[++nt] = $3; tl[nt] = $4; tp[nt] = $5 }
     END {
+      # Pairs first: median() sorts its array in place.
+      for (i = 1; i <= nt && i <= nu; i++) { pw[i] = (tw[i] - uw[i]) / uw[i]; pl[i] = (tl[i] - ul[i]) / ul[i] }
       mw = median(uw, nu); Mw = median(tw, nt); ml = median(ul, nu); Ml = median(tl, nt)
       mp = median(up, nu); Mp = median(tp, nt)
       printf "%-34s %8.2fs %8.2fs %8.1f%%\n", w ": wall time (whole run)", mw, Mw, 100 * (Mw - mw) / mw
       printf "%-34s %8.2fs %8.2fs %8.1f%%\n", w ": forward loop (" it " iters)", ml, Ml, 100 * (Ml - ml) / ml
       printf "%-34s %8.2fs %8.2fs\n", w ": outside the program", mw - mp, Mw - Mp
+      n = nt < nu ? nt : nu
+      printf "%-34s wall %.1f%%, loop %.1f%% (median over %d pairs)\n", w ": paired overhead", 100 * median(pw, n),
+             100 * median(pl, n), n
       printf "%-34s %d kernels (%.0f per forward), %.2f us per launch in the loop\n", w ": traced", k,
              k / (it + 20), 1e6 * (Ml - ml) / (k * it / (it + 20))
     }'
