@@ -90,6 +90,25 @@ TEST_CASE("allocation_map: inside, past the end, before the start, and no alloca
   CHECK(m.find(0x3000, 4).allocation == 1);
 }
 
+TEST_CASE("allocation_map: split cuts a range at allocation bounds, gaps included") {
+  AllocationMap m;
+  m.add(allocation(1, 0x1000, 4000));  // [0x1000, 0x1fa0)
+  m.add(allocation(2, 0x2000, 256));   // [0x2000, 0x2100)
+  auto pieces = [&](std::uint64_t address, std::uint64_t size) {
+    std::vector<std::array<std::int64_t, 3>> out;
+    for (const RangePiece& p : m.split(address, size))
+      out.push_back({p.allocation, static_cast<std::int64_t>(p.lo), static_cast<std::int64_t>(p.hi)});
+    return out;
+  };
+  using Pieces = std::vector<std::array<std::int64_t, 3>>;
+  CHECK(pieces(0x1000, 1024) == Pieces{{1, 0x1000, 0x1400}});
+  CHECK(pieces(0x1f80, 64) == Pieces{{1, 0x1f80, 0x1fa0}, {-1, 0x1fa0, 0x1fc0}});  // 32 bytes past the end
+  CHECK(pieces(0x1f90, 0x200) == Pieces{{1, 0x1f90, 0x1fa0}, {-1, 0x1fa0, 0x2000}, {2, 0x2000, 0x2100},
+                                        {-1, 0x2100, 0x2190}});
+  CHECK(pieces(0x800, 16) == Pieces{{-1, 0x800, 0x810}});
+  CHECK(pieces(0x1000, 0).empty());
+}
+
 TEST_CASE("block_sampling: lists, ranges, every:N and all") {
   BlockSampling s = BlockSampling::parse("10-12,0,5");
   CHECK(s.keeps(0));
@@ -215,6 +234,80 @@ TEST_CASE("access_aggregator: --blocks sampling and the findings cap are counted
   REQUIRE(t.run.notes.size() == 2);
   CHECK(t.run.notes[0] == "31 more out-of-bounds accesses were not listed (cap 1)");
   CHECK(t.run.notes[1] == "--blocks every:2 left out 2 warp requests");
+}
+
+/// A cp.async.bulk copy as the device patch reports it: one lane (`lane`) of warp 0, the whole size in one record.
+static WarpAccess bulk_copy(std::uint64_t address, std::uint32_t bytes, Operation op, std::int64_t block,
+                            std::uint32_t lane) {
+  WarpAccess w;
+  w.block = {block, 0, 0};
+  w.operation = op;
+  w.active_mask = 1u << lane;
+  w.address[lane] = address;
+  w.bytes_per_lane = bytes;
+  w.pc_offset = 0x90;
+  return w;
+}
+
+TEST_CASE("access_aggregator: bulk copies count their whole range and bytes, not sectors or lanes per request") {
+  AllocationMap m;
+  m.add(allocation(1, 0x10000, 2048));  // source
+  m.add(allocation(2, 0x20000, 2048));  // destination
+  AccessAggregator agg(m, BlockSampling());
+  LaunchInfo launch{"bulk_copy", 0, {2, 1, 1}, {32, 1, 1}};
+  for (std::int64_t block = 0; block < 2; ++block) {
+    std::uint64_t offset = static_cast<std::uint64_t>(block) * 1024;
+    agg.add(launch, bulk_copy(0x10000 + offset, 1024, Operation::kBulkLoad, block, 0));
+    agg.add(launch, bulk_copy(0x20000 + offset, 1024, Operation::kBulkStore, block, 0));
+  }
+  agg.add(launch, warp_over(0x20000, 0, 0, 0, 32, Operation::kStore));  // one ordinary coalesced warp store
+  Trace t;
+  agg.finish(t);
+  CHECK(t.findings.empty());
+  REQUIRE(t.accesses.size() == 4);
+  const Access& load0 = t.accesses[0];  // block 0, allocation 1
+  CHECK(load0.allocation == 1);
+  CHECK(load0.ranges == Ranges{{0, 1024}});
+  CHECK(load0.loads == 1);
+  CHECK(load0.bytes_loaded == 1024);
+  CHECK(load0.bulk_copies == 1);
+  CHECK(load0.sectors_per_request == 0);  // no warp request
+  CHECK(load0.active_lanes_per_request == 0);
+  const Access& store0 = t.accesses[1];  // block 0, allocation 2: the bulk store and the warp store
+  CHECK(store0.ranges == Ranges{{0, 1024}});
+  CHECK(store0.stores == 1 + 32);
+  CHECK(store0.bytes_stored == 1024 + 128);
+  CHECK(store0.bulk_copies == 1);
+  CHECK(store0.sectors_per_request == doctest::Approx(4.0));  // the warp store's alone
+  CHECK(store0.active_lanes_per_request == doctest::Approx(32.0));
+  CHECK(t.accesses[3].ranges == Ranges{{1024, 2048}});
+  CHECK(t.accesses[3].bytes_stored == 1024);
+}
+
+TEST_CASE("access_aggregator: a bulk copy running past the end is one finding for the bytes outside") {
+  AllocationMap m;
+  m.add(allocation(1, 0x10000, 4000));
+  AccessAggregator agg(m, BlockSampling());
+  LaunchInfo launch{"bulk_copy", 0, {1, 1, 1}, {64, 1, 1}};
+  WarpAccess w = bulk_copy(0x10000 + 3968, 64, Operation::kBulkLoad, 0, 5);  // 32 bytes in, 32 past the end
+  w.warp = 1;
+  agg.add(launch, w);
+  Trace t;
+  agg.finish(t);
+  REQUIRE(t.findings.size() == 1);
+  const Finding& f = t.findings[0];
+  CHECK(f.address == 0x10000 + 4000);
+  CHECK(f.size == 32);
+  CHECK(f.operation == "bulk_load");
+  CHECK(f.thread == Dim3{37, 0, 0});
+  CHECK(f.allocation == 1);
+  CHECK(f.distance == 0);
+  REQUIRE(t.accesses.size() == 2);
+  CHECK(t.accesses[0].allocation == -1);
+  CHECK(t.accesses[0].ranges == Ranges{{0x10000 + 4000, 0x10000 + 4032}});
+  CHECK(t.accesses[1].allocation == 1);
+  CHECK(t.accesses[1].ranges == Ranges{{3968, 4000}});
+  CHECK(t.accesses[1].bytes_loaded == 32);
 }
 
 TEST_CASE("argument_mapping: pointer words map to allocations and name them") {

@@ -139,6 +139,7 @@ Access read_access(const Fields& f) {
   f.get_uint("atomics", a.atomics);
   f.get_uint("bytes_loaded", a.bytes_loaded);
   f.get_uint("bytes_stored", a.bytes_stored);
+  f.get_uint("bulk_copies", a.bulk_copies);
   f.get_double("sectors_per_request", a.sectors_per_request);
   f.get_double("active_lanes_per_request", a.active_lanes_per_request);
   return a;

@@ -83,6 +83,7 @@ OrderedJson access_json(const Access& a) {
                      {"atomics", a.atomics},
                      {"bytes_loaded", a.bytes_loaded},
                      {"bytes_stored", a.bytes_stored},
+                     {"bulk_copies", a.bulk_copies},
                      {"sectors_per_request", a.sectors_per_request},
                      {"active_lanes_per_request", a.active_lanes_per_request}};
 }

@@ -18,6 +18,10 @@ void AccessAggregator::add(const LaunchInfo& launch, const WarpAccess& w) {
     ++skipped_requests_;
     return;
   }
+  if (is_bulk(w.operation)) {
+    add_bulk(launch, w);
+    return;
+  }
   // Lanes grouped by the allocation they fall in (-1 = outside all); each group is one request for that allocation.
   // Ranges are offsets into the allocation, or absolute addresses outside every allocation.
   struct Group {
@@ -40,24 +44,7 @@ void AccessAggregator::add(const LaunchInfo& launch, const WarpAccess& w) {
     g->lanes.active_mask |= 1u << lane;
     std::uint64_t lo = where.inside ? where.offset : addr;
     g->ranges.push_back({lo, lo + w.bytes_per_lane});
-    if (!where.inside) {
-      if (findings_.size() >= max_findings_) {
-        ++findings_over_cap_;
-        continue;
-      }
-      Finding f;
-      f.kernel = launch.kernel;
-      f.launch = launch.launch;
-      f.block = w.block;
-      f.thread = thread_of_lane(w.warp, lane, launch.block_dim);
-      f.pc_offset = w.pc_offset;
-      f.address = addr;
-      f.size = w.bytes_per_lane;
-      f.operation = operation_name(w.operation);
-      f.allocation = where.allocation;
-      f.distance = where.distance;
-      findings_.push_back(f);
-    }
+    if (!where.inside) add_finding(launch, w, lane, addr, w.bytes_per_lane, where);
   }
   std::uint32_t kernel = groups.empty() ? 0 : kernel_id(launch.kernel);
   for (auto& group : groups) {
@@ -90,10 +77,58 @@ void AccessAggregator::add(const LaunchInfo& launch, const WarpAccess& w) {
         t.bytes_loaded += bytes;
         t.bytes_stored += bytes;
         break;
+      case Operation::kBulkLoad:
+      case Operation::kBulkStore:
+        break;  // add_bulk
     }
     ++t.requests;
     t.sectors += sectors_touched(group.lanes);
     t.lanes += lanes;
+  }
+}
+
+void AccessAggregator::add_finding(const LaunchInfo& launch, const WarpAccess& w, std::uint32_t lane,
+                                   std::uint64_t address, std::uint32_t size, const Lookup& where) {
+  if (findings_.size() >= max_findings_) {
+    ++findings_over_cap_;
+    return;
+  }
+  Finding f;
+  f.kernel = launch.kernel;
+  f.launch = launch.launch;
+  f.block = w.block;
+  f.thread = thread_of_lane(w.warp, lane, launch.block_dim);
+  f.pc_offset = w.pc_offset;
+  f.address = address;
+  f.size = size;
+  f.operation = operation_name(w.operation);
+  f.allocation = where.allocation;
+  f.distance = where.distance;
+  findings_.push_back(f);
+}
+
+void AccessAggregator::add_bulk(const LaunchInfo& launch, const WarpAccess& copy) {
+  if (!copy.active_mask) return;
+  const std::uint32_t lane = static_cast<std::uint32_t>(__builtin_ctz(copy.active_mask));  // the issuing thread
+  const std::uint64_t address = copy.address[lane];
+  const std::uint32_t kernel = kernel_id(launch.kernel);
+  // Each piece (the part in one allocation, or a gap outside all of them) is one load or store of its bytes; a gap
+  // is also one finding at its first byte, so a copy running 16 bytes past the end reports those 16 bytes.
+  for (const RangePiece& piece : allocations_.split(address, copy.bytes_per_lane)) {
+    const std::uint64_t bytes = piece.hi - piece.lo;
+    const Lookup where = allocations_.find(piece.lo, bytes);
+    if (piece.allocation < 0) add_finding(launch, copy, lane, piece.lo, static_cast<std::uint32_t>(bytes), where);
+    const std::uint64_t lo = piece.allocation < 0 ? piece.lo : where.offset;  // absolute outside, else an offset
+    Totals& t = totals_[{kernel, launch.launch, copy.block[0], copy.block[1], copy.block[2], piece.allocation}];
+    t.ranges.add(lo, lo + bytes);
+    ++t.bulk_copies;
+    if (copy.operation == Operation::kBulkLoad) {
+      ++t.loads;
+      t.bytes_loaded += bytes;
+    } else {
+      ++t.stores;
+      t.bytes_stored += bytes;
+    }
   }
 }
 
@@ -110,6 +145,7 @@ void AccessAggregator::finish(Trace& trace) const {
     a.atomics = t.atomics;
     a.bytes_loaded = t.bytes_loaded;
     a.bytes_stored = t.bytes_stored;
+    a.bulk_copies = t.bulk_copies;
     a.sectors_per_request = t.requests ? static_cast<double>(t.sectors) / static_cast<double>(t.requests) : 0;
     a.active_lanes_per_request = t.requests ? static_cast<double>(t.lanes) / static_cast<double>(t.requests) : 0;
     trace.accesses.push_back(std::move(a));

@@ -1,7 +1,9 @@
 // Access mode on the host: folds warp accesses (warp_access.hpp) into the per launch x block x allocation records
 // of the trace (merged byte ranges, counts, bytes, sectors and active lanes per request) and turns every lane
 // outside all live allocations into an out-of-bounds finding. Blocks left out by --blocks and findings over the cap
-// are counted and reported in the run notes.
+// are counted and reported in the run notes. A cp.async.bulk copy counts its whole byte range, one load or store and
+// its bytes, split at allocation bounds (the part outside is one finding); it is not a warp request, so it stays out
+// of sectors and lanes per request.
 #pragma once
 
 #include <map>
@@ -26,11 +28,15 @@ class AccessAggregator {
   struct Totals {
     IntervalSet ranges;
     std::uint64_t loads = 0, stores = 0, atomics = 0, bytes_loaded = 0, bytes_stored = 0;
-    std::uint64_t requests = 0, sectors = 0, lanes = 0;
+    std::uint64_t requests = 0, sectors = 0, lanes = 0, bulk_copies = 0;
   };
   /// (kernel id, launch, block x, y, z, allocation); kernel ids index kernels_ (no string per lane or request).
   using Key = std::tuple<std::uint32_t, std::uint64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
   std::uint32_t kernel_id(const std::string& name);
+  void add_bulk(const LaunchInfo& launch, const WarpAccess& copy);
+  /// Lists an out-of-bounds access (or counts it past the cap).
+  void add_finding(const LaunchInfo& launch, const WarpAccess& w, std::uint32_t lane, std::uint64_t address,
+                   std::uint32_t size, const Lookup& where);
 
   const AllocationMap& allocations_;
   BlockSampling blocks_;

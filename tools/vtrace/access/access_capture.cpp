@@ -17,7 +17,7 @@ WarpAccess to_warp_access(const raw::WarpAccessRecord& r) {
   w.warp = r.warp;
   w.active_mask = r.active_mask;
   w.bytes_per_lane = r.bytes_per_lane;
-  w.operation = r.operation == 1 ? Operation::kStore : r.operation == 2 ? Operation::kAtomic : Operation::kLoad;
+  w.operation = operation_of_code(r.operation);
   w.pc_offset = r.pc;
   std::copy(std::begin(r.address), std::end(r.address), w.address.begin());
   return w;

@@ -1,7 +1,8 @@
 // Device patches of access mode, compiled with `nvcc --fatbin --compile-as-tools-patch` and loaded by the preload
 // library with sanitizerAddPatchesFromFile. Each patched global access, cp.async (MEMCPY_ASYNC) included, claims one
 // record per warp (the leader lane does the atomic, ~4x cheaper than one per thread) and every active lane writes its
-// own address into it. TMA tensor copies have no instruction id in the Sanitizer API and are not seen here.
+// own address into it. A cp.async.bulk copy (non-tensor, global <-> shared) is one record for the whole copy, written
+// by the first active lane. TMA tensor copies have no instruction id in the Sanitizer API and are not seen here.
 #include <sanitizer_patching.h>
 
 #include "tools/vtrace/access/access_records.hpp"
@@ -55,5 +56,50 @@ extern "C" __device__ __noinline__ SanitizerPatchResult vtrace_global_access(voi
 extern "C" __device__ __noinline__ SanitizerPatchResult vtrace_memcpy_async(void* userdata, uint64_t pc, void* src,
                                                                             uint32_t, uint32_t size, uint32_t) {
   record(userdata, pc, reinterpret_cast<uint64_t>(src), size, 0u);  // cp.async: a global load into shared memory
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+/// One cp.async.bulk copy of `bytes` bytes at global `address`. The API calls the patch with the same values in every
+/// active lane (the copy is one warp-uniform instruction that moves the bytes once), so only the first lane records.
+static __device__ __forceinline__ void record_bulk(void* userdata, uint64_t pc, uint64_t address, uint32_t bytes,
+                                                   uint32_t operation) {
+  auto* buf = static_cast<DeviceAccessBuffer*>(userdata);
+  if (!buf) return;
+  const unsigned mask = __activemask();
+  const unsigned lane = lane_id();
+  if (lane != __ffs(mask) - 1) return;
+  unsigned long long slot = atomicAdd(&buf->count, 1ull);
+  if (slot >= buf->capacity) {
+    atomicAdd(&buf->dropped, 1ull);
+    return;
+  }
+  WarpAccessRecord& r = buf->records[slot];
+  r.address[lane] = address;
+  r.block[0] = blockIdx.x;
+  r.block[1] = blockIdx.y;
+  r.block[2] = blockIdx.z;
+  unsigned tid = threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y;
+  r.warp = tid / 32;
+  r.active_mask = 1u << lane;
+  r.bytes_per_lane = bytes;
+  r.operation = operation;
+  r.pc = pc;
+}
+
+// cp.async.bulk.shared::cluster.global: `data` holds the number of 16-byte blocks in bits 0-15 (the multicast mask
+// in bits 16-31; a multicast copy still reads its source once). sanitizer_patching.h,
+// SanitizerCallbackBulkCopyGlobalToShared.
+extern "C" __device__ __noinline__ SanitizerPatchResult vtrace_bulk_global_to_shared(void* userdata, uint64_t pc,
+                                                                                     uint64_t src, uint32_t, uint32_t,
+                                                                                     uint32_t data, uint32_t) {
+  record_bulk(userdata, pc, src, (data & 0xffffu) * 16u, 3u);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// cp.async.bulk.global.shared::cta: `blocks` 16-byte blocks stored at dst (SanitizerCallbackBulkCopySharedToGlobal).
+extern "C" __device__ __noinline__ SanitizerPatchResult vtrace_bulk_shared_to_global(void* userdata, uint64_t pc,
+                                                                                     uint64_t dst, uint32_t,
+                                                                                     uint32_t blocks) {
+  record_bulk(userdata, pc, dst, blocks * 16u, 4u);
   return SANITIZER_PATCH_SUCCESS;
 }

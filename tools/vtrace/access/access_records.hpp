@@ -17,13 +17,14 @@ struct LaunchRecord {
   std::uint64_t warps_dropped;  ///< warp requests over the per-launch buffer (--max-bytes)
 };
 
-/// One warp-level global memory instruction (per-warp aggregation on the device).
+/// One warp-level global memory instruction (per-warp aggregation on the device), or one cp.async.bulk copy: then
+/// only the issuing lane is in `active_mask` and `bytes_per_lane` is the size of the whole copy.
 struct WarpAccessRecord {
   std::int32_t block[3];
   std::uint32_t warp;
   std::uint32_t active_mask;
   std::uint32_t bytes_per_lane;
-  std::uint32_t operation;  ///< 0 load, 1 store, 2 atomic
+  std::uint32_t operation;  ///< 0 load, 1 store, 2 atomic, 3 bulk copy global->shared, 4 bulk copy shared->global
   std::uint32_t pad;
   std::uint64_t pc;         ///< as reported by the patch; the host turns it into an offset in the function
   std::uint64_t address[32];

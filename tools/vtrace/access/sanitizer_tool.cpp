@@ -1,10 +1,10 @@
 // libvtrace_access.so: the Compute Sanitizer API tool `vtrace run --accesses` preloads (LD_PRELOAD) into the
 // command. Only the process whose pid is $VTRACE_TARGET_PID subscribes; every other process that inherits the
 // preload (compilers Triton spawns, shells) stays inert. It loads the device patches ($VTRACE_ACCESS_PATCHES) per
-// context, patches global accesses and cp.async of every module, gives each recorded launch a device buffer, reads
-// it back at launch end (after sanitizerStreamSynchronize: a plain copy does not wait for the kernel) and appends
-// allocations, launches and warp accesses to $VTRACE_RAW_DIR/raw-<pid>.bin. The host folds them (access_aggregator).
-// Like the CUPTI library: no exception leaves a callback, nothing exits, losses are counted.
+// context, patches global accesses, cp.async and cp.async.bulk copies of every module, gives each recorded launch a
+// device buffer, reads it back at launch end (after sanitizerStreamSynchronize: a plain copy does not wait for the
+// kernel) and appends allocations, launches and warp accesses to $VTRACE_RAW_DIR/raw-<pid>.bin. The host folds them
+// (access_aggregator). Like the CUPTI library: no exception leaves a callback, nothing exits, losses are counted.
 #include <cxxabi.h>
 #include <fcntl.h>
 #include <cuda.h>
@@ -151,10 +151,16 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
   SanitizerResult r1 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module,
                                                   "vtrace_global_access");
   SanitizerResult r2 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMCPY_ASYNC, m->module, "vtrace_memcpy_async");
-  SanitizerResult r3 = sanitizerPatchModule(m->module);
-  if (r1 != SANITIZER_SUCCESS || r2 != SANITIZER_SUCCESS || r3 != SANITIZER_SUCCESS)
-    write_note("patching a module failed (" + result_text(r1 != SANITIZER_SUCCESS ? r1 : r2 != SANITIZER_SUCCESS ? r2 : r3) +
-               "); its kernels' accesses are not recorded");
+  SanitizerResult r3 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, m->module,
+                                                  "vtrace_bulk_global_to_shared");
+  SanitizerResult r4 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, m->module,
+                                                  "vtrace_bulk_shared_to_global");
+  SanitizerResult r5 = sanitizerPatchModule(m->module);
+  for (SanitizerResult r : {r1, r2, r3, r4, r5})
+    if (r != SANITIZER_SUCCESS) {
+      write_note("patching a module failed (" + result_text(r) + "); its kernels' accesses are not recorded");
+      break;
+    }
 }
 
 /// --kernel matches the demangled or the mangled name, as in launch mode (kernel_filter.hpp).
