@@ -156,7 +156,7 @@ TEST_CASE("access_aggregator: vector add over an odd n gives exact counts and ra
   m.add(allocation(2, b, 4 * n));
   m.add(allocation(3, c, 4 * n));
   AccessAggregator agg(m, BlockSampling());
-  LaunchInfo launch{"vector_add", 0, {4, 1, 1}, {256, 1, 1}};
+  LaunchInfo launch{"vector_add", 0, {4, 1, 1}, {256, 1, 1}, {}};
   for (std::int64_t block = 0; block < 4; ++block)
     for (std::uint32_t warp = 0; warp < 8; ++warp) {
       std::uint64_t first = static_cast<std::uint64_t>(block) * 256 + warp * 32;
@@ -192,7 +192,7 @@ TEST_CASE("access_aggregator: an off-by-one read is exactly one finding with blo
   AllocationMap m;
   m.add(allocation(1, in, 4 * n));
   AccessAggregator agg(m, BlockSampling());
-  LaunchInfo launch{"off_by_one", 0, {4, 1, 1}, {256, 1, 1}};
+  LaunchInfo launch{"off_by_one", 0, {4, 1, 1}, {256, 1, 1}, {}};
   for (std::int64_t block = 0; block < 4; ++block)
     for (std::uint32_t warp = 0; warp < 8; ++warp) {
       std::uint64_t first = static_cast<std::uint64_t>(block) * 256 + warp * 32;
@@ -226,7 +226,7 @@ TEST_CASE("access_aggregator: --blocks sampling and the findings cap are counted
   AllocationMap m;
   m.add(allocation(1, 0x1000, 128));
   AccessAggregator agg(m, BlockSampling::parse("every:2"), 1);
-  LaunchInfo launch{"k", 0, {4, 1, 1}, {32, 1, 1}};
+  LaunchInfo launch{"k", 0, {4, 1, 1}, {32, 1, 1}, {}};
   for (std::int64_t block = 0; block < 4; ++block) agg.add(launch, warp_over(0x1000, block, 0, 16, 64, Operation::kStore));
   Trace t;
   agg.finish(t);
@@ -254,7 +254,7 @@ TEST_CASE("access_aggregator: bulk copies count their whole range and bytes, not
   m.add(allocation(1, 0x10000, 2048));  // source
   m.add(allocation(2, 0x20000, 2048));  // destination
   AccessAggregator agg(m, BlockSampling());
-  LaunchInfo launch{"bulk_copy", 0, {2, 1, 1}, {32, 1, 1}};
+  LaunchInfo launch{"bulk_copy", 0, {2, 1, 1}, {32, 1, 1}, {}};
   for (std::int64_t block = 0; block < 2; ++block) {
     std::uint64_t offset = static_cast<std::uint64_t>(block) * 1024;
     agg.add(launch, bulk_copy(0x10000 + offset, 1024, Operation::kBulkLoad, block, 0));
@@ -288,7 +288,7 @@ TEST_CASE("access_aggregator: a bulk copy running past the end is one finding fo
   AllocationMap m;
   m.add(allocation(1, 0x10000, 4000));
   AccessAggregator agg(m, BlockSampling());
-  LaunchInfo launch{"bulk_copy", 0, {1, 1, 1}, {64, 1, 1}};
+  LaunchInfo launch{"bulk_copy", 0, {1, 1, 1}, {64, 1, 1}, {}};
   WarpAccess w = bulk_copy(0x10000 + 3968, 64, Operation::kBulkLoad, 0, 5);  // 32 bytes in, 32 past the end
   w.warp = 1;
   agg.add(launch, w);
@@ -326,6 +326,62 @@ TEST_CASE("argument_mapping: pointer words map to allocations and name them") {
   name_allocations(allocations, "void fill(float*, int, float*)", args);
   CHECK(allocations[0].name == "fill.arg0");
   CHECK(allocations[1].name == "kept");
+}
+
+TEST_CASE("argument_mapping: parameter types from demangled names") {
+  using Types = std::vector<std::string>;
+  CHECK(parameter_types("vector_add(float const*, float const*, float*, int)") ==
+        Types{"float const*", "float const*", "float*", "int"});
+  CHECK(parameter_types("void ns::gemm<float, (int)128>(Tile<float, 2>, float*)") == Types{"Tile<float, 2>", "float*"});
+  CHECK(parameter_types("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+                        "std::array<char*, 1>>(int, at::native::FillFunctor<float>, std::array<char*, 1>)") ==
+        Types{"int", "at::native::FillFunctor<float>", "std::array<char*, 1>"});
+  CHECK(parameter_types("k(void (*)(int), float*)") == Types{"void (*)(int)", "float*"});
+  CHECK(parameter_types("add_kernel").empty());  // Triton: no signature
+  CHECK(parameter_types("k()").empty());
+  CHECK(parameter_types("k(void)").empty());
+  CHECK(argument_label(1, "float const*") == "argument 1 (float const*)");
+  CHECK(argument_label(0, "") == "argument 0");
+}
+
+TEST_CASE("argument_mapping: an access goes to the argument with the largest pointer at or below it") {
+  // One 1 MiB segment holding two tensors (x at +0, y at +4096) and a separate buffer z.
+  std::vector<PointerArgument> args = {{0, 0x100000, 1, 0}, {1, 0x101000, 1, 0x1000}, {3, 0x200000, 2, 0}};
+  LaunchArguments launch(args);
+  CHECK(launch.argument_for(1, 0x100010) == 0);
+  CHECK(launch.argument_for(1, 0x101000) == 1);
+  CHECK(launch.argument_for(1, 0x1fffff) == 1);
+  CHECK(launch.argument_for(2, 0x200400) == 3);
+  CHECK(launch.argument_for(2, 0x1ffff0) == 3);  // below every argument into it: the lowest one
+  CHECK(launch.argument_for(5, 0x500000) == -1);
+  CHECK(LaunchArguments().argument_for(1, 0x100000) == -1);
+}
+
+TEST_CASE("access_aggregator: records and findings name the kernel argument of their allocation") {
+  const std::uint64_t n = 1000, a = 0x10000, c = 0x30000;
+  AllocationMap m;
+  m.add(allocation(1, a, 4 * n));
+  m.add(allocation(3, c, 4 * n));
+  AccessAggregator agg(m, BlockSampling());
+  LaunchInfo launch{"off_by_one(float const*, float*, int)", 0, {4, 1, 1}, {256, 1, 1}, {}};
+  launch.arguments = LaunchArguments({{0, a, 1, 0}, {1, c, 3, 0}});
+  WarpAccess last = warp_over(a, 3, 7, 3 * 256 + 7 * 32, n + 1, Operation::kLoad);  // lanes 0..8: i = 992..1000
+  agg.add(launch, last);
+  agg.add(launch, warp_over(c, 3, 7, 3 * 256 + 7 * 32, n, Operation::kStore));
+  Trace t;
+  agg.finish(t);
+  REQUIRE(t.findings.size() == 1);
+  CHECK(t.findings[0].argument == 0);
+  CHECK(t.findings[0].argument_type == "float const*");
+  REQUIRE(t.accesses.size() == 3);  // outside, allocation 1 (argument 0), allocation 3 (argument 1)
+  CHECK(t.accesses[0].allocation == -1);
+  CHECK(t.accesses[0].argument == -1);
+  CHECK(t.accesses[0].argument_type.empty());
+  CHECK(t.accesses[1].argument == 0);
+  CHECK(t.accesses[1].argument_type == "float const*");
+  CHECK(t.accesses[1].loads == 8);
+  CHECK(t.accesses[2].argument == 1);
+  CHECK(t.accesses[2].argument_type == "float*");
 }
 
 TEST_CASE("access_capture: allocations, launches and warp records in file order become the access-mode trace") {
@@ -375,6 +431,8 @@ TEST_CASE("access_capture: allocations, launches and warp records in file order 
   CHECK(t.accesses[1].allocation == 1);
   CHECK(t.accesses[1].stores == 8);
   CHECK(t.accesses[1].ranges == Ranges{{3968, 4000}});
+  CHECK(t.accesses[1].argument == 0);  // fill's float* points 16 bytes into the allocation
+  CHECK(t.accesses[1].argument_type == "float*");
   CHECK(t.accesses[0].stores == 24);
   CHECK(t.accesses[0].ranges == Ranges{{0x10000 + 4000, 0x10000 + 4096}});
   REQUIRE(t.findings.size() == 24);
@@ -384,6 +442,7 @@ TEST_CASE("access_capture: allocations, launches and warp records in file order 
   CHECK(t.findings[0].distance == 0);
   CHECK(t.findings[0].operation == "store");
   CHECK(t.findings[0].pc_offset == 0x40);
+  CHECK(t.findings[0].argument == 0);
   CHECK(t.findings[23].distance == 92);
   CHECK(t.run.notes == std::vector<std::string>{"1 launches were left out by --kernel/--launch",
                                                 "2 warp requests did not fit the per-launch buffer (raise --max-bytes)"});

@@ -2,8 +2,8 @@
 """GPU tests of `vtrace run --accesses`: exact per-block counts, ranges, sectors and findings on known kernels.
 
 Usage: gpu_access_check.py CASE --vtrace BIN [--sample BIN]
-Cases: sample (vector add, strided reads, off-by-one), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu),
-triton_masked, torch.
+Cases: sample (vector add, strided reads, off-by-one), arguments (the same program: kernel pointer arguments named
+in records, findings and allocations), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu), triton_masked, torch.
 Exit 0 when every assertion holds, 1 with the failures listed, 77 when no GPU (or no torch/triton).
 """
 import argparse
@@ -103,6 +103,31 @@ def check_bulk(c, doc):
     c.eq("tma_kernels (bulk copies are visible)", doc.get("tma_kernels"), [])
 
 
+def check_arguments(c, doc, check_text):
+    """samples/access_sample.cu through the kernel-argument mapping (cuFuncGetParamInfo on the launch's parameters):
+    every record of vector_add(a, b, c, n) says which parameter points into its allocation, with the parameter's
+    type from the demangled name; the off-by-one finding names argument 0 of off_by_one; allocations are named after
+    the first kernel argument that pointed into them."""
+    ids = [a["id"] for a in doc["allocations"] if a["size"] == 4000]
+    c.eq("three 4000-byte allocations", len(ids), 3)
+    if len(ids) != 3:
+        return
+    want = {ids[0]: (0, "float const*"), ids[1]: (1, "float const*"), ids[2]: (2, "float*")}
+    got = {}
+    for x in rows(doc, VA):
+        got.setdefault(x["allocation"], set()).add((x.get("argument"), x.get("argument_type")))
+    c.eq("vector_add arguments per allocation", got, {k: {v} for k, v in want.items()})
+    names = {a["id"]: a["name"] for a in doc["allocations"]}
+    c.eq("allocation names", [names[i] for i in ids], ["vector_add.arg0", "vector_add.arg1", "vector_add.arg2"])
+    sr = {(x.get("argument"), x.get("argument_type")) for x in rows(doc, SR)}
+    c.eq("strided_read arguments", sr, {(0, "float const*"), (1, "float*")})
+    f = [x for x in doc["findings"] if x["kernel"] == OB]
+    c.eq("off_by_one finding argument", [(x.get("argument"), x.get("argument_type")) for x in f],
+         [(0, "float const*")])
+    c.true(f"vtrace check names the argument: {check_text!r}",
+           "past the end of allocation %d (vector_add.arg0), argument 0 (float const*)" % ids[0] in check_text)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case")
@@ -123,6 +148,11 @@ def main():
         p2, doc2, _ = trace_of(a.vtrace, [a.sample], ["--accesses", "--kernel", "^strided", "--launch", "1"])
         c.eq("--kernel/--launch keeps one launch", [(k["name"]) for k in doc2["kernels"]], [SR])
         c.eq("--kernel/--launch left out", doc2["filtered_kernels"], 3)  # vector_add, strided #0, off_by_one
+    elif a.case == "arguments":
+        p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
+        c.eq("exit status", p.returncode, 0)
+        check = subprocess.run([a.vtrace, "check", path], capture_output=True, text=True)
+        check_arguments(c, doc, check.stdout)
     elif a.case == "bulk":
         p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
         c.eq("exit status (the sample checks dst = 2 src)", p.returncode, 0)

@@ -77,6 +77,8 @@ OrderedJson access_json(const Access& a) {
                      {"launch", a.launch},
                      {"block", dim3_json(a.block)},
                      {"allocation", a.allocation},
+                     {"argument", a.argument},
+                     {"argument_type", a.argument_type},
                      {"ranges", ranges},
                      {"loads", a.loads},
                      {"stores", a.stores},
@@ -92,7 +94,8 @@ OrderedJson finding_json(const Finding& f) {
   return OrderedJson{{"kind", f.kind},       {"kernel", f.kernel},         {"launch", f.launch},
                      {"block", dim3_json(f.block)}, {"thread", dim3_json(f.thread)}, {"pc_offset", f.pc_offset},
                      {"address", f.address}, {"size", f.size},             {"operation", f.operation},
-                     {"allocation", f.allocation}, {"distance", f.distance}};
+                     {"allocation", f.allocation}, {"distance", f.distance},
+                     {"argument", f.argument},     {"argument_type", f.argument_type}};
 }
 
 template <class T, class F>

@@ -4,12 +4,24 @@
 
 namespace vtools::vtrace::access {
 
+namespace {
+
+/// The type of parameter `index`, "" when unknown.
+std::string type_of(const std::vector<std::string>& types, std::int64_t index) {
+  return index >= 0 && static_cast<std::size_t>(index) < types.size() ? types[static_cast<std::size_t>(index)] : "";
+}
+
+}  // namespace
+
 AccessAggregator::AccessAggregator(const AllocationMap& allocations, BlockSampling blocks, std::uint64_t max_findings)
     : allocations_(allocations), blocks_(std::move(blocks)), max_findings_(max_findings) {}
 
 std::uint32_t AccessAggregator::kernel_id(const std::string& name) {
   auto [it, fresh] = kernel_ids_.try_emplace(name, static_cast<std::uint32_t>(kernels_.size()));
-  if (fresh) kernels_.push_back(name);
+  if (fresh) {
+    kernels_.push_back(name);
+    parameter_types_.push_back(parameter_types(name));
+  }
   return it->second;
 }
 
@@ -25,30 +37,34 @@ void AccessAggregator::add(const LaunchInfo& launch, const WarpAccess& w) {
   // Lanes grouped by the allocation they fall in (-1 = outside all); each group is one request for that allocation.
   // Ranges are offsets into the allocation, or absolute addresses outside every allocation.
   struct Group {
-    std::int64_t allocation;
+    std::int64_t allocation, argument;
     WarpAccess lanes;
     std::vector<std::array<std::uint64_t, 2>> ranges;
   };
   std::vector<Group> groups;  // usually one or two: a linear scan beats a map
+  const std::uint32_t kernel = kernel_id(launch.kernel);
   for (std::uint32_t lane = 0; lane < 32; ++lane) {
     if (!(w.active_mask >> lane & 1u)) continue;
     std::uint64_t addr = w.address[lane];
     Lookup where = allocations_.find(addr, w.bytes_per_lane);
     std::int64_t key = where.inside ? where.allocation : -1;
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.allocation == key; });
+    std::int64_t argument =
+        where.inside && !launch.arguments.empty() ? launch.arguments.argument_for(where.allocation, addr) : -1;
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const Group& x) { return x.allocation == key && x.argument == argument; });
     if (g == groups.end()) {
-      groups.push_back({key, w, {}});
+      groups.push_back({key, argument, w, {}});
       g = std::prev(groups.end());
       g->lanes.active_mask = 0;
     }
     g->lanes.active_mask |= 1u << lane;
     std::uint64_t lo = where.inside ? where.offset : addr;
     g->ranges.push_back({lo, lo + w.bytes_per_lane});
-    if (!where.inside) add_finding(launch, w, lane, addr, w.bytes_per_lane, where);
+    if (!where.inside) add_finding(launch, kernel, w, lane, addr, w.bytes_per_lane, where);
   }
-  std::uint32_t kernel = groups.empty() ? 0 : kernel_id(launch.kernel);
   for (auto& group : groups) {
-    Totals& t = totals_[{kernel, launch.launch, w.block[0], w.block[1], w.block[2], group.allocation}];
+    Totals& t =
+        totals_[{kernel, launch.launch, w.block[0], w.block[1], w.block[2], group.allocation, group.argument}];
     // Coalesce the lanes' ranges first: a coalesced warp adds one interval, not 32.
     std::sort(group.ranges.begin(), group.ranges.end());
     std::array<std::uint64_t, 2> run = group.ranges.front();
@@ -87,8 +103,8 @@ void AccessAggregator::add(const LaunchInfo& launch, const WarpAccess& w) {
   }
 }
 
-void AccessAggregator::add_finding(const LaunchInfo& launch, const WarpAccess& w, std::uint32_t lane,
-                                   std::uint64_t address, std::uint32_t size, const Lookup& where) {
+void AccessAggregator::add_finding(const LaunchInfo& launch, std::uint32_t kernel, const WarpAccess& w,
+                                   std::uint32_t lane, std::uint64_t address, std::uint32_t size, const Lookup& where) {
   if (findings_.size() >= max_findings_) {
     ++findings_over_cap_;
     return;
@@ -104,6 +120,8 @@ void AccessAggregator::add_finding(const LaunchInfo& launch, const WarpAccess& w
   f.operation = operation_name(w.operation);
   f.allocation = where.allocation;
   f.distance = where.distance;
+  f.argument = where.allocation >= 0 ? launch.arguments.argument_for(where.allocation, address) : -1;
+  f.argument_type = type_of(parameter_types_[kernel], f.argument);
   findings_.push_back(f);
 }
 
@@ -117,9 +135,13 @@ void AccessAggregator::add_bulk(const LaunchInfo& launch, const WarpAccess& copy
   for (const RangePiece& piece : allocations_.split(address, copy.bytes_per_lane)) {
     const std::uint64_t bytes = piece.hi - piece.lo;
     const Lookup where = allocations_.find(piece.lo, bytes);
-    if (piece.allocation < 0) add_finding(launch, copy, lane, piece.lo, static_cast<std::uint32_t>(bytes), where);
+    if (piece.allocation < 0)
+      add_finding(launch, kernel, copy, lane, piece.lo, static_cast<std::uint32_t>(bytes), where);
     const std::uint64_t lo = piece.allocation < 0 ? piece.lo : where.offset;  // absolute outside, else an offset
-    Totals& t = totals_[{kernel, launch.launch, copy.block[0], copy.block[1], copy.block[2], piece.allocation}];
+    const std::int64_t argument =
+        piece.allocation < 0 ? -1 : launch.arguments.argument_for(piece.allocation, piece.lo);
+    Totals& t = totals_[{kernel, launch.launch, copy.block[0], copy.block[1], copy.block[2], piece.allocation,
+                         argument}];
     t.ranges.add(lo, lo + bytes);
     ++t.bulk_copies;
     if (copy.operation == Operation::kBulkLoad) {
@@ -139,6 +161,8 @@ void AccessAggregator::finish(Trace& trace) const {
     a.launch = std::get<1>(key);
     a.block = {std::get<2>(key), std::get<3>(key), std::get<4>(key)};
     a.allocation = std::get<5>(key);
+    a.argument = std::get<6>(key);
+    a.argument_type = type_of(parameter_types_[std::get<0>(key)], a.argument);
     a.ranges = t.ranges.ranges();
     a.loads = t.loads;
     a.stores = t.stores;

@@ -57,14 +57,17 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
         const raw::NamedLaunch& l = c.launches[index];
         current = LaunchInfo{demangle(l.kernel), l.record.kernel_launch,
                              {l.record.grid[0], l.record.grid[1], l.record.grid[2]},
-                             {l.record.block[0], l.record.block[1], l.record.block[2]}};
+                             {l.record.block[0], l.record.block[1], l.record.block[2]},
+                             {}};
         if (!l.record.recorded) {
           ++left_out;
           continue;
         }
         dropped_warps += l.record.warps_dropped;
         if (l.record.warps_recorded == 0 && l.record.warps_dropped == 0) silent.insert(current.kernel);
-        name_allocations(trace.allocations, current.kernel, map_pointer_arguments(l.params, live));
+        std::vector<PointerArgument> arguments = map_pointer_arguments(l.params, live);
+        name_allocations(trace.allocations, current.kernel, arguments);
+        current.arguments = LaunchArguments(std::move(arguments));
         Kernel k;
         k.name = current.kernel;
         k.mangled_name = l.kernel;

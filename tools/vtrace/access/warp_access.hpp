@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tools/vtrace/access/argument_mapping.hpp"
 #include "tools/vtrace/trace_model.hpp"
 
 namespace vtools::vtrace::access {
@@ -38,6 +39,7 @@ struct LaunchInfo {
   std::string kernel;
   std::uint64_t launch = 0;  ///< 0-based launch index of this kernel name
   Dim3 grid{1, 1, 1}, block_dim{1, 1, 1};
+  LaunchArguments arguments;  ///< its pointer arguments (none when the driver could not say)
 };
 
 /// Thread index (x, y, z) of lane `lane` of warp `warp` in a block of `block_dim` threads.
