@@ -9,6 +9,7 @@
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 #include "tools/vtrace/access/argument_mapping.hpp"
+#include "tools/vtrace/access/device_block_filter.hpp"
 
 using namespace vtools::vtrace;
 using namespace vtools::vtrace::access;
@@ -476,4 +477,66 @@ TEST_CASE("access_capture: a recorded kernel with no visible global access is li
   CHECK(t.tma_kernels == std::vector<std::string>{"sm90_xmma_gemm_tma"});
   REQUIRE(t.run.notes.size() == 1);
   CHECK(t.run.notes[0].rfind("1 kernels showed no global access: TMA tensor copies", 0) == 0);
+}
+
+TEST_CASE("device_block_filter: canonical specs fit the device filter and keep what BlockSampling keeps") {
+  raw::DeviceBlockFilter f{};
+  CHECK(parse_device_block_filter("every:8", f));
+  CHECK(f.every == 8);
+  CHECK(parse_device_block_filter("0,5,10-12", f));
+  CHECK(f.range_count == 3);
+  CHECK(f.ranges[2][0] == 10);
+  CHECK(f.ranges[2][1] == 12);
+  CHECK_FALSE(parse_device_block_filter("all", f));  // nothing to filter: every block is recorded
+  CHECK(f.every == 0);
+  CHECK(f.range_count == 0);
+  std::string seventeen;
+  for (int i = 0; i < 17; ++i) seventeen += (i ? "," : "") + std::to_string(2 * i);
+  CHECK_FALSE(parse_device_block_filter(seventeen, f));  // more ranges than the header holds: the host filters
+  CHECK(f.range_count == 0);
+  for (const char* bad : {"", "every:0", "every:x", "1,,2", "5-2", "3-", "-3", "1;2"})
+    CHECK_FALSE(parse_device_block_filter(bad, f));
+  for (const char* spec : {"every:1", "every:7", "3", "0,5,10-12", "2-4,20-30,99"}) {
+    BlockSampling host = BlockSampling::parse(spec);
+    REQUIRE(parse_device_block_filter(host.str(), f));
+    for (std::uint64_t b = 0; b < 128; ++b) CHECK(device_filter_keeps(f, b) == host.keeps(b));
+  }
+}
+
+TEST_CASE("block_sampling: kept counts the blocks of a grid it keeps") {
+  CHECK(BlockSampling().kept(100) == 100);
+  CHECK(BlockSampling::parse("every:8").kept(100) == 13);  // 0, 8, ..., 96
+  CHECK(BlockSampling::parse("every:8").kept(0) == 0);
+  CHECK(BlockSampling::parse("0,5,10-12").kept(11) == 3);  // 0, 5, 10
+  CHECK(BlockSampling::parse("0,5,10-12").kept(1000) == 5);
+  CHECK(BlockSampling::parse("0-5,3-8").kept(1000) == 9);  // overlapping ranges count once
+  CHECK(BlockSampling::parse("50-60").kept(10) == 0);
+}
+
+TEST_CASE("access_capture: blocks left out by --blocks are counted per recorded launch") {
+  using raw::Tag;
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(Tag::kProcess, raw::ProcessRecord{77, 0});
+  raw::LaunchRecord l{};
+  l.grid[0] = 10, l.grid[1] = 3, l.grid[2] = 1;  // 30 blocks: every:8 keeps 0, 8, 16, 24
+  l.block[0] = 32, l.block[1] = 1, l.block[2] = 1;
+  l.recorded = 1;
+  b.add(Tag::kLaunch, l, "_Z4fillPfif");
+  l.kernel_launch = 1;
+  b.add(Tag::kLaunch, l, "_Z4fillPfif");
+  b.add(Tag::kEnd, raw::EndRecord{0});
+  raw::Capture c = raw::read_capture(b.bytes(), "raw.bin");
+  Trace t;
+  t.run.mode = "accesses";
+  add_access_captures({c}, BlockSampling::parse("every:8"), 1000, t);
+  CHECK(std::count(t.run.notes.begin(), t.run.notes.end(),
+                   "--blocks every:8 left out 52 blocks of the recorded launches (skipped on the device)") == 1);
+  Trace many;
+  std::string list;
+  for (int i = 0; i < 17; ++i) list += (i ? "," : "") + std::to_string(i);  // 0..16 kept: 13 of 30 left out, twice
+  add_access_captures({c}, BlockSampling::parse(list), 1000, many);
+  CHECK(std::count(many.run.notes.begin(), many.run.notes.end(),
+                   "--blocks " + BlockSampling::parse(list).str() +
+                       " left out 26 blocks of the recorded launches (recorded, then dropped on the host)") == 1);
 }

@@ -3,7 +3,7 @@
 
 Usage: gpu_access_check.py CASE --vtrace BIN [--sample BIN]
 Cases: sample (vector add, strided reads, off-by-one), arguments (the same program: kernel pointer arguments named
-in records, findings and allocations), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu), triton_masked, torch.
+in records, findings and allocations), blocks (the same program under --blocks 1,3, filtered on the device), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu), triton_masked, torch.
 Exit 0 when every assertion holds, 1 with the failures listed, 77 when no GPU (or no torch/triton).
 """
 import argparse
@@ -128,6 +128,29 @@ def check_arguments(c, doc, check_text):
            "past the end of allocation %d (vector_add.arg0), argument 0 (float const*)" % ids[0] in check_text)
 
 
+def check_blocks(c, doc):
+    """samples/access_sample.cu under --blocks 1,3: the device patches skip every other block, so only blocks 1 and 3
+    have records (with the same exact counts as unsampled), strided_read (one block, block 0) has none, the
+    off-by-one finding of block 3 is kept, and the note counts the blocks left out: vector_add 2 + strided_read 1 + 1
+    + off_by_one 2 = 6. No host-side note about dropped warp requests: none of block 0 or 2 reached the host."""
+    ids = [a["id"] for a in doc["allocations"] if a["size"] == 4000]
+    c.eq("three 4000-byte allocations", len(ids), 3)
+    if len(ids) != 3:
+        return
+    c.eq("vector_add blocks recorded", sorted({x["block"][0] for x in rows(doc, VA)}), [1, 3])
+    r = [x for x in rows(doc, VA) if x["block"] == [3, 0, 0] and x["allocation"] == ids[0]]
+    c.eq("vector_add block 3 loads of a", [(x["loads"], x["ranges"]) for x in r], [(232, [[3072, 4000]])])
+    r = [x for x in rows(doc, VA) if x["block"] == [1, 0, 0] and x["allocation"] == ids[2]]
+    c.eq("vector_add block 1 stores to c", [(x["stores"], x["ranges"]) for x in r], [(256, [[1024, 2048]])])
+    c.eq("strided_read rows (its only block is 0)", rows(doc, SR), [])
+    c.eq("findings (block 3 of off_by_one)", [(x["kernel"], x["block"]) for x in doc["findings"]], [(OB, [3, 0, 0])])
+    notes = doc["run"]["notes"]
+    c.true(f"note on blocks left out on the device: {notes}",
+           "--blocks 1,3 left out 6 blocks of the recorded launches (skipped on the device)" in notes)
+    c.eq("host-side drops of unsampled warp requests", [n for n in notes if "warp requests" in n and "--blocks" in n],
+         [])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case")
@@ -153,6 +176,10 @@ def main():
         c.eq("exit status", p.returncode, 0)
         check = subprocess.run([a.vtrace, "check", path], capture_output=True, text=True)
         check_arguments(c, doc, check.stdout)
+    elif a.case == "blocks":
+        p, doc, _ = trace_of(a.vtrace, [a.sample], ["--accesses", "--blocks", "1,3"])
+        c.eq("exit status", p.returncode, 0)
+        check_blocks(c, doc)
     elif a.case == "bulk":
         p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
         c.eq("exit status (the sample checks dst = 2 src)", p.returncode, 0)

@@ -111,6 +111,8 @@ std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOpt
   env.emplace_back("VTRACE_KERNEL", o.kernel_regex);
   env.emplace_back("VTRACE_LAUNCH", std::to_string(o.launch));
   env.emplace_back("VTRACE_MAX_BYTES", std::to_string(o.max_bytes));
+  // The canonical spec: the library's parser (device_block_filter.hpp) reads only that form.
+  env.emplace_back("VTRACE_BLOCKS", o.blocks.empty() ? "all" : access::BlockSampling::parse(o.blocks).str());
   return env;
 #endif
 }

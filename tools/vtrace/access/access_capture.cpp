@@ -5,6 +5,7 @@
 
 #include "tools/vtrace/access/access_aggregator.hpp"
 #include "tools/vtrace/access/argument_mapping.hpp"
+#include "tools/vtrace/access/device_block_filter.hpp"
 #include "tools/vtrace/trace_builder.hpp"
 
 namespace vtools::vtrace::access {
@@ -27,7 +28,7 @@ WarpAccess to_warp_access(const raw::WarpAccessRecord& r) {
 
 void add_access_captures(const std::vector<raw::Capture>& captures, const BlockSampling& blocks,
                          std::uint64_t max_findings, Trace& trace) {
-  std::uint64_t dropped_warps = 0, left_out = 0;
+  std::uint64_t dropped_warps = 0, left_out = 0, sampled_out_blocks = 0;
   std::set<std::string> silent;  // recorded launches without a single visible global access
   for (const auto& c : captures) {
     AllocationMap live;
@@ -64,6 +65,9 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
           continue;
         }
         dropped_warps += l.record.warps_dropped;
+        std::uint64_t grid_blocks = 1;
+        for (std::int32_t d : l.record.grid) grid_blocks *= static_cast<std::uint64_t>(std::max(d, 1));
+        sampled_out_blocks += grid_blocks - blocks.kept(grid_blocks);
         if (l.record.warps_recorded == 0 && l.record.warps_dropped == 0) silent.insert(current.kernel);
         std::vector<PointerArgument> arguments = map_pointer_arguments(l.params, live);
         name_allocations(trace.allocations, current.kernel, arguments);
@@ -93,6 +97,14 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
                               "descriptors) are invisible to the Compute Sanitizer API; see tma_kernels");
   trace.filtered_kernels += left_out;
   trace.dropped_records += dropped_warps;
+  if (sampled_out_blocks) {
+    raw::DeviceBlockFilter device{};
+    trace.run.notes.push_back("--blocks " + blocks.str() + " left out " + std::to_string(sampled_out_blocks) +
+                              " blocks of the recorded launches (" +
+                              (parse_device_block_filter(blocks.str(), device) ? "skipped on the device"
+                                                                               : "recorded, then dropped on the host") +
+                              ")");
+  }
   if (left_out) trace.run.notes.push_back(std::to_string(left_out) + " launches were left out by --kernel/--launch");
   if (dropped_warps)
     trace.run.notes.push_back(std::to_string(dropped_warps) +

@@ -2,7 +2,9 @@
 // library with sanitizerAddPatchesFromFile. Each patched global access, cp.async (MEMCPY_ASYNC) included, claims one
 // record per warp (the leader lane does the atomic, ~4x cheaper than one per thread) and every active lane writes its
 // own address into it. A cp.async.bulk copy (non-tensor, global <-> shared) is one record for the whole copy, written
-// by the first active lane. TMA tensor copies have no instruction id in the Sanitizer API and are not seen here.
+// by the first active lane. Blocks outside --blocks (the buffer header's DeviceBlockFilter) return at once, so a
+// sampled run skips their atomics and record writes. TMA tensor copies have no instruction id in the Sanitizer API
+// and are not seen here.
 #include <sanitizer_patching.h>
 
 #include "tools/vtrace/access/access_records.hpp"
@@ -16,10 +18,23 @@ static __device__ __forceinline__ unsigned lane_id() {
   return lane;
 }
 
+/// --blocks on the device; device_block_filter.hpp's device_filter_keeps is the host mirror (keep them equal).
+static __device__ __forceinline__ bool block_kept(const DeviceAccessBuffer* buf) {
+  const vtools::vtrace::raw::DeviceBlockFilter& f = buf->blocks;
+  if (!f.every && !f.range_count) return true;
+  const uint64_t block = blockIdx.x + static_cast<uint64_t>(blockIdx.y) * gridDim.x +
+                         static_cast<uint64_t>(blockIdx.z) * gridDim.x * gridDim.y;
+  if (f.every) return block % f.every == 0;
+  for (uint64_t i = 0; i < f.range_count && i < vtools::vtrace::raw::kMaxDeviceBlockRanges; ++i)
+    if (block >= f.ranges[i][0] && block <= f.ranges[i][1]) return true;
+  return false;
+}
+
 static __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint64_t address, uint32_t size,
                                               uint32_t operation) {
   auto* buf = static_cast<DeviceAccessBuffer*>(userdata);
   if (!buf) return;  // launch left out by --kernel/--launch
+  if (!block_kept(buf)) return;  // uniform per block: every lane of the warp returns here
   const unsigned mask = __activemask();
   const unsigned lane = lane_id();
   const unsigned leader = __ffs(mask) - 1;
@@ -64,7 +79,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult vtrace_memcpy_async(void
 static __device__ __forceinline__ void record_bulk(void* userdata, uint64_t pc, uint64_t address, uint32_t bytes,
                                                    uint32_t operation) {
   auto* buf = static_cast<DeviceAccessBuffer*>(userdata);
-  if (!buf) return;
+  if (!buf || !block_kept(buf)) return;
   const unsigned mask = __activemask();
   const unsigned lane = lane_id();
   if (lane != __ffs(mask) - 1) return;

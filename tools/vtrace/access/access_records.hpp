@@ -30,12 +30,24 @@ struct WarpAccessRecord {
   std::uint64_t address[32];
 };
 
-/// The per-launch device buffer: header, then `capacity` records.
+/// Explicit block ranges the device filter holds; a --blocks list with more falls back to filtering on the host.
+constexpr std::uint32_t kMaxDeviceBlockRanges = 16;
+
+/// Which blocks the patches record (--blocks on the device, so sampled runs skip the work of the others), by linear
+/// block index x + y * grid.x + z * grid.x * grid.y. All zero: every block.
+struct DeviceBlockFilter {
+  std::uint64_t every;        ///< > 0: blocks 0, every, 2 every, ...
+  std::uint64_t range_count;  ///< > 0 (and every == 0): blocks inside ranges[0 .. range_count)
+  std::uint64_t ranges[kMaxDeviceBlockRanges][2];  ///< inclusive [first, last]
+};
+
+/// The per-launch device buffer: header (copied to the device before the launch), then `capacity` records.
 struct DeviceAccessBuffer {
   std::uint64_t capacity;
   unsigned long long count;    ///< warp requests claimed (may exceed capacity)
   unsigned long long dropped;  ///< claimed over capacity
   std::uint64_t pad;
+  DeviceBlockFilter blocks;
   WarpAccessRecord records[1];
 };
 

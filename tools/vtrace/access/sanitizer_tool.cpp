@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "tools/vtrace/access/access_records.hpp"
+#include "tools/vtrace/access/device_block_filter.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 
 namespace vtools::vtrace::access_tool {
@@ -40,6 +41,7 @@ struct Settings {
   std::optional<std::regex> kernel;
   long long launch = -1;
   std::uint64_t max_bytes = 64ull << 20;
+  raw::DeviceBlockFilter blocks{};  ///< --blocks when it fits the device filter, else every block (the host filters)
 };
 
 struct PendingLaunch {
@@ -205,6 +207,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       p.header = std::make_shared<raw::DeviceAccessBuffer>();
       *p.header = raw::DeviceAccessBuffer{};
       p.header->capacity = capacity;
+      p.header->blocks = g_settings.blocks;
       sanitizerMemcpyHostToDeviceAsync(d_buffer, p.header.get(), offsetof(raw::DeviceAccessBuffer, records),
                                        l->hStream);
     }
@@ -323,6 +326,8 @@ void initialize() noexcept {
     g_settings.patches = patches ? patches : "";
     if (const char* k = std::getenv("VTRACE_KERNEL"); k && *k) g_settings.kernel.emplace(k, std::regex::ECMAScript);
     if (const char* l = std::getenv("VTRACE_LAUNCH"); l && *l) g_settings.launch = std::atoll(l);
+    if (const char* blocks = std::getenv("VTRACE_BLOCKS"); blocks && *blocks)
+      access::parse_device_block_filter(blocks, g_settings.blocks);
     if (const char* m = std::getenv("VTRACE_MAX_BYTES"); m && *m)
       g_settings.max_bytes = std::max<std::uint64_t>(std::strtoull(m, nullptr, 10), 2 * sizeof(raw::DeviceAccessBuffer));
     std::string path = std::string(dir) + "/raw-" + std::to_string(getpid()) + ".bin";
