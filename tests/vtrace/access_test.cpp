@@ -532,6 +532,12 @@ TEST_CASE("access_capture: blocks left out by --blocks are counted per recorded 
   add_access_captures({c}, BlockSampling::parse("every:8"), 1000, t);
   CHECK(std::count(t.run.notes.begin(), t.run.notes.end(),
                    "--blocks every:8 left out 52 blocks of the recorded launches (skipped on the device)") == 1);
+  CHECK(t.tma_kernels == std::vector<std::string>{"fill(float*, int, float)"});  // kept blocks, yet no access
+  Trace none;
+  add_access_captures({c}, BlockSampling::parse("100-200"), 1000, none);  // every block sampled out
+  CHECK(none.tma_kernels.empty());
+  CHECK(std::count(none.run.notes.begin(), none.run.notes.end(),
+                   "--blocks 100-200 left out 60 blocks of the recorded launches (skipped on the device)") == 1);
   Trace many;
   std::string list;
   for (int i = 0; i < 17; ++i) list += (i ? "," : "") + std::to_string(i);  // 0..16 kept: 13 of 30 left out, twice

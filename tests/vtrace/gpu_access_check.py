@@ -149,6 +149,7 @@ def check_blocks(c, doc):
            "--blocks 1,3 left out 6 blocks of the recorded launches (skipped on the device)" in notes)
     c.eq("host-side drops of unsampled warp requests", [n for n in notes if "warp requests" in n and "--blocks" in n],
          [])
+    c.eq("tma_kernels (strided_read was sampled out, not silent)", doc.get("tma_kernels"), [])
 
 
 def main():

@@ -67,8 +67,11 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
         dropped_warps += l.record.warps_dropped;
         std::uint64_t grid_blocks = 1;
         for (std::int32_t d : l.record.grid) grid_blocks *= static_cast<std::uint64_t>(std::max(d, 1));
-        sampled_out_blocks += grid_blocks - blocks.kept(grid_blocks);
-        if (l.record.warps_recorded == 0 && l.record.warps_dropped == 0) silent.insert(current.kernel);
+        const std::uint64_t kept_blocks = blocks.kept(grid_blocks);
+        sampled_out_blocks += grid_blocks - kept_blocks;
+        // No access from a launch whose blocks were all sampled out says nothing about TMA.
+        if (l.record.warps_recorded == 0 && l.record.warps_dropped == 0 && kept_blocks > 0)
+          silent.insert(current.kernel);
         std::vector<PointerArgument> arguments = map_pointer_arguments(l.params, live);
         name_allocations(trace.allocations, current.kernel, arguments);
         current.arguments = LaunchArguments(std::move(arguments));

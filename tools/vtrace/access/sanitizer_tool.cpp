@@ -158,11 +158,14 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
   SanitizerResult r4 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, m->module,
                                                   "vtrace_bulk_shared_to_global");
   SanitizerResult r5 = sanitizerPatchModule(m->module);
-  for (SanitizerResult r : {r1, r2, r3, r4, r5})
+  for (SanitizerResult r : {r1, r2, r5})
     if (r != SANITIZER_SUCCESS) {
       write_note("patching a module failed (" + result_text(r) + "); its kernels' accesses are not recorded");
-      break;
+      return;
     }
+  if (r3 != SANITIZER_SUCCESS || r4 != SANITIZER_SUCCESS)
+    write_note("patching cp.async.bulk in a module failed (" + result_text(r3 != SANITIZER_SUCCESS ? r3 : r4) +
+               "); its kernels' bulk copies are not recorded");
 }
 
 /// --kernel matches the demangled or the mangled name, as in launch mode (kernel_filter.hpp).
