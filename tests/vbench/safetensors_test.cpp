@@ -92,6 +92,10 @@ TEST_CASE("safetensors: bad files are refused with a message naming the tensor")
         "w.safetensors: tensor 'wte.weight': unknown dtype 'Q4'");
   CHECK(error_of(make_file(R"({"wte.weight":{"dtype":"F32","shape":[2]}})", std::string(8, '\0'))) ==
         "w.safetensors: tensor 'wte.weight': missing 'data_offsets' [begin, end]");
+  CHECK(error_of(make_file(R"({"wte.weight":{"dtype":"F32","shape":[2],"data_offsets":[0,1180591620717411303424]}})",
+                           std::string(8, '\0'))) ==
+        "w.safetensors: tensor 'wte.weight': data_offsets [0,1.1805916207174113e+21] is not [begin, end] of two unsigned "
+        "64-bit integers");
   CHECK(error_of(make_file("[1]", "")) == "w.safetensors: safetensors header is not a JSON object");
 }
 

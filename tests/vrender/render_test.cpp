@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -172,6 +173,25 @@ TEST_CASE("render: trace page has a zoomable timeline, top kernels, heat maps an
   CHECK(page.sections[2].tables[0].table.rows.size() == 1);
   std::string html = render_page(page, "html", html_options());
   CHECK(count(html, "<script>") == 1);  // zoom script only because a zoomable chart is present
+}
+
+TEST_CASE("render: trace heat maps and findings name the kernel argument of an allocation") {
+  const char* doc = R"({"format":"vtools.trace","version":1,"run":{"mode":"accesses"},"kernels":[],
+    "allocations":[{"id":1,"address":4096,"size":4000,"name":"vector_add.arg0"}],
+    "accesses":[{"kernel":"vector_add","launch":0,"block":[0,0,0],"allocation":1,"argument":0,
+                 "argument_type":"float const*","ranges":[[0,1024]],"loads":256,"stores":0,"bytes_loaded":1024,
+                 "bytes_stored":0}],
+    "findings":[{"kind":"out_of_bounds","kernel":"vector_add","launch":0,"block":[3,0,0],"thread":[232,0,0],
+                 "address":8096,"size":4,"operation":"load","allocation":1,"distance":0,"argument":0,
+                 "argument_type":"float const*"}]})";
+  Page page = build_page({classify_input(doc, "args.json")});
+  const Section& accesses = page.sections.back();
+  REQUIRE(accesses.figures.size() == 1);
+  CHECK(accesses.figures[0].svg.markup.find("vector_add.arg0, argument 0 (float const*)") != std::string::npos);
+  REQUIRE(accesses.tables.size() == 1);
+  const auto& headers = accesses.tables[0].table.headers;
+  auto column = std::find(headers.begin(), headers.end(), "allocation") - headers.begin();
+  CHECK(accesses.tables[0].table.rows[0][static_cast<std::size_t>(column)] == "1, argument 0 (float const*)");
 }
 
 TEST_CASE("render: compare page draws medians side by side and speedups with CI whiskers") {

@@ -9,6 +9,7 @@
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 #include "tools/vtrace/access/argument_mapping.hpp"
+#include "tools/vtrace/access/device_block_filter.hpp"
 
 using namespace vtools::vtrace;
 using namespace vtools::vtrace::access;
@@ -90,6 +91,25 @@ TEST_CASE("allocation_map: inside, past the end, before the start, and no alloca
   CHECK(m.find(0x3000, 4).allocation == 1);
 }
 
+TEST_CASE("allocation_map: split cuts a range at allocation bounds, gaps included") {
+  AllocationMap m;
+  m.add(allocation(1, 0x1000, 4000));  // [0x1000, 0x1fa0)
+  m.add(allocation(2, 0x2000, 256));   // [0x2000, 0x2100)
+  auto pieces = [&](std::uint64_t address, std::uint64_t size) {
+    std::vector<std::array<std::int64_t, 3>> out;
+    for (const RangePiece& p : m.split(address, size))
+      out.push_back({p.allocation, static_cast<std::int64_t>(p.lo), static_cast<std::int64_t>(p.hi)});
+    return out;
+  };
+  using Pieces = std::vector<std::array<std::int64_t, 3>>;
+  CHECK(pieces(0x1000, 1024) == Pieces{{1, 0x1000, 0x1400}});
+  CHECK(pieces(0x1f80, 64) == Pieces{{1, 0x1f80, 0x1fa0}, {-1, 0x1fa0, 0x1fc0}});  // 32 bytes past the end
+  CHECK(pieces(0x1f90, 0x200) == Pieces{{1, 0x1f90, 0x1fa0}, {-1, 0x1fa0, 0x2000}, {2, 0x2000, 0x2100},
+                                        {-1, 0x2100, 0x2190}});
+  CHECK(pieces(0x800, 16) == Pieces{{-1, 0x800, 0x810}});
+  CHECK(pieces(0x1000, 0).empty());
+}
+
 TEST_CASE("block_sampling: lists, ranges, every:N and all") {
   BlockSampling s = BlockSampling::parse("10-12,0,5");
   CHECK(s.keeps(0));
@@ -137,7 +157,7 @@ TEST_CASE("access_aggregator: vector add over an odd n gives exact counts and ra
   m.add(allocation(2, b, 4 * n));
   m.add(allocation(3, c, 4 * n));
   AccessAggregator agg(m, BlockSampling());
-  LaunchInfo launch{"vector_add", 0, {4, 1, 1}, {256, 1, 1}};
+  LaunchInfo launch{"vector_add", 0, {4, 1, 1}, {256, 1, 1}, {}};
   for (std::int64_t block = 0; block < 4; ++block)
     for (std::uint32_t warp = 0; warp < 8; ++warp) {
       std::uint64_t first = static_cast<std::uint64_t>(block) * 256 + warp * 32;
@@ -173,7 +193,7 @@ TEST_CASE("access_aggregator: an off-by-one read is exactly one finding with blo
   AllocationMap m;
   m.add(allocation(1, in, 4 * n));
   AccessAggregator agg(m, BlockSampling());
-  LaunchInfo launch{"off_by_one", 0, {4, 1, 1}, {256, 1, 1}};
+  LaunchInfo launch{"off_by_one", 0, {4, 1, 1}, {256, 1, 1}, {}};
   for (std::int64_t block = 0; block < 4; ++block)
     for (std::uint32_t warp = 0; warp < 8; ++warp) {
       std::uint64_t first = static_cast<std::uint64_t>(block) * 256 + warp * 32;
@@ -207,7 +227,7 @@ TEST_CASE("access_aggregator: --blocks sampling and the findings cap are counted
   AllocationMap m;
   m.add(allocation(1, 0x1000, 128));
   AccessAggregator agg(m, BlockSampling::parse("every:2"), 1);
-  LaunchInfo launch{"k", 0, {4, 1, 1}, {32, 1, 1}};
+  LaunchInfo launch{"k", 0, {4, 1, 1}, {32, 1, 1}, {}};
   for (std::int64_t block = 0; block < 4; ++block) agg.add(launch, warp_over(0x1000, block, 0, 16, 64, Operation::kStore));
   Trace t;
   agg.finish(t);
@@ -215,6 +235,80 @@ TEST_CASE("access_aggregator: --blocks sampling and the findings cap are counted
   REQUIRE(t.run.notes.size() == 2);
   CHECK(t.run.notes[0] == "31 more out-of-bounds accesses were not listed (cap 1)");
   CHECK(t.run.notes[1] == "--blocks every:2 left out 2 warp requests");
+}
+
+/// A cp.async.bulk copy as the device patch reports it: one lane (`lane`) of warp 0, the whole size in one record.
+static WarpAccess bulk_copy(std::uint64_t address, std::uint32_t bytes, Operation op, std::int64_t block,
+                            std::uint32_t lane) {
+  WarpAccess w;
+  w.block = {block, 0, 0};
+  w.operation = op;
+  w.active_mask = 1u << lane;
+  w.address[lane] = address;
+  w.bytes_per_lane = bytes;
+  w.pc_offset = 0x90;
+  return w;
+}
+
+TEST_CASE("access_aggregator: bulk copies count their whole range and bytes, not sectors or lanes per request") {
+  AllocationMap m;
+  m.add(allocation(1, 0x10000, 2048));  // source
+  m.add(allocation(2, 0x20000, 2048));  // destination
+  AccessAggregator agg(m, BlockSampling());
+  LaunchInfo launch{"bulk_copy", 0, {2, 1, 1}, {32, 1, 1}, {}};
+  for (std::int64_t block = 0; block < 2; ++block) {
+    std::uint64_t offset = static_cast<std::uint64_t>(block) * 1024;
+    agg.add(launch, bulk_copy(0x10000 + offset, 1024, Operation::kBulkLoad, block, 0));
+    agg.add(launch, bulk_copy(0x20000 + offset, 1024, Operation::kBulkStore, block, 0));
+  }
+  agg.add(launch, warp_over(0x20000, 0, 0, 0, 32, Operation::kStore));  // one ordinary coalesced warp store
+  Trace t;
+  agg.finish(t);
+  CHECK(t.findings.empty());
+  REQUIRE(t.accesses.size() == 4);
+  const Access& load0 = t.accesses[0];  // block 0, allocation 1
+  CHECK(load0.allocation == 1);
+  CHECK(load0.ranges == Ranges{{0, 1024}});
+  CHECK(load0.loads == 1);
+  CHECK(load0.bytes_loaded == 1024);
+  CHECK(load0.bulk_copies == 1);
+  CHECK(load0.sectors_per_request == 0);  // no warp request
+  CHECK(load0.active_lanes_per_request == 0);
+  const Access& store0 = t.accesses[1];  // block 0, allocation 2: the bulk store and the warp store
+  CHECK(store0.ranges == Ranges{{0, 1024}});
+  CHECK(store0.stores == 1 + 32);
+  CHECK(store0.bytes_stored == 1024 + 128);
+  CHECK(store0.bulk_copies == 1);
+  CHECK(store0.sectors_per_request == doctest::Approx(4.0));  // the warp store's alone
+  CHECK(store0.active_lanes_per_request == doctest::Approx(32.0));
+  CHECK(t.accesses[3].ranges == Ranges{{1024, 2048}});
+  CHECK(t.accesses[3].bytes_stored == 1024);
+}
+
+TEST_CASE("access_aggregator: a bulk copy running past the end is one finding for the bytes outside") {
+  AllocationMap m;
+  m.add(allocation(1, 0x10000, 4000));
+  AccessAggregator agg(m, BlockSampling());
+  LaunchInfo launch{"bulk_copy", 0, {1, 1, 1}, {64, 1, 1}, {}};
+  WarpAccess w = bulk_copy(0x10000 + 3968, 64, Operation::kBulkLoad, 0, 5);  // 32 bytes in, 32 past the end
+  w.warp = 1;
+  agg.add(launch, w);
+  Trace t;
+  agg.finish(t);
+  REQUIRE(t.findings.size() == 1);
+  const Finding& f = t.findings[0];
+  CHECK(f.address == 0x10000 + 4000);
+  CHECK(f.size == 32);
+  CHECK(f.operation == "bulk_load");
+  CHECK(f.thread == Dim3{37, 0, 0});
+  CHECK(f.allocation == 1);
+  CHECK(f.distance == 0);
+  REQUIRE(t.accesses.size() == 2);
+  CHECK(t.accesses[0].allocation == -1);
+  CHECK(t.accesses[0].ranges == Ranges{{0x10000 + 4000, 0x10000 + 4032}});
+  CHECK(t.accesses[1].allocation == 1);
+  CHECK(t.accesses[1].ranges == Ranges{{3968, 4000}});
+  CHECK(t.accesses[1].bytes_loaded == 32);
 }
 
 TEST_CASE("argument_mapping: pointer words map to allocations and name them") {
@@ -233,6 +327,62 @@ TEST_CASE("argument_mapping: pointer words map to allocations and name them") {
   name_allocations(allocations, "void fill(float*, int, float*)", args);
   CHECK(allocations[0].name == "fill.arg0");
   CHECK(allocations[1].name == "kept");
+}
+
+TEST_CASE("argument_mapping: parameter types from demangled names") {
+  using Types = std::vector<std::string>;
+  CHECK(parameter_types("vector_add(float const*, float const*, float*, int)") ==
+        Types{"float const*", "float const*", "float*", "int"});
+  CHECK(parameter_types("void ns::gemm<float, (int)128>(Tile<float, 2>, float*)") == Types{"Tile<float, 2>", "float*"});
+  CHECK(parameter_types("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+                        "std::array<char*, 1>>(int, at::native::FillFunctor<float>, std::array<char*, 1>)") ==
+        Types{"int", "at::native::FillFunctor<float>", "std::array<char*, 1>"});
+  CHECK(parameter_types("k(void (*)(int), float*)") == Types{"void (*)(int)", "float*"});
+  CHECK(parameter_types("add_kernel").empty());  // Triton: no signature
+  CHECK(parameter_types("k()").empty());
+  CHECK(parameter_types("k(void)").empty());
+  CHECK(argument_label(1, "float const*") == "argument 1 (float const*)");
+  CHECK(argument_label(0, "") == "argument 0");
+}
+
+TEST_CASE("argument_mapping: an access goes to the argument with the largest pointer at or below it") {
+  // One 1 MiB segment holding two tensors (x at +0, y at +4096) and a separate buffer z.
+  std::vector<PointerArgument> args = {{0, 0x100000, 1, 0}, {1, 0x101000, 1, 0x1000}, {3, 0x200000, 2, 0}};
+  LaunchArguments launch(args);
+  CHECK(launch.argument_for(1, 0x100010) == 0);
+  CHECK(launch.argument_for(1, 0x101000) == 1);
+  CHECK(launch.argument_for(1, 0x1fffff) == 1);
+  CHECK(launch.argument_for(2, 0x200400) == 3);
+  CHECK(launch.argument_for(2, 0x1ffff0) == 3);  // below every argument into it: the lowest one
+  CHECK(launch.argument_for(5, 0x500000) == -1);
+  CHECK(LaunchArguments().argument_for(1, 0x100000) == -1);
+}
+
+TEST_CASE("access_aggregator: records and findings name the kernel argument of their allocation") {
+  const std::uint64_t n = 1000, a = 0x10000, c = 0x30000;
+  AllocationMap m;
+  m.add(allocation(1, a, 4 * n));
+  m.add(allocation(3, c, 4 * n));
+  AccessAggregator agg(m, BlockSampling());
+  LaunchInfo launch{"off_by_one(float const*, float*, int)", 0, {4, 1, 1}, {256, 1, 1}, {}};
+  launch.arguments = LaunchArguments({{0, a, 1, 0}, {1, c, 3, 0}});
+  WarpAccess last = warp_over(a, 3, 7, 3 * 256 + 7 * 32, n + 1, Operation::kLoad);  // lanes 0..8: i = 992..1000
+  agg.add(launch, last);
+  agg.add(launch, warp_over(c, 3, 7, 3 * 256 + 7 * 32, n, Operation::kStore));
+  Trace t;
+  agg.finish(t);
+  REQUIRE(t.findings.size() == 1);
+  CHECK(t.findings[0].argument == 0);
+  CHECK(t.findings[0].argument_type == "float const*");
+  REQUIRE(t.accesses.size() == 3);  // outside, allocation 1 (argument 0), allocation 3 (argument 1)
+  CHECK(t.accesses[0].allocation == -1);
+  CHECK(t.accesses[0].argument == -1);
+  CHECK(t.accesses[0].argument_type.empty());
+  CHECK(t.accesses[1].argument == 0);
+  CHECK(t.accesses[1].argument_type == "float const*");
+  CHECK(t.accesses[1].loads == 8);
+  CHECK(t.accesses[2].argument == 1);
+  CHECK(t.accesses[2].argument_type == "float*");
 }
 
 TEST_CASE("access_capture: allocations, launches and warp records in file order become the access-mode trace") {
@@ -282,6 +432,8 @@ TEST_CASE("access_capture: allocations, launches and warp records in file order 
   CHECK(t.accesses[1].allocation == 1);
   CHECK(t.accesses[1].stores == 8);
   CHECK(t.accesses[1].ranges == Ranges{{3968, 4000}});
+  CHECK(t.accesses[1].argument == 0);  // fill's float* points 16 bytes into the allocation
+  CHECK(t.accesses[1].argument_type == "float*");
   CHECK(t.accesses[0].stores == 24);
   CHECK(t.accesses[0].ranges == Ranges{{0x10000 + 4000, 0x10000 + 4096}});
   REQUIRE(t.findings.size() == 24);
@@ -291,6 +443,7 @@ TEST_CASE("access_capture: allocations, launches and warp records in file order 
   CHECK(t.findings[0].distance == 0);
   CHECK(t.findings[0].operation == "store");
   CHECK(t.findings[0].pc_offset == 0x40);
+  CHECK(t.findings[0].argument == 0);
   CHECK(t.findings[23].distance == 92);
   CHECK(t.run.notes == std::vector<std::string>{"1 launches were left out by --kernel/--launch",
                                                 "2 warp requests did not fit the per-launch buffer (raise --max-bytes)"});
@@ -324,4 +477,72 @@ TEST_CASE("access_capture: a recorded kernel with no visible global access is li
   CHECK(t.tma_kernels == std::vector<std::string>{"sm90_xmma_gemm_tma"});
   REQUIRE(t.run.notes.size() == 1);
   CHECK(t.run.notes[0].rfind("1 kernels showed no global access: TMA tensor copies", 0) == 0);
+}
+
+TEST_CASE("device_block_filter: canonical specs fit the device filter and keep what BlockSampling keeps") {
+  raw::DeviceBlockFilter f{};
+  CHECK(parse_device_block_filter("every:8", f));
+  CHECK(f.every == 8);
+  CHECK(parse_device_block_filter("0,5,10-12", f));
+  CHECK(f.range_count == 3);
+  CHECK(f.ranges[2][0] == 10);
+  CHECK(f.ranges[2][1] == 12);
+  CHECK_FALSE(parse_device_block_filter("all", f));  // nothing to filter: every block is recorded
+  CHECK(f.every == 0);
+  CHECK(f.range_count == 0);
+  std::string seventeen;
+  for (int i = 0; i < 17; ++i) seventeen += (i ? "," : "") + std::to_string(2 * i);
+  CHECK_FALSE(parse_device_block_filter(seventeen, f));  // more ranges than the header holds: the host filters
+  CHECK(f.range_count == 0);
+  for (const char* bad : {"", "every:0", "every:x", "1,,2", "5-2", "3-", "-3", "1;2"})
+    CHECK_FALSE(parse_device_block_filter(bad, f));
+  for (const char* spec : {"every:1", "every:7", "3", "0,5,10-12", "2-4,20-30,99"}) {
+    BlockSampling host = BlockSampling::parse(spec);
+    REQUIRE(parse_device_block_filter(host.str(), f));
+    for (std::uint64_t b = 0; b < 128; ++b) CHECK(device_filter_keeps(f, b) == host.keeps(b));
+  }
+}
+
+TEST_CASE("block_sampling: kept counts the blocks of a grid it keeps") {
+  CHECK(BlockSampling().kept(100) == 100);
+  CHECK(BlockSampling::parse("every:8").kept(100) == 13);  // 0, 8, ..., 96
+  CHECK(BlockSampling::parse("every:8").kept(0) == 0);
+  CHECK(BlockSampling::parse("0,5,10-12").kept(11) == 3);  // 0, 5, 10
+  CHECK(BlockSampling::parse("0,5,10-12").kept(1000) == 5);
+  CHECK(BlockSampling::parse("0-5,3-8").kept(1000) == 9);  // overlapping ranges count once
+  CHECK(BlockSampling::parse("50-60").kept(10) == 0);
+}
+
+TEST_CASE("access_capture: blocks left out by --blocks are counted per recorded launch") {
+  using raw::Tag;
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(Tag::kProcess, raw::ProcessRecord{77, 0});
+  raw::LaunchRecord l{};
+  l.grid[0] = 10, l.grid[1] = 3, l.grid[2] = 1;  // 30 blocks: every:8 keeps 0, 8, 16, 24
+  l.block[0] = 32, l.block[1] = 1, l.block[2] = 1;
+  l.recorded = 1;
+  b.add(Tag::kLaunch, l, "_Z4fillPfif");
+  l.kernel_launch = 1;
+  b.add(Tag::kLaunch, l, "_Z4fillPfif");
+  b.add(Tag::kEnd, raw::EndRecord{0});
+  raw::Capture c = raw::read_capture(b.bytes(), "raw.bin");
+  Trace t;
+  t.run.mode = "accesses";
+  add_access_captures({c}, BlockSampling::parse("every:8"), 1000, t);
+  CHECK(std::count(t.run.notes.begin(), t.run.notes.end(),
+                   "--blocks every:8 left out 52 blocks of the recorded launches (skipped on the device)") == 1);
+  CHECK(t.tma_kernels == std::vector<std::string>{"fill(float*, int, float)"});  // kept blocks, yet no access
+  Trace none;
+  add_access_captures({c}, BlockSampling::parse("100-200"), 1000, none);  // every block sampled out
+  CHECK(none.tma_kernels.empty());
+  CHECK(std::count(none.run.notes.begin(), none.run.notes.end(),
+                   "--blocks 100-200 left out 60 blocks of the recorded launches (skipped on the device)") == 1);
+  Trace many;
+  std::string list;
+  for (int i = 0; i < 17; ++i) list += (i ? "," : "") + std::to_string(i);  // 0..16 kept: 13 of 30 left out, twice
+  add_access_captures({c}, BlockSampling::parse(list), 1000, many);
+  CHECK(std::count(many.run.notes.begin(), many.run.notes.end(),
+                   "--blocks " + BlockSampling::parse(list).str() +
+                       " left out 26 blocks of the recorded launches (recorded, then dropped on the host)") == 1);
 }

@@ -1,6 +1,12 @@
 // Running the traced command: exit codes, signals, environment, exec failures (real processes, no GPU needed).
 #include <doctest/doctest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
 #include "libcommon/error.hpp"
 #include "tools/vtrace/child_process.hpp"
 #include "tools/vtrace/runtime_check.hpp"
@@ -18,6 +24,29 @@ TEST_CASE("child_process: death by signal is 128 + N") {
   ChildExit e = run_child({"/bin/sh", "-c", "kill -ABRT $$"}, {});
   CHECK(e.signal == 6);
   CHECK(e.exit_status == 134);
+}
+
+TEST_CASE("child_process: a SIGTERM to vtrace reaches the command and is reported") {
+  // kill() from another thread stands in for `kill <vtrace pid>`: the handler passes it on to `sleep`.
+  struct sigaction before {};
+  ::sigaction(SIGTERM, nullptr, &before);
+  std::thread killer([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(::getpid(), SIGTERM);
+  });
+  ChildExit e = run_child({"sleep", "30"}, {});
+  killer.join();
+  CHECK(e.interrupted_by == SIGTERM);
+  CHECK(e.signal == SIGTERM);  // sleep died of the passed-on signal instead of sleeping 30 s
+  CHECK(e.duration_ns < 10'000'000'000ull);
+  // The disposition is restored: a later SIGTERM is not caught by run_child's handler.
+  struct sigaction after {};
+  ::sigaction(SIGTERM, nullptr, &after);
+  CHECK(reinterpret_cast<void*>(after.sa_handler) == reinterpret_cast<void*>(before.sa_handler));
+}
+
+TEST_CASE("child_process: a command that ends on its own is not interrupted") {
+  CHECK(run_child({"true"}, {}).interrupted_by == 0);
 }
 
 TEST_CASE("child_process: the extra environment reaches the command") {

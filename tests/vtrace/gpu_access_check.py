@@ -2,7 +2,8 @@
 """GPU tests of `vtrace run --accesses`: exact per-block counts, ranges, sectors and findings on known kernels.
 
 Usage: gpu_access_check.py CASE --vtrace BIN [--sample BIN]
-Cases: sample (vector add, strided reads, off-by-one), triton_masked, torch.
+Cases: sample (vector add, strided reads, off-by-one), arguments (the same program: kernel pointer arguments named
+in records, findings and allocations), blocks (the same program under --blocks 1,3, filtered on the device), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu), triton_masked, torch.
 Exit 0 when every assertion holds, 1 with the failures listed, 77 when no GPU (or no torch/triton).
 """
 import argparse
@@ -16,6 +17,8 @@ from gpu_trace_check import PYTHON, Checker, have_gpu, have_module, trace_of  # 
 VA = "vector_add(float const*, float const*, float*, int)"
 SR = "strided_read(float const*, float*, int)"
 OB = "off_by_one(float const*, float*, int)"
+BC = "bulk_copy(float const*, float*)"
+BP = "bulk_past_end(float const*)"
 
 
 def rows(doc, kernel, launch=None):
@@ -57,6 +60,98 @@ def check_sample(c, doc):
     c.eq("findings in other kernels", [x for x in doc["findings"] if x["kernel"] != OB], [])
 
 
+def check_bulk(c, doc):
+    """samples/bulk_copy_sample.cu: each block of bulk_copy moves one 1024-byte tile with one bulk load and one bulk
+    store issued by thread 0 (1 load / 1 store of 1024 bytes per block and allocation, no warp requests, so sectors
+    and lanes per request are 0); bulk_past_end loads 64 bytes at byte 3968 of a 4000-byte buffer: 32 bytes in
+    bounds, and one finding for the 32 bytes past the end (distance 0, thread 0)."""
+    ids = {a["size"]: a for a in doc["allocations"]}
+    for size in (2048, 3072, 4000):
+        c.true(f"an allocation of {size} bytes", size in ids)
+    if not all(size in ids for size in (2048, 3072, 4000)):
+        return
+    src, dst, edge = ids[2048]["id"], ids[3072]["id"], ids[4000]["id"]
+    for block in range(2):
+        lo = 1024 * block
+        for alloc, op in ((src, "loads"), (dst, "stores")):
+            r = [x for x in rows(doc, BC) if x["block"] == [block, 0, 0] and x["allocation"] == alloc]
+            c.eq(f"bulk_copy block {block} allocation {alloc} records", len(r), 1)
+            if not r:
+                continue
+            r = r[0]
+            other = "stores" if op == "loads" else "loads"
+            c.eq(f"bulk_copy block {block} {op}", [r[op], r[other]], [1, 0])
+            c.eq(f"bulk_copy block {block} bytes", [r["bytes_loaded"], r["bytes_stored"]],
+                 [1024, 0] if op == "loads" else [0, 1024])
+            c.eq(f"bulk_copy block {block} allocation {alloc} ranges", r["ranges"], [[lo, lo + 1024]])
+            c.eq(f"bulk_copy block {block} bulk_copies", r.get("bulk_copies"), 1)
+            c.eq(f"bulk_copy block {block} per-request stats", [r["sectors_per_request"],
+                 r["active_lanes_per_request"]], [0, 0])
+    c.eq("bulk_copy rows (2 blocks x 2 allocations)", len(rows(doc, BC)), 4)
+    inside = [x for x in rows(doc, BP) if x["allocation"] == edge]
+    c.eq("bulk_past_end in-bounds part", [(x["ranges"], x["bytes_loaded"], x["loads"]) for x in inside],
+         [([[3968, 4000]], 32, 1)])
+    f = doc["findings"]
+    c.eq("findings (bulk_past_end only)", [x["kernel"] for x in f], [BP])
+    if len(f) == 1:
+        f = f[0]
+        c.eq("finding address", f["address"], ids[4000]["address"] + 4000)
+        c.eq("finding size", f["size"], 32)
+        c.eq("finding operation", f["operation"], "bulk_load")
+        c.eq("finding block/thread", [f["block"], f["thread"]], [[0, 0, 0], [0, 0, 0]])
+        c.eq("finding allocation/distance", [f["allocation"], f["distance"]], [edge, 0])
+    c.eq("tma_kernels (bulk copies are visible)", doc.get("tma_kernels"), [])
+
+
+def check_arguments(c, doc, check_text):
+    """samples/access_sample.cu through the kernel-argument mapping (cuFuncGetParamInfo on the launch's parameters):
+    every record of vector_add(a, b, c, n) says which parameter points into its allocation, with the parameter's
+    type from the demangled name; the off-by-one finding names argument 0 of off_by_one; allocations are named after
+    the first kernel argument that pointed into them."""
+    ids = [a["id"] for a in doc["allocations"] if a["size"] == 4000]
+    c.eq("three 4000-byte allocations", len(ids), 3)
+    if len(ids) != 3:
+        return
+    want = {ids[0]: (0, "float const*"), ids[1]: (1, "float const*"), ids[2]: (2, "float*")}
+    got = {}
+    for x in rows(doc, VA):
+        got.setdefault(x["allocation"], set()).add((x.get("argument"), x.get("argument_type")))
+    c.eq("vector_add arguments per allocation", got, {k: {v} for k, v in want.items()})
+    names = {a["id"]: a["name"] for a in doc["allocations"]}
+    c.eq("allocation names", [names[i] for i in ids], ["vector_add.arg0", "vector_add.arg1", "vector_add.arg2"])
+    sr = {(x.get("argument"), x.get("argument_type")) for x in rows(doc, SR)}
+    c.eq("strided_read arguments", sr, {(0, "float const*"), (1, "float*")})
+    f = [x for x in doc["findings"] if x["kernel"] == OB]
+    c.eq("off_by_one finding argument", [(x.get("argument"), x.get("argument_type")) for x in f],
+         [(0, "float const*")])
+    c.true(f"vtrace check names the argument: {check_text!r}",
+           "past the end of allocation %d (vector_add.arg0), argument 0 (float const*)" % ids[0] in check_text)
+
+
+def check_blocks(c, doc):
+    """samples/access_sample.cu under --blocks 1,3: the device patches skip every other block, so only blocks 1 and 3
+    have records (with the same exact counts as unsampled), strided_read (one block, block 0) has none, the
+    off-by-one finding of block 3 is kept, and the note counts the blocks left out: vector_add 2 + strided_read 1 + 1
+    + off_by_one 2 = 6. No host-side note about dropped warp requests: none of block 0 or 2 reached the host."""
+    ids = [a["id"] for a in doc["allocations"] if a["size"] == 4000]
+    c.eq("three 4000-byte allocations", len(ids), 3)
+    if len(ids) != 3:
+        return
+    c.eq("vector_add blocks recorded", sorted({x["block"][0] for x in rows(doc, VA)}), [1, 3])
+    r = [x for x in rows(doc, VA) if x["block"] == [3, 0, 0] and x["allocation"] == ids[0]]
+    c.eq("vector_add block 3 loads of a", [(x["loads"], x["ranges"]) for x in r], [(232, [[3072, 4000]])])
+    r = [x for x in rows(doc, VA) if x["block"] == [1, 0, 0] and x["allocation"] == ids[2]]
+    c.eq("vector_add block 1 stores to c", [(x["stores"], x["ranges"]) for x in r], [(256, [[1024, 2048]])])
+    c.eq("strided_read rows (its only block is 0)", rows(doc, SR), [])
+    c.eq("findings (block 3 of off_by_one)", [(x["kernel"], x["block"]) for x in doc["findings"]], [(OB, [3, 0, 0])])
+    notes = doc["run"]["notes"]
+    c.true(f"note on blocks left out on the device: {notes}",
+           "--blocks 1,3 left out 6 blocks of the recorded launches (skipped on the device)" in notes)
+    c.eq("host-side drops of unsampled warp requests", [n for n in notes if "warp requests" in n and "--blocks" in n],
+         [])
+    c.eq("tma_kernels (strided_read was sampled out, not silent)", doc.get("tma_kernels"), [])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case")
@@ -77,6 +172,20 @@ def main():
         p2, doc2, _ = trace_of(a.vtrace, [a.sample], ["--accesses", "--kernel", "^strided", "--launch", "1"])
         c.eq("--kernel/--launch keeps one launch", [(k["name"]) for k in doc2["kernels"]], [SR])
         c.eq("--kernel/--launch left out", doc2["filtered_kernels"], 3)  # vector_add, strided #0, off_by_one
+    elif a.case == "arguments":
+        p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
+        c.eq("exit status", p.returncode, 0)
+        check = subprocess.run([a.vtrace, "check", path], capture_output=True, text=True)
+        check_arguments(c, doc, check.stdout)
+    elif a.case == "blocks":
+        p, doc, _ = trace_of(a.vtrace, [a.sample], ["--accesses", "--blocks", "1,3"])
+        c.eq("exit status", p.returncode, 0)
+        check_blocks(c, doc)
+    elif a.case == "bulk":
+        p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
+        c.eq("exit status (the sample checks dst = 2 src)", p.returncode, 0)
+        check_bulk(c, doc)
+        c.eq("check exit", subprocess.run([a.vtrace, "check", path], capture_output=True).returncode, 1)
     elif a.case == "triton_masked":
         if not have_module("triton"):
             return 77

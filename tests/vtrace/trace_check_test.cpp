@@ -29,14 +29,20 @@ TEST_CASE("trace_check: failed launches then findings, one line each") {
   t.findings.push_back(f);
   f.allocation = -1;
   t.findings.push_back(f);
+  f.allocation = 1;
+  f.distance = 0;
+  f.argument = 2;
+  f.argument_type = "float const*";
+  t.findings.push_back(f);
   auto p = trace_problems(t);
-  REQUIRE(p.size() == 4);
+  REQUIRE(p.size() == 5);
   CHECK(p[0] == "failed launch: cudaLaunchKernel returned 9 for fill(float*, int, float)");
   CHECK(p[1] ==
         "out-of-bounds load of 4 bytes at 0x7f00 in k launch 0 block (3,0,0) thread (232,0,0) pc +0x170: 8 bytes past "
         "the end of allocation 1 (x)");
   CHECK(p[2].substr(p[2].find(": ") + 2) == "4 bytes before the start of allocation 1 (x)");
   CHECK(p[3].substr(p[3].find(": ") + 2) == "outside every allocation");
+  CHECK(p[4].substr(p[4].find(": ") + 2) == "0 bytes past the end of allocation 1 (x), argument 2 (float const*)");
 }
 
 TEST_CASE("trace_check: a clean trace has no problems") { CHECK(trace_problems(Trace{}).empty()); }

@@ -45,6 +45,9 @@ Trace sample_trace() {
   acc.loads = 96;
   acc.bytes_loaded = 384;
   acc.sectors_per_request = 4;
+  acc.bulk_copies = 2;
+  acc.argument = 1;
+  acc.argument_type = "float const*";
   t.accesses.push_back(acc);
   Finding f;
   f.kernel = k.name;
@@ -97,6 +100,10 @@ TEST_CASE("trace_writer: what is written reads back the same") {
   CHECK(back.failed_launches[0].status == 9);
   REQUIRE(back.accesses.size() == 1);
   CHECK(back.accesses[0].ranges == t.accesses[0].ranges);
+  CHECK(back.accesses[0].bulk_copies == 2);
+  CHECK(back.accesses[0].argument == 1);
+  CHECK(back.accesses[0].argument_type == "float const*");
+  CHECK(back.findings[0].argument == -1);
   CHECK(back.findings[0].thread == Dim3{232, 0, 0});
   CHECK(back.tma_kernels == t.tma_kernels);
   CHECK(back.partial);

@@ -90,17 +90,22 @@ TEST_CASE("trace_summary: access totals weight sectors per request by request co
   y.block = {1, 0, 0};
   y.loads = 10;
   y.sectors_per_request = 8;
-  t.accesses = {x, y};
+  Access bulk = x;  // two cp.async.bulk copies and 10 warp-level loads: only the 10 weigh in
+  bulk.block = {2, 0, 0};
+  bulk.loads = 12;
+  bulk.bulk_copies = 2;
+  bulk.sectors_per_request = 5;
+  t.accesses = {x, y, bulk};
   t.findings.push_back(Finding{});
   t.findings.back().kernel = "k";
   t.tma_kernels = {"tma"};
   TraceSummary s = summarize_trace(t);
   REQUIRE(s.accesses.size() == 2);
   CHECK(s.accesses[0].kernel == "k");
-  CHECK(s.accesses[0].blocks == 2);
+  CHECK(s.accesses[0].blocks == 3);
   CHECK(s.accesses[0].launches == 1);
-  CHECK(s.accesses[0].bytes_loaded == 240);
-  CHECK(s.accesses[0].sectors_per_request == doctest::Approx(5.0));
+  CHECK(s.accesses[0].bytes_loaded == 360);
+  CHECK(s.accesses[0].sectors_per_request == doctest::Approx((30 * 4 + 10 * 8 + 10 * 5) / 50.0));
   CHECK(s.accesses[0].findings == 1);
   CHECK(s.accesses[1].tma);
 }

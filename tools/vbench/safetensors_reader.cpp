@@ -80,9 +80,13 @@ SafetensorsFile read_safetensors(std::string_view bytes, std::string_view name) 
       count *= dim;
       t.shape.push_back(static_cast<std::int64_t>(dim));
     }
-    const auto& off = value.contains("data_offsets") ? value["data_offsets"] : OrderedJson();
-    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
-      bad("missing 'data_offsets' [begin, end]");
+    if (!value.contains("data_offsets")) bad("missing 'data_offsets' [begin, end]");
+    const auto& off = value["data_offsets"];
+    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned()) {
+      std::string text = off.dump();  // cut: the header may hold anything
+      bad("data_offsets " + (text.size() > 60 ? text.substr(0, 57) + "..." : text) +
+          " is not [begin, end] of two unsigned 64-bit integers");
+    }
     t.begin = off[0].get<std::uint64_t>();
     t.end = off[1].get<std::uint64_t>();
     if (t.begin > t.end || t.end > file.data.size())

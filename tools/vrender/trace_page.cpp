@@ -185,6 +185,14 @@ struct Allocation {
   std::string name;
 };
 
+/// ", argument 0 (float const*)" for an access or finding that vtrace tied to a kernel argument, else "".
+std::string argument_suffix(const JsonView& v) {
+  double index = v.number_or("argument", -1);
+  if (index < 0) return "";
+  std::string type = v.text_or("argument_type", "");
+  return ", argument " + num(index, 0) + (type.empty() ? "" : " (" + type + ")");
+}
+
 void add_heat_maps(const JsonView& root, Section& s) {
   std::map<std::string, Allocation> allocs;
   for (const JsonView& a : root.items("allocations"))
@@ -232,7 +240,12 @@ void add_heat_maps(const JsonView& root, Section& s) {
     double bin = std::exp2(std::ceil(std::log2(std::max(hi, 1.0) / 64)));
     int rows = std::min<int>(idx, 64), cols = std::max(1, static_cast<int>(std::ceil(std::max(hi, 1.0) / bin)));
     double per_row = static_cast<double>(idx) / rows;
-    HeatMap map{"Accesses: " + shorten(key.first, 40) + " × " + (alloc.name.empty() ? "allocation " + key.second : alloc.name),
+    // The argument behind this allocation when every record of the group names the same one.
+    std::string argument = argument_suffix(g->rows.front());
+    for (const JsonView& r : g->rows)
+      if (argument_suffix(r) != argument) argument.clear();
+    HeatMap map{"Accesses: " + shorten(key.first, 40) + " × " +
+                    (alloc.name.empty() ? "allocation " + key.second : alloc.name) + argument,
                 rows, cols, std::vector<double>(static_cast<std::size_t>(rows) * cols, 0.0), {}, {"byte offset in allocation", "B"},
                 {per_row > 1 ? "blocks (grouped)" : "block", ""}, 0, bin * cols, "bytes touched", "B", 900,
                 std::min(340.0, 110.0 + 28.0 * rows)};
@@ -268,7 +281,8 @@ void add_findings(const JsonView& root, Section& s) {
     t.table.add_row({f.text_or("kind", ""), shorten(f.text_or("kernel", ""), 40), f.number("launch") ? num(*f.number("launch"), 0) : "",
                      dims(f, "block"), dims(f, "thread"), f.number("pc_offset") ? format_address(static_cast<std::uint64_t>(*f.number("pc_offset"))) : "",
                      addr ? format_address(static_cast<std::uint64_t>(*addr)) : "", f.number("size") ? num(*f.number("size"), 0) : "",
-                     f.text_or("operation", ""), f.at("allocation").present() ? f.at("allocation").as_text() : "",
+                     f.text_or("operation", ""),
+                     f.at("allocation").present() ? f.at("allocation").as_text() + argument_suffix(f) : "",
                      f.number("distance") ? num(*f.number("distance"), 0) : ""});
   }
   s.tables.push_back(std::move(t));

@@ -17,24 +17,31 @@ namespace vtools::vtrace {
 namespace {
 
 volatile sig_atomic_t g_child_pid = 0;
+volatile sig_atomic_t g_interrupt = 0;  // SIGINT, SIGTERM or SIGHUP that vtrace itself received while waiting
 
-void forward_signal(int sig) {
-  if (g_child_pid > 0) ::kill(static_cast<pid_t>(g_child_pid), sig);
+/// vtrace was told to stop: remember it (run_child reports it) and pass it on to the command, which vtrace then
+/// waits for. A terminal's ^C or hangup (si_code SI_KERNEL) already reached the whole foreground process group,
+/// the command included; sending it again would interrupt the command's own cleanup (a second KeyboardInterrupt).
+void on_interrupt(int sig, siginfo_t* info, void*) {
+  g_interrupt = sig;
+  if (g_child_pid > 0 && !(info && info->si_code == SI_KERNEL)) ::kill(static_cast<pid_t>(g_child_pid), sig);
 }
 
-/// Signal dispositions for the time the child runs, restored on destruction.
+/// Signal dispositions for the time the child runs, restored on destruction (libcommon's interrupt cleanup, under
+/// run_main, which removes half-written outputs if a signal comes later, while the trace is written).
 class WaitSignals {
  public:
   WaitSignals() {
+    g_interrupt = 0;
     struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
     struct sigaction forward {};
-    forward.sa_handler = forward_signal;
+    forward.sa_sigaction = on_interrupt;
     sigemptyset(&forward.sa_mask);
-    forward.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &ignore, &old_[0]);
-    sigaction(SIGQUIT, &ignore, &old_[1]);
+    forward.sa_flags = SA_RESTART | SA_SIGINFO;
+    sigaction(SIGINT, &forward, &old_[0]);
+    sigaction(SIGQUIT, &ignore, &old_[1]);  // the terminal sends it to the command, which may dump core
     sigaction(SIGTERM, &forward, &old_[2]);
     sigaction(SIGHUP, &forward, &old_[3]);
   }
@@ -88,6 +95,8 @@ ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std:
     ::_exit(127);
   }
   g_child_pid = pid;
+  // A stop request that came before the command existed could not be passed on: pass it on now.
+  if (g_interrupt) ::kill(pid, g_interrupt);
   ::close(fds[1]);
   int exec_errno = 0;
   ssize_t got;
@@ -105,6 +114,7 @@ ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std:
     throw Error(ExitCode::kNoInput, "cannot run '" + argv[0] + "': " + std::strerror(exec_errno));
 
   ChildExit out;
+  out.interrupted_by = g_interrupt;
   out.duration_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
   if (WIFSIGNALED(status)) {

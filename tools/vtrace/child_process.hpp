@@ -1,6 +1,7 @@
 // Runs the traced command: fork + exec with extra environment variables, stdin/stdout/stderr inherited untouched,
-// and waits for it. While it runs, vtrace ignores SIGINT/SIGQUIT (the terminal sends them to the command too) and
-// forwards SIGTERM/SIGHUP to it, so vtrace outlives the command and can still write the trace.
+// and waits for it. While it runs, SIGINT/SIGTERM/SIGHUP sent to vtrace are passed on to the command (a terminal's ^C
+// already reached it) and reported in ChildExit::interrupted_by; SIGQUIT is ignored (the terminal sends it to the
+// command too). vtrace always outlives the command and decides what to write.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@ struct ChildExit {
   int exit_status = 0;  ///< the command's exit code, or 128 + signal when a signal killed it
   int signal = 0;       ///< the killing signal, 0 when it exited
   std::uint64_t duration_ns = 0;  ///< wall time from fork to reaping
+  int interrupted_by = 0;  ///< SIGINT, SIGTERM or SIGHUP that vtrace itself received while waiting (0: none)
 };
 
 /// Runs `argv` (argv[0] looked up in PATH) with `env` added to (or replacing in) the environment; a value of

@@ -1,20 +1,24 @@
 // `vtrace run`: checks that tracing can work, runs the command with the injection library, reads back what each
 // traced process recorded, builds the trace and writes it atomically; returns the command's exit status.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
-
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "libcommon/cli.hpp"
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
 #include "libcommon/output_file.hpp"
+#include "libcommon/human_units.hpp"
+#include "libcommon/input_file.hpp"
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/child_process.hpp"
 #include "tools/vtrace/options.hpp"
@@ -60,21 +64,90 @@ std::string host_name() {
   return buf;
 }
 
+/// One raw record file mapped read-only: its bytes stay in the page cache, which the kernel can evict, instead of
+/// being copied onto vtrace's heap. The size is taken once; a leftover grandchild can only append to the file.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0) {
+      int err = errno;
+      if (fd >= 0) ::close(fd);
+      throw Error(ExitCode::kIoError, std::string("cannot read: ") + std::strerror(err), SourceLocation{path});
+    }
+    size_ = static_cast<std::size_t>(st.st_size);
+    if (size_ > 0) {
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      int err = errno;
+      ::close(fd);
+      if (p == MAP_FAILED)
+        throw Error(ExitCode::kIoError, std::string("cannot map: ") + std::strerror(err), SourceLocation{path});
+      data_ = static_cast<const char*>(p);
+    } else {
+      ::close(fd);
+    }
+  }
+  ~MappedFile() {
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  [[nodiscard]] std::string_view bytes() const { return {data_ ? data_ : "", size_}; }
+
+ private:
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+/// The longest prefix of `bytes` made of whole frames that fits in `budget` bytes, and how many whole frames lie
+/// past it. Walks frame headers only; the payloads are not touched.
+std::pair<std::size_t, std::uint64_t> cut_at_frame(std::string_view bytes, std::uint64_t budget) {
+  std::size_t pos = std::min(bytes.size(), sizeof raw::kMagic), keep = pos;
+  std::uint64_t left_out = 0;
+  while (bytes.size() - pos >= sizeof(raw::FrameHeader)) {
+    raw::FrameHeader h;
+    std::memcpy(&h, bytes.data() + pos, sizeof h);
+    if (bytes.size() - pos - sizeof h < h.bytes) break;  // a torn last record: the reader counts it
+    pos += sizeof h + h.bytes;
+    if (pos <= budget && left_out == 0) {
+      keep = pos;
+    } else {
+      ++left_out;
+    }
+  }
+  return {keep, left_out};
+}
+
 /// Every raw file in `dir`; one that cannot be read becomes a note (the rest of the trace still counts).
+///
+/// Bounded: the records of all processes together are read up to max_input_bytes() (VTOOLS_MAX_INPUT_BYTES,
+/// 512 MiB by default); each record becomes a model object and then JSON text several times its raw size, so an
+/// unbounded read-back of a long run ends in an out-of-memory kill that loses the whole trace. Like nsys, which
+/// keeps a run's report when its buffers fill and says how much it dropped, vtrace keeps each process's records
+/// from the start until the budget is spent, leaves the rest out, marks the trace partial and says in run.notes
+/// how many records were left out and how to raise the limit (the one knob that bounds every input vtools reads).
 std::vector<raw::Capture> read_captures(const std::string& dir, std::vector<std::string>& notes) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir))
     if (entry.path().extension() == ".bin") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
+  const std::uint64_t limit = max_input_bytes();
+  std::uint64_t budget = limit;
   std::vector<raw::Capture> out;
   for (const auto& f : files) {
     try {
-      // Not read_input: its size cap is for user inputs, and a long run's raw records may exceed it.
-      std::ifstream in(f, std::ios::binary);
-      std::string bytes(fs::file_size(f), '\0');  // one read: a long run's records are tens of MB
-      in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-      bytes.resize(static_cast<std::size_t>(in.gcount()));
-      if (in.bad()) throw Error(ExitCode::kIoError, "cannot read", SourceLocation{f.string()});
+      MappedFile file(f.string());
+      std::string_view bytes = file.bytes();
+      if (bytes.size() > budget) {
+        auto [keep, left_out] = cut_at_frame(bytes, budget);
+        notes.push_back(std::to_string(left_out) + " records (" + format_bytes(bytes.size() - keep) + ") of " +
+                        f.filename().string() + " were left out: the records of one run are read up to " +
+                        format_bytes(limit) + " (raise it with VTOOLS_MAX_INPUT_BYTES=<bytes>)");
+        if (keep <= sizeof raw::kMagic) continue;  // not even its process record fits
+        bytes = bytes.substr(0, keep);
+      }
+      budget -= std::min<std::uint64_t>(budget, bytes.size());
       out.push_back(raw::read_capture(bytes, f.filename().string()));
     } catch (const Error& e) {
       notes.push_back(std::string("records of one process were unreadable and left out: ") + e.what());
@@ -116,6 +189,8 @@ std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOpt
   env.emplace_back("VTRACE_KERNEL", o.kernel_regex);
   env.emplace_back("VTRACE_LAUNCH", std::to_string(o.launch));
   env.emplace_back("VTRACE_MAX_BYTES", std::to_string(o.max_bytes));
+  // The canonical spec: the library's parser (device_block_filter.hpp) reads only that form.
+  env.emplace_back("VTRACE_BLOCKS", o.blocks.empty() ? "all" : access::BlockSampling::parse(o.blocks).str());
   return env;
 #endif
 }
@@ -137,6 +212,11 @@ int run_command(const RunOptions& o) {
   run.tool_version = tool_version();
   auto env = tracer_environment(o, dir.path(), run);
   ChildExit exit = run_child(o.command, env);
+  // vtrace itself was told to stop (the command got the signal too and has ended): stop without a trace, as every
+  // tool does when interrupted, rather than write one the user asked not to wait for. TempDir goes on unwinding.
+  if (exit.interrupted_by)
+    throw Error(static_cast<ExitCode>(128 + exit.interrupted_by),
+                std::string("interrupted by SIG") + sigabbrev_np(exit.interrupted_by) + "; no trace written");
   run.exit_status = exit.exit_status;
   run.signal = exit.signal;
   run.duration_ns = exit.duration_ns;

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "libcommon/human_units.hpp"
+#include "tools/vtrace/access/argument_mapping.hpp"
 
 namespace vtools::vtrace {
 
@@ -17,6 +18,7 @@ std::string place(const Finding& f, const std::map<std::int64_t, const Allocatio
   if (f.allocation < 0 || it == allocations.end()) return "outside every allocation";
   const Allocation& a = *it->second;
   std::string name = "allocation " + std::to_string(a.id) + (a.name.empty() ? "" : " (" + a.name + ")");
+  if (f.argument >= 0) name += ", " + access::argument_label(f.argument, f.argument_type);
   if (f.distance >= 0) return std::to_string(f.distance) + " bytes past the end of " + name;
   return std::to_string(-f.distance) + " bytes before the start of " + name;
 }

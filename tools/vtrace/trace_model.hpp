@@ -91,9 +91,16 @@ struct Access {
   std::uint64_t launch = 0;  ///< 0-based launch index of this kernel name
   Dim3 block{0, 0, 0};
   std::int64_t allocation = -1;  ///< allocation id, -1 when outside every allocation
+  /// Kernel parameter (0-based) pointing into that allocation at or below these bytes, -1 when none (or unknown);
+  /// a caching allocator's segment can hold several tensors, so one allocation can have a record per argument.
+  std::int64_t argument = -1;
+  std::string argument_type;  ///< that parameter's type from the demangled name ("float const*"), "" when unknown
   std::vector<std::array<std::uint64_t, 2>> ranges;  ///< merged [lo, hi) byte offsets into the allocation
   std::uint64_t loads = 0, stores = 0, atomics = 0;
   std::uint64_t bytes_loaded = 0, bytes_stored = 0;
+  /// cp.async.bulk copies among the loads and stores (each counts as one, with all its bytes); they are not warp
+  /// requests, so the two per-request averages below leave them out.
+  std::uint64_t bulk_copies = 0;
   double sectors_per_request = 0;  ///< 32-byte sectors per warp-level request
   double active_lanes_per_request = 0;
 };
@@ -107,9 +114,11 @@ struct Finding {
   std::uint64_t pc_offset = 0;
   std::uint64_t address = 0;
   std::uint32_t size = 0;
-  std::string operation;          ///< "load", "store", "atomic"
+  std::string operation;          ///< "load", "store", "atomic", "bulk_load", "bulk_store"
   std::int64_t allocation = -1;   ///< nearest allocation id, -1 when none
   std::int64_t distance = 0;      ///< bytes past the end (>0) or before the start (<0) of that allocation
+  std::int64_t argument = -1;     ///< kernel parameter pointing into that allocation, -1 when none
+  std::string argument_type;      ///< its type from the demangled kernel name, "" when unknown
 };
 
 struct Trace {

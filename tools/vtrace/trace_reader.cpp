@@ -125,6 +125,8 @@ Access read_access(const Fields& f) {
   f.get_uint("launch", a.launch);
   f.get_dim3("block", a.block);
   f.get_int("allocation", a.allocation);
+  f.get_int("argument", a.argument);
+  f.get_string("argument_type", a.argument_type);
   if (const auto* r = f.find("ranges")) {
     if (!r->is_array()) f.fail("ranges", "expected an array of [lo, hi) pairs");
     for (const auto& p : *r) {
@@ -139,6 +141,7 @@ Access read_access(const Fields& f) {
   f.get_uint("atomics", a.atomics);
   f.get_uint("bytes_loaded", a.bytes_loaded);
   f.get_uint("bytes_stored", a.bytes_stored);
+  f.get_uint("bulk_copies", a.bulk_copies);
   f.get_double("sectors_per_request", a.sectors_per_request);
   f.get_double("active_lanes_per_request", a.active_lanes_per_request);
   return a;
@@ -157,6 +160,8 @@ Finding read_finding(const Fields& f) {
   f.get_string("operation", x.operation);
   f.get_int("allocation", x.allocation);
   f.get_int("distance", x.distance);
+  f.get_int("argument", x.argument);
+  f.get_string("argument_type", x.argument_type);
   return x;
 }
 

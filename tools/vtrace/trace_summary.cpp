@@ -74,7 +74,8 @@ std::vector<AccessStats> access_stats(const Trace& t) {
     s.atomics += a.atomics;
     s.bytes_loaded += a.bytes_loaded;
     s.bytes_stored += a.bytes_stored;
-    double n = static_cast<double>(a.loads + a.stores + a.atomics);
+    // Weighted by the warp-level accesses the average was taken over: bulk copies are not among them.
+    double n = static_cast<double>(a.loads + a.stores + a.atomics - std::min(a.bulk_copies, a.loads + a.stores));
     weighted_sectors[a.kernel] += a.sectors_per_request * n;
     requests[a.kernel] += n;
   }

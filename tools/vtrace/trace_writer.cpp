@@ -134,6 +134,8 @@ void write_access(JsonWriter& w, const Access& a) {
   w.field("launch", a.launch);
   dim3_field(w, "block", a.block);
   w.field("allocation", a.allocation);
+  w.field("argument", a.argument);
+  w.field("argument_type", a.argument_type);
   w.key("ranges");
   w.begin_array();
   for (const auto& r : a.ranges) {
@@ -148,6 +150,7 @@ void write_access(JsonWriter& w, const Access& a) {
   w.field("atomics", a.atomics);
   w.field("bytes_loaded", a.bytes_loaded);
   w.field("bytes_stored", a.bytes_stored);
+  w.field("bulk_copies", a.bulk_copies);
   w.field("sectors_per_request", a.sectors_per_request);
   w.field("active_lanes_per_request", a.active_lanes_per_request);
   w.end_object();
@@ -166,6 +169,8 @@ void write_finding(JsonWriter& w, const Finding& f) {
   w.field("operation", f.operation);
   w.field("allocation", f.allocation);
   w.field("distance", f.distance);
+  w.field("argument", f.argument);
+  w.field("argument_type", f.argument_type);
   w.end_object();
 }
 

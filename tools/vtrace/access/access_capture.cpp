@@ -5,6 +5,7 @@
 
 #include "tools/vtrace/access/access_aggregator.hpp"
 #include "tools/vtrace/access/argument_mapping.hpp"
+#include "tools/vtrace/access/device_block_filter.hpp"
 #include "tools/vtrace/trace_builder.hpp"
 
 namespace vtools::vtrace::access {
@@ -17,7 +18,7 @@ WarpAccess to_warp_access(const raw::WarpAccessRecord& r) {
   w.warp = r.warp;
   w.active_mask = r.active_mask;
   w.bytes_per_lane = r.bytes_per_lane;
-  w.operation = r.operation == 1 ? Operation::kStore : r.operation == 2 ? Operation::kAtomic : Operation::kLoad;
+  w.operation = operation_of_code(r.operation);
   w.pc_offset = r.pc;
   std::copy(std::begin(r.address), std::end(r.address), w.address.begin());
   return w;
@@ -27,7 +28,7 @@ WarpAccess to_warp_access(const raw::WarpAccessRecord& r) {
 
 void add_access_captures(const std::vector<raw::Capture>& captures, const BlockSampling& blocks,
                          std::uint64_t max_findings, Trace& trace) {
-  std::uint64_t dropped_warps = 0, left_out = 0;
+  std::uint64_t dropped_warps = 0, left_out = 0, sampled_out_blocks = 0;
   std::set<std::string> silent;  // recorded launches without a single visible global access
   for (const auto& c : captures) {
     AllocationMap live;
@@ -57,14 +58,23 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
         const raw::NamedLaunch& l = c.launches[index];
         current = LaunchInfo{demangle(l.kernel), l.record.kernel_launch,
                              {l.record.grid[0], l.record.grid[1], l.record.grid[2]},
-                             {l.record.block[0], l.record.block[1], l.record.block[2]}};
+                             {l.record.block[0], l.record.block[1], l.record.block[2]},
+                             {}};
         if (!l.record.recorded) {
           ++left_out;
           continue;
         }
         dropped_warps += l.record.warps_dropped;
-        if (l.record.warps_recorded == 0 && l.record.warps_dropped == 0) silent.insert(current.kernel);
-        name_allocations(trace.allocations, current.kernel, map_pointer_arguments(l.params, live));
+        std::uint64_t grid_blocks = 1;
+        for (std::int32_t d : l.record.grid) grid_blocks *= static_cast<std::uint64_t>(std::max(d, 1));
+        const std::uint64_t kept_blocks = blocks.kept(grid_blocks);
+        sampled_out_blocks += grid_blocks - kept_blocks;
+        // No access from a launch whose blocks were all sampled out says nothing about TMA.
+        if (l.record.warps_recorded == 0 && l.record.warps_dropped == 0 && kept_blocks > 0)
+          silent.insert(current.kernel);
+        std::vector<PointerArgument> arguments = map_pointer_arguments(l.params, live);
+        name_allocations(trace.allocations, current.kernel, arguments);
+        current.arguments = LaunchArguments(std::move(arguments));
         Kernel k;
         k.name = current.kernel;
         k.mangled_name = l.kernel;
@@ -90,6 +100,14 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
                               "descriptors) are invisible to the Compute Sanitizer API; see tma_kernels");
   trace.filtered_kernels += left_out;
   trace.dropped_records += dropped_warps;
+  if (sampled_out_blocks) {
+    raw::DeviceBlockFilter device{};
+    trace.run.notes.push_back("--blocks " + blocks.str() + " left out " + std::to_string(sampled_out_blocks) +
+                              " blocks of the recorded launches (" +
+                              (parse_device_block_filter(blocks.str(), device) ? "skipped on the device"
+                                                                               : "recorded, then dropped on the host") +
+                              ")");
+  }
   if (left_out) trace.run.notes.push_back(std::to_string(left_out) + " launches were left out by --kernel/--launch");
   if (dropped_warps)
     trace.run.notes.push_back(std::to_string(dropped_warps) +

@@ -1,5 +1,7 @@
 #include "tools/vtrace/access/allocation_map.hpp"
 
+#include <algorithm>
+
 namespace vtools::vtrace::access {
 
 void AllocationMap::add(const Allocation& allocation) { by_address_[allocation.address] = allocation; }
@@ -27,6 +29,28 @@ Lookup AllocationMap::find(std::uint64_t address, std::uint64_t size) const {
   } else {
     out.allocation = static_cast<std::int64_t>(after->second.id);
     out.distance = before_start;
+  }
+  return out;
+}
+
+std::vector<RangePiece> AllocationMap::split(std::uint64_t address, std::uint64_t size) const {
+  std::vector<RangePiece> out;
+  const std::uint64_t end = address + size;
+  std::uint64_t pos = address;
+  while (pos < end) {
+    auto after = by_address_.upper_bound(pos);
+    if (after != by_address_.begin()) {
+      const Allocation& a = std::prev(after)->second;
+      if (pos < a.address + a.size) {  // inside `a` up to its end
+        std::uint64_t hi = std::min(end, a.address + a.size);
+        out.push_back({static_cast<std::int64_t>(a.id), pos, hi});
+        pos = hi;
+        continue;
+      }
+    }
+    std::uint64_t hi = after == by_address_.end() ? end : std::min(end, after->second.address);  // gap to the next
+    out.push_back({-1, pos, hi});
+    pos = hi;
   }
   return out;
 }

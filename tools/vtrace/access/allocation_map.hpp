@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "tools/vtrace/trace_model.hpp"
 
@@ -18,6 +19,12 @@ struct Lookup {
   std::uint64_t offset = 0;  ///< inside only: address - allocation start
 };
 
+/// A piece of an access range: inside one allocation, or in the gap between allocations (allocation -1).
+struct RangePiece {
+  std::int64_t allocation = -1;
+  std::uint64_t lo = 0, hi = 0;  ///< absolute addresses [lo, hi)
+};
+
 class AllocationMap {
  public:
   /// Adds a live allocation (replacing one at the same address).
@@ -26,6 +33,9 @@ class AllocationMap {
   bool remove(std::uint64_t address);
   /// Looks up an access of `size` bytes at `address`.
   [[nodiscard]] Lookup find(std::uint64_t address, std::uint64_t size) const;
+  /// Cuts [address, address + size) at allocation bounds, in address order (bulk copies span many bytes, so part of
+  /// one can be in bounds and part outside). Empty when size is 0.
+  [[nodiscard]] std::vector<RangePiece> split(std::uint64_t address, std::uint64_t size) const;
   [[nodiscard]] std::size_t size() const { return by_address_.size(); }
 
  private:

@@ -77,6 +77,19 @@ bool BlockSampling::keeps(std::uint64_t b) const {
   return it != ranges_.begin() && std::prev(it)->second >= b;
 }
 
+std::uint64_t BlockSampling::kept(std::uint64_t blocks) const {
+  if (all_) return blocks;
+  if (every_) return blocks == 0 ? 0 : (blocks - 1) / every_ + 1;
+  std::uint64_t n = 0, next = 0;  // ranges are sorted and may overlap: count each block once
+  for (const auto& [lo, hi] : ranges_) {
+    std::uint64_t from = std::max(lo, next), to = std::min(hi, blocks == 0 ? 0 : blocks - 1);
+    if (blocks == 0 || from > to) continue;
+    n += to - from + 1;
+    next = to + 1;
+  }
+  return n;
+}
+
 std::string BlockSampling::str() const {
   if (all_) return "all";
   if (every_) return "every:" + std::to_string(every_);

@@ -1,5 +1,6 @@
 // `--blocks SPEC`: which blocks access mode records. SPEC is "all", a list of linear block indices and inclusive
-// ranges ("0,5,10-12"), or "every:N" (blocks 0, N, 2N, ...). Blocks left out are counted, never silently lost.
+// ranges ("0,5,10-12"), or "every:N" (blocks 0, N, 2N, ...). Blocks left out are counted, never silently lost. The
+// device patches apply the same spec where it fits (device_block_filter.hpp); this class filters on the host too.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,8 @@ class BlockSampling {
   /// "expected a block index or range after ',', got end of spec".
   static BlockSampling parse(std::string_view spec);
   [[nodiscard]] bool keeps(std::uint64_t linear_block) const;
+  /// How many of blocks 0 .. `blocks` - 1 it keeps.
+  [[nodiscard]] std::uint64_t kept(std::uint64_t blocks) const;
   /// The spec in canonical form ("all", "every:8", "0,5,10-12").
   [[nodiscard]] std::string str() const;
 

@@ -1,10 +1,10 @@
 // libvtrace_access.so: the Compute Sanitizer API tool `vtrace run --accesses` preloads (LD_PRELOAD) into the
 // command. Only the process whose pid is $VTRACE_TARGET_PID subscribes; every other process that inherits the
 // preload (compilers Triton spawns, shells) stays inert. It loads the device patches ($VTRACE_ACCESS_PATCHES) per
-// context, patches global accesses and cp.async of every module, gives each recorded launch a device buffer, reads
-// it back at launch end (after sanitizerStreamSynchronize: a plain copy does not wait for the kernel) and appends
-// allocations, launches and warp accesses to $VTRACE_RAW_DIR/raw-<pid>.bin. The host folds them (access_aggregator).
-// Like the CUPTI library: no exception leaves a callback, nothing exits, losses are counted.
+// context, patches global accesses, cp.async and cp.async.bulk copies of every module, gives each recorded launch a
+// device buffer, reads it back at launch end (after sanitizerStreamSynchronize: a plain copy does not wait for the
+// kernel) and appends allocations, launches and warp accesses to $VTRACE_RAW_DIR/raw-<pid>.bin. The host folds them
+// (access_aggregator). Like the CUPTI library: no exception leaves a callback, nothing exits, losses are counted.
 #include <cxxabi.h>
 #include <fcntl.h>
 #include <cuda.h>
@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "tools/vtrace/access/access_records.hpp"
+#include "tools/vtrace/access/device_block_filter.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 
 namespace vtools::vtrace::access_tool {
@@ -40,6 +41,7 @@ struct Settings {
   std::optional<std::regex> kernel;
   long long launch = -1;
   std::uint64_t max_bytes = 64ull << 20;
+  raw::DeviceBlockFilter blocks{};  ///< --blocks when it fits the device filter, else every block (the host filters)
 };
 
 struct PendingLaunch {
@@ -151,10 +153,19 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
   SanitizerResult r1 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module,
                                                   "vtrace_global_access");
   SanitizerResult r2 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMCPY_ASYNC, m->module, "vtrace_memcpy_async");
-  SanitizerResult r3 = sanitizerPatchModule(m->module);
-  if (r1 != SANITIZER_SUCCESS || r2 != SANITIZER_SUCCESS || r3 != SANITIZER_SUCCESS)
-    write_note("patching a module failed (" + result_text(r1 != SANITIZER_SUCCESS ? r1 : r2 != SANITIZER_SUCCESS ? r2 : r3) +
-               "); its kernels' accesses are not recorded");
+  SanitizerResult r3 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, m->module,
+                                                  "vtrace_bulk_global_to_shared");
+  SanitizerResult r4 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, m->module,
+                                                  "vtrace_bulk_shared_to_global");
+  SanitizerResult r5 = sanitizerPatchModule(m->module);
+  for (SanitizerResult r : {r1, r2, r5})
+    if (r != SANITIZER_SUCCESS) {
+      write_note("patching a module failed (" + result_text(r) + "); its kernels' accesses are not recorded");
+      return;
+    }
+  if (r3 != SANITIZER_SUCCESS || r4 != SANITIZER_SUCCESS)
+    write_note("patching cp.async.bulk in a module failed (" + result_text(r3 != SANITIZER_SUCCESS ? r3 : r4) +
+               "); its kernels' bulk copies are not recorded");
 }
 
 /// --kernel matches the demangled or the mangled name, as in launch mode (kernel_filter.hpp).
@@ -199,6 +210,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       p.header = std::make_shared<raw::DeviceAccessBuffer>();
       *p.header = raw::DeviceAccessBuffer{};
       p.header->capacity = capacity;
+      p.header->blocks = g_settings.blocks;
       sanitizerMemcpyHostToDeviceAsync(d_buffer, p.header.get(), offsetof(raw::DeviceAccessBuffer, records),
                                        l->hStream);
     }
@@ -317,6 +329,8 @@ void initialize() noexcept {
     g_settings.patches = patches ? patches : "";
     if (const char* k = std::getenv("VTRACE_KERNEL"); k && *k) g_settings.kernel.emplace(k, std::regex::ECMAScript);
     if (const char* l = std::getenv("VTRACE_LAUNCH"); l && *l) g_settings.launch = std::atoll(l);
+    if (const char* blocks = std::getenv("VTRACE_BLOCKS"); blocks && *blocks)
+      access::parse_device_block_filter(blocks, g_settings.blocks);
     if (const char* m = std::getenv("VTRACE_MAX_BYTES"); m && *m)
       g_settings.max_bytes = std::max<std::uint64_t>(std::strtoull(m, nullptr, 10), 2 * sizeof(raw::DeviceAccessBuffer));
     std::string path = std::string(dir) + "/raw-" + std::to_string(getpid()) + ".bin";

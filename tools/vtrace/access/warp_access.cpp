@@ -13,8 +13,16 @@ const char* operation_name(Operation op) {
       return "store";
     case Operation::kAtomic:
       return "atomic";
+    case Operation::kBulkLoad:
+      return "bulk_load";
+    case Operation::kBulkStore:
+      return "bulk_store";
   }
   return "load";
+}
+
+Operation operation_of_code(std::uint32_t code) {
+  return code <= static_cast<std::uint32_t>(Operation::kBulkStore) ? static_cast<Operation>(code) : Operation::kLoad;
 }
 
 Dim3 thread_of_lane(std::uint32_t warp, std::uint32_t lane, const Dim3& block_dim) {

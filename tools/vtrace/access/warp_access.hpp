@@ -1,19 +1,28 @@
 // What the device patches of access mode report for one warp-level global memory instruction, after per-warp
-// aggregation on the device: the active lanes, each lane's address, the access size and the operation.
+// aggregation on the device: the active lanes, each lane's address, the access size and the operation. A bulk copy
+// (cp.async.bulk, issued by one thread for many bytes) is one active lane whose `bytes_per_lane` is the copy's size.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <string>
 
+#include "tools/vtrace/access/argument_mapping.hpp"
 #include "tools/vtrace/trace_model.hpp"
 
 namespace vtools::vtrace::access {
 
-enum class Operation : std::uint32_t { kLoad = 0, kStore = 1, kAtomic = 2 };
+/// The values are the raw codes the device patches write (access_records.hpp).
+enum class Operation : std::uint32_t { kLoad = 0, kStore = 1, kAtomic = 2, kBulkLoad = 3, kBulkStore = 4 };
 
-/// "load", "store", "atomic".
+/// "load", "store", "atomic", "bulk_load" (cp.async.bulk global -> shared), "bulk_store" (shared -> global).
 const char* operation_name(Operation op);
+
+/// The operation of raw code `code`; unknown codes read as loads.
+Operation operation_of_code(std::uint32_t code);
+
+/// A cp.async.bulk copy: one thread moves `bytes_per_lane` bytes; it is not a warp request of 32 lanes.
+inline bool is_bulk(Operation op) { return op == Operation::kBulkLoad || op == Operation::kBulkStore; }
 
 struct WarpAccess {
   Dim3 block{0, 0, 0};
@@ -30,6 +39,7 @@ struct LaunchInfo {
   std::string kernel;
   std::uint64_t launch = 0;  ///< 0-based launch index of this kernel name
   Dim3 grid{1, 1, 1}, block_dim{1, 1, 1};
+  LaunchArguments arguments;  ///< its pointer arguments (none when the driver could not say)
 };
 
 /// Thread index (x, y, z) of lane `lane` of warp `warp` in a block of `block_dim` threads.
