@@ -126,6 +126,11 @@ TEST_CASE("block_sampling: lists, ranges, every:N and all") {
   CHECK(BlockSampling::parse("all").keeps(12345));
   CHECK(BlockSampling().str() == "all");
   CHECK(linear_block_index({1, 2, 3}, {4, 5, 6}) == 1 + 2 * 4 + 3 * 20);
+  BlockSampling inner = BlockSampling::parse("0-4885,8");  // a range inside an earlier one (found by the fuzzer)
+  CHECK(inner.keeps(1000));
+  CHECK(inner.str() == "0-4885");
+  CHECK(BlockSampling::parse("3-8,0-5,5").str() == "0-8");
+  CHECK(BlockSampling::parse("2,1,0").str() == "0,1,2");  // touching ranges stay apart
 }
 
 TEST_CASE("block_sampling: bad specs name the column and what was expected") {

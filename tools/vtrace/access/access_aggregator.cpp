@@ -34,8 +34,9 @@ void AccessAggregator::add(const LaunchInfo& launch, const WarpAccess& w) {
     add_bulk(launch, w);
     return;
   }
-  // Lanes grouped by the allocation they fall in (-1 = outside all); each group is one request for that allocation.
-  // Ranges are offsets into the allocation, or absolute addresses outside every allocation.
+  // Lanes grouped by the allocation they fall in (-1 = outside all) and the kernel argument they went through; each
+  // group is one request for that allocation. Ranges are offsets into the allocation, or absolute addresses outside
+  // every allocation.
   struct Group {
     std::int64_t allocation, argument;
     WarpAccess lanes;

@@ -66,7 +66,17 @@ BlockSampling BlockSampling::parse(std::string_view spec) {
     s.ranges_.push_back({lo, hi});
   } while (cur.consume(','));
   if (!cur.done()) cur.fail("',' or end of spec");
+  // Sorted and with overlaps merged: keeps() looks at the one range starting at or before a block, so a range
+  // inside an earlier one ("0-4885,8") must not hide the earlier one's end.
   std::sort(s.ranges_.begin(), s.ranges_.end());
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> merged;
+  for (const auto& r : s.ranges_) {
+    if (!merged.empty() && r.first <= merged.back().second)
+      merged.back().second = std::max(merged.back().second, r.second);
+    else
+      merged.push_back(r);
+  }
+  s.ranges_ = std::move(merged);
   return s;
 }
 

@@ -29,7 +29,7 @@ class BlockSampling {
  private:
   bool all_ = true;
   std::uint64_t every_ = 0;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges_;  // inclusive, sorted
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges_;  // inclusive, sorted, overlaps merged
 };
 
 /// x + y * grid.x + z * grid.x * grid.y (CUDA's linear block order).
