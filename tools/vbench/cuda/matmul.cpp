@@ -10,10 +10,7 @@
 // column-major K x N with ld K, so A is that layout with op T. C = D (beta = 0, C unused but must be described).
 #include "tools/vbench/cuda/matmul.hpp"
 
-#include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <iterator>
 #include <vector>
 
 #include "libcommon/error.hpp"
@@ -101,8 +98,6 @@ Matmul::Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epi
     if (!candidates_.empty()) {
       algo_ = candidates_.front();
       lt_epilogue_ = tried;
-      if (const char* search = std::getenv("VBENCH_GEMM_SEARCH"); !search || std::string(search) != "heuristic")
-        add_split_k_candidates(type, compute);
       cublasLtMatmulPreferenceDestroy(pref);
       return;
     }
@@ -111,64 +106,6 @@ Matmul::Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epi
   cublasLtMatmulPreferenceDestroy(pref);
   check_cublas(status, "cublasLtMatmulPreferenceSetAttribute/cublasLtMatmulAlgoGetHeuristic", d);
   throw Error(ExitCode::kUnavailable, "cublasLtMatmulAlgoGetHeuristic found no algorithm for " + d);
-}
-
-bool Matmul::usable(const cublasLtMatmulAlgo_t& algo) const {
-  cublasLtMatmulHeuristicResult_t result{};
-  return cublasLtMatmulAlgoCheck(lt_, op_, w_layout_, x_layout_, y_layout_, y_layout_, &algo, &result) ==
-             CUBLAS_STATUS_SUCCESS &&
-         result.state == CUBLAS_STATUS_SUCCESS && result.workspaceSize <= workspace_bytes_;
-}
-
-// With M = B*T = 256 rows the heuristic's tiles give a few dozen CTAs for 132 SMs, so each GEMM reads its weights
-// at a fraction of the memory bandwidth (5-8 us for gpt2's 1.2-4.7 MB matrices on the H100). Splitting K fills the
-// machine. The heuristic's own answers rarely split K, so candidates are added: each answer that supports split-K,
-// and every enumerable algorithm x tile, with K split 2..16 ways; choose_fastest() measures them all.
-void Matmul::add_split_k_candidates(cudaDataType_t type, cublasComputeType_t compute) {
-  const std::size_t heuristic_count = candidates_.size();
-  auto add_splits = [&](cublasLtMatmulAlgo_t algo, bool include_unsplit) {
-    std::int32_t split_support = 0;
-    std::size_t written = 0;
-    if (cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, &split_support,
-                                          sizeof split_support, &written) != CUBLAS_STATUS_SUCCESS)
-      split_support = 0;
-    for (const std::int32_t splits : {1, 2, 4, 8, 16}) {
-      if (splits == 1 ? !include_unsplit : split_support == 0 || splits > shape_.K / 64) continue;
-      cublasLtMatmulAlgo_t variant = algo;
-      const std::uint32_t scheme = splits == 1 ? CUBLASLT_REDUCTION_SCHEME_NONE : CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
-      if (cublasLtMatmulAlgoConfigSetAttribute(&variant, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits, sizeof splits) !=
-              CUBLAS_STATUS_SUCCESS ||
-          cublasLtMatmulAlgoConfigSetAttribute(&variant, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme,
-                                               sizeof scheme) != CUBLAS_STATUS_SUCCESS)
-        continue;
-      if (usable(variant) && candidates_.size() < kMaxSearched) candidates_.push_back(variant);
-    }
-  };
-  for (std::size_t i = 0; i < heuristic_count; ++i) add_splits(candidates_[i], false);
-
-  int ids[64] = {};
-  int id_count = 0;
-  if (cublasLtMatmulAlgoGetIds(lt_, compute, CUDA_R_32F, type, type, type, type, 64, ids, &id_count) !=
-      CUBLAS_STATUS_SUCCESS)
-    return;
-  for (int i = 0; i < id_count; ++i) {
-    cublasLtMatmulAlgo_t algo{};
-    if (cublasLtMatmulAlgoInit(lt_, compute, CUDA_R_32F, type, type, type, type, ids[i], &algo) !=
-        CUBLAS_STATUS_SUCCESS)
-      continue;
-    std::uint32_t tiles[128] = {};
-    std::size_t written = 0;
-    if (cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_TILE_IDS, tiles, sizeof tiles, &written) !=
-        CUBLAS_STATUS_SUCCESS)
-      continue;
-    const std::size_t tile_count = std::min<std::size_t>(written / sizeof tiles[0], std::size(tiles));
-    for (std::size_t t = 0; t < tile_count; ++t) {
-      cublasLtMatmulAlgo_t tiled = algo;
-      if (cublasLtMatmulAlgoConfigSetAttribute(&tiled, CUBLASLT_ALGO_CONFIG_TILE_ID, &tiles[t], sizeof tiles[t]) ==
-          CUBLAS_STATUS_SUCCESS)
-        add_splits(tiled, true);
-    }
-  }
 }
 
 Matmul::~Matmul() {
