@@ -34,6 +34,14 @@ void JsonWriter::close(char bracket) {
   if (levels_.empty()) out_ += '\n';
 }
 
+void JsonWriter::append_elements(std::string_view formatted) {
+  if (formatted.empty()) return;
+  Level& level = levels_.back();
+  if (!level.empty) out_ += ',';
+  level.empty = false;
+  out_ += formatted;
+}
+
 void JsonWriter::key(std::string_view name) {
   value(name);
   out_ += ": ";

@@ -22,6 +22,12 @@ class JsonWriter {
   enum class Layout { kCompact, kLines };
 
   explicit JsonWriter(std::string& out) : out_(out) {}
+  /// A writer for elements of a kLines array `depth` containers deep (2: an array in the top-level object), alone:
+  /// big arrays are formatted in chunks on several threads, then joined in order with append_elements().
+  JsonWriter(std::string& out, int depth)
+      : out_(out), levels_(static_cast<std::size_t>(depth), Level{Layout::kLines}) {}
+  /// Appends elements a depth writer formatted to the current (kLines) container.
+  void append_elements(std::string_view formatted);
 
   void begin_object(Layout layout = Layout::kCompact) { open('{', layout); }
   void end_object() { close('}'); }

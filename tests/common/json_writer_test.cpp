@@ -87,3 +87,37 @@ TEST_CASE("json_writer: strings are escaped and invalid UTF-8 replaced, like dum
   w.value(std::string_view("tab\there \"q\" back\\slash \xc3\xa9"));
   CHECK(parse_json(out, "t") == "tab\there \"q\" back\\slash \xc3\xa9");
 }
+
+TEST_CASE("json_writer: elements formatted apart and appended equal elements written in place") {
+  auto write_three = [](JsonWriter& w, int first) {
+    for (int i = first; i < first + 3; ++i) {
+      w.begin_object();
+      w.field("i", i);
+      w.end_object();
+    }
+  };
+  std::string whole;
+  JsonWriter w(whole);
+  w.begin_object(Layout::kLines);
+  w.key("items");
+  w.begin_array(Layout::kLines);
+  write_three(w, 0);
+  write_three(w, 3);
+  w.end_array();
+  w.end_object();
+
+  std::string joined, part1, part2;
+  JsonWriter a(part1, 2), b(part2, 2);
+  write_three(a, 0);
+  write_three(b, 3);
+  JsonWriter j(joined);
+  j.begin_object(Layout::kLines);
+  j.key("items");
+  j.begin_array(Layout::kLines);
+  j.append_elements(part1);
+  j.append_elements("");
+  j.append_elements(part2);
+  j.end_array();
+  j.end_object();
+  CHECK(joined == whole);
+}

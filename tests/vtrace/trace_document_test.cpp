@@ -1,6 +1,8 @@
 // The vtools.trace document: writer and reader agree, and the reader refuses bad fields with their JSON path.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
 #include "tools/vtrace/trace_reader.hpp"
@@ -118,6 +120,30 @@ TEST_CASE("trace_writer: launch mode documents carry no access-mode arrays") {
   CHECK_FALSE(doc.contains("accesses"));
   CHECK_FALSE(doc.contains("findings"));
   CHECK(doc["allocations"][0]["freed_ns"] == 99);
+}
+
+TEST_CASE("trace_writer: a big trace (kernels formatted on several threads) keeps every kernel, in order") {
+  Trace t = sample_trace();
+  const Kernel k = t.kernels.front();
+  t.kernels.clear();
+  for (int i = 0; i < 50000; ++i) {
+    Kernel copy = k;
+    copy.correlation_id = static_cast<std::uint32_t>(i);
+    copy.name = i % 7 == 0 ? "k\"quoted\"" : k.name;
+    t.kernels.push_back(copy);
+  }
+  const std::string text = trace_document_text(t);
+  Trace back = read_trace(text, "big.json");
+  REQUIRE(back.kernels.size() == t.kernels.size());
+  for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+    CHECK(back.kernels[i].correlation_id == i);
+    CHECK(back.kernels[i].name == t.kernels[i].name);
+  }
+  // One kernel per line: the document's lines = the kernels + the rest of the document.
+  Trace small = t;
+  small.kernels.resize(1);
+  auto lines = [](const std::string& s) { return std::count(s.begin(), s.end(), '\n'); };
+  CHECK(lines(text) - lines(trace_document_text(small)) == 49999);
 }
 
 TEST_CASE("trace_reader: reads the committed sample trace") {
