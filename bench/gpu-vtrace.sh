@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Overhead of `vtrace run` (launch mode) on PyTorch GPT forward loops (bench/vtrace_gpt_forward.py): untraced,
-# traced and traced with --no-api runs alternate, REPS of each per workload, in one session; medians are compared. Workloads: "mini"
+# Overhead of `vtrace run` (launch mode) on PyTorch GPT forward loops (bench/vtrace_gpt_forward.py): untraced and
+# traced runs alternate, REPS of each per workload, in one session; medians are compared. Workloads: "mini"
 # (launch-bound, ~130 short kernels per forward: the worst case for a per-launch cost) and "gpt2" (GPU-bound).
 # Then, when access mode is built, the wall time of a Triton kernel script untraced, under `vtrace run --accesses`
 # and under `compute-sanitizer --tool memcheck`. About 3 min on an H100. Prints short tables; traces and raw timings
@@ -36,23 +36,19 @@ for workload in mini gpt2; do
     run "$workload" untraced "$py" bench/vtrace_gpt_forward.py "$n" "$workload"
     run "$workload" traced "$vtrace" run -o "$trace" -- "$py" bench/vtrace_gpt_forward.py "$n" "$workload" \
       2>> "$logs/vtrace-notes-$workload.txt"
-    run "$workload" no-api "$vtrace" run --no-api -q -o "$trace" -- "$py" bench/vtrace_gpt_forward.py "$n" "$workload"
   done
   kernels[$workload]=$("$py" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['kernels']))" "$trace")
   ls -l "$trace" >> "$raw"
 done
 printf '%-34s %9s %9s %9s\n' "vtrace launch mode (median of $reps)" untraced traced overhead
-for row in mini:traced mini:no-api gpt2:traced gpt2:no-api; do
-  workload=${row%%:*} mode=${row#*:} label=${row%%:*}
-  [ "$mode" = traced ] || label="$workload --$mode"
-  grep "^$workload " "$raw" | awk -v w="$label" -v mode="$mode" -v it="${iters[$workload]}" \
-    -v k="${kernels[$workload]}" '
+for workload in mini gpt2; do
+  grep "^$workload " "$raw" | awk -v w="$workload" -v it="${iters[$workload]}" -v k="${kernels[$workload]}" '
     function median(a, n,   i, j, t) {
       for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
       return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
     $2 == "untraced" { uw[++nu] = $3; ul[nu] = $4; up[nu] = $5 }
-    $2 == mode { tw[++nt] = $3; tl[nt] = $4; tp[nt] = $5 }
+    $2 == "traced" { tw[++nt] = $3; tl[nt] = $4; tp[nt] = $5 }
     END {
       # Pairs first: median() sorts its array in place.
       for (i = 1; i <= nt && i <= nu; i++) { pw[i] = (tw[i] - uw[i]) / uw[i]; pl[i] = (tl[i] - ul[i]) / ul[i] }
@@ -67,10 +63,7 @@ for row in mini:traced mini:no-api gpt2:traced gpt2:no-api; do
       printf "%-34s %d kernels (%.0f per forward), %.2f us per launch in the loop\n", w ": traced", k,
              k / (it + 20), 1e6 * (Ml - ml) / (k * it / (it + 20))
     }'
-  if [ "$mode" = traced ]; then
-    echo "$workload: vtrace after the command: $(grep -o '([0-9.]* MB in [0-9.]* s)' \
-      "$logs/vtrace-notes-$workload.txt" | tr '\n' ' ')"
-  fi
+  echo "$workload: vtrace after the command: $(grep -o '([0-9.]* MB in [0-9.]* s)' "$logs/vtrace-notes-$workload.txt" | tr '\n' ' ')"
 done
 
 # Access mode vs memcheck on the same program (wall time of the whole run, Triton cache warm after the first).
