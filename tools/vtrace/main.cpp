@@ -15,8 +15,6 @@ int main(int argc, char** argv) {
   RunOptions run;
   auto* run_cmd = app->add_subcommand("run", "run CMD under the tracer and write its vtools.trace document");
   run_cmd->add_option("--kernel", run.kernel_regex, "keep only kernels whose (mangled or demangled) name matches REGEX");
-  run_cmd->add_flag("--no-api", run.no_api,
-                    "launch mode: no API callbacks (failed launches are not recorded; less overhead per launch)");
   run_cmd->add_flag("--accesses", run.accesses, "access mode: global loads/stores per block (Compute Sanitizer API)");
   run_cmd->add_option("--launch", run.launch, "access mode: record only launch N (0-based) of each kernel");
   run_cmd->add_option("--blocks", run.blocks, "access mode: blocks to record, e.g. '0,5,10-12' or 'every:8'");

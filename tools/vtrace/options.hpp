@@ -13,7 +13,6 @@ struct RunOptions {
   std::vector<std::string> command;  ///< CMD ARGS... after "--"
   std::string kernel_regex;          ///< --kernel: keep only matching kernels ("" = all)
   bool accesses = false;             ///< --accesses: access mode (Compute Sanitizer API)
-  bool no_api = false;               ///< --no-api: launch mode without API callbacks (no failed-launch records)
   std::int64_t launch = -1;          ///< --launch N: access mode records only the Nth launch of each kernel
   std::string blocks;                ///< --blocks SPEC: access mode block sampling ("0,5,10-12", "every:8")
   std::uint64_t max_bytes = 64ull << 20;  ///< --max-bytes: device buffer per recorded launch (access mode)

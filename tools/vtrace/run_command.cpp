@@ -167,10 +167,6 @@ std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOpt
     if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old)
       run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to '") + old + "'; vtrace replaced it");
     env.emplace_back("CUDA_INJECTION64_PATH", library);
-    if (o.no_api) {
-      env.emplace_back("VTRACE_API", "0");
-      run.notes.push_back("--no-api: launch API calls were not traced, so failed launches are not recorded");
-    }
     return env;
   }
 #ifndef VTOOLS_HAVE_SANITIZER
@@ -205,7 +201,6 @@ int run_command(const RunOptions& o) {
   KernelFilter filter(o.kernel_regex);
   access::BlockSampling blocks = o.blocks.empty() ? access::BlockSampling() : access::BlockSampling::parse(o.blocks);
   if (o.command.empty()) throw Error(ExitCode::kUsage, "no command to run (usage: vtrace run [options] -- CMD ARGS...)");
-  if (o.accesses && o.no_api) throw Error(ExitCode::kUsage, "--no-api applies to launch mode only (drop --accesses)");
   if (!o.accesses && (o.launch >= 0 || !o.blocks.empty()))
     throw Error(ExitCode::kUsage, "--launch and --blocks apply to access mode only (add --accesses)");
 

@@ -198,8 +198,6 @@ void after_fork_in_child() {
 
 void enable_callbacks() {
   cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-  // `vtrace run --no-api`: no launch API callbacks (each costs CUPTI's dispatch on every launch); no failed launches.
-  if (const char* api = std::getenv("VTRACE_API"); api && std::strcmp(api, "0") == 0) return;
   const CUpti_CallbackId runtime_ids[] = {
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,           CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
