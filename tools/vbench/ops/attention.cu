@@ -22,6 +22,32 @@ constexpr int kDimsPerLane = kMaxHeadSize / 32;
 constexpr int kLoadBatch = 8;  // tile elements each thread loads before storing any
 }  // namespace
 
+/// Where a block's warp stands: its query row t of (batch b, head h), the block's last row, and the row of Q of
+/// this (b, h) in qkv, whose K and V follow at +C and +2C. Both kernels share it.
+template <typename A>
+struct QueryRow {
+  int warp, lane, b, h, t, last_t;
+  long long row_stride;
+  const A* base;
+  __device__ QueryRow(const A* qkv, int T, int C, int NH, int hs) {
+    warp = threadIdx.x / 32;
+    lane = threadIdx.x % 32;
+    b = blockIdx.y / NH;
+    h = blockIdx.y % NH;
+    const int t0 = blockIdx.x * kQueryRows;
+    t = t0 + warp;
+    last_t = min(t0 + kQueryRows, T) - 1;
+    row_stride = 3LL * C;
+    base = qkv + static_cast<long long>(b) * T * row_stride + h * hs;
+  }
+  /// Loads this warp's (scaled) query row into q[0..hs).
+  __device__ void load_query(float* q, int T, int hs, float q_scale) const {
+    if (t < T) {
+      for (int d = lane; d < hs; d += 32) q[d] = to_float(base[t * row_stride + d]) * q_scale;
+    }
+  }
+};
+
 template <typename A>
 __global__ void attention_forward_kernel1(A* out, const A* qkv, int T, int C, int NH, float q_scale) {
   extern __shared__ float smem[];
@@ -29,20 +55,12 @@ __global__ void attention_forward_kernel1(A* out, const A* qkv, int T, int C, in
   float* k_tile = smem;                          // [kKeyTile][hs + 1]: the pad keeps lanes on distinct banks
   float* v_tile = k_tile + kKeyTile * (hs + 1);  // [kKeyTile][hs]
   float* q_rows = v_tile + kKeyTile * hs;        // [kQueryRows][hs]
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  const int b = blockIdx.y / NH;
-  const int h = blockIdx.y % NH;
-  const int t0 = blockIdx.x * kQueryRows;
-  const int t = t0 + warp;
-  const int last_t = min(t0 + kQueryRows, T) - 1;
-  const long long row_stride = 3LL * C;
-  const A* base = qkv + static_cast<long long>(b) * T * row_stride + h * hs;
-
+  const QueryRow<A> row(qkv, T, C, NH, hs);
+  const int warp = row.warp, lane = row.lane, b = row.b, h = row.h, t = row.t, last_t = row.last_t;
+  const long long row_stride = row.row_stride;
+  const A* base = row.base;
   float* q = q_rows + warp * hs;
-  if (t < T) {
-    for (int d = lane; d < hs; d += 32) q[d] = to_float(base[t * row_stride + d]) * q_scale;
-  }
+  row.load_query(q, T, hs, q_scale);
   float m = -INFINITY;  // running max of the (log2-scaled) scores
   float l = 0.f;        // running sum of exp2(score - m)
   float acc[kDimsPerLane] = {};
@@ -129,20 +147,12 @@ __global__ void __launch_bounds__(kQueryRows * 32)
   __shared__ __align__(16) float k_tile[kKeyTile * kRow];
   __shared__ __align__(16) float v_tile[kKeyTile * HS];
   __shared__ __align__(16) float q_rows[kQueryRows * HS];
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  const int b = blockIdx.y / NH;
-  const int h = blockIdx.y % NH;
-  const int t0 = blockIdx.x * kQueryRows;
-  const int t = t0 + warp;
-  const int last_t = min(t0 + kQueryRows, T) - 1;
-  const long long row_stride = 3LL * C;
-  const A* base = qkv + static_cast<long long>(b) * T * row_stride + h * HS;
-
+  const QueryRow<A> row(qkv, T, C, NH, HS);
+  const int warp = row.warp, lane = row.lane, b = row.b, h = row.h, t = row.t, last_t = row.last_t;
+  const long long row_stride = row.row_stride;
+  const A* base = row.base;
   float* q = q_rows + warp * HS;
-  if (t < T) {
-    for (int d = lane; d < HS; d += 32) q[d] = to_float(base[t * row_stride + d]) * q_scale;
-  }
+  row.load_query(q, T, HS, q_scale);
   float m = -INFINITY;
   float l = 0.f;
   float acc[kDims] = {};
