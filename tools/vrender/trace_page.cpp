@@ -62,7 +62,13 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
       origin = have_origin ? std::min(origin, s) : s;
       have_origin = true;
     }
-  auto rel = [&](const JsonView& a, std::string_view key) { return static_cast<double>(a.integer_or(key, origin) - origin); };
+  // Exact while the span fits in 64 bits; a wider one (only a hostile document has it) loses precision, not defined
+  // behaviour (signed overflow, found by vrender_document_fuzz).
+  auto rel = [&](const JsonView& a, std::string_view key) {
+    std::int64_t v = a.integer_or(key, origin), d = 0;
+    return __builtin_sub_overflow(v, origin, &d) ? static_cast<double>(v) - static_cast<double>(origin)
+                                                 : static_cast<double>(d);
+  };
   bool aggregate = kernels.size() + memcpys.size() > kMaxTimelineSpans;
   double t0 = 0, t1 = 0;
   bool any = false;
@@ -260,7 +266,9 @@ void add_heat_maps(const JsonView& root, Section& s) {
         std::vector<double> lr = range.numbers("");
         double base = lr[1] >= alloc.address && alloc.address > 0 && lr[0] >= alloc.address ? alloc.address : 0;
         double lo = lr[0] - base, up = lr[1] - base;
-        for (int c = std::max(0, static_cast<int>(lo / bin)); c < cols && c * bin < up; ++c)
+        double first = lo / bin;  // a reversed range puts lo far past the columns: clamp before the cast to int
+        int c0 = first > 0 ? static_cast<int>(std::min(first, static_cast<double>(cols))) : 0;
+        for (int c = c0; c < cols && c * bin < up; ++c)
           map.values[static_cast<std::size_t>(row) * cols + c] += std::max(0.0, std::min(up, (c + 1) * bin) - std::max(lo, c * bin));
       }
     }
