@@ -1,5 +1,6 @@
 // The one document path of vtools: the common envelope {format, version, tool{name, version}, created}, JSON parse
 // errors with line:column, format/version checks on read, atomic pretty-printed writes. Tools fill the body.
+// Documents of 10^5+ records (vtrace traces) are streamed through json_writer.hpp instead of built as a tree.
 #pragma once
 
 #include <nlohmann/json.hpp>
