@@ -63,7 +63,7 @@ for workload in mini gpt2; do
       printf "%-34s %d kernels (%.0f per forward), %.2f us per launch in the loop\n", w ": traced", k,
              k / (it + 20), 1e6 * (Ml - ml) / (k * it / (it + 20))
     }'
-  echo "$workload: vtrace after the command: $(grep -o '([0-9.]* MB in [0-9.]* s)' "$logs/vtrace-notes-$workload.txt" | tr '\n' ' ')"
+  echo "$workload: vtrace after the command: $(grep -o '([0-9.]* [KMG]*i*B in [0-9.]* [mun]*s)' "$logs/vtrace-notes-$workload.txt" | tr '\n' ' ')"
 done
 
 # Access mode vs memcheck on the same program (wall time of the whole run, Triton cache warm after the first).

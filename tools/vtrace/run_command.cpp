@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -16,9 +15,9 @@
 #include "libcommon/cli.hpp"
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
-#include "libcommon/output_file.hpp"
 #include "libcommon/human_units.hpp"
 #include "libcommon/input_file.hpp"
+#include "libcommon/output_file.hpp"
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/child_process.hpp"
 #include "tools/vtrace/options.hpp"
@@ -234,12 +233,11 @@ int run_command(const RunOptions& o) {
   const std::string text = trace_document_text(trace);
   write_output(o.output.output, text);
   // Like nsys's closing lines: what was written and what it cost after the command ended (part of the overhead).
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - exited).count();
-  char cost[64];
-  std::snprintf(cost, sizeof cost, "%.1f MB in %.2f s", static_cast<double>(text.size()) / 1e6, seconds);
+  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - exited).count();
   print_note(std::to_string(trace.kernels.size()) + " kernel launches from " +
              std::to_string(trace.run.process_ids.size()) + " process(es) written to " +
-             (o.output.output == "-" ? std::string("stdout") : "'" + o.output.output + "'") + " (" + cost + ")");
+             (o.output.output == "-" ? std::string("stdout") : "'" + o.output.output + "'") + " (" +
+             format_bytes(text.size()) + " in " + format_duration_ns(ns) + ")");
   return trace.run.exit_status;
 }
 
