@@ -19,10 +19,9 @@ namespace {
 // libstdc++'s regex recurses per character: labels longer than any the planner writes are not matched.
 constexpr std::size_t kMaxLabel = 4096;
 
-int to_int(const std::string& s) { return s.empty() || s == "?" ? 0 : std::stoi(s.substr(0, 9)); }
-
 struct Builder {
   Plan plan;
+  std::string file;  ///< the text being read, for messages
   std::map<std::string, int> buffer_by_key;  // space|name|start|end
   struct EdgeBuffer {
     MemorySpace space;
@@ -47,6 +46,19 @@ struct Builder {
     buffer_by_key[key] = b.id;
     return b.id;
   }
+
+  /// A number of a planner label (an id, an op position, a size in bytes): "?" and "" are 0; more digits than
+  /// `max_digits` is bad input, reported rather than cut.
+  std::int64_t number(const std::string& s, std::size_t max_digits = 9) const {
+    if (s.empty() || s == "?") return 0;
+    if (s.size() > max_digits)
+      throw Error(ExitCode::kDataError,
+                  "expected a number of at most " + std::to_string(max_digits) + " digits in a planner label, got '" +
+                      s + "'",
+                  SourceLocation{file});
+    return std::stoll(s);
+  }
+  int small(const std::string& s) const { return static_cast<int>(number(s)); }
 
   Channel& channel(int id) {
     for (auto& c : plan.channels)
@@ -75,14 +87,14 @@ void read_liveness(const DotGraph& g, MemorySpace space, Builder& b) {
     if (cluster.rfind(prefix, 0) != 0 || label.size() > kMaxLabel) continue;
     std::smatch m;
     if (space == MemorySpace::kSmem && std::regex_match(label, m, smem_re)) {
-      int id = b.buffer(space, m[1], to_int(m[3]), to_int(m[4]), to_int(m[2]));
-      b.plan.buffers[id].bytes = std::stoll(m[5].str().substr(0, 15));
+      int id = b.buffer(space, m[1], b.small(m[3]), b.small(m[4]), b.small(m[2]));
+      b.plan.buffers[id].bytes = b.number(m[5], 15);
       buffer_of_cluster[cluster] = id;
     } else if (space == MemorySpace::kTmem && std::regex_match(label, m, tmem_re)) {
-      int id = b.buffer(space, m[1], to_int(m[4]), to_int(m[5]), -1);
+      int id = b.buffer(space, m[1], b.small(m[4]), b.small(m[5]), -1);
       Buffer& buf = b.plan.buffers[id];
-      buf.rows = to_int(m[2]);
-      buf.cols = to_int(m[3]);
+      buf.rows = b.small(m[2]);
+      buf.cols = b.small(m[3]);
       buf.bytes = static_cast<std::int64_t>(buf.rows) * buf.cols * 4;
       buffer_of_cluster[cluster] = id;
     }
@@ -94,12 +106,12 @@ void read_liveness(const DotGraph& g, MemorySpace space, Builder& b) {
     if (bit == buffer_of_cluster.end() || lit == n.attrs.end() || lit->second.size() > kMaxLabel ||
         !std::regex_match(lit->second, m, ch_re))
       continue;
-    Channel& c = b.channel(to_int(m[1]));
+    Channel& c = b.channel(b.small(m[1]));
     c.buffer = bit->second;
     c.space = space;
     c.operand_d = c.operand_d || m[2].matched;
-    c.producer.op = to_int(m[3]);
-    b.add_consumer(c, to_int(m[4]));
+    c.producer.op = b.small(m[3]);
+    b.add_consumer(c, b.small(m[4]));
   }
 }
 
@@ -113,15 +125,15 @@ void read_combined(const DotGraph& g, Builder& b, const std::string& name) {
     std::smatch m, lm, pm;
     if (n.id.size() > 64 || !std::regex_match(n.id, m, node_re)) continue;
     PlanOp op;
-    op.id = to_int(m[1]);
+    op.id = b.small(m[1]);
     auto lit = n.attrs.find("label");
     if (lit != n.attrs.end() && lit->second.size() <= kMaxLabel && std::regex_match(lit->second, lm, label_re)) {
       op.result = lm[2];
       op.name = lm[3];
       op.shape = lm[5];
-      op.loc.line = to_int(lm[6]);
+      op.loc.line = b.small(lm[6]);
     }
-    if (n.cluster.size() <= 64 && std::regex_match(n.cluster, pm, part_re)) op.partition = to_int(pm[1]);
+    if (n.cluster.size() <= 64 && std::regex_match(n.cluster, pm, part_re)) op.partition = b.small(pm[1]);
     ops[op.id] = op;
   }
   for (const auto& [id, op] : ops) {
@@ -137,12 +149,12 @@ void read_combined(const DotGraph& g, Builder& b, const std::string& name) {
         !std::regex_match(e.from, fm, node_re) || !std::regex_match(e.to, tm, node_re) ||
         !std::regex_match(lit->second, lm, edge_re))
       continue;
-    Channel& c = b.channel(to_int(lm[1]));
-    c.producer.op = to_int(fm[1]);
-    b.add_consumer(c, to_int(tm[1]));
+    Channel& c = b.channel(b.small(lm[1]));
+    c.producer.op = b.small(fm[1]);
+    b.add_consumer(c, b.small(tm[1]));
     c.operand_d = c.operand_d || lm[5].matched;
     c.space = lm[4].matched ? MemorySpace::kTmem : MemorySpace::kSmem;
-    b.edge_buffer[c.id] = {c.space, to_int(lm[2]), lm[3]};
+    b.edge_buffer[c.id] = {c.space, b.small(lm[2]), lm[3]};
   }
 }
 
@@ -185,6 +197,7 @@ std::vector<DotGraph> parse_graphs(std::string_view text, std::string_view name)
 Plan read_ws_dot_texts(const std::vector<WsDotText>& texts) {
   Builder b;
   for (const auto& t : texts) {
+    b.file = t.name;
     auto graphs = parse_graphs(t.text, t.name);
     if (graphs.empty())
       throw Error(ExitCode::kDataError, "expected a planner digraph, got none", SourceLocation{t.name});
