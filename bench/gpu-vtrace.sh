@@ -48,6 +48,21 @@ for workload in $workloads; do
 done
 "$py" bench/vtrace_overhead_table.py "$raw" "${specs[@]}"
 
+# vtrace's fixed cost (loading CUPTI in cuInit, the last flush, building and writing a tiny trace): a CUDA C++
+# program of 4 kernels and 3 copies, 15 pairs, median wall seconds.
+sample=$(dirname "$vtrace")/../../tests/vtrace/vtrace_launch_sample
+if [ -x "$sample" ]; then
+  seconds() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null 2>&1; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'; }
+  for rep in $(seq 15); do
+    echo "fixed $(seconds "$sample" ok) $(seconds "$vtrace" run -q -o "$logs/vtrace-fixed.trace.json" -- "$sample" ok)"
+  done >> "$raw"
+  grep '^fixed ' "$raw" | "$py" -c '
+import statistics, sys
+rows = [list(map(float, l.split()[1:])) for l in sys.stdin]
+u, t = statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows)
+print(f"\nfixed cost, launch_sample ({len(rows)} pairs): untraced {u:.3f} s, traced {t:.3f} s, vtrace adds {t - u:.3f} s")'
+fi
+
 # Access mode vs memcheck on the same program (wall time of the whole run, Triton cache warm after the first).
 access_lib=$(dirname "$vtrace")/libvtrace_access.so
 sanitizer=${COMPUTE_SANITIZER:-/usr/local/cuda/compute-sanitizer/compute-sanitizer}
