@@ -34,12 +34,24 @@ void JsonWriter::close(char bracket) {
   if (levels_.empty()) out_ += '\n';
 }
 
-void JsonWriter::append_elements(std::string_view formatted) {
-  if (formatted.empty()) return;
+void JsonWriter::before_elements() {
   Level& level = levels_.back();
   if (!level.empty) out_ += ',';
   level.empty = false;
+}
+
+void JsonWriter::append_elements(std::string_view formatted) {
+  if (formatted.empty()) return;
+  before_elements();
   out_ += formatted;
+}
+
+void JsonWriter::append_elements(std::string&& formatted, std::vector<std::string>& pieces) {
+  if (formatted.empty()) return;
+  before_elements();  // the comma stays with the output so far
+  pieces.push_back(std::move(out_));
+  out_.clear();
+  pieces.push_back(std::move(formatted));
 }
 
 void JsonWriter::key(std::string_view name) {
@@ -51,12 +63,16 @@ void JsonWriter::key(std::string_view name) {
 void JsonWriter::value(std::string_view s) {
   before_value();
   // Plain printable ASCII (nearly every name and path) is copied; anything else goes through nlohmann's escaper.
+  // The check has no early exit so that the compiler vectorises it: kernel names are ~250 characters, and a
+  // launch-bound trace holds 10^5 of them (bench/vtrace_perftest).
+  unsigned special = 0;
   for (const char c : s) {
     const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') {
-      out_ += OrderedJson(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      return;
-    }
+    special |= (u < 0x20) | (u >= 0x7f) | (u == '"') | (u == '\\');
+  }
+  if (special != 0) {
+    out_ += OrderedJson(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return;
   }
   out_ += '"';
   out_ += s;

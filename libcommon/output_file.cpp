@@ -96,9 +96,12 @@ void AtomicFile::commit() {
   committed_ = true;
 }
 
-void write_output(const std::string& path, std::string_view content) {
+namespace {
+
+template <class Pieces>
+void write_pieces(const std::string& path, const Pieces& pieces) {
   if (path == "-") {
-    std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
+    for (std::string_view p : pieces) std::cout.write(p.data(), static_cast<std::streamsize>(p.size()));
     std::cout.flush();
     if (!std::cout) throw Error(ExitCode::kIoError, "cannot write to stdout");
     return;
@@ -107,15 +110,24 @@ void write_output(const std::string& path, std::string_view content) {
   if (path.rfind("/dev/", 0) == 0) {
     FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) io_error("cannot open output", path);
-    bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+    bool ok = true;
+    for (std::string_view p : pieces) ok = ok && std::fwrite(p.data(), 1, p.size(), f) == p.size();
     ok = (std::fflush(f) == 0) && ok;
     ok = (std::fclose(f) == 0) && ok;
     if (!ok) io_error("cannot write output", path);
     return;
   }
   AtomicFile out(path);
-  out.write(content);
+  for (std::string_view p : pieces) out.write(p);
   out.commit();
 }
+
+}  // namespace
+
+void write_output(const std::string& path, std::string_view content) {
+  write_pieces(path, std::array<std::string_view, 1>{content});
+}
+
+void write_output(const std::string& path, std::span<const std::string> pieces) { write_pieces(path, pieces); }
 
 }  // namespace vtools

@@ -2,6 +2,7 @@
 // never leaves a half-written output and never truncates an existing one. "-" means stdout.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -9,6 +10,8 @@ namespace vtools {
 
 /// Writes `content` to `path` atomically ("-" = stdout). Throws Error(kIoError) naming the path and errno text.
 void write_output(const std::string& path, std::string_view content);
+/// The same for content in consecutive pieces (a 10^8-byte document need not be joined into one string first).
+void write_output(const std::string& path, std::span<const std::string> pieces);
 
 /// An output being written: bytes go to `path.vtools-tmp-<pid>` until commit() renames it into place.
 /// Destroying an uncommitted AtomicFile removes the temporary. Fatal signals (SIGINT, SIGTERM, SIGHUP) remove

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
@@ -30,6 +32,23 @@ TEST_CASE("output_file: write_output replaces content atomically and leaves no t
   for (auto& e : fs::directory_iterator(dir)) (void)e, ++files;
   CHECK(files == 1);
   fs::remove_all(dir);
+}
+
+TEST_CASE("output_file: content in pieces is written as their concatenation, and fails like one string") {
+  auto dir = fresh_dir();
+  auto path = (dir / "out.json").string();
+  const std::vector<std::string> pieces = {"{\"a\": [", "", "1, 2", "]}\n"};
+  write_output(path, pieces);
+  CHECK(read_input(path) == "{\"a\": [1, 2]}\n");
+  fs::remove_all(dir);
+  if (fs::exists("/dev/full")) {
+    try {
+      write_output("/dev/full", std::vector<std::string>{"x", std::string(1 << 16, 'x')});
+      FAIL("expected an error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::kIoError);
+    }
+  }
 }
 
 TEST_CASE("output_file: an uncommitted AtomicFile leaves the old file untouched") {

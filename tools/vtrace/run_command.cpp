@@ -230,14 +230,16 @@ int run_command(const RunOptions& o) {
     trace.run.notes.push_back("the command was killed by signal " + std::to_string(trace.run.signal) +
                               "; the trace holds what was flushed before");
   for (const auto& n : trace.run.notes) print_note(n);
-  const std::string text = trace_document_text(trace);
-  write_output(o.output.output, text);
+  const std::vector<std::string> pieces = trace_document_pieces(trace);
+  write_output(o.output.output, pieces);
+  std::size_t bytes = 0;
+  for (const auto& p : pieces) bytes += p.size();
   // Like nsys's closing lines: what was written and what it cost after the command ended (part of the overhead).
   const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - exited).count();
   print_note(std::to_string(trace.kernels.size()) + " kernel launches from " +
              std::to_string(trace.run.process_ids.size()) + " process(es) written to " +
              (o.output.output == "-" ? std::string("stdout") : "'" + o.output.output + "'") + " (" +
-             format_bytes(text.size()) + " in " + format_duration_ns(ns) + ")");
+             format_bytes(bytes) + " in " + format_duration_ns(ns) + ")");
   return trace.run.exit_status;
 }
 

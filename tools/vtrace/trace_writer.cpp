@@ -186,10 +186,12 @@ void records(JsonWriter& w, std::string_view name, const std::vector<T>& items, 
   w.end_array();
 }
 
-/// `name`, formatted on up to 16 threads in chunks joined in order: a launch-bound PyTorch loop leaves ~10^5 kernels,
-/// and the time spent here after the command exits is part of vtrace's overhead (bench/vtrace_perftest).
+/// `name`, formatted on up to 16 threads in chunks that become pieces of the document, in order: a launch-bound
+/// PyTorch loop leaves ~10^5 kernels, and the time spent here after the command exits is part of vtrace's overhead
+/// (bench/vtrace_perftest).
 template <class T, class F>
-void records_in_parallel(JsonWriter& w, std::string_view name, const std::vector<T>& items, F write_one) {
+void records_in_parallel(JsonWriter& w, std::vector<std::string>& pieces, std::string_view name,
+                         const std::vector<T>& items, F write_one) {
   constexpr std::size_t kMinChunk = 8192;
   const std::size_t threads = std::min<std::size_t>({16, std::max(1u, std::thread::hardware_concurrency()),
                                                      (items.size() + kMinChunk - 1) / kMinChunk});
@@ -207,15 +209,15 @@ void records_in_parallel(JsonWriter& w, std::string_view name, const std::vector
   for (auto& t : workers) t.join();
   w.key(name);
   w.begin_array(Layout::kLines);
-  for (const auto& chunk : chunks) w.append_elements(chunk);
+  for (auto& chunk : chunks) w.append_elements(std::move(chunk), pieces);
   w.end_array();
 }
 
 }  // namespace
 
-std::string trace_document_text(const Trace& t) {
+std::vector<std::string> trace_document_pieces(const Trace& t) {
+  std::vector<std::string> pieces;
   std::string out;
-  out.reserve(4096 + t.kernels.size() * 1024 + t.accesses.size() * 256);
   JsonWriter w(out);
   w.begin_object(Layout::kLines);
   const OrderedJson envelope = new_document(kTraceFormat, "vtrace");
@@ -226,13 +228,13 @@ std::string trace_document_text(const Trace& t) {
   w.key("run");
   write_run(w, t.run);
   records(w, "devices", t.devices, write_device);
-  records_in_parallel(w, "kernels", t.kernels, write_kernel);
+  records_in_parallel(w, pieces, "kernels", t.kernels, write_kernel);
   records(w, "memcpys", t.memcpys, write_memcpy);
   records(w, "memsets", t.memsets, write_memset);
   records(w, "allocations", t.allocations, write_allocation);
   records(w, "failed_launches", t.failed_launches, write_failed_launch);
   if (t.run.mode == "accesses") {
-    records_in_parallel(w, "accesses", t.accesses, write_access);
+    records_in_parallel(w, pieces, "accesses", t.accesses, write_access);
     records(w, "findings", t.findings, write_finding);
     w.key("tma_kernels");
     w.begin_array(Layout::kLines);
@@ -243,7 +245,18 @@ std::string trace_document_text(const Trace& t) {
   w.field("dropped_records", t.dropped_records);
   w.field("filtered_kernels", t.filtered_kernels);
   w.end_object();
-  return out;
+  pieces.push_back(std::move(out));
+  return pieces;
+}
+
+std::string trace_document_text(const Trace& t) {
+  const std::vector<std::string> pieces = trace_document_pieces(t);
+  std::size_t bytes = 0;
+  for (const auto& p : pieces) bytes += p.size();
+  std::string text;
+  text.reserve(bytes);
+  for (const auto& p : pieces) text += p;
+  return text;
 }
 
 OrderedJson trace_to_document(const Trace& t) { return parse_json(trace_document_text(t), "trace"); }
