@@ -107,6 +107,10 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
     bool kept;
   };
   std::unordered_map<std::string, NameInfo> names;
+  std::size_t kernels = 0, memcpys = 0;
+  for (const auto& c : captures) kernels += c.kernels.size(), memcpys += c.memcpys.size();
+  t.kernels.reserve(kernels);  // 10^5 records: growing the vector would move each of them several times
+  t.memcpys.reserve(memcpys);
   for (const auto& c : captures) {
     t.run.process_ids.push_back(c.process.pid);
     if (!c.ended || c.torn_bytes > 0) t.partial = true;
