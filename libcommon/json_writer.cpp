@@ -1,5 +1,7 @@
 #include "libcommon/json_writer.hpp"
 
+#include <cstring>
+
 namespace vtools {
 
 void JsonWriter::before_value() {
@@ -46,31 +48,46 @@ void JsonWriter::append_elements(std::string_view formatted) {
   out_ += formatted;
 }
 
-void JsonWriter::append_elements(std::string&& formatted, std::vector<std::string>& pieces) {
-  if (formatted.empty()) return;
-  before_elements();  // the comma stays with the output so far
-  pieces.push_back(std::move(out_));
-  out_.clear();
-  pieces.push_back(std::move(formatted));
+namespace {
+
+/// Printable ASCII without quotes or backslashes: copied as is. The check has no early exit so that the compiler
+/// vectorises it: kernel names are ~250 characters, and a launch-bound trace holds 10^5 of them.
+bool plain(std::string_view s) {
+  unsigned char special = 0;  // bytes: keeps the vector lanes 16 wide
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    special |= (u < 0x20) | (u >= 0x7f) | (u == '"') | (u == '\\');
+  }
+  return special == 0;
 }
 
+}  // namespace
+
 void JsonWriter::key(std::string_view name) {
-  value(name);
-  out_ += ": ";
+  // A compact object's short plain key goes out with its separator in one append: a kernel record has 20 of them.
+  constexpr std::size_t kMaxKey = 48;
+  if (!after_key_ && !levels_.empty() && levels_.back().layout == Layout::kCompact && name.size() <= kMaxKey &&
+      plain(name)) {
+    char text[kMaxKey + 6];
+    char* p = text;
+    if (!levels_.back().empty) *p++ = ',', *p++ = ' ';
+    levels_.back().empty = false;
+    *p++ = '"';
+    std::memcpy(p, name.data(), name.size());
+    p += name.size();
+    *p++ = '"', *p++ = ':', *p++ = ' ';
+    out_.append(text, static_cast<std::size_t>(p - text));
+  } else {
+    value(name);
+    out_ += ": ";
+  }
   after_key_ = true;
 }
 
 void JsonWriter::value(std::string_view s) {
   before_value();
-  // Plain printable ASCII (nearly every name and path) is copied; anything else goes through nlohmann's escaper.
-  // The check has no early exit so that the compiler vectorises it: kernel names are ~250 characters, and a
-  // launch-bound trace holds 10^5 of them (bench/vtrace_perftest).
-  unsigned special = 0;
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    special |= (u < 0x20) | (u >= 0x7f) | (u == '"') | (u == '\\');
-  }
-  if (special != 0) {
+  // Plain text (nearly every name and path) is copied; anything else goes through nlohmann's escaper.
+  if (!plain(s)) {
     out_ += OrderedJson(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return;
   }

@@ -28,9 +28,9 @@ class JsonWriter {
       : out_(out), levels_(static_cast<std::size_t>(depth), Level{Layout::kLines}) {}
   /// Appends elements a depth writer formatted to the current (kLines) container.
   void append_elements(std::string_view formatted);
-  /// The same, for a document kept in pieces: moves the output so far, then `formatted`, to the end of `pieces`
-  /// and goes on in the emptied output (a 10^8-byte document is written out without being joined first).
-  void append_elements(std::string&& formatted, std::vector<std::string>& pieces);
+  /// For elements a depth writer formatted that the caller sends out itself, right after this writer's output so
+  /// far (a 10^8-byte document is written out block by block, never joined): writes the comma they need, if any.
+  void before_elements();
 
   void begin_object(Layout layout = Layout::kCompact) { open('{', layout); }
   void end_object() { close('}'); }
@@ -68,7 +68,6 @@ class JsonWriter {
   void open(char bracket, Layout layout);
   void close(char bracket);
   void before_value();  // comma/newline/indent before an element (not after a key)
-  void before_elements();  // the comma before elements formatted by a depth writer
   void scalar(std::string_view text) {
     before_value();
     out_ += text;

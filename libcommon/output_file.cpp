@@ -96,38 +96,50 @@ void AtomicFile::commit() {
   committed_ = true;
 }
 
-namespace {
+OutputStream::OutputStream(const std::string& path) : path_(path) {
+  if (path_ == "-") return;
+  // Special files (/dev/null, /dev/full, a FIFO) cannot be renamed over: write them directly.
+  if (path_.rfind("/dev/", 0) == 0) {
+    special_ = std::fopen(path_.c_str(), "wb");
+    if (!special_) io_error("cannot open output", path_);
+    return;
+  }
+  file_ = std::make_unique<AtomicFile>(path_);
+}
 
-template <class Pieces>
-void write_pieces(const std::string& path, const Pieces& pieces) {
-  if (path == "-") {
-    for (std::string_view p : pieces) std::cout.write(p.data(), static_cast<std::streamsize>(p.size()));
+OutputStream::~OutputStream() {
+  if (special_) std::fclose(special_);
+}
+
+void OutputStream::write(std::string_view bytes) {
+  if (file_) {
+    file_->write(bytes);
+  } else if (special_) {
+    if (std::fwrite(bytes.data(), 1, bytes.size(), special_) != bytes.size()) io_error("cannot write output", path_);
+  } else {
+    std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!std::cout) throw Error(ExitCode::kIoError, "cannot write to stdout");
+  }
+}
+
+void OutputStream::commit() {
+  if (file_) {
+    file_->commit();
+  } else if (special_) {
+    const bool ok = std::fflush(special_) == 0;
+    const bool closed = std::fclose(special_) == 0;
+    special_ = nullptr;
+    if (!ok || !closed) io_error("cannot write output", path_);
+  } else {
     std::cout.flush();
     if (!std::cout) throw Error(ExitCode::kIoError, "cannot write to stdout");
-    return;
   }
-  // Special files (/dev/null, /dev/full, a FIFO) cannot be renamed over: write them directly.
-  if (path.rfind("/dev/", 0) == 0) {
-    FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) io_error("cannot open output", path);
-    bool ok = true;
-    for (std::string_view p : pieces) ok = ok && std::fwrite(p.data(), 1, p.size(), f) == p.size();
-    ok = (std::fflush(f) == 0) && ok;
-    ok = (std::fclose(f) == 0) && ok;
-    if (!ok) io_error("cannot write output", path);
-    return;
-  }
-  AtomicFile out(path);
-  for (std::string_view p : pieces) out.write(p);
-  out.commit();
 }
-
-}  // namespace
 
 void write_output(const std::string& path, std::string_view content) {
-  write_pieces(path, std::array<std::string_view, 1>{content});
+  OutputStream out(path);
+  out.write(content);
+  out.commit();
 }
-
-void write_output(const std::string& path, std::span<const std::string> pieces) { write_pieces(path, pieces); }
 
 }  // namespace vtools

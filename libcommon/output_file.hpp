@@ -2,7 +2,8 @@
 // never leaves a half-written output and never truncates an existing one. "-" means stdout.
 #pragma once
 
-#include <span>
+#include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -10,8 +11,6 @@ namespace vtools {
 
 /// Writes `content` to `path` atomically ("-" = stdout). Throws Error(kIoError) naming the path and errno text.
 void write_output(const std::string& path, std::string_view content);
-/// The same for content in consecutive pieces (a 10^8-byte document need not be joined into one string first).
-void write_output(const std::string& path, std::span<const std::string> pieces);
 
 /// An output being written: bytes go to `path.vtools-tmp-<pid>` until commit() renames it into place.
 /// Destroying an uncommitted AtomicFile removes the temporary. Fatal signals (SIGINT, SIGTERM, SIGHUP) remove
@@ -32,6 +31,25 @@ class AtomicFile {
   std::string temp_path_;
   int fd_ = -1;
   bool committed_ = false;
+};
+
+/// An output written piece by piece, as write_output writes it whole (a 10^8-byte document is sent out as it is
+/// formatted, never joined): atomically to a file, to stdout for "-", directly to a special file under /dev/.
+/// Nothing of a file output is in place until commit(). write() and commit() throw Error(kIoError).
+class OutputStream {
+ public:
+  explicit OutputStream(const std::string& path);
+  ~OutputStream();
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
+
+  void write(std::string_view bytes);
+  void commit();
+
+ private:
+  std::string path_;
+  std::unique_ptr<AtomicFile> file_;  // a regular file
+  std::FILE* special_ = nullptr;      // a file under /dev/
 };
 
 /// Installs SIGINT/SIGTERM/SIGHUP handlers that unlink live temporaries and exit with 128 + signal.

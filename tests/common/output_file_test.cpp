@@ -7,7 +7,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <vector>
 
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
@@ -34,19 +33,38 @@ TEST_CASE("output_file: write_output replaces content atomically and leaves no t
   fs::remove_all(dir);
 }
 
-TEST_CASE("output_file: content in pieces is written as their concatenation, and fails like one string") {
+TEST_CASE("output_file: an OutputStream writes its pieces in order, in place only at commit") {
   auto dir = fresh_dir();
   auto path = (dir / "out.json").string();
-  const std::vector<std::string> pieces = {"{\"a\": [", "", "1, 2", "]}\n"};
-  write_output(path, pieces);
+  write_output(path, "old");
+  {
+    OutputStream out(path);
+    out.write("{\"a\": [");
+    out.write("");
+    out.write("1, 2]}\n");
+    CHECK(read_input(path) == "old");
+    out.commit();
+  }
   CHECK(read_input(path) == "{\"a\": [1, 2]}\n");
+  {
+    OutputStream abandoned(path);
+    abandoned.write("half");
+  }
+  CHECK(read_input(path) == "{\"a\": [1, 2]}\n");
+  int files = 0;
+  for (auto& e : fs::directory_iterator(dir)) (void)e, ++files;
+  CHECK(files == 1);
   fs::remove_all(dir);
   if (fs::exists("/dev/full")) {
     try {
-      write_output("/dev/full", std::vector<std::string>{"x", std::string(1 << 16, 'x')});
+      OutputStream full("/dev/full");
+      full.write("x");
+      full.write(std::string(1 << 16, 'x'));
+      full.commit();
       FAIL("expected an error");
     } catch (const Error& e) {
       CHECK(e.code() == ExitCode::kIoError);
+      CHECK(std::string(e.what()).find("/dev/full") != std::string::npos);
     }
   }
 }

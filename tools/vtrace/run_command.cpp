@@ -230,10 +230,13 @@ int run_command(const RunOptions& o) {
     trace.run.notes.push_back("the command was killed by signal " + std::to_string(trace.run.signal) +
                               "; the trace holds what was flushed before");
   for (const auto& n : trace.run.notes) print_note(n);
-  const std::vector<std::string> pieces = trace_document_pieces(trace);
-  write_output(o.output.output, pieces);
+  OutputStream out(o.output.output);
   std::size_t bytes = 0;
-  for (const auto& p : pieces) bytes += p.size();
+  write_trace_document(trace, [&](std::string_view piece) {
+    out.write(piece);
+    bytes += piece.size();
+  });
+  out.commit();
   // Like nsys's closing lines: what was written and what it cost after the command ended (part of the overhead).
   const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - exited).count();
   print_note(std::to_string(trace.kernels.size()) + " kernel launches from " +

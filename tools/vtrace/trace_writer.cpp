@@ -1,6 +1,8 @@
 #include "tools/vtrace/trace_writer.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "libcommon/json_writer.hpp"
@@ -186,37 +188,79 @@ void records(JsonWriter& w, std::string_view name, const std::vector<T>& items, 
   w.end_array();
 }
 
-/// `name`, formatted on up to 16 threads in chunks that become pieces of the document, in order: a launch-bound
+/// `name`, formatted on up to 16 threads in blocks of records that are sent to `emit` in order as soon as each is
+/// ready, after the writer's output so far (`out`): writing overlaps formatting, and only a few blocks are held at
+/// once, in reused buffers (a 10^8-byte document is never joined, and no fresh memory is faulted in). A launch-bound
 /// PyTorch loop leaves ~10^5 kernels, and the time spent here after the command exits is part of vtrace's overhead
 /// (bench/vtrace_perftest).
 template <class T, class F>
-void records_in_parallel(JsonWriter& w, std::vector<std::string>& pieces, std::string_view name,
+void records_in_parallel(JsonWriter& w, std::string& out, const Emit& emit, std::string_view name,
                          const std::vector<T>& items, F write_one) {
-  constexpr std::size_t kMinChunk = 8192;
-  const std::size_t threads = std::min<std::size_t>({16, std::max(1u, std::thread::hardware_concurrency()),
-                                                     (items.size() + kMinChunk - 1) / kMinChunk});
+  constexpr std::size_t kBlock = 1024;  // records per block: ~1 MB of kernel lines
+  const std::size_t blocks = (items.size() + kBlock - 1) / kBlock;
+  const std::size_t threads =
+      std::min<std::size_t>({16, std::max(1u, std::thread::hardware_concurrency()), blocks / 2});
   if (threads <= 1) return records(w, name, items, write_one);
-  std::vector<std::string> chunks(threads);
-  std::vector<std::thread> workers;
-  for (std::size_t c = 0; c < threads; ++c) {
-    workers.emplace_back([&, c] {
-      const std::size_t begin = items.size() * c / threads, end = items.size() * (c + 1) / threads;
-      chunks[c].reserve((end - begin) * 1024);
-      JsonWriter part(chunks[c], 2);  // elements of an array in the top-level object
-      for (std::size_t i = begin; i < end; ++i) write_one(part, items[i]);
-    });
-  }
-  for (auto& t : workers) t.join();
   w.key(name);
   w.begin_array(Layout::kLines);
-  for (auto& chunk : chunks) w.append_elements(std::move(chunk), pieces);
+  const std::size_t slots = 2 * threads;  // block b is formatted into buffer b % slots once block b - slots is out
+  std::vector<std::string> buffers(slots);
+  std::vector<std::size_t> ready(slots, blocks);  // the block each buffer holds (blocks: none yet)
+  std::size_t next = 0, emitted = 0;
+  bool stop = false;
+  std::mutex m;
+  std::condition_variable cv;
+  auto work = [&] {
+    std::unique_lock lock(m);
+    for (;;) {
+      cv.wait(lock, [&] { return stop || next == blocks || next < emitted + slots; });
+      if (stop || next == blocks) return;
+      const std::size_t b = next++;
+      lock.unlock();
+      std::string& buffer = buffers[b % slots];
+      buffer.clear();
+      JsonWriter part(buffer, 2);  // elements of an array in the top-level object
+      if (b > 0) buffer += ',';    // after the last element of block b - 1
+      for (std::size_t i = b * kBlock; i < std::min(items.size(), (b + 1) * kBlock); ++i) write_one(part, items[i]);
+      lock.lock();
+      ready[b % slots] = b;
+      cv.notify_all();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t i = 0; i < threads; ++i) workers.emplace_back(work);
+  auto finish = [&] {
+    {
+      std::lock_guard lock(m);
+      stop = true;
+    }
+    cv.notify_all();
+    for (auto& t : workers) t.join();
+  };
+  try {
+    w.before_elements();
+    emit(out);
+    out.clear();
+    for (std::size_t b = 0; b < blocks; ++b) {
+      std::unique_lock lock(m);
+      cv.wait(lock, [&] { return ready[b % slots] == b; });
+      lock.unlock();
+      emit(buffers[b % slots]);
+      lock.lock();
+      ++emitted;
+      cv.notify_all();
+    }
+  } catch (...) {
+    finish();  // an output error: stop the workers before the error goes on
+    throw;
+  }
+  finish();
   w.end_array();
 }
 
 }  // namespace
 
-std::vector<std::string> trace_document_pieces(const Trace& t) {
-  std::vector<std::string> pieces;
+void write_trace_document(const Trace& t, const Emit& emit) {
   std::string out;
   JsonWriter w(out);
   w.begin_object(Layout::kLines);
@@ -228,13 +272,13 @@ std::vector<std::string> trace_document_pieces(const Trace& t) {
   w.key("run");
   write_run(w, t.run);
   records(w, "devices", t.devices, write_device);
-  records_in_parallel(w, pieces, "kernels", t.kernels, write_kernel);
+  records_in_parallel(w, out, emit, "kernels", t.kernels, write_kernel);
   records(w, "memcpys", t.memcpys, write_memcpy);
   records(w, "memsets", t.memsets, write_memset);
   records(w, "allocations", t.allocations, write_allocation);
   records(w, "failed_launches", t.failed_launches, write_failed_launch);
   if (t.run.mode == "accesses") {
-    records_in_parallel(w, pieces, "accesses", t.accesses, write_access);
+    records_in_parallel(w, out, emit, "accesses", t.accesses, write_access);
     records(w, "findings", t.findings, write_finding);
     w.key("tma_kernels");
     w.begin_array(Layout::kLines);
@@ -245,17 +289,13 @@ std::vector<std::string> trace_document_pieces(const Trace& t) {
   w.field("dropped_records", t.dropped_records);
   w.field("filtered_kernels", t.filtered_kernels);
   w.end_object();
-  pieces.push_back(std::move(out));
-  return pieces;
+  emit(out);
 }
 
 std::string trace_document_text(const Trace& t) {
-  const std::vector<std::string> pieces = trace_document_pieces(t);
-  std::size_t bytes = 0;
-  for (const auto& p : pieces) bytes += p.size();
   std::string text;
-  text.reserve(bytes);
-  for (const auto& p : pieces) text += p;
+  text.reserve(4096 + t.kernels.size() * 1024 + t.accesses.size() * 256);
+  write_trace_document(t, [&](std::string_view piece) { text += piece; });
   return text;
 }
 
