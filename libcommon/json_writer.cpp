@@ -4,11 +4,7 @@
 
 namespace vtools {
 
-void JsonWriter::before_value() {
-  if (after_key_) {
-    after_key_ = false;
-    return;
-  }
+void JsonWriter::separate() {
   if (levels_.empty()) return;
   Level& level = levels_.back();
   if (!level.empty) out_ += level.layout == Layout::kLines ? "," : ", ";

@@ -6,6 +6,7 @@
 // Strings are escaped as JSON requires; invalid UTF-8 is replaced like dump_json does.
 #pragma once
 
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <string>
@@ -54,6 +55,20 @@ class JsonWriter {
     auto end = std::to_chars(buf, buf + sizeof buf, n).ptr;
     scalar(std::string_view(buf, static_cast<std::size_t>(end - buf)));
   }
+  /// A compact array of integers ("[1024, 2, 1]"), formatted in one append: a kernel record has three (grid,
+  /// block, cluster), and a trace 10^5 kernels.
+  template <class T, std::size_t N, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  void value(const std::array<T, N>& numbers) {
+    char buf[2 + N * 22];
+    char* p = buf;
+    *p++ = '[';
+    for (std::size_t i = 0; i < N; ++i) {
+      if (i > 0) *p++ = ',', *p++ = ' ';
+      p = std::to_chars(p, buf + sizeof buf, numbers[i]).ptr;
+    }
+    *p++ = ']';
+    scalar(std::string_view(buf, static_cast<std::size_t>(p - buf)));
+  }
   template <class T>
   void field(std::string_view name, const T& v) {
     key(name);
@@ -67,7 +82,14 @@ class JsonWriter {
   };
   void open(char bracket, Layout layout);
   void close(char bracket);
-  void before_value();  // comma/newline/indent before an element (not after a key)
+  void before_value() {  // comma/newline/indent before an element (not after a key: inline, most values follow one)
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    separate();
+  }
+  void separate();
   void scalar(std::string_view text) {
     before_value();
     out_ += text;

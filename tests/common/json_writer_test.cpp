@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -42,6 +43,27 @@ TEST_CASE("json_writer: layout puts each element of a lines container on its own
         "  \"empty\": [],\n"
         "  \"partial\": false\n"
         "}\n");
+}
+
+TEST_CASE("json_writer: an array of integers is written like the same array element by element") {
+  std::string by_element, whole;
+  JsonWriter a(by_element), b(whole);
+  const std::array<std::int64_t, 3> grid{1024, -2, std::numeric_limits<std::int64_t>::min()};
+  a.begin_object();
+  a.key("grid");
+  a.begin_array();
+  for (auto v : grid) a.value(v);
+  a.end_array();
+  a.key("none");
+  a.begin_array();
+  a.end_array();
+  a.end_object();
+  b.begin_object();
+  b.field("grid", grid);
+  b.field("none", std::array<std::uint64_t, 0>{});
+  b.end_object();
+  CHECK(whole == by_element);
+  CHECK(whole == "{\"grid\": [1024, -2, -9223372036854775808], \"none\": []}\n");
 }
 
 TEST_CASE("json_writer: scalars round-trip through the parser") {

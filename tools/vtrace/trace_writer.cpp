@@ -13,12 +13,6 @@ namespace {
 
 using Layout = JsonWriter::Layout;
 
-void dim3_field(JsonWriter& w, std::string_view name, const Dim3& d) {
-  w.key(name);
-  w.begin_array();
-  for (auto v : d) w.value(v);
-  w.end_array();
-}
 
 void write_run(JsonWriter& w, const RunInfo& r) {
   w.begin_object();
@@ -63,9 +57,9 @@ void write_kernel(JsonWriter& w, const Kernel& k) {
   w.field("stream_id", k.stream_id);
   w.field("correlation_id", k.correlation_id);
   w.field("process_id", k.process_id);
-  dim3_field(w, "grid", k.grid);
-  dim3_field(w, "block", k.block);
-  dim3_field(w, "cluster", k.cluster);
+  w.field("grid", k.grid);
+  w.field("block", k.block);
+  w.field("cluster", k.cluster);
   w.field("registers_per_thread", k.registers_per_thread);
   w.field("static_shared_bytes", k.static_shared_bytes);
   w.field("dynamic_shared_bytes", k.dynamic_shared_bytes);
@@ -137,7 +131,7 @@ void write_access(JsonWriter& w, const Access& a) {
   w.begin_object();
   w.field("kernel", a.kernel);
   w.field("launch", a.launch);
-  dim3_field(w, "block", a.block);
+  w.field("block", a.block);
   w.field("allocation", a.allocation);
   w.field("argument", a.argument);
   w.field("argument_type", a.argument_type);
@@ -166,8 +160,8 @@ void write_finding(JsonWriter& w, const Finding& f) {
   w.field("kind", f.kind);
   w.field("kernel", f.kernel);
   w.field("launch", f.launch);
-  dim3_field(w, "block", f.block);
-  dim3_field(w, "thread", f.thread);
+  w.field("block", f.block);
+  w.field("thread", f.thread);
   w.field("pc_offset", f.pc_offset);
   w.field("address", f.address);
   w.field("size", f.size);
