@@ -5,12 +5,12 @@
 # (launch-bound, ~130 short kernels per forward: the worst case for a per-launch cost). The table
 # (bench/vtrace_overhead_table.py) gives medians, the paired whole-run overhead with a bootstrap 95% interval and
 # where the extra time goes. Then, when access mode is built, the wall time of a Triton kernel script untraced,
-# under `vtrace run --accesses` and under `compute-sanitizer --tool memcheck`. About 7 min on an H100 at REPS=9.
+# under `vtrace run --accesses` and under `compute-sanitizer --tool memcheck`. About 9 min on an H100 at REPS=8 (gpt2: 600 iterations, ~24 s a run).
 # Usage: bench/gpu-vtrace.sh LOGDIR [REPS] [WORKLOADS]   (repo root, after scripts/gpu-check built build-gpu;
 #        WORKLOADS default "gpt2 mini")
 set -euo pipefail
 logs=${1:?usage: bench/gpu-vtrace.sh LOGDIR [REPS] [WORKLOADS]}
-reps=${2:-9}
+reps=${2:-8}
 workloads=${3:-gpt2 mini}
 vtrace=${VTRACE:-build-gpu/tools/vtrace/vtrace}
 py=${PYTHON:-python3}
@@ -29,7 +29,7 @@ run() {  # run WORKLOAD LABEL CMD... ; appends "WORKLOAD LABEL wall_s setup_s lo
   echo "$workload $label $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(field setup_s) $(field loop_s)" \
     "$(field program_s)" | tee -a "$raw" >&2
 }
-declare -A iters=([mini]=1000 [gpt2]=300)
+declare -A iters=([mini]=1000 [gpt2]=600)
 specs=()
 for workload in $workloads; do
   n=${iters[$workload]}
