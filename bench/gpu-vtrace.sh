@@ -5,7 +5,8 @@
 # (launch-bound, ~130 short kernels per forward: the worst case for a per-launch cost). The table
 # (bench/vtrace_overhead_table.py) gives medians, the paired whole-run overhead with a bootstrap 95% interval and
 # where the extra time goes. Then, when access mode is built, the wall time of a Triton kernel script untraced,
-# under `vtrace run --accesses` and under `compute-sanitizer --tool memcheck`. About 9 min on an H100 at REPS=8 (gpt2: 600 iterations, ~24 s a run).
+# under `vtrace run --accesses` and under `compute-sanitizer --tool memcheck`. About 9 min on an H100 at REPS=8
+# (gpt2: 600 iterations, ~24 s a run; mini: ~6 s).
 # Usage: bench/gpu-vtrace.sh LOGDIR [REPS] [WORKLOADS]   (repo root, after scripts/gpu-check built build-gpu;
 #        WORKLOADS default "gpt2 mini")
 set -euo pipefail
