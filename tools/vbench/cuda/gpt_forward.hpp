@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <vector>
 
 #include "tools/vbench/cuda/device_buffer.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
@@ -27,6 +28,12 @@ class GptForward {
   /// Measures the GEMM plans' candidate algorithms on layer 0's weights and keeps the fastest of each
   /// (Matmul::choose_fastest); call before capturing. Overwrites the activations.
   void choose_gemm_algorithms(cudaStream_t stream);
+
+  /// The five GEMM plans (qkv, attention projection, fc, fc projection, LM head), for choosing their algorithms by
+  /// whole-forward time.
+  [[nodiscard]] std::vector<Matmul*> matmuls() const {
+    return {qkv_mm_.get(), attn_proj_mm_.get(), fc_mm_.get(), fc_proj_mm_.get(), head_mm_.get()};
+  }
 
   /// Enqueues one forward reading tokens() and writing logits() on `stream`.
   void enqueue(cudaStream_t stream) const;

@@ -11,6 +11,7 @@
 #include "tools/vbench/cuda/matmul.hpp"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "libcommon/error.hpp"
@@ -137,10 +138,9 @@ int Matmul::choose_fastest(void* d_y, const void* d_x, const void* d_w, const vo
     (void)cudaGetLastError();
     return 0;  // no measurement: the heuristic's first choice stays
   }
-  const cublasLtMatmulAlgo_t first = candidates_.front();
-  cublasLtMatmulAlgo_t best = first;
+  std::vector<cublasLtMatmulAlgo_t> runnable;
+  int best = 0;
   float best_ms = 0;
-  int measured = 0;
   for (const cublasLtMatmulAlgo_t& candidate : candidates_) {
     algo_ = candidate;
     bool ok = launch(d_y, d_x, d_w, d_bias, d_workspace, stream) == CUBLAS_STATUS_SUCCESS;  // warm-up
@@ -153,13 +153,15 @@ int Matmul::choose_fastest(void* d_y, const void* d_x, const void* d_w, const vo
       (void)cudaGetLastError();
       continue;
     }
-    if (measured == 0 || ms < best_ms) {
+    if (runnable.empty() || ms < best_ms) {
       best_ms = ms;
-      best = candidate;
+      best = static_cast<int>(runnable.size());
     }
-    ++measured;
+    runnable.push_back(candidate);
   }
-  algo_ = measured > 0 ? best : first;
+  const int measured = static_cast<int>(runnable.size());
+  if (measured > 0) candidates_ = std::move(runnable);  // later choices (use_candidate) only among runnable ones
+  use_candidate(measured > 0 ? best : 0);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   return measured;

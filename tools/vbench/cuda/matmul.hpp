@@ -49,10 +49,19 @@ class Matmul {
 
   /// Times each of the heuristic's candidate algorithms (up to kMaxCandidates) on these buffers, kMeasuredRuns runs
   /// back to back between two events, and keeps the fastest; outside any graph capture. Contents of the buffers do
-  /// not matter. A candidate that fails is skipped; the heuristic's first choice stays when none can be measured.
-  /// Returns the number of candidates measured.
+  /// not matter. A candidate that fails is skipped and dropped from the candidates; the heuristic's first choice
+  /// stays when none can be measured. Returns the number of candidates measured.
   int choose_fastest(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
                      cudaStream_t stream);
+
+  /// The candidate algorithms (after choose_fastest(): the ones that ran) and the one run() uses; use_candidate(i)
+  /// switches to the i-th, for a choice made by timing whole forwards (CudaBackend).
+  [[nodiscard]] int candidate_count() const { return static_cast<int>(candidates_.size()); }
+  [[nodiscard]] int chosen_candidate() const { return chosen_; }
+  void use_candidate(int i) {
+    chosen_ = i;
+    algo_ = candidates_.at(static_cast<std::size_t>(i));
+  }
 
   /// True when cuBLASLt does the whole epilogue (no extra kernel).
   [[nodiscard]] bool epilogue_fused() const { return lt_epilogue_ == epilogue_; }
@@ -71,6 +80,7 @@ class Matmul {
   cublasLtMatrixLayout_t w_layout_ = nullptr, x_layout_ = nullptr, y_layout_ = nullptr;
   cublasLtMatmulAlgo_t algo_{};
   std::vector<cublasLtMatmulAlgo_t> candidates_;  ///< the heuristic's answers, best guess first
+  int chosen_ = 0;                                ///< index of algo_ in candidates_
 
   cublasStatus_t launch(void* d_y, const void* d_x, const void* d_w, const void* d_bias, void* d_workspace,
                         cudaStream_t stream) const;
