@@ -167,10 +167,13 @@ __global__ void __launch_bounds__(kQueryRows * 32)
       alignas(16) A v_val[kVec];
       *reinterpret_cast<uint4*>(k_val) = *reinterpret_cast<const uint4*>(row + C);
       *reinterpret_cast<uint4*>(v_val) = *reinterpret_cast<const uint4*>(row + 2 * C);
+      // float4 stores: scalar ones hit the same banks from lanes kChunksPerRow apart (ncu: 5.5-way conflicts).
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) {
-        k_tile[j * kRow + d0 + e] = to_float(k_val[e]);
-        v_tile[j * HS + d0 + e] = to_float(v_val[e]);
+      for (int e = 0; e < kVec; e += 4) {
+        *reinterpret_cast<float4*>(k_tile + j * kRow + d0 + e) =
+            make_float4(to_float(k_val[e]), to_float(k_val[e + 1]), to_float(k_val[e + 2]), to_float(k_val[e + 3]));
+        *reinterpret_cast<float4*>(v_tile + j * HS + d0 + e) =
+            make_float4(to_float(v_val[e]), to_float(v_val[e + 1]), to_float(v_val[e + 2]), to_float(v_val[e + 3]));
       }
     }
     __syncthreads();
