@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# A/B of a vbench change on the GPU test machine, in one session: "after" = the working tree (built by
+# scripts/gpu-check into build-gpu, vbench GPU tests run), "before" = the tree with PATCH reversed (build-before).
+# Three alternating gpt2 bf16 runs, then the six seed configs in bf16 and gpt_nano fp32 once each; medians in us.
+# Make PATCH with `git diff -- tools/vbench > .deb/change.patch` (.deb/ is git-ignored and carried to the device).
+# Usage: bench/vbench_ab.sh OUTDIR PATCH      (repo root)
+set -uo pipefail
+out=${1:?usage: bench/vbench_ab.sh OUTDIR PATCH}
+patch_file=${2:?usage: bench/vbench_ab.sh OUTDIR PATCH}
+VTOOLS_GPU_SKIP_BENCH=1 scripts/gpu-check $out/logs vbench > $out/check.txt 2>&1; tail -4 $out/check.txt
+patch -s -R -p1 < "$patch_file" && cmake --preset gpu -B build-before > /dev/null 2>&1 &&
+  cmake --build build-before -j16 --target vbench > "$out/before-build.log" 2>&1
+echo "before build $?"
+patch -s -p1 < "$patch_file"
+run() {  # run VBENCH CONFIGS DTYPE OUT.json
+  "$1" run --config "$2" --backend cuda --dtype "$3" -B 4 -T 64 --warmup 20 --iters 100 --no-check -o "$4" \
+    > /dev/null 2>&1 || echo "FAILED $1 $2"
+}
+med() {  # med BENCH.json: "config=median_us ..."
+  python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(' '.join('%s=%.1fus' % (k, 1000 *
+v['timing']['median']) for k, v in d['benchmarks'].items()))" "$1" 2>&1 | head -c 600
+}
+for r in 1 2 3; do
+  for v in before after; do
+    b=build-gpu/tools/vbench/vbench; [ $v = before ] && b=build-before/tools/vbench/vbench
+    run $b gpt2 bf16 "$out/$v-gpt2-$r.json"
+    echo "$v gpt2 bf16 rep $r: $(med "$out/$v-gpt2-$r.json")"
+  done
+done
+for v in before after; do
+  b=build-gpu/tools/vbench/vbench; [ $v = before ] && b=build-before/tools/vbench/vbench
+  run $b gpt_nano,gpt_micro,gpt_mini,gpt_tile_small,gpt_tile_medium,gpt_tile_large bf16 $out/$v-seeds.json
+  echo "$v seeds bf16: $(med $out/$v-seeds.json)"
+  run $b gpt_nano fp32 $out/$v-nano32.json; echo "$v gpt_nano fp32: $(med $out/$v-nano32.json)"
+done
