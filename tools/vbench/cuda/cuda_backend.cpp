@@ -125,23 +125,7 @@ class CudaBackend final : public Backend {
 
   std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters) override {
     upload_tokens(tokens);
-    for (int i = 0; i < warmup; ++i) check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch", "warm-up");
-    const std::size_t n = iters > 0 ? static_cast<std::size_t>(iters) : 0;
-    EventPool events(2 * n);
-    for (std::size_t i = 0; i < n; ++i) {
-      check_cuda(cudaEventRecord(events[2 * i], stream_), "cudaEventRecord");
-      check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
-      check_cuda(cudaEventRecord(events[2 * i + 1], stream_), "cudaEventRecord");
-    }
-    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the timed forwards");
-    std::vector<double> samples_ms;
-    samples_ms.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      float ms = 0;
-      check_cuda(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]), "cudaEventElapsedTime");
-      samples_ms.push_back(ms);
-    }
-    return samples_ms;
+    return replay_ms(warmup, iters);
   }
 
  private:
@@ -186,35 +170,40 @@ class CudaBackend final : public Backend {
     }
   }
 
-  /// Median time of kTuneReplays replays of the forward as planned now; +inf when it cannot be captured (a
-  /// candidate cuBLASLt refuses at launch).
+  /// Median time of 15 replays of the forward as planned now (after 3 warm-up ones); +inf when it cannot be
+  /// captured (a candidate cuBLASLt refuses at launch).
   double median_forward_ms() {
-    constexpr std::size_t kTuneWarmup = 3, kTuneReplays = 15;
     try {
       capture();
     } catch (const Error&) {
       release_graph();
       return std::numeric_limits<double>::infinity();
     }
-    for (std::size_t i = 0; i < kTuneWarmup; ++i) {
-      check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch", "tuning");
-    }
-    EventPool events(2 * kTuneReplays);
-    for (std::size_t i = 0; i < kTuneReplays; ++i) {
+    std::vector<double> ms = replay_ms(3, 15);
+    release_graph();
+    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+    return ms[ms.size() / 2];
+  }
+
+  /// Replays the captured forward `warmup` times, then `iters` times with an event pair around each; their ms.
+  std::vector<double> replay_ms(int warmup, int iters) {
+    for (int i = 0; i < warmup; ++i) check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch", "warm-up");
+    const std::size_t n = iters > 0 ? static_cast<std::size_t>(iters) : 0;
+    EventPool events(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
       check_cuda(cudaEventRecord(events[2 * i], stream_), "cudaEventRecord");
-      check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch", "tuning");
+      check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
       check_cuda(cudaEventRecord(events[2 * i + 1], stream_), "cudaEventRecord");
     }
-    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the tuning forwards");
-    std::vector<double> ms(kTuneReplays);
-    for (std::size_t i = 0; i < kTuneReplays; ++i) {
-      float m = 0;
-      check_cuda(cudaEventElapsedTime(&m, events[2 * i], events[2 * i + 1]), "cudaEventElapsedTime");
-      ms[i] = m;
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the timed forwards");
+    std::vector<double> samples_ms;
+    samples_ms.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      float ms = 0;
+      check_cuda(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]), "cudaEventElapsedTime");
+      samples_ms.push_back(ms);
     }
-    release_graph();
-    std::nth_element(ms.begin(), ms.begin() + kTuneReplays / 2, ms.end());
-    return ms[kTuneReplays / 2];
+    return samples_ms;
   }
 
   void release_graph() {
