@@ -38,12 +38,6 @@ void JsonWriter::before_elements() {
   level.empty = false;
 }
 
-void JsonWriter::append_elements(std::string_view formatted) {
-  if (formatted.empty()) return;
-  before_elements();
-  out_ += formatted;
-}
-
 namespace {
 
 /// Printable ASCII without quotes or backslashes: copied as is. The check has no early exit so that the compiler

@@ -24,11 +24,9 @@ class JsonWriter {
 
   explicit JsonWriter(std::string& out) : out_(out) {}
   /// A writer for elements of a kLines array `depth` containers deep (2: an array in the top-level object), alone:
-  /// big arrays are formatted in chunks on several threads, then joined in order with append_elements().
+  /// big arrays are formatted in blocks on several threads and sent out in order after before_elements().
   JsonWriter(std::string& out, int depth)
       : out_(out), levels_(static_cast<std::size_t>(depth), Level{Layout::kLines}) {}
-  /// Appends elements a depth writer formatted to the current (kLines) container.
-  void append_elements(std::string_view formatted);
   /// For elements a depth writer formatted that the caller sends out itself, right after this writer's output so
   /// far (a 10^8-byte document is written out block by block, never joined): writes the comma they need, if any.
   void before_elements();

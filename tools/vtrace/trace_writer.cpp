@@ -13,7 +13,6 @@ namespace {
 
 using Layout = JsonWriter::Layout;
 
-
 void write_run(JsonWriter& w, const RunInfo& r) {
   w.begin_object();
   w.key("command");
