@@ -115,7 +115,7 @@ void read_liveness(const DotGraph& g, MemorySpace space, Builder& b) {
   }
 }
 
-void read_combined(const DotGraph& g, Builder& b, const std::string& name) {
+void read_combined(const DotGraph& g, Builder& b) {
   static const std::regex node_re(R"(^op_op_(\d+)$)");
   static const std::regex label_re(R"(^\[(\d+)\] (?:(\S+) = )?([^(\s]+)\((.*)\)\n(?:(\S+), )?L(\d+|\?)$)");
   static const std::regex part_re(R"(^cluster_partition_(\d+)$)");
@@ -138,7 +138,8 @@ void read_combined(const DotGraph& g, Builder& b, const std::string& name) {
   }
   for (const auto& [id, op] : ops) {
     if (id > 1000000)
-      throw Error(ExitCode::kDataError, "expected op ids below 1000000, got " + std::to_string(id), SourceLocation{name});
+      throw Error(ExitCode::kDataError, "expected op ids below 1000000, got " + std::to_string(id),
+                  SourceLocation{b.file});
     if (static_cast<int>(b.plan.ops.size()) <= id) b.plan.ops.resize(id + 1);
     b.plan.ops[id] = op;
   }
@@ -204,7 +205,7 @@ Plan read_ws_dot_texts(const std::vector<WsDotText>& texts) {
     for (const auto& g : graphs) {
       if (g.name == "SmemBufferLiveness") read_liveness(g, MemorySpace::kSmem, b);
       else if (g.name == "TmemBufferLiveness") read_liveness(g, MemorySpace::kTmem, b);
-      else if (g.name == "CombinedGraph") read_combined(g, b, t.name);
+      else if (g.name == "CombinedGraph") read_combined(g, b);
       else
         throw Error(ExitCode::kDataError,
                     "expected digraph SmemBufferLiveness, TmemBufferLiveness or CombinedGraph, got '" + g.name + "'",
