@@ -20,6 +20,13 @@ mkdir -p "$logs"
 "$py" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null || { echo "gpu-vtrace: no torch+GPU, skipped"; exit 0; }
 raw="$logs/vtrace-overhead.txt"
 : > "$raw"
+seconds() {  # seconds CMD...: wall seconds of CMD (output dropped, 120 s cap)
+  local t0 t1
+  t0=$(date +%s.%N)
+  timeout 120 "$@" > /dev/null 2>&1
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'
+}
 run() {  # run WORKLOAD LABEL CMD... ; appends "WORKLOAD LABEL wall_s setup_s loop_s program_s"
   local workload=$1 label=$2; shift 2
   local t0 t1 out
@@ -53,7 +60,6 @@ done
 # program of 4 kernels and 3 copies, 15 pairs, median wall seconds.
 sample=$(dirname "$vtrace")/../../tests/vtrace/vtrace_launch_sample
 if [ -x "$sample" ]; then
-  seconds() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null 2>&1; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'; }
   for rep in $(seq 15); do
     echo "fixed $(seconds "$sample" ok) $(seconds "$vtrace" run -q -o "$logs/vtrace-fixed.trace.json" -- "$sample" ok)"
   done >> "$raw"
@@ -70,11 +76,10 @@ sanitizer=${COMPUTE_SANITIZER:-/usr/local/cuda/compute-sanitizer/compute-sanitiz
 if [ -f "$access_lib" ] && [ -x "$sanitizer" ]; then
   prog=tests/vtrace/samples/triton_add.py
   "$py" "$prog" > /dev/null  # warm Triton's cache
-  seconds() { local t0 t1; t0=$(date +%s.%N); timeout 120 "$@" > /dev/null 2>&1; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }'; }
   base=$(seconds "$py" "$prog")
   acc=$(seconds "$vtrace" run --accesses -q -o "$logs/vtrace-access-triton.trace.json" -- "$py" "$prog")
   mem=$(seconds "$sanitizer" --tool memcheck "$py" "$prog")
   echo "access $base $acc $mem" >> "$raw"
   printf '\n%-26s %10s %10s %10s\n' "triton_add.py (wall)" untraced "--accesses" memcheck
-  printf '%-26s %9ss %9ss %9ss\n' "seconds" "$base" "$acc" "$mem"
+  printf '%-26s %9.2fs %9.2fs %9.2fs\n' "seconds" "$base" "$acc" "$mem"
 fi
