@@ -49,8 +49,9 @@ TEST_CASE("attention: matches cpu::attention_forward on random shapes") {
   attention_case<__nv_bfloat16>(rng, 4, 64, 12, 64);
   attention_case<float>(rng, 2, 33, 2, 32);
   attention_case<float>(rng, 1, 1024, 2, 64);
+  attention_case<__nv_bfloat16>(rng, 2, 300, 3, 64);  // bf16 on tensor cores: 5 query blocks x 5 key tiles
   attention_case<float>(rng, 1, 7, 1, cuda::kMaxHeadSize);
-  // Every head size with its own kernel (16, 32, 64), both dtypes, odd lengths across the 32-key tiles.
+  // Every head size with its own kernel (16, 32, 64), both dtypes, odd lengths across the 32- and 64-key tiles.
   for (const int hs : {16, 32, 64}) {
     attention_case<float>(rng, 2, 37, 3, hs);
     attention_case<__nv_bfloat16>(rng, 2, 97, 2, hs);

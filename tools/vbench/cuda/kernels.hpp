@@ -25,9 +25,10 @@ template <typename A>
 void layernorm_forward(A* d_out, float* d_residual, const A* d_delta, const float* d_weight, const float* d_bias,
                        int rows, int C, cudaStream_t stream);
 
-/// Causal multi-head attention, fused (flash-style: 32-key tiles in shared memory, online softmax in fp32, no T x T
-/// matrix): qkv is [B][T][3C] (q, k, v each split into NH heads of C/NH), out is [B][T][C] with head h in columns
-/// [h*hs, (h+1)*hs). Any T; head size hs = C/NH must divide C and be at most kMaxHeadSize.
+/// Causal multi-head attention, fused (flash-style: key tiles in shared memory, online softmax in fp32, no T x T
+/// matrix; bf16 with head size 16, 32 or 64 runs on tensor cores, P.V in fp16): qkv is [B][T][3C] (q, k, v each
+/// split into NH heads of C/NH), out is [B][T][C] with head h in columns [h*hs, (h+1)*hs). Any T; head size
+/// hs = C/NH must divide C and be at most kMaxHeadSize.
 template <typename A>
 void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cudaStream_t stream);
 
