@@ -80,8 +80,9 @@ TEST_CASE("cuda_backend: logits match the fp64 reference forward in fp32, tf32 a
     const int B = 2, T = 19;
     const auto tokens = random_tokens(rng, B * T, weights.config.vocab_size);
     const std::vector<double> ref = reference_forward(weights, tokens, B, T);
-    // fp32 (tf32 off): fp32 rounding only. tf32: 10-bit mantissa GEMM inputs. bf16: bf16 weights and activations.
-    for (const auto& [dtype, limit] : {std::pair{DType::kFp32, 1e-4}, {DType::kTf32, 1e-2}, {DType::kBf16, 2e-2}}) {
+    // fp32 (tf32 off; the LM head in 3xTF32): fp32-level rounding, within the issue's 1e-5 bar against the peer.
+    // tf32: 10-bit mantissa GEMM inputs. bf16: bf16 weights and activations.
+    for (const auto& [dtype, limit] : {std::pair{DType::kFp32, 1e-5}, {DType::kTf32, 1e-2}, {DType::kBf16, 2e-2}}) {
       CAPTURE(tied);
       CAPTURE(static_cast<int>(dtype));
       backend->prepare(weights, B, T, dtype);

@@ -1,16 +1,47 @@
-// The roofline formulas of cuda/device_info and make_cuda_backend's answer on this machine (unit label: runs
-// everywhere; without a GPU it checks the "why").
+// The roofline formulas of cuda/device_info, the host-side TF32 rounding of cuda/device_weights, and
+// make_cuda_backend's answer on this machine (unit label: runs everywhere; without a GPU it checks the "why").
 #include <doctest/doctest.h>
 
 #include <cuda_runtime.h>
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
 #include <string>
 
 #include "tools/vbench/backend.hpp"
 #include "tools/vbench/cuda/device_info.hpp"
+#include "tools/vbench/cuda/device_weights.hpp"
 
 namespace vtools::vbench {
 namespace {
+
+TEST_CASE("tf32_round: nearest TF32 value; hi + tf32(x - hi) recovers x to ~2^-22 (the 3xTF32 LM head split)") {
+  auto bits = [](float x) {
+    std::uint32_t u = 0;
+    std::memcpy(&u, &x, sizeof(u));
+    return u;
+  };
+  CHECK(cuda::tf32_round(1.f) == 1.f);
+  CHECK(cuda::tf32_round(1.f + 1.f / 4096) == 1.f);                   // below half an ulp (2^-11): down
+  CHECK(cuda::tf32_round(1.f + 3.f / 4096) == 1.f + 1.f / 1024);      // above: up
+  CHECK(cuda::tf32_round(-(1.f + 3.f / 4096)) == -(1.f + 1.f / 1024));  // symmetric in sign
+  CHECK(std::isinf(cuda::tf32_round(std::numeric_limits<float>::infinity())));
+  CHECK(std::isnan(cuda::tf32_round(std::nanf(""))));
+  std::mt19937 engine(7);
+  std::normal_distribution<float> normal(0.f, 3.f);
+  double worst = 0;
+  for (int i = 0; i < 10000; ++i) {
+    const float x = normal(engine);
+    const float hi = cuda::tf32_round(x), lo = cuda::tf32_round(x - hi);
+    CHECK((bits(hi) & 0x1fffu) == 0);
+    CHECK((bits(lo) & 0x1fffu) == 0);
+    worst = std::fmax(worst, std::fabs((static_cast<double>(hi) + lo - x) / x));
+  }
+  CHECK(worst < 1.0 / (1 << 21));
+}
 
 TEST_CASE("device_info: H100 SXM peaks from its attributes") {
   // H100 SXM5: HBM3 at 2619 MHz on a 5120-bit bus = 3.35 TB/s; 132 SMs at 1980 MHz.

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "tests/vbench/cuda_random_check.hpp"
+#include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
 #include "tools/vbench/ops/cpu_ops.hpp"
 
@@ -38,6 +39,29 @@ void layernorm_case(cuda_test::Random& rng, int rows, int C, bool fused_add) {
                          "layernorm_forward output");
   cuda_test::check_close(cuda_test::to_host<float>(d_residual, n), ref_residual, 1e-6, 1e-6,
                          "layernorm_forward residual");
+  if constexpr (std::is_same_v<A, float>) {  // the 3xTF32 layout of the final layernorm: rows [lo | hi | hi]
+    cuda::DeviceBuffer d_residual2 = cuda_test::to_device<float>(residual);
+    cuda::DeviceBuffer d_out3(3 * n * sizeof(float), "layernorm split output");
+    cuda::layernorm_forward_split_tf32(d_out3.as<float>(), d_residual2.as<float>(),
+                                       fused_add ? d_delta.as<float>() : nullptr, d_weight.as<float>(),
+                                       d_bias.as<float>(), rows, C, nullptr);
+    const std::vector<float> out3 = cuda_test::to_host<float>(d_out3, 3 * n);
+    std::vector<float> sum(n), hi(n);
+    int not_tf32 = 0, copies_differ = 0;
+    for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) {
+      for (std::size_t c = 0; c < static_cast<std::size_t>(C); ++c) {
+        const float l = out3[r * 3 * C + c], h = out3[r * 3 * C + C + c], h2 = out3[r * 3 * C + 2 * C + c];
+        not_tf32 += cuda::tf32_round(h) != h || cuda::tf32_round(l) != l;
+        copies_differ += h != h2;
+        hi[r * C + c] = h;
+        sum[r * C + c] = h + l;
+      }
+    }
+    CHECK(not_tf32 == 0);
+    CHECK(copies_differ == 0);
+    cuda_test::check_close(sum, ref, 1e-5, 1e-5, "layernorm_forward_split_tf32 hi + lo");
+    cuda_test::check_close(hi, ref, 1e-5, 1.0 / 1024, "layernorm_forward_split_tf32 hi");  // 10 mantissa bits
+  }
 }
 
 TEST_CASE("layernorm: matches cpu::layernorm_forward, with and without the fused residual add") {

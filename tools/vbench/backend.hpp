@@ -44,6 +44,9 @@ class Backend {
 
   /// Kernels launched per forward (CUDA); 0 on CPU.
   [[nodiscard]] virtual int kernels_per_forward() const { return 0; }
+
+  /// How the last prepare() computes, where a reader of the numbers should know (the document's notes).
+  [[nodiscard]] virtual std::vector<std::string> notes() const { return {}; }
 };
 
 /// The CUDA backend, or nullptr with `why` filled when this build or machine has none (no nvcc at build time, no

@@ -1,6 +1,9 @@
 // `vbench run` and `vbench verify`: choose the backend and configs, run the harness, write the document or a table.
 #include <algorithm>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "libcommon/error.hpp"
 #include "libcommon/output_file.hpp"
@@ -35,6 +38,7 @@ BenchRun run_harness(const RunOptions& o, bool time) {
   std::vector<std::string> notes;
   auto backend = choose_backend(o.backend, &notes);
   BenchRun run = run_benchmarks(jobs, s, *backend);
+  for (std::string& note : backend->notes()) notes.push_back(std::move(note));
   run.notes = notes;
   run.weights_source = o.weights.empty() ? "init (seed " + std::to_string(o.seed) + ")" : o.weights;
   return run;

@@ -83,6 +83,11 @@ class CudaBackend final : public Backend {
   [[nodiscard]] std::string name() const override { return "cuda"; }
   [[nodiscard]] DeviceInfo device() const override { return cuda::query_device_info(device_, dtype_); }
   [[nodiscard]] int kernels_per_forward() const override { return kernels_; }
+  [[nodiscard]] std::vector<std::string> notes() const override {
+    if (dtype_ != DType::kFp32) return {};
+    return {"cuda fp32: the LM head runs as 3xTF32 on tensor cores (operands split into TF32 hi + lo, three products "
+            "summed in one GEMM; fp32-level error); the other GEMMs in fp32"};
+  }
 
   void prepare(const GptWeights& weights, int B, int T, DType dtype) override {
     release_forward();

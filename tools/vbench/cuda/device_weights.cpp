@@ -23,6 +23,15 @@ float bf16_to_float(std::uint16_t bits) {
   return x;
 }
 
+float tf32_round(float x) {
+  std::uint32_t u = 0;
+  std::memcpy(&u, &x, sizeof(u));
+  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+  float r = 0;
+  std::memcpy(&r, &u, sizeof(r));
+  return r;
+}
+
 int padded_vocab(int vocab_size) { return (vocab_size + 127) / 128 * 128; }
 
 namespace {
@@ -54,6 +63,23 @@ DeviceBuffer upload(const std::vector<float>& host, std::size_t count, bool bf16
   } else {
     buffer.upload(host.data(), n * sizeof(float), name);
   }
+  return buffer;
+}
+
+/// head_split of device_weights.hpp from the [V][C] head matrix (rows V..Vp-1 zero).
+DeviceBuffer upload_head_split(const std::vector<float>& head, std::size_t V, std::size_t Vp, std::size_t C) {
+  std::vector<float> split(Vp * 3 * C, 0.f);
+  for (std::size_t n = 0; n < V; ++n) {
+    float* row = split.data() + n * 3 * C;
+    for (std::size_t k = 0; k < C; ++k) {
+      const float w = head[n * C + k];
+      const float hi = tf32_round(w);
+      row[k] = row[2 * C + k] = hi;
+      row[C + k] = tf32_round(w - hi);
+    }
+  }
+  DeviceBuffer buffer(split.size() * sizeof(float), "LM head (3xTF32 split)");
+  buffer.upload(split.data(), split.size() * sizeof(float), "LM head (3xTF32 split)");
   return buffer;
 }
 
@@ -95,6 +121,7 @@ DeviceWeights upload_weights(const GptWeights& weights, DType dtype) {
   dw.lnf_w = upload(weights.lnf_w, C, false, "ln_f.weight");
   dw.lnf_b = upload(weights.lnf_b, C, false, "ln_f.bias");
   if (!cfg.tied_head) dw.lm_head = upload(weights.lm_head, V * C, bf16, "lm_head.weight", Vp * C);
+  if (dtype == DType::kFp32) dw.head_split = upload_head_split(cfg.tied_head ? weights.wte : weights.lm_head, V, Vp, C);
   return dw;
 }
 

@@ -26,6 +26,9 @@ struct DeviceWeights {
   std::vector<DeviceLayer> layers;
   DeviceBuffer lnf_w, lnf_b;  ///< [C], fp32
   DeviceBuffer lm_head;       ///< [Vp][C]; empty when tied (the LM head uses wte)
+  /// fp32 only: [Vp][3C], row n = [hi | lo | hi] of head() row n, hi = tf32(w), lo = tf32(w - hi): the LM head runs
+  /// as one TF32 GEMM with K = 3C against rows [lo | hi | hi] of the final layernorm (3xTF32, see gpt_forward.hpp).
+  DeviceBuffer head_split;
 
   /// The matrix the LM head multiplies by: wte when tied, else lm_head.
   [[nodiscard]] const DeviceBuffer& head() const { return config.tied_head ? wte : lm_head; }
@@ -42,5 +45,8 @@ DeviceWeights upload_weights(const GptWeights& weights, DType dtype);
 std::uint16_t bf16_bits(float x);
 /// The float whose top 16 bits are `bits`.
 float bf16_to_float(std::uint16_t bits);
+/// `x` rounded to nearest (ties away) to TF32's 10 mantissa bits: the low 13 bits are zero, so a TF32 tensor-core
+/// GEMM reads it exactly. Infinities and NaN pass through.
+float tf32_round(float x);
 
 }  // namespace vtools::vbench::cuda

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
@@ -37,6 +38,7 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
   delta_ = DeviceBuffer(R * C * act, "sublayer output");
   fc_ = DeviceBuffer(R * 4 * C * act, "mlp hidden");
   logits_ = DeviceBuffer(R * Vp * act, "logits");
+  if (split_head()) ln_split_ = DeviceBuffer(R * 3 * C * sizeof(float), "final layernorm output (3xTF32 split)");
   workspace_ = DeviceBuffer(kWorkspaceBytes, "cuBLASLt workspace");
   const int M = static_cast<int>(R), Ci = cfg.n_embd;
   const DType dt = weights.dtype;
@@ -44,8 +46,9 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
   attn_proj_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, Ci, Ci}, dt, Epilogue::kBias, kWorkspaceBytes);
   fc_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, 4 * Ci, Ci}, dt, Epilogue::kBiasGelu, kWorkspaceBytes);
   fc_proj_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, Ci, 4 * Ci}, dt, Epilogue::kBias, kWorkspaceBytes);
-  head_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, static_cast<int>(Vp), Ci, true}, dt, Epilogue::kNone,
-                                      kWorkspaceBytes);
+  // fp32: the LM head as 3xTF32, one TF32 GEMM over K = 3C (see gpt_forward.hpp); the other dtypes as they are.
+  head_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, static_cast<int>(Vp), split_head() ? 3 * Ci : Ci, true},
+                                      split_head() ? DType::kTf32 : dt, Epilogue::kNone, kWorkspaceBytes);
 }
 
 void GptForward::choose_gemm_algorithms(cudaStream_t stream) {
@@ -57,7 +60,7 @@ void GptForward::choose_gemm_algorithms(cudaStream_t stream) {
     fc_mm_->choose_fastest(fc_.get(), ln_.get(), l.fc_w.get(), l.fc_b.get(), ws, stream);
     fc_proj_mm_->choose_fastest(delta_.get(), fc_.get(), l.fc_proj_w.get(), l.fc_proj_b.get(), ws, stream);
   }
-  head_mm_->choose_fastest(logits_.get(), ln_.get(), w_.head().get(), nullptr, ws, stream);
+  head_mm_->choose_fastest(logits_.get(), head_input(), head_weights(), nullptr, ws, stream);
 }
 
 void GptForward::enqueue(cudaStream_t stream) const {
@@ -88,8 +91,17 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     fc_proj_mm_->run(delta, fc_.get(), l.fc_proj_w.get(), l.fc_proj_b.get(), ws, stream);
     pending = delta;
   }
-  layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream);
-  head_mm_->run(logits_.get(), ln, w_.head().get(), nullptr, ws, stream);
+  if constexpr (std::is_same_v<A, float>) {
+    if (split_head()) {
+      layernorm_forward_split_tf32(ln_split_.as<float>(), residual, pending, w_.lnf_w.as<float>(),
+                                   w_.lnf_b.as<float>(), R, C, stream);
+    } else {
+      layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream);
+    }
+  } else {
+    layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream);
+  }
+  head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, ws, stream);
 }
 
 }  // namespace vtools::vbench::cuda

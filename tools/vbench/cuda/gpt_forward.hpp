@@ -5,6 +5,12 @@
 //   per layer: layernorm(+= delta) -> ln;  qkv = ln Wqkv + b;  attn = attention(qkv);  delta = attn Wproj + b;
 //              layernorm(+= delta) -> ln;  fc = gelu(ln Wfc + b);  delta = fc Wfcproj + b
 //   layernorm(+= delta) -> ln;  logits = ln wte^T
+// In fp32 the LM head (most of a small model's time: 51-57 us of gpt_nano's 146 on the H100 as an fp32 SIMT GEMM)
+// runs as 3xTF32 on tensor cores: with x = x_hi + x_lo and w = w_hi + w_lo split into TF32 values,
+// x.w ~ x_hi.w_hi + x_hi.w_lo + x_lo.w_hi (the dropped x_lo.w_lo is ~2^-22 relative), computed as one TF32 GEMM over
+// K = 3C: the final layernorm writes rows [x_lo | x_hi | x_hi], the weights are stored as [w_hi | w_lo | w_hi]. The
+// small products come first in K, so they are summed before the large ones swamp them (with them last, gpt2's fp32
+// logits were 8.1e-6 off the CPU reference instead of 1.2e-6).
 // 3 + 7 * n_layer launches when cuBLASLt fuses every epilogue (bf16); fp32/tf32 add one GELU kernel per layer.
 #pragma once
 
@@ -47,10 +53,13 @@ class GptForward {
  private:
   template <typename A>
   void enqueue_as(cudaStream_t stream) const;
+  [[nodiscard]] bool split_head() const { return w_.dtype == DType::kFp32; }  ///< the LM head in 3xTF32
+  [[nodiscard]] const void* head_input() const { return split_head() ? ln_split_.get() : ln_.get(); }
+  [[nodiscard]] const void* head_weights() const { return split_head() ? w_.head_split.get() : w_.head().get(); }
 
   const DeviceWeights& w_;
   int B_, T_;
-  DeviceBuffer tokens_, residual_, ln_, qkv_, attn_, delta_, fc_, logits_, workspace_;
+  DeviceBuffer tokens_, residual_, ln_, qkv_, attn_, delta_, fc_, logits_, ln_split_, workspace_;
   std::unique_ptr<Matmul> qkv_mm_, attn_proj_mm_, fc_mm_, fc_proj_mm_, head_mm_;
 };
 

@@ -25,6 +25,11 @@ template <typename A>
 void layernorm_forward(A* d_out, float* d_residual, const A* d_delta, const float* d_weight, const float* d_bias,
                        int rows, int C, cudaStream_t stream);
 
+/// layernorm_forward for fp32 with each output row written as the 3C values [lo | hi | hi], hi = tf32(y),
+/// lo = tf32(y - hi): the left operand of a 3xTF32 GEMM against weight rows [hi | lo | hi] (d_out3 is [rows][3C]).
+void layernorm_forward_split_tf32(float* d_out3, float* d_residual, const float* d_delta, const float* d_weight,
+                                  const float* d_bias, int rows, int C, cudaStream_t stream);
+
 /// Causal multi-head attention, fused (flash-style: key tiles in shared memory, online softmax in fp32, no T x T
 /// matrix; bf16 with head size 16, 32 or 64 runs on tensor cores, P.V in fp16): qkv is [B][T][3C] (q, k, v each
 /// split into NH heads of C/NH), out is [B][T][C] with head h in columns [h*hs, (h+1)*hs). Any T; head size

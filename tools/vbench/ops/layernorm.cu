@@ -5,7 +5,9 @@
 // registers, all loaded at once: one memory round trip per call; kernel 2 (any C) stages the row in shared memory and
 // reads weight and bias after the reductions, a second round trip: 2.19 vs 3.47 us per call on gpt2 bf16 B=4 T=64 on
 // the H100 (vtrace, 2026-11-22). Kernel 1 (one warp per row, re-reading the row from global memory) took 13.7 us.
+#include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
@@ -31,9 +33,25 @@ __device__ __forceinline__ float block_sum(float x, float* scratch) {
   for (int w = 0; w < kWarps; ++w) total += scratch[w];
   return total;
 }
+
+/// Stores the normalised value v of column c: out[c], or with kSplit (fp32 only) the 3xTF32 row [lo | hi | hi] of
+/// 3C values, hi = tf32(v), lo = tf32(v - hi) (cvt.rna, the rounding tf32_round does on the host).
+template <bool kSplit, typename A>
+__device__ __forceinline__ void store_normalised(A* out_row, int c, int C, float v) {
+  if constexpr (kSplit) {
+    static_assert(std::is_same_v<A, float>, "the 3xTF32 split is an fp32 layout");
+    std::uint32_t hi = 0, lo = 0;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi) : "f"(v));
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo) : "f"(v - __uint_as_float(hi)));
+    out_row[c] = __uint_as_float(lo);
+    out_row[C + c] = out_row[2 * C + c] = __uint_as_float(hi);
+  } else {
+    out_row[c] = from_float<A>(v);
+  }
+}
 }  // namespace
 
-template <typename A>
+template <typename A, bool kSplit>
 __global__ void layernorm_forward_kernel2(A* __restrict__ out, float* __restrict__ residual,
                                           const A* __restrict__ delta, const float* __restrict__ weight,
                                           const float* __restrict__ bias, int C) {
@@ -64,13 +82,13 @@ __global__ void layernorm_forward_kernel2(A* __restrict__ out, float* __restrict
     squares += dev * dev;
   }
   const float rstd = rsqrtf(block_sum(squares, scratch) / C + 1e-5f);
-  A* o = out + row * C;
+  A* o = out + row * (kSplit ? 3 * C : C);
   for (int c = threadIdx.x; c < C; c += kThreads)
-    o[c] = from_float<A>((row_values[c] - mean) * rstd * weight[c] + bias[c]);
+    store_normalised<kSplit>(o, c, C, (row_values[c] - mean) * rstd * weight[c] + bias[c]);
 }
 
 /// Kernel 2's arithmetic with thread i owning columns i, i + kThreads, ... (N of them) in registers.
-template <typename A, int N>
+template <typename A, int N, bool kSplit>
 __global__ void __launch_bounds__(kThreads)
     layernorm_forward_kernel3(A* __restrict__ out, float* __restrict__ residual, const A* __restrict__ delta,
                               const float* __restrict__ weight, const float* __restrict__ bias, int C) {
@@ -108,42 +126,53 @@ __global__ void __launch_bounds__(kThreads)
     if (c < C) squares += (x[i] - mean) * (x[i] - mean);
   }
   const float rstd = rsqrtf(block_sum(squares, scratch) / C + 1e-5f);
-  A* o = out + row * C;
+  A* o = out + row * (kSplit ? 3 * C : C);
 #pragma unroll
   for (int i = 0; i < N; ++i) {
     const int c = threadIdx.x + i * kThreads;
-    if (c < C) o[c] = from_float<A>((x[i] - mean) * rstd * w[i] + b[i]);
+    if (c < C) store_normalised<kSplit>(o, c, C, (x[i] - mean) * rstd * w[i] + b[i]);
   }
 }
 
 namespace {
 /// Launches kernel 3 with N = ceil(C / kThreads) (N <= kMaxPerThread, chosen at run time among the instantiations).
-template <typename A, int N = 1>
+template <typename A, bool kSplit, int N = 1>
 void launch_kernel3(A* out, float* residual, const A* delta, const float* weight, const float* bias, int rows, int C,
                     cudaStream_t stream) {
   if constexpr (N < kMaxPerThread) {
     if (C > N * kThreads) {
-      launch_kernel3<A, N + 1>(out, residual, delta, weight, bias, rows, C, stream);
+      launch_kernel3<A, kSplit, N + 1>(out, residual, delta, weight, bias, rows, C, stream);
       return;
     }
   }
-  layernorm_forward_kernel3<A, N><<<rows, kThreads, 0, stream>>>(out, residual, delta, weight, bias, C);
+  layernorm_forward_kernel3<A, N, kSplit><<<rows, kThreads, 0, stream>>>(out, residual, delta, weight, bias, C);
+}
+
+template <bool kSplit, typename A>
+void launch_layernorm(A* d_out, float* d_residual, const A* d_delta, const float* d_weight, const float* d_bias,
+                      int rows, int C, cudaStream_t stream) {
+  if (rows == 0) return;
+  const std::string shape = "rows=" + std::to_string(rows) + " C=" + std::to_string(C);
+  if (C <= kThreads * kMaxPerThread) {
+    launch_kernel3<A, kSplit>(d_out, d_residual, d_delta, d_weight, d_bias, rows, C, stream);
+    check_launch("layernorm_forward_kernel3", shape);
+    return;
+  }
+  layernorm_forward_kernel2<A, kSplit><<<rows, kThreads, sizeof(float) * C, stream>>>(d_out, d_residual, d_delta,
+                                                                                      d_weight, d_bias, C);
+  check_launch("layernorm_forward_kernel2", shape);
 }
 }  // namespace
 
 template <typename A>
 void layernorm_forward(A* d_out, float* d_residual, const A* d_delta, const float* d_weight, const float* d_bias,
                        int rows, int C, cudaStream_t stream) {
-  if (rows == 0) return;
-  const std::string shape = "rows=" + std::to_string(rows) + " C=" + std::to_string(C);
-  if (C <= kThreads * kMaxPerThread) {
-    launch_kernel3(d_out, d_residual, d_delta, d_weight, d_bias, rows, C, stream);
-    check_launch("layernorm_forward_kernel3", shape);
-    return;
-  }
-  layernorm_forward_kernel2<A><<<rows, kThreads, sizeof(float) * C, stream>>>(d_out, d_residual, d_delta, d_weight,
-                                                                               d_bias, C);
-  check_launch("layernorm_forward_kernel2", shape);
+  launch_layernorm<false>(d_out, d_residual, d_delta, d_weight, d_bias, rows, C, stream);
+}
+
+void layernorm_forward_split_tf32(float* d_out3, float* d_residual, const float* d_delta, const float* d_weight,
+                                  const float* d_bias, int rows, int C, cudaStream_t stream) {
+  launch_layernorm<true>(d_out3, d_residual, d_delta, d_weight, d_bias, rows, C, stream);
 }
 
 template void layernorm_forward<float>(float*, float*, const float*, const float*, const float*, int, int,
