@@ -2,6 +2,7 @@
 // on random shapes (gpu label).
 #include <doctest/doctest.h>
 
+#include "libcommon/error.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
@@ -10,40 +11,49 @@
 namespace vtools::vbench {
 namespace {
 
+/// `splits` > 0: the residual add of `splits` fp32 partial products plus a bias in A; 0: no add.
 template <typename A>
-void layernorm_case(cuda_test::Random& rng, int rows, int C, bool fused_add) {
+void layernorm_case(cuda_test::Random& rng, int rows, int C, int splits) {
   CAPTURE(rows);
   CAPTURE(C);
-  CAPTURE(fused_add);
+  CAPTURE(splits);
   const std::size_t n = static_cast<std::size_t>(rows) * C;
   const auto residual = rng.normal(n, 2.f, 0.5f);  // a non-zero mean, so the mean subtraction matters
-  const auto delta = cuda_test::representable<A>(rng.normal(n));
+  const auto partials = rng.normal(static_cast<std::size_t>(splits) * n, 0.5f);
+  const auto proj_bias = cuda_test::representable<A>(rng.normal(C, 0.5f));
   const auto weight = rng.normal(C, 0.2f, 1.f);
   const auto bias = rng.normal(C, 0.2f);
 
+  std::vector<float> delta(n, 0.f);  // what is added: the partials' sum plus the projection bias
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int s = 0; s < splits; ++s) delta[i] += partials[s * n + i];
+    if (splits > 0) delta[i] += proj_bias[i % C];
+  }
   std::vector<float> ref_residual = residual;
-  if (fused_add) cpu::residual_forward(ref_residual.data(), residual.data(), delta.data(), static_cast<std::int64_t>(n));
+  if (splits > 0) cpu::residual_forward(ref_residual.data(), residual.data(), delta.data(), static_cast<std::int64_t>(n));
   std::vector<float> ref(n);
   cpu::layernorm_forward(ref.data(), ref_residual.data(), weight.data(), bias.data(), rows, C);
 
   cuda::DeviceBuffer d_residual = cuda_test::to_device<float>(residual);
-  cuda::DeviceBuffer d_delta = cuda_test::to_device<A>(delta);
+  cuda::DeviceBuffer d_partials = cuda_test::to_device<float>(partials.empty() ? std::vector<float>(1) : partials);
+  cuda::DeviceBuffer d_proj_bias = cuda_test::to_device<A>(proj_bias);
   cuda::DeviceBuffer d_weight = cuda_test::to_device<float>(weight);
   cuda::DeviceBuffer d_bias = cuda_test::to_device<float>(bias);
   cuda::DeviceBuffer d_out(n * sizeof(A), "layernorm output");
-  cuda::layernorm_forward(d_out.as<A>(), d_residual.as<float>(), fused_add ? d_delta.as<A>() : nullptr,
-                          d_weight.as<float>(), d_bias.as<float>(), rows, C, nullptr);
+  cuda::SublayerOutput<A> add;
+  if (splits > 0) add = {d_partials.as<float>(), splits, d_proj_bias.as<A>()};
+  cuda::layernorm_forward(d_out.as<A>(), d_residual.as<float>(), add, d_weight.as<float>(), d_bias.as<float>(), rows,
+                          C, nullptr);
   // fp32: only summation order differs. bf16: the output is rounded to 8 bits of mantissa (2^-8 relative).
   const bool bf16 = std::is_same_v<A, __nv_bfloat16>;
   cuda_test::check_close(cuda_test::to_host<A>(d_out, n), ref, bf16 ? 1e-2 : 1e-5, bf16 ? 8e-3 : 1e-5,
                          "layernorm_forward output");
-  cuda_test::check_close(cuda_test::to_host<float>(d_residual, n), ref_residual, 1e-6, 1e-6,
+  cuda_test::check_close(cuda_test::to_host<float>(d_residual, n), ref_residual, 1e-5, 1e-6,
                          "layernorm_forward residual");
   if constexpr (std::is_same_v<A, float>) {  // the 3xTF32 layout of the final layernorm: rows [lo | hi | hi]
     cuda::DeviceBuffer d_residual2 = cuda_test::to_device<float>(residual);
     cuda::DeviceBuffer d_out3(3 * n * sizeof(float), "layernorm split output");
-    cuda::layernorm_forward_split_tf32(d_out3.as<float>(), d_residual2.as<float>(),
-                                       fused_add ? d_delta.as<float>() : nullptr, d_weight.as<float>(),
+    cuda::layernorm_forward_split_tf32(d_out3.as<float>(), d_residual2.as<float>(), add, d_weight.as<float>(),
                                        d_bias.as<float>(), rows, C, nullptr);
     const std::vector<float> out3 = cuda_test::to_host<float>(d_out3, 3 * n);
     std::vector<float> sum(n), hi(n);
@@ -64,22 +74,34 @@ void layernorm_case(cuda_test::Random& rng, int rows, int C, bool fused_add) {
   }
 }
 
-TEST_CASE("layernorm: matches cpu::layernorm_forward, with and without the fused residual add") {
+TEST_CASE("layernorm: matches cpu::layernorm_forward, with and without the fused residual add of split-K partials") {
   const auto seed = cuda_test::test_seed();
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
   for (int round = 0; round < 3; ++round) {
     const int rows = rng.uniform_int(1, 300), C = rng.uniform_int(1, 1700);
-    for (const bool fused_add : {false, true}) {
-      layernorm_case<float>(rng, rows, C, fused_add);
-      layernorm_case<__nv_bfloat16>(rng, rows, C, fused_add);
+    for (int splits = 0; splits <= cuda::kMaxSublayerSplits; ++splits) {
+      layernorm_case<float>(rng, rows, C, splits);
+      layernorm_case<__nv_bfloat16>(rng, rows, C, splits);
     }
   }
-  layernorm_case<float>(rng, 256, 768, true);  // gpt2 at B=4, T=64
+  layernorm_case<float>(rng, 256, 768, 1);  // gpt2 at B=4, T=64
+  layernorm_case<__nv_bfloat16>(rng, 256, 768, 4);
   // Kernel 3's register counts around their limits (256 values per thread step), and kernel 2 past 2048 values.
   for (const int C : {256, 257, 2048, 2049, 2500}) {
-    layernorm_case<__nv_bfloat16>(rng, rng.uniform_int(1, 40), C, true);
-    layernorm_case<float>(rng, rng.uniform_int(1, 40), C, false);
+    layernorm_case<__nv_bfloat16>(rng, rng.uniform_int(1, 40), C, rng.uniform_int(1, cuda::kMaxSublayerSplits));
+    layernorm_case<float>(rng, rng.uniform_int(1, 40), C, 0);
+  }
+}
+
+TEST_CASE("layernorm: more partial products than it sums is an internal error") {
+  cuda::SublayerOutput<float> add{reinterpret_cast<const float*>(16), cuda::kMaxSublayerSplits + 1, nullptr};
+  try {
+    cuda::layernorm_forward<float>(nullptr, nullptr, add, nullptr, nullptr, 4, 8, nullptr);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kInternal);
+    CHECK(e.message() == "layernorm_forward sums 1..4 partial products, got 5 (rows=4 C=8)");
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 
+#include "libcommon/error.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/cuda/matmul.hpp"
 #include "tools/vbench/ops/cpu_ops.hpp"
@@ -83,6 +84,59 @@ TEST_CASE("matmul: matches cpu::matmul_forward for every dtype, epilogue and wei
   matmul_case<__nv_bfloat16>(lt.handle, rng, {256, 3072, 768}, DType::kBf16, cuda::Epilogue::kBiasGelu);
   matmul_case<__nv_bfloat16>(lt.handle, rng, {256, 4096, 768, true}, DType::kBf16, cuda::Epilogue::kNone);
   matmul_case<float>(lt.handle, rng, {256, 192, 48}, DType::kFp32, cuda::Epilogue::kBiasGelu);  // gpt_nano c_fc
+}
+
+/// A split-K plan: its fp32 partial products [S][M][N] summed on the host vs cpu::matmul_forward.
+template <typename A>
+void split_k_case(cublasLtHandle_t lt, cuda_test::Random& rng, cuda::MatmulShape shape, DType dtype) {
+  const int M = shape.M, N = shape.N, K = shape.K, S = shape.k_splits;
+  CAPTURE(M);
+  CAPTURE(N);
+  CAPTURE(K);
+  CAPTURE(S);
+  CAPTURE(dtype_name(dtype));
+  const auto x = cuda_test::representable<A>(rng.normal(static_cast<std::size_t>(M) * K));
+  const auto w = cuda_test::representable<A>(rng.normal(static_cast<std::size_t>(K) * N, 1.f / std::sqrt(K)));
+  const std::size_t n = static_cast<std::size_t>(M) * N;
+  std::vector<float> ref(n);
+  cpu::matmul_forward(ref.data(), x.data(), w.data(), nullptr, M, K, N, cpu::WeightLayout::kInOut);
+
+  constexpr std::size_t kWorkspace = 32u << 20;
+  cuda::Matmul mm(lt, shape, dtype, cuda::Epilogue::kNone, kWorkspace);
+  cuda::DeviceBuffer d_x = cuda_test::to_device<A>(x);
+  cuda::DeviceBuffer d_w = cuda_test::to_device<A>(w);
+  cuda::DeviceBuffer d_y(S * n * sizeof(float), "partials"), d_ws(kWorkspace, "workspace");
+  mm.choose_fastest(d_y.get(), d_x.get(), d_w.get(), nullptr, d_ws.get(), nullptr);
+  mm.run(d_y.get(), d_x.get(), d_w.get(), nullptr, d_ws.get(), nullptr);
+  const std::vector<float> partials = cuda_test::to_host<float>(d_y, S * n);
+  std::vector<float> sum(n, 0.f);
+  for (int s = 0; s < S; ++s) {
+    for (std::size_t i = 0; i < n; ++i) sum[i] += partials[s * n + i];
+  }
+  // fp32 output: bf16 inputs are exact, so only the summation order differs from the reference.
+  const double tol = dtype == DType::kTf32 ? 5e-3 : 1e-4;
+  cuda_test::check_close(sum, ref, tol, tol, mm.description());
+}
+
+TEST_CASE("matmul: split-K plans write partial products that sum to the product") {
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  LtHandle lt;
+  for (const int S : {1, 2, 3, 4}) {
+    const cuda::MatmulShape shape{rng.uniform_int(1, 300), 8 * rng.uniform_int(1, 40), 8 * S * rng.uniform_int(1, 12),
+                                  false, S};
+    split_k_case<float>(lt.handle, rng, shape, DType::kFp32);
+    split_k_case<float>(lt.handle, rng, shape, DType::kTf32);
+    split_k_case<__nv_bfloat16>(lt.handle, rng, shape, DType::kBf16);
+  }
+  split_k_case<__nv_bfloat16>(lt.handle, rng, {256, 768, 3072, false, 4}, DType::kBf16);  // gpt2's c_proj of the MLP
+  try {
+    cuda::Matmul bad(lt.handle, {256, 768, 100, false, 4}, DType::kBf16, cuda::Epilogue::kNone, 0);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kInternal);
+  }
 }
 
 }  // namespace

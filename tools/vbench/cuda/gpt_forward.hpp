@@ -5,6 +5,8 @@
 //   per layer: layernorm(+= delta) -> ln;  qkv = ln Wqkv + b;  attn = attention(qkv);  delta = attn Wproj + b;
 //              layernorm(+= delta) -> ln;  fc = gelu(ln Wfc + b);  delta = fc Wfcproj + b
 //   layernorm(+= delta) -> ln;  logits = ln wte^T
+// The projections (Wproj, Wfcproj) are split along K into fp32 partial products (projection_splits), and delta is
+// their sum plus the bias, formed inside the layernorm that adds it to the residual: no reduction kernel.
 // In fp32 the LM head (most of a small model's time: 51-57 us of gpt_nano's 146 on the H100 as an fp32 SIMT GEMM)
 // runs as 3xTF32 on tensor cores: with x = x_hi + x_lo and w = w_hi + w_lo split into TF32 values,
 // x.w ~ x_hi.w_hi + x_hi.w_lo + x_lo.w_hi (the dropped x_lo.w_lo is ~2^-22 relative), computed as one TF32 GEMM over
@@ -59,7 +61,8 @@ class GptForward {
 
   const DeviceWeights& w_;
   int B_, T_;
-  DeviceBuffer tokens_, residual_, ln_, qkv_, attn_, delta_, fc_, logits_, ln_split_, workspace_;
+  DeviceBuffer tokens_, residual_, ln_, qkv_, attn_, partials_, fc_, logits_, ln_split_, workspace_;
+  int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)
   std::unique_ptr<Matmul> qkv_mm_, attn_proj_mm_, fc_mm_, fc_proj_mm_, head_mm_;
 };
 

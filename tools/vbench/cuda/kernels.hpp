@@ -18,17 +18,30 @@ template <typename P>
 void encoder_forward(float* d_residual, const int* d_tokens, const P* d_wte, const P* d_wpe, int B, int T, int C,
                      cudaStream_t stream);
 
-/// Per row r of [rows][C]: when d_delta is not null, residual[r] += delta[r] first (the residual add of the previous
-/// sublayer, fused here); then out[r] = (residual[r] - mean) / sqrt(var + 1e-5) * weight + bias, with mean and the
-/// biased variance in fp32. Parameters stay fp32 in every dtype (they are tiny).
+/// Up to this many split-K partial products are summed by layernorm_forward.
+constexpr int kMaxSublayerSplits = 4;
+
+/// The previous sublayer's output that layernorm_forward adds to the residual: its projection GEMM split along K
+/// into `splits` fp32 partial products [splits][rows][C] (Matmul's k_splits), plus the projection's bias[C] (in
+/// the weights' storage type). No partials: nothing is added.
 template <typename A>
-void layernorm_forward(A* d_out, float* d_residual, const A* d_delta, const float* d_weight, const float* d_bias,
-                       int rows, int C, cudaStream_t stream);
+struct SublayerOutput {
+  const float* partials = nullptr;
+  int splits = 0;  ///< 1..kMaxSublayerSplits when partials is set
+  const A* bias = nullptr;
+};
+
+/// Per row r of [rows][C]: residual[r] += sum of the partials[s][r] + bias first (the residual add of the previous
+/// sublayer and its split-K reduction, fused here); then out[r] = (residual[r] - mean) / sqrt(var + 1e-5) * weight +
+/// bias, with mean and the biased variance in fp32. Parameters stay fp32 in every dtype (they are tiny).
+template <typename A>
+void layernorm_forward(A* d_out, float* d_residual, SublayerOutput<A> add, const float* d_weight,
+                       const float* d_bias, int rows, int C, cudaStream_t stream);
 
 /// layernorm_forward for fp32 with each output row written as the 3C values [lo | hi | hi], hi = tf32(y),
 /// lo = tf32(y - hi): the left operand of a 3xTF32 GEMM against weight rows [hi | lo | hi] (d_out3 is [rows][3C]).
-void layernorm_forward_split_tf32(float* d_out3, float* d_residual, const float* d_delta, const float* d_weight,
-                                  const float* d_bias, int rows, int C, cudaStream_t stream);
+void layernorm_forward_split_tf32(float* d_out3, float* d_residual, SublayerOutput<float> add,
+                                  const float* d_weight, const float* d_bias, int rows, int C, cudaStream_t stream);
 
 /// Causal multi-head attention, fused (flash-style: key tiles in shared memory, online softmax in fp32, no T x T
 /// matrix; bf16 with head size 16, 32 or 64 runs on tensor cores, P.V in fp16): qkv is [B][T][3C] (q, k, v each

@@ -37,7 +37,16 @@ std::string describe(const MatmulShape& s, DType dtype, Epilogue epilogue) {
                      (s.weight_out_by_in ? "W[" + n + "][" + k + "]^T" : "W[" + k + "][" + n + "]");
   if (epilogue == Epilogue::kBias) text += " + bias";
   if (epilogue == Epilogue::kBiasGelu) text = "gelu(" + text + " + bias)";
+  if (s.k_splits > 0) text += " in " + std::to_string(s.k_splits) + " fp32 split-K partials";
   return text + ", " + dtype_name(dtype);
+}
+
+void set_batch(cublasLtMatrixLayout_t layout, std::int32_t count, std::int64_t stride, const std::string& what) {
+  check_cublas(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
+               "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)", what);
+  check_cublas(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                                                sizeof(stride)),
+               "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)", what);
 }
 
 cublasLtEpilogue_t lt_epilogue(Epilogue epilogue) {
@@ -57,6 +66,10 @@ Matmul::Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epi
   if (shape.M <= 0 || shape.N <= 0 || shape.K <= 0) {
     throw Error(ExitCode::kInternal, "empty GEMM " + description_);
   }
+  const int splits = shape.k_splits;
+  if (splits < 0 || (splits > 0 && (shape.K % (8 * splits) != 0 || shape.weight_out_by_in || epilogue != Epilogue::kNone))) {
+    throw Error(ExitCode::kInternal, "bad split-K plan " + description_);
+  }
   const cudaDataType_t type = dtype == DType::kBf16 ? CUDA_R_16BF : CUDA_R_32F;
   const cublasComputeType_t compute = dtype == DType::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   const auto& d = description_;
@@ -67,13 +80,20 @@ Matmul::Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epi
                "cublasLtMatmulDescSetAttribute(TRANSA)", d);
   check_cublas(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &op_x, sizeof(op_x)),
                "cublasLtMatmulDescSetAttribute(TRANSB)", d);
+  const int k = splits > 0 ? shape.K / splits : shape.K;  // the depth of one product
   if (shape.weight_out_by_in) {
     check_cublas(cublasLtMatrixLayoutCreate(&w_layout_, type, shape.K, shape.N, shape.K), "cublasLtMatrixLayoutCreate(W)", d);
   } else {
-    check_cublas(cublasLtMatrixLayoutCreate(&w_layout_, type, shape.N, shape.K, shape.N), "cublasLtMatrixLayoutCreate(W)", d);
+    check_cublas(cublasLtMatrixLayoutCreate(&w_layout_, type, shape.N, k, shape.N), "cublasLtMatrixLayoutCreate(W)", d);
   }
-  check_cublas(cublasLtMatrixLayoutCreate(&x_layout_, type, shape.K, shape.M, shape.K), "cublasLtMatrixLayoutCreate(X)", d);
-  check_cublas(cublasLtMatrixLayoutCreate(&y_layout_, type, shape.N, shape.M, shape.N), "cublasLtMatrixLayoutCreate(Y)", d);
+  check_cublas(cublasLtMatrixLayoutCreate(&x_layout_, type, k, shape.M, shape.K), "cublasLtMatrixLayoutCreate(X)", d);
+  check_cublas(cublasLtMatrixLayoutCreate(&y_layout_, splits > 0 ? CUDA_R_32F : type, shape.N, shape.M, shape.N),
+               "cublasLtMatrixLayoutCreate(Y)", d);
+  if (splits > 0) {  // product s: W rows s*k.., X columns s*k.., Y plane s
+    set_batch(w_layout_, splits, static_cast<std::int64_t>(k) * shape.N, d);
+    set_batch(x_layout_, splits, k, d);
+    set_batch(y_layout_, splits, static_cast<std::int64_t>(shape.M) * shape.N, d);
+  }
 
   cublasLtMatmulPreference_t pref = nullptr;
   check_cublas(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate", d);

@@ -20,6 +20,10 @@ enum class Epilogue { kNone, kBias, kBiasGelu };
 struct MatmulShape {
   int M = 0, N = 0, K = 0;
   bool weight_out_by_in = false;
+  /// 0: Y[M][N] in the storage type. S >= 1: split-K, Y is S fp32 partial products [S][M][N], product s over the
+  /// K/S inputs s*K/S.., as one strided-batched GEMM (S times the thread blocks of a plain one, for the small-M
+  /// projections; the consumer adds them up). K must be a multiple of 8 * S; W is [K][N]; no epilogue.
+  int k_splits = 0;
 };
 
 class Matmul {
