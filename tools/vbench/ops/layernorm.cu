@@ -6,6 +6,8 @@
 // registers, all loaded at once: one memory round trip per call; kernel 2 (any C) stages the row in shared memory and
 // reads weight and bias after the reductions, a second round trip: 2.19 vs 3.47 us per call on gpt2 bf16 B=4 T=64 on
 // the H100 (vtrace, 2026-11-22). Kernel 1 (one warp per row, re-reading the row from global memory) took 13.7 us.
+// Kernel 3 loads 4 consecutive values at once when C is a multiple of 4: with up to 4 split-K partials to add it
+// went from 2.59 to 2.40 us per call on gpt2 bf16 (vtrace, 2026-11-23).
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -51,6 +53,39 @@ __device__ __forceinline__ void store_normalised(A* out_row, int c, int C, float
     out_row[c] = from_float<A>(v);
   }
 }
+
+/// v[0..V) = p[0..V) as floats, one 16-byte (fp32) or 8-byte (bf16) load when V is 4 (p then aligned to it).
+template <int V, typename T>
+__device__ __forceinline__ void load_vec(float (&v)[V], const T* p) {
+  if constexpr (V == 4 && std::is_same_v<T, float>) {
+    const float4 q = *reinterpret_cast<const float4*>(p);
+    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+  } else if constexpr (V == 4) {
+    const uint2 q = *reinterpret_cast<const uint2*>(p);
+    const float2 a = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q.x));
+    const float2 b = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q.y));
+    v[0] = a.x, v[1] = a.y, v[2] = b.x, v[3] = b.y;
+  } else {
+#pragma unroll
+    for (int e = 0; e < V; ++e) v[e] = to_float(p[e]);
+  }
+}
+
+/// p[0..V) = v as A, one store when V is 4 (the 3xTF32 row: see store_normalised).
+template <bool kSplit, int V, typename A>
+__device__ __forceinline__ void store_vec(A* out_row, int c, int C, const float (&v)[V]) {
+  if constexpr (V == 4 && !kSplit && std::is_same_v<A, float>) {
+    *reinterpret_cast<float4*>(out_row + c) = make_float4(v[0], v[1], v[2], v[3]);
+  } else if constexpr (V == 4 && !kSplit) {
+    uint2 q;
+    *reinterpret_cast<__nv_bfloat162*>(&q.x) = __floats2bfloat162_rn(v[0], v[1]);
+    *reinterpret_cast<__nv_bfloat162*>(&q.y) = __floats2bfloat162_rn(v[2], v[3]);
+    *reinterpret_cast<uint2*>(out_row + c) = q;
+  } else {
+#pragma unroll
+    for (int e = 0; e < V; ++e) store_normalised<kSplit>(out_row, c + e, C, v[e]);
+  }
+}
 }  // namespace
 
 /// The residual row value at column c after adding the sublayer output (kernel 2's one-at-a-time form).
@@ -91,8 +126,9 @@ __global__ void layernorm_forward_kernel2(A* __restrict__ out, float* __restrict
     store_normalised<kSplit>(o, c, C, (row_values[c] - mean) * rstd * weight[c] + bias[c]);
 }
 
-/// Kernel 2's arithmetic with thread i owning columns i, i + kThreads, ... (N of them) in registers.
-template <typename A, int N, bool kSplit>
+/// Kernel 2's arithmetic with thread i owning columns i*V.., (i + kThreads)*V.., ... (N groups of V consecutive
+/// ones; V = 4, vector loads, when C is a multiple of 4) in registers.
+template <typename A, int N, int V, bool kSplit>
 __global__ void __launch_bounds__(kThreads)
     layernorm_forward_kernel3(A* __restrict__ out, float* __restrict__ residual, SublayerOutput<A> add,
                               const float* __restrict__ weight, const float* __restrict__ bias, int C) {
@@ -101,61 +137,85 @@ __global__ void __launch_bounds__(kThreads)
   const long long plane = static_cast<long long>(gridDim.x) * C;  // one partial product [rows][C]
   float* r = residual + row * C;
   const bool adding = add.partials != nullptr;
-  float x[N], w[N], b[N], p[kMaxSublayerSplits][N];
+  float x[N][V], w[N][V], b[N][V], p[kMaxSublayerSplits][N][V];
   // Every load before any use or store: they are in flight together (predicated, not branched, for the partials).
   // weight and bias do not depend on the row.
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    const int c = threadIdx.x + i * kThreads;
-    const bool in = c < C;
-    x[i] = in ? r[c] : 0.f;
-    w[i] = in ? weight[c] : 0.f;
-    b[i] = in ? bias[c] : 0.f;
+    const int c = (threadIdx.x + i * kThreads) * V;
+    const bool in = c < C;  // C is a multiple of V
+#pragma unroll
+    for (int e = 0; e < V; ++e) x[i][e] = w[i][e] = b[i][e] = 0.f;
 #pragma unroll
     for (int s = 0; s < kMaxSublayerSplits; ++s) {
-      p[s][i] = in && adding && s < add.splits ? add.partials[s * plane + row * C + c] : 0.f;
+#pragma unroll
+      for (int e = 0; e < V; ++e) p[s][i][e] = 0.f;
+      if (in && adding && s < add.splits) load_vec(p[s][i], add.partials + s * plane + row * C + c);
     }
-    if (in && adding && add.bias != nullptr) x[i] += to_float(add.bias[c]);
+    if (in) {
+      load_vec(x[i], r + c);
+      load_vec(w[i], weight + c);
+      load_vec(b[i], bias + c);
+    }
+    if (in && adding && add.bias != nullptr) {
+      float pb[V];
+      load_vec(pb, add.bias + c);
+#pragma unroll
+      for (int e = 0; e < V; ++e) x[i][e] += pb[e];
+    }
   }
   float sum = 0.f;
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    const int c = threadIdx.x + i * kThreads;
+    const int c = (threadIdx.x + i * kThreads) * V;
 #pragma unroll
-    for (int s = 0; s < kMaxSublayerSplits; ++s) x[i] += p[s][i];
+    for (int s = 0; s < kMaxSublayerSplits; ++s) {
+#pragma unroll
+      for (int e = 0; e < V; ++e) x[i][e] += p[s][i][e];
+    }
     if (c < C) {
-      if (adding) r[c] = x[i];
-      sum += x[i];
+      if (adding) store_vec<false>(r, c, C, x[i]);
+#pragma unroll
+      for (int e = 0; e < V; ++e) sum += x[i][e];
     }
   }
   const float mean = block_sum(sum, scratch) / C;
   float squares = 0.f;
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    const int c = threadIdx.x + i * kThreads;
-    if (c < C) squares += (x[i] - mean) * (x[i] - mean);
+    const int c = (threadIdx.x + i * kThreads) * V;
+    if (c < C) {
+#pragma unroll
+      for (int e = 0; e < V; ++e) squares += (x[i][e] - mean) * (x[i][e] - mean);
+    }
   }
   const float rstd = rsqrtf(block_sum(squares, scratch) / C + 1e-5f);
   A* o = out + row * (kSplit ? 3 * C : C);
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    const int c = threadIdx.x + i * kThreads;
-    if (c < C) store_normalised<kSplit>(o, c, C, (x[i] - mean) * rstd * w[i] + b[i]);
+    const int c = (threadIdx.x + i * kThreads) * V;
+    if (c < C) {
+      float y[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) y[e] = (x[i][e] - mean) * rstd * w[i][e] + b[i][e];
+      store_vec<kSplit>(o, c, C, y);
+    }
   }
 }
 
 namespace {
-/// Launches kernel 3 with N = ceil(C / kThreads) (N <= kMaxPerThread, chosen at run time among the instantiations).
-template <typename A, bool kSplit, int N = 1>
+/// Launches kernel 3 with N = ceil(C / (kThreads * V)) (N * V <= kMaxPerThread, chosen at run time among the
+/// instantiations).
+template <typename A, bool kSplit, int V, int N = 1>
 void launch_kernel3(A* out, float* residual, SublayerOutput<A> add, const float* weight, const float* bias, int rows,
                     int C, cudaStream_t stream) {
-  if constexpr (N < kMaxPerThread) {
-    if (C > N * kThreads) {
-      launch_kernel3<A, kSplit, N + 1>(out, residual, add, weight, bias, rows, C, stream);
+  if constexpr ((N + 1) * V <= kMaxPerThread) {
+    if (C > N * V * kThreads) {
+      launch_kernel3<A, kSplit, V, N + 1>(out, residual, add, weight, bias, rows, C, stream);
       return;
     }
   }
-  layernorm_forward_kernel3<A, N, kSplit><<<rows, kThreads, 0, stream>>>(out, residual, add, weight, bias, C);
+  layernorm_forward_kernel3<A, N, V, kSplit><<<rows, kThreads, 0, stream>>>(out, residual, add, weight, bias, C);
 }
 
 template <bool kSplit, typename A>
@@ -168,7 +228,11 @@ void launch_layernorm(A* d_out, float* d_residual, SublayerOutput<A> add, const 
   }
   if (rows == 0) return;
   if (C <= kThreads * kMaxPerThread) {
-    launch_kernel3<A, kSplit>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream);
+    if (C % 4 == 0) {
+      launch_kernel3<A, kSplit, 4>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream);
+    } else {
+      launch_kernel3<A, kSplit, 1>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream);
+    }
     check_launch("layernorm_forward_kernel3", shape);
     return;
   }
