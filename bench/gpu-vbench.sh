@@ -54,7 +54,8 @@ if [ -x "$vtrace" ]; then
   timeout 120 "$vtrace" run -q -o "$out/vbench-gpt2-bf16.trace.json" -- "$vb" run --config gpt2 \
     --weights "$out/gpt2.safetensors" --backend cuda --dtype bf16 -B 4 -T 64 --warmup 5 --iters 50 --no-check \
     -o /dev/null > "$out/profile-gpt2.log" 2>&1 &&
-    timeout 60 "$py" bench/vbench_profile.py "$out/vbench-gpt2-bf16.trace.json" > "$out/profile-gpt2-kernels.txt" 2>&1 ||
+    timeout 60 "$py" bench/vbench_profile.py "$out/vbench-gpt2-bf16.trace.json" \
+      > "$out/profile-gpt2-kernels.txt" 2>&1 ||
     echo "note: vtrace profile of vbench failed (profile-gpt2.log)"
 fi
 # Informational: vbench's own compare of the peer's torch.compile run against vbench (not a pass/fail check).

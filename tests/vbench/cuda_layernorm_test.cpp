@@ -30,7 +30,9 @@ void layernorm_case(cuda_test::Random& rng, int rows, int C, int splits) {
     if (splits > 0) delta[i] += proj_bias[i % C];
   }
   std::vector<float> ref_residual = residual;
-  if (splits > 0) cpu::residual_forward(ref_residual.data(), residual.data(), delta.data(), static_cast<std::int64_t>(n));
+  if (splits > 0) {
+    cpu::residual_forward(ref_residual.data(), residual.data(), delta.data(), static_cast<std::int64_t>(n));
+  }
   std::vector<float> ref(n);
   cpu::layernorm_forward(ref.data(), ref_residual.data(), weight.data(), bias.data(), rows, C);
 
