@@ -67,8 +67,9 @@ Matmul::Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epi
     throw Error(ExitCode::kInternal, "empty GEMM " + description_);
   }
   const int splits = shape.k_splits;
-  const bool split_ok = shape.K % (8 * splits) == 0 && !shape.weight_out_by_in && epilogue == Epilogue::kNone;
-  if (splits < 0 || (splits > 0 && !split_ok)) {
+  const bool split_ok = splits == 0 || (splits > 0 && shape.K % (8 * splits) == 0 && !shape.weight_out_by_in &&
+                                        epilogue == Epilogue::kNone);
+  if (!split_ok) {
     throw Error(ExitCode::kInternal, "bad split-K plan " + description_);
   }
   const cudaDataType_t type = dtype == DType::kBf16 ? CUDA_R_16BF : CUDA_R_32F;
