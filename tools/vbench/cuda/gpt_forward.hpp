@@ -13,7 +13,7 @@
 // K = 3C: the final layernorm writes rows [x_lo | x_hi | x_hi], the weights are stored as [w_hi | w_lo | w_hi]. The
 // small products come first in K, so they are summed before the large ones swamp them: gpt2's fp32 logits are 2.2e-6
 // off the cpu backend this way, 8.1e-6 with the small products last (all-fp32 GEMMs: 1.2e-6; H100, 2026-11-23).
-// 3 + 7 * n_layer launches when cuBLASLt fuses every epilogue (bf16); fp32/tf32 add one GELU kernel per layer.
+// 3 + 7 * n_layer launches when cuBLASLt fuses every epilogue; one more per layer where it has no GELU algorithm.
 #pragma once
 
 #include <cublasLt.h>

@@ -103,7 +103,7 @@ Matmul::Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epi
   cublasStatus_t status = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
   // The most cuBLASLt can fuse first, then less (the rest then runs as its own kernel).
   std::vector<Epilogue> candidates;
-  if (epilogue == Epilogue::kBiasGelu && dtype == DType::kBf16) candidates.push_back(Epilogue::kBiasGelu);
+  if (epilogue == Epilogue::kBiasGelu) candidates.push_back(Epilogue::kBiasGelu);
   if (epilogue != Epilogue::kNone) candidates.push_back(Epilogue::kBias);
   candidates.push_back(Epilogue::kNone);
   for (const Epilogue tried : candidates) {

@@ -1,6 +1,6 @@
-// cuda::bias_gelu_forward: bias add and tanh GELU in place (peer of cpu gelu_forward): the GELU after the fc GEMM in
-// fp32/tf32 (cuBLASLt's GELU epilogue is used in bf16 only), and any epilogue cuBLASLt has no fused algorithm for. GELU(x) = 0.5 x (1 + tanh(sqrt(2/pi)
-// (x + 0.044715 x^3))), GPT-2's approximation, the one cuBLASLt's GELU epilogue computes too.
+// cuda::bias_gelu_forward: bias add and tanh GELU in place (peer of cpu gelu_forward), for any epilogue cuBLASLt has
+// no fused algorithm for. GELU(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), GPT-2's approximation, the one
+// cuBLASLt's GELU epilogue computes too.
 #include <string>
 
 #include "tools/vbench/cuda/cuda_error.hpp"
