@@ -5,7 +5,6 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "libcommon/error.hpp"
+#include "libcommon/stats.hpp"
 #include "tools/vbench/backend.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/device_info.hpp"
@@ -184,10 +184,9 @@ class CudaBackend final : public Backend {
       release_graph();
       return std::numeric_limits<double>::infinity();
     }
-    std::vector<double> ms = replay_ms(3, 15);
+    const std::vector<double> ms = replay_ms(3, 15);
     release_graph();
-    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-    return ms[ms.size() / 2];
+    return stats::median(ms);
   }
 
   /// Replays the captured forward `warmup` times, then `iters` times with an event pair around each; their ms.

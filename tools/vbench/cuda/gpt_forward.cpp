@@ -110,14 +110,13 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     fc_proj_mm_->run(partials, fc_.get(), l.fc_proj_w.get(), nullptr, ws, stream);
     pending = SublayerOutput<A>{partials, fc_proj_splits_, l.fc_proj_b.as<A>()};
   }
-  if constexpr (std::is_same_v<A, float>) {
+  if constexpr (std::is_same_v<A, float>) {  // split_head() is false for every other A
     if (split_head()) {
       layernorm_forward_split_tf32(ln_split_.as<float>(), residual, pending, w_.lnf_w.as<float>(),
                                    w_.lnf_b.as<float>(), R, C, stream);
-    } else {
-      layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream);
     }
-  } else {
+  }
+  if (!split_head()) {
     layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream);
   }
   head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, ws, stream);
