@@ -1,4 +1,4 @@
-// Random inputs and the tolerance check shared by the cuda kernel tests (tests/vbench/cuda_*_test.cpp): fresh
+// Random inputs (values, weights of a whole model, tokens) and the tolerance check shared by the cuda kernel tests (tests/vbench/cuda_*_test.cpp): fresh
 // shapes and values every run (seed printed on failure, VTOOLS_TEST_SEED=N replays one), device copies, and
 // |got - ref| <= atol + rtol * |ref| with the first mismatches printed (llm.c's validate_result).
 #pragma once
@@ -16,6 +16,7 @@
 
 #include <cuda_bf16.h>
 
+#include "tools/vbench/backend.hpp"
 #include "tools/vbench/cuda/device_buffer.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 
@@ -112,6 +113,42 @@ inline double relative_error(const std::vector<float>& got, const std::vector<do
     den += ref[i] * ref[i];
   }
   return den == 0 ? std::sqrt(num) : std::sqrt(num / den);
+}
+
+/// Weights with larger spreads than minGPT's init (std 0.02 makes attention uniform and logits tiny), so every
+/// part of the forward moves the logits.
+inline GptWeights random_weights(const GptConfig& cfg, Random& rng) {
+  const std::size_t C = cfg.n_embd, V = cfg.vocab_size;
+  GptWeights w;
+  w.config = cfg;
+  w.wte = rng.normal(V * C, 0.5f);
+  w.wpe = rng.normal(cfg.block_size * C, 0.5f);
+  for (int l = 0; l < cfg.n_layer; ++l) {
+    LayerWeights lw;
+    lw.ln1_w = rng.normal(C, 0.1f, 1.f);
+    lw.ln1_b = rng.normal(C, 0.1f);
+    lw.attn_w = rng.normal(C * 3 * C, 0.1f);  // scores ~N(0, 0.5): softmax far from uniform, not one-hot
+    lw.attn_b = rng.normal(3 * C, 0.1f);
+    lw.attn_proj_w = rng.normal(C * C, 0.1f);
+    lw.attn_proj_b = rng.normal(C, 0.1f);
+    lw.ln2_w = rng.normal(C, 0.1f, 1.f);
+    lw.ln2_b = rng.normal(C, 0.1f);
+    lw.fc_w = rng.normal(C * 4 * C, 0.2f);
+    lw.fc_b = rng.normal(4 * C, 0.1f);
+    lw.fc_proj_w = rng.normal(4 * C * C, 0.1f);
+    lw.fc_proj_b = rng.normal(C, 0.1f);
+    w.layers.push_back(std::move(lw));
+  }
+  w.lnf_w = rng.normal(C, 0.1f, 1.f);
+  w.lnf_b = rng.normal(C, 0.1f);
+  if (!cfg.tied_head) w.lm_head = rng.normal(V * C, 0.5f);
+  return w;
+}
+
+inline std::vector<std::int32_t> random_tokens(Random& rng, int n, int vocab) {
+  std::vector<std::int32_t> tokens(n);
+  for (auto& t : tokens) t = rng.uniform_int(0, vocab - 1);
+  return tokens;
 }
 
 }  // namespace vtools::vbench::cuda_test

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -84,9 +85,22 @@ class CudaBackend final : public Backend {
   [[nodiscard]] DeviceInfo device() const override { return cuda::query_device_info(device_, dtype_); }
   [[nodiscard]] int kernels_per_forward() const override { return kernels_; }
   [[nodiscard]] std::vector<std::string> notes() const override {
-    if (dtype_ != DType::kFp32) return {};
-    return {"cuda fp32: the LM head runs as 3xTF32 on tensor cores (operands split into TF32 hi + lo, three products "
-            "summed in one GEMM; fp32-level error); the other GEMMs in fp32"};
+    std::vector<std::string> notes;
+    if (dtype_ == DType::kFp32) {
+      notes.push_back("cuda fp32: the LM head runs as 3xTF32 on tensor cores (operands split into TF32 hi + lo, three "
+                      "products summed in one GEMM; fp32-level error); the other GEMMs in fp32");
+    }
+    if (fusion_timed_) {
+      char times[96];
+      std::snprintf(times, sizeof times, " (median of 15 replays at prepare: fused %.1f us, unfused %.1f us)",
+                    1000 * fused_ms_, 1000 * unfused_ms_);
+      notes.push_back(std::string(forward_->fused_layers() ? "cuda: fused layer steps (one kernel per layer, "
+                                                             "thread-block clusters, fp32 math on CUDA cores in every "
+                                                             "dtype), chosen over the unfused forward as the faster"
+                                                           : "cuda: the unfused forward, chosen over the fused layer "
+                                                             "steps as the faster") + times);
+    }
+    return notes;
   }
 
   void prepare(const GptWeights& weights, int B, int T, DType dtype) override {
@@ -105,6 +119,7 @@ class CudaBackend final : public Backend {
     forward_->enqueue(stream_);
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager warm-up forward");
     tune_gemms();
+    if (forward_->fused_layers_available()) choose_layer_fusion();
     capture();
   }
 
@@ -175,6 +190,19 @@ class CudaBackend final : public Backend {
     }
   }
 
+  /// Keeps the fused layer steps when their whole forward is faster than the unfused one with its tuned GEMMs (for
+  /// small models, where launches dominate; the GEMM plans' choice above is unaffected: the fused steps use only
+  /// the LM head's).
+  void choose_layer_fusion() {
+    unfused_ms_ = median_forward_ms();
+    forward_->use_fused_layers(true);
+    forward_->enqueue(stream_);  // eagerly once: loads the kernels' module outside the capture
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager fused forward");
+    fused_ms_ = median_forward_ms();
+    fusion_timed_ = true;
+    if (!(fused_ms_ < unfused_ms_)) forward_->use_fused_layers(false);
+  }
+
   /// Median time of 15 replays of the forward as planned now (after 3 warm-up ones); +inf when it cannot be
   /// captured (a candidate cuBLASLt refuses at launch).
   double median_forward_ms() {
@@ -241,6 +269,7 @@ class CudaBackend final : public Backend {
 
   void release_forward() {
     release_graph();
+    fusion_timed_ = false;
     forward_.reset();  // before the weights it points to
     weights_.reset();
   }
@@ -254,6 +283,8 @@ class CudaBackend final : public Backend {
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
   int kernels_ = 0;
+  bool fusion_timed_ = false;  ///< choose_layer_fusion ran for the prepared model; its two medians in ms:
+  double fused_ms_ = 0, unfused_ms_ = 0;
 };
 
 }  // namespace

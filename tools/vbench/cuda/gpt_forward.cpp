@@ -56,6 +56,9 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
   logits_ = DeviceBuffer(R * Vp * act, "logits");
   if (split_head()) ln_split_ = DeviceBuffer(R * 3 * C * sizeof(float), "final layernorm output (3xTF32 split)");
   workspace_ = DeviceBuffer(kWorkspaceBytes, "cuBLASLt workspace");
+  fused_available_ = weights.dtype == DType::kBf16 ? fused_layer_ready<__nv_bfloat16>(cfg.n_embd, cfg.n_head, T)
+                                                   : fused_layer_ready<float>(cfg.n_embd, cfg.n_head, T);
+  if (fused_available_) fused_qkv_ = DeviceBuffer(2 * R * 3 * C * sizeof(float), "fused steps' qkv");
   const int M = static_cast<int>(R), Ci = cfg.n_embd;
   const DType dt = weights.dtype;
   qkv_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, 3 * Ci, Ci}, dt, Epilogue::kBias, kWorkspaceBytes);
@@ -91,6 +94,7 @@ void GptForward::enqueue(cudaStream_t stream) const {
 
 template <typename A>
 void GptForward::enqueue_as(cudaStream_t stream) const {
+  if (fused_) return enqueue_fused<A>(stream);
   const GptConfig& cfg = w_.config;
   const int R = B_ * T_, C = cfg.n_embd;
   void* ws = workspace_.get();
@@ -120,6 +124,41 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream);
   }
   head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, ws, stream);
+}
+
+template <typename A>
+void GptForward::enqueue_fused(cudaStream_t stream) const {
+  const GptConfig& cfg = w_.config;
+  const int L = cfg.n_layer;
+  const std::size_t plane = static_cast<std::size_t>(B_) * T_ * 3 * cfg.n_embd;
+  float* const qkv[2] = {fused_qkv_.as<float>(), fused_qkv_.as<float>() + plane};
+  for (int i = 0; i <= L; ++i) {  // step i: layer i - 1's second half (the encoder for i = 0), layer i's first half
+    FusedLayerStep<A> step;
+    step.B = B_, step.T = T_, step.C = cfg.n_embd, step.NH = cfg.n_head;
+    step.residual = residual_.as<float>();
+    if (i == 0) {
+      step.tokens = d_tokens(), step.wte = w_.wte.as<A>(), step.wpe = w_.wpe.as<A>();
+    } else {
+      const DeviceLayer& l = w_.layers[i - 1];
+      step.qkv_in = qkv[(i - 1) % 2];
+      step.attn_proj_w = l.attn_proj_w.as<A>(), step.attn_proj_b = l.attn_proj_b.as<A>();
+      step.ln2_w = l.ln2_w.as<float>(), step.ln2_b = l.ln2_b.as<float>();
+      step.fc_w = l.fc_w.as<A>(), step.fc_b = l.fc_b.as<A>();
+      step.fc_proj_w = l.fc_proj_w.as<A>(), step.fc_proj_b = l.fc_proj_b.as<A>();
+    }
+    if (i < L) {
+      const DeviceLayer& next = w_.layers[i];
+      step.ln_w = next.ln1_w.as<float>(), step.ln_b = next.ln1_b.as<float>();
+      step.attn_w = next.attn_w.as<A>(), step.attn_b = next.attn_b.as<A>();
+      step.qkv_out = qkv[i % 2];
+    } else {
+      step.ln_w = w_.lnf_w.as<float>(), step.ln_b = w_.lnf_b.as<float>();
+      step.head_out = split_head() ? ln_split_.as<A>() : ln_.as<A>();
+      step.split_head = split_head();
+    }
+    fused_layer_forward(step, stream);
+  }
+  head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, workspace_.get(), stream);
 }
 
 }  // namespace vtools::vbench::cuda

@@ -14,6 +14,8 @@
 // small products come first in K, so they are summed before the large ones swamp them: gpt2's fp32 logits are 2.2e-6
 // off the cpu backend this way, 8.1e-6 with the small products last (all-fp32 GEMMs: 1.2e-6; H100, 2026-11-23).
 // 3 + 7 * n_layer launches when cuBLASLt fuses every epilogue; one more per layer where it has no GELU algorithm.
+// Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
+// (fused_layer.cu); CudaBackend keeps whichever forward is faster.
 #pragma once
 
 #include <cublasLt.h>
@@ -46,6 +48,12 @@ class GptForward {
   /// Enqueues one forward reading tokens() and writing logits() on `stream`.
   void enqueue(cudaStream_t stream) const;
 
+  /// Whether this model can run as fused layer steps (fused_layer_forward: n_layer + 1 kernels and the LM head).
+  [[nodiscard]] bool fused_layers_available() const { return fused_available_; }
+  /// Makes enqueue() run the fused steps (when available) or the unfused sequence (the default).
+  void use_fused_layers(bool on) { fused_ = on && fused_available_; }
+  [[nodiscard]] bool fused_layers() const { return fused_; }
+
   [[nodiscard]] int* d_tokens() const { return tokens_.as<int>(); }  ///< [B][T] int32
   /// [B][T][Vp] in the activation type (float, or bf16 bits when the dtype is bf16); columns >= V are zero.
   [[nodiscard]] const DeviceBuffer& logits() const { return logits_; }
@@ -55,6 +63,8 @@ class GptForward {
  private:
   template <typename A>
   void enqueue_as(cudaStream_t stream) const;
+  template <typename A>
+  void enqueue_fused(cudaStream_t stream) const;
   [[nodiscard]] bool split_head() const { return w_.dtype == DType::kFp32; }  ///< the LM head in 3xTF32
   [[nodiscard]] const void* head_input() const { return split_head() ? ln_split_.get() : ln_.get(); }
   [[nodiscard]] const void* head_weights() const { return split_head() ? w_.head_split.get() : w_.head().get(); }
@@ -62,6 +72,8 @@ class GptForward {
   const DeviceWeights& w_;
   int B_, T_;
   DeviceBuffer tokens_, residual_, ln_, qkv_, attn_, partials_, fc_, logits_, ln_split_, workspace_;
+  DeviceBuffer fused_qkv_;  ///< fused steps only: two [B][T][3C] fp32 buffers, written by alternate steps
+  bool fused_available_ = false, fused_ = false;
   int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)
   std::unique_ptr<Matmul> qkv_mm_, attn_proj_mm_, fc_mm_, fc_proj_mm_, head_mm_;
 };

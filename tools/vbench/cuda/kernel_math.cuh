@@ -1,7 +1,11 @@
-// Device-side pieces the kernels in tools/vbench/ops/*.cu share: fp32 <-> storage conversions and warp reductions.
+// Device-side pieces the kernels in tools/vbench/ops/*.cu share: fp32 <-> storage conversions, the 3xTF32 row
+// store and warp reductions.
 #pragma once
 
 #include <cuda_bf16.h>
+
+#include <cstdint>
+#include <type_traits>
 
 namespace vtools::vbench::cuda {
 
@@ -14,6 +18,28 @@ template <>
 __device__ __forceinline__ float from_float<float>(float x) { return x; }
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+/// Stores the normalised value v of column c: out[c], or with kSplit (fp32 only) the 3xTF32 row [lo | hi | hi] of
+/// 3C values, hi = tf32(v), lo = tf32(v - hi) (cvt.rna, the rounding tf32_round does on the host).
+template <bool kSplit, typename A>
+__device__ __forceinline__ void store_normalised(A* out_row, int c, int C, float v) {
+  if constexpr (kSplit) {
+    static_assert(std::is_same_v<A, float>, "the 3xTF32 split is an fp32 layout");
+    std::uint32_t hi = 0, lo = 0;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi) : "f"(v));
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo) : "f"(v - __uint_as_float(hi)));
+    out_row[c] = __uint_as_float(lo);
+    out_row[C + c] = out_row[2 * C + c] = __uint_as_float(hi);
+  } else {
+    out_row[c] = from_float<A>(v);
+  }
+}
+
+/// GPT-2's tanh GELU, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the one cuBLASLt's GELU epilogue computes.
+__device__ __forceinline__ float gelu_tanh(float x) {
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  return 0.5f * x * (1.f + tanhf(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+}
 
 /// Sum over the 32 lanes of a full warp; every lane gets the result.
 __device__ __forceinline__ float warp_sum(float x) {

@@ -55,4 +55,49 @@ void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cu
 template <typename A>
 void bias_gelu_forward(A* d_x, const A* d_bias, bool gelu, int rows, int N, cudaStream_t stream);
 
+/// Widest model fused_layer_forward takes: each CTA holds 6 C x 16 floats of rows in shared memory.
+inline constexpr int kMaxFusedWidth = 384;
+/// Longest sequence it takes: a warp keeps one query row's attention probabilities in shared memory.
+inline constexpr int kMaxFusedSeq = 512;
+
+/// One launch of fused_layer_forward (fused_layer.cu): layer l's second half (attention, projection, residual add,
+/// layer norm 2, MLP, residual add; or the encoder when `tokens` is set), then layer l + 1's first half (layer
+/// norm 1 and the qkv GEMM into qkv_out; when attn_w is set) or the final layer norm into head_out. P is the
+/// weights' storage type; layer-norm parameters are fp32; q, k, v and the residual are fp32.
+template <typename P>
+struct FusedLayerStep {
+  const int* tokens = nullptr;  ///< [B][T], with wte and wpe: the first step starts with the encoder
+  const P* wte = nullptr;
+  const P* wpe = nullptr;
+  const float* qkv_in = nullptr;  ///< [B][T][3C]: layer l's q, k, v
+  const P* attn_proj_w = nullptr;
+  const P* attn_proj_b = nullptr;
+  const float* ln2_w = nullptr;
+  const float* ln2_b = nullptr;
+  const P* fc_w = nullptr;
+  const P* fc_b = nullptr;
+  const P* fc_proj_w = nullptr;
+  const P* fc_proj_b = nullptr;
+  const float* ln_w = nullptr;  ///< layer l + 1's layer norm 1, or the final one
+  const float* ln_b = nullptr;
+  const P* attn_w = nullptr;  ///< layer l + 1's qkv weights; null: the final layer norm instead
+  const P* attn_b = nullptr;
+  float* qkv_out = nullptr;  ///< [B][T][3C], not qkv_in
+  P* head_out = nullptr;     ///< [B][T][C], or [B][T][3C] rows [lo | hi | hi] when split_head (fp32 only)
+  bool split_head = false;
+  float* residual = nullptr;  ///< [B][T][C]: read at the start (not by the first step), written at the end
+  int B = 0, T = 0, C = 0, NH = 0;
+};
+
+/// Whether fused_layer_forward takes width C with NH heads and sequences of T for weights of type P on the current
+/// device (head size 16, 32 or 64, C up to kMaxFusedWidth, T up to kMaxFusedSeq, the cluster fits); when it does,
+/// the kernel is made ready (its shared memory size set). Host only, outside stream capture.
+template <typename P>
+bool fused_layer_ready(int C, int NH, int T);
+
+/// Enqueues one step; the forward is n_layer + 1 of them, the first with the encoder, the last with the final layer
+/// norm, qkv_in/qkv_out alternating between two buffers. Needs fused_layer_ready for its shape.
+template <typename P>
+void fused_layer_forward(const FusedLayerStep<P>& step, cudaStream_t stream);
+
 }  // namespace vtools::vbench::cuda

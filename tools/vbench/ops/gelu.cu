@@ -16,10 +16,7 @@ __global__ void bias_gelu_forward_kernel1(A* x, const A* bias, bool gelu, int ro
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     float v = to_float(x[i]);
     if (bias != nullptr) v += to_float(bias[i % N]);
-    if (gelu) {
-      constexpr float kSqrt2OverPi = 0.7978845608028654f;
-      v = 0.5f * v * (1.f + tanhf(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
-    }
+    if (gelu) v = gelu_tanh(v);
     x[i] = from_float<A>(v);
   }
 }

@@ -38,22 +38,6 @@ __device__ __forceinline__ float block_sum(float x, float* scratch) {
   return total;
 }
 
-/// Stores the normalised value v of column c: out[c], or with kSplit (fp32 only) the 3xTF32 row [lo | hi | hi] of
-/// 3C values, hi = tf32(v), lo = tf32(v - hi) (cvt.rna, the rounding tf32_round does on the host).
-template <bool kSplit, typename A>
-__device__ __forceinline__ void store_normalised(A* out_row, int c, int C, float v) {
-  if constexpr (kSplit) {
-    static_assert(std::is_same_v<A, float>, "the 3xTF32 split is an fp32 layout");
-    std::uint32_t hi = 0, lo = 0;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi) : "f"(v));
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo) : "f"(v - __uint_as_float(hi)));
-    out_row[c] = __uint_as_float(lo);
-    out_row[C + c] = out_row[2 * C + c] = __uint_as_float(hi);
-  } else {
-    out_row[c] = from_float<A>(v);
-  }
-}
-
 /// v[0..V) = p[0..V) as floats, one 16-byte (fp32) or 8-byte (bf16) load when V is 4 (p then aligned to it).
 template <int V, typename T>
 __device__ __forceinline__ void load_vec(float (&v)[V], const T* p) {

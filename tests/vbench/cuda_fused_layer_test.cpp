@@ -1,0 +1,122 @@
+// The fused layer steps (fused_layer.cu) end to end through GptForward: the logits of the fused forward and of the
+// unfused one vs the fp64 reference_forward, in every dtype, for each supported head size, with row counts that are
+// not a multiple of a cluster's 16 rows and sequences of more than 32 keys (a lane takes several); which widths
+// fused_layer_ready takes (gpu label).
+#include <doctest/doctest.h>
+
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "tests/vbench/cuda_random_check.hpp"
+#include "tools/vbench/cuda/device_weights.hpp"
+#include "tools/vbench/cuda/gpt_forward.hpp"
+#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/reference_forward.hpp"
+
+namespace vtools::vbench {
+namespace {
+
+/// Owns a cuBLASLt handle and a stream.
+struct Gpu {
+  cublasLtHandle_t lt = nullptr;
+  cudaStream_t stream = nullptr;
+  Gpu() {
+    cuda::check_cublas(cublasLtCreate(&lt), "cublasLtCreate", "test");
+    cuda::check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
+  ~Gpu() {
+    cudaStreamDestroy(stream);
+    cublasLtDestroy(lt);
+  }
+  Gpu(const Gpu&) = delete;
+  Gpu& operator=(const Gpu&) = delete;
+};
+
+/// Logits [B*T][V] of one eager forward, fused or not.
+std::vector<float> forward_logits(Gpu& gpu, const GptWeights& weights, DType dtype, bool fused,
+                                  const std::vector<std::int32_t>& tokens, int B, int T) {
+  const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, dtype);
+  cuda::GptForward forward(gpu.lt, device_weights, B, T);
+  REQUIRE(forward.fused_layers_available());
+  forward.use_fused_layers(fused);
+  REQUIRE(forward.fused_layers() == fused);
+  cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int), cudaMemcpyHostToDevice),
+                   "cudaMemcpy", "tokens");
+  forward.choose_gemm_algorithms(gpu.stream);
+  forward.enqueue(gpu.stream);
+  cuda::check_cuda(cudaStreamSynchronize(gpu.stream), "cudaStreamSynchronize", "the forward");
+  const std::size_t rows = tokens.size(), V = weights.config.vocab_size, Vp = device_weights.padded_vocab;
+  const std::vector<float> padded = dtype == DType::kBf16
+                                        ? cuda_test::to_host<__nv_bfloat16>(forward.logits(), rows * Vp)
+                                        : cuda_test::to_host<float>(forward.logits(), rows * Vp);
+  std::vector<float> logits;
+  logits.reserve(rows * V);
+  for (std::size_t r = 0; r < rows; ++r) logits.insert(logits.end(), padded.begin() + r * Vp, padded.begin() + r * Vp + V);
+  return logits;
+}
+
+struct Case {
+  int n_layer, n_head, n_embd, B, T;
+  bool tied;
+};
+
+TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the unfused forward's do") {
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  Gpu gpu;
+  // Head sizes 16, 32, 64; 38, 45 and 21 rows (clusters of 16 rows, the last partial); 45 keys; no layer at all.
+  const Case cases[] = {{2, 3, 48, 2, 19, true},
+                        {1, 2, 64, 1, 45, false},
+                        {2, 2, 128, 3, 7, true},
+                        {0, 1, 16, 1, 5, true},
+                        {1, 4, 64, rng.uniform_int(1, 4), rng.uniform_int(1, 40), true}};
+  for (const Case& c : cases) {
+    GptConfig cfg;
+    cfg.name = "custom";
+    cfg.n_layer = c.n_layer, cfg.n_head = c.n_head, cfg.n_embd = c.n_embd;
+    cfg.vocab_size = 101;
+    cfg.block_size = 48;
+    cfg.tied_head = c.tied;
+    const GptWeights weights = cuda_test::random_weights(cfg, rng);
+    const auto tokens = cuda_test::random_tokens(rng, c.B * c.T, cfg.vocab_size);
+    const std::vector<double> ref = reference_forward(weights, tokens, c.B, c.T);
+    // The fused steps compute in fp32 in every dtype; tf32 and bf16 still round the LM head's inputs.
+    for (const auto& [dtype, limit] : {std::pair{DType::kFp32, 1e-5}, {DType::kTf32, 1e-2}, {DType::kBf16, 2e-2}}) {
+      for (const bool fused : {true, false}) {
+        CAPTURE(c.n_layer);
+        CAPTURE(c.n_embd);
+        CAPTURE(c.B);
+        CAPTURE(c.T);
+        CAPTURE(static_cast<int>(dtype));
+        CAPTURE(fused);
+        const std::vector<float> logits = forward_logits(gpu, weights, dtype, fused, tokens, c.B, c.T);
+        REQUIRE(logits.size() == ref.size());
+        const double rel = cuda_test::relative_error(logits, ref);
+        MESSAGE("C " << c.n_embd << " B " << c.B << " T " << c.T << " dtype " << static_cast<int>(dtype)
+                     << (fused ? " fused" : " unfused") << ": rel err " << rel);
+        CHECK(rel <= limit);
+        if (dtype == DType::kFp32) {
+          cuda_test::check_close(logits, std::vector<float>(ref.begin(), ref.end()), 1e-4, 1e-4, "fp32 logits");
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("fused layer steps: the widths and head sizes they take") {
+  CHECK(cuda::fused_layer_ready<float>(48, 3, 64));
+  CHECK(cuda::fused_layer_ready<__nv_bfloat16>(256, 8, cuda::kMaxFusedSeq));
+  CHECK(cuda::fused_layer_ready<float>(cuda::kMaxFusedWidth, cuda::kMaxFusedWidth / 64, 1));
+  CHECK_FALSE(cuda::fused_layer_ready<float>(24, 3, 64));   // head size 8
+  CHECK_FALSE(cuda::fused_layer_ready<float>(96, 1, 64));   // head size 96
+  CHECK_FALSE(cuda::fused_layer_ready<float>(448, 7, 64));  // wider than kMaxFusedWidth
+  CHECK_FALSE(cuda::fused_layer_ready<float>(48, 3, cuda::kMaxFusedSeq + 1));
+  CHECK_FALSE(cuda::fused_layer_ready<float>(48, 0, 64));
+}
+
+}  // namespace
+}  // namespace vtools::vbench
