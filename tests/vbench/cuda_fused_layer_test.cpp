@@ -68,11 +68,13 @@ TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the un
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
   Gpu gpu;
-  // Head sizes 16, 32, 64; 38, 45 and 21 rows (clusters of 16 rows, the last partial); 45 keys; no layer at all.
+  // Head sizes 16, 32, 64; 38, 45 and 21 rows (clusters of 16 rows, the last partial); 45 keys; no layer at all;
+  // width 256, whose weights are read from global memory (too many to stage in shared memory).
   const Case cases[] = {{2, 3, 48, 2, 19, true},
                         {1, 2, 64, 1, 45, false},
                         {2, 2, 128, 3, 7, true},
                         {0, 1, 16, 1, 5, true},
+                        {1, 4, 256, 1, 20, true},
                         {1, 4, 64, rng.uniform_int(1, 4), rng.uniform_int(1, 40), true}};
   for (const Case& c : cases) {
     GptConfig cfg;

@@ -21,6 +21,8 @@
 #include <cooperative_groups.h>
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -36,7 +38,7 @@ namespace vtools::vbench::cuda {
 namespace {
 constexpr int kRows = 16;    // rows per cluster
 constexpr int kCluster = 8;  // CTAs per cluster (the portable maximum)
-constexpr int kThreads = 512;
+constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kBatch = 8;  // weight loads in flight per thread in a GEMM; every K is a multiple of it
 
@@ -44,6 +46,15 @@ constexpr int kBatch = 8;  // weight loads in flight per thread in a GEMM; every
 /// or attention's output, transposed), the MLP hidden h[4C][kRows] and scratch[kThreads * kRows] (a GEMM's split-K
 /// partials, or each warp's attention probabilities: kMaxFusedSeq per warp).
 constexpr int smem_floats(int C) { return kRows * C + C * kRows + 4 * C * kRows + kThreads * kRows; }
+/// When they fit (kMaxSmemBytes), a step's parameters follow, copied in by cp.async as the step starts, so that no
+/// GEMM or layer norm waits on a global load: the four layer-norm vectors ln2_w, ln2_b, ln_w, ln_b (fp32 [C] each),
+/// then in the weights' type the CTA's slices of attn_proj [C][C/8], fc [C][C/2], fc_proj [4C][C/8] and qkv
+/// [C][3C/8], then their biases' slices.
+constexpr int staged_elems(int C) { return 3 * C * C / 2 + 9 * C / 8; }
+// Two CTAs per SM: with one, 16 clusters of 8 (B=4, T=64) did not all fit on the H100's GPCs at once and ran in two
+// waves (ncu: SMs active half the elapsed cycles). The H100 has 228 KB per SM, 1 KB of it reserved per block.
+constexpr int kBlocksPerSm = 2;
+constexpr std::size_t kMaxSmemBytes = 228 * 1024 / kBlocksPerSm - 1024;
 static_assert(kThreads * kRows >= kWarps * kMaxFusedSeq, "the attention probabilities fit in the scratch");
 
 /// What a GEMM does with each of its outputs v(r, n): add the bias and store to qkv_out (kQkv); add the bias and
@@ -54,17 +65,17 @@ enum class Epilogue { kQkv, kResidual, kGelu };
 template <typename P>
 struct GemmOutput {
   Epilogue kind;
-  const P* bias;
+  const P* bias;  ///< of the CTA's first column
   float* dst;  ///< kQkv: qkv_out; kResidual: xs; kGelu: h (this CTA's; the others' are mapped from it)
   int row0, rows, C;
 };
 
-/// The CTA's columns [n0, n0 + Nc) of A W for the kRows rows: A is u-shaped ([K][kRows] in shared memory), W is
-/// [K][N] in global memory; `out` says where each goes. Nc <= kThreads, K a multiple of kBatch; every thread must
-/// call. Threads split K when Nc is small, and all partial sums pass through `scratch` so that the epilogue is
+/// The CTA's columns [n0, n0 + Nc) of A W for the kRows rows: A is u-shaped ([K][kRows] in shared memory), W points
+/// at column n0 of the weights (global [K][N], ldw = N, or a staged slice, ldw = Nc); `out` says where each result
+/// goes. Nc <= kThreads, K a multiple of kBatch; every thread must call. Threads split K when Nc is small, and all partial sums pass through `scratch` so that the epilogue is
 /// one loop: the kernel's steps run once each, so its code size (instruction fetch) costs more than this.
 template <typename P>
-__device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, int K, int N, int n0, int Nc,
+__device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, int ldw, int K, int n0, int Nc,
                                       float* scratch, GemmOutput<P> out) {
   const int splits = max(1, min(kThreads / Nc, K / kBatch));
   const int chunk = ((K + splits - 1) / splits + kBatch - 1) / kBatch * kBatch;
@@ -72,11 +83,11 @@ __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, i
   if (s < splits) {
     float acc[kRows] = {};
     const int k_end = min(K, (s + 1) * chunk);
-    const P* w = W + n0 + col;
+    const P* w = W + col;
     for (int k0 = s * chunk; k0 < k_end; k0 += kBatch) {
       float wk[kBatch];
 #pragma unroll
-      for (int i = 0; i < kBatch; ++i) wk[i] = to_float(w[(k0 + i) * N]);
+      for (int i = 0; i < kBatch; ++i) wk[i] = to_float(w[(k0 + i) * ldw]);
 #pragma unroll
       for (int i = 0; i < kBatch; ++i) {
         const float4* ak = reinterpret_cast<const float4*>(a + (k0 + i) * kRows);
@@ -100,7 +111,7 @@ __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, i
   cg::cluster_group cluster = cg::this_cluster();
   for (int i = threadIdx.x; i < Nc * kRows; i += kThreads) {
     const int c = i / kRows, r = i % kRows, n = n0 + c;
-    float v = to_float(out.bias[n]);
+    float v = to_float(out.bias[c]);
     for (int t = 0; t < splits; ++t) v += scratch[(t * Nc + c) * kRows + r];
     float* dst = nullptr;
     if (out.kind == Epilogue::kQkv) {
@@ -117,6 +128,19 @@ __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, i
     for (int q = 0; q < kCluster; ++q) *cluster.map_shared_rank(dst, q) = v;
   }
   __syncthreads();  // a and scratch are rewritten next
+}
+
+/// Starts cp.async copies of W[k][n0 + j] (W is [K][N]) into dst[k * Nc + j], for k < K, j < Nc, 4 bytes each
+/// (Nc and n0 even for bf16).
+template <typename P>
+__device__ __forceinline__ void stage_slice(P* dst, const P* W, int K, int N, int n0, int Nc) {
+  constexpr int kPerWord = 4 / sizeof(P);
+  const int words = Nc / kPerWord;
+  for (int i = threadIdx.x; i < K * words; i += kThreads) {
+    const int k = i / words, j = (i % words) * kPerWord;
+    const auto to = static_cast<std::uint32_t>(__cvta_generic_to_shared(dst + k * Nc + j));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(to), "l"(W + static_cast<long long>(k) * N + n0 + j));
+  }
 }
 
 /// Layer norm (eps 1e-5, biased variance, as layernorm_forward) of the rows first, first + stride, ... < kRows of
@@ -178,7 +202,7 @@ __device__ __forceinline__ void attend(const float* __restrict__ qkv, int b, int
 #pragma unroll
   for (int e = 0; e < (HS + 31) / 32; ++e) {
     float acc = 0.f;
-#pragma unroll 4
+#pragma unroll 16
     for (int j = lane / HS % kGroups; j <= t; j += kGroups) acc += p[j] * v[j * stride + 32 * e];
     for (int offset = 16; offset >= HS; offset /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
     out[e] = acc * inv;
@@ -186,8 +210,8 @@ __device__ __forceinline__ void attend(const float* __restrict__ qkv, int b, int
 }
 
 template <typename P, int HS>
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads)
-    fused_layer_kernel(FusedLayerStep<P> step) {
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, kBlocksPerSm)
+    fused_layer_kernel(FusedLayerStep<P> step, bool staged) {
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   const int C = step.C, rows = step.B * step.T;
@@ -198,14 +222,63 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads)
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
   const int row0 = static_cast<int>(blockIdx.x / kCluster) * kRows;
+  const int n_proj = C / kCluster, n_fc = 4 * C / kCluster, n_qkv = 3 * C / kCluster;
+  const bool first = step.tokens != nullptr, last = step.attn_w == nullptr;
 
-  if (step.tokens != nullptr) {  // the encoder
+  // Where each GEMM reads its weights and bias, and each layer norm its parameters: global memory, or the staged
+  // copies (see staged_elems), whose copies start here and are waited for after the attention.
+  struct Params {
+    const P* w;
+    int ldw;
+    const P* bias;
+  };
+  Params proj{}, fc{}, fc_proj{}, qkv{};
+  const float *ln2_w = step.ln2_w, *ln2_b = step.ln2_b, *ln_w = step.ln_w, *ln_b = step.ln_b;
+  if (!first) {
+    proj = {step.attn_proj_w + rank * n_proj, C, step.attn_proj_b + rank * n_proj};
+    fc = {step.fc_w + rank * n_fc, 4 * C, step.fc_b + rank * n_fc};
+    fc_proj = {step.fc_proj_w + rank * n_proj, C, step.fc_proj_b + rank * n_proj};
+  }
+  if (!last) qkv = {step.attn_w + rank * n_qkv, 3 * C, step.attn_b + rank * n_qkv};
+  if (staged) {
+    float* lnp = scratch + kThreads * kRows;
+    P* s_proj = reinterpret_cast<P*>(lnp + 4 * C);
+    P* s_fc = s_proj + C * n_proj;
+    P* s_fc_proj = s_fc + C * n_fc;
+    P* s_qkv = s_fc_proj + 4 * C * n_proj;
+    P* s_bias = s_qkv + C * n_qkv;  // [n_proj | n_fc | n_proj | n_qkv]
+    if (!first) {
+      stage_slice(lnp, step.ln2_w, 1, C, 0, C);
+      stage_slice(lnp + C, step.ln2_b, 1, C, 0, C);
+      stage_slice(s_proj, step.attn_proj_w, C, C, rank * n_proj, n_proj);
+      stage_slice(s_fc, step.fc_w, C, 4 * C, rank * n_fc, n_fc);
+      stage_slice(s_fc_proj, step.fc_proj_w, 4 * C, C, rank * n_proj, n_proj);
+      stage_slice(s_bias, step.attn_proj_b, 1, C, rank * n_proj, n_proj);
+      stage_slice(s_bias + n_proj, step.fc_b, 1, 4 * C, rank * n_fc, n_fc);
+      stage_slice(s_bias + n_proj + n_fc, step.fc_proj_b, 1, C, rank * n_proj, n_proj);
+      proj = {s_proj, n_proj, s_bias};
+      fc = {s_fc, n_fc, s_bias + n_proj};
+      fc_proj = {s_fc_proj, n_proj, s_bias + n_proj + n_fc};
+      ln2_w = lnp, ln2_b = lnp + C;
+    }
+    stage_slice(lnp + 2 * C, step.ln_w, 1, C, 0, C);
+    stage_slice(lnp + 3 * C, step.ln_b, 1, C, 0, C);
+    ln_w = lnp + 2 * C, ln_b = lnp + 3 * C;
+    if (!last) {
+      stage_slice(s_qkv, step.attn_w, C, 3 * C, rank * n_qkv, n_qkv);
+      stage_slice(s_bias + 2 * n_proj + n_fc, step.attn_b, 1, 3 * C, rank * n_qkv, n_qkv);
+      qkv = {s_qkv, n_qkv, s_bias + 2 * n_proj + n_fc};
+    }
+  }
+
+  if (first) {  // the encoder
     for (int i = threadIdx.x; i < kRows * C; i += kThreads) {
       const int m = row0 + i / C, c = i % C;
       xs[i] = m < rows ? to_float(step.wte[static_cast<long long>(step.tokens[m]) * C + c]) +
                              to_float(step.wpe[(m % step.T) * C + c])
                        : 0.f;
     }
+    cp_async_wait_all();
     __syncthreads();
   } else {
     for (int i = threadIdx.x; i < kRows * C; i += kThreads) {
@@ -232,38 +305,35 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads)
         }
       }
     }
+    cp_async_wait_all();
     cluster.sync();
 
     // Attention projection, bias and residual add: this CTA's columns of xs, into every CTA's xs.
-    const int n_proj = C / kCluster;
-    cta_gemm(u, step.attn_proj_w, C, C, rank * n_proj, n_proj, scratch,
-             GemmOutput<P>{Epilogue::kResidual, step.attn_proj_b, xs, row0, rows, C});
+    cta_gemm(u, proj.w, proj.ldw, C, rank * n_proj, n_proj, scratch,
+             GemmOutput<P>{Epilogue::kResidual, proj.bias, xs, row0, rows, C});
     cluster.sync();
 
-    layernorm_rows(xs, C, step.ln2_w, step.ln2_b, 0, 1, [&](int r, int c, float v) { u[c * kRows + r] = v; });
+    layernorm_rows(xs, C, ln2_w, ln2_b, 0, 1, [&](int r, int c, float v) { u[c * kRows + r] = v; });
     __syncthreads();
-    const int n_fc = 4 * C / kCluster;
-    cta_gemm(u, step.fc_w, C, 4 * C, rank * n_fc, n_fc, scratch,
-             GemmOutput<P>{Epilogue::kGelu, step.fc_b, h, row0, rows, C});
+    cta_gemm(u, fc.w, fc.ldw, C, rank * n_fc, n_fc, scratch, GemmOutput<P>{Epilogue::kGelu, fc.bias, h, row0, rows, C});
     cluster.sync();
 
-    cta_gemm(h, step.fc_proj_w, 4 * C, C, rank * n_proj, n_proj, scratch,
-             GemmOutput<P>{Epilogue::kResidual, step.fc_proj_b, xs, row0, rows, C});
+    cta_gemm(h, fc_proj.w, fc_proj.ldw, 4 * C, rank * n_proj, n_proj, scratch,
+             GemmOutput<P>{Epilogue::kResidual, fc_proj.bias, xs, row0, rows, C});
     cluster.sync();  // the last remote write: no CTA leaves while another may still write into it
   }
 
-  if (step.attn_w != nullptr) {  // the next layer's first half
-    layernorm_rows(xs, C, step.ln_w, step.ln_b, 0, 1, [&](int r, int c, float v) { u[c * kRows + r] = v; });
+  if (!last) {  // the next layer's first half
+    layernorm_rows(xs, C, ln_w, ln_b, 0, 1, [&](int r, int c, float v) { u[c * kRows + r] = v; });
     __syncthreads();
-    const int n_qkv = 3 * C / kCluster;
-    cta_gemm(u, step.attn_w, C, 3 * C, rank * n_qkv, n_qkv, scratch,
-             GemmOutput<P>{Epilogue::kQkv, step.attn_b, step.qkv_out, row0, rows, C});
+    cta_gemm(u, qkv.w, qkv.ldw, C, rank * n_qkv, n_qkv, scratch,
+             GemmOutput<P>{Epilogue::kQkv, qkv.bias, step.qkv_out, row0, rows, C});
     for (int i = threadIdx.x; i < (kRows / kCluster) * C; i += kThreads) {  // rows rank, rank + kCluster, ...
       const int r = rank + kCluster * (i / C), c = i % C, m = row0 + r;
       if (m < rows) step.residual[static_cast<long long>(m) * C + c] = xs[r * C + c];
     }
   } else {  // the final layer norm, rows rank, rank + kCluster, ... written by this CTA
-    layernorm_rows(xs, C, step.ln_w, step.ln_b, rank, kCluster, [&](int r, int c, float v) {
+    layernorm_rows(xs, C, ln_w, ln_b, rank, kCluster, [&](int r, int c, float v) {
       const int m = row0 + r;
       if (m >= rows) return;
       if constexpr (std::is_same_v<P, float>) {
@@ -275,7 +345,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads)
 }
 
 template <typename P>
-using FusedKernel = void (*)(FusedLayerStep<P>);
+using FusedKernel = void (*)(FusedLayerStep<P>, bool);
 
 template <typename P>
 FusedKernel<P> fused_kernel_for(int hs) {
@@ -287,7 +357,15 @@ FusedKernel<P> fused_kernel_for(int hs) {
   }
 }
 
-std::size_t smem_bytes(int C) { return sizeof(float) * static_cast<std::size_t>(smem_floats(C)); }
+/// Whether a step's parameters are staged in shared memory for width C and weights of `elem` bytes, and the bytes
+/// of shared memory a CTA then takes.
+bool staged(int C, std::size_t elem) {
+  return sizeof(float) * (smem_floats(C) + 4 * C) + elem * staged_elems(C) <= kMaxSmemBytes;
+}
+std::size_t smem_bytes(int C, std::size_t elem) {
+  const std::size_t base = sizeof(float) * static_cast<std::size_t>(smem_floats(C));
+  return staged(C, elem) ? base + sizeof(float) * 4 * C + elem * staged_elems(C) : base;
+}
 }  // namespace
 
 template <typename P>
@@ -295,7 +373,8 @@ bool fused_layer_ready(int C, int NH, int T) {
   if (NH <= 0 || C <= 0 || C % NH != 0 || C % kCluster != 0 || C > kMaxFusedWidth || T > kMaxFusedSeq) return false;
   const FusedKernel<P> kernel = fused_kernel_for<P>(C / NH);
   if (kernel == nullptr) return false;
-  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_bytes(C))) !=
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(smem_bytes(C, sizeof(P)))) !=
       cudaSuccess) {
     (void)cudaGetLastError();  // too much shared memory for this device: not an error, the unfused forward runs
     return false;
@@ -303,7 +382,7 @@ bool fused_layer_ready(int C, int NH, int T) {
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(kCluster);
   config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = smem_bytes(C);
+  config.dynamicSmemBytes = smem_bytes(C, sizeof(P));
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -323,7 +402,7 @@ void fused_layer_forward(const FusedLayerStep<P>& step, cudaStream_t stream) {
   const int rows = step.B * step.T;
   if (rows == 0) return;
   const int clusters = (rows + kRows - 1) / kRows;
-  kernel<<<clusters * kCluster, kThreads, smem_bytes(step.C), stream>>>(step);
+  kernel<<<clusters * kCluster, kThreads, smem_bytes(step.C, sizeof(P)), stream>>>(step, staged(step.C, sizeof(P)));
   check_launch("fused_layer_kernel", shape);
 }
 
