@@ -54,7 +54,9 @@ std::vector<float> forward_logits(Gpu& gpu, const GptWeights& weights, DType dty
                                         : cuda_test::to_host<float>(forward.logits(), rows * Vp);
   std::vector<float> logits;
   logits.reserve(rows * V);
-  for (std::size_t r = 0; r < rows; ++r) logits.insert(logits.end(), padded.begin() + r * Vp, padded.begin() + r * Vp + V);
+  for (std::size_t r = 0; r < rows; ++r) {
+    logits.insert(logits.end(), padded.begin() + r * Vp, padded.begin() + r * Vp + V);
+  }
   return logits;
 }
 

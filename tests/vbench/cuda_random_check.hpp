@@ -1,6 +1,7 @@
-// Random inputs (values, weights of a whole model, tokens) and the tolerance check shared by the cuda kernel tests (tests/vbench/cuda_*_test.cpp): fresh
-// shapes and values every run (seed printed on failure, VTOOLS_TEST_SEED=N replays one), device copies, and
-// |got - ref| <= atol + rtol * |ref| with the first mismatches printed (llm.c's validate_result).
+// Random inputs (values, weights of a whole model, tokens) and the tolerance check shared by the cuda kernel tests
+// (tests/vbench/cuda_*_test.cpp): fresh shapes and values every run (seed printed on failure, VTOOLS_TEST_SEED=N
+// replays one), device copies, and |got - ref| <= atol + rtol * |ref| with the first mismatches printed (llm.c's
+// validate_result).
 #pragma once
 
 #include <doctest/doctest.h>

@@ -82,8 +82,9 @@ struct GemmOutput {
 
 /// The CTA's columns [n0, n0 + Nc) of A W for the kRows rows: A is u-shaped ([K][kRows] in shared memory), W points
 /// at column n0 of the weights (global [K][N], ldw = N, or a staged slice, ldw = Nc); `out` says where each result
-/// goes. Nc <= kThreads, K a multiple of kBatch; every thread must call. Threads split K when Nc is small, and all partial sums pass through `scratch` so that the epilogue is
-/// one loop: the kernel's steps run once each, so its code size (instruction fetch) costs more than this.
+/// goes. Nc <= kThreads, K a multiple of kBatch; every thread must call. Threads split K when Nc is small, and all
+/// partial sums pass through `scratch` so that the epilogue is one loop: the kernel's steps run once each, so its
+/// code size (instruction fetch) costs more than this.
 template <typename P>
 __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, int ldw, int K, int n0, int Nc,
                                       float* scratch, GemmOutput<P> out) {
@@ -149,7 +150,8 @@ __device__ __forceinline__ void stage_slice(P* dst, const P* W, int K, int N, in
   for (int i = threadIdx.x; i < K * words; i += kThreads) {
     const int k = i / words, j = (i % words) * kPerWord;
     const auto to = static_cast<std::uint32_t>(__cvta_generic_to_shared(dst + k * Nc + j));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(to), "l"(W + static_cast<long long>(k) * N + n0 + j));
+    const P* from = W + static_cast<long long>(k) * N + n0 + j;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(to), "l"(from));
   }
 }
 
