@@ -68,3 +68,37 @@ TEST_CASE("harness: a sequence longer than the block size is a usage error; toke
   CHECK(make_tokens(2, 3, 50257, 1) != make_tokens(2, 3, 50257, 2));
   for (auto t : make_tokens(4, 64, 7, 3)) CHECK((t >= 0 && t < 7));
 }
+
+namespace {
+/// The cpu backend with a note per prepared model, one of them shared: notes as the cuda backend gives them.
+class NotingBackend final : public Backend {
+ public:
+  [[nodiscard]] std::string name() const override { return cpu_->name(); }
+  [[nodiscard]] DeviceInfo device() const override { return cpu_->device(); }
+  void prepare(const GptWeights& weights, int B, int T, DType dtype) override {
+    cpu_->prepare(weights, B, T, dtype);
+    model_ = weights.config.name;
+  }
+  std::vector<float> logits(const std::vector<std::int32_t>& tokens) override { return cpu_->logits(tokens); }
+  std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters) override {
+    return cpu_->time_forwards(tokens, warmup, iters);
+  }
+  [[nodiscard]] std::vector<std::string> notes() const override { return {"shared", "kept for " + model_}; }
+
+ private:
+  std::unique_ptr<Backend> cpu_ = make_cpu_backend();
+  std::string model_;
+};
+}  // namespace
+
+TEST_CASE("harness: the notes of every prepared model are kept, each distinct one once") {
+  NotingBackend backend;
+  HarnessSettings s;
+  s.batch = 1;
+  s.seq = 4;
+  s.check = false;
+  s.iters = 1;
+  const GptConfig a{"a", 1, 1, 8, 13, 8, true}, b{"b", 1, 1, 8, 13, 8, true};
+  const BenchRun run = run_benchmarks({{a, nullptr}, {b, nullptr}}, s, backend);
+  CHECK(run.notes == std::vector<std::string>{"shared", "kept for a", "kept for b"});
+}

@@ -79,6 +79,9 @@ BenchRun run_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSetting
     r.cost = forward_cost(job.config, s.batch, s.seq, s.dtype);
     const auto tokens = make_tokens(s.batch, s.seq, job.config.vocab_size, s.seed);
     backend.prepare(weights, s.batch, s.seq, s.dtype);
+    for (std::string& note : backend.notes()) {  // per prepared model (some name it), each distinct one once
+      if (std::find(run.notes.begin(), run.notes.end(), note) == run.notes.end()) run.notes.push_back(std::move(note));
+    }
     // The peak FLOP/s depend on the dtype, which the backend knows only once prepared (fp32 peak for a bf16 run
     // gave roofline fractions above 1 on the H100).
     run.device = backend.device();

@@ -94,11 +94,14 @@ class CudaBackend final : public Backend {
       char times[96];
       std::snprintf(times, sizeof times, " (median of 15 replays at prepare: fused %.1f us, unfused %.1f us)",
                     1000 * fused_ms_, 1000 * unfused_ms_);
-      notes.push_back(std::string(forward_->fused_layers() ? "cuda: fused layer steps (one kernel per layer, "
-                                                             "thread-block clusters, fp32 math on CUDA cores in every "
-                                                             "dtype), chosen over the unfused forward as the faster"
-                                                           : "cuda: the unfused forward, chosen over the fused layer "
-                                                             "steps as the faster") + times);
+      const std::string model = "cuda " + weights_->config.name + ": ";
+      notes.push_back(model +
+                      (forward_->fused_layers() ? "fused layer steps (one kernel per layer, thread-block clusters, "
+                                                  "fp32 math on CUDA cores in every dtype), chosen over the unfused "
+                                                  "forward as the faster"
+                                                : "the unfused forward, chosen over the fused layer steps as the "
+                                                  "faster") +
+                      times);
     }
     return notes;
   }
