@@ -369,24 +369,30 @@ FusedKernel<P> fused_kernel_for(int hs) {
   }
 }
 
-/// Whether a step's parameters are staged in shared memory for width C and weights of `elem` bytes, and the bytes
-/// of shared memory a CTA then takes.
-bool staged(int C, std::size_t elem) {
-  return sizeof(float) * (smem_floats(C) + 4 * C) + elem * staged_elems(C) <= kMaxSmemBytes;
+/// The kernel for width C, NH heads and sequences of T, or nullptr when fused_layer_forward does not take them.
+template <typename P>
+FusedKernel<P> kernel_for_shape(int C, int NH, int T) {
+  if (NH <= 0 || C <= 0 || C % NH != 0 || C % kCluster != 0 || C > kMaxFusedWidth || T > kMaxFusedSeq) return nullptr;
+  return fused_kernel_for<P>(C / NH);
 }
+
+/// Shared memory of a CTA with a step's parameters staged (see staged_elems), for width C and weights of `elem`
+/// bytes; whether they are staged (it fits kMaxSmemBytes); the bytes a CTA takes.
+std::size_t staged_bytes(int C, std::size_t elem) {
+  return sizeof(float) * (static_cast<std::size_t>(smem_floats(C)) + 4 * C) + elem * staged_elems(C);
+}
+bool staged(int C, std::size_t elem) { return staged_bytes(C, elem) <= kMaxSmemBytes; }
 std::size_t smem_bytes(int C, std::size_t elem) {
-  const std::size_t base = sizeof(float) * static_cast<std::size_t>(smem_floats(C));
-  return staged(C, elem) ? base + sizeof(float) * 4 * C + elem * staged_elems(C) : base;
+  return staged(C, elem) ? staged_bytes(C, elem) : sizeof(float) * static_cast<std::size_t>(smem_floats(C));
 }
 }  // namespace
 
 template <typename P>
 bool fused_layer_ready(int C, int NH, int T) {
-  if (NH <= 0 || C <= 0 || C % NH != 0 || C % kCluster != 0 || C > kMaxFusedWidth || T > kMaxFusedSeq) return false;
-  const FusedKernel<P> kernel = fused_kernel_for<P>(C / NH);
+  const FusedKernel<P> kernel = kernel_for_shape<P>(C, NH, T);
   if (kernel == nullptr) return false;
-  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(smem_bytes(C, sizeof(P)))) !=
+  const std::size_t bytes = smem_bytes(C, sizeof(P));
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) !=
       cudaSuccess) {
     (void)cudaGetLastError();  // too much shared memory for this device: not an error, the unfused forward runs
     return false;
@@ -394,7 +400,7 @@ bool fused_layer_ready(int C, int NH, int T) {
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(kCluster);
   config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = smem_bytes(C, sizeof(P));
+  config.dynamicSmemBytes = bytes;
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -407,8 +413,8 @@ template <typename P>
 void fused_layer_forward(const FusedLayerStep<P>& step, cudaStream_t stream) {
   const std::string shape = "B=" + std::to_string(step.B) + " T=" + std::to_string(step.T) + " C=" +
                             std::to_string(step.C) + " NH=" + std::to_string(step.NH);
-  const FusedKernel<P> kernel = step.NH > 0 && step.C % step.NH == 0 ? fused_kernel_for<P>(step.C / step.NH) : nullptr;
-  if (kernel == nullptr || step.C % kCluster != 0 || step.C > kMaxFusedWidth || step.T > kMaxFusedSeq) {
+  const FusedKernel<P> kernel = kernel_for_shape<P>(step.C, step.NH, step.T);
+  if (kernel == nullptr) {
     throw Error(ExitCode::kInternal, "fused_layer_forward does not take " + shape + " (fused_layer_ready says so)");
   }
   const int rows = step.B * step.T;
