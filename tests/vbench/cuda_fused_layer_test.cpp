@@ -1,13 +1,15 @@
-// The fused layer steps (fused_layer.cu) end to end through GptForward: the logits of the fused forward and of the
-// unfused one vs the fp64 reference_forward, in every dtype, for each supported head size, with row counts that are
-// not a multiple of a cluster's 16 rows and sequences of more than 32 keys (a lane takes several); which widths
-// fused_layer_ready takes (gpu label).
+// The fused layer steps (fused_layer.cu) end to end through GptForward: the logits of the fused forward in each
+// layout and of the unfused one vs the fp64 reference_forward, in every dtype, for each supported head size, with
+// row counts that are not a multiple of a cluster's 16 rows or a block's 4 and sequences of more than 32 keys (a lane
+// takes several); which widths fused_layer_ready takes (gpu label).
 #include <doctest/doctest.h>
 
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "tests/vbench/cuda_random_check.hpp"
@@ -35,14 +37,18 @@ struct Gpu {
   Gpu& operator=(const Gpu&) = delete;
 };
 
-/// Logits [B*T][V] of one eager forward, fused or not.
-std::vector<float> forward_logits(Gpu& gpu, const GptWeights& weights, DType dtype, bool fused,
-                                  const std::vector<std::int32_t>& tokens, int B, int T) {
+/// Logits [B*T][V] of one eager forward, fused in `layout` or unfused (nullopt).
+std::vector<float> forward_logits(Gpu& gpu, const GptWeights& weights, DType dtype,
+                                  std::optional<cuda::FusedLayout> layout, const std::vector<std::int32_t>& tokens,
+                                  int B, int T) {
   const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, dtype);
   cuda::GptForward forward(gpu.lt, device_weights, B, T);
-  REQUIRE(forward.fused_layers_available());
-  forward.use_fused_layers(fused);
-  REQUIRE(forward.fused_layers() == fused);
+  // Every case runs in the cluster-columns layout; the block-rows one takes widths up to 64.
+  std::vector<cuda::FusedLayout> expected = {cuda::FusedLayout::kClusterColumns};
+  if (weights.config.n_embd <= 64) expected.push_back(cuda::FusedLayout::kBlockRows);
+  REQUIRE(forward.fused_layouts() == expected);
+  forward.use_fused_layers(layout);
+  REQUIRE(forward.fused_layout() == layout);
   cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int), cudaMemcpyHostToDevice),
                    "cudaMemcpy", "tokens");
   forward.choose_gemm_algorithms(gpu.stream);
@@ -70,8 +76,9 @@ TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the un
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
   Gpu gpu;
-  // Head sizes 16, 32, 64; 38, 45 and 21 rows (clusters of 16 rows, the last partial); 45 keys; no layer at all;
-  // width 256, whose weights are read from global memory (too many to stage in shared memory).
+  // Head sizes 16, 32, 64; 38, 45 and 21 rows (clusters of 16 rows, the last partial; blocks of 4 rows, the last
+  // partial for 45 and 21); 45 keys; no layer at all; width 256, whose weights are read from global memory (too
+  // many to stage in shared memory). The widths up to 64 run in both fused layouts.
   const Case cases[] = {{2, 3, 48, 2, 19, true},
                         {1, 2, 64, 1, 45, false},
                         {2, 2, 128, 3, 7, true},
@@ -90,18 +97,21 @@ TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the un
     const std::vector<double> ref = reference_forward(weights, tokens, c.B, c.T);
     // The fused steps compute in fp32 in every dtype; tf32 and bf16 still round the LM head's inputs.
     for (const auto& [dtype, limit] : {std::pair{DType::kFp32, 1e-5}, {DType::kTf32, 1e-2}, {DType::kBf16, 2e-2}}) {
-      for (const bool fused : {true, false}) {
+      std::vector<std::optional<cuda::FusedLayout>> layouts = {std::nullopt, cuda::FusedLayout::kClusterColumns};
+      if (c.n_embd <= 64) layouts.emplace_back(cuda::FusedLayout::kBlockRows);
+      for (const std::optional<cuda::FusedLayout> layout : layouts) {
+        const std::string name = layout ? cuda::fused_layout_name(*layout) : "unfused";
         CAPTURE(c.n_layer);
         CAPTURE(c.n_embd);
         CAPTURE(c.B);
         CAPTURE(c.T);
         CAPTURE(static_cast<int>(dtype));
-        CAPTURE(fused);
-        const std::vector<float> logits = forward_logits(gpu, weights, dtype, fused, tokens, c.B, c.T);
+        CAPTURE(name);
+        const std::vector<float> logits = forward_logits(gpu, weights, dtype, layout, tokens, c.B, c.T);
         REQUIRE(logits.size() == ref.size());
         const double rel = cuda_test::relative_error(logits, ref);
-        MESSAGE("C " << c.n_embd << " B " << c.B << " T " << c.T << " dtype " << static_cast<int>(dtype)
-                     << (fused ? " fused" : " unfused") << ": rel err " << rel);
+        MESSAGE("C " << c.n_embd << " B " << c.B << " T " << c.T << " dtype " << static_cast<int>(dtype) << " "
+                     << name << ": rel err " << rel);
         CHECK(rel <= limit);
         if (dtype == DType::kFp32) {
           cuda_test::check_close(logits, std::vector<float>(ref.begin(), ref.end()), 1e-4, 1e-4, "fp32 logits");
@@ -112,14 +122,24 @@ TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the un
 }
 
 TEST_CASE("fused layer steps: the widths and head sizes they take") {
-  CHECK(cuda::fused_layer_ready<float>(48, 3, 64));
-  CHECK(cuda::fused_layer_ready<__nv_bfloat16>(256, 8, cuda::kMaxFusedSeq));
-  CHECK(cuda::fused_layer_ready<float>(cuda::kMaxFusedWidth, cuda::kMaxFusedWidth / 64, 1));
-  CHECK_FALSE(cuda::fused_layer_ready<float>(24, 3, 64));   // head size 8
-  CHECK_FALSE(cuda::fused_layer_ready<float>(96, 1, 64));   // head size 96
-  CHECK_FALSE(cuda::fused_layer_ready<float>(448, 7, 64));  // wider than kMaxFusedWidth
-  CHECK_FALSE(cuda::fused_layer_ready<float>(48, 3, cuda::kMaxFusedSeq + 1));
-  CHECK_FALSE(cuda::fused_layer_ready<float>(48, 0, 64));
+  using cuda::FusedLayout;
+  for (const FusedLayout layout : cuda::kFusedLayouts) {
+    CAPTURE(cuda::fused_layout_name(layout));
+    CHECK(cuda::fused_layer_ready<float>(layout, 48, 3, 64));
+    CHECK(cuda::fused_layer_ready<__nv_bfloat16>(layout, 64, 2, cuda::kMaxFusedSeq));
+    CHECK_FALSE(cuda::fused_layer_ready<float>(layout, 24, 3, 64));   // head size 8
+    CHECK_FALSE(cuda::fused_layer_ready<float>(layout, 96, 1, 64));   // head size 96
+    CHECK_FALSE(cuda::fused_layer_ready<float>(layout, 448, 7, 64));  // wider than kMaxFusedWidth
+    CHECK_FALSE(cuda::fused_layer_ready<float>(layout, 48, 3, cuda::kMaxFusedSeq + 1));
+    CHECK_FALSE(cuda::fused_layer_ready<float>(layout, 48, 0, 64));
+  }
+  CHECK(cuda::fused_layer_ready<__nv_bfloat16>(FusedLayout::kClusterColumns, 256, 8, cuda::kMaxFusedSeq));
+  CHECK(cuda::fused_layer_ready<float>(FusedLayout::kClusterColumns, cuda::kMaxFusedWidth, cuda::kMaxFusedWidth / 64,
+                                       1));
+  // Block rows: a CTA computes all 4C columns of the MLP with its 256 threads, and a fp32 width 64 still stages.
+  CHECK(cuda::fused_layer_ready<float>(FusedLayout::kBlockRows, 64, 1, 64));
+  CHECK_FALSE(cuda::fused_layer_ready<float>(FusedLayout::kBlockRows, 80, 5, 64));  // 4C = 320 columns
+  CHECK_FALSE(cuda::fused_layer_ready<__nv_bfloat16>(FusedLayout::kBlockRows, 128, 2, 64));
 }
 
 }  // namespace

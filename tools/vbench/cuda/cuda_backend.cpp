@@ -10,7 +10,9 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "libcommon/error.hpp"
@@ -20,6 +22,7 @@
 #include "tools/vbench/cuda/device_info.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/gpt_forward.hpp"
+#include "tools/vbench/cuda/kernels.hpp"
 
 namespace vtools::vbench {
 
@@ -90,18 +93,19 @@ class CudaBackend final : public Backend {
       notes.push_back("cuda fp32: the LM head runs as 3xTF32 on tensor cores (operands split into TF32 hi + lo, three "
                       "products summed in one GEMM; fp32-level error); the other GEMMs in fp32");
     }
-    if (fusion_timed_) {
-      char times[96];
-      std::snprintf(times, sizeof times, " (median of 15 replays at prepare: fused %.1f us, unfused %.1f us)",
-                    1000 * fused_ms_, 1000 * unfused_ms_);
-      const std::string model = "cuda " + weights_->config.name + ": ";
-      notes.push_back(model +
-                      (forward_->fused_layers() ? "fused layer steps (one kernel per layer, thread-block clusters, "
-                                                  "fp32 math on CUDA cores in every dtype), chosen over the unfused "
-                                                  "forward as the faster"
-                                                : "the unfused forward, chosen over the fused layer steps as the "
-                                                  "faster") +
-                      times);
+    if (!forward_ms_.empty()) {
+      std::string times;
+      for (const auto& [name, ms] : forward_ms_) {
+        char t[96];
+        std::snprintf(t, sizeof t, "%s%s %.1f us", times.empty() ? "" : ", ", name.c_str(), 1000 * ms);
+        times += t;
+      }
+      const std::optional<cuda::FusedLayout> layout = forward_->fused_layout();
+      notes.push_back("cuda " + weights_->config.name + ": " +
+                      (layout ? std::string("fused layer steps in the ") + cuda::fused_layout_name(*layout) +
+                                    " layout (one kernel per layer, fp32 math on CUDA cores in every dtype)"
+                              : std::string("the unfused forward")) +
+                      ", the fastest at prepare (median of 15 replays: " + times + ")");
     }
     return notes;
   }
@@ -122,7 +126,7 @@ class CudaBackend final : public Backend {
     forward_->enqueue(stream_);
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager warm-up forward");
     tune_gemms();
-    if (forward_->fused_layers_available()) choose_layer_fusion();
+    if (!forward_->fused_layouts().empty()) choose_layer_fusion();
     capture();
   }
 
@@ -193,17 +197,22 @@ class CudaBackend final : public Backend {
     }
   }
 
-  /// Keeps the fused layer steps when their whole forward is faster than the unfused one with its tuned GEMMs (for
-  /// small models, where launches dominate; the GEMM plans' choice above is unaffected: the fused steps use only
-  /// the LM head's).
+  /// Keeps the fastest of the unfused forward with its tuned GEMMs and the fused layer steps in each layout the model
+  /// takes (for small models, where launches dominate; the GEMM plans' choice above is unaffected: the fused steps
+  /// use only the LM head's).
   void choose_layer_fusion() {
-    unfused_ms_ = median_forward_ms();
-    forward_->use_fused_layers(true);
-    forward_->enqueue(stream_);  // eagerly once: loads the kernels' module outside the capture
-    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager fused forward");
-    fused_ms_ = median_forward_ms();
-    fusion_timed_ = true;
-    if (!(fused_ms_ < unfused_ms_)) forward_->use_fused_layers(false);
+    forward_ms_ = {{"unfused", median_forward_ms()}};
+    double best_ms = forward_ms_.front().second;
+    std::optional<cuda::FusedLayout> best;
+    for (const cuda::FusedLayout layout : forward_->fused_layouts()) {
+      forward_->use_fused_layers(layout);
+      forward_->enqueue(stream_);  // eagerly once: loads the kernels' module outside the capture
+      check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager fused forward");
+      const double ms = median_forward_ms();
+      forward_ms_.emplace_back(std::string("fused ") + cuda::fused_layout_name(layout), ms);
+      if (ms < best_ms) best_ms = ms, best = layout;
+    }
+    forward_->use_fused_layers(best);
   }
 
   /// Median time of 15 replays of the forward as planned now (after 3 warm-up ones); +inf when it cannot be
@@ -272,7 +281,7 @@ class CudaBackend final : public Backend {
 
   void release_forward() {
     release_graph();
-    fusion_timed_ = false;
+    forward_ms_.clear();
     forward_.reset();  // before the weights it points to
     weights_.reset();
   }
@@ -286,8 +295,9 @@ class CudaBackend final : public Backend {
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
   int kernels_ = 0;
-  bool fusion_timed_ = false;  ///< choose_layer_fusion ran for the prepared model; its two medians in ms:
-  double fused_ms_ = 0, unfused_ms_ = 0;
+  /// choose_layer_fusion's candidates for the prepared model (unfused, then each fused layout) and their median ms;
+  /// empty when it did not run.
+  std::vector<std::pair<std::string, double>> forward_ms_;
 };
 
 }  // namespace

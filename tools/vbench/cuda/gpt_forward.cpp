@@ -56,9 +56,13 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
   logits_ = DeviceBuffer(R * Vp * act, "logits");
   if (split_head()) ln_split_ = DeviceBuffer(R * 3 * C * sizeof(float), "final layernorm output (3xTF32 split)");
   workspace_ = DeviceBuffer(kWorkspaceBytes, "cuBLASLt workspace");
-  fused_available_ = weights.dtype == DType::kBf16 ? fused_layer_ready<__nv_bfloat16>(cfg.n_embd, cfg.n_head, T)
-                                                   : fused_layer_ready<float>(cfg.n_embd, cfg.n_head, T);
-  if (fused_available_) fused_qkv_ = DeviceBuffer(2 * R * 3 * C * sizeof(float), "fused steps' qkv");
+  for (const FusedLayout layout : kFusedLayouts) {
+    if (weights.dtype == DType::kBf16 ? fused_layer_ready<__nv_bfloat16>(layout, cfg.n_embd, cfg.n_head, T)
+                                      : fused_layer_ready<float>(layout, cfg.n_embd, cfg.n_head, T)) {
+      fused_layouts_.push_back(layout);
+    }
+  }
+  if (!fused_layouts_.empty()) fused_qkv_ = DeviceBuffer(2 * R * 3 * C * sizeof(float), "fused steps' qkv");
   const int M = static_cast<int>(R), Ci = cfg.n_embd;
   const DType dt = weights.dtype;
   qkv_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, 3 * Ci, Ci}, dt, Epilogue::kBias, kWorkspaceBytes);
@@ -82,6 +86,14 @@ void GptForward::choose_gemm_algorithms(cudaStream_t stream) {
     fc_proj_mm_->choose_fastest(partials_.get(), fc_.get(), l.fc_proj_w.get(), nullptr, ws, stream);
   }
   head_mm_->choose_fastest(logits_.get(), head_input(), head_weights(), nullptr, ws, stream);
+}
+
+void GptForward::use_fused_layers(std::optional<FusedLayout> layout) {
+  if (layout && std::find(fused_layouts_.begin(), fused_layouts_.end(), *layout) == fused_layouts_.end()) {
+    throw Error(ExitCode::kInternal, std::string("the fused layer steps cannot run in the ") +
+                                         fused_layout_name(*layout) + " layout for this model");
+  }
+  fused_ = layout;
 }
 
 void GptForward::enqueue(cudaStream_t stream) const {
@@ -134,7 +146,7 @@ void GptForward::enqueue_fused(cudaStream_t stream) const {
   float* const qkv[2] = {fused_qkv_.as<float>(), fused_qkv_.as<float>() + plane};
   for (int i = 0; i <= L; ++i) {  // step i: layer i - 1's second half (the encoder for i = 0), layer i's first half
     FusedLayerStep<A> step;
-    step.B = B_, step.T = T_, step.C = cfg.n_embd, step.NH = cfg.n_head;
+    step.B = B_, step.T = T_, step.C = cfg.n_embd, step.NH = cfg.n_head, step.layout = *fused_;
     step.residual = residual_.as<float>();
     if (i == 0) {
       step.tokens = d_tokens(), step.wte = w_.wte.as<A>(), step.wpe = w_.wpe.as<A>();

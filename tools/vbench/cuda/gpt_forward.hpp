@@ -22,10 +22,12 @@
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "tools/vbench/cuda/device_buffer.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
+#include "tools/vbench/cuda/kernels.hpp"
 #include "tools/vbench/cuda/matmul.hpp"
 
 namespace vtools::vbench::cuda {
@@ -48,11 +50,13 @@ class GptForward {
   /// Enqueues one forward reading tokens() and writing logits() on `stream`.
   void enqueue(cudaStream_t stream) const;
 
-  /// Whether this model can run as fused layer steps (fused_layer_forward: n_layer + 1 kernels and the LM head).
-  [[nodiscard]] bool fused_layers_available() const { return fused_available_; }
-  /// Makes enqueue() run the fused steps (when available) or the unfused sequence (the default).
-  void use_fused_layers(bool on) { fused_ = on && fused_available_; }
-  [[nodiscard]] bool fused_layers() const { return fused_; }
+  /// The layouts in which this model can run as fused layer steps (fused_layer_forward: n_layer + 1 kernels and the
+  /// LM head); empty when it cannot.
+  [[nodiscard]] const std::vector<FusedLayout>& fused_layouts() const { return fused_layouts_; }
+  /// Makes enqueue() run the fused steps in `layout` (one of fused_layouts()), or the unfused sequence (nullopt, the
+  /// default).
+  void use_fused_layers(std::optional<FusedLayout> layout);
+  [[nodiscard]] std::optional<FusedLayout> fused_layout() const { return fused_; }
 
   [[nodiscard]] int* d_tokens() const { return tokens_.as<int>(); }  ///< [B][T] int32
   /// [B][T][Vp] in the activation type (float, or bf16 bits when the dtype is bf16); columns >= V are zero.
@@ -73,7 +77,8 @@ class GptForward {
   int B_, T_;
   DeviceBuffer tokens_, residual_, ln_, qkv_, attn_, partials_, fc_, logits_, ln_split_, workspace_;
   DeviceBuffer fused_qkv_;  ///< fused steps only: two [B][T][3C] fp32 buffers, written by alternate steps
-  bool fused_available_ = false, fused_ = false;
+  std::vector<FusedLayout> fused_layouts_;
+  std::optional<FusedLayout> fused_;
   int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)
   std::unique_ptr<Matmul> qkv_mm_, attn_proj_mm_, fc_mm_, fc_proj_mm_, head_mm_;
 };

@@ -60,6 +60,20 @@ inline constexpr int kMaxFusedWidth = 384;
 /// Longest sequence it takes: a warp keeps one query row's attention probabilities in shared memory.
 inline constexpr int kMaxFusedSeq = 512;
 
+/// How fused_layer_forward spreads a step's rows over CTAs. Both keep a CTA's rows in shared memory for the whole
+/// step; they differ in who computes which GEMM columns.
+enum class FusedLayout {
+  /// A thread-block cluster of 8 CTAs owns 16 rows; each CTA computes 1/8 of every GEMM's columns and writes them
+  /// into every CTA's shared memory (DSMEM), meeting the others at 5 cluster barriers per step.
+  kClusterColumns,
+  /// A CTA owns 4 rows and computes every column, its step's weights copied whole into its shared memory (bulk
+  /// copies) as it starts: no cluster, each CTA reads the whole layer from L2. For widths up to 64.
+  kBlockRows,
+};
+inline constexpr FusedLayout kFusedLayouts[] = {FusedLayout::kClusterColumns, FusedLayout::kBlockRows};
+/// "cluster columns" or "block rows".
+const char* fused_layout_name(FusedLayout layout);
+
 /// One launch of fused_layer_forward (fused_layer.cu): layer l's second half (attention, projection, residual add,
 /// layer norm 2, MLP, residual add; or the encoder when `tokens` is set), then layer l + 1's first half (layer
 /// norm 1 and the qkv GEMM into qkv_out; when attn_w is set) or the final layer norm into head_out. P is the
@@ -87,13 +101,15 @@ struct FusedLayerStep {
   bool split_head = false;
   float* residual = nullptr;  ///< [B][T][C]: read at the start (not by the first step), written at the end
   int B = 0, T = 0, C = 0, NH = 0;
+  FusedLayout layout = FusedLayout::kClusterColumns;
 };
 
-/// Whether fused_layer_forward takes width C with NH heads and sequences of T for weights of type P on the current
-/// device (head size 16, 32 or 64, C up to kMaxFusedWidth, T up to kMaxFusedSeq, the cluster fits); when it does,
-/// the kernel is made ready (its shared memory size set). Host only, outside stream capture.
+/// Whether fused_layer_forward takes `layout` with width C, NH heads and sequences of T for weights of type P on the
+/// current device (head size 16, 32 or 64, C a multiple of 8 up to kMaxFusedWidth, T up to kMaxFusedSeq, the
+/// cluster fits; block rows: C up to 64 and the step's weights fit in shared memory); when it does, the kernel is
+/// made ready (its shared memory size set). Host only, outside stream capture.
 template <typename P>
-bool fused_layer_ready(int C, int NH, int T);
+bool fused_layer_ready(FusedLayout layout, int C, int NH, int T);
 
 /// Enqueues one step; the forward is n_layer + 1 of them, the first with the encoder, the last with the final layer
 /// norm, qkv_in/qkv_out alternating between two buffers. Needs fused_layer_ready for its shape.

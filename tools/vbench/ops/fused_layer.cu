@@ -46,26 +46,99 @@ namespace cg = cooperative_groups;
 namespace vtools::vbench::cuda {
 
 namespace {
-constexpr int kRows = 16;    // rows per cluster
-constexpr int kCluster = 8;  // CTAs per cluster (the portable maximum)
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kBatch = 8;  // weight loads in flight per thread in a GEMM; every K is a multiple of it
 
-/// Shared memory of one CTA in floats: the residual rows xs[kRows][C], the GEMM input u[C][kRows] (a layer norm's
-/// or attention's output, transposed), the MLP hidden h[4C][kRows] and scratch[kThreads * kRows] (a GEMM's split-K
-/// partials, or each warp's attention probabilities: kMaxFusedSeq per warp).
-constexpr int smem_floats(int C) { return kRows * C + C * kRows + 4 * C * kRows + kThreads * kRows; }
-/// When they fit (kMaxSmemBytes), a step's parameters follow, copied in by cp.async as the step starts, so that no
-/// GEMM or layer norm waits on a global load: the four layer-norm vectors ln2_w, ln2_b, ln_w, ln_b (fp32 [C] each),
-/// then in the weights' type the CTA's slices of attn_proj [C][C/8], fc [C][C/2], fc_proj [4C][C/8] and qkv
-/// [C][3C/8], then their biases' slices.
-constexpr int staged_elems(int C) { return 3 * C * C / 2 + 9 * C / 8; }
-// Two CTAs per SM: with one, 16 clusters of 8 (B=4, T=64) did not all fit on the H100's GPCs at once and ran in two
-// waves (ncu: SMs active half the elapsed cycles). The H100 has 228 KB per SM, 1 KB of it reserved per block.
-constexpr int kBlocksPerSm = 2;
-constexpr std::size_t kMaxSmemBytes = 228 * 1024 / kBlocksPerSm - 1024;
-static_assert(kThreads * kRows >= kWarps * kMaxFusedSeq, "the attention probabilities fit in the scratch");
+/// The two ways a step spreads rows over CTAs (FusedLayout): Rows rows per cluster of Cluster CTAs.
+template <FusedLayout L>
+struct Geometry;
+template <>
+struct Geometry<FusedLayout::kClusterColumns> {
+  static constexpr int kRows = 16, kCluster = 8;  // 8: the portable cluster maximum
+  // Two CTAs per SM: with one, 16 clusters of 8 (B=4, T=64) did not all fit on the H100's GPCs at once and ran in
+  // two waves (ncu: SMs active half the elapsed cycles).
+  static constexpr int kBlocksPerSm = 2;
+};
+template <>
+struct Geometry<FusedLayout::kBlockRows> {
+  static constexpr int kRows = 4, kCluster = 1, kBlocksPerSm = 1;
+};
+
+/// Shared memory of one CTA in floats: the residual rows xs[Rows][C], the GEMM input u[C][Rows] (a layer norm's
+/// or attention's output, transposed), the MLP hidden h[4C][Rows] and scratch (a GEMM's split-K partials,
+/// kThreads * Rows at most, or each warp's attention probabilities, kMaxFusedSeq per warp).
+__host__ __device__ constexpr int scratch_floats(int rows) { return kThreads * rows > kWarps * kMaxFusedSeq ? kThreads * rows : kWarps * kMaxFusedSeq; }
+constexpr int smem_floats(int C, int rows) { return 6 * C * rows + scratch_floats(rows); }
+/// When they fit (max_smem_bytes), a step's parameters follow, copied in asynchronously as the step starts, so that
+/// no GEMM or layer norm waits on a global load: the four layer-norm vectors ln2_w, ln2_b, ln_w, ln_b (fp32 [C]
+/// each), then in the weights' type the CTA's column slices (1/Cluster of the columns) of attn_proj [C][C], fc
+/// [C][4C], fc_proj [4C][C] and qkv [C][3C], then their biases' slices.
+constexpr int staged_elems(int C, int cluster) { return (12 * C * C + 9 * C) / cluster; }
+/// The H100 has 228 KB per SM, 1 KB of it reserved per block; at most 227 KB per block.
+constexpr std::size_t max_smem_bytes(int blocks_per_sm) {
+  return blocks_per_sm == 1 ? 227 * 1024 : 228 * 1024 / blocks_per_sm - 1024;
+}
+
+/// Stores v at dst in the shared memory of every CTA of the cluster (dst is this CTA's address).
+template <int Cluster>
+__device__ __forceinline__ void store_to_cluster(float* dst, float v) {
+  if constexpr (Cluster == 1) {
+    *dst = v;
+  } else {
+    cg::cluster_group cluster = cg::this_cluster();
+#pragma unroll
+    for (int q = 0; q < Cluster; ++q) *cluster.map_shared_rank(dst, q) = v;
+  }
+}
+
+/// Barrier of the cluster (of the CTA when it has one CTA), ordering shared memory writes before it (local or
+/// remote) before reads after it.
+template <int Cluster>
+__device__ __forceinline__ void sync_cluster() {
+  if constexpr (Cluster == 1) {
+    __syncthreads();
+  } else {
+    cg::this_cluster().sync();
+  }
+}
+
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+/// Bulk copies (the TMA's one-dimensional form) into shared memory, counted on an mbarrier: one thread calls copy()
+/// for each piece and then arrive(); every thread wait()s before reading the pieces.
+struct BulkCopies {
+  std::uint64_t* barrier;  ///< in shared memory, initialised for one arrival by init()
+  __device__ void init() const {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(shared_address(barrier)));
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the async proxy sees the initialised barrier
+  }
+  /// bytes: a multiple of 16; dst and src 16-byte aligned.
+  __device__ void copy(void* dst, const void* src, std::uint32_t bytes) const {
+    asm volatile("mbarrier.expect_tx.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(bytes)
+                 : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     shared_address(dst)),
+                 "l"(src), "r"(bytes), "r"(shared_address(barrier))
+                 : "memory");
+  }
+  /// The one arrival the barrier waits for, after the last copy().
+  __device__ void arrive() const {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(barrier)) : "memory");
+  }
+  __device__ void wait() const {
+    std::uint32_t done = 0;
+    while (!done) {
+      asm volatile(
+          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n selp.u32 %0, 1, 0, p;\n}\n"
+          : "=r"(done)
+          : "r"(shared_address(barrier))
+          : "memory");
+    }
+  }
+};
 
 /// What a GEMM does with each of its outputs v(r, n): add the bias and store to qkv_out (kQkv); add the bias and
 /// the residual xs[r][n] and store it to every CTA's xs (kResidual); add the bias, apply GELU and store it to every
@@ -85,14 +158,14 @@ struct GemmOutput {
 /// goes. Nc <= kThreads, K a multiple of kBatch; every thread must call. Threads split K when Nc is small, and all
 /// partial sums pass through `scratch` so that the epilogue is one loop: the kernel's steps run once each, so its
 /// code size (instruction fetch) costs more than this.
-template <typename P>
+template <typename P, int Rows, int Cluster>
 __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, int ldw, int K, int n0, int Nc,
                                       float* scratch, GemmOutput<P> out) {
   const int splits = max(1, min(kThreads / Nc, K / kBatch));
   const int chunk = ((K + splits - 1) / splits + kBatch - 1) / kBatch * kBatch;
   const int col = threadIdx.x % Nc, s = threadIdx.x / Nc;
   if (s < splits) {
-    float acc[kRows] = {};
+    float acc[Rows] = {};
     const int k_end = min(K, (s + 1) * chunk);
     const P* w = W + col;
     for (int k0 = s * chunk; k0 < k_end; k0 += kBatch) {
@@ -101,9 +174,9 @@ __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, i
       for (int i = 0; i < kBatch; ++i) wk[i] = to_float(w[(k0 + i) * ldw]);
 #pragma unroll
       for (int i = 0; i < kBatch; ++i) {
-        const float4* ak = reinterpret_cast<const float4*>(a + (k0 + i) * kRows);
+        const float4* ak = reinterpret_cast<const float4*>(a + (k0 + i) * Rows);
 #pragma unroll
-        for (int q = 0; q < kRows / 4; ++q) {
+        for (int q = 0; q < Rows / 4; ++q) {
           const float4 v = ak[q];
           acc[4 * q] += v.x * wk[i];
           acc[4 * q + 1] += v.y * wk[i];
@@ -112,18 +185,17 @@ __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, i
         }
       }
     }
-    float4* partial = reinterpret_cast<float4*>(scratch + (s * Nc + col) * kRows);
+    float4* partial = reinterpret_cast<float4*>(scratch + (s * Nc + col) * Rows);
 #pragma unroll
-    for (int q = 0; q < kRows / 4; ++q) {
+    for (int q = 0; q < Rows / 4; ++q) {
       partial[q] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
     }
   }
   __syncthreads();
-  cg::cluster_group cluster = cg::this_cluster();
-  for (int i = threadIdx.x; i < Nc * kRows; i += kThreads) {
-    const int c = i / kRows, r = i % kRows, n = n0 + c;
+  for (int i = threadIdx.x; i < Nc * Rows; i += kThreads) {
+    const int c = i / Rows, r = i % Rows, n = n0 + c;
     float v = to_float(out.bias[c]);
-    for (int t = 0; t < splits; ++t) v += scratch[(t * Nc + c) * kRows + r];
+    for (int t = 0; t < splits; ++t) v += scratch[(t * Nc + c) * Rows + r];
     float* dst = nullptr;
     if (out.kind == Epilogue::kQkv) {
       if (out.row0 + r < out.rows) out.dst[static_cast<long long>(out.row0 + r) * 3 * out.C + n] = v;
@@ -132,11 +204,10 @@ __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, i
       dst = out.dst + r * out.C + n;
       v += *dst;
     } else {
-      dst = out.dst + n * kRows + r;
+      dst = out.dst + n * Rows + r;
       v = gelu_tanh(v);
     }
-#pragma unroll
-    for (int q = 0; q < kCluster; ++q) *cluster.map_shared_rank(dst, q) = v;
+    store_to_cluster<Cluster>(dst, v);
   }
   __syncthreads();  // a and scratch are rewritten next
 }
@@ -155,13 +226,13 @@ __device__ __forceinline__ void stage_slice(P* dst, const P* W, int K, int N, in
   }
 }
 
-/// Layer norm (eps 1e-5, biased variance, as layernorm_forward) of the rows first, first + stride, ... < kRows of
+/// Layer norm (eps 1e-5, biased variance, as layernorm_forward) of the rows first, first + stride, ... < Rows of
 /// xs, one warp per row; calls store(r, c, value) for each value.
-template <typename Store>
+template <int Rows, typename Store>
 __device__ __forceinline__ void layernorm_rows(const float* xs, int C, const float* __restrict__ weight,
                                                const float* __restrict__ bias, int first, int stride, Store store) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int r = first + warp * stride; r < kRows; r += kWarps * stride) {
+  for (int r = first + warp * stride; r < Rows; r += kWarps * stride) {
     const float* x = xs + r * C;
     float sum = 0.f;
     for (int c = lane; c < C; c += 32) sum += x[c];
@@ -221,131 +292,174 @@ __device__ __forceinline__ void attend(const float* __restrict__ qkv, int b, int
   }
 }
 
-template <typename P, int HS>
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, kBlocksPerSm)
+/// The step's parameters for a CTA: where each GEMM reads its weights (column slice, leading dimension) and bias,
+/// and each layer norm its parameters.
+template <typename P>
+struct StepParams {
+  struct Gemm {
+    const P* w = nullptr;
+    int ldw = 0;
+    const P* bias = nullptr;
+  };
+  Gemm proj, fc, fc_proj, qkv;
+  const float *ln2_w, *ln2_b, *ln_w, *ln_b;
+};
+
+/// The step's parameters in global memory (the CTA's column slices: rank of Cluster).
+template <typename P, int Cluster>
+__device__ StepParams<P> global_params(const FusedLayerStep<P>& step, int rank) {
+  const int C = step.C, n_proj = C / Cluster, n_fc = 4 * C / Cluster, n_qkv = 3 * C / Cluster;
+  StepParams<P> p{};
+  p.ln2_w = step.ln2_w, p.ln2_b = step.ln2_b, p.ln_w = step.ln_w, p.ln_b = step.ln_b;
+  if (step.tokens == nullptr) {
+    p.proj = {step.attn_proj_w + rank * n_proj, C, step.attn_proj_b + rank * n_proj};
+    p.fc = {step.fc_w + rank * n_fc, 4 * C, step.fc_b + rank * n_fc};
+    p.fc_proj = {step.fc_proj_w + rank * n_proj, C, step.fc_proj_b + rank * n_proj};
+  }
+  if (step.attn_w != nullptr) p.qkv = {step.attn_w + rank * n_qkv, 3 * C, step.attn_b + rank * n_qkv};
+  return p;
+}
+
+/// Starts copying the step's parameters into shared memory at `lnp` (see staged_elems) and returns where they
+/// will be. Clusters of one CTA copy whole tensors by bulk copies on `bulk` (one thread issues them); wider ones
+/// their CTA's column slices by 4-byte cp.async (every thread issues some).
+template <typename P, int Cluster>
+__device__ StepParams<P> stage_params(const FusedLayerStep<P>& step, int rank, float* lnp, const BulkCopies& bulk) {
+  const int C = step.C, n_proj = C / Cluster, n_fc = 4 * C / Cluster, n_qkv = 3 * C / Cluster;
+  const bool first = step.tokens != nullptr, last = step.attn_w == nullptr;
+  StepParams<P> p = global_params<P, Cluster>(step, rank);
+  P* s_proj = reinterpret_cast<P*>(lnp + 4 * C);
+  P* s_fc = s_proj + C * n_proj;
+  P* s_fc_proj = s_fc + C * n_fc;
+  P* s_qkv = s_fc_proj + 4 * C * n_proj;
+  P* s_bias = s_qkv + C * n_qkv;  // [n_proj | n_fc | n_proj | n_qkv]
+  // Copies rows [0, K) and columns [col, col + Nc) of the [K][N] tensor src into dst, [K][Nc]: whole tensors (one
+  // CTA per cluster: col 0, Nc = N) as one bulk copy issued by thread 0, column slices by 4-byte cp.async.
+  const auto piece = [&](auto* dst, const auto* src, int K, int N, int col, int Nc) {
+    if constexpr (Cluster == 1) {
+      if (threadIdx.x == 0) bulk.copy(dst, src, static_cast<std::uint32_t>(K * N * sizeof(*src)));
+    } else {
+      stage_slice(dst, src, K, N, col, Nc);
+    }
+  };
+  if (!first) {
+    piece(lnp, step.ln2_w, 1, C, 0, C);
+    piece(lnp + C, step.ln2_b, 1, C, 0, C);
+    piece(s_proj, step.attn_proj_w, C, C, rank * n_proj, n_proj);
+    piece(s_fc, step.fc_w, C, 4 * C, rank * n_fc, n_fc);
+    piece(s_fc_proj, step.fc_proj_w, 4 * C, C, rank * n_proj, n_proj);
+    piece(s_bias, step.attn_proj_b, 1, C, rank * n_proj, n_proj);
+    piece(s_bias + n_proj, step.fc_b, 1, 4 * C, rank * n_fc, n_fc);
+    piece(s_bias + n_proj + n_fc, step.fc_proj_b, 1, C, rank * n_proj, n_proj);
+    p.proj = {s_proj, n_proj, s_bias};
+    p.fc = {s_fc, n_fc, s_bias + n_proj};
+    p.fc_proj = {s_fc_proj, n_proj, s_bias + n_proj + n_fc};
+    p.ln2_w = lnp, p.ln2_b = lnp + C;
+  }
+  piece(lnp + 2 * C, step.ln_w, 1, C, 0, C);
+  piece(lnp + 3 * C, step.ln_b, 1, C, 0, C);
+  p.ln_w = lnp + 2 * C, p.ln_b = lnp + 3 * C;
+  if (!last) {
+    piece(s_qkv, step.attn_w, C, 3 * C, rank * n_qkv, n_qkv);
+    piece(s_bias + 2 * n_proj + n_fc, step.attn_b, 1, 3 * C, rank * n_qkv, n_qkv);
+    p.qkv = {s_qkv, n_qkv, s_bias + 2 * n_proj + n_fc};
+  }
+  if (Cluster == 1 && threadIdx.x == 0) bulk.arrive();
+  return p;
+}
+template <typename P, int HS, FusedLayout L>
+__global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1) __launch_bounds__(kThreads, Geometry<L>::kBlocksPerSm)
     fused_layer_kernel(FusedLayerStep<P> step, bool staged) {
+  constexpr int Rows = Geometry<L>::kRows, Cluster = Geometry<L>::kCluster;
   extern __shared__ float4 smem4[];
+  __shared__ std::uint64_t bulk_barrier;
   float* smem = reinterpret_cast<float*>(smem4);
   const int C = step.C, rows = step.B * step.T;
   float* xs = smem;
-  float* u = xs + kRows * C;
-  float* h = u + C * kRows;
-  float* scratch = h + 4 * C * kRows;
-  cg::cluster_group cluster = cg::this_cluster();
-  const int rank = static_cast<int>(cluster.block_rank());
-  const int row0 = static_cast<int>(blockIdx.x / kCluster) * kRows;
-  const int n_proj = C / kCluster, n_fc = 4 * C / kCluster, n_qkv = 3 * C / kCluster;
+  float* u = xs + Rows * C;
+  float* h = u + C * Rows;
+  float* scratch = h + 4 * C * Rows;
+  const int rank = Cluster == 1 ? 0 : static_cast<int>(cg::this_cluster().block_rank());
+  const int row0 = static_cast<int>(blockIdx.x / Cluster) * Rows;
+  const int n_proj = C / Cluster, n_fc = 4 * C / Cluster, n_qkv = 3 * C / Cluster;
   const bool first = step.tokens != nullptr, last = step.attn_w == nullptr;
+  const BulkCopies bulk{&bulk_barrier};
+  if (Cluster == 1 && threadIdx.x == 0) bulk.init();  // before any thread waits: a __syncthreads follows below
 
-  // Where each GEMM reads its weights and bias, and each layer norm its parameters: global memory, or the staged
-  // copies (see staged_elems), whose copies start here and are waited for after the attention.
-  struct Params {
-    const P* w;
-    int ldw;
-    const P* bias;
+  // The parameters' copies start here and are waited for (wait_params) before the first GEMM or layer norm.
+  const StepParams<P> params = staged ? stage_params<P, Cluster>(step, rank, scratch + scratch_floats(Rows), bulk)
+                                      : global_params<P, Cluster>(step, rank);
+  const auto wait_params = [&] {
+    if (!staged) return;
+    if constexpr (Cluster == 1) {
+      bulk.wait();
+    } else {
+      cp_async_wait_all();
+    }
   };
-  Params proj{}, fc{}, fc_proj{}, qkv{};
-  const float *ln2_w = step.ln2_w, *ln2_b = step.ln2_b, *ln_w = step.ln_w, *ln_b = step.ln_b;
-  if (!first) {
-    proj = {step.attn_proj_w + rank * n_proj, C, step.attn_proj_b + rank * n_proj};
-    fc = {step.fc_w + rank * n_fc, 4 * C, step.fc_b + rank * n_fc};
-    fc_proj = {step.fc_proj_w + rank * n_proj, C, step.fc_proj_b + rank * n_proj};
-  }
-  if (!last) qkv = {step.attn_w + rank * n_qkv, 3 * C, step.attn_b + rank * n_qkv};
-  if (staged) {
-    float* lnp = scratch + kThreads * kRows;
-    P* s_proj = reinterpret_cast<P*>(lnp + 4 * C);
-    P* s_fc = s_proj + C * n_proj;
-    P* s_fc_proj = s_fc + C * n_fc;
-    P* s_qkv = s_fc_proj + 4 * C * n_proj;
-    P* s_bias = s_qkv + C * n_qkv;  // [n_proj | n_fc | n_proj | n_qkv]
-    if (!first) {
-      stage_slice(lnp, step.ln2_w, 1, C, 0, C);
-      stage_slice(lnp + C, step.ln2_b, 1, C, 0, C);
-      stage_slice(s_proj, step.attn_proj_w, C, C, rank * n_proj, n_proj);
-      stage_slice(s_fc, step.fc_w, C, 4 * C, rank * n_fc, n_fc);
-      stage_slice(s_fc_proj, step.fc_proj_w, 4 * C, C, rank * n_proj, n_proj);
-      stage_slice(s_bias, step.attn_proj_b, 1, C, rank * n_proj, n_proj);
-      stage_slice(s_bias + n_proj, step.fc_b, 1, 4 * C, rank * n_fc, n_fc);
-      stage_slice(s_bias + n_proj + n_fc, step.fc_proj_b, 1, C, rank * n_proj, n_proj);
-      proj = {s_proj, n_proj, s_bias};
-      fc = {s_fc, n_fc, s_bias + n_proj};
-      fc_proj = {s_fc_proj, n_proj, s_bias + n_proj + n_fc};
-      ln2_w = lnp, ln2_b = lnp + C;
-    }
-    stage_slice(lnp + 2 * C, step.ln_w, 1, C, 0, C);
-    stage_slice(lnp + 3 * C, step.ln_b, 1, C, 0, C);
-    ln_w = lnp + 2 * C, ln_b = lnp + 3 * C;
-    if (!last) {
-      stage_slice(s_qkv, step.attn_w, C, 3 * C, rank * n_qkv, n_qkv);
-      stage_slice(s_bias + 2 * n_proj + n_fc, step.attn_b, 1, 3 * C, rank * n_qkv, n_qkv);
-      qkv = {s_qkv, n_qkv, s_bias + 2 * n_proj + n_fc};
-    }
-  }
+  const auto store_u = [&](int r, int c, float v) { u[c * Rows + r] = v; };
 
   if (first) {  // the encoder
-    for (int i = threadIdx.x; i < kRows * C; i += kThreads) {
+    for (int i = threadIdx.x; i < Rows * C; i += kThreads) {
       const int m = row0 + i / C, c = i % C;
       xs[i] = m < rows ? to_float(step.wte[static_cast<long long>(step.tokens[m]) * C + c]) +
                              to_float(step.wpe[(m % step.T) * C + c])
                        : 0.f;
     }
-    cp_async_wait_all();
+    __syncthreads();  // also: the bulk copies' barrier is initialised before anyone waits on it
+    wait_params();
     __syncthreads();
   } else {
-    for (int i = threadIdx.x; i < kRows * C; i += kThreads) {
+    for (int i = threadIdx.x; i < Rows * C; i += kThreads) {
       const int m = row0 + i / C;
       xs[i] = m < rows ? step.residual[static_cast<long long>(row0) * C + i] : 0.f;
     }
-    cluster.sync();  // every CTA of the cluster runs before any writes into its shared memory
+    sync_cluster<Cluster>();  // every CTA of the cluster runs before any writes into its shared memory
 
     // Attention: the (row, head) pairs spread over the cluster's warps; each output goes to every CTA's u.
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const float q_scale = static_cast<float>(M_LOG2E) * rsqrtf(static_cast<float>(HS));
-    for (int item = rank * kWarps + warp; item < kRows * step.NH; item += kCluster * kWarps) {
-      const int r = item % kRows, hd = item / kRows, m = row0 + r;
+    for (int item = rank * kWarps + warp; item < Rows * step.NH; item += Cluster * kWarps) {
+      const int r = item % Rows, hd = item / Rows, m = row0 + r;
       float out[(HS + 31) / 32] = {};
       if (m < rows) attend<HS>(step.qkv_in, m / step.T, m % step.T, step.T, C, hd, q_scale,
                                scratch + warp * kMaxFusedSeq, out);
 #pragma unroll
       for (int e = 0; e < (HS + 31) / 32; ++e) {
         const int d = lane % HS + 32 * e;
-        if (lane < HS || e > 0) {
-          float* dst = u + (hd * HS + d) * kRows + r;
-#pragma unroll
-          for (int q = 0; q < kCluster; ++q) *cluster.map_shared_rank(dst, q) = out[e];
-        }
+        if (lane < HS || e > 0) store_to_cluster<Cluster>(u + (hd * HS + d) * Rows + r, out[e]);
       }
     }
-    cp_async_wait_all();
-    cluster.sync();
+    wait_params();
+    sync_cluster<Cluster>();
 
     // Attention projection, bias and residual add: this CTA's columns of xs, into every CTA's xs.
-    cta_gemm(u, proj.w, proj.ldw, C, rank * n_proj, n_proj, scratch,
-             GemmOutput<P>{Epilogue::kResidual, proj.bias, xs, row0, rows, C});
-    cluster.sync();
+    cta_gemm<P, Rows, Cluster>(u, params.proj.w, params.proj.ldw, C, rank * n_proj, n_proj, scratch,
+                               GemmOutput<P>{Epilogue::kResidual, params.proj.bias, xs, row0, rows, C});
+    sync_cluster<Cluster>();
 
-    layernorm_rows(xs, C, ln2_w, ln2_b, 0, 1, [&](int r, int c, float v) { u[c * kRows + r] = v; });
+    layernorm_rows<Rows>(xs, C, params.ln2_w, params.ln2_b, 0, 1, store_u);
     __syncthreads();
-    cta_gemm(u, fc.w, fc.ldw, C, rank * n_fc, n_fc, scratch, GemmOutput<P>{Epilogue::kGelu, fc.bias, h, row0, rows, C});
-    cluster.sync();
+    cta_gemm<P, Rows, Cluster>(u, params.fc.w, params.fc.ldw, C, rank * n_fc, n_fc, scratch,
+                               GemmOutput<P>{Epilogue::kGelu, params.fc.bias, h, row0, rows, C});
+    sync_cluster<Cluster>();
 
-    cta_gemm(h, fc_proj.w, fc_proj.ldw, 4 * C, rank * n_proj, n_proj, scratch,
-             GemmOutput<P>{Epilogue::kResidual, fc_proj.bias, xs, row0, rows, C});
-    cluster.sync();  // the last remote write: no CTA leaves while another may still write into it
+    cta_gemm<P, Rows, Cluster>(h, params.fc_proj.w, params.fc_proj.ldw, 4 * C, rank * n_proj, n_proj, scratch,
+                               GemmOutput<P>{Epilogue::kResidual, params.fc_proj.bias, xs, row0, rows, C});
+    sync_cluster<Cluster>();  // the last remote write: no CTA leaves while another may still write into it
   }
 
   if (!last) {  // the next layer's first half
-    layernorm_rows(xs, C, ln_w, ln_b, 0, 1, [&](int r, int c, float v) { u[c * kRows + r] = v; });
+    layernorm_rows<Rows>(xs, C, params.ln_w, params.ln_b, 0, 1, store_u);
     __syncthreads();
-    cta_gemm(u, qkv.w, qkv.ldw, C, rank * n_qkv, n_qkv, scratch,
-             GemmOutput<P>{Epilogue::kQkv, qkv.bias, step.qkv_out, row0, rows, C});
-    for (int i = threadIdx.x; i < (kRows / kCluster) * C; i += kThreads) {  // rows rank, rank + kCluster, ...
-      const int r = rank + kCluster * (i / C), c = i % C, m = row0 + r;
+    cta_gemm<P, Rows, Cluster>(u, params.qkv.w, params.qkv.ldw, C, rank * n_qkv, n_qkv, scratch,
+                               GemmOutput<P>{Epilogue::kQkv, params.qkv.bias, step.qkv_out, row0, rows, C});
+    for (int i = threadIdx.x; i < (Rows / Cluster) * C; i += kThreads) {  // rows rank, rank + Cluster, ...
+      const int r = rank + Cluster * (i / C), c = i % C, m = row0 + r;
       if (m < rows) step.residual[static_cast<long long>(m) * C + c] = xs[r * C + c];
     }
-  } else {  // the final layer norm, rows rank, rank + kCluster, ... written by this CTA
-    layernorm_rows(xs, C, ln_w, ln_b, rank, kCluster, [&](int r, int c, float v) {
+  } else {  // the final layer norm, rows rank, rank + Cluster, ... written by this CTA
+    layernorm_rows<Rows>(xs, C, params.ln_w, params.ln_b, rank, Cluster, [&](int r, int c, float v) {
       const int m = row0 + r;
       if (m >= rows) return;
       if constexpr (std::is_same_v<P, float>) {
@@ -359,46 +473,71 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, kBl
 template <typename P>
 using FusedKernel = void (*)(FusedLayerStep<P>, bool);
 
-template <typename P>
+template <typename P, FusedLayout L>
 FusedKernel<P> fused_kernel_for(int hs) {
   switch (hs) {
-    case 16: return fused_layer_kernel<P, 16>;
-    case 32: return fused_layer_kernel<P, 32>;
-    case 64: return fused_layer_kernel<P, 64>;
+    case 16: return fused_layer_kernel<P, 16, L>;
+    case 32: return fused_layer_kernel<P, 32, L>;
+    case 64: return fused_layer_kernel<P, 64, L>;
     default: return nullptr;
   }
 }
 
-/// The kernel for width C, NH heads and sequences of T, or nullptr when fused_layer_forward does not take them.
-template <typename P>
-FusedKernel<P> kernel_for_shape(int C, int NH, int T) {
-  if (NH <= 0 || C <= 0 || C % NH != 0 || C % kCluster != 0 || C > kMaxFusedWidth || T > kMaxFusedSeq) return nullptr;
-  return fused_kernel_for<P>(C / NH);
+/// Rows per cluster, CTAs per cluster and CTAs per SM of `layout`.
+struct Shape {
+  int rows, cluster, blocks_per_sm;
+};
+Shape shape_of(FusedLayout layout) {
+  if (layout == FusedLayout::kBlockRows) {
+    using G = Geometry<FusedLayout::kBlockRows>;
+    return {G::kRows, G::kCluster, G::kBlocksPerSm};
+  }
+  using G = Geometry<FusedLayout::kClusterColumns>;
+  return {G::kRows, G::kCluster, G::kBlocksPerSm};
 }
 
 /// Shared memory of a CTA with a step's parameters staged (see staged_elems), for width C and weights of `elem`
-/// bytes; whether they are staged (it fits kMaxSmemBytes); the bytes a CTA takes.
-std::size_t staged_bytes(int C, std::size_t elem) {
-  return sizeof(float) * (static_cast<std::size_t>(smem_floats(C)) + 4 * C) + elem * staged_elems(C);
+/// bytes; whether they are staged (it fits); the bytes a CTA takes.
+std::size_t staged_bytes(FusedLayout layout, int C, std::size_t elem) {
+  const Shape g = shape_of(layout);
+  return sizeof(float) * (static_cast<std::size_t>(smem_floats(C, g.rows)) + 4 * C) + elem * staged_elems(C, g.cluster);
 }
-bool staged(int C, std::size_t elem) { return staged_bytes(C, elem) <= kMaxSmemBytes; }
-std::size_t smem_bytes(int C, std::size_t elem) {
-  return staged(C, elem) ? staged_bytes(C, elem) : sizeof(float) * static_cast<std::size_t>(smem_floats(C));
+bool staged(FusedLayout layout, int C, std::size_t elem) {
+  return staged_bytes(layout, C, elem) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
+}
+std::size_t smem_bytes(FusedLayout layout, int C, std::size_t elem) {
+  return staged(layout, C, elem) ? staged_bytes(layout, C, elem)
+                                 : sizeof(float) * static_cast<std::size_t>(smem_floats(C, shape_of(layout).rows));
+}
+
+/// The kernel for `layout`, width C, NH heads and sequences of T, or nullptr when fused_layer_forward does not take
+/// them. A CTA computes at most kThreads columns of a GEMM; the block-rows layout needs its parameters staged.
+template <typename P>
+FusedKernel<P> kernel_for_shape(FusedLayout layout, int C, int NH, int T) {
+  const int cluster = shape_of(layout).cluster;
+  if (NH <= 0 || C <= 0 || C % NH != 0 || C % 8 != 0 || C > kMaxFusedWidth || T > kMaxFusedSeq ||
+      4 * C / cluster > kThreads) {
+    return nullptr;
+  }
+  if (layout == FusedLayout::kBlockRows) {
+    return staged(layout, C, sizeof(P)) ? fused_kernel_for<P, FusedLayout::kBlockRows>(C / NH) : nullptr;
+  }
+  return fused_kernel_for<P, FusedLayout::kClusterColumns>(C / NH);
 }
 }  // namespace
 
 template <typename P>
-bool fused_layer_ready(int C, int NH, int T) {
-  const FusedKernel<P> kernel = kernel_for_shape<P>(C, NH, T);
+bool fused_layer_ready(FusedLayout layout, int C, int NH, int T) {
+  const FusedKernel<P> kernel = kernel_for_shape<P>(layout, C, NH, T);
   if (kernel == nullptr) return false;
-  const std::size_t bytes = smem_bytes(C, sizeof(P));
+  const std::size_t bytes = smem_bytes(layout, C, sizeof(P));
   if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) !=
       cudaSuccess) {
     (void)cudaGetLastError();  // too much shared memory for this device: not an error, the unfused forward runs
     return false;
   }
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(kCluster);
+  config.gridDim = dim3(shape_of(layout).cluster);
   config.blockDim = dim3(kThreads);
   config.dynamicSmemBytes = bytes;
   int clusters = 0;
@@ -411,21 +550,28 @@ bool fused_layer_ready(int C, int NH, int T) {
 
 template <typename P>
 void fused_layer_forward(const FusedLayerStep<P>& step, cudaStream_t stream) {
-  const std::string shape = "B=" + std::to_string(step.B) + " T=" + std::to_string(step.T) + " C=" +
-                            std::to_string(step.C) + " NH=" + std::to_string(step.NH);
-  const FusedKernel<P> kernel = kernel_for_shape<P>(step.C, step.NH, step.T);
+  const std::string shape = std::string(fused_layout_name(step.layout)) + " B=" + std::to_string(step.B) +
+                            " T=" + std::to_string(step.T) + " C=" + std::to_string(step.C) +
+                            " NH=" + std::to_string(step.NH);
+  const FusedKernel<P> kernel = kernel_for_shape<P>(step.layout, step.C, step.NH, step.T);
   if (kernel == nullptr) {
     throw Error(ExitCode::kInternal, "fused_layer_forward does not take " + shape + " (fused_layer_ready says so)");
   }
   const int rows = step.B * step.T;
   if (rows == 0) return;
-  const int clusters = (rows + kRows - 1) / kRows;
-  kernel<<<clusters * kCluster, kThreads, smem_bytes(step.C, sizeof(P)), stream>>>(step, staged(step.C, sizeof(P)));
+  const Shape g = shape_of(step.layout);
+  const int clusters = (rows + g.rows - 1) / g.rows;
+  kernel<<<clusters * g.cluster, kThreads, smem_bytes(step.layout, step.C, sizeof(P)), stream>>>(
+      step, staged(step.layout, step.C, sizeof(P)));
   check_launch("fused_layer_kernel", shape);
 }
 
-template bool fused_layer_ready<float>(int, int, int);
-template bool fused_layer_ready<__nv_bfloat16>(int, int, int);
+const char* fused_layout_name(FusedLayout layout) {
+  return layout == FusedLayout::kBlockRows ? "block rows" : "cluster columns";
+}
+
+template bool fused_layer_ready<float>(FusedLayout, int, int, int);
+template bool fused_layer_ready<__nv_bfloat16>(FusedLayout, int, int, int);
 template void fused_layer_forward<float>(const FusedLayerStep<float>&, cudaStream_t);
 template void fused_layer_forward<__nv_bfloat16>(const FusedLayerStep<__nv_bfloat16>&, cudaStream_t);
 
