@@ -74,10 +74,12 @@ constexpr int smem_floats(int C, int rows) { return 6 * C * rows + scratch_float
 /// no GEMM or layer norm waits on a global load: the four layer-norm vectors ln2_w, ln2_b, ln_w, ln_b (fp32 [C]
 /// each), then in the weights' type the CTA's column slices (1/Cluster of the columns) of attn_proj [C][C], fc
 /// [C][4C], fc_proj [4C][C] and qkv [C][3C], then their biases' slices.
-constexpr int staged_elems(int C, int cluster) { return (12 * C * C + 9 * C) / cluster; }
-/// The H100 has 228 KB per SM, 1 KB of it reserved per block; at most 227 KB per block.
+__host__ __device__ constexpr int staged_elems(int C, int cluster) { return (12 * C * C + 9 * C) / cluster; }
+/// Dynamic shared memory a CTA may take at blocks_per_sm CTAs per SM: the H100 has 228 KB per SM, 1 KB of it
+/// reserved per block, at most 227 KB per block; kStaticSmem of it stays for the kernel's static variables.
+constexpr std::size_t kStaticSmem = 64;
 constexpr std::size_t max_smem_bytes(int blocks_per_sm) {
-  return blocks_per_sm == 1 ? 227 * 1024 : 228 * 1024 / blocks_per_sm - 1024;
+  return (blocks_per_sm == 1 ? 227 * 1024 : 228 * 1024 / blocks_per_sm - 1024) - kStaticSmem;
 }
 
 /// Stores v at dst in the shared memory of every CTA of the cluster (dst is this CTA's address).
@@ -244,15 +246,17 @@ __device__ __forceinline__ void layernorm_rows(const float* xs, int C, const flo
   }
 }
 
-/// One warp's causal attention for query row t of batch b, head hd. Scores a lane per key into p[0..t] (scaled by
+/// One warp's causal attention for query row t of batch b, head hd, reading rows [first_row, ...) of [B*T][3C] q,
+/// k, v at qkv (global memory, or a copy in shared memory). Scores a lane per key into p[0..t] (scaled by
 /// log2(e)/sqrt(HS) for exp2f), softmax over the warp, then P V a lane per output dimension (HS = 16: the two
 /// half-warps take alternate keys). Lane l returns dimension l % HS (and l + 32 in out[1] when HS = 64).
 template <int HS>
-__device__ __forceinline__ void attend(const float* __restrict__ qkv, int b, int t, int T, int C, int hd,
-                                       float q_scale, float* p, float (&out)[(HS + 31) / 32]) {
+__device__ __forceinline__ void attend(const float* __restrict__ qkv, int first_row, int b, int t, int T, int C,
+                                       int hd, float q_scale, float* p, float (&out)[(HS + 31) / 32]) {
   const int lane = threadIdx.x % 32;
   const long long stride = 3LL * C;
-  const float* base = qkv + static_cast<long long>(b) * T * stride + hd * HS;  // row j: q, then k at +C, v at +2C
+  // row j of sequence b: q, then k at +C, v at +2C
+  const float* base = qkv + (static_cast<long long>(b) * T - first_row) * stride + hd * HS;
   float q[HS];
 #pragma unroll
   for (int d = 0; d < HS; d += 4) {
@@ -369,10 +373,10 @@ __device__ StepParams<P> stage_params(const FusedLayerStep<P>& step, int rank, f
 }
 template <typename P, int HS, FusedLayout L>
 __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1) __launch_bounds__(kThreads, Geometry<L>::kBlocksPerSm)
-    fused_layer_kernel(FusedLayerStep<P> step, bool staged) {
+    fused_layer_kernel(FusedLayerStep<P> step, bool staged, bool staged_qkv) {
   constexpr int Rows = Geometry<L>::kRows, Cluster = Geometry<L>::kCluster;
   extern __shared__ float4 smem4[];
-  __shared__ std::uint64_t bulk_barrier;
+  __shared__ std::uint64_t bulk_barriers[2];
   float* smem = reinterpret_cast<float*>(smem4);
   const int C = step.C, rows = step.B * step.T;
   float* xs = smem;
@@ -383,11 +387,30 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1) __launch_bounds__(
   const int row0 = static_cast<int>(blockIdx.x / Cluster) * Rows;
   const int n_proj = C / Cluster, n_fc = 4 * C / Cluster, n_qkv = 3 * C / Cluster;
   const bool first = step.tokens != nullptr, last = step.attn_w == nullptr;
-  const BulkCopies bulk{&bulk_barrier};
-  if (Cluster == 1 && threadIdx.x == 0) bulk.init();  // before any thread waits: a __syncthreads follows below
+  const BulkCopies bulk{&bulk_barriers[0]};  // the step's parameters (one CTA per cluster)
+  // One CTA per cluster: its residual rows and, with staged_qkv, the rows [key_lo, key_hi) of qkv_in that attention
+  // reads (from the first row's sequence start), all by bulk copies issued first, so that attention waits for one
+  // round trip instead of a chain of them.
+  const BulkCopies early{&bulk_barriers[1]};
+  const int key_lo = row0 / step.T * step.T, key_hi = min(row0 + Rows, rows);
+  float* const lnp = scratch + scratch_floats(Rows);
+  float* const qkv_s = reinterpret_cast<float*>(reinterpret_cast<char*>(lnp + 4 * C) +
+                                                staged_elems(C, Cluster) * sizeof(P));
+  if (Cluster == 1 && threadIdx.x == 0) {  // before any thread waits: a __syncthreads follows below
+    bulk.init();
+    early.init();
+    if (!first && row0 < rows) {
+      early.copy(xs, step.residual + static_cast<long long>(row0) * C, (key_hi - row0) * C * sizeof(float));
+      if (staged_qkv) {
+        early.copy(qkv_s, step.qkv_in + static_cast<long long>(key_lo) * 3 * C,
+                   (key_hi - key_lo) * 3 * C * sizeof(float));
+      }
+    }
+    early.arrive();
+  }
 
   // The parameters' copies start here and are waited for (wait_params) before the first GEMM or layer norm.
-  const StepParams<P> params = staged ? stage_params<P, Cluster>(step, rank, scratch + scratch_floats(Rows), bulk)
+  const StepParams<P> params = staged ? stage_params<P, Cluster>(step, rank, lnp, bulk)
                                       : global_params<P, Cluster>(step, rank);
   const auto wait_params = [&] {
     if (!staged) return;
@@ -410,9 +433,15 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1) __launch_bounds__(
     wait_params();
     __syncthreads();
   } else {
-    for (int i = threadIdx.x; i < Rows * C; i += kThreads) {
-      const int m = row0 + i / C;
-      xs[i] = m < rows ? step.residual[static_cast<long long>(row0) * C + i] : 0.f;
+    if constexpr (Cluster == 1) {
+      for (int i = max(0, rows - row0) * C + threadIdx.x; i < Rows * C; i += kThreads) xs[i] = 0.f;  // no rows
+      __syncthreads();
+      early.wait();
+    } else {
+      for (int i = threadIdx.x; i < Rows * C; i += kThreads) {
+        const int m = row0 + i / C;
+        xs[i] = m < rows ? step.residual[static_cast<long long>(row0) * C + i] : 0.f;
+      }
     }
     sync_cluster<Cluster>();  // every CTA of the cluster runs before any writes into its shared memory
 
@@ -422,8 +451,10 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1) __launch_bounds__(
     for (int item = rank * kWarps + warp; item < Rows * step.NH; item += Cluster * kWarps) {
       const int r = item % Rows, hd = item / Rows, m = row0 + r;
       float out[(HS + 31) / 32] = {};
-      if (m < rows) attend<HS>(step.qkv_in, m / step.T, m % step.T, step.T, C, hd, q_scale,
-                               scratch + warp * kMaxFusedSeq, out);
+      if (m < rows) {
+        attend<HS>(staged_qkv ? qkv_s : step.qkv_in, staged_qkv ? key_lo : 0, m / step.T, m % step.T, step.T, C, hd,
+                   q_scale, scratch + warp * kMaxFusedSeq, out);
+      }
 #pragma unroll
       for (int e = 0; e < (HS + 31) / 32; ++e) {
         const int d = lane % HS + 32 * e;
@@ -471,7 +502,7 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1) __launch_bounds__(
 }
 
 template <typename P>
-using FusedKernel = void (*)(FusedLayerStep<P>, bool);
+using FusedKernel = void (*)(FusedLayerStep<P>, bool, bool);
 
 template <typename P, FusedLayout L>
 FusedKernel<P> fused_kernel_for(int hs) {
@@ -505,9 +536,18 @@ std::size_t staged_bytes(FusedLayout layout, int C, std::size_t elem) {
 bool staged(FusedLayout layout, int C, std::size_t elem) {
   return staged_bytes(layout, C, elem) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
 }
-std::size_t smem_bytes(FusedLayout layout, int C, std::size_t elem) {
-  return staged(layout, C, elem) ? staged_bytes(layout, C, elem)
-                                 : sizeof(float) * static_cast<std::size_t>(smem_floats(C, shape_of(layout).rows));
+/// Bytes of the attention's q, k, v rows staged after the parameters (block rows: its rows' sequence up to them).
+std::size_t qkv_bytes(FusedLayout layout, int C, int T) {
+  return sizeof(float) * (T + shape_of(layout).rows - 1) * 3 * static_cast<std::size_t>(C);
+}
+/// Whether the block-rows layout stages them too (they fit beside the parameters).
+bool staged_qkv(FusedLayout layout, int C, int T, std::size_t elem) {
+  return layout == FusedLayout::kBlockRows && staged(layout, C, elem) &&
+         staged_bytes(layout, C, elem) + qkv_bytes(layout, C, T) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
+}
+std::size_t smem_bytes(FusedLayout layout, int C, int T, std::size_t elem) {
+  if (!staged(layout, C, elem)) return sizeof(float) * static_cast<std::size_t>(smem_floats(C, shape_of(layout).rows));
+  return staged_bytes(layout, C, elem) + (staged_qkv(layout, C, T, elem) ? qkv_bytes(layout, C, T) : 0);
 }
 
 /// The kernel for `layout`, width C, NH heads and sequences of T, or nullptr when fused_layer_forward does not take
@@ -530,9 +570,11 @@ template <typename P>
 bool fused_layer_ready(FusedLayout layout, int C, int NH, int T) {
   const FusedKernel<P> kernel = kernel_for_shape<P>(layout, C, NH, T);
   if (kernel == nullptr) return false;
-  const std::size_t bytes = smem_bytes(layout, C, sizeof(P));
-  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) !=
-      cudaSuccess) {
+  // The kernel may take up to 227 KB (the bytes of a launch depend on T): a larger limit than any launch needs.
+  const std::size_t bytes = smem_bytes(layout, C, T, sizeof(P));
+  const int cap = static_cast<int>(max_smem_bytes(1));
+  if (bytes > max_smem_bytes(1) ||
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cap) != cudaSuccess) {
     (void)cudaGetLastError();  // too much shared memory for this device: not an error, the unfused forward runs
     return false;
   }
@@ -561,8 +603,8 @@ void fused_layer_forward(const FusedLayerStep<P>& step, cudaStream_t stream) {
   if (rows == 0) return;
   const Shape g = shape_of(step.layout);
   const int clusters = (rows + g.rows - 1) / g.rows;
-  kernel<<<clusters * g.cluster, kThreads, smem_bytes(step.layout, step.C, sizeof(P)), stream>>>(
-      step, staged(step.layout, step.C, sizeof(P)));
+  kernel<<<clusters * g.cluster, kThreads, smem_bytes(step.layout, step.C, step.T, sizeof(P)), stream>>>(
+      step, staged(step.layout, step.C, sizeof(P)), staged_qkv(step.layout, step.C, step.T, sizeof(P)));
   check_launch("fused_layer_kernel", shape);
 }
 
