@@ -136,9 +136,10 @@ TEST_CASE("fused layer steps: the widths and head sizes they take") {
   CHECK(cuda::fused_layer_ready<__nv_bfloat16>(FusedLayout::kClusterColumns, 256, 8, cuda::kMaxFusedSeq));
   CHECK(cuda::fused_layer_ready<float>(FusedLayout::kClusterColumns, cuda::kMaxFusedWidth, cuda::kMaxFusedWidth / 64,
                                        1));
-  // Block rows: a CTA computes all 4C columns of the MLP with its 256 threads, and a fp32 width 64 still stages.
+  // Block rows: a step's weights must fit in shared memory (fp32 width 64: 199 KB).
   CHECK(cuda::fused_layer_ready<float>(FusedLayout::kBlockRows, 64, 1, 64));
-  CHECK_FALSE(cuda::fused_layer_ready<float>(FusedLayout::kBlockRows, 80, 5, 64));  // 4C = 320 columns
+  CHECK_FALSE(cuda::fused_layer_ready<float>(FusedLayout::kBlockRows, 80, 5, 64));  // 307 KB of fp32 weights
+  CHECK(cuda::fused_layer_ready<__nv_bfloat16>(FusedLayout::kBlockRows, 80, 5, 64));
   CHECK_FALSE(cuda::fused_layer_ready<__nv_bfloat16>(FusedLayout::kBlockRows, 128, 2, 64));
 }
 

@@ -46,8 +46,6 @@ namespace cg = cooperative_groups;
 namespace vtools::vbench::cuda {
 
 namespace {
-constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
 constexpr int kBatch = 8;  // weight loads in flight per thread in a GEMM; every K is a multiple of it
 
 /// The two ways a step spreads rows over CTAs (FusedLayout): Rows rows per cluster of Cluster CTAs.
@@ -55,21 +53,27 @@ template <FusedLayout L>
 struct Geometry;
 template <>
 struct Geometry<FusedLayout::kClusterColumns> {
-  static constexpr int kRows = 16, kCluster = 8;  // 8: the portable cluster maximum
+  static constexpr int kRows = 16, kCluster = 8, kThreads = 256;  // 8: the portable cluster maximum
   // Two CTAs per SM: with one, 16 clusters of 8 (B=4, T=64) did not all fit on the H100's GPCs at once and ran in
   // two waves (ncu: SMs active half the elapsed cycles).
   static constexpr int kBlocksPerSm = 2;
 };
 template <>
 struct Geometry<FusedLayout::kBlockRows> {
-  static constexpr int kRows = 4, kCluster = 1, kBlocksPerSm = 1;
+  // 16 warps: a step is a chain of short dependent phases, and more warps split each one finer.
+  static constexpr int kRows = 4, kCluster = 1, kThreads = 512, kBlocksPerSm = 1;
 };
 
 /// Shared memory of one CTA in floats: the residual rows xs[Rows][C], the GEMM input u[C][Rows] (a layer norm's
 /// or attention's output, transposed), the MLP hidden h[4C][Rows] and scratch (a GEMM's split-K partials,
-/// kThreads * Rows at most, or each warp's attention probabilities, kMaxFusedSeq per warp).
-__host__ __device__ constexpr int scratch_floats(int rows) { return kThreads * rows > kWarps * kMaxFusedSeq ? kThreads * rows : kWarps * kMaxFusedSeq; }
-constexpr int smem_floats(int C, int rows) { return 6 * C * rows + scratch_floats(rows); }
+/// threads * Rows at most, or each warp's attention probabilities, T per warp; a multiple of 4 floats).
+__host__ __device__ constexpr int scratch_floats(int rows, int threads, int T) {
+  const int probabilities = (threads / 32 * T + 3) / 4 * 4;
+  return threads * rows > probabilities ? threads * rows : probabilities;
+}
+constexpr int smem_floats(int C, int rows, int threads, int T) {
+  return 6 * C * rows + scratch_floats(rows, threads, T);
+}
 /// When they fit (max_smem_bytes), a step's parameters follow, copied in asynchronously as the step starts, so that
 /// no GEMM or layer norm waits on a global load: the four layer-norm vectors ln2_w, ln2_b, ln_w, ln_b (fp32 [C]
 /// each), then in the weights' type the CTA's column slices (1/Cluster of the columns) of attn_proj [C][C], fc
@@ -157,13 +161,13 @@ struct GemmOutput {
 
 /// The CTA's columns [n0, n0 + Nc) of A W for the kRows rows: A is u-shaped ([K][kRows] in shared memory), W points
 /// at column n0 of the weights (global [K][N], ldw = N, or a staged slice, ldw = Nc); `out` says where each result
-/// goes. Nc <= kThreads, K a multiple of kBatch; every thread must call. Threads split K when Nc is small, and all
+/// goes. Nc <= Threads, K a multiple of kBatch; every thread must call. Threads split K when Nc is small, and all
 /// partial sums pass through `scratch` so that the epilogue is one loop: the kernel's steps run once each, so its
 /// code size (instruction fetch) costs more than this.
-template <typename P, int Rows, int Cluster>
+template <typename P, int Rows, int Cluster, int Threads>
 __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, int ldw, int K, int n0, int Nc,
                                       float* scratch, GemmOutput<P> out) {
-  const int splits = max(1, min(kThreads / Nc, K / kBatch));
+  const int splits = max(1, min(Threads / Nc, K / kBatch));
   const int chunk = ((K + splits - 1) / splits + kBatch - 1) / kBatch * kBatch;
   const int col = threadIdx.x % Nc, s = threadIdx.x / Nc;
   if (s < splits) {
@@ -194,7 +198,7 @@ __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, i
     }
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < Nc * Rows; i += kThreads) {
+  for (int i = threadIdx.x; i < Nc * Rows; i += Threads) {
     const int c = i / Rows, r = i % Rows, n = n0 + c;
     float v = to_float(out.bias[c]);
     for (int t = 0; t < splits; ++t) v += scratch[(t * Nc + c) * Rows + r];
@@ -216,11 +220,11 @@ __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, i
 
 /// Starts cp.async copies of W[k][n0 + j] (W is [K][N]) into dst[k * Nc + j], for k < K, j < Nc, 4 bytes each
 /// (Nc and n0 even for bf16).
-template <typename P>
+template <int Threads, typename P>
 __device__ __forceinline__ void stage_slice(P* dst, const P* W, int K, int N, int n0, int Nc) {
   constexpr int kPerWord = 4 / sizeof(P);
   const int words = Nc / kPerWord;
-  for (int i = threadIdx.x; i < K * words; i += kThreads) {
+  for (int i = threadIdx.x; i < K * words; i += Threads) {
     const int k = i / words, j = (i % words) * kPerWord;
     const auto to = static_cast<std::uint32_t>(__cvta_generic_to_shared(dst + k * Nc + j));
     const P* from = W + static_cast<long long>(k) * N + n0 + j;
@@ -230,11 +234,11 @@ __device__ __forceinline__ void stage_slice(P* dst, const P* W, int K, int N, in
 
 /// Layer norm (eps 1e-5, biased variance, as layernorm_forward) of the rows first, first + stride, ... < Rows of
 /// xs, one warp per row; calls store(r, c, value) for each value.
-template <int Rows, typename Store>
+template <int Rows, int Threads, typename Store>
 __device__ __forceinline__ void layernorm_rows(const float* xs, int C, const float* __restrict__ weight,
                                                const float* __restrict__ bias, int first, int stride, Store store) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int r = first + warp * stride; r < Rows; r += kWarps * stride) {
+  for (int r = first + warp * stride; r < Rows; r += Threads / 32 * stride) {
     const float* x = xs + r * C;
     float sum = 0.f;
     for (int c = lane; c < C; c += 32) sum += x[c];
@@ -343,7 +347,7 @@ __device__ StepParams<P> stage_params(const FusedLayerStep<P>& step, int rank, f
     if constexpr (Cluster == 1) {
       if (threadIdx.x == 0) bulk.copy(dst, src, static_cast<std::uint32_t>(K * N * sizeof(*src)));
     } else {
-      stage_slice(dst, src, K, N, col, Nc);
+      stage_slice<Geometry<FusedLayout::kClusterColumns>::kThreads>(dst, src, K, N, col, Nc);
     }
   };
   if (!first) {
@@ -372,9 +376,11 @@ __device__ StepParams<P> stage_params(const FusedLayerStep<P>& step, int rank, f
   return p;
 }
 template <typename P, int HS, FusedLayout L>
-__global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1) __launch_bounds__(kThreads, Geometry<L>::kBlocksPerSm)
+__global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
+    __launch_bounds__(Geometry<L>::kThreads, Geometry<L>::kBlocksPerSm)
     fused_layer_kernel(FusedLayerStep<P> step, bool staged, bool staged_qkv) {
-  constexpr int Rows = Geometry<L>::kRows, Cluster = Geometry<L>::kCluster;
+  constexpr int Rows = Geometry<L>::kRows, Cluster = Geometry<L>::kCluster, kThreads = Geometry<L>::kThreads;
+  constexpr int kWarps = kThreads / 32;
   extern __shared__ float4 smem4[];
   __shared__ std::uint64_t bulk_barriers[2];
   float* smem = reinterpret_cast<float*>(smem4);
@@ -393,7 +399,7 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1) __launch_bounds__(
   // round trip instead of a chain of them.
   const BulkCopies early{&bulk_barriers[1]};
   const int key_lo = row0 / step.T * step.T, key_hi = min(row0 + Rows, rows);
-  float* const lnp = scratch + scratch_floats(Rows);
+  float* const lnp = scratch + scratch_floats(Rows, kThreads, step.T);
   float* const qkv_s = reinterpret_cast<float*>(reinterpret_cast<char*>(lnp + 4 * C) +
                                                 staged_elems(C, Cluster) * sizeof(P));
   if (Cluster == 1 && threadIdx.x == 0) {  // before any thread waits: a __syncthreads follows below
@@ -453,7 +459,7 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1) __launch_bounds__(
       float out[(HS + 31) / 32] = {};
       if (m < rows) {
         attend<HS>(staged_qkv ? qkv_s : step.qkv_in, staged_qkv ? key_lo : 0, m / step.T, m % step.T, step.T, C, hd,
-                   q_scale, scratch + warp * kMaxFusedSeq, out);
+                   q_scale, scratch + warp * step.T, out);
       }
 #pragma unroll
       for (int e = 0; e < (HS + 31) / 32; ++e) {
@@ -465,32 +471,32 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1) __launch_bounds__(
     sync_cluster<Cluster>();
 
     // Attention projection, bias and residual add: this CTA's columns of xs, into every CTA's xs.
-    cta_gemm<P, Rows, Cluster>(u, params.proj.w, params.proj.ldw, C, rank * n_proj, n_proj, scratch,
+    cta_gemm<P, Rows, Cluster, kThreads>(u, params.proj.w, params.proj.ldw, C, rank * n_proj, n_proj, scratch,
                                GemmOutput<P>{Epilogue::kResidual, params.proj.bias, xs, row0, rows, C});
     sync_cluster<Cluster>();
 
-    layernorm_rows<Rows>(xs, C, params.ln2_w, params.ln2_b, 0, 1, store_u);
+    layernorm_rows<Rows, kThreads>(xs, C, params.ln2_w, params.ln2_b, 0, 1, store_u);
     __syncthreads();
-    cta_gemm<P, Rows, Cluster>(u, params.fc.w, params.fc.ldw, C, rank * n_fc, n_fc, scratch,
+    cta_gemm<P, Rows, Cluster, kThreads>(u, params.fc.w, params.fc.ldw, C, rank * n_fc, n_fc, scratch,
                                GemmOutput<P>{Epilogue::kGelu, params.fc.bias, h, row0, rows, C});
     sync_cluster<Cluster>();
 
-    cta_gemm<P, Rows, Cluster>(h, params.fc_proj.w, params.fc_proj.ldw, 4 * C, rank * n_proj, n_proj, scratch,
+    cta_gemm<P, Rows, Cluster, kThreads>(h, params.fc_proj.w, params.fc_proj.ldw, 4 * C, rank * n_proj, n_proj, scratch,
                                GemmOutput<P>{Epilogue::kResidual, params.fc_proj.bias, xs, row0, rows, C});
     sync_cluster<Cluster>();  // the last remote write: no CTA leaves while another may still write into it
   }
 
   if (!last) {  // the next layer's first half
-    layernorm_rows<Rows>(xs, C, params.ln_w, params.ln_b, 0, 1, store_u);
+    layernorm_rows<Rows, kThreads>(xs, C, params.ln_w, params.ln_b, 0, 1, store_u);
     __syncthreads();
-    cta_gemm<P, Rows, Cluster>(u, params.qkv.w, params.qkv.ldw, C, rank * n_qkv, n_qkv, scratch,
+    cta_gemm<P, Rows, Cluster, kThreads>(u, params.qkv.w, params.qkv.ldw, C, rank * n_qkv, n_qkv, scratch,
                                GemmOutput<P>{Epilogue::kQkv, params.qkv.bias, step.qkv_out, row0, rows, C});
     for (int i = threadIdx.x; i < (Rows / Cluster) * C; i += kThreads) {  // rows rank, rank + Cluster, ...
       const int r = rank + Cluster * (i / C), c = i % C, m = row0 + r;
       if (m < rows) step.residual[static_cast<long long>(m) * C + c] = xs[r * C + c];
     }
   } else {  // the final layer norm, rows rank, rank + Cluster, ... written by this CTA
-    layernorm_rows<Rows>(xs, C, params.ln_w, params.ln_b, rank, Cluster, [&](int r, int c, float v) {
+    layernorm_rows<Rows, kThreads>(xs, C, params.ln_w, params.ln_b, rank, Cluster, [&](int r, int c, float v) {
       const int m = row0 + r;
       if (m >= rows) return;
       if constexpr (std::is_same_v<P, float>) {
@@ -514,27 +520,32 @@ FusedKernel<P> fused_kernel_for(int hs) {
   }
 }
 
-/// Rows per cluster, CTAs per cluster and CTAs per SM of `layout`.
+/// Rows per cluster, CTAs per cluster, threads per CTA and CTAs per SM of `layout`.
 struct Shape {
-  int rows, cluster, blocks_per_sm;
+  int rows, cluster, threads, blocks_per_sm;
 };
 Shape shape_of(FusedLayout layout) {
   if (layout == FusedLayout::kBlockRows) {
     using G = Geometry<FusedLayout::kBlockRows>;
-    return {G::kRows, G::kCluster, G::kBlocksPerSm};
+    return {G::kRows, G::kCluster, G::kThreads, G::kBlocksPerSm};
   }
   using G = Geometry<FusedLayout::kClusterColumns>;
-  return {G::kRows, G::kCluster, G::kBlocksPerSm};
+  return {G::kRows, G::kCluster, G::kThreads, G::kBlocksPerSm};
+}
+/// Shared memory of a CTA without staged parameters, in floats.
+int smem_floats(FusedLayout layout, int C, int T) {
+  const Shape g = shape_of(layout);
+  return smem_floats(C, g.rows, g.threads, T);
 }
 
 /// Shared memory of a CTA with a step's parameters staged (see staged_elems), for width C and weights of `elem`
 /// bytes; whether they are staged (it fits); the bytes a CTA takes.
-std::size_t staged_bytes(FusedLayout layout, int C, std::size_t elem) {
+std::size_t staged_bytes(FusedLayout layout, int C, int T, std::size_t elem) {
   const Shape g = shape_of(layout);
-  return sizeof(float) * (static_cast<std::size_t>(smem_floats(C, g.rows)) + 4 * C) + elem * staged_elems(C, g.cluster);
+  return sizeof(float) * (static_cast<std::size_t>(smem_floats(layout, C, T)) + 4 * C) + elem * staged_elems(C, g.cluster);
 }
-bool staged(FusedLayout layout, int C, std::size_t elem) {
-  return staged_bytes(layout, C, elem) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
+bool staged(FusedLayout layout, int C, int T, std::size_t elem) {
+  return staged_bytes(layout, C, T, elem) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
 }
 /// Bytes of the attention's q, k, v rows staged after the parameters (block rows: its rows' sequence up to them).
 std::size_t qkv_bytes(FusedLayout layout, int C, int T) {
@@ -542,25 +553,25 @@ std::size_t qkv_bytes(FusedLayout layout, int C, int T) {
 }
 /// Whether the block-rows layout stages them too (they fit beside the parameters).
 bool staged_qkv(FusedLayout layout, int C, int T, std::size_t elem) {
-  return layout == FusedLayout::kBlockRows && staged(layout, C, elem) &&
-         staged_bytes(layout, C, elem) + qkv_bytes(layout, C, T) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
+  return layout == FusedLayout::kBlockRows && staged(layout, C, T, elem) &&
+         staged_bytes(layout, C, T, elem) + qkv_bytes(layout, C, T) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
 }
 std::size_t smem_bytes(FusedLayout layout, int C, int T, std::size_t elem) {
-  if (!staged(layout, C, elem)) return sizeof(float) * static_cast<std::size_t>(smem_floats(C, shape_of(layout).rows));
-  return staged_bytes(layout, C, elem) + (staged_qkv(layout, C, T, elem) ? qkv_bytes(layout, C, T) : 0);
+  if (!staged(layout, C, T, elem)) return sizeof(float) * static_cast<std::size_t>(smem_floats(layout, C, T));
+  return staged_bytes(layout, C, T, elem) + (staged_qkv(layout, C, T, elem) ? qkv_bytes(layout, C, T) : 0);
 }
 
 /// The kernel for `layout`, width C, NH heads and sequences of T, or nullptr when fused_layer_forward does not take
-/// them. A CTA computes at most kThreads columns of a GEMM; the block-rows layout needs its parameters staged.
+/// them. A CTA computes at most one column of a GEMM per thread; the block-rows layout needs its parameters staged.
 template <typename P>
 FusedKernel<P> kernel_for_shape(FusedLayout layout, int C, int NH, int T) {
-  const int cluster = shape_of(layout).cluster;
+  const Shape g = shape_of(layout);
   if (NH <= 0 || C <= 0 || C % NH != 0 || C % 8 != 0 || C > kMaxFusedWidth || T > kMaxFusedSeq ||
-      4 * C / cluster > kThreads) {
+      4 * C / g.cluster > g.threads) {
     return nullptr;
   }
   if (layout == FusedLayout::kBlockRows) {
-    return staged(layout, C, sizeof(P)) ? fused_kernel_for<P, FusedLayout::kBlockRows>(C / NH) : nullptr;
+    return staged(layout, C, T, sizeof(P)) ? fused_kernel_for<P, FusedLayout::kBlockRows>(C / NH) : nullptr;
   }
   return fused_kernel_for<P, FusedLayout::kClusterColumns>(C / NH);
 }
@@ -580,7 +591,7 @@ bool fused_layer_ready(FusedLayout layout, int C, int NH, int T) {
   }
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(shape_of(layout).cluster);
-  config.blockDim = dim3(kThreads);
+  config.blockDim = dim3(shape_of(layout).threads);
   config.dynamicSmemBytes = bytes;
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
@@ -603,8 +614,8 @@ void fused_layer_forward(const FusedLayerStep<P>& step, cudaStream_t stream) {
   if (rows == 0) return;
   const Shape g = shape_of(step.layout);
   const int clusters = (rows + g.rows - 1) / g.rows;
-  kernel<<<clusters * g.cluster, kThreads, smem_bytes(step.layout, step.C, step.T, sizeof(P)), stream>>>(
-      step, staged(step.layout, step.C, sizeof(P)), staged_qkv(step.layout, step.C, step.T, sizeof(P)));
+  kernel<<<clusters * g.cluster, g.threads, smem_bytes(step.layout, step.C, step.T, sizeof(P)), stream>>>(
+      step, staged(step.layout, step.C, step.T, sizeof(P)), staged_qkv(step.layout, step.C, step.T, sizeof(P)));
   check_launch("fused_layer_kernel", shape);
 }
 
