@@ -395,16 +395,28 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
   const bool first = step.tokens != nullptr, last = step.attn_w == nullptr;
   const BulkCopies bulk{&bulk_barriers[0]};  // the step's parameters (one CTA per cluster)
   // One CTA per cluster: its residual rows and, with staged_qkv, the rows [key_lo, key_hi) of qkv_in that attention
-  // reads (from the first row's sequence start), all by bulk copies issued first, so that attention waits for one
-  // round trip instead of a chain of them.
+  // reads (from the first row's sequence start), all by bulk copies, so that attention waits for one round trip
+  // instead of a chain of them.
   const BulkCopies early{&bulk_barriers[1]};
   const int key_lo = row0 / step.T * step.T, key_hi = min(row0 + Rows, rows);
   float* const lnp = scratch + scratch_floats(Rows, kThreads, step.T);
   float* const qkv_s = reinterpret_cast<float*>(reinterpret_cast<char*>(lnp + 4 * C) +
                                                 staged_elems(C, Cluster) * sizeof(P));
+  // The next step may launch now (fused_layer_forward launches steps as programmatic dependents): its CTAs take
+  // idle SMs and copy in their parameters while this step runs, and wait below until it has completed.
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   if (Cluster == 1 && threadIdx.x == 0) {  // before any thread waits: a __syncthreads follows below
     bulk.init();
     early.init();
+  }
+
+  // The parameters' copies start here and are waited for (wait_params) before the first GEMM or layer norm.
+  const StepParams<P> params = staged ? stage_params<P, Cluster>(step, rank, lnp, bulk)
+                                      : global_params<P, Cluster>(step, rank);
+  // Everything after this reads what the previous kernels wrote (tokens, the residual, q, k, v): wait until they
+  // have completed and their writes are visible.
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  if (Cluster == 1 && threadIdx.x == 0) {
     if (!first && row0 < rows) {
       early.copy(xs, step.residual + static_cast<long long>(row0) * C, (key_hi - row0) * C * sizeof(float));
       if (staged_qkv) {
@@ -414,10 +426,6 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
     }
     early.arrive();
   }
-
-  // The parameters' copies start here and are waited for (wait_params) before the first GEMM or layer norm.
-  const StepParams<P> params = staged ? stage_params<P, Cluster>(step, rank, lnp, bulk)
-                                      : global_params<P, Cluster>(step, rank);
   const auto wait_params = [&] {
     if (!staged) return;
     if constexpr (Cluster == 1) {
@@ -614,9 +622,20 @@ void fused_layer_forward(const FusedLayerStep<P>& step, cudaStream_t stream) {
   if (rows == 0) return;
   const Shape g = shape_of(step.layout);
   const int clusters = (rows + g.rows - 1) / g.rows;
-  kernel<<<clusters * g.cluster, g.threads, smem_bytes(step.layout, step.C, step.T, sizeof(P)), stream>>>(
-      step, staged(step.layout, step.C, step.T, sizeof(P)), staged_qkv(step.layout, step.C, step.T, sizeof(P)));
-  check_launch("fused_layer_kernel", shape);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(clusters * g.cluster);
+  config.blockDim = dim3(g.threads);
+  config.dynamicSmemBytes = smem_bytes(step.layout, step.C, step.T, sizeof(P));
+  config.stream = stream;
+  // Every step after the first is a programmatic dependent of the one before (see griddepcontrol in the kernel).
+  cudaLaunchAttribute dependent[1] = {};
+  dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = dependent;
+  config.numAttrs = step.tokens == nullptr ? 1 : 0;
+  check_cuda(cudaLaunchKernelEx(&config, kernel, step, staged(step.layout, step.C, step.T, sizeof(P)),
+                                staged_qkv(step.layout, step.C, step.T, sizeof(P))),
+             "cudaLaunchKernelEx", "fused_layer_kernel " + shape);
 }
 
 const char* fused_layout_name(FusedLayout layout) {
