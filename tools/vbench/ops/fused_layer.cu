@@ -7,27 +7,35 @@
 // norm after the last layer. Attention needs every earlier row's keys and values, so the kernel boundary sits just
 // before it; everything else in a step is row-local. The first step starts with the encoder instead.
 //
-// A thread-block cluster of kCluster CTAs owns kRows consecutive rows (tokens). Every CTA keeps all kRows residual
-// rows in shared memory and computes 1/kCluster of each GEMM's columns for them, then writes its results into
-// every CTA's shared memory (distributed shared memory) and meets the others at a cluster barrier: 5 barriers per
-// step and no global round trip inside it. Layer norms are computed by every CTA for all of its rows (they are
-// tiny). q, k and v go to global memory as fp32, double-buffered by step parity (other clusters still read the
-// previous layer's while a fast cluster writes the next), and so does the residual at the end of a step.
+// Two layouts (FusedLayout, Geometry) spread a step's rows over CTAs; in both, a CTA keeps its rows' residual in
+// shared memory for the whole step, and q, k and v go to global memory as fp32, double-buffered by step parity
+// (other CTAs still read the previous layer's while a fast one writes the next), as does the residual at the end.
+// - Cluster columns: a thread-block cluster of 8 CTAs owns 16 consecutive rows. Every CTA computes 1/8 of each
+//   GEMM's columns for all 16 rows and writes them into every CTA's shared memory (distributed shared memory),
+//   meeting the others at a cluster barrier: 5 per step. Layer norms are computed by every CTA for all its rows.
+//   Weight slices are staged by 4-byte cp.async where they fit at two CTAs per SM, else read from global memory.
+// - Block rows: one CTA of 512 threads owns 4 rows and computes every column, with no cluster. Its step's weights,
+//   biases and layer-norm parameters are copied whole into shared memory by bulk copies (cp.async.bulk on an
+//   mbarrier), as are its residual rows and the q, k, v rows its attention reads (from its sequence's start), so
+//   attention waits for one round trip instead of a chain of dependent loads. Each CTA reads the whole layer from
+//   L2 (gpt_nano fp32: 110 KB), so it serves widths whose weights fit in shared memory (64 in fp32, 80 in bf16).
+// Every step is launched as a programmatic dependent of the one before: it lets the next one launch as it starts,
+// and the next one's CTAs take idle SMs and copy in their parameters, then griddepcontrol.wait before reading
+// anything a previous kernel wrote.
 //
 // Math is fp32 on CUDA cores in every dtype (bf16 weights are widened as loaded), so in bf16 this path is more
-// precise than the unfused one. A step's weight slices, biases and layer-norm parameters are copied into shared
-// memory by cp.async as it starts where they fit at two CTAs per SM (small widths), else read from global
-// memory, kBatch loads in flight per thread. The A operand sits in shared memory transposed ([k][row]), so that one
-// k step reads the 16 rows as four float4 broadcasts. Small K x N slices leave threads idle; they split K and add up
-// through shared memory.
+// precise than the unfused one. The A operand sits in shared memory transposed ([k][row]), so that one k step reads
+// the rows as float4 broadcasts. Small K x N slices leave threads idle; they split K and add up through shared
+// memory.
 //
-// Measured (H100, B=4 T=64, median of 15 replays at prepare, fused vs unfused): gpt_nano fp32 114.4 vs 127.5 us,
-// gpt_tile_small fp32 150.9 vs 169.3; slower in every other seed (gpt_nano bf16 86.5 vs 66.8, gpt_tile_large bf16
-// 650 vs 190), so CudaBackend keeps it only where it wins. A step takes ~19 us on gpt_nano: ncu shows chains of
-// dependent round trips (global loads, five cluster barriers) and instruction-cache misses ("no instruction" was
-// 40% of stalls before the GEMM became one non-inlined function) at 2 warps per scheduler. Tried and dropped: the
-// whole body as one kernel with a cluster per sequence (no kernel boundary before attention; 32 CTAs for B=4):
-// gpt_nano fp32 220.8 vs 127.6 us, every CTA doing 4x the rows' redundant layer norms and 64-row GEMM slices.
+// Measured (H100, B=4 T=64, median of 15 replays at prepare; 2026-11-23): block rows gpt_nano fp32 74.0 us vs 127.8
+// unfused (cluster columns 105.3), bf16 50.9 vs 67.5; gpt_tile_small fp32 104.3 vs 168.8, bf16 71.7 vs 84.6; for
+// widths >= 128 the unfused forward wins (gpt_micro bf16 95.6 vs 168.2 cluster columns). A block-rows step still
+// takes ~10 us on gpt_nano (a per-phase clock64 trace: q/k/v copy 0.9 us, attention 1.8, the four GEMMs 1.0-2.1
+// each, a layer norm 0.7): chains of short dependent phases at 4 warps per scheduler. Tried and dropped: the whole
+// body as one kernel with a cluster per sequence (gpt_nano fp32 220.8 vs 127.6 us); a cluster of 4 CTAs of 512
+// threads over 8 rows (slower than both layouts everywhere, e.g. gpt_micro bf16 212.0 vs 168.2 us); bulk copies
+// issued by 12 threads instead of one (no faster).
 #include <cooperative_groups.h>
 
 #include <cmath>
@@ -550,7 +558,8 @@ int smem_floats(FusedLayout layout, int C, int T) {
 /// bytes; whether they are staged (it fits); the bytes a CTA takes.
 std::size_t staged_bytes(FusedLayout layout, int C, int T, std::size_t elem) {
   const Shape g = shape_of(layout);
-  return sizeof(float) * (static_cast<std::size_t>(smem_floats(layout, C, T)) + 4 * C) + elem * staged_elems(C, g.cluster);
+  return sizeof(float) * (static_cast<std::size_t>(smem_floats(layout, C, T)) + 4 * C) +
+         elem * staged_elems(C, g.cluster);
 }
 bool staged(FusedLayout layout, int C, int T, std::size_t elem) {
   return staged_bytes(layout, C, T, elem) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
