@@ -43,9 +43,11 @@ std::vector<float> forward_logits(Gpu& gpu, const GptWeights& weights, DType dty
                                   int B, int T) {
   const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, dtype);
   cuda::GptForward forward(gpu.lt, device_weights, B, T);
-  // Every case runs in the cluster-columns layout; the block-rows one takes widths up to 64.
+  // Every case runs in the cluster-columns layout; the block ones take widths up to 64.
   std::vector<cuda::FusedLayout> expected = {cuda::FusedLayout::kClusterColumns};
-  if (weights.config.n_embd <= 64) expected.push_back(cuda::FusedLayout::kBlockRows);
+  if (weights.config.n_embd <= 64) {
+    expected.insert(expected.end(), {cuda::FusedLayout::kBlockRows, cuda::FusedLayout::kBlockRowPairs});
+  }
   REQUIRE(forward.fused_layouts() == expected);
   forward.use_fused_layers(layout);
   REQUIRE(forward.fused_layout() == layout);
@@ -76,8 +78,8 @@ TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the un
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
   Gpu gpu;
-  // Head sizes 16, 32, 64; 38, 45 and 21 rows (clusters of 16 rows, the last partial; blocks of 4 rows, the last
-  // partial for 45 and 21); 45 keys; no layer at all; width 256, whose weights are read from global memory (too
+  // Head sizes 16, 32, 64; 38, 45 and 21 rows (clusters of 16 rows, the last partial; blocks of 4 or 2 rows, the
+  // last partial for 45 and 21); 45 keys; no layer at all; width 256, whose weights are read from global memory (too
   // many to stage in shared memory). The widths up to 64 run in both fused layouts.
   const Case cases[] = {{2, 3, 48, 2, 19, true},
                         {1, 2, 64, 1, 45, false},
@@ -98,7 +100,9 @@ TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the un
     // The fused steps compute in fp32 in every dtype; tf32 and bf16 still round the LM head's inputs.
     for (const auto& [dtype, limit] : {std::pair{DType::kFp32, 1e-5}, {DType::kTf32, 1e-2}, {DType::kBf16, 2e-2}}) {
       std::vector<std::optional<cuda::FusedLayout>> layouts = {std::nullopt, cuda::FusedLayout::kClusterColumns};
-      if (c.n_embd <= 64) layouts.emplace_back(cuda::FusedLayout::kBlockRows);
+      if (c.n_embd <= 64) {
+        layouts.insert(layouts.end(), {cuda::FusedLayout::kBlockRows, cuda::FusedLayout::kBlockRowPairs});
+      }
       for (const std::optional<cuda::FusedLayout> layout : layouts) {
         const std::string name = layout ? cuda::fused_layout_name(*layout) : "unfused";
         CAPTURE(c.n_layer);
@@ -136,11 +140,14 @@ TEST_CASE("fused layer steps: the widths and head sizes they take") {
   CHECK(cuda::fused_layer_ready<__nv_bfloat16>(FusedLayout::kClusterColumns, 256, 8, cuda::kMaxFusedSeq));
   CHECK(cuda::fused_layer_ready<float>(FusedLayout::kClusterColumns, cuda::kMaxFusedWidth, cuda::kMaxFusedWidth / 64,
                                        1));
-  // Block rows: a step's weights must fit in shared memory (fp32 width 64: 199 KB).
-  CHECK(cuda::fused_layer_ready<float>(FusedLayout::kBlockRows, 64, 1, 64));
-  CHECK_FALSE(cuda::fused_layer_ready<float>(FusedLayout::kBlockRows, 80, 5, 64));  // 307 KB of fp32 weights
-  CHECK(cuda::fused_layer_ready<__nv_bfloat16>(FusedLayout::kBlockRows, 80, 5, 64));
-  CHECK_FALSE(cuda::fused_layer_ready<__nv_bfloat16>(FusedLayout::kBlockRows, 128, 2, 64));
+  // The block layouts: a step's weights must fit in shared memory (fp32 width 64: 199 KB).
+  for (const FusedLayout layout : {FusedLayout::kBlockRows, FusedLayout::kBlockRowPairs}) {
+    CAPTURE(cuda::fused_layout_name(layout));
+    CHECK(cuda::fused_layer_ready<float>(layout, 64, 1, 64));
+    CHECK_FALSE(cuda::fused_layer_ready<float>(layout, 80, 5, 64));  // 307 KB of fp32 weights
+    CHECK(cuda::fused_layer_ready<__nv_bfloat16>(layout, 80, 5, 64));
+    CHECK_FALSE(cuda::fused_layer_ready<__nv_bfloat16>(layout, 128, 2, 64));
+  }
 }
 
 }  // namespace

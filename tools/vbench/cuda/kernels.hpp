@@ -66,12 +66,16 @@ enum class FusedLayout {
   /// A thread-block cluster of 8 CTAs owns 16 rows; each CTA computes 1/8 of every GEMM's columns and writes them
   /// into every CTA's shared memory (DSMEM), meeting the others at 5 cluster barriers per step.
   kClusterColumns,
-  /// A CTA owns 4 rows and computes every column, its step's weights copied whole into its shared memory (bulk
-  /// copies) as it starts: no cluster, each CTA reads the whole layer from L2. For widths up to 64.
+  /// A CTA of 512 threads owns 4 rows and computes every column, its step's weights copied whole into its shared
+  /// memory (bulk copies) as it starts: no cluster, each CTA reads the whole layer from L2. For widths whose weights
+  /// fit (up to 64 in fp32, 80 in bf16).
   kBlockRows,
+  /// Block rows with 2 rows per CTA: twice the CTAs (and twice the weight reads from L2), half the work each.
+  kBlockRowPairs,
 };
-inline constexpr FusedLayout kFusedLayouts[] = {FusedLayout::kClusterColumns, FusedLayout::kBlockRows};
-/// "cluster columns" or "block rows".
+inline constexpr FusedLayout kFusedLayouts[] = {FusedLayout::kClusterColumns, FusedLayout::kBlockRows,
+                                                 FusedLayout::kBlockRowPairs};
+/// "cluster columns", "block rows" or "block row pairs".
 const char* fused_layout_name(FusedLayout layout);
 
 /// One launch of fused_layer_forward (fused_layer.cu): layer l's second half (attention, projection, residual add,

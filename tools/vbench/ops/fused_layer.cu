@@ -7,7 +7,7 @@
 // norm after the last layer. Attention needs every earlier row's keys and values, so the kernel boundary sits just
 // before it; everything else in a step is row-local. The first step starts with the encoder instead.
 //
-// Two layouts (FusedLayout, Geometry) spread a step's rows over CTAs; in both, a CTA keeps its rows' residual in
+// Three layouts (FusedLayout, Geometry) spread a step's rows over CTAs; in both, a CTA keeps its rows' residual in
 // shared memory for the whole step, and q, k and v go to global memory as fp32, double-buffered by step parity
 // (other CTAs still read the previous layer's while a fast one writes the next), as does the residual at the end.
 // - Cluster columns: a thread-block cluster of 8 CTAs owns 16 consecutive rows. Every CTA computes 1/8 of each
@@ -19,6 +19,8 @@
 //   mbarrier), as are its residual rows and the q, k, v rows its attention reads (from its sequence's start), so
 //   attention waits for one round trip instead of a chain of dependent loads. Each CTA reads the whole layer from
 //   L2 (gpt_nano fp32: 110 KB), so it serves widths whose weights fit in shared memory (64 in fp32, 80 in bf16).
+//   Block row pairs are the same with 2 rows per CTA: twice the CTAs and twice the weight reads from L2 (faster in
+//   bf16: gpt_tile_small 67.0 vs 71.4 us; slower in fp32: 107.9 vs 105.2).
 // Every step is launched as a programmatic dependent of the one before: it lets the next one launch as it starts,
 // and the next one's CTAs take idle SMs and copy in their parameters, then griddepcontrol.wait before reading
 // anything a previous kernel wrote.
@@ -70,6 +72,10 @@ template <>
 struct Geometry<FusedLayout::kBlockRows> {
   // 16 warps: a step is a chain of short dependent phases, and more warps split each one finer.
   static constexpr int kRows = 4, kCluster = 1, kThreads = 512, kBlocksPerSm = 1;
+};
+template <>
+struct Geometry<FusedLayout::kBlockRowPairs> {  // twice the CTAs, each reading the whole layer from L2
+  static constexpr int kRows = 2, kCluster = 1, kThreads = 512, kBlocksPerSm = 1;
 };
 
 /// Shared memory of one CTA in floats: the residual rows xs[Rows][C], the GEMM input u[C][Rows] (a layer norm's
@@ -188,21 +194,32 @@ __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, i
       for (int i = 0; i < kBatch; ++i) wk[i] = to_float(w[(k0 + i) * ldw]);
 #pragma unroll
       for (int i = 0; i < kBatch; ++i) {
-        const float4* ak = reinterpret_cast<const float4*>(a + (k0 + i) * Rows);
+        if constexpr (Rows % 4 == 0) {
+          const float4* ak = reinterpret_cast<const float4*>(a + (k0 + i) * Rows);
 #pragma unroll
-        for (int q = 0; q < Rows / 4; ++q) {
-          const float4 v = ak[q];
-          acc[4 * q] += v.x * wk[i];
-          acc[4 * q + 1] += v.y * wk[i];
-          acc[4 * q + 2] += v.z * wk[i];
-          acc[4 * q + 3] += v.w * wk[i];
+          for (int q = 0; q < Rows / 4; ++q) {
+            const float4 v = ak[q];
+            acc[4 * q] += v.x * wk[i];
+            acc[4 * q + 1] += v.y * wk[i];
+            acc[4 * q + 2] += v.z * wk[i];
+            acc[4 * q + 3] += v.w * wk[i];
+          }
+        } else {
+          static_assert(Rows == 2, "rows come as float4s, or as one float2");
+          const float2 v = *reinterpret_cast<const float2*>(a + (k0 + i) * Rows);
+          acc[0] += v.x * wk[i];
+          acc[1] += v.y * wk[i];
         }
       }
     }
-    float4* partial = reinterpret_cast<float4*>(scratch + (s * Nc + col) * Rows);
+    float* partial = scratch + (s * Nc + col) * Rows;
+    if constexpr (Rows % 4 == 0) {
 #pragma unroll
-    for (int q = 0; q < Rows / 4; ++q) {
-      partial[q] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+      for (int q = 0; q < Rows / 4; ++q) {
+        reinterpret_cast<float4*>(partial)[q] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+      }
+    } else {
+      *reinterpret_cast<float2*>(partial) = make_float2(acc[0], acc[1]);
     }
   }
   __syncthreads();
@@ -540,13 +557,17 @@ FusedKernel<P> fused_kernel_for(int hs) {
 struct Shape {
   int rows, cluster, threads, blocks_per_sm;
 };
-Shape shape_of(FusedLayout layout) {
-  if (layout == FusedLayout::kBlockRows) {
-    using G = Geometry<FusedLayout::kBlockRows>;
-    return {G::kRows, G::kCluster, G::kThreads, G::kBlocksPerSm};
-  }
-  using G = Geometry<FusedLayout::kClusterColumns>;
+template <FusedLayout L>
+Shape shape() {
+  using G = Geometry<L>;
   return {G::kRows, G::kCluster, G::kThreads, G::kBlocksPerSm};
+}
+Shape shape_of(FusedLayout layout) {
+  switch (layout) {
+    case FusedLayout::kBlockRows: return shape<FusedLayout::kBlockRows>();
+    case FusedLayout::kBlockRowPairs: return shape<FusedLayout::kBlockRowPairs>();
+    default: return shape<FusedLayout::kClusterColumns>();
+  }
 }
 /// Shared memory of a CTA without staged parameters, in floats.
 int smem_floats(FusedLayout layout, int C, int T) {
@@ -564,13 +585,13 @@ std::size_t staged_bytes(FusedLayout layout, int C, int T, std::size_t elem) {
 bool staged(FusedLayout layout, int C, int T, std::size_t elem) {
   return staged_bytes(layout, C, T, elem) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
 }
-/// Bytes of the attention's q, k, v rows staged after the parameters (block rows: its rows' sequence up to them).
+/// Bytes of the attention's q, k, v rows staged after the parameters (block layouts: its rows' sequence up to them).
 std::size_t qkv_bytes(FusedLayout layout, int C, int T) {
   return sizeof(float) * (T + shape_of(layout).rows - 1) * 3 * static_cast<std::size_t>(C);
 }
-/// Whether the block-rows layout stages them too (they fit beside the parameters).
+/// Whether a block layout stages them too (they fit beside the parameters).
 bool staged_qkv(FusedLayout layout, int C, int T, std::size_t elem) {
-  return layout == FusedLayout::kBlockRows && staged(layout, C, T, elem) &&
+  return shape_of(layout).cluster == 1 && staged(layout, C, T, elem) &&
          staged_bytes(layout, C, T, elem) + qkv_bytes(layout, C, T) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
 }
 std::size_t smem_bytes(FusedLayout layout, int C, int T, std::size_t elem) {
@@ -587,10 +608,12 @@ FusedKernel<P> kernel_for_shape(FusedLayout layout, int C, int NH, int T) {
       4 * C / g.cluster > g.threads) {
     return nullptr;
   }
-  if (layout == FusedLayout::kBlockRows) {
-    return staged(layout, C, T, sizeof(P)) ? fused_kernel_for<P, FusedLayout::kBlockRows>(C / NH) : nullptr;
+  if (g.cluster == 1 && !staged(layout, C, T, sizeof(P))) return nullptr;  // the block layouts stage
+  switch (layout) {
+    case FusedLayout::kBlockRows: return fused_kernel_for<P, FusedLayout::kBlockRows>(C / NH);
+    case FusedLayout::kBlockRowPairs: return fused_kernel_for<P, FusedLayout::kBlockRowPairs>(C / NH);
+    default: return fused_kernel_for<P, FusedLayout::kClusterColumns>(C / NH);
   }
-  return fused_kernel_for<P, FusedLayout::kClusterColumns>(C / NH);
 }
 }  // namespace
 
@@ -648,7 +671,11 @@ void fused_layer_forward(const FusedLayerStep<P>& step, cudaStream_t stream) {
 }
 
 const char* fused_layout_name(FusedLayout layout) {
-  return layout == FusedLayout::kBlockRows ? "block rows" : "cluster columns";
+  switch (layout) {
+    case FusedLayout::kBlockRows: return "block rows";
+    case FusedLayout::kBlockRowPairs: return "block row pairs";
+    default: return "cluster columns";
+  }
 }
 
 template bool fused_layer_ready<float>(FusedLayout, int, int, int);
