@@ -7,7 +7,7 @@
 // norm after the last layer. Attention needs every earlier row's keys and values, so the kernel boundary sits just
 // before it; everything else in a step is row-local. The first step starts with the encoder instead.
 //
-// Three layouts (FusedLayout, Geometry) spread a step's rows over CTAs; in both, a CTA keeps its rows' residual in
+// Three layouts (FusedLayout, Geometry) spread a step's rows over CTAs; in each, a CTA keeps its rows' residual in
 // shared memory for the whole step, and q, k and v go to global memory as fp32, double-buffered by step parity
 // (other CTAs still read the previous layer's while a fast one writes the next), as does the residual at the end.
 // - Cluster columns: a thread-block cluster of 8 CTAs owns 16 consecutive rows. Every CTA computes 1/8 of each
@@ -58,7 +58,8 @@ namespace vtools::vbench::cuda {
 namespace {
 constexpr int kBatch = 8;  // weight loads in flight per thread in a GEMM; every K is a multiple of it
 
-/// The two ways a step spreads rows over CTAs (FusedLayout): Rows rows per cluster of Cluster CTAs.
+/// How each layout (FusedLayout) spreads a step's rows: kRows rows per cluster of kCluster CTAs of kThreads threads,
+/// kBlocksPerSm CTAs per SM.
 template <FusedLayout L>
 struct Geometry;
 template <>
@@ -173,7 +174,7 @@ struct GemmOutput {
   int row0, rows, C;
 };
 
-/// The CTA's columns [n0, n0 + Nc) of A W for the kRows rows: A is u-shaped ([K][kRows] in shared memory), W points
+/// The CTA's columns [n0, n0 + Nc) of A W for its Rows rows: A is u-shaped ([K][Rows] in shared memory), W points
 /// at column n0 of the weights (global [K][N], ldw = N, or a staged slice, ldw = Nc); `out` says where each result
 /// goes. Nc <= Threads, K a multiple of kBatch; every thread must call. Threads split K when Nc is small, and all
 /// partial sums pass through `scratch` so that the epilogue is one loop: the kernel's steps run once each, so its
@@ -356,7 +357,7 @@ __device__ StepParams<P> global_params(const FusedLayerStep<P>& step, int rank) 
 /// Starts copying the step's parameters into shared memory at `lnp` (see staged_elems) and returns where they
 /// will be. Clusters of one CTA copy whole tensors by bulk copies on `bulk` (one thread issues them); wider ones
 /// their CTA's column slices by 4-byte cp.async (every thread issues some).
-template <typename P, int Cluster>
+template <typename P, int Cluster, int Threads>
 __device__ StepParams<P> stage_params(const FusedLayerStep<P>& step, int rank, float* lnp, const BulkCopies& bulk) {
   const int C = step.C, n_proj = C / Cluster, n_fc = 4 * C / Cluster, n_qkv = 3 * C / Cluster;
   const bool first = step.tokens != nullptr, last = step.attn_w == nullptr;
@@ -372,7 +373,7 @@ __device__ StepParams<P> stage_params(const FusedLayerStep<P>& step, int rank, f
     if constexpr (Cluster == 1) {
       if (threadIdx.x == 0) bulk.copy(dst, src, static_cast<std::uint32_t>(K * N * sizeof(*src)));
     } else {
-      stage_slice<Geometry<FusedLayout::kClusterColumns>::kThreads>(dst, src, K, N, col, Nc);
+      stage_slice<Threads>(dst, src, K, N, col, Nc);
     }
   };
   if (!first) {
@@ -436,7 +437,7 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
   }
 
   // The parameters' copies start here and are waited for (wait_params) before the first GEMM or layer norm.
-  const StepParams<P> params = staged ? stage_params<P, Cluster>(step, rank, lnp, bulk)
+  const StepParams<P> params = staged ? stage_params<P, Cluster, kThreads>(step, rank, lnp, bulk)
                                       : global_params<P, Cluster>(step, rank);
   // Everything after this reads what the previous kernels wrote (tokens, the residual, q, k, v): wait until they
   // have completed and their writes are visible.
