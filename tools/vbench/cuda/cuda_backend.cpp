@@ -210,7 +210,10 @@ class CudaBackend final : public Backend {
       check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager fused forward");
       const double ms = median_forward_ms();
       forward_ms_.emplace_back(std::string("fused ") + cuda::fused_layout_name(layout), ms);
-      if (ms < best_ms) best_ms = ms, best = layout;
+      if (ms < best_ms) {
+        best_ms = ms;
+        best = layout;
+      }
     }
     forward_->use_fused_layers(best);
   }
