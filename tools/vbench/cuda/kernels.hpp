@@ -60,8 +60,8 @@ inline constexpr int kMaxFusedWidth = 384;
 /// Longest sequence it takes: a warp keeps one query row's attention probabilities in shared memory.
 inline constexpr int kMaxFusedSeq = 512;
 
-/// How fused_layer_forward spreads a step's rows over CTAs. Both keep a CTA's rows in shared memory for the whole
-/// step; they differ in who computes which GEMM columns.
+/// How fused_layer_forward spreads a step's rows over CTAs. Each keeps a CTA's rows in shared memory for the whole
+/// step; they differ in how many rows a CTA holds and who computes which GEMM columns.
 enum class FusedLayout {
   /// A thread-block cluster of 8 CTAs owns 16 rows; each CTA computes 1/8 of every GEMM's columns and writes them
   /// into every CTA's shared memory (DSMEM), meeting the others at 5 cluster barriers per step.
