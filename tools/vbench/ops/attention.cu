@@ -280,7 +280,6 @@ __device__ __forceinline__ void cp_async16(void* to, const void* from, bool vali
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(from), "r"(valid ? 16 : 0));
 }
 
-
 /// 8 bf16 values as 8 fp16 values (16 bytes each way).
 __device__ __forceinline__ uint4 bf16x8_to_half(uint4 v) {
   const auto* in = reinterpret_cast<const __nv_bfloat162*>(&v);
