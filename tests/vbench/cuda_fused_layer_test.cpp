@@ -1,5 +1,5 @@
 // The fused layer steps (fused_layer.cu) end to end through GptForward: the logits of the fused forward in each
-// layout and of the unfused one (in bf16 also with the own tile GEMMs) vs the fp64 reference_forward, in every dtype, for each supported head size, with
+// layout and of the unfused one vs the fp64 reference_forward, in every dtype, for each supported head size, with
 // row counts that are not a multiple of a cluster's 16 rows or a block's 4 and sequences of more than 32 keys (a lane
 // takes several); which widths fused_layer_ready takes (gpu label).
 #include <doctest/doctest.h>
@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "tests/vbench/cuda_random_check.hpp"
@@ -38,11 +37,10 @@ struct Gpu {
   Gpu& operator=(const Gpu&) = delete;
 };
 
-/// Logits [B*T][V] of one eager forward, fused in `layout` or unfused (nullopt), the latter with the own tile GEMMs
-/// when `tile_gemms`.
+/// Logits [B*T][V] of one eager forward, fused in `layout` or unfused (nullopt).
 std::vector<float> forward_logits(Gpu& gpu, const GptWeights& weights, DType dtype,
-                                  std::optional<cuda::FusedLayout> layout, bool tile_gemms,
-                                  const std::vector<std::int32_t>& tokens, int B, int T) {
+                                  std::optional<cuda::FusedLayout> layout, const std::vector<std::int32_t>& tokens,
+                                  int B, int T) {
   const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, dtype);
   cuda::GptForward forward(gpu.lt, device_weights, B, T);
   // Every case runs in the cluster-columns layout; the block ones take widths up to 64.
@@ -51,11 +49,8 @@ std::vector<float> forward_logits(Gpu& gpu, const GptWeights& weights, DType dty
     expected.insert(expected.end(), {cuda::FusedLayout::kBlockRows, cuda::FusedLayout::kBlockRowPairs});
   }
   REQUIRE(forward.fused_layouts() == expected);
-  // The tile GEMMs take every bf16 case here (widths are multiples of 8).
-  REQUIRE(forward.tile_gemms_available() == (dtype == DType::kBf16));
   forward.use_fused_layers(layout);
   REQUIRE(forward.fused_layout() == layout);
-  forward.use_tile_gemms(tile_gemms);
   cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int), cudaMemcpyHostToDevice),
                    "cudaMemcpy", "tokens");
   forward.choose_gemm_algorithms(gpu.stream);
@@ -104,24 +99,19 @@ TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the un
     const std::vector<double> ref = reference_forward(weights, tokens, c.B, c.T);
     // The fused steps compute in fp32 in every dtype; tf32 and bf16 still round the LM head's inputs.
     for (const auto& [dtype, limit] : {std::pair{DType::kFp32, 1e-5}, {DType::kTf32, 1e-2}, {DType::kBf16, 2e-2}}) {
-      // Unfused (bf16: also with the own tile GEMMs), then each fused layout the width takes.
-      std::vector<std::pair<std::optional<cuda::FusedLayout>, bool>> variants = {
-          {std::nullopt, false}, {cuda::FusedLayout::kClusterColumns, false}};
-      if (dtype == DType::kBf16) variants.emplace_back(std::nullopt, true);
+      std::vector<std::optional<cuda::FusedLayout>> layouts = {std::nullopt, cuda::FusedLayout::kClusterColumns};
       if (c.n_embd <= 64) {
-        variants.insert(variants.end(), {{cuda::FusedLayout::kBlockRows, false},
-                                         {cuda::FusedLayout::kBlockRowPairs, false}});
+        layouts.insert(layouts.end(), {cuda::FusedLayout::kBlockRows, cuda::FusedLayout::kBlockRowPairs});
       }
-      for (const auto& [layout, tile_gemms] : variants) {
-        const std::string name = layout ? cuda::fused_layout_name(*layout)
-                                        : tile_gemms ? "unfused with tile GEMMs" : "unfused";
+      for (const std::optional<cuda::FusedLayout> layout : layouts) {
+        const std::string name = layout ? cuda::fused_layout_name(*layout) : "unfused";
         CAPTURE(c.n_layer);
         CAPTURE(c.n_embd);
         CAPTURE(c.B);
         CAPTURE(c.T);
         CAPTURE(static_cast<int>(dtype));
         CAPTURE(name);
-        const std::vector<float> logits = forward_logits(gpu, weights, dtype, layout, tile_gemms, tokens, c.B, c.T);
+        const std::vector<float> logits = forward_logits(gpu, weights, dtype, layout, tokens, c.B, c.T);
         REQUIRE(logits.size() == ref.size());
         const double rel = cuda_test::relative_error(logits, ref);
         MESSAGE("C " << c.n_embd << " B " << c.B << " T " << c.T << " dtype " << static_cast<int>(dtype) << " "

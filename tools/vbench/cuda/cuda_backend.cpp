@@ -104,8 +104,7 @@ class CudaBackend final : public Backend {
       notes.push_back("cuda " + weights_->config.name + ": " +
                       (layout ? std::string("fused layer steps in the ") + cuda::fused_layout_name(*layout) +
                                     " layout (one kernel per layer, fp32 math on CUDA cores in every dtype)"
-                       : forward_->tile_gemms() ? std::string("the unfused forward with own tile GEMMs")
-                                                : std::string("the unfused forward")) +
+                              : std::string("the unfused forward")) +
                       ", the fastest at prepare (median of 15 replays: " + times + ")");
     }
     return notes;
@@ -127,7 +126,7 @@ class CudaBackend final : public Backend {
     forward_->enqueue(stream_);
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager warm-up forward");
     tune_gemms();
-    if (!forward_->fused_layouts().empty() || forward_->tile_gemms_available()) choose_forward();
+    if (!forward_->fused_layouts().empty()) choose_layer_fusion();
     capture();
   }
 
@@ -198,27 +197,17 @@ class CudaBackend final : public Backend {
     }
   }
 
-  /// Keeps the fastest of the unfused forward with its tuned cuBLASLt GEMMs, the unfused forward with the own tile
-  /// GEMMs (bf16) and the fused layer steps in each layout the model takes (for small models, where launches
-  /// dominate; the GEMM plans' choice above is unaffected: the fused steps use only the LM head's).
-  void choose_forward() {
+  /// Keeps the fastest of the unfused forward with its tuned GEMMs and the fused layer steps in each layout the model
+  /// takes (for small models, where launches dominate; the GEMM plans' choice above is unaffected: the fused steps
+  /// use only the LM head's).
+  void choose_layer_fusion() {
     forward_ms_ = {{"unfused", median_forward_ms()}};
     double best_ms = forward_ms_.front().second;
-    bool best_tile_gemms = false;
-    if (forward_->tile_gemms_available()) {
-      forward_->use_tile_gemms(true);
-      warm_up();
-      const double ms = median_forward_ms();
-      forward_ms_.emplace_back("unfused with own tile GEMMs", ms);
-      if (ms < best_ms) {
-        best_ms = ms;
-        best_tile_gemms = true;
-      }
-    }
     std::optional<cuda::FusedLayout> best;
     for (const cuda::FusedLayout layout : forward_->fused_layouts()) {
       forward_->use_fused_layers(layout);
-      warm_up();
+      forward_->enqueue(stream_);  // eagerly once: loads the kernels' module outside the capture
+      check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager fused forward");
       const double ms = median_forward_ms();
       forward_ms_.emplace_back(std::string("fused ") + cuda::fused_layout_name(layout), ms);
       if (ms < best_ms) {
@@ -227,13 +216,6 @@ class CudaBackend final : public Backend {
       }
     }
     forward_->use_fused_layers(best);
-    forward_->use_tile_gemms(!best && best_tile_gemms);
-  }
-
-  /// One eager forward as planned now: loads the kernels' module outside the capture (CUDA lazy loading).
-  void warm_up() {
-    forward_->enqueue(stream_);
-    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "an eager warm-up forward");
   }
 
   /// Median time of 15 replays of the forward as planned now (after 3 warm-up ones); +inf when it cannot be
@@ -316,8 +298,8 @@ class CudaBackend final : public Backend {
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
   int kernels_ = 0;
-  /// choose_forward's candidates for the prepared model (unfused, with tile GEMMs, then each fused layout) and their
-  /// median ms; empty when it did not run.
+  /// choose_layer_fusion's candidates for the prepared model (unfused, then each fused layout) and their median ms;
+  /// empty when it did not run.
   std::vector<std::pair<std::string, double>> forward_ms_;
 };
 

@@ -10,7 +10,6 @@
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
-#include "tools/vbench/cuda/tile_gemm.hpp"
 
 namespace vtools::vbench::cuda {
 
@@ -73,10 +72,6 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
   fc_proj_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, Ci, 4 * Ci, false, fc_proj_splits_}, dt, Epilogue::kNone,
                                          kWorkspaceBytes);
   // fp32: the LM head as 3xTF32, one TF32 GEMM over K = 3C (see gpt_forward.hpp); the other dtypes as they are.
-  tile_gemms_available_ = dt == DType::kBf16;
-  for (const Matmul* mm : {qkv_mm_.get(), attn_proj_mm_.get(), fc_mm_.get(), fc_proj_mm_.get()}) {
-    tile_gemms_available_ = tile_gemms_available_ && tile_gemm_takes(mm->shape());
-  }
   head_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, static_cast<int>(Vp), split_head() ? 3 * Ci : Ci, true},
                                       split_head() ? DType::kTf32 : dt, Epilogue::kNone, kWorkspaceBytes);
 }
@@ -101,13 +96,6 @@ void GptForward::use_fused_layers(std::optional<FusedLayout> layout) {
   fused_ = layout;
 }
 
-void GptForward::use_tile_gemms(bool use) {
-  if (use && !tile_gemms_available_) {
-    throw Error(ExitCode::kInternal, "the own tile GEMMs cannot run this model's layer GEMMs");
-  }
-  tile_gemms_ = use;
-}
-
 void GptForward::enqueue(cudaStream_t stream) const {
   if (w_.dtype == DType::kBf16) {
     enqueue_as<__nv_bfloat16>(stream);
@@ -125,26 +113,17 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
   A* ln = ln_.as<A>();
   float* partials = partials_.as<float>();
   float* residual = residual_.as<float>();
-  auto gemm = [&](const Matmul& mm, void* y, const void* x, const DeviceBuffer& w, const DeviceBuffer* bias) {
-    const void* b = bias != nullptr ? bias->get() : nullptr;
-    if (tile_gemms_) {
-      tile_gemm_forward(mm.shape(), mm.epilogue(), y, static_cast<const __nv_bfloat16*>(x),
-                        static_cast<const __nv_bfloat16*>(w.get()), static_cast<const __nv_bfloat16*>(b), stream);
-    } else {
-      mm.run(y, x, w.get(), b, ws, stream);
-    }
-  };
   encoder_forward(residual, d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), B_, T_, C, stream);
   SublayerOutput<A> pending;  // the sublayer output not yet added to the residual
   for (const DeviceLayer& l : w_.layers) {
     layernorm_forward(ln, residual, pending, l.ln1_w.as<float>(), l.ln1_b.as<float>(), R, C, stream);
-    gemm(*qkv_mm_, qkv_.get(), ln, l.attn_w, &l.attn_b);
+    qkv_mm_->run(qkv_.get(), ln, l.attn_w.get(), l.attn_b.get(), ws, stream);
     attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream);
-    gemm(*attn_proj_mm_, partials, attn_.get(), l.attn_proj_w, nullptr);
+    attn_proj_mm_->run(partials, attn_.get(), l.attn_proj_w.get(), nullptr, ws, stream);
     layernorm_forward(ln, residual, SublayerOutput<A>{partials, attn_proj_splits_, l.attn_proj_b.as<A>()},
                       l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream);
-    gemm(*fc_mm_, fc_.get(), ln, l.fc_w, &l.fc_b);
-    gemm(*fc_proj_mm_, partials, fc_.get(), l.fc_proj_w, nullptr);
+    fc_mm_->run(fc_.get(), ln, l.fc_w.get(), l.fc_b.get(), ws, stream);
+    fc_proj_mm_->run(partials, fc_.get(), l.fc_proj_w.get(), nullptr, ws, stream);
     pending = SublayerOutput<A>{partials, fc_proj_splits_, l.fc_proj_b.as<A>()};
   }
   if constexpr (std::is_same_v<A, float>) {  // split_head() is false for every other A

@@ -14,10 +14,8 @@
 // small products come first in K, so they are summed before the large ones swamp them: gpt2's fp32 logits are 2.2e-6
 // off the cpu backend this way, 8.1e-6 with the small products last (all-fp32 GEMMs: 1.2e-6; H100, 2026-11-23).
 // 3 + 7 * n_layer launches when cuBLASLt fuses every epilogue; one more per layer where it has no GELU algorithm.
-// In bf16 the layers' GEMMs can instead be vbench's own tile GEMMs (tile_gemm.hpp, same outputs), launched like the
-// layer norms and attention as programmatic dependents of the kernel before. Small models (fused_layer_ready) can
-// instead run as n_layer + 1 fused layer steps and the LM head (fused_layer.cu); CudaBackend keeps whichever forward
-// is fastest.
+// Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
+// (fused_layer.cu); CudaBackend keeps whichever forward is faster.
 #pragma once
 
 #include <cublasLt.h>
@@ -60,13 +58,6 @@ class GptForward {
   void use_fused_layers(std::optional<FusedLayout> layout);
   [[nodiscard]] std::optional<FusedLayout> fused_layout() const { return fused_; }
 
-  /// Whether the unfused forward can run the layers' four GEMMs as vbench's own tile GEMMs (tile_gemm.hpp: bf16,
-  /// every shape tile_gemm_takes) instead of cuBLASLt's.
-  [[nodiscard]] bool tile_gemms_available() const { return tile_gemms_available_; }
-  /// Makes the unfused forward use them (one of the choices CudaBackend times); the default is cuBLASLt.
-  void use_tile_gemms(bool use);
-  [[nodiscard]] bool tile_gemms() const { return tile_gemms_; }
-
   [[nodiscard]] int* d_tokens() const { return tokens_.as<int>(); }  ///< [B][T] int32
   /// [B][T][Vp] in the activation type (float, or bf16 bits when the dtype is bf16); columns >= V are zero.
   [[nodiscard]] const DeviceBuffer& logits() const { return logits_; }
@@ -88,7 +79,6 @@ class GptForward {
   DeviceBuffer fused_qkv_;  ///< fused steps only: two [B][T][3C] fp32 buffers, written by alternate steps
   std::vector<FusedLayout> fused_layouts_;
   std::optional<FusedLayout> fused_;
-  bool tile_gemms_available_ = false, tile_gemms_ = false;
   int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)
   std::unique_ptr<Matmul> qkv_mm_, attn_proj_mm_, fc_mm_, fc_proj_mm_, head_mm_;
 };

@@ -1,5 +1,5 @@
 // Device-side pieces the kernels in tools/vbench/ops/*.cu share: fp32 <-> storage conversions, the 3xTF32 row
-// store, warp reductions, cp.async, bf16 tensor-core fragments and programmatic dependent launch.
+// store and warp reductions.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -43,58 +43,6 @@ __device__ __forceinline__ float gelu_tanh(float x) {
 
 /// Waits for this thread's cp.async copies (then __syncthreads before others read them).
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
-
-/// 16 bytes global -> shared without passing through registers; zeros when !valid (`from` is then not read).
-__device__ __forceinline__ void cp_async16(void* to, const void* from, bool valid) {
-  const auto address = static_cast<std::uint32_t>(__cvta_generic_to_shared(to));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(from), "r"(valid ? 16 : 0));
-}
-
-/// Closes this thread's group of cp.async copies issued since the last commit (cp_async_wait counts groups).
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-
-/// Waits until at most `kPending` of this thread's committed cp.async groups are still in flight.
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
-
-/// d += a b on tensor cores: a 16x16 bf16 tile (row), b 16x8 bf16 (col), fp32 accumulators; fragments as PTX's
-/// m16n8k16 layout (lane l holds rows l / 4 and l / 4 + 8, columns 2 (l % 4) + {0, 1} and + 8).
-__device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
-                                         std::uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-/// Four 8x8 16-bit matrices from shared memory: lane l gives the address of row l % 8 of matrix l / 8.
-__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], const void* row) {
-  const auto address = static_cast<std::uint32_t>(__cvta_generic_to_shared(row));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-
-/// ldmatrix_x4 with each matrix transposed (a row-major [k][n] tile read as mma's col-major b fragments).
-__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const void* row) {
-  const auto address = static_cast<std::uint32_t>(__cvta_generic_to_shared(row));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-
-// Programmatic dependent launch (launch_dependent in dependent_launch.hpp). A kernel launched as a programmatic
-// dependent may start while the kernel before it still runs: it must wait_prerequisites() before reading anything
-// an earlier kernel wrote, and before writing anything an earlier kernel reads; every CTA must call it (a CTA that
-// never does is not ordered after the earlier kernels at all). Both are no-ops in a kernel launched plainly.
-
-/// Lets the next kernel on the stream, when launched as a programmatic dependent, start launching its CTAs now.
-__device__ __forceinline__ void allow_dependents() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
-
-/// Waits until the kernels before this one have completed and their writes are visible.
-__device__ __forceinline__ void wait_prerequisites() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
 
 /// Sum over the 32 lanes of a full warp; every lane gets the result.
 __device__ __forceinline__ float warp_sum(float x) {

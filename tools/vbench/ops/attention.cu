@@ -13,7 +13,7 @@
 #include <cuda_fp16.h>
 
 #include "libcommon/error.hpp"
-#include "tools/vbench/cuda/dependent_launch.hpp"
+#include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
 #include "tools/vbench/cuda/kernels.hpp"
 
@@ -56,8 +56,6 @@ template <typename A>
 __global__ void attention_forward_kernel1(A* out, const A* qkv, int T, int C, int NH, float q_scale) {
   extern __shared__ float smem[];
   const int hs = C / NH;
-  allow_dependents();
-  wait_prerequisites();  // q, k, v come from the kernel before (launched as its programmatic dependent)
   float* k_tile = smem;                          // [kKeyTile][hs + 1]: the pad keeps lanes on distinct banks
   float* v_tile = k_tile + kKeyTile * (hs + 1);  // [kKeyTile][hs]
   float* q_rows = v_tile + kKeyTile * hs;        // [kQueryRows][hs]
@@ -153,8 +151,6 @@ __global__ void __launch_bounds__(kQueryRows * 32)
   __shared__ __align__(16) float k_tile[kKeyTile * kRow];
   __shared__ __align__(16) float v_tile[kKeyTile * HS];
   __shared__ __align__(16) float q_rows[kQueryRows * HS];
-  allow_dependents();
-  wait_prerequisites();  // q, k, v come from the kernel before (launched as its programmatic dependent)
   const QueryRow<A> row(qkv, T, C, NH, HS);
   const int warp = row.warp, lane = row.lane, b = row.b, h = row.h, t = row.t, last_t = row.last_t;
   const long long row_stride = row.row_stride;
@@ -245,12 +241,28 @@ constexpr int kTcWarps = 4;
 constexpr int kTcRows = 16;  // query rows per block: one mma row tile
 constexpr int kTcKeys = 32;  // keys per staged tile
 
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                         std::uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
 __device__ __forceinline__ void mma_f16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
                                         std::uint32_t b1) {
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/// Four 8x8 16-bit matrices from shared memory, transposed: lane l gives the address of row l % 8 of matrix l / 8.
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const void* row) {
+  const auto address = static_cast<std::uint32_t>(__cvta_generic_to_shared(row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
 }
 
 __device__ __forceinline__ std::uint32_t load_pair(const __nv_bfloat16* p) {
@@ -260,6 +272,12 @@ __device__ __forceinline__ std::uint32_t load_pair(const __nv_bfloat16* p) {
 __device__ __forceinline__ std::uint32_t half_pair(float lo, float hi) {
   const __half2 pair = __floats2half2_rn(lo, hi);
   return *reinterpret_cast<const std::uint32_t*>(&pair);
+}
+
+/// 16 bytes global -> shared without passing through registers; zeros when !valid (`from` is then not read).
+__device__ __forceinline__ void cp_async16(void* to, const void* from, bool valid) {
+  const auto address = static_cast<std::uint32_t>(__cvta_generic_to_shared(to));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(from), "r"(valid ? 16 : 0));
 }
 
 /// 8 bf16 values as 8 fp16 values (16 bytes each way).
@@ -308,8 +326,6 @@ __global__ void __launch_bounds__(kTcWarps * 32)
   constexpr int kDimTiles = HS / 8;   // mma n-tiles of O
   static_assert(HS % 16 == 0 && HS <= 64);
   __shared__ __align__(16) Shared sm;
-  allow_dependents();
-  wait_prerequisites();  // q, k, v come from the kernel before (launched as its programmatic dependent)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, quad_lane = lane % 4;  // mma fragments: rows g and g + 8, columns 2 * quad_lane + {0, 1}
   const int b = blockIdx.y / NH, h = blockIdx.y % NH;
@@ -504,16 +520,16 @@ void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cu
   const float q_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(hs)) * M_LOG2E);
   const bool aligned = reinterpret_cast<std::uintptr_t>(d_qkv) % 16 == 0;
   auto launch2 = [&](auto kernel) {
-    launch_dependent(kernel, grid, dim3(kQueryRows * 32), 0, stream, "attention_forward_kernel2 " + shape, d_out, d_qkv,
-                     T, C, NH, q_scale);
+    kernel<<<grid, kQueryRows * 32, 0, stream>>>(d_out, d_qkv, T, C, NH, q_scale);
+    check_launch("attention_forward_kernel2", shape);
   };
   if constexpr (std::is_same_v<A, __nv_bfloat16>) {
     if (aligned && (hs == 16 || hs == 32 || hs == 64)) {
       const dim3 grid3((T + kTcRows - 1) / kTcRows, B * NH);
       auto kernel = hs == 16 ? attention_forward_kernel3<16>
                              : hs == 32 ? attention_forward_kernel3<32> : attention_forward_kernel3<64>;
-      launch_dependent(kernel, grid3, dim3(kTcWarps * 32), 0, stream, "attention_forward_kernel3 " + shape, d_out,
-                       d_qkv, T, C, NH, q_scale);
+      kernel<<<grid3, kTcWarps * 32, 0, stream>>>(d_out, d_qkv, T, C, NH, q_scale);
+      check_launch("attention_forward_kernel3", shape);
       return;
     }
   }
@@ -521,8 +537,8 @@ void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cu
   if (aligned && hs == 32) return launch2(attention_forward_kernel2<A, 32>);
   if (aligned && hs == 64) return launch2(attention_forward_kernel2<A, 64>);
   const std::size_t smem_bytes = sizeof(float) * (kKeyTile * (hs + 1) + kKeyTile * hs + kQueryRows * hs);
-  launch_dependent(attention_forward_kernel1<A>, grid, dim3(kQueryRows * 32), smem_bytes, stream,
-                   "attention_forward_kernel1 " + shape, d_out, d_qkv, T, C, NH, q_scale);
+  attention_forward_kernel1<A><<<grid, kQueryRows * 32, smem_bytes, stream>>>(d_out, d_qkv, T, C, NH, q_scale);
+  check_launch("attention_forward_kernel1", shape);
 }
 
 template void attention_forward<float>(float*, const float*, int, int, int, int, cudaStream_t);

@@ -430,7 +430,7 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
                                                 staged_elems(C, Cluster) * sizeof(P));
   // The next step may launch now (fused_layer_forward launches steps as programmatic dependents): its CTAs take
   // idle SMs and copy in their parameters while this step runs, and wait below until it has completed.
-  allow_dependents();
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   if (Cluster == 1 && threadIdx.x == 0) {  // before any thread waits: a __syncthreads follows below
     bulk.init();
     early.init();
@@ -441,7 +441,7 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
                                       : global_params<P, Cluster>(step, rank);
   // Everything after this reads what the previous kernels wrote (tokens, the residual, q, k, v): wait until they
   // have completed and their writes are visible.
-  wait_prerequisites();
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
   if (Cluster == 1 && threadIdx.x == 0) {
     if (!first && row0 < rows) {
       early.copy(xs, step.residual + static_cast<long long>(row0) * C, (key_hi - row0) * C * sizeof(float));

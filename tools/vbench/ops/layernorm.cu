@@ -13,7 +13,7 @@
 #include <type_traits>
 
 #include "libcommon/error.hpp"
-#include "tools/vbench/cuda/dependent_launch.hpp"
+#include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
 #include "tools/vbench/cuda/kernels.hpp"
 
@@ -89,8 +89,6 @@ __global__ void layernorm_forward_kernel2(A* __restrict__ out, float* __restrict
                                           const float* __restrict__ weight, const float* __restrict__ bias, int C) {
   extern __shared__ float row_values[];  // [C]
   __shared__ float scratch[kWarps];
-  allow_dependents();
-  wait_prerequisites();  // everything below reads or writes what earlier kernels wrote or read
   const long long row = blockIdx.x;
   float* r = residual + row * C;
   float sum = 0.f;
@@ -119,8 +117,6 @@ __global__ void __launch_bounds__(kThreads)
     layernorm_forward_kernel3(A* __restrict__ out, float* __restrict__ residual, SublayerOutput<A> add,
                               const float* __restrict__ weight, const float* __restrict__ bias, int C) {
   __shared__ float scratch[kWarps];
-  allow_dependents();
-  wait_prerequisites();  // everything below reads or writes what earlier kernels wrote or read
   const long long row = blockIdx.x;
   const long long plane = static_cast<long long>(gridDim.x) * C;  // one partial product [rows][C]
   float* r = residual + row * C;
@@ -196,15 +192,14 @@ namespace {
 /// instantiations).
 template <typename A, bool kSplit, int V, int N = 1>
 void launch_kernel3(A* out, float* residual, SublayerOutput<A> add, const float* weight, const float* bias, int rows,
-                    int C, cudaStream_t stream, const std::string& what) {
+                    int C, cudaStream_t stream) {
   if constexpr ((N + 1) * V <= kMaxPerThread) {
     if (C > N * V * kThreads) {
-      launch_kernel3<A, kSplit, V, N + 1>(out, residual, add, weight, bias, rows, C, stream, what);
+      launch_kernel3<A, kSplit, V, N + 1>(out, residual, add, weight, bias, rows, C, stream);
       return;
     }
   }
-  launch_dependent(layernorm_forward_kernel3<A, N, V, kSplit>, dim3(rows), dim3(kThreads), 0, stream, what, out,
-                   residual, add, weight, bias, C);
+  layernorm_forward_kernel3<A, N, V, kSplit><<<rows, kThreads, 0, stream>>>(out, residual, add, weight, bias, C);
 }
 
 template <bool kSplit, typename A>
@@ -217,16 +212,17 @@ void launch_layernorm(A* d_out, float* d_residual, SublayerOutput<A> add, const 
   }
   if (rows == 0) return;
   if (C <= kThreads * kMaxPerThread) {
-    const std::string what = "layernorm_forward_kernel3 " + shape;
     if (C % 4 == 0) {
-      launch_kernel3<A, kSplit, 4>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, what);
+      launch_kernel3<A, kSplit, 4>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream);
     } else {
-      launch_kernel3<A, kSplit, 1>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, what);
+      launch_kernel3<A, kSplit, 1>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream);
     }
+    check_launch("layernorm_forward_kernel3", shape);
     return;
   }
-  launch_dependent(layernorm_forward_kernel2<A, kSplit>, dim3(rows), dim3(kThreads), sizeof(float) * C, stream,
-                   "layernorm_forward_kernel2 " + shape, d_out, d_residual, add, d_weight, d_bias, C);
+  layernorm_forward_kernel2<A, kSplit><<<rows, kThreads, sizeof(float) * C, stream>>>(d_out, d_residual, add,
+                                                                                      d_weight, d_bias, C);
+  check_launch("layernorm_forward_kernel2", shape);
 }
 }  // namespace
 
