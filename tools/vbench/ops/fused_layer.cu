@@ -124,6 +124,14 @@ __device__ __forceinline__ void sync_cluster() {
   }
 }
 
+/// After a cta_gemm: its closing __syncthreads already orders a lone CTA's writes (dropping the second barrier was
+/// neutral on the H100, within 1%); a cluster still needs its barrier for the writes into the other CTAs' shared
+/// memory.
+template <int Cluster>
+__device__ __forceinline__ void sync_after_gemm() {
+  if constexpr (Cluster > 1) cg::this_cluster().sync();
+}
+
 __device__ __forceinline__ std::uint32_t shared_address(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
@@ -461,6 +469,13 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
     }
   };
   const auto store_u = [&](int r, int c, float v) { u[c * Rows + r] = v; };
+  // This CTA's n columns [rank * n, (rank + 1) * n) of a x g.w for its rows (scalars captured by value: with [&] the
+  // cluster kernels spilled more registers).
+  const auto gemm = [scratch, rank, row0, rows, C](const float* a, const typename StepParams<P>::Gemm& g, int K, int n,
+                                                   Epilogue kind, float* dst) {
+    cta_gemm<P, Rows, Cluster, kThreads>(a, g.w, g.ldw, K, rank * n, n, scratch,
+                                         GemmOutput<P>{kind, g.bias, dst, row0, rows, C});
+  };
 
   if (first) {  // the encoder
     for (int i = threadIdx.x; i < Rows * C; i += kThreads) {
@@ -505,26 +520,22 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
     sync_cluster<Cluster>();
 
     // Attention projection, bias and residual add: this CTA's columns of xs, into every CTA's xs.
-    cta_gemm<P, Rows, Cluster, kThreads>(u, params.proj.w, params.proj.ldw, C, rank * n_proj, n_proj, scratch,
-                               GemmOutput<P>{Epilogue::kResidual, params.proj.bias, xs, row0, rows, C});
-    sync_cluster<Cluster>();
+    gemm(u, params.proj, C, n_proj, Epilogue::kResidual, xs);
+    sync_after_gemm<Cluster>();
 
     layernorm_rows<Rows, kThreads>(xs, C, params.ln2_w, params.ln2_b, 0, 1, store_u);
     __syncthreads();
-    cta_gemm<P, Rows, Cluster, kThreads>(u, params.fc.w, params.fc.ldw, C, rank * n_fc, n_fc, scratch,
-                               GemmOutput<P>{Epilogue::kGelu, params.fc.bias, h, row0, rows, C});
-    sync_cluster<Cluster>();
+    gemm(u, params.fc, C, n_fc, Epilogue::kGelu, h);
+    sync_after_gemm<Cluster>();
 
-    cta_gemm<P, Rows, Cluster, kThreads>(h, params.fc_proj.w, params.fc_proj.ldw, 4 * C, rank * n_proj, n_proj, scratch,
-                               GemmOutput<P>{Epilogue::kResidual, params.fc_proj.bias, xs, row0, rows, C});
-    sync_cluster<Cluster>();  // the last remote write: no CTA leaves while another may still write into it
+    gemm(h, params.fc_proj, 4 * C, n_proj, Epilogue::kResidual, xs);
+    sync_after_gemm<Cluster>();  // the last remote write: no CTA leaves while another may still write into it
   }
 
   if (!last) {  // the next layer's first half
     layernorm_rows<Rows, kThreads>(xs, C, params.ln_w, params.ln_b, 0, 1, store_u);
     __syncthreads();
-    cta_gemm<P, Rows, Cluster, kThreads>(u, params.qkv.w, params.qkv.ldw, C, rank * n_qkv, n_qkv, scratch,
-                               GemmOutput<P>{Epilogue::kQkv, params.qkv.bias, step.qkv_out, row0, rows, C});
+    gemm(u, params.qkv, C, n_qkv, Epilogue::kQkv, step.qkv_out);
     for (int i = threadIdx.x; i < (Rows / Cluster) * C; i += kThreads) {  // rows rank, rank + Cluster, ...
       const int r = rank + Cluster * (i / C), c = i % C, m = row0 + r;
       if (m < rows) step.residual[static_cast<long long>(m) * C + c] = xs[r * C + c];
