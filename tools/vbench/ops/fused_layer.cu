@@ -18,9 +18,12 @@
 //   biases and layer-norm parameters are copied whole into shared memory by bulk copies (cp.async.bulk on an
 //   mbarrier), as are its residual rows and the q, k, v rows its attention reads (from its sequence's start), so
 //   attention waits for one round trip instead of a chain of dependent loads. Each CTA reads the whole layer from
-//   L2 (gpt_nano fp32: 110 KB), so it serves widths whose weights fit in shared memory (64 in fp32, 80 in bf16).
+//   L2 (gpt_nano fp32: 110 KB). Widths whose weights do not fit in shared memory (above 64 in fp32, 80 in bf16; up
+//   to 128, a thread per column of the widest GEMM) read them from global memory instead.
 //   Block row pairs are the same with 2 rows per CTA: twice the CTAs and twice the weight reads from L2 (faster in
-//   bf16: gpt_tile_small 67.0 vs 71.4 us; slower in fp32: 107.9 vs 105.2).
+//   bf16: gpt_tile_small 67.0 vs 71.4 us; slower in fp32: 107.9 vs 105.2; and with weights from global memory,
+//   where a CTA's chain of L2 round trips is the limit, faster again: gpt_micro fp32 153.2 vs 218.8 rows of 4,
+//   208.1 unfused).
 // Every step is launched as a programmatic dependent of the one before: it lets the next one launch as it starts,
 // and the next one's CTAs take idle SMs and copy in their parameters, then griddepcontrol.wait before reading
 // anything a previous kernel wrote.
@@ -31,8 +34,11 @@
 // memory.
 //
 // Measured (H100, B=4 T=64, median of 15 replays at prepare; 2026-11-23): block rows gpt_nano fp32 74.0 us vs 127.8
-// unfused (cluster columns 105.3), bf16 50.9 vs 67.5; gpt_tile_small fp32 104.3 vs 168.8, bf16 71.7 vs 84.6; for
-// widths >= 128 the unfused forward wins (gpt_micro bf16 95.6 vs 168.2 cluster columns). A block-rows step still
+// unfused (cluster columns 105.3), bf16 50.9 vs 67.5; gpt_tile_small fp32 104.3 vs 168.8, bf16 71.7 vs 84.6; width
+// 128 in fp32, block row pairs with weights from L2: gpt_micro 153.2 vs 208.1, gpt_tile_medium 197.8 vs 282.9; in
+// bf16 the unfused forward wins from width 128 (gpt_micro 96.7 vs 169.1 cluster columns, 174.2 pairs; its GEMMs run
+// on tensor cores). Deeper weight batches from L2 (32 loads in flight, not 8) made block rows faster (gpt_micro fp32
+// 177.5, bf16 141.1) but not pairs, the ones kept (155.0, 119.6), so they were dropped. A block-rows step still
 // takes ~10 us on gpt_nano (a per-phase clock64 trace: q/k/v copy 0.9 us, attention 1.8, the four GEMMs 1.0-2.1
 // each, a layer norm 0.7): chains of short dependent phases at 4 warps per scheduler. Tried and dropped: the whole
 // body as one kernel with a cluster per sequence (gpt_nano fp32 220.8 vs 127.6 us); a cluster of 4 CTAs of 512
@@ -434,8 +440,10 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
   const BulkCopies early{&bulk_barriers[1]};
   const int key_lo = row0 / step.T * step.T, key_hi = min(row0 + Rows, rows);
   float* const lnp = scratch + scratch_floats(Rows, kThreads, step.T);
-  float* const qkv_s = reinterpret_cast<float*>(reinterpret_cast<char*>(lnp + 4 * C) +
-                                                staged_elems(C, Cluster) * sizeof(P));
+  // After the parameters when they are staged, else where they would start.
+  float* const qkv_s = staged ? reinterpret_cast<float*>(reinterpret_cast<char*>(lnp + 4 * C) +
+                                                         staged_elems(C, Cluster) * sizeof(P))
+                              : lnp;
   // The next step may launch now (fused_layer_forward launches steps as programmatic dependents): its CTAs take
   // idle SMs and copy in their parameters while this step runs, and wait below until it has completed.
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -601,18 +609,22 @@ bool staged(FusedLayout layout, int C, int T, std::size_t elem) {
 std::size_t qkv_bytes(FusedLayout layout, int C, int T) {
   return sizeof(float) * (T + shape_of(layout).rows - 1) * 3 * static_cast<std::size_t>(C);
 }
-/// Whether a block layout stages them too (they fit beside the parameters).
+/// Shared memory of a CTA before the staged q, k, v rows: with its parameters when they fit, else without.
+std::size_t base_bytes(FusedLayout layout, int C, int T, std::size_t elem) {
+  return staged(layout, C, T, elem) ? staged_bytes(layout, C, T, elem)
+                                    : sizeof(float) * static_cast<std::size_t>(smem_floats(layout, C, T));
+}
+/// Whether a block layout stages them too (they fit beside the rest).
 bool staged_qkv(FusedLayout layout, int C, int T, std::size_t elem) {
-  return shape_of(layout).cluster == 1 && staged(layout, C, T, elem) &&
-         staged_bytes(layout, C, T, elem) + qkv_bytes(layout, C, T) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
+  return shape_of(layout).cluster == 1 &&
+         base_bytes(layout, C, T, elem) + qkv_bytes(layout, C, T) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
 }
 std::size_t smem_bytes(FusedLayout layout, int C, int T, std::size_t elem) {
-  if (!staged(layout, C, T, elem)) return sizeof(float) * static_cast<std::size_t>(smem_floats(layout, C, T));
-  return staged_bytes(layout, C, T, elem) + (staged_qkv(layout, C, T, elem) ? qkv_bytes(layout, C, T) : 0);
+  return base_bytes(layout, C, T, elem) + (staged_qkv(layout, C, T, elem) ? qkv_bytes(layout, C, T) : 0);
 }
 
 /// The kernel for `layout`, width C, NH heads and sequences of T, or nullptr when fused_layer_forward does not take
-/// them. A CTA computes at most one column of a GEMM per thread; the block-rows layout needs its parameters staged.
+/// them. A CTA computes at most one column of a GEMM per thread.
 template <typename P>
 FusedKernel<P> kernel_for_shape(FusedLayout layout, int C, int NH, int T) {
   const Shape g = shape_of(layout);
@@ -620,7 +632,6 @@ FusedKernel<P> kernel_for_shape(FusedLayout layout, int C, int NH, int T) {
       4 * C / g.cluster > g.threads) {
     return nullptr;
   }
-  if (g.cluster == 1 && !staged(layout, C, T, sizeof(P))) return nullptr;  // the block layouts stage
   switch (layout) {
     case FusedLayout::kBlockRows: return fused_kernel_for<P, FusedLayout::kBlockRows>(C / NH);
     case FusedLayout::kBlockRowPairs: return fused_kernel_for<P, FusedLayout::kBlockRowPairs>(C / NH);
