@@ -8,6 +8,7 @@
 #include <cuda_bf16.h>
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,12 +44,9 @@ std::vector<float> forward_logits(Gpu& gpu, const GptWeights& weights, DType dty
                                   int B, int T) {
   const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, dtype);
   cuda::GptForward forward(gpu.lt, device_weights, B, T);
-  // Every case runs in the cluster-columns layout; the block ones take widths up to 128.
-  std::vector<cuda::FusedLayout> expected = {cuda::FusedLayout::kClusterColumns};
-  if (weights.config.n_embd <= 128) {
-    expected.insert(expected.end(), {cuda::FusedLayout::kBlockRows, cuda::FusedLayout::kBlockRowPairs});
-  }
-  REQUIRE(forward.fused_layouts() == expected);
+  // Every case runs in every layout.
+  REQUIRE(forward.fused_layouts() == std::vector<cuda::FusedLayout>(std::begin(cuda::kFusedLayouts),
+                                                                    std::end(cuda::kFusedLayouts)));
   forward.use_fused_layers(layout);
   REQUIRE(forward.fused_layout() == layout);
   cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int), cudaMemcpyHostToDevice),
@@ -80,8 +78,9 @@ TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the un
   Gpu gpu;
   // Head sizes 16, 32, 64; 38, 45 and 21 rows (clusters of 16 rows, the last partial; blocks of 4 or 2 rows, the
   // last partial for 45 and 21); 45 keys; no layer at all; width 256, whose weights are read from global memory (too
-  // many to stage in shared memory). The widths up to 128 run in every fused layout (the block ones too, staging
-  // their weights up to width 64 and reading them from global memory at 128).
+  // many to stage in shared memory; the block layouts then compute its 1024 MLP columns in two passes of 512). Every
+  // case runs in every fused layout (the block ones stage their weights up to width 64 here, and read them from
+  // global memory at 128 and 256).
   const Case cases[] = {{2, 3, 48, 2, 19, true},
                         {1, 2, 64, 1, 45, false},
                         {2, 2, 128, 3, 7, true},
@@ -100,10 +99,8 @@ TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the un
     const std::vector<double> ref = reference_forward(weights, tokens, c.B, c.T);
     // The fused steps compute in fp32 in every dtype; tf32 and bf16 still round the LM head's inputs.
     for (const auto& [dtype, limit] : {std::pair{DType::kFp32, 1e-5}, {DType::kTf32, 1e-2}, {DType::kBf16, 2e-2}}) {
-      std::vector<std::optional<cuda::FusedLayout>> layouts = {std::nullopt, cuda::FusedLayout::kClusterColumns};
-      if (c.n_embd <= 128) {
-        layouts.insert(layouts.end(), {cuda::FusedLayout::kBlockRows, cuda::FusedLayout::kBlockRowPairs});
-      }
+      std::vector<std::optional<cuda::FusedLayout>> layouts = {std::nullopt};
+      layouts.insert(layouts.end(), std::begin(cuda::kFusedLayouts), std::end(cuda::kFusedLayouts));
       for (const std::optional<cuda::FusedLayout> layout : layouts) {
         const std::string name = layout ? cuda::fused_layout_name(*layout) : "unfused";
         CAPTURE(c.n_layer);
@@ -141,15 +138,14 @@ TEST_CASE("fused layer steps: the widths and head sizes they take") {
   CHECK(cuda::fused_layer_ready<__nv_bfloat16>(FusedLayout::kClusterColumns, 256, 8, cuda::kMaxFusedSeq));
   CHECK(cuda::fused_layer_ready<float>(FusedLayout::kClusterColumns, cuda::kMaxFusedWidth, cuda::kMaxFusedWidth / 64,
                                        1));
-  // The block layouts: a thread per column of the widest GEMM (4C <= 512); weights staged in shared memory where
-  // they fit (fp32 up to width 64, bf16 up to 80), else read from global memory.
+  // The block layouts: weights staged in shared memory where they fit (fp32 up to width 64, bf16 up to 80), else
+  // read from global memory; every width up to kMaxFusedWidth.
   for (const FusedLayout layout : {FusedLayout::kBlockRows, FusedLayout::kBlockRowPairs}) {
     CAPTURE(cuda::fused_layout_name(layout));
     CHECK(cuda::fused_layer_ready<float>(layout, 64, 1, 64));
     CHECK(cuda::fused_layer_ready<float>(layout, 80, 5, 64));  // 307 KB of fp32 weights: not staged
     CHECK(cuda::fused_layer_ready<__nv_bfloat16>(layout, 128, 2, cuda::kMaxFusedSeq));
-    CHECK(cuda::fused_layer_ready<float>(layout, 128, 2, cuda::kMaxFusedSeq));
-    CHECK_FALSE(cuda::fused_layer_ready<__nv_bfloat16>(layout, 192, 3, 64));
+    CHECK(cuda::fused_layer_ready<float>(layout, cuda::kMaxFusedWidth, cuda::kMaxFusedWidth / 64, cuda::kMaxFusedSeq));
   }
 }
 

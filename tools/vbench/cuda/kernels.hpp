@@ -68,7 +68,7 @@ enum class FusedLayout {
   kClusterColumns,
   /// A CTA of 512 threads owns 4 rows and computes every column, its step's weights copied whole into its shared
   /// memory (bulk copies) as it starts where they fit (up to width 64 in fp32, 80 in bf16), else read from global
-  /// memory: no cluster, each CTA reads the whole layer from L2. Widths up to 128.
+  /// memory: no cluster, each CTA reads the whole layer from L2. A GEMM wider than 512 columns takes more passes.
   kBlockRows,
   /// Block rows with 2 rows per CTA: twice the CTAs (and twice the weight reads from L2), half the work each.
   kBlockRowPairs,
@@ -110,8 +110,8 @@ struct FusedLayerStep {
 
 /// Whether fused_layer_forward takes `layout` with width C, NH heads and sequences of T for weights of type P on the
 /// current device (head size 16, 32 or 64, C a multiple of 8 up to kMaxFusedWidth, T up to kMaxFusedSeq, the
-/// cluster fits; the block layouts: C up to 128); when it does, the kernel is made ready (its shared memory size
-/// set). Host only, outside stream capture.
+/// cluster fits); when it does, the kernel is made ready (its shared memory size set). Host only, outside stream
+/// capture.
 template <typename P>
 bool fused_layer_ready(FusedLayout layout, int C, int NH, int T);
 

@@ -18,12 +18,13 @@
 //   biases and layer-norm parameters are copied whole into shared memory by bulk copies (cp.async.bulk on an
 //   mbarrier), as are its residual rows and the q, k, v rows its attention reads (from its sequence's start), so
 //   attention waits for one round trip instead of a chain of dependent loads. Each CTA reads the whole layer from
-//   L2 (gpt_nano fp32: 110 KB). Widths whose weights do not fit in shared memory (above 64 in fp32, 80 in bf16; up
-//   to 128, a thread per column of the widest GEMM) read them from global memory instead.
+//   L2 (gpt_nano fp32: 110 KB). Widths whose weights do not fit in shared memory (above 64 in fp32, 80 in bf16)
+//   read them from global memory instead; GEMMs of more columns than threads take several passes.
 //   Block row pairs are the same with 2 rows per CTA: twice the CTAs and twice the weight reads from L2 (faster in
 //   bf16: gpt_tile_small 67.0 vs 71.4 us; slower in fp32: 107.9 vs 105.2; and with weights from global memory,
 //   where a CTA's chain of L2 round trips is the limit, faster again: gpt_micro fp32 153.2 vs 218.8 rows of 4,
-//   208.1 unfused).
+//   208.1 unfused; gpt_mini fp32 315.6 vs 550.8, 334.6 unfused). The pairs then read 128 x the layer from L2 per
+//   step, which bounds them: gpt_tile_large fp32 (3.1 MB a layer) 600.0 vs 451.3 unfused.
 // Every step is launched as a programmatic dependent of the one before: it lets the next one launch as it starts,
 // and the next one's CTAs take idle SMs and copy in their parameters, then griddepcontrol.wait before reading
 // anything a previous kernel wrote.
@@ -188,14 +189,12 @@ struct GemmOutput {
   int row0, rows, C;
 };
 
-/// The CTA's columns [n0, n0 + Nc) of A W for its Rows rows: A is u-shaped ([K][Rows] in shared memory), W points
-/// at column n0 of the weights (global [K][N], ldw = N, or a staged slice, ldw = Nc); `out` says where each result
-/// goes. Nc <= Threads, K a multiple of kBatch; every thread must call. Threads split K when Nc is small, and all
-/// partial sums pass through `scratch` so that the epilogue is one loop: the kernel's steps run once each, so its
-/// code size (instruction fetch) costs more than this.
+/// cta_gemm for at most Threads columns: a thread per column. Threads split K when Nc is small, and all partial
+/// sums pass through `scratch` so that the epilogue is one loop: the kernel's steps run once each, so its code size
+/// (instruction fetch) costs more than this.
 template <typename P, int Rows, int Cluster, int Threads>
-__device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, int ldw, int K, int n0, int Nc,
-                                      float* scratch, GemmOutput<P> out) {
+__device__ __forceinline__ void cta_gemm_columns(const float* a, const P* __restrict__ W, int ldw, int K, int n0,
+                                                 int Nc, float* scratch, GemmOutput<P> out) {
   const int splits = max(1, min(Threads / Nc, K / kBatch));
   const int chunk = ((K + splits - 1) / splits + kBatch - 1) / kBatch * kBatch;
   const int col = threadIdx.x % Nc, s = threadIdx.x / Nc;
@@ -256,6 +255,20 @@ __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, i
     store_to_cluster<Cluster>(dst, v);
   }
   __syncthreads();  // a and scratch are rewritten next
+}
+
+/// The CTA's columns [n0, n0 + Nc) of A W for its Rows rows: A is u-shaped ([K][Rows] in shared memory), W points
+/// at column n0 of the weights (global [K][N], ldw = N, or a staged slice, ldw = Nc); `out` says where each result
+/// goes (out.bias at column n0). K a multiple of kBatch; every thread must call. Columns beyond Threads (widths
+/// over 128 in the block layouts) are done in further passes.
+template <typename P, int Rows, int Cluster, int Threads>
+__device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, int ldw, int K, int n0, int Nc,
+                                      float* scratch, GemmOutput<P> out) {
+  for (int c0 = 0; c0 < Nc; c0 += Threads) {
+    GemmOutput<P> part = out;
+    part.bias = out.bias + c0;
+    cta_gemm_columns<P, Rows, Cluster, Threads>(a, W + c0, ldw, K, n0 + c0, min(Threads, Nc - c0), scratch, part);
+  }
 }
 
 /// Starts cp.async copies of W[k][n0 + j] (W is [K][N]) into dst[k * Nc + j], for k < K, j < Nc, 4 bytes each
@@ -624,14 +637,10 @@ std::size_t smem_bytes(FusedLayout layout, int C, int T, std::size_t elem) {
 }
 
 /// The kernel for `layout`, width C, NH heads and sequences of T, or nullptr when fused_layer_forward does not take
-/// them. A CTA computes at most one column of a GEMM per thread.
+/// them.
 template <typename P>
 FusedKernel<P> kernel_for_shape(FusedLayout layout, int C, int NH, int T) {
-  const Shape g = shape_of(layout);
-  if (NH <= 0 || C <= 0 || C % NH != 0 || C % 8 != 0 || C > kMaxFusedWidth || T > kMaxFusedSeq ||
-      4 * C / g.cluster > g.threads) {
-    return nullptr;
-  }
+  if (NH <= 0 || C <= 0 || C % NH != 0 || C % 8 != 0 || C > kMaxFusedWidth || T > kMaxFusedSeq) return nullptr;
   switch (layout) {
     case FusedLayout::kBlockRows: return fused_kernel_for<P, FusedLayout::kBlockRows>(C / NH);
     case FusedLayout::kBlockRowPairs: return fused_kernel_for<P, FusedLayout::kBlockRowPairs>(C / NH);
