@@ -618,7 +618,8 @@ std::size_t staged_bytes(FusedLayout layout, int C, int T, std::size_t elem) {
 bool staged(FusedLayout layout, int C, int T, std::size_t elem) {
   return staged_bytes(layout, C, T, elem) <= max_smem_bytes(shape_of(layout).blocks_per_sm);
 }
-/// Bytes of the attention's q, k, v rows staged after the parameters (block layouts: its rows' sequence up to them).
+/// Bytes of the attention's q, k, v rows staged after the rest of a block layout's shared memory (base_bytes): its
+/// rows' sequence up to them.
 std::size_t qkv_bytes(FusedLayout layout, int C, int T) {
   return sizeof(float) * (T + shape_of(layout).rows - 1) * 3 * static_cast<std::size_t>(C);
 }
