@@ -47,15 +47,15 @@ step peer-nano-fp32 240 "$py" bench/peers/torch_gpt.py --weights "$out/gpt_nano.
 step peer-gpt2-bf16 300 "$py" bench/peers/torch_gpt.py --weights "$out/gpt2.safetensors" --dtype bf16 -B 4 -T 64 \
   --tokens "$out/tokens.npy" --iters 30 --compile-configs gpt2 --logits-dir "$out/logits" \
   --out-eager "$out/torch-gpt2-bf16-eager.json" --out-compile "$out/torch-gpt2-bf16-compile.json"
-# Informational: where a gpt2 bf16 forward spends its time, per kernel (vtrace on vbench; bench/vbench_profile.py keeps
-# the timed graph's replays, not the tuning's captures).
+# Informational: where a gpt2 bf16 forward spends its time, per kernel (vtrace on vbench; `summary --graph last` keeps
+# the timed graph's replays, not the tuning's captures, with times per replay).
 vtrace=build-gpu/tools/vtrace/vtrace
 if [ -x "$vtrace" ]; then
   timeout 120 "$vtrace" run -q -o "$out/vbench-gpt2-bf16.trace.json" -- "$vb" run --config gpt2 \
     --weights "$out/gpt2.safetensors" --backend cuda --dtype bf16 -B 4 -T 64 --warmup 5 --iters 50 --no-check \
     -o /dev/null > "$out/profile-gpt2.log" 2>&1 &&
-    timeout 60 "$py" bench/vbench_profile.py "$out/vbench-gpt2-bf16.trace.json" \
-      > "$out/profile-gpt2-kernels.txt" 2>&1 ||
+    timeout 60 "$vtrace" summary --graph last --format table "$out/vbench-gpt2-bf16.trace.json" \
+      -o "$out/profile-gpt2-kernels.txt" 2>&1 ||
     echo "note: vtrace profile of vbench failed (profile-gpt2.log)"
 fi
 # Informational: vbench's own compare of the peer's torch.compile run against vbench (not a pass/fail check).

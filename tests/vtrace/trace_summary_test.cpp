@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "libcommon/error.hpp"
 #include "tools/vtrace/summary_writer.hpp"
 #include "tools/vtrace/trace_summary.hpp"
 
@@ -31,7 +32,104 @@ Trace three_kernels() {
   return t;
 }
 
+/// A kernel of graph `graph`, node `node` (duration `dur` ns).
+Kernel graph_launch(const std::string& name, std::uint32_t graph, std::uint64_t node, std::uint64_t start,
+                    std::uint64_t dur) {
+  Kernel k = launch(name, start, dur, {1, 1, 1});
+  k.graph_id = graph;
+  k.graph_node_id = node;
+  return k;
+}
+
+/// three_kernels() then graph 5 (nodes 1-3: ln, mm, ln; 3 full launches and a fourth cut after its first node),
+/// then graph 2 (one node, one launch) last of all.
+Trace with_graphs() {
+  Trace t = three_kernels();
+  std::uint64_t at = 10000;
+  for (int run = 0; run < 4; ++run) {
+    t.kernels.push_back(graph_launch("ln", 5, 1, at, 20));
+    if (run == 3) break;
+    t.kernels.push_back(graph_launch("mm", 5, 2, at + 100, 60));
+    t.kernels.push_back(graph_launch("ln", 5, 3, at + 200, 20));
+    at += 1000;
+  }
+  t.kernels.push_back(graph_launch("candidate", 2, 9, 50000, 500));
+  Access a;
+  a.kernel = "a";
+  t.accesses = {a};
+  return t;
+}
+
 }  // namespace
+
+TEST_CASE("trace_summary: per CUDA graph, launches are the most runs of any one node") {
+  TraceSummary s = summarize_trace(with_graphs());
+  REQUIRE(s.graphs.size() == 2);
+  CHECK(s.graphs[0].id == 2);
+  CHECK(s.graphs[0].launches == 1);
+  const GraphStats& g = s.graphs[1];
+  CHECK(g.id == 5);
+  CHECK(g.launches == 4);  // node 1 ran 4 times; the cut launch ran node 1 only
+  CHECK(g.kernel_nodes == 3);
+  CHECK(g.kernels == 10);
+  CHECK(g.gpu_time_ns == doctest::Approx(4 * 20 + 3 * 60 + 3 * 20));
+  CHECK(g.gpu_time_per_launch_ns == doctest::Approx(320.0 / 4));
+  CHECK(!s.graph);
+  CHECK(s.kernels[0].calls_per_launch == 0);  // no graph selected: no per-launch figures
+  CHECK(s.left_out_launches == 0);
+}
+
+TEST_CASE("trace_summary: --graph keeps one graph's kernels, with calls and time per graph launch") {
+  const Trace t = with_graphs();
+  TraceSummary s = summarize_trace(t, SummarySelection{"5", ""});
+  REQUIRE(s.graph);
+  CHECK(*s.graph == 5);
+  CHECK(s.launches == 10);
+  CHECK(s.left_out_launches == t.kernels.size() - 10);
+  REQUIRE(s.graphs.size() == 1);
+  REQUIRE(s.kernels.size() == 2);
+  CHECK(s.kernels[0].name == "mm");
+  CHECK(s.kernels[0].calls_per_launch == doctest::Approx(0.75));
+  CHECK(s.kernels[0].time_per_launch_ns == doctest::Approx(180.0 / 4));
+  CHECK(s.kernels[1].calls_per_launch == doctest::Approx(7.0 / 4));
+  CHECK(s.copies.empty());    // copies and accesses are not tied to graph launches
+  CHECK(s.accesses.empty());
+  CHECK(*summarize_trace(t, SummarySelection{"last", ""}).graph == 2);  // the graph that launched last
+  std::ostringstream text;
+  write_summary_tables(s, false, text);
+  CHECK(text.str().find("graph 5: 4 launches of 3 kernel nodes, 80.0 ns of kernel time per launch\n") !=
+        std::string::npos);
+  CHECK(text.str().find("calls/launch") != std::string::npos);
+  CHECK(text.str().find("0.75") != std::string::npos);
+}
+
+TEST_CASE("trace_summary: --kernel keeps matching names and their accesses; copies stay") {
+  TraceSummary s = summarize_trace(with_graphs(), SummarySelection{"", "^(a|ln)$"});
+  REQUIRE(s.kernels.size() == 2);
+  CHECK(s.launches == 3 + 7);
+  CHECK(s.accesses.size() == 1);
+  CHECK(s.copies.size() == 2);
+  REQUIRE(s.graphs.size() == 1);
+  CHECK(s.graphs[0].kernel_nodes == 2);
+  CHECK(summarize_trace(with_graphs(), SummarySelection{"", "^b$"}).accesses.empty());
+}
+
+TEST_CASE("trace_summary: a graph the trace does not hold, or a bad --graph, is a usage error") {
+  auto message = [](const Trace& t, const std::string& graph) {
+    try {
+      summarize_trace(t, SummarySelection{graph, ""}, "t.json");
+    } catch (const vtools::Error& e) {
+      CHECK(e.code() == vtools::ExitCode::kUsage);
+      return e.message();
+    }
+    return std::string("no error");
+  };
+  CHECK(message(with_graphs(), "3") == "t.json: no kernel was launched from CUDA graph 3 (graphs: 2, 5)");
+  CHECK(message(three_kernels(), "last") == "t.json: no kernel was launched from a CUDA graph");
+  CHECK(message(three_kernels(), "1") == "t.json: no kernel was launched from CUDA graph 1 (no graph launches at all)");
+  CHECK(message(with_graphs(), "-1") == "--graph: expected a graph id or 'last', got '-1'");
+  CHECK(message(with_graphs(), "99999999999") == "--graph: expected a graph id or 'last', got '99999999999'");
+}
 
 TEST_CASE("trace_summary: per-kernel calls, total, mean, min, max and share") {
   TraceSummary s = summarize_trace(three_kernels());

@@ -20,7 +20,8 @@ Trace load(const std::string& path) { return read_trace(read_input(path), input_
 }  // namespace
 
 int summary_command(const SummaryOptions& o) {
-  TraceSummary summary = summarize_trace(load(o.input));
+  TraceSummary summary =
+      summarize_trace(load(o.input), SummarySelection{o.graph, o.kernel_regex}, input_display_name(o.input));
   std::string format = resolve_format(o.output, "json", true);
   if (format == "json") {
     write_output(o.output.output, dump_json(summary_to_json(summary)));

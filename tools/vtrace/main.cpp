@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
                               "  vtrace run -o t.json -- python my_kernel.py\n"
                               "  vtrace run --kernel 'gemm|softmax' -o t.json -- ./app --n 4096\n"
                               "  vtrace summary t.json --format table\n"
+                              "  vtrace summary --graph last --format table t.json\n"
                               "  vtrace export --chrome t.json -o t.perfetto.json\n"
                               "  vtrace check t.json || echo 'failed launches or out-of-bounds accesses'\n");
 
@@ -24,7 +25,11 @@ int main(int argc, char** argv) {
   run_cmd->footer("Everything after -- is the command; its stdin, stdout, stderr and exit status pass through.");
 
   SummaryOptions summary;
-  auto* summary_cmd = app->add_subcommand("summary", "per-kernel table: calls, times, share, grid, registers, smem");
+  auto* summary_cmd = app->add_subcommand("summary", "per-kernel and per-CUDA-graph tables: calls, times, share, grid, registers, smem");
+  summary_cmd->add_option("--graph", summary.graph,
+                          "only kernels launched from CUDA graph ID ('last': the last graph launched), with times "
+                          "per graph launch");
+  summary_cmd->add_option("--kernel", summary.kernel_regex, "only kernels whose (mangled or demangled) name matches REGEX");
   summary_cmd->add_option("trace", summary.input, "vtools.trace document ('-' = stdin)");
   vtools::add_output_options(summary_cmd, summary.output, {"json", "table", "markdown"});
 

@@ -21,6 +21,8 @@ struct RunOptions {
 
 struct SummaryOptions {
   std::string input = "-";
+  std::string graph;         ///< --graph ID|last: only the kernels one CUDA graph launched ("" = all)
+  std::string kernel_regex;  ///< --kernel REGEX: only matching kernels ("" = all)
   OutputOptions output;  ///< --format json|table|markdown
 };
 

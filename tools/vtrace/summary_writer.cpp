@@ -1,5 +1,6 @@
 #include "tools/vtrace/summary_writer.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "libcommon/human_units.hpp"
@@ -51,8 +52,11 @@ OrderedJson summary_to_json(const TraceSummary& s) {
   j["findings"] = s.findings;
   j["dropped_records"] = s.dropped_records;
   j["partial"] = s.partial;
+  j["selection"] = OrderedJson{{"graph", s.graph ? OrderedJson(*s.graph) : OrderedJson(nullptr)},
+                               {"kernel", s.kernel_regex.empty() ? OrderedJson(nullptr) : OrderedJson(s.kernel_regex)},
+                               {"left_out_launches", s.left_out_launches}};
   j["kernels"] = OrderedJson::array();
-  for (const auto& k : s.kernels)
+  for (const auto& k : s.kernels) {
     j["kernels"].push_back(OrderedJson{{"name", k.name},
                                        {"calls", k.calls},
                                        {"total_ns", k.total_ns},
@@ -65,6 +69,19 @@ OrderedJson summary_to_json(const TraceSummary& s) {
                                        {"block", k.block},
                                        {"registers_per_thread", k.registers_per_thread},
                                        {"shared_bytes", k.shared_bytes}});
+    if (s.graph) {
+      j["kernels"].back()["calls_per_launch"] = k.calls_per_launch;
+      j["kernels"].back()["time_per_launch_ns"] = k.time_per_launch_ns;
+    }
+  }
+  j["graphs"] = OrderedJson::array();
+  for (const auto& g : s.graphs)
+    j["graphs"].push_back(OrderedJson{{"id", g.id},
+                                      {"launches", g.launches},
+                                      {"kernel_nodes", g.kernel_nodes},
+                                      {"kernels", g.kernels},
+                                      {"gpu_time_ns", g.gpu_time_ns},
+                                      {"gpu_time_per_launch_ns", g.gpu_time_per_launch_ns}});
   j["memcpys"] = OrderedJson::array();
   for (const auto& c : s.copies)
     j["memcpys"].push_back(OrderedJson{
@@ -87,18 +104,55 @@ OrderedJson summary_to_json(const TraceSummary& s) {
 
 void write_summary_tables(const TraceSummary& s, bool markdown, std::ostream& out) {
   using A = Table::Align;
+  const bool per_launch = s.graph && !s.graphs.empty();
   Table kernels;
   kernels.headers = {"kernel", "calls", "total", "mean", "min", "max", "share", "grid", "block", "regs", "smem"};
   kernels.align = {A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight,
                    A::kRight, A::kRight, A::kRight, A::kRight, A::kRight};
-  for (const auto& k : s.kernels)
-    kernels.add_row({table_kernel_name(k.name), format_count(k.calls), format_duration_ns(k.total_ns), format_duration_ns(k.mean_ns),
-                     format_duration_ns(k.min_ns), format_duration_ns(k.max_ns), fixed(100 * k.share, 1) + "%",
-                     k.grid_varies ? "varies" : dim3_text(k.grid), dim3_text(k.block),
-                     std::to_string(k.registers_per_thread), format_bytes(k.shared_bytes)});
+  if (per_launch) {  // after the share: what one launch of the graph spends in each kernel
+    kernels.headers.insert(kernels.headers.begin() + 7, {"calls/launch", "per launch"});
+    kernels.align.insert(kernels.align.begin() + 7, {A::kRight, A::kRight});
+  }
+  for (const auto& k : s.kernels) {
+    std::vector<std::string> row = {table_kernel_name(k.name), format_count(k.calls), format_duration_ns(k.total_ns),
+                                    format_duration_ns(k.mean_ns), format_duration_ns(k.min_ns),
+                                    format_duration_ns(k.max_ns), fixed(100 * k.share, 1) + "%",
+                                    k.grid_varies ? "varies" : dim3_text(k.grid), dim3_text(k.block),
+                                    std::to_string(k.registers_per_thread), format_bytes(k.shared_bytes)};
+    if (per_launch) {
+      const bool whole = k.calls_per_launch == std::floor(k.calls_per_launch);  // fractions: a partial launch
+      row.insert(row.begin() + 7, {fixed(k.calls_per_launch, whole ? 0 : 2), format_duration_ns(k.time_per_launch_ns)});
+    }
+    kernels.add_row(row);
+  }
   out << format_count(s.launches) << " kernel launches, " << format_duration_ns(s.gpu_time_ns) << " of GPU time"
-      << (s.partial ? " (partial trace)" : "") << "\n\n";
+      << (s.partial ? " (partial trace)" : "");
+  if (s.graph || !s.kernel_regex.empty()) {
+    out << "; selected";
+    if (s.graph) out << ": CUDA graph " << *s.graph;
+    if (!s.kernel_regex.empty()) out << (s.graph ? ", " : ": ") << "kernels matching '" << s.kernel_regex << "'";
+    out << " (" << format_count(s.left_out_launches) << " launches left out"
+        << (s.graph ? "; copies and accesses are not tied to a graph and are not shown)" : ")");
+  }
+  out << "\n";
+  if (per_launch) {
+    const GraphStats& g = s.graphs.front();
+    out << "graph " << g.id << ": " << format_count(g.launches) << " launches of " << format_count(g.kernel_nodes)
+        << " kernel nodes, " << format_duration_ns(g.gpu_time_per_launch_ns) << " of kernel time per launch\n";
+  }
+  out << "\n";
   write_table(kernels, markdown, out);
+  if (!s.graphs.empty() && !s.graph) {
+    Table graphs;
+    graphs.headers = {"graph", "launches", "kernel nodes", "kernels", "GPU time", "per launch"};
+    graphs.align = {A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight};
+    for (const auto& g : s.graphs)
+      graphs.add_row({std::to_string(g.id), format_count(g.launches), format_count(g.kernel_nodes),
+                      format_count(g.kernels), format_duration_ns(g.gpu_time_ns),
+                      format_duration_ns(g.gpu_time_per_launch_ns)});
+    out << "\n";
+    write_table(graphs, markdown, out);
+  }
   if (!s.copies.empty()) {
     Table copies;
     copies.headers = {"memcpy", "count", "bytes", "time", "GB/s"};

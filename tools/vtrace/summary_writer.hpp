@@ -10,7 +10,8 @@ namespace vtools::vtrace {
 
 OrderedJson summary_to_json(const TraceSummary& summary);
 
-/// Kernel table, then memcpy table, then (access mode) access table; `markdown` picks the table flavour.
+/// Kernel table (per graph launch too when one graph is selected), then the CUDA graph table (when no graph is
+/// selected), the memcpy table and (access mode) the access table; `markdown` picks the table flavour.
 void write_summary_tables(const TraceSummary& summary, bool markdown, std::ostream& out);
 
 }  // namespace vtools::vtrace

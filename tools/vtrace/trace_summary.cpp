@@ -1,11 +1,15 @@
 #include "tools/vtrace/trace_summary.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
 
+#include "libcommon/error.hpp"
 #include "libcommon/stats.hpp"
+#include "tools/vtrace/kernel_filter.hpp"
 
 namespace vtools::vtrace {
 
@@ -99,11 +103,98 @@ std::vector<AccessStats> access_stats(const Trace& t) {
   return out;
 }
 
+std::vector<GraphStats> graph_stats(const Trace& t) {
+  std::map<std::uint32_t, GraphStats> by_id;
+  std::map<std::uint32_t, std::map<std::uint64_t, std::uint64_t>> node_runs;
+  for (const auto& k : t.kernels) {
+    if (k.graph_id == 0) continue;
+    GraphStats& g = by_id[k.graph_id];
+    g.id = k.graph_id;
+    ++g.kernels;
+    g.gpu_time_ns += static_cast<double>(k.end_ns - k.start_ns);
+    ++node_runs[k.graph_id][k.graph_node_id];
+  }
+  std::vector<GraphStats> out;
+  for (auto& [id, g] : by_id) {
+    g.kernel_nodes = node_runs[id].size();
+    for (const auto& [node, runs] : node_runs[id]) g.launches = std::max(g.launches, runs);
+    g.gpu_time_per_launch_ns = g.gpu_time_ns / static_cast<double>(g.launches);
+    out.push_back(g);
+  }
+  return out;
+}
+
+/// The graph id `spec` names in `t`; throws Error(kUsage) when it is not "last" or a number, or names no graph.
+std::uint32_t selected_graph(const Trace& t, const std::string& spec, const std::string& source) {
+  std::set<std::uint32_t> ids;
+  const Kernel* last = nullptr;
+  for (const auto& k : t.kernels) {
+    if (k.graph_id == 0) continue;
+    ids.insert(k.graph_id);
+    if (last == nullptr || k.start_ns >= last->start_ns) last = &k;
+  }
+  if (spec == "last") {
+    if (last == nullptr) throw Error(ExitCode::kUsage, source + ": no kernel was launched from a CUDA graph");
+    return last->graph_id;
+  }
+  const bool digits = !spec.empty() && spec.size() <= 9 &&
+                      std::all_of(spec.begin(), spec.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+  if (!digits) throw Error(ExitCode::kUsage, "--graph: expected a graph id or 'last', got '" + spec + "'");
+  const auto id = static_cast<std::uint32_t>(std::stoul(spec));
+  if (ids.count(id) == 0) {
+    std::string held;
+    for (std::uint32_t g : ids) held += (held.empty() ? "" : ", ") + std::to_string(g);
+    throw Error(ExitCode::kUsage, source + ": no kernel was launched from CUDA graph " + spec +
+                                      (held.empty() ? " (no graph launches at all)" : " (graphs: " + held + ")"));
+  }
+  return id;
+}
+
+/// `t` with only the kernels `selection` keeps and, by kernel name, their accesses and findings; with a graph, no
+/// copies, sets, accesses or findings. Run data, devices and allocations are not needed by the summary.
+Trace select(const Trace& t, const SummarySelection& selection, std::optional<std::uint32_t> graph) {
+  const KernelFilter filter(selection.kernel_regex);
+  Trace kept;
+  kept.failed_launches = t.failed_launches;
+  kept.partial = t.partial;
+  kept.dropped_records = t.dropped_records;
+  std::set<std::string> names;
+  for (const auto& k : t.kernels) {
+    if ((graph && k.graph_id != *graph) || !filter.keeps(k.name, k.mangled_name)) continue;
+    kept.kernels.push_back(k);
+    names.insert(k.name);
+  }
+  if (graph) return kept;
+  kept.memcpys = t.memcpys;
+  kept.memsets = t.memsets;
+  auto named = [&](const std::string& kernel) { return names.count(kernel) != 0; };
+  std::copy_if(t.accesses.begin(), t.accesses.end(), std::back_inserter(kept.accesses),
+               [&](const Access& a) { return named(a.kernel); });
+  std::copy_if(t.findings.begin(), t.findings.end(), std::back_inserter(kept.findings),
+               [&](const Finding& f) { return named(f.kernel); });
+  std::copy_if(t.tma_kernels.begin(), t.tma_kernels.end(), std::back_inserter(kept.tma_kernels), named);
+  return kept;
+}
+
 }  // namespace
 
-TraceSummary summarize_trace(const Trace& t) {
+TraceSummary summarize_trace(const Trace& trace, const SummarySelection& selection, const std::string& source) {
   TraceSummary s;
+  if (!selection.graph.empty()) s.graph = selected_graph(trace, selection.graph, source);
+  s.kernel_regex = selection.kernel_regex;
+  const bool everything = !s.graph && selection.kernel_regex.empty();
+  const Trace selected = everything ? Trace{} : select(trace, selection, s.graph);
+  const Trace& t = everything ? trace : selected;
+  s.left_out_launches = trace.kernels.size() - t.kernels.size();
   s.kernels = kernel_stats(t, s.gpu_time_ns);
+  s.graphs = graph_stats(t);
+  if (s.graph && !s.graphs.empty()) {
+    const auto launches = static_cast<double>(s.graphs.front().launches);
+    for (auto& k : s.kernels) {
+      k.calls_per_launch = static_cast<double>(k.calls) / launches;
+      k.time_per_launch_ns = k.total_ns / launches;
+    }
+  }
   s.copies = copy_stats(t);
   s.accesses = access_stats(t);
   s.launches = t.kernels.size();

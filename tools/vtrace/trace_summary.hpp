@@ -1,8 +1,10 @@
-// `vtrace summary`: per-kernel timing aggregates, memcpy totals by direction and (access mode) per-kernel access
-// totals, computed from the trace model. Writers are in summary_writer.hpp.
+// `vtrace summary`: per-kernel timing aggregates, per-CUDA-graph totals, memcpy totals by direction and (access
+// mode) per-kernel access totals, computed from the trace model, optionally for a selection of its kernels (one
+// graph, names matching a regex). Writers are in summary_writer.hpp.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,19 @@ struct KernelStats {
   Dim3 block{0, 0, 0};
   std::uint32_t registers_per_thread = 0;  ///< largest over the launches
   std::uint64_t shared_bytes = 0;          ///< largest static + dynamic over the launches
+  /// With one graph selected: calls and time per launch of that graph (total / TraceSummary::graphs[0].launches).
+  double calls_per_launch = 0, time_per_launch_ns = 0;
+};
+
+/// The kernels one CUDA graph ran in the trace. A graph launch runs each kernel node once, so `launches` is the most
+/// kernels any one node ran (a trace cut short may hold part of a launch).
+struct GraphStats {
+  std::uint32_t id = 0;
+  std::uint64_t launches = 0;      ///< graph launches
+  std::uint64_t kernel_nodes = 0;  ///< distinct kernel nodes that ran
+  std::uint64_t kernels = 0;       ///< kernel launches from it, all graph launches together
+  double gpu_time_ns = 0;          ///< its kernels' summed durations
+  double gpu_time_per_launch_ns = 0;
 };
 
 struct CopyStats {
@@ -38,8 +53,15 @@ struct AccessStats {
   bool tma = false;  ///< moved data through TMA tensor copies, which access tracing cannot see
 };
 
+/// Which kernels `vtrace summary` keeps.
+struct SummarySelection {
+  std::string graph;         ///< "": every kernel; "last": the graph of the last graph-launched kernel; else a graph id
+  std::string kernel_regex;  ///< "": every name; else as `vtrace run --kernel` (demangled or mangled name)
+};
+
 struct TraceSummary {
   std::vector<KernelStats> kernels;  ///< by total time, largest first
+  std::vector<GraphStats> graphs;    ///< CUDA graphs among the kept kernels, by id
   std::vector<CopyStats> copies;     ///< by kind name
   std::vector<AccessStats> accesses; ///< access mode only, by kernel name
   std::uint64_t launches = 0;
@@ -47,8 +69,15 @@ struct TraceSummary {
   std::uint64_t span_ns = 0;  ///< first kernel/copy start to last end
   std::uint64_t failed_launches = 0, findings = 0, dropped_records = 0;
   bool partial = false;
+  std::optional<std::uint32_t> graph;  ///< the graph selected, if any
+  std::string kernel_regex;            ///< the --kernel pattern, if any
+  std::uint64_t left_out_launches = 0;  ///< kernel launches the selection left out
 };
 
-TraceSummary summarize_trace(const Trace& trace);
+/// Summarises the kernels `selection` keeps. With a graph selected, copies, sets, accesses and findings are left
+/// out (the trace does not tie them to a graph launch). Throws Error(kUsage) for a graph that is neither "last" nor
+/// a number, a graph the trace does not hold, or a bad regex; `source` names the trace in those messages.
+TraceSummary summarize_trace(const Trace& trace, const SummarySelection& selection = {},
+                             const std::string& source = "the trace");
 
 }  // namespace vtools::vtrace
