@@ -175,6 +175,18 @@ TEST_CASE("render: trace page has a zoomable timeline, top kernels, heat maps an
   CHECK(count(html, "<script>") == 1);  // zoom script only because a zoomable chart is present
 }
 
+TEST_CASE("render: trace page counts CUDA graph launches as vtrace summary does") {
+  // graphs.trace.json (a copy of tests/data/vtrace's): graph 3 runs 5 nodes once, graph 7 runs 3 nodes 4 times.
+  Page page = build_page({load("graphs.trace.json")});
+  REQUIRE(page.sections[1].tables.size() == 2);
+  const PageTable& graphs = page.sections[1].tables[1];
+  CHECK(graphs.title == "CUDA graphs");
+  REQUIRE(graphs.table.rows.size() == 2);
+  CHECK(graphs.table.rows[0] == std::vector<std::string>{"3", "1", "5", "5", "250 us", "250 us"});
+  CHECK(graphs.table.rows[1] == std::vector<std::string>{"7", "4", "3", "12", "40.0 us", "10.0 us"});
+  CHECK(build_page({load("trace.trace.json")}).sections[1].tables.size() == 1);  // no graph, no table
+}
+
 TEST_CASE("render: trace heat maps and findings name the kernel argument of an allocation") {
   const char* doc = R"({"format":"vtools.trace","version":1,"run":{"mode":"accesses"},"kernels":[],
     "allocations":[{"id":1,"address":4096,"size":4000,"name":"vector_add.arg0"}],

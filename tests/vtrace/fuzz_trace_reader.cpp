@@ -1,5 +1,5 @@
 // libFuzzer target: the vtools.trace reader must refuse bad input with vtools::Error, never crash; documents it
-// accepts must summarize and export.
+// accepts must summarize (all of it and selections) and export.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -14,6 +14,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto trace = vtools::vtrace::read_trace(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
     vtools::vtrace::summarize_trace(trace);
     vtools::vtrace::chrome_trace(trace);
+    // A selection: the last graph (a usage error when there is none) and names with a letter 'e'.
+    vtools::vtrace::summarize_trace(trace, {"", "e"});
+    vtools::vtrace::summarize_trace(trace, {"last", ""});
   } catch (const vtools::Error&) {
   }
   return 0;

@@ -186,6 +186,43 @@ void add_top_kernels(const std::vector<KernelTotals>& totals, Section& s) {
   s.tables.push_back(std::move(table));
 }
 
+/// The CUDA graphs among the kernels, as `vtrace summary` counts them: launches (the most runs of any one kernel
+/// node), kernel nodes, kernel launches, kernel time in all and per graph launch. Nothing when no graph ran.
+void add_graphs(const JsonView& root, Section& s) {
+  struct Graph {
+    std::map<std::string, std::uint64_t> node_runs;  // by node id as written (CUPTI ids use all 64 bits)
+    std::uint64_t kernels = 0;
+    double total_ns = 0;
+  };
+  std::map<std::int64_t, Graph> graphs;
+  for (const JsonView& k : root.items("kernels")) {
+    const std::int64_t id = k.integer_or("graph_id", 0);
+    if (id <= 0) continue;
+    Graph& g = graphs[id];
+    ++g.node_runs[k.at("graph_node_id").present() ? k.at("graph_node_id").as_text() : ""];
+    ++g.kernels;
+    g.total_ns += std::max(0.0, k.number_or("end_ns", 0) - k.number_or("start_ns", 0));
+  }
+  if (graphs.empty()) return;
+  constexpr std::size_t kMaxRows = 50;
+  PageTable table{"CUDA graphs", {}, true};
+  table.table.headers = {"graph", "launches", "kernel nodes", "kernels", "GPU time", "per launch"};
+  table.table.align.assign(6, Table::Align::kRight);
+  for (const auto& [id, g] : graphs) {
+    if (table.table.rows.size() == kMaxRows) break;
+    std::uint64_t launches = 0;
+    for (const auto& [node, runs] : g.node_runs) launches = std::max(launches, runs);
+    table.table.add_row({num(static_cast<double>(id), 0), format_count(launches), format_count(g.node_runs.size()),
+                         format_count(g.kernels), format_duration_ns(g.total_ns),
+                         format_duration_ns(g.total_ns / static_cast<double>(launches))});
+  }
+  if (graphs.size() > kMaxRows) {
+    s.notes.push_back("The graph table lists the first " + std::to_string(kMaxRows) + " of " +
+                      format_count(graphs.size()) + " CUDA graphs.");
+  }
+  s.tables.push_back(std::move(table));
+}
+
 struct Allocation {
   double address = 0, size = 0;
   std::string name;
@@ -325,6 +362,7 @@ Page trace_page(const OrderedJson& doc, std::string_view name) {
   std::vector<KernelTotals> totals;
   add_timeline(root, timeline, totals);
   add_top_kernels(totals, timeline);
+  add_graphs(root, timeline);
   page.sections.push_back(std::move(timeline));
 
   Section access{"Memory accesses", {}, {}, {}, {}, {}};
