@@ -142,6 +142,9 @@ TEST_CASE("trace_summary: per-kernel calls, total, mean, min, max and share") {
   CHECK(a.mean_ns == doctest::Approx(200));
   CHECK(a.min_ns == doctest::Approx(100));
   CHECK(a.max_ns == doctest::Approx(300));
+  CHECK(a.median_ns == doctest::Approx(200));
+  CHECK(a.std_ns == doctest::Approx(100));  // sample standard deviation of 100, 300, 200
+  CHECK(b.std_ns == 0);                     // one call
   CHECK(a.grid_varies);
   CHECK(a.registers_per_thread == 12);
   CHECK(a.shared_bytes == 512);

@@ -61,8 +61,10 @@ OrderedJson summary_to_json(const TraceSummary& s) {
                                        {"calls", k.calls},
                                        {"total_ns", k.total_ns},
                                        {"mean_ns", k.mean_ns},
+                                       {"median_ns", k.median_ns},
                                        {"min_ns", k.min_ns},
                                        {"max_ns", k.max_ns},
+                                       {"std_ns", k.std_ns},
                                        {"share", k.share},
                                        {"grid", k.grid},
                                        {"grid_varies", k.grid_varies},
@@ -106,22 +108,26 @@ void write_summary_tables(const TraceSummary& s, bool markdown, std::ostream& ou
   using A = Table::Align;
   const bool per_launch = s.graph && !s.graphs.empty();
   Table kernels;
-  kernels.headers = {"kernel", "calls", "total", "mean", "min", "max", "share", "grid", "block", "regs", "smem"};
-  kernels.align = {A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight,
-                   A::kRight, A::kRight, A::kRight, A::kRight, A::kRight};
+  kernels.headers = {"kernel", "calls", "total", "mean", "median", "min", "max", "std", "share", "grid", "block",
+                     "regs", "smem"};
+  kernels.align.assign(kernels.headers.size(), A::kRight);
+  kernels.align[0] = A::kLeft;
+  constexpr int kAfterShare = 9;
   if (per_launch) {  // after the share: what one launch of the graph spends in each kernel
-    kernels.headers.insert(kernels.headers.begin() + 7, {"calls/launch", "per launch"});
-    kernels.align.insert(kernels.align.begin() + 7, {A::kRight, A::kRight});
+    kernels.headers.insert(kernels.headers.begin() + kAfterShare, {"calls/launch", "per launch"});
+    kernels.align.insert(kernels.align.begin() + kAfterShare, {A::kRight, A::kRight});
   }
   for (const auto& k : s.kernels) {
     std::vector<std::string> row = {table_kernel_name(k.name), format_count(k.calls), format_duration_ns(k.total_ns),
-                                    format_duration_ns(k.mean_ns), format_duration_ns(k.min_ns),
-                                    format_duration_ns(k.max_ns), fixed(100 * k.share, 1) + "%",
+                                    format_duration_ns(k.mean_ns), format_duration_ns(k.median_ns),
+                                    format_duration_ns(k.min_ns), format_duration_ns(k.max_ns),
+                                    k.calls > 1 ? format_duration_ns(k.std_ns) : "-", fixed(100 * k.share, 1) + "%",
                                     k.grid_varies ? "varies" : dim3_text(k.grid), dim3_text(k.block),
                                     std::to_string(k.registers_per_thread), format_bytes(k.shared_bytes)};
     if (per_launch) {
       const bool whole = k.calls_per_launch == std::floor(k.calls_per_launch);  // fractions: a partial launch
-      row.insert(row.begin() + 7, {fixed(k.calls_per_launch, whole ? 0 : 2), format_duration_ns(k.time_per_launch_ns)});
+      row.insert(row.begin() + kAfterShare,
+                 {fixed(k.calls_per_launch, whole ? 0 : 2), format_duration_ns(k.time_per_launch_ns)});
     }
     kernels.add_row(row);
   }

@@ -35,6 +35,8 @@ std::vector<KernelStats> kernel_stats(const Trace& t, double& gpu_time_ns) {
     }
     stats::Summary d = stats::summarize(durations);
     s.mean_ns = d.mean;
+    s.median_ns = d.median;
+    s.std_ns = d.n > 1 ? d.std : 0;
     s.min_ns = d.min;
     s.max_ns = d.max;
     s.total_ns = d.mean * static_cast<double>(d.n);

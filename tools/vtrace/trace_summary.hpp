@@ -15,7 +15,8 @@ namespace vtools::vtrace {
 struct KernelStats {
   std::string name;
   std::uint64_t calls = 0;
-  double total_ns = 0, mean_ns = 0, min_ns = 0, max_ns = 0;
+  double total_ns = 0, mean_ns = 0, median_ns = 0, min_ns = 0, max_ns = 0;
+  double std_ns = 0;         ///< sample standard deviation of the durations (0 for one call)
   double share = 0;          ///< total_ns / the summed time of all kernels, in [0, 1]
   Dim3 grid{0, 0, 0};        ///< grid of the first launch
   bool grid_varies = false;  ///< launches used more than one grid
