@@ -129,6 +129,10 @@ TEST_CASE("trace_summary: a graph the trace does not hold, or a bad --graph, is 
   CHECK(message(three_kernels(), "1") == "t.json: no kernel was launched from CUDA graph 1 (no graph launches at all)");
   CHECK(message(with_graphs(), "-1") == "--graph: expected a graph id or 'last', got '-1'");
   CHECK(message(with_graphs(), "99999999999") == "--graph: expected a graph id or 'last', got '99999999999'");
+  CHECK(message(with_graphs(), "4294967296") == "--graph: expected a graph id or 'last', got '4294967296'");
+  Trace big = with_graphs();
+  big.kernels.back().graph_id = 4294967295u;  // the largest 32-bit id is one
+  CHECK(*summarize_trace(big, SummarySelection{"4294967295", ""}).graph == 4294967295u);
 }
 
 TEST_CASE("trace_summary: per-kernel calls, total, mean, min, max and share") {

@@ -139,10 +139,13 @@ std::uint32_t selected_graph(const Trace& t, const std::string& spec, const std:
     if (last == nullptr) throw Error(ExitCode::kUsage, source + ": no kernel was launched from a CUDA graph");
     return last->graph_id;
   }
-  const bool digits = !spec.empty() && spec.size() <= 9 &&
+  // Graph ids are 32-bit (CUPTI's): up to 10 digits, checked against the range before the cast.
+  const bool digits = !spec.empty() && spec.size() <= 10 &&
                       std::all_of(spec.begin(), spec.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
-  if (!digits) throw Error(ExitCode::kUsage, "--graph: expected a graph id or 'last', got '" + spec + "'");
-  const auto id = static_cast<std::uint32_t>(std::stoul(spec));
+  if (!digits || std::stoull(spec) > std::numeric_limits<std::uint32_t>::max()) {
+    throw Error(ExitCode::kUsage, "--graph: expected a graph id or 'last', got '" + spec + "'");
+  }
+  const auto id = static_cast<std::uint32_t>(std::stoull(spec));
   if (ids.count(id) == 0) {
     std::string held;
     for (std::uint32_t g : ids) held += (held.empty() ? "" : ", ") + std::to_string(g);
