@@ -38,9 +38,10 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
   (void)single_threaded_blas;
   const bool trans = layout == WeightLayout::kOutIn;
   const int slabs = std::max(1, std::min(cpu_threads(), OC / 16));
-  // Columns per sgemm call: an output block of about 512 KB (N rows), a multiple of 16 columns, and at least 256 so
-  // that sgemm's packing of inp (N x IC per call) stays small beside its products (N x IC x chunk) for large N.
-  const int chunk = std::max(256, static_cast<int>(std::min<std::int64_t>(OC, (128 << 10) / std::max(N, 1))) / 16 * 16);
+  // Columns per sgemm call: an output block of about 512 KB (N rows), a multiple of 16 columns, at least 256 (each
+  // call packs inp again). Past 1024 rows such a block no longer stays in cache and the repacking costs more than
+  // the chunks save (gpt_nano cpu at B=16 T=128: 294 -> 342 ms with 256-column chunks), so one call per slab.
+  const int chunk = N > 1024 ? OC : std::max(256, std::min(OC, (128 << 10) / std::max(N, 1)) / 16 * 16);
   parallel_for(slabs, 1, [&](std::int64_t s0, std::int64_t s1) {
   for (std::int64_t s = s0; s < s1; ++s) {
     // Slab boundaries rounded to 16 columns so each sgemm gets aligned, vector-friendly widths.
