@@ -37,9 +37,10 @@ double max_abs_diff(const std::vector<float>& a, const std::vector<double>& b) {
 
 TEST_CASE("cpu_ops: matmul_forward matches a double loop in both weight layouts, with and without bias") {
   std::mt19937 rng(1);
-  // 300 x 2003: several column chunks per thread's slab, the last one partial (OpenBLAS builds).
-  for (auto [N, IC, OC] :
-       {std::tuple{7, 13, 37}, std::tuple{1, 5, 3}, std::tuple{33, 48, 129}, std::tuple{300, 9, 2003}}) {
+  // 300 x 2003: several column chunks per thread's slab, the last one partial; 1100 rows: one call per slab
+  // (OpenBLAS builds).
+  for (auto [N, IC, OC] : {std::tuple{7, 13, 37}, std::tuple{1, 5, 3}, std::tuple{33, 48, 129},
+                           std::tuple{300, 9, 2003}, std::tuple{1100, 3, 40}}) {
     const auto x = random_vector(static_cast<std::size_t>(N * IC), rng);
     const auto w = random_vector(static_cast<std::size_t>(IC * OC), rng);
     const auto b = random_vector(static_cast<std::size_t>(OC), rng);
