@@ -81,7 +81,7 @@ TEST_CASE("trace_summary: per CUDA graph, launches are the most runs of any one 
 
 TEST_CASE("trace_summary: --graph keeps one graph's kernels, with calls and time per graph launch") {
   const Trace t = with_graphs();
-  TraceSummary s = summarize_trace(t, SummarySelection{"5", ""});
+  TraceSummary s = summarize_trace(t, TraceSelection{"5", ""});
   REQUIRE(s.graph);
   CHECK(*s.graph == 5);
   CHECK(s.launches == 10);
@@ -94,7 +94,7 @@ TEST_CASE("trace_summary: --graph keeps one graph's kernels, with calls and time
   CHECK(s.kernels[1].calls_per_launch == doctest::Approx(7.0 / 4));
   CHECK(s.copies.empty());    // copies and accesses are not tied to graph launches
   CHECK(s.accesses.empty());
-  CHECK(*summarize_trace(t, SummarySelection{"last", ""}).graph == 2);  // the graph that launched last
+  CHECK(*summarize_trace(t, TraceSelection{"last", ""}).graph == 2);  // the graph that launched last
   std::ostringstream text;
   write_summary_tables(s, false, text);
   CHECK(text.str().find("graph 5: 4 launches of 3 kernel nodes, 80.0 ns of kernel time per launch\n") !=
@@ -104,20 +104,20 @@ TEST_CASE("trace_summary: --graph keeps one graph's kernels, with calls and time
 }
 
 TEST_CASE("trace_summary: --kernel keeps matching names and their accesses; copies stay") {
-  TraceSummary s = summarize_trace(with_graphs(), SummarySelection{"", "^(a|ln)$"});
+  TraceSummary s = summarize_trace(with_graphs(), TraceSelection{"", "^(a|ln)$"});
   REQUIRE(s.kernels.size() == 2);
   CHECK(s.launches == 3 + 7);
   CHECK(s.accesses.size() == 1);
   CHECK(s.copies.size() == 2);
   REQUIRE(s.graphs.size() == 1);
   CHECK(s.graphs[0].kernel_nodes == 2);
-  CHECK(summarize_trace(with_graphs(), SummarySelection{"", "^b$"}).accesses.empty());
+  CHECK(summarize_trace(with_graphs(), TraceSelection{"", "^b$"}).accesses.empty());
 }
 
 TEST_CASE("trace_summary: a graph the trace does not hold, or a bad --graph, is a usage error") {
   auto message = [](const Trace& t, const std::string& graph) {
     try {
-      summarize_trace(t, SummarySelection{graph, ""}, "t.json");
+      summarize_trace(t, TraceSelection{graph, ""}, "t.json");
     } catch (const vtools::Error& e) {
       CHECK(e.code() == vtools::ExitCode::kUsage);
       return e.message();
@@ -132,7 +132,7 @@ TEST_CASE("trace_summary: a graph the trace does not hold, or a bad --graph, is 
   CHECK(message(with_graphs(), "4294967296") == "--graph: expected a graph id or 'last', got '4294967296'");
   Trace big = with_graphs();
   big.kernels.back().graph_id = 4294967295u;  // the largest 32-bit id is one
-  CHECK(*summarize_trace(big, SummarySelection{"4294967295", ""}).graph == 4294967295u);
+  CHECK(*summarize_trace(big, TraceSelection{"4294967295", ""}).graph == 4294967295u);
 }
 
 TEST_CASE("trace_summary: per-kernel calls, total, mean, min, max and share") {

@@ -1,4 +1,5 @@
-// `vtrace summary`, `vtrace export` and `vtrace check`: each reads one trace document and writes one output.
+// `vtrace summary`, `vtrace export` and `vtrace check`: each reads one trace document and writes one output
+// (summary and export of the kernels a --graph/--kernel selection keeps).
 #include <sstream>
 
 #include "libcommon/document.hpp"
@@ -10,6 +11,7 @@
 #include "tools/vtrace/summary_writer.hpp"
 #include "tools/vtrace/trace_check.hpp"
 #include "tools/vtrace/trace_reader.hpp"
+#include "tools/vtrace/trace_selection.hpp"
 
 namespace vtools::vtrace {
 
@@ -20,8 +22,7 @@ Trace load(const std::string& path) { return read_trace(read_input(path), input_
 }  // namespace
 
 int summary_command(const SummaryOptions& o) {
-  TraceSummary summary =
-      summarize_trace(load(o.input), SummarySelection{o.graph, o.kernel_regex}, input_display_name(o.input));
+  TraceSummary summary = summarize_trace(load(o.input), o.selection, input_display_name(o.input));
   std::string format = resolve_format(o.output, "json", true);
   if (format == "json") {
     write_output(o.output.output, dump_json(summary_to_json(summary)));
@@ -35,7 +36,11 @@ int summary_command(const SummaryOptions& o) {
 
 int export_command(const ExportOptions& o) {
   if (!o.chrome) throw Error(ExitCode::kUsage, "export: name a format (--chrome is the only one so far)");
-  write_output(o.output.output, dump_json(chrome_trace(load(o.input))));
+  const Trace trace = load(o.input);
+  const std::optional<std::uint32_t> graph = selected_graph(trace, o.selection, input_display_name(o.input));
+  write_output(o.output.output, dump_json(chrome_trace(o.selection.everything()
+                                                           ? trace
+                                                           : select_kernels(trace, o.selection, graph))));
   return 0;
 }
 

@@ -3,6 +3,15 @@
 #include "libcommon/cli.hpp"
 #include "tools/vtrace/options.hpp"
 
+namespace {
+/// --graph and --kernel of summary and export (tools/vtrace/trace_selection.hpp).
+void add_selection_options(CLI::App* cmd, vtools::vtrace::TraceSelection& selection) {
+  cmd->add_option("--graph", selection.graph,
+                  "only kernels launched from CUDA graph ID ('last': the last graph launched); copies are left out");
+  cmd->add_option("--kernel", selection.kernel_regex, "only kernels whose (mangled or demangled) name matches REGEX");
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace vtools::vtrace;
   auto app = vtools::make_app("vtrace", "trace the CUDA kernels of any program to JSON",
@@ -11,6 +20,7 @@ int main(int argc, char** argv) {
                               "  vtrace summary t.json --format table\n"
                               "  vtrace summary --graph last --format table t.json\n"
                               "  vtrace export --chrome t.json -o t.perfetto.json\n"
+                              "  vtrace export --chrome --graph last t.json -o graph.perfetto.json\n"
                               "  vtrace check t.json || echo 'failed launches or out-of-bounds accesses'\n");
 
   RunOptions run;
@@ -26,16 +36,14 @@ int main(int argc, char** argv) {
 
   SummaryOptions summary;
   auto* summary_cmd = app->add_subcommand("summary", "per-kernel and per-CUDA-graph tables: calls, times, share, grid, registers, smem");
-  summary_cmd->add_option("--graph", summary.graph,
-                          "only kernels launched from CUDA graph ID ('last': the last graph launched), with times "
-                          "per graph launch");
-  summary_cmd->add_option("--kernel", summary.kernel_regex, "only kernels whose (mangled or demangled) name matches REGEX");
+  add_selection_options(summary_cmd, summary.selection);
   summary_cmd->add_option("trace", summary.input, "vtools.trace document ('-' = stdin)");
   vtools::add_output_options(summary_cmd, summary.output, {"json", "table", "markdown"});
 
   ExportOptions export_opts;
   auto* export_cmd = app->add_subcommand("export", "convert a trace for other viewers");
   export_cmd->add_flag("--chrome", export_opts.chrome, "Trace Event Format (Perfetto, chrome://tracing)");
+  add_selection_options(export_cmd, export_opts.selection);
   export_cmd->add_option("trace", export_opts.input, "vtools.trace document ('-' = stdin)");
   vtools::add_output_options(export_cmd, export_opts.output, {});
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "libcommon/cli.hpp"
+#include "tools/vtrace/trace_selection.hpp"
 
 namespace vtools::vtrace {
 
@@ -21,14 +22,14 @@ struct RunOptions {
 
 struct SummaryOptions {
   std::string input = "-";
-  std::string graph;         ///< --graph ID|last: only the kernels one CUDA graph launched ("" = all)
-  std::string kernel_regex;  ///< --kernel REGEX: only matching kernels ("" = all)
-  OutputOptions output;  ///< --format json|table|markdown
+  TraceSelection selection;  ///< --graph ID|last, --kernel REGEX
+  OutputOptions output;      ///< --format json|table|markdown
 };
 
 struct ExportOptions {
   std::string input = "-";
-  bool chrome = false;  ///< --chrome (the only export format so far)
+  bool chrome = false;       ///< --chrome (the only export format so far)
+  TraceSelection selection;  ///< --graph ID|last, --kernel REGEX
   OutputOptions output;
 };
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tools/vtrace/trace_model.hpp"
+#include "tools/vtrace/trace_selection.hpp"
 
 namespace vtools::vtrace {
 
@@ -54,12 +55,6 @@ struct AccessStats {
   bool tma = false;  ///< moved data through TMA tensor copies, which access tracing cannot see
 };
 
-/// Which kernels `vtrace summary` keeps.
-struct SummarySelection {
-  std::string graph;         ///< "": every kernel; "last": the graph of the last graph-launched kernel; else a graph id
-  std::string kernel_regex;  ///< "": every name; else as `vtrace run --kernel` (demangled or mangled name)
-};
-
 struct TraceSummary {
   std::vector<KernelStats> kernels;  ///< by total time, largest first
   std::vector<GraphStats> graphs;    ///< CUDA graphs among the kept kernels, by id
@@ -75,10 +70,8 @@ struct TraceSummary {
   std::uint64_t left_out_launches = 0;  ///< kernel launches the selection left out
 };
 
-/// Summarises the kernels `selection` keeps. With a graph selected, copies, sets, accesses and findings are left
-/// out (the trace does not tie them to a graph launch). Throws Error(kUsage) for a graph that is neither "last" nor
-/// a number, a graph the trace does not hold, or a bad regex; `source` names the trace in those messages.
-TraceSummary summarize_trace(const Trace& trace, const SummarySelection& selection = {},
+/// Summarises the kernels `selection` keeps (trace_selection.hpp; its errors name the trace as `source`).
+TraceSummary summarize_trace(const Trace& trace, const TraceSelection& selection = {},
                              const std::string& source = "the trace");
 
 }  // namespace vtools::vtrace
