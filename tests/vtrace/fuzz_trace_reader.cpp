@@ -1,5 +1,5 @@
 // libFuzzer target: the vtools.trace reader must refuse bad input with vtools::Error, never crash; documents it
-// accepts must summarize (all of it and selections) and export.
+// accepts must summarize and export (all of it and selections).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -7,6 +7,7 @@
 #include "libcommon/error.hpp"
 #include "tools/vtrace/chrome_export.hpp"
 #include "tools/vtrace/trace_reader.hpp"
+#include "tools/vtrace/trace_selection.hpp"
 #include "tools/vtrace/trace_summary.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -14,8 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto trace = vtools::vtrace::read_trace(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
     vtools::vtrace::summarize_trace(trace);
     vtools::vtrace::chrome_trace(trace);
-    // A selection: the last graph (a usage error when there is none) and names with a letter 'e'.
+    // Selections: names with a letter 'e' (summary and export), the last graph (a usage error when there is none).
     vtools::vtrace::summarize_trace(trace, {"", "e"});
+    vtools::vtrace::chrome_trace(vtools::vtrace::select_kernels(trace, {"", "e"}, std::nullopt));
     vtools::vtrace::summarize_trace(trace, {"last", ""});
   } catch (const vtools::Error&) {
   }
