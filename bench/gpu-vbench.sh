@@ -55,7 +55,7 @@ if [ -x "$vtrace" ]; then
     --weights "$out/gpt2.safetensors" --backend cuda --dtype bf16 -B 4 -T 64 --warmup 5 --iters 50 --no-check \
     -o /dev/null > "$out/profile-gpt2.log" 2>&1 &&
     timeout 60 "$vtrace" summary --graph last --format table "$out/vbench-gpt2-bf16.trace.json" \
-      -o "$out/profile-gpt2-kernels.txt" 2>&1 ||
+      -o "$out/profile-gpt2-kernels.txt" 2>> "$out/profile-gpt2.log" ||
     echo "note: vtrace profile of vbench failed (profile-gpt2.log)"
 fi
 # Informational: vbench's own compare of the peer's torch.compile run against vbench (not a pass/fail check).
