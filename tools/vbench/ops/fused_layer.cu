@@ -431,7 +431,7 @@ __device__ StepParams<P> stage_params(const FusedLayerStep<P>& step, int rank, f
 template <typename P, int HS, FusedLayout L>
 __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
     __launch_bounds__(Geometry<L>::kThreads, Geometry<L>::kBlocksPerSm)
-    fused_layer_kernel(FusedLayerStep<P> step, bool staged, bool staged_qkv) {
+    fused_layer_kernel(FusedLayerStep<P> step, bool staged, int qkv_offset) {
   constexpr int Rows = Geometry<L>::kRows, Cluster = Geometry<L>::kCluster, kThreads = Geometry<L>::kThreads;
   constexpr int kWarps = kThreads / 32;
   extern __shared__ float4 smem4[];
@@ -453,10 +453,9 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
   const BulkCopies early{&bulk_barriers[1]};
   const int key_lo = row0 / step.T * step.T, key_hi = min(row0 + Rows, rows);
   float* const lnp = scratch + scratch_floats(Rows, kThreads, step.T);
-  // After the parameters when they are staged, else where they would start.
-  float* const qkv_s = staged ? reinterpret_cast<float*>(reinterpret_cast<char*>(lnp + 4 * C) +
-                                                         staged_elems(C, Cluster) * sizeof(P))
-                              : lnp;
+  // Where the host put them (base_bytes: after the parameters when those are staged), or not staged (< 0).
+  const bool staged_qkv = qkv_offset >= 0;
+  float* const qkv_s = reinterpret_cast<float*>(reinterpret_cast<char*>(smem4) + (staged_qkv ? qkv_offset : 0));
   // The next step may launch now (fused_layer_forward launches steps as programmatic dependents): its CTAs take
   // idle SMs and copy in their parameters while this step runs, and wait below until it has completed.
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -574,7 +573,7 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
 }
 
 template <typename P>
-using FusedKernel = void (*)(FusedLayerStep<P>, bool, bool);
+using FusedKernel = void (*)(FusedLayerStep<P>, bool, int);
 
 template <typename P, FusedLayout L>
 FusedKernel<P> fused_kernel_for(int hs) {
@@ -698,8 +697,10 @@ void fused_layer_forward(const FusedLayerStep<P>& step, cudaStream_t stream) {
   dependent[0].val.programmaticStreamSerializationAllowed = 1;
   config.attrs = dependent;
   config.numAttrs = step.tokens == nullptr ? 1 : 0;
-  check_cuda(cudaLaunchKernelEx(&config, kernel, step, staged(step.layout, step.C, step.T, sizeof(P)),
-                                staged_qkv(step.layout, step.C, step.T, sizeof(P))),
+  const int qkv_offset = staged_qkv(step.layout, step.C, step.T, sizeof(P))
+                             ? static_cast<int>(base_bytes(step.layout, step.C, step.T, sizeof(P)))
+                             : -1;
+  check_cuda(cudaLaunchKernelEx(&config, kernel, step, staged(step.layout, step.C, step.T, sizeof(P)), qkv_offset),
              "cudaLaunchKernelEx", "fused_layer_kernel " + shape);
 }
 
