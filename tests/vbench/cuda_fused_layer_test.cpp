@@ -149,5 +149,71 @@ TEST_CASE("fused layer steps: the widths and head sizes they take") {
   }
 }
 
+/// The padded logits of `forward` captured into a CUDA graph and launched once (after an eager run, which loads the
+/// modules outside the capture).
+std::vector<std::uint8_t> captured_logits(Gpu& gpu, const cuda::GptForward& forward) {
+  forward.enqueue(gpu.stream);
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  cuda::check_cuda(cudaMemsetAsync(forward.logits().get(), 0, forward.logits().bytes(), gpu.stream), "memset");
+  cuda::check_cuda(cudaStreamBeginCapture(gpu.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  forward.enqueue(gpu.stream);
+  cuda::check_cuda(cudaStreamEndCapture(gpu.stream, &graph), "cudaStreamEndCapture");
+  cuda::check_cuda(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+  cuda::check_cuda(cudaGraphLaunch(exec, gpu.stream), "cudaGraphLaunch");
+  cuda::check_cuda(cudaStreamSynchronize(gpu.stream), "cudaStreamSynchronize", "the captured forward");
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  std::vector<std::uint8_t> bytes(forward.logits().bytes());
+  cuda::check_cuda(cudaMemcpy(bytes.data(), forward.logits().get(), bytes.size(), cudaMemcpyDeviceToHost),
+                   "cudaMemcpy", "logits");
+  return bytes;
+}
+
+TEST_CASE("LM head prefetch into L2: a captured forward with it gives the same logits as without, bit for bit") {
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  Gpu gpu;
+  GptConfig cfg;
+  cfg.name = "custom";
+  cfg.n_layer = 2, cfg.n_head = 2, cfg.n_embd = 64, cfg.vocab_size = 1001, cfg.block_size = 32;
+  const GptWeights weights = cuda_test::random_weights(cfg, rng);
+  const int B = 2, T = 17;
+  const auto tokens = cuda_test::random_tokens(rng, B * T, cfg.vocab_size);
+  for (const DType dtype : {DType::kFp32, DType::kBf16}) {
+    // One forward, so both runs use the same GEMM algorithms (each is chosen by timing).
+    const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, dtype);
+    cuda::GptForward forward(gpu.lt, device_weights, B, T);
+    cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int),
+                                cudaMemcpyHostToDevice), "cudaMemcpy", "tokens");
+    forward.choose_gemm_algorithms(gpu.stream);
+    for (const std::optional<cuda::FusedLayout> layout : {std::optional<cuda::FusedLayout>{},
+                                                          std::optional{cuda::FusedLayout::kBlockRows}}) {
+      CAPTURE(static_cast<int>(dtype));
+      CAPTURE(layout.has_value());
+      forward.use_fused_layers(layout);
+      forward.use_head_prefetch(false);
+      const auto plain = captured_logits(gpu, forward);
+      forward.use_head_prefetch(true);
+      CHECK(forward.head_prefetch());
+      CHECK(captured_logits(gpu, forward) == plain);
+    }
+  }
+}
+
+TEST_CASE("l2_prefetch: any size, none at all, and the bytes stay as they were") {
+  std::vector<float> host(250001);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i);
+  const cuda::DeviceBuffer buffer = cuda_test::to_device<float>(host);
+  for (const std::size_t bytes : {std::size_t{0}, std::size_t{15}, std::size_t{1000003}, buffer.bytes()}) {
+    CAPTURE(bytes);
+    cuda::l2_prefetch(buffer.get(), bytes, nullptr);
+  }
+  cuda::l2_prefetch(nullptr, 4096, nullptr);
+  cuda::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", "the prefetches");
+  CHECK(cuda_test::to_host<float>(buffer, host.size()) == host);
+}
+
 }  // namespace
 }  // namespace vtools::vbench

@@ -74,6 +74,28 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
   // fp32: the LM head as 3xTF32, one TF32 GEMM over K = 3C (see gpt_forward.hpp); the other dtypes as they are.
   head_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, static_cast<int>(Vp), split_head() ? 3 * Ci : Ci, true},
                                       split_head() ? DType::kTf32 : dt, Epilogue::kNone, kWorkspaceBytes);
+  check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
+  check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch fork");
+  check_cuda(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch join");
+}
+
+GptForward::~GptForward() {
+  if (fork_ != nullptr) cudaEventDestroy(fork_);
+  if (join_ != nullptr) cudaEventDestroy(join_);
+  if (side_ != nullptr) cudaStreamDestroy(side_);
+}
+
+void GptForward::fork_head_prefetch(cudaStream_t stream) const {
+  if (!head_prefetch_) return;
+  check_cuda(cudaEventRecord(fork_, stream), "cudaEventRecord", "the prefetch fork");
+  check_cuda(cudaStreamWaitEvent(side_, fork_), "cudaStreamWaitEvent", "the prefetch fork");
+  l2_prefetch(head_weights(), head_weight_bytes(), side_);
+}
+
+void GptForward::join_head_prefetch(cudaStream_t stream) const {
+  if (!head_prefetch_) return;
+  check_cuda(cudaEventRecord(join_, side_), "cudaEventRecord", "the prefetch join");
+  check_cuda(cudaStreamWaitEvent(stream, join_), "cudaStreamWaitEvent", "the prefetch join");
 }
 
 void GptForward::choose_gemm_algorithms(cudaStream_t stream) {
@@ -113,6 +135,7 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
   A* ln = ln_.as<A>();
   float* partials = partials_.as<float>();
   float* residual = residual_.as<float>();
+  fork_head_prefetch(stream);
   encoder_forward(residual, d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), B_, T_, C, stream);
   SublayerOutput<A> pending;  // the sublayer output not yet added to the residual
   for (const DeviceLayer& l : w_.layers) {
@@ -135,6 +158,7 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
   if (!split_head()) {
     layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream);
   }
+  join_head_prefetch(stream);
   head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, ws, stream);
 }
 
@@ -144,6 +168,7 @@ void GptForward::enqueue_fused(cudaStream_t stream) const {
   const int L = cfg.n_layer;
   const std::size_t plane = static_cast<std::size_t>(B_) * T_ * 3 * cfg.n_embd;
   float* const qkv[2] = {fused_qkv_.as<float>(), fused_qkv_.as<float>() + plane};
+  fork_head_prefetch(stream);
   for (int i = 0; i <= L; ++i) {  // step i: layer i - 1's second half (the encoder for i = 0), layer i's first half
     FusedLayerStep<A> step;
     step.B = B_, step.T = T_, step.C = cfg.n_embd, step.NH = cfg.n_head, step.layout = *fused_;
@@ -170,6 +195,7 @@ void GptForward::enqueue_fused(cudaStream_t stream) const {
     }
     fused_layer_forward(step, stream);
   }
+  join_head_prefetch(stream);
   head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, workspace_.get(), stream);
 }
 

@@ -15,7 +15,8 @@
 // off the cpu backend this way, 8.1e-6 with the small products last (all-fp32 GEMMs: 1.2e-6; H100, 2026-11-23).
 // 3 + 7 * n_layer launches when cuBLASLt fuses every epilogue; one more per layer where it has no GELU algorithm.
 // Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
-// (fused_layer.cu); CudaBackend keeps whichever forward is faster.
+// (fused_layer.cu); CudaBackend keeps whichever forward is faster. Either can also prefetch the LM head's weights into
+// L2 on a side branch of the graph (use_head_prefetch), where that is faster.
 #pragma once
 
 #include <cublasLt.h>
@@ -36,6 +37,9 @@ class GptForward {
  public:
   /// Allocates activations for batch B and sequence T and plans the five GEMM shapes. `weights` must outlive this.
   GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B, int T);
+  ~GptForward();
+  GptForward(const GptForward&) = delete;
+  GptForward& operator=(const GptForward&) = delete;
 
   /// Measures the GEMM plans' candidate algorithms on layer 0's weights and keeps the fastest of each
   /// (Matmul::choose_fastest); call before capturing. Overwrites the activations.
@@ -57,10 +61,20 @@ class GptForward {
   /// default).
   void use_fused_layers(std::optional<FusedLayout> layout);
   [[nodiscard]] std::optional<FusedLayout> fused_layout() const { return fused_; }
+  /// Makes enqueue() prefetch the LM head's weights into L2 (evict-last) on a side branch that forks at the start
+  /// of the forward and joins before the head: they arrive while the layers run. Pays where they fit in L2 beside
+  /// the forward's other traffic (CudaBackend times it).
+  void use_head_prefetch(bool on) { head_prefetch_ = on; }
+  [[nodiscard]] bool head_prefetch() const { return head_prefetch_; }
 
   [[nodiscard]] int* d_tokens() const { return tokens_.as<int>(); }  ///< [B][T] int32
   /// [B][T][Vp] in the activation type (float, or bf16 bits when the dtype is bf16); columns >= V are zero.
   [[nodiscard]] const DeviceBuffer& logits() const { return logits_; }
+  /// The LM head's weights as the head GEMM reads them (the 3xTF32 split in fp32).
+  [[nodiscard]] const void* head_weights() const { return split_head() ? w_.head_split.get() : w_.head().get(); }
+  [[nodiscard]] std::size_t head_weight_bytes() const {
+    return split_head() ? w_.head_split.bytes() : w_.head().bytes();
+  }
   [[nodiscard]] int batch() const { return B_; }
   [[nodiscard]] int seq() const { return T_; }
 
@@ -71,7 +85,10 @@ class GptForward {
   void enqueue_fused(cudaStream_t stream) const;
   [[nodiscard]] bool split_head() const { return w_.dtype == DType::kFp32; }  ///< the LM head in 3xTF32
   [[nodiscard]] const void* head_input() const { return split_head() ? ln_split_.get() : ln_.get(); }
-  [[nodiscard]] const void* head_weights() const { return split_head() ? w_.head_split.get() : w_.head().get(); }
+  /// With head_prefetch(): fork_head_prefetch() starts it on side_ from this point of `stream`; join_head_prefetch()
+  /// makes `stream` wait for it (every fork must join before a capture ends). Without: nothing.
+  void fork_head_prefetch(cudaStream_t stream) const;
+  void join_head_prefetch(cudaStream_t stream) const;
 
   const DeviceWeights& w_;
   int B_, T_;
@@ -80,6 +97,9 @@ class GptForward {
   std::vector<FusedLayout> fused_layouts_;
   std::optional<FusedLayout> fused_;
   int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)
+  bool head_prefetch_ = false;
+  cudaStream_t side_ = nullptr;  ///< the head prefetch's branch
+  cudaEvent_t fork_ = nullptr, join_ = nullptr;
   std::unique_ptr<Matmul> qkv_mm_, attn_proj_mm_, fc_mm_, fc_proj_mm_, head_mm_;
 };
 

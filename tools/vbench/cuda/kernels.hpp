@@ -7,6 +7,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 namespace vtools::vbench::cuda {
 
 /// Largest head size attention_forward supports (its per-lane accumulators and shared tiles are sized by it).
@@ -54,6 +56,10 @@ void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cu
 /// cuBLASLt offers no fused one.
 template <typename A>
 void bias_gelu_forward(A* d_x, const A* d_bias, bool gelu, int rows, int N, cudaStream_t stream);
+
+/// Starts fetching d_bytes[0..bytes) (cudaMalloc'd) into L2, marked evict-last, and returns at once: a tiny kernel
+/// issues bulk prefetches and ends; the lines arrive while later work runs. A hint: it changes no data.
+void l2_prefetch(const void* d_bytes, std::size_t bytes, cudaStream_t stream);
 
 /// Widest model fused_layer_forward takes: each CTA holds 6 C x 16 floats of rows in shared memory.
 inline constexpr int kMaxFusedWidth = 384;
