@@ -3,6 +3,7 @@
 
 Usage: cli_check.py --exit N [--stderr-prefix P] [--stdout-regex R] [--stdin FILE] -- CMD ARGS...
 Exit 0 when every assertion holds, 1 (with a diff-like report) otherwise. Used by vtools_cli_test in CMake.
+An argument spelled {empty} is passed as an empty string (CMake drops "" from a command line).
 """
 import argparse
 import re
@@ -19,6 +20,7 @@ def main():
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    cmd = ["" if arg == "{empty}" else arg for arg in cmd]
     stdin = open(a.stdin, "rb") if a.stdin else subprocess.DEVNULL
     p = subprocess.run(cmd, stdin=stdin, capture_output=True, timeout=600)
     out = p.stdout.decode("utf-8", "replace")

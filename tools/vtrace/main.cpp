@@ -1,5 +1,7 @@
 // vtrace CLI: binds flags to the Options structs of options.hpp and calls one library function per subcommand;
 // see tools/vtrace/README.md.
+#include <string>
+
 #include "libcommon/cli.hpp"
 #include "tools/vtrace/options.hpp"
 
@@ -7,7 +9,10 @@ namespace {
 /// --graph and --kernel of summary and export (tools/vtrace/trace_selection.hpp).
 void add_selection_options(CLI::App* cmd, vtools::vtrace::TraceSelection& selection) {
   cmd->add_option("--graph", selection.graph,
-                  "only kernels launched from CUDA graph ID ('last': the last graph launched); copies are left out");
+                  "only kernels launched from CUDA graph ID ('last': the last graph launched); copies are left out")
+      ->check([](const std::string& value) {  // "" would otherwise mean no selection at all
+        return value.empty() ? std::string("expected a graph id or 'last', got ''") : std::string();
+      });
   cmd->add_option("--kernel", selection.kernel_regex, "only kernels whose (mangled or demangled) name matches REGEX");
 }
 }  // namespace
