@@ -5,6 +5,7 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -124,8 +125,7 @@ class CudaBackend final : public Backend {
     const std::size_t token_bytes = static_cast<std::size_t>(B) * T * sizeof(int);
     check_cuda(cudaMemsetAsync(forward_->d_tokens(), 0, token_bytes, stream_), "cudaMemsetAsync", "tokens");
     forward_->choose_gemm_algorithms(stream_);
-    forward_->enqueue(stream_);
-    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager warm-up forward");
+    run_eagerly("the eager warm-up forward");
     tune_gemms();
     if (!forward_->fused_layouts().empty()) choose_layer_fusion();
     choose_head_prefetch();
@@ -203,15 +203,14 @@ class CudaBackend final : public Backend {
   /// takes (for small models, where launches dominate; the GEMM plans' choice above is unaffected: the fused steps
   /// use only the LM head's).
   void choose_layer_fusion() {
-    forward_ms_ = {{"unfused", median_forward_ms()}};
+    forward_ms_ = {{forward_label(std::nullopt), median_forward_ms()}};
     double best_ms = forward_ms_.front().second;
     std::optional<cuda::FusedLayout> best;
     for (const cuda::FusedLayout layout : forward_->fused_layouts()) {
       forward_->use_fused_layers(layout);
-      forward_->enqueue(stream_);  // eagerly once: loads the kernels' module outside the capture
-      check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager fused forward");
+      run_eagerly("the eager fused forward");  // loads the kernels' module outside the capture
       const double ms = median_forward_ms();
-      forward_ms_.emplace_back(std::string("fused ") + cuda::fused_layout_name(layout), ms);
+      forward_ms_.emplace_back(forward_label(layout), ms);
       if (ms < best_ms) {
         best_ms = ms;
         best = layout;
@@ -229,19 +228,26 @@ class CudaBackend final : public Backend {
     check_cuda(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_), "cudaDeviceGetAttribute",
                "the L2 size");
     if (forward_->head_weight_bytes() > static_cast<std::size_t>(l2_bytes)) return;
-    if (forward_ms_.empty()) forward_ms_ = {{"unfused", median_forward_ms()}};
-    const std::optional<cuda::FusedLayout> layout = forward_->fused_layout();
-    const std::string kept = layout ? std::string("fused ") + cuda::fused_layout_name(*layout) : "unfused";
-    double kept_ms = std::numeric_limits<double>::infinity();
-    for (const auto& [name, ms] : forward_ms_) {
-      if (name == kept) kept_ms = ms;
-    }
+    if (forward_ms_.empty()) forward_ms_ = {{forward_label(std::nullopt), median_forward_ms()}};
+    double kept_ms = std::numeric_limits<double>::infinity();  // choose_layer_fusion kept the fastest
+    for (const auto& entry : forward_ms_) kept_ms = std::min(kept_ms, entry.second);
     forward_->use_head_prefetch(true);
-    forward_->enqueue(stream_);  // eagerly once: loads the prefetch kernel's module outside the capture
-    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the eager forward with the head prefetch");
+    run_eagerly("the eager forward with the head prefetch");  // loads the prefetch kernel's module
     const double ms = median_forward_ms();
-    forward_ms_.emplace_back(kept + ", LM head weights prefetched into L2", ms);
+    forward_ms_.emplace_back(forward_label(forward_->fused_layout()) + ", LM head weights prefetched into L2", ms);
     if (!(ms < kept_ms)) forward_->use_head_prefetch(false);
+  }
+
+  /// One forward outside any capture, waited for: loads the modules of its kernels (CUDA lazy loading), which a
+  /// capture cannot. `what` names it in errors.
+  void run_eagerly(const char* what) {
+    forward_->enqueue(stream_);
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", what);
+  }
+
+  /// "unfused" or "fused <layout>": a forward's name in forward_ms_.
+  static std::string forward_label(std::optional<cuda::FusedLayout> layout) {
+    return layout ? std::string("fused ") + cuda::fused_layout_name(*layout) : "unfused";
   }
 
   /// Median time of 15 replays of the forward as planned now (after 3 warm-up ones); +inf when it cannot be
