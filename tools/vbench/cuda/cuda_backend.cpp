@@ -6,13 +6,16 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -102,13 +105,17 @@ class CudaBackend final : public Backend {
         times += t;
       }
       const std::optional<cuda::FusedLayout> layout = forward_->fused_layout();
+      const std::optional<cuda::WgmmaTiling> tiling = forward_->wgmma_tiling();
       notes.push_back("cuda " + weights_->config.name + ": " +
-                      (layout ? std::string("fused layer steps in the ") + cuda::fused_layout_name(*layout) +
-                                    " layout (one kernel per layer, fp32 math on CUDA cores in every dtype)"
-                              : std::string("the unfused forward")) +
+                      (layout   ? std::string("fused layer steps in the ") + cuda::fused_layout_name(*layout) +
+                                      " layout (one kernel per layer, fp32 math on CUDA cores in every dtype)"
+                       : tiling ? "the unfused forward with vbench's own wgmma GEMMs for the layers (tiling " +
+                                      cuda::wgmma_tiling_name(*tiling) + ")"
+                                : std::string("the unfused forward")) +
                       (forward_->head_prefetch() ? " with the LM head's weights prefetched into L2" : "") +
                       ", the fastest at prepare (median of 15 replays: " + times + ")");
     }
+    notes.insert(notes.end(), rejected_.begin(), rejected_.end());
     return notes;
   }
 
@@ -127,6 +134,7 @@ class CudaBackend final : public Backend {
     forward_->choose_gemm_algorithms(stream_);
     run_eagerly("the eager warm-up forward");
     tune_gemms();
+    if (!forward_->wgmma_tilings().empty() && wgmma_requested()) choose_wgmma_gemms();
     if (!forward_->fused_layouts().empty()) choose_layer_fusion();
     choose_head_prefetch();
     capture();
@@ -203,8 +211,9 @@ class CudaBackend final : public Backend {
   /// takes (for small models, where launches dominate; the GEMM plans' choice above is unaffected: the fused steps
   /// use only the LM head's).
   void choose_layer_fusion() {
-    forward_ms_ = {{forward_label(std::nullopt), median_forward_ms()}};
-    double best_ms = forward_ms_.front().second;
+    if (forward_ms_.empty()) forward_ms_ = {{forward_label(std::nullopt), median_forward_ms()}};
+    double best_ms = std::numeric_limits<double>::infinity();  // the unfused forward kept so far
+    for (const auto& entry : forward_ms_) best_ms = std::min(best_ms, entry.second);
     std::optional<cuda::FusedLayout> best;
     for (const cuda::FusedLayout layout : forward_->fused_layouts()) {
       forward_->use_fused_layers(layout);
@@ -217,6 +226,82 @@ class CudaBackend final : public Backend {
       }
     }
     forward_->use_fused_layers(best);
+  }
+
+  /// Keeps the unfused forward with cuBLASLt's layer GEMMs or with vbench's own wgmma GEMMs in one of the tilings
+  /// the model takes, whichever is fastest. A tiling whose logits (after NaN-filled activations, on the same zero
+  /// tokens) are further from the cuBLASLt forward's than the bf16 gate allows is not timed and is named in the notes:
+  /// a fast wrong kernel must not be kept.
+  void choose_wgmma_gemms() {
+    forward_->poison_activations(stream_);
+    run_eagerly("the eager cuBLASLt forward");
+    const std::vector<float> reference = device_logits();
+    forward_ms_ = {{forward_label(std::nullopt), median_forward_ms()}};
+    double best_ms = forward_ms_.front().second;
+    std::optional<cuda::WgmmaTiling> best;
+    for (const cuda::WgmmaTiling tiling : forward_->wgmma_tilings()) {
+      const std::string unused = "cuda " + weights_->config.name + ": the wgmma GEMMs (tiling " +
+                                 cuda::wgmma_tiling_name(tiling) + ") were not used: ";
+      double err = 0;
+      try {
+        forward_->use_wgmma_gemms(tiling, stream_);
+        forward_->poison_activations(stream_);
+        run_eagerly("the eager forward with wgmma GEMMs");  // also loads the kernels' module outside the capture
+        err = relative_error(device_logits(), reference);
+      } catch (const Error& e) {  // e.g. a tensor map the driver refuses: the cuBLASLt forward still runs
+        rejected_.push_back(unused + e.what());
+        continue;
+      }
+      if (!(err <= kWgmmaTolerance)) {
+        char off[96];
+        std::snprintf(off, sizeof off, "their logits are %.2e off the cuBLASLt forward's (limit %.0e)", err,
+                      kWgmmaTolerance);
+        rejected_.push_back(unused + off);
+        continue;
+      }
+      const double ms = median_forward_ms();
+      forward_ms_.emplace_back(forward_label(std::nullopt), ms);
+      if (ms < best_ms) {
+        best_ms = ms;
+        best = tiling;
+      }
+    }
+    forward_->use_wgmma_gemms(best, stream_);
+  }
+
+  /// VTOOLS_VBENCH_WGMMA=1 asks for the wgmma GEMMs to be tried: opt-in until they have run on a GPU (they were
+  /// written without device time; the GPU tests exercise them directly).
+  static bool wgmma_requested() {
+    const char* env = std::getenv("VTOOLS_VBENCH_WGMMA");
+    return env != nullptr && std::string_view(env) == "1";
+  }
+
+  /// The logits buffer of the last forward ([rows][Vp], padding included), as floats.
+  std::vector<float> device_logits() {
+    const cuda::DeviceBuffer& logits = forward_->logits();
+    std::vector<float> out;
+    if (dtype_ == DType::kBf16) {
+      std::vector<std::uint16_t> bits(logits.bytes() / 2);
+      check_cuda(cudaMemcpy(bits.data(), logits.get(), logits.bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy",
+                 "logits");
+      out.resize(bits.size());
+      for (std::size_t i = 0; i < bits.size(); ++i) out[i] = cuda::bf16_to_float(bits[i]);
+    } else {
+      out.resize(logits.bytes() / 4);
+      check_cuda(cudaMemcpy(out.data(), logits.get(), logits.bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy", "logits");
+    }
+    return out;
+  }
+
+  /// ‖got − ref‖₂ / ‖ref‖₂; NaN when either has a NaN.
+  static double relative_error(const std::vector<float>& got, const std::vector<float>& ref) {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < ref.size() && i < got.size(); ++i) {
+      const double d = static_cast<double>(got[i]) - ref[i];
+      num += d * d;
+      den += static_cast<double>(ref[i]) * ref[i];
+    }
+    return std::sqrt(num / den);
   }
 
   /// Times the forward kept so far with the LM head's weights prefetched into L2 (GptForward::use_head_prefetch) and
@@ -245,9 +330,12 @@ class CudaBackend final : public Backend {
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", what);
   }
 
-  /// "unfused" or "fused <layout>": a forward's name in forward_ms_.
-  static std::string forward_label(std::optional<cuda::FusedLayout> layout) {
-    return layout ? std::string("fused ") + cuda::fused_layout_name(*layout) : "unfused";
+  /// "unfused", "unfused with wgmma GEMMs <tiling>" (as the forward is planned now) or "fused <layout>": a forward's
+  /// name in forward_ms_.
+  [[nodiscard]] std::string forward_label(std::optional<cuda::FusedLayout> layout) const {
+    if (layout) return std::string("fused ") + cuda::fused_layout_name(*layout);
+    const std::optional<cuda::WgmmaTiling> tiling = forward_->wgmma_tiling();
+    return tiling ? "unfused with wgmma GEMMs " + cuda::wgmma_tiling_name(*tiling) : "unfused";
   }
 
   /// Median time of 15 replays of the forward as planned now (after 3 warm-up ones); +inf when it cannot be
@@ -317,6 +405,7 @@ class CudaBackend final : public Backend {
   void release_forward() {
     release_graph();
     forward_ms_.clear();
+    rejected_.clear();
     forward_.reset();  // before the weights it points to
     weights_.reset();
   }
@@ -330,9 +419,13 @@ class CudaBackend final : public Backend {
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
   int kernels_ = 0;
-  /// The forwards timed at prepare (unfused, each fused layout, the kept one with the head prefetch) and their
-  /// median ms; empty when there was no choice.
+  /// The forwards timed at prepare (unfused, with wgmma GEMMs in each tiling, each fused layout, the kept one with the
+  /// head prefetch) and their median ms; empty when there was no choice.
   std::vector<std::pair<std::string, double>> forward_ms_;
+  /// Notes on the wgmma tilings whose logits were off (choose_wgmma_gemms).
+  std::vector<std::string> rejected_;
+  /// The bf16 correctness gate's limit (logits_check.hpp): two correct bf16 forwards differ far less.
+  static constexpr double kWgmmaTolerance = 2e-2;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
@@ -74,6 +75,17 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
   // fp32: the LM head as 3xTF32, one TF32 GEMM over K = 3C (see gpt_forward.hpp); the other dtypes as they are.
   head_mm_ = std::make_unique<Matmul>(lt, MatmulShape{M, static_cast<int>(Vp), split_head() ? 3 * Ci : Ci, true},
                                       split_head() ? DType::kTf32 : dt, Epilogue::kNone, kWorkspaceBytes);
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  if (dt == DType::kBf16 && !w_.layers.empty() && wgmma_gemm_available(device)) {
+    for (const WgmmaTiling tiling : kWgmmaTilings) {
+      bool takes = true;
+      for (const Matmul* mm : {qkv_mm_.get(), attn_proj_mm_.get(), fc_mm_.get(), fc_proj_mm_.get()}) {
+        takes = takes && wgmma_gemm_takes(mm->shape(), tiling);
+      }
+      if (takes) wgmma_tilings_.push_back(tiling);
+    }
+  }
   check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
   check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch fork");
   check_cuda(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch join");
@@ -118,6 +130,40 @@ void GptForward::use_fused_layers(std::optional<FusedLayout> layout) {
   fused_ = layout;
 }
 
+void GptForward::use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t stream) {
+  if (tiling) {
+    const auto same = [&](WgmmaTiling t) {
+      return t.bn == tiling->bn && t.cluster_x == tiling->cluster_x && t.cluster_y == tiling->cluster_y;
+    };
+    if (std::find_if(wgmma_tilings_.begin(), wgmma_tilings_.end(), same) == wgmma_tilings_.end()) {
+      throw Error(ExitCode::kInternal, "the wgmma GEMMs cannot run this model's layers in the " +
+                                           wgmma_tiling_name(*tiling) + " tiling");
+    }
+    if (transposed_.empty()) {  // W [K][N] -> Wt [N][K], the K-major operand wgmma reads
+      for (const DeviceLayer& l : w_.layers) {
+        const std::pair<const DeviceBuffer*, const Matmul*> gemms[] = {
+            {&l.attn_w, qkv_mm_.get()}, {&l.attn_proj_w, attn_proj_mm_.get()}, {&l.fc_w, fc_mm_.get()},
+            {&l.fc_proj_w, fc_proj_mm_.get()}};
+        for (const auto& [w, mm] : gemms) {
+          DeviceBuffer t(w->bytes(), "a transposed layer weight");
+          transpose_bf16(t.as<__nv_bfloat16>(), w->as<__nv_bfloat16>(), mm->shape().K, mm->shape().N, stream);
+          transposed_.push_back(std::move(t));
+        }
+      }
+      check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize", "the weight transposes");
+    }
+  }
+  wgmma_ = tiling;
+}
+
+void GptForward::poison_activations(cudaStream_t stream) const {
+  for (const DeviceBuffer* b : {&residual_, &ln_, &qkv_, &attn_, &partials_, &fc_, &logits_, &ln_split_}) {
+    if (b->bytes() > 0) {
+      check_cuda(cudaMemsetAsync(b->get(), 0xFF, b->bytes(), stream), "cudaMemsetAsync", "NaN activations");
+    }
+  }
+}
+
 void GptForward::enqueue(cudaStream_t stream) const {
   if (w_.dtype == DType::kBf16) {
     enqueue_as<__nv_bfloat16>(stream);
@@ -138,16 +184,29 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
   fork_head_prefetch(stream);
   encoder_forward(residual, d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), B_, T_, C, stream);
   SublayerOutput<A> pending;  // the sublayer output not yet added to the residual
+  std::size_t layer = 0;
+  // The i-th GEMM of the layer (0 qkv, 1 attention projection, 2 fc, 3 fc projection): cuBLASLt's or the own wgmma.
+  auto gemm = [&](int i, const Matmul& mm, void* y, const void* x, const DeviceBuffer& w, const DeviceBuffer* bias) {
+    const void* b = bias != nullptr ? bias->get() : nullptr;
+    if constexpr (std::is_same_v<A, __nv_bfloat16>) {
+      if (wgmma_) {
+        return wgmma_gemm_forward(mm.shape(), mm.epilogue(), *wgmma_, y, static_cast<const A*>(x),
+                                  transposed_[4 * layer + i].as<A>(), static_cast<const A*>(b), stream);
+      }
+    }
+    mm.run(y, x, w.get(), b, ws, stream);
+  };
   for (const DeviceLayer& l : w_.layers) {
     layernorm_forward(ln, residual, pending, l.ln1_w.as<float>(), l.ln1_b.as<float>(), R, C, stream);
-    qkv_mm_->run(qkv_.get(), ln, l.attn_w.get(), l.attn_b.get(), ws, stream);
+    gemm(0, *qkv_mm_, qkv_.get(), ln, l.attn_w, &l.attn_b);
     attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream);
-    attn_proj_mm_->run(partials, attn_.get(), l.attn_proj_w.get(), nullptr, ws, stream);
+    gemm(1, *attn_proj_mm_, partials, attn_.get(), l.attn_proj_w, nullptr);
     layernorm_forward(ln, residual, SublayerOutput<A>{partials, attn_proj_splits_, l.attn_proj_b.as<A>()},
                       l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream);
-    fc_mm_->run(fc_.get(), ln, l.fc_w.get(), l.fc_b.get(), ws, stream);
-    fc_proj_mm_->run(partials, fc_.get(), l.fc_proj_w.get(), nullptr, ws, stream);
+    gemm(2, *fc_mm_, fc_.get(), ln, l.fc_w, &l.fc_b);
+    gemm(3, *fc_proj_mm_, partials, fc_.get(), l.fc_proj_w, nullptr);
     pending = SublayerOutput<A>{partials, fc_proj_splits_, l.fc_proj_b.as<A>()};
+    ++layer;
   }
   if constexpr (std::is_same_v<A, float>) {  // split_head() is false for every other A
     if (split_head()) {

@@ -14,9 +14,11 @@
 // small products come first in K, so they are summed before the large ones swamp them: gpt2's fp32 logits are 2.2e-6
 // off the cpu backend this way, 8.1e-6 with the small products last (all-fp32 GEMMs: 1.2e-6; H100, 2026-11-23).
 // 3 + 7 * n_layer launches when cuBLASLt fuses every epilogue; one more per layer where it has no GELU algorithm.
-// Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
-// (fused_layer.cu); CudaBackend keeps whichever forward is faster. Either can also prefetch the LM head's weights into
-// L2 on a side branch of the graph (use_head_prefetch), where that is faster.
+// In bf16 on Hopper the layers' four GEMMs can instead be vbench's own wgmma GEMMs (wgmma_gemm.hpp, same outputs,
+// reading transposed copies of the weights made on first use). Small models (fused_layer_ready) can instead run as
+// n_layer + 1 fused layer steps and the LM head (fused_layer.cu); CudaBackend keeps whichever forward is faster.
+// Either can also prefetch the LM head's weights into L2 on a side branch of the graph (use_head_prefetch), where
+// that is faster.
 #pragma once
 
 #include <cublasLt.h>
@@ -30,6 +32,7 @@
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
 #include "tools/vbench/cuda/matmul.hpp"
+#include "tools/vbench/cuda/wgmma_gemm.hpp"
 
 namespace vtools::vbench::cuda {
 
@@ -61,6 +64,15 @@ class GptForward {
   /// default).
   void use_fused_layers(std::optional<FusedLayout> layout);
   [[nodiscard]] std::optional<FusedLayout> fused_layout() const { return fused_; }
+  /// The tilings in which the unfused forward can run the layers' four GEMMs as wgmma_gemm_forward (bf16 on a
+  /// compute capability 9.0 device, every shape taken); empty when it cannot.
+  [[nodiscard]] const std::vector<WgmmaTiling>& wgmma_tilings() const { return wgmma_tilings_; }
+  /// Makes the unfused forward run the layers' GEMMs as wgmma_gemm_forward in `tiling` (one of wgmma_tilings()), or
+  /// as cuBLASLt's (nullopt, the default). The first use makes the transposed weights, on `stream`.
+  void use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t stream);
+  [[nodiscard]] std::optional<WgmmaTiling> wgmma_tiling() const { return wgmma_; }
+  /// Fills every activation and the logits with NaN: a forward run after it that leaves any of them unwritten shows.
+  void poison_activations(cudaStream_t stream) const;
   /// Makes enqueue() prefetch the LM head's weights into L2 (evict-last) on a side branch that forks at the start
   /// of the forward and joins before the head: they arrive while the layers run. Pays where they fit in L2 beside
   /// the forward's other traffic (CudaBackend times it).
@@ -96,6 +108,10 @@ class GptForward {
   DeviceBuffer fused_qkv_;  ///< fused steps only: two [B][T][3C] fp32 buffers, written by alternate steps
   std::vector<FusedLayout> fused_layouts_;
   std::optional<FusedLayout> fused_;
+  std::vector<WgmmaTiling> wgmma_tilings_;
+  std::optional<WgmmaTiling> wgmma_;
+  /// Per layer, W transposed to [N][K] for the wgmma GEMMs: attn_w, attn_proj_w, fc_w, fc_proj_w (made on first use).
+  std::vector<DeviceBuffer> transposed_;
   int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)
   bool head_prefetch_ = false;
   cudaStream_t side_ = nullptr;  ///< the head prefetch's branch

@@ -68,6 +68,8 @@ class Matmul {
     algo_ = candidates_.at(static_cast<std::size_t>(i));
   }
 
+  [[nodiscard]] const MatmulShape& shape() const { return shape_; }
+  [[nodiscard]] Epilogue epilogue() const { return epilogue_; }
   /// True when cuBLASLt does the whole epilogue (no extra kernel).
   [[nodiscard]] bool epilogue_fused() const { return lt_epilogue_ == epilogue_; }
   /// "Y[256][2304] = X[256][768] * W[768][2304] + bias, bf16": names the GEMM in errors.

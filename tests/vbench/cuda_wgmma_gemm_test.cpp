@@ -1,0 +1,247 @@
+// cuda::wgmma_gemm_forward (wgmma + TMA, clusters multicasting shared tiles) vs cpu::matmul_forward (+ GELU) in every
+// tiling, epilogue and split, on random shapes with partial row blocks and K tails; transpose_bf16; and GptForward
+// with the wgmma GEMMs in each tiling vs the fp64 reference forward and the cuBLASLt forward, eager and captured
+// (gpu label; the wgmma cases need a compute capability 9.0 device and say so where there is none).
+#include <doctest/doctest.h>
+
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "libcommon/error.hpp"
+#include "tests/vbench/cuda_random_check.hpp"
+#include "tools/vbench/cuda/device_weights.hpp"
+#include "tools/vbench/cuda/gpt_forward.hpp"
+#include "tools/vbench/cuda/wgmma_gemm.hpp"
+#include "tools/vbench/ops/cpu_ops.hpp"
+#include "tools/vbench/reference_forward.hpp"
+
+namespace vtools::vbench {
+namespace {
+
+using Bf16 = __nv_bfloat16;
+
+bool have_wgmma() {
+  int device = 0;
+  cuda::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  if (cuda::wgmma_gemm_available(device)) return true;
+  MESSAGE("no compute capability 9.0 device: the wgmma GEMM cases are skipped");
+  return false;
+}
+
+/// Wt [N][K] on the device from a host W [K][N] (through transpose_bf16, itself checked below).
+cuda::DeviceBuffer transposed_on_device(const std::vector<float>& w, int K, int N) {
+  const cuda::DeviceBuffer d_w = cuda_test::to_device<Bf16>(w);
+  cuda::DeviceBuffer d_wt(w.size() * sizeof(Bf16), "Wt");
+  cuda::transpose_bf16(d_wt.as<Bf16>(), d_w.as<Bf16>(), K, N, nullptr);
+  return d_wt;
+}
+
+void wgmma_case(cuda_test::Random& rng, const cuda::MatmulShape& shape, cuda::Epilogue epilogue,
+                cuda::WgmmaTiling tiling) {
+  const int M = shape.M, N = shape.N, K = shape.K, S = shape.k_splits;
+  const std::string tile = cuda::wgmma_tiling_name(tiling);
+  CAPTURE(tile);
+  CAPTURE(M);
+  CAPTURE(N);
+  CAPTURE(K);
+  CAPTURE(S);
+  CAPTURE(static_cast<int>(epilogue));
+  REQUIRE(cuda::wgmma_gemm_takes(shape, tiling));
+  const auto x = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(M) * K));
+  const auto w = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(K) * N, 1.f / std::sqrt(K)));
+  const auto bias = cuda_test::representable<Bf16>(rng.normal(N));
+  const bool has_bias = S == 0 && epilogue != cuda::Epilogue::kNone;
+  const std::size_t n = static_cast<std::size_t>(M) * N;
+  std::vector<float> ref(n);
+  cpu::matmul_forward(ref.data(), x.data(), w.data(), has_bias ? bias.data() : nullptr, M, K, N,
+                      cpu::WeightLayout::kInOut);
+  if (S == 0 && epilogue == cuda::Epilogue::kBiasGelu) cpu::gelu_forward(ref.data(), ref.data(), n);
+
+  const cuda::DeviceBuffer d_x = cuda_test::to_device<Bf16>(x);
+  const cuda::DeviceBuffer d_wt = transposed_on_device(w, K, N);
+  const cuda::DeviceBuffer d_bias = cuda_test::to_device<Bf16>(bias);
+  const std::size_t out_bytes = S > 0 ? S * n * sizeof(float) : n * sizeof(Bf16);
+  cuda::DeviceBuffer d_y(out_bytes, "Y");
+  cuda::check_cuda(cudaMemset(d_y.get(), 0xFF, out_bytes), "cudaMemset", "NaN output");  // unwritten shows
+  cuda::wgmma_gemm_forward(shape, epilogue, tiling, d_y.get(), d_x.as<Bf16>(), d_wt.as<Bf16>(),
+                           has_bias ? d_bias.as<Bf16>() : nullptr, nullptr);
+  if (S > 0) {
+    const std::vector<float> partials = cuda_test::to_host<float>(d_y, S * n);
+    std::vector<float> sum(n, 0.f);
+    for (int s = 0; s < S; ++s) {
+      for (std::size_t i = 0; i < n; ++i) sum[i] += partials[s * n + i];
+    }
+    // Exact bf16 inputs, fp32 accumulation and output: only the summation order differs.
+    cuda_test::check_close(sum, ref, 1e-4, 1e-4, "wgmma split-K partials " + tile);
+  } else {
+    cuda_test::check_close(cuda_test::to_host<Bf16>(d_y, n), ref, 1e-2, 1e-2, "wgmma bf16 output " + tile);
+  }
+}
+
+TEST_CASE("wgmma GEMM: matches cpu::matmul_forward in every tiling, epilogue and split") {
+  if (!have_wgmma()) return;
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  for (const cuda::WgmmaTiling tiling : cuda::kWgmmaTilings) {
+    // Rows: any count where the cluster is one CTA high (the last row block partial); else whole groups of
+    // cluster_y row blocks, the last block still partial.
+    auto rows = [&] {
+      if (tiling.cluster_y == 1) return rng.uniform_int(1, 300);
+      return 64 * tiling.cluster_y * rng.uniform_int(1, 2) - rng.uniform_int(0, 63);
+    };
+    auto cols = [&] { return tiling.bn * tiling.cluster_x * rng.uniform_int(1, 6); };
+    for (const auto epilogue : {cuda::Epilogue::kNone, cuda::Epilogue::kBias, cuda::Epilogue::kBiasGelu}) {
+      // K a multiple of 8 only: the last 64-wide K tile reads zeros past the end.
+      wgmma_case(rng, {rows(), cols(), 8 * rng.uniform_int(1, 100)}, epilogue, tiling);
+    }
+    for (const int S : {1, 2, 3, 4}) {
+      wgmma_case(rng, {rows(), cols(), 64 * S * rng.uniform_int(1, 4), false, S}, cuda::Epilogue::kNone, tiling);
+    }
+    // gpt2's four products at B=4, T=64.
+    wgmma_case(rng, {256, 2304, 768}, cuda::Epilogue::kBias, tiling);
+    wgmma_case(rng, {256, 768, 768, false, 2}, cuda::Epilogue::kNone, tiling);
+    wgmma_case(rng, {256, 3072, 768}, cuda::Epilogue::kBiasGelu, tiling);
+    wgmma_case(rng, {256, 768, 3072, false, 4}, cuda::Epilogue::kNone, tiling);
+  }
+}
+
+TEST_CASE("wgmma GEMM: the shapes it takes, and an error for the others") {
+  const cuda::WgmmaTiling plain{128, 1, 1}, wide{128, 2, 1}, tall{64, 1, 4};
+  CHECK(cuda::wgmma_gemm_takes({256, 2304, 768}, plain));
+  CHECK(cuda::wgmma_gemm_takes({1, 128, 8}, plain));
+  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 2304, 768, true}, plain));  // W must be [K][N] (given transposed)
+  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 192, 768}, plain));         // N not a multiple of 128
+  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 384, 768}, wide));          // 3 column tiles: not pairs
+  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 256, 100}, plain));         // K not a multiple of 8
+  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 256, 768, false, 5}, plain));
+  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 256, 960, false, 2}, plain));  // 480 per split: not whole 64-wide tiles
+  CHECK(cuda::wgmma_gemm_takes({256, 64, 768}, tall));
+  CHECK_FALSE(cuda::wgmma_gemm_takes({192, 64, 768}, tall));  // 3 row blocks: not a group of 4
+  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 256, 768}, {96, 1, 1}));
+  CHECK(cuda::wgmma_tiling_name(tall) == "64x1x4");
+  try {
+    cuda::wgmma_gemm_forward({256, 192, 768}, cuda::Epilogue::kNone, plain, nullptr, nullptr, nullptr, nullptr,
+                             nullptr);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kInternal);
+  }
+}
+
+TEST_CASE("transpose_bf16: every element lands transposed, exactly") {
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  for (int i = 0; i < 4; ++i) {
+    const int rows = rng.uniform_int(1, 200), cols = rng.uniform_int(1, 200);
+    CAPTURE(rows);
+    CAPTURE(cols);
+    const auto src = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(rows) * cols));
+    const cuda::DeviceBuffer d_dst = transposed_on_device(src, rows, cols);
+    const std::vector<float> got = cuda_test::to_host<Bf16>(d_dst, src.size());
+    std::size_t wrong = 0;
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < cols; ++c) {
+        wrong += got[static_cast<std::size_t>(c) * rows + r] != src[static_cast<std::size_t>(r) * cols + c];
+      }
+    }
+    CHECK(wrong == 0);
+  }
+}
+
+/// Owns a cuBLASLt handle and a stream.
+struct Gpu {
+  cublasLtHandle_t lt = nullptr;
+  cudaStream_t stream = nullptr;
+  Gpu() {
+    cuda::check_cublas(cublasLtCreate(&lt), "cublasLtCreate", "test");
+    cuda::check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
+  ~Gpu() {
+    cudaStreamDestroy(stream);
+    cublasLtDestroy(lt);
+  }
+  Gpu(const Gpu&) = delete;
+  Gpu& operator=(const Gpu&) = delete;
+};
+
+/// Logits [rows][V] of `forward` as planned now: eagerly after NaN-filled activations, or captured into a graph.
+std::vector<float> logits_of(Gpu& gpu, const cuda::GptForward& forward, int rows, int V, int Vp, bool captured) {
+  forward.poison_activations(gpu.stream);
+  if (captured) {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    cuda::check_cuda(cudaStreamBeginCapture(gpu.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    forward.enqueue(gpu.stream);
+    cuda::check_cuda(cudaStreamEndCapture(gpu.stream, &graph), "cudaStreamEndCapture");
+    cuda::check_cuda(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    cuda::check_cuda(cudaGraphLaunch(exec, gpu.stream), "cudaGraphLaunch");
+    cuda::check_cuda(cudaStreamSynchronize(gpu.stream), "cudaStreamSynchronize", "the captured forward");
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  } else {
+    forward.enqueue(gpu.stream);
+  }
+  const std::vector<float> padded = cuda_test::to_host<Bf16>(forward.logits(), static_cast<std::size_t>(rows) * Vp);
+  std::vector<float> logits;
+  for (int r = 0; r < rows; ++r) {
+    logits.insert(logits.end(), padded.begin() + static_cast<std::size_t>(r) * Vp,
+                  padded.begin() + static_cast<std::size_t>(r) * Vp + V);
+  }
+  return logits;
+}
+
+TEST_CASE("wgmma GEMMs in the forward: logits match the fp64 reference and the cuBLASLt forward's") {
+  if (!have_wgmma()) return;
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  Gpu gpu;
+  GptConfig cfg;
+  cfg.name = "custom";
+  cfg.n_layer = 2, cfg.n_head = 4, cfg.n_embd = 256, cfg.vocab_size = 1001, cfg.block_size = 64;
+  const GptWeights weights = cuda_test::random_weights(cfg, rng);
+  const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, DType::kBf16);
+  // 256 rows: every tiling (4 row blocks, a cluster column of 4); 100 rows: only those one CTA high.
+  for (const auto& [B, T, tilings] : {std::tuple{4, 64, 4u}, std::tuple{2, 50, 2u}}) {
+    CAPTURE(B);
+    CAPTURE(T);
+    const auto tokens = cuda_test::random_tokens(rng, B * T, cfg.vocab_size);
+    const std::vector<double> ref = reference_forward(weights, tokens, B, T);
+    cuda::GptForward forward(gpu.lt, device_weights, B, T);
+    REQUIRE(forward.wgmma_tilings().size() == tilings);
+    cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int),
+                                cudaMemcpyHostToDevice), "cudaMemcpy", "tokens");
+    forward.choose_gemm_algorithms(gpu.stream);
+    const int rows = B * T, V = cfg.vocab_size, Vp = device_weights.padded_vocab;
+    const std::vector<float> cublas = logits_of(gpu, forward, rows, V, Vp, false);
+    for (const cuda::WgmmaTiling tiling : forward.wgmma_tilings()) {
+      const std::string tile = cuda::wgmma_tiling_name(tiling);
+      CAPTURE(tile);
+      forward.use_wgmma_gemms(tiling, gpu.stream);
+      for (const bool captured : {false, true}) {
+        CAPTURE(captured);
+        const std::vector<float> logits = logits_of(gpu, forward, rows, V, Vp, captured);
+        const double rel = cuda_test::relative_error(logits, ref);
+        const double vs_cublas = cuda_test::relative_error(logits, std::vector<double>(cublas.begin(), cublas.end()));
+        MESSAGE("wgmma " << tile << " B " << B << " T " << T << (captured ? " captured" : " eager") << ": rel err "
+                         << rel << " vs fp64, " << vs_cublas << " vs the cuBLASLt forward");
+        CHECK(rel <= 2e-2);
+        CHECK(vs_cublas <= 2e-2);
+      }
+    }
+    forward.use_wgmma_gemms(std::nullopt, gpu.stream);
+    CHECK_FALSE(forward.wgmma_tiling().has_value());
+  }
+}
+
+}  // namespace
+}  // namespace vtools::vbench

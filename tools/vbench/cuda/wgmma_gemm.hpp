@@ -1,0 +1,53 @@
+// cuda::wgmma_gemm_forward: vbench's own bf16 GEMM on Hopper's wgmma and TMA for the layers' products at small M
+// (B*T rows), the peer of a bf16 cuda::Matmul with the same shape, epilogue and outputs. Why own: the previous own
+// GEMMs (mma.sync, sessions 3 and 7) lost to cuBLASLt's nvjet kernels, which use wgmma, TMA and clusters that
+// multicast shared tiles; this one does the same, and it can take what cuBLASLt cannot (a programmatic dependent
+// launch that fetches weights before the kernel before it ends; later a layer-norm prologue). CudaBackend times the
+// forward with it beside the cuBLASLt one, checks its logits against the cuBLASLt forward's and keeps it only where
+// it is faster. Design and figures: ops/wgmma_gemm.cu and bench/wgmma_gemm_bench.cu.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "tools/vbench/cuda/matmul.hpp"
+
+namespace vtools::vbench::cuda {
+
+/// A CTA's tile and its cluster: a CTA computes 64 rows x bn columns (one consumer warpgroup, wgmma m64nBNk16);
+/// the cluster_x CTAs of a cluster row (neighbours along N) share their X tiles, the cluster_y CTAs of a cluster
+/// column (neighbours along M) their W tiles, each copying a slice into all of them (TMA multicast).
+struct WgmmaTiling {
+  int bn = 128;         ///< 64 or 128
+  int cluster_x = 1;    ///< 1 or 2
+  int cluster_y = 1;    ///< 1, 2 or 4
+};
+
+/// The tilings CudaBackend tries, in order.
+inline constexpr WgmmaTiling kWgmmaTilings[] = {{128, 1, 1}, {128, 2, 1}, {64, 1, 4}, {128, 2, 4}};
+
+/// "128x1x1": a tiling's name in notes.
+std::string wgmma_tiling_name(WgmmaTiling tiling);
+
+/// Whether this build has the kernels (compiled for sm_90a) and `device` runs them (compute capability 9.0).
+bool wgmma_gemm_available(int device);
+
+/// Whether wgmma_gemm_forward takes `shape` with `tiling`: W given as [N][K] (transpose_bf16 of a [K][N] one), N a
+/// multiple of bn divisible into cluster_x-wide groups, K a multiple of 8, K / k_splits a multiple of 64 when split,
+/// the row blocks (M / 64, rounded up) divisible into cluster_y-high groups; k_splits 0..4. M is free.
+bool wgmma_gemm_takes(const MatmulShape& shape, WgmmaTiling tiling);
+
+/// Y = X W (+ bias, GELU) as Matmul::run computes it in bf16: X [M][K], Wt = W transposed [N][K], bias [N] and Y
+/// [M][N] in bf16 with fp32 accumulation; with shape.k_splits = S >= 1, Y is S fp32 partial products [S][M][N]
+/// (product s over inputs s*K/S..) and there is no epilogue. shape.weight_out_by_in must be false (it describes the
+/// W that Wt transposes). Enqueued on `stream`; throws Error(kInternal) for a shape it does not take.
+void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling tiling, void* d_y,
+                        const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
+                        cudaStream_t stream);
+
+/// dst[c][r] = src[r][c] for a [rows][cols] bf16 matrix (weights to the K-major layout wgmma reads).
+void transpose_bf16(__nv_bfloat16* d_dst, const __nv_bfloat16* d_src, int rows, int cols, cudaStream_t stream);
+
+}  // namespace vtools::vbench::cuda

@@ -1,0 +1,410 @@
+// cuda::wgmma_gemm_forward: a bf16 GEMM on wgmma and TMA for the layers' small-M products (see wgmma_gemm.hpp).
+//
+// Each CTA computes a 64 x BN tile of Y with 256 threads: warpgroup 0 produces (its thread 0 issues TMA copies of
+// 64 x 64 tiles of X and BN x 64 tiles of Wt, 128-byte swizzle, into a ring of kStages stages, each with a "full"
+// and an "empty" mbarrier), warpgroup 1 consumes (wgmma m64nBNk16 from shared memory, fp32 accumulators in
+// registers, then the epilogue straight from them). Both operands are K-major, so the weights are read transposed
+// ([N][K], made once by transpose_bf16).
+// Clusters of CX x CY CTAs: the CX CTAs of a cluster row (same rows, neighbouring columns) need the same X tile, so
+// each copies BM / CX of its rows into all of them (TMA multicast); likewise the CY CTAs of a cluster column share
+// the W tile. A stage is refilled only after the consumers of every CTA that writes into it (its cluster row and
+// column) released it: each consumer warp arrives on the empty barrier of each of those CTAs.
+// The producer copies the first stages' weights before griddepcontrol.wait: launched as a programmatic dependent,
+// they arrive while the kernel before still runs (weights are never written). Everything that depends on the
+// kernel before (X, and Y's writes, which wait for X) comes after the wait.
+// Written in session 10 (2026-11-23) without device time: it compiles for sm_90a; its first runs are the GPU tests
+// (tests/vbench/cuda_wgmma_gemm_test.cpp) and bench/wgmma_gemm_bench.sh.
+#include <cuda.h>
+#include <cuda_bf16.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "libcommon/error.hpp"
+#include "tools/vbench/cuda/cuda_error.hpp"
+#include "tools/vbench/cuda/kernel_math.cuh"
+#include "tools/vbench/cuda/wgmma_gemm.hpp"
+
+namespace vtools::vbench::cuda {
+
+namespace {
+constexpr int kBM = 64;      // rows per CTA: one wgmma m64 per consumer warpgroup
+constexpr int kBK = 64;      // 64 bf16 = 128 bytes: one row of the 128-byte swizzle pattern
+constexpr int kStages = 4;   // 4 x (8 + 16) KB for BN = 128: two CTAs fit on an SM
+constexpr int kThreads = 256;
+
+/// What the consumers write: fp32 split-K partial products, or bf16 Y with or without bias / GELU.
+enum class Out { kPartials, kBf16, kBf16Bias, kBf16BiasGelu };
+
+template <int BN>
+struct Stages {
+  __nv_bfloat16 a[kStages][kBM * kBK];  // each tile 1024-byte aligned (8 KB or 16 KB): the swizzle's period
+  __nv_bfloat16 b[kStages][BN * kBK];
+  std::uint64_t full[kStages], empty[kStages];
+};
+
+template <int BN>
+constexpr std::size_t smem_bytes() {
+  return sizeof(Stages<BN>) + 1024;  // + alignment of the dynamic shared memory base to 1024
+}
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define VTOOLS_WGMMA 1
+#endif
+
+#ifdef VTOOLS_WGMMA
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+/// Matrix descriptor of a K-major tile in shared memory with the 128-byte swizzle: 128-byte rows, 8-row groups
+/// 1024 bytes apart (stride byte offset); the leading byte offset is unused for this layout.
+__device__ __forceinline__ std::uint64_t descriptor(const void* tile) {
+  const std::uint64_t addr = smem_addr(tile);
+  return ((addr & 0x3FFFF) >> 4) | (std::uint64_t{1} << 16) | (std::uint64_t{1024 >> 4} << 32) |
+         (std::uint64_t{1} << 62);
+}
+
+/// D[64][BN] += A[64][16] . B[BN][16]^T, both from shared memory (descriptors), fp32 accumulators.
+template <int BN>
+__device__ __forceinline__ void wgmma_k16(float (&d)[BN / 2], std::uint64_t a, std::uint64_t b);
+
+template <>
+__device__ __forceinline__ void wgmma_k16<64>(float (&d)[32], std::uint64_t a, std::uint64_t b) {
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "%32, %33, 1, 1, 1, 0, 0;\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(a), "l"(b));
+}
+
+template <>
+__device__ __forceinline__ void wgmma_k16<128>(float (&d)[64], std::uint64_t a, std::uint64_t b) {
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "%64, %65, 1, 1, 1, 0, 0;\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(a), "l"(b));
+}
+
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, int parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait_%=;\n"
+      "}\n" ::"r"(smem_addr(bar)),
+      "r"(parity)
+      : "memory");
+}
+/// Arrives on the barrier at bar's offset in the shared memory of cluster rank `rank` (this CTA's own included).
+__device__ __forceinline__ void mbar_arrive_cluster(std::uint64_t* bar, std::uint32_t rank) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+      "}\n" ::"r"(smem_addr(bar)),
+      "r"(rank)
+      : "memory");
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+/// A tile of `map` at (x = column, y = row) into dst, counted on bar; with mask != 0, into dst's offset in every
+/// CTA of the cluster ranks in `mask`, each counting on its own barrier at bar's offset.
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int x, int y, std::uint64_t* bar,
+                                         std::uint16_t mask) {
+  if (mask == 0) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::
+            "r"(smem_addr(dst)), "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(smem_addr(bar))
+        : "memory");
+  } else {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_addr(dst)),
+        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(smem_addr(bar)), "h"(mask)
+        : "memory");
+  }
+}
+#endif  // VTOOLS_WGMMA
+
+/// Grid (N / BN, ceil(M / 64), max(1, splits)) in clusters of CX x CY; see the top of the file.
+template <int BN, int CX, int CY, Out kOut>
+__global__ void __launch_bounds__(kThreads, 1)
+    wgmma_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* y,
+                      const __nv_bfloat16* bias, int M, int N, int k_per_split) {
+#ifdef VTOOLS_WGMMA
+  constexpr bool kCluster = CX * CY > 1;
+  static_assert((kBM / CX) % 8 == 0 && (BN / CY) % 8 == 0, "multicast slices keep whole 8-row swizzle groups");
+  extern __shared__ unsigned char raw[];
+  auto& s = *reinterpret_cast<Stages<BN>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
+  const int n0 = blockIdx.x * BN, m0 = blockIdx.y * kBM, k0 = blockIdx.z * k_per_split;
+  const int k_tiles = (k_per_split + kBK - 1) / kBK;  // past K the copies read zeros (out of bounds)
+  const int cx = blockIdx.x % CX, cy = blockIdx.y % CY;  // cluster rank = cx + CX * cy
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < kStages; ++i) {
+      mbar_init(&s.full[i], 1);
+      mbar_init(&s.empty[i], 4 * (CX + CY - 1));  // each consumer warp of each CTA that writes into this one
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  // Every CTA's barriers exist before any CTA copies into them.
+  if constexpr (kCluster) {
+    cluster_sync();
+  } else {
+    __syncthreads();
+  }
+  if (threadIdx.x < 128) {
+    if (threadIdx.x == 0) {  // the producer
+      std::uint16_t row_mask = 0, col_mask = 0;  // the CTAs sharing this CTA's X tile, and its W tile
+      if constexpr (CX > 1) {
+        for (int i = 0; i < CX; ++i) row_mask |= 1u << (i + CX * cy);
+      }
+      if constexpr (CY > 1) {
+        for (int j = 0; j < CY; ++j) col_mask |= 1u << (cx + CX * j);
+      }
+      constexpr std::uint32_t kStageBytes = (kBM + BN) * kBK * sizeof(__nv_bfloat16);
+      auto load_w = [&](int t) {
+        const int st = t % kStages;
+        mbar_expect_tx(&s.full[st], kStageBytes);
+        tma_load(s.b[st] + cy * (BN / CY) * kBK, &w_map, k0 + t * kBK, n0 + cy * (BN / CY), &s.full[st], col_mask);
+      };
+      auto load_x = [&](int t) {
+        const int st = t % kStages;
+        tma_load(s.a[st] + cx * (kBM / CX) * kBK, &x_map, k0 + t * kBK, m0 + cx * (kBM / CX), &s.full[st], row_mask);
+      };
+      const int early = k_tiles < kStages ? k_tiles : kStages;
+      for (int t = 0; t < early; ++t) load_w(t);  // weights: before the kernel before this one has ended
+      asm volatile("griddepcontrol.wait;" ::: "memory");
+      for (int t = 0; t < early; ++t) load_x(t);
+      for (int t = kStages; t < k_tiles; ++t) {
+        mbar_wait(&s.empty[t % kStages], (t / kStages - 1) & 1);
+        load_w(t);
+        load_x(t);
+      }
+    }
+  } else {  // the consumers
+    float d[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
+    const int lane = threadIdx.x % 32;
+    for (int t = 0; t < k_tiles; ++t) {
+      const int st = t % kStages;
+      mbar_wait(&s.full[st], (t / kStages) & 1);
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+      const std::uint64_t da = descriptor(s.a[st]), db = descriptor(s.b[st]);
+#pragma unroll
+      for (int kk = 0; kk < kBK / 16; ++kk) wgmma_k16<BN>(d, da + 2 * kk, db + 2 * kk);  // +32 bytes along K
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      if (lane == 0) {  // release the stage in this CTA's cluster row and column (itself once)
+        for (int i = 0; i < CX; ++i) mbar_arrive_cluster(&s.empty[st], i + CX * cy);
+        for (int j = 0; j < CY; ++j) {
+          if (j != cy) mbar_arrive_cluster(&s.empty[st], cx + CX * j);
+        }
+      }
+    }
+    // Accumulators of m64nBN: warp w of the warpgroup holds rows 16w..16w+15; lane l, per 8 columns j, holds row
+    // 16w + l/4, columns 8j + 2(l%4) + {0, 1} in d[4j], d[4j+1], and the row 8 below in d[4j+2], d[4j+3].
+    const int w = (threadIdx.x - 128) / 32;
+    const int r_top = m0 + 16 * w + lane / 4;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = r_top + 8 * half;
+      if (r >= M) continue;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int c = n0 + 8 * j + 2 * (lane % 4);
+        float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
+        const std::size_t at = static_cast<std::size_t>(r) * N + c;
+        if constexpr (kOut == Out::kPartials) {
+          float* plane = static_cast<float*>(y) + static_cast<std::size_t>(blockIdx.z) * M * N;
+          *reinterpret_cast<float2*>(plane + at) = make_float2(v0, v1);
+        } else {
+          if constexpr (kOut != Out::kBf16) {
+            v0 += __bfloat162float(bias[c]);
+            v1 += __bfloat162float(bias[c + 1]);
+          }
+          if constexpr (kOut == Out::kBf16BiasGelu) {
+            v0 = gelu_tanh(v0);
+            v1 = gelu_tanh(v1);
+          }
+          *reinterpret_cast<__nv_bfloat162*>(static_cast<__nv_bfloat16*>(y) + at) = __floats2bfloat162_rn(v0, v1);
+        }
+      }
+    }
+  }
+  // No CTA leaves while another may still copy into it or arrive on its barriers.
+  if constexpr (kCluster) cluster_sync();
+#endif  // VTOOLS_WGMMA
+}
+
+/// 32 x 32 tiles through shared memory (padded against bank conflicts), 32 x 8 threads.
+__global__ void transpose_bf16_kernel(__nv_bfloat16* dst, const __nv_bfloat16* src, int rows, int cols) {
+  __shared__ __nv_bfloat16 tile[32][33];
+  const int c = blockIdx.x * 32 + threadIdx.x;
+  for (int i = threadIdx.y; i < 32; i += 8) {
+    const int r = blockIdx.y * 32 + i;
+    if (r < rows && c < cols) tile[i][threadIdx.x] = src[static_cast<std::size_t>(r) * cols + c];
+  }
+  __syncthreads();
+  const int r = blockIdx.y * 32 + threadIdx.x;
+  for (int i = threadIdx.y; i < 32; i += 8) {
+    const int cc = blockIdx.x * 32 + i;
+    if (cc < cols && r < rows) dst[static_cast<std::size_t>(cc) * rows + r] = tile[threadIdx.x][i];
+  }
+}
+
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/// cuTensorMapEncodeTiled from the driver, found through the runtime (no link against libcuda).
+EncodeTiled encode_tiled() {
+  static const EncodeTiled fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    check_cuda(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found),
+               "cudaGetDriverEntryPointByVersion", "cuTensorMapEncodeTiled");
+    if (found != cudaDriverEntryPointSuccess || p == nullptr) {
+      throw Error(ExitCode::kUnavailable, "the CUDA driver has no cuTensorMapEncodeTiled (it needs CUDA 12)");
+    }
+    return reinterpret_cast<EncodeTiled>(p);
+  }();
+  return fn;
+}
+
+/// A row-major bf16 [rows][K] matrix as boxes of 64 columns x box_rows rows, 128-byte swizzle; reads past its
+/// edges give zeros.
+CUtensorMap tensor_map(const __nv_bfloat16* p, int rows, int K, int box_rows, const std::string& what) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(K) * sizeof(__nv_bfloat16)};
+  const cuuint32_t box[2] = {kBK, static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem[2] = {1, 1};
+  const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<__nv_bfloat16*>(p), dims,
+                                    strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    throw Error(ExitCode::kInternal, "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(r) + ") for " + what);
+  }
+  return map;
+}
+
+template <int BN, int CX, int CY, Out kOut>
+void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __nv_bfloat16* wt,
+            const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what) {
+  const int splits = shape.k_splits > 0 ? shape.k_splits : 1;
+  const CUtensorMap x_map = tensor_map(x, shape.M, shape.K, kBM / CX, what);
+  const CUtensorMap w_map = tensor_map(wt, shape.N, shape.K, BN / CY, what);
+  auto kernel = wgmma_gemm_kernel<BN, CX, CY, kOut>;
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(smem_bytes<BN>())),
+             "cudaFuncSetAttribute", what);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(shape.N / BN, (shape.M + kBM - 1) / kBM, splits);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = smem_bytes<BN>();
+  config.stream = stream;
+  cudaLaunchAttribute cluster[1] = {};
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = CX;
+  cluster[0].val.clusterDim.y = CY;
+  cluster[0].val.clusterDim.z = 1;
+  config.attrs = cluster;
+  config.numAttrs = CX * CY > 1 ? 1 : 0;
+  check_cuda(cudaLaunchKernelEx(&config, kernel, x_map, w_map, y, bias, shape.M, shape.N, shape.K / splits),
+             "cudaLaunchKernelEx", what);
+}
+
+template <int BN, int CX, int CY>
+void launch_tiling(const MatmulShape& shape, Epilogue epilogue, void* y, const __nv_bfloat16* x,
+                   const __nv_bfloat16* wt, const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what) {
+  if (shape.k_splits > 0) return launch<BN, CX, CY, Out::kPartials>(shape, y, x, wt, bias, stream, what);
+  switch (epilogue) {
+    case Epilogue::kBias: return launch<BN, CX, CY, Out::kBf16Bias>(shape, y, x, wt, bias, stream, what);
+    case Epilogue::kBiasGelu: return launch<BN, CX, CY, Out::kBf16BiasGelu>(shape, y, x, wt, bias, stream, what);
+    default: return launch<BN, CX, CY, Out::kBf16>(shape, y, x, wt, bias, stream, what);
+  }
+}
+
+bool same(WgmmaTiling a, WgmmaTiling b) {
+  return a.bn == b.bn && a.cluster_x == b.cluster_x && a.cluster_y == b.cluster_y;
+}
+}  // namespace
+
+std::string wgmma_tiling_name(WgmmaTiling tiling) {
+  return std::to_string(tiling.bn) + "x" + std::to_string(tiling.cluster_x) + "x" + std::to_string(tiling.cluster_y);
+}
+
+bool wgmma_gemm_available(int device) {
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  // sm_90a code runs on compute capability 9.0 only; the build must include it (CMAKE_CUDA_ARCHITECTURES 90a-real,
+  // the default): elsewhere the kernel bodies are empty, which the GPU tests and CudaBackend's logits check catch.
+  return major == 9 && minor == 0;
+}
+
+bool wgmma_gemm_takes(const MatmulShape& shape, WgmmaTiling tiling) {
+  bool known = false;
+  for (const WgmmaTiling t : kWgmmaTilings) known = known || same(t, tiling);
+  if (!known || shape.weight_out_by_in || shape.M <= 0 || shape.N <= 0 || shape.K <= 0) return false;
+  if (shape.k_splits < 0 || shape.k_splits > 4) return false;
+  if (shape.N % (tiling.bn * tiling.cluster_x) != 0 || shape.K % 8 != 0) return false;
+  if (shape.k_splits > 1 && shape.K % (kBK * shape.k_splits) != 0) return false;
+  const int row_blocks = (shape.M + kBM - 1) / kBM;
+  return row_blocks % tiling.cluster_y == 0;
+}
+
+void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling tiling, void* d_y,
+                        const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
+                        cudaStream_t stream) {
+  const std::string what = "wgmma_gemm_kernel " + wgmma_tiling_name(tiling) + " Y[" + std::to_string(shape.M) + "][" +
+                           std::to_string(shape.N) + "] = X[" + std::to_string(shape.M) + "][" +
+                           std::to_string(shape.K) + "] * W, " + std::to_string(shape.k_splits) + " splits";
+  if (!wgmma_gemm_takes(shape, tiling)) throw Error(ExitCode::kInternal, "wgmma_gemm_forward does not take " + what);
+  if (same(tiling, {128, 1, 1})) return launch_tiling<128, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  if (same(tiling, {128, 2, 1})) return launch_tiling<128, 2, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  if (same(tiling, {64, 1, 4})) return launch_tiling<64, 1, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  return launch_tiling<128, 2, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+}
+
+void transpose_bf16(__nv_bfloat16* d_dst, const __nv_bfloat16* d_src, int rows, int cols, cudaStream_t stream) {
+  if (rows <= 0 || cols <= 0) return;
+  const dim3 grid((cols + 31) / 32, (rows + 31) / 32);
+  transpose_bf16_kernel<<<grid, dim3(32, 8), 0, stream>>>(d_dst, d_src, rows, cols);
+  check_launch("transpose_bf16_kernel", "rows=" + std::to_string(rows) + " cols=" + std::to_string(cols));
+}
+
+}  // namespace vtools::vbench::cuda
