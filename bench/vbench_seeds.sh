@@ -34,6 +34,9 @@ for name, b in doc['benchmarks'].items():
     err = b.get('correctness', {}).get('rel_err', float('nan'))
     print('%-16s %-5s %7.1f us  kernels %-3s  rel err %.1e  %s' % (
         name, sys.argv[2], 1000 * b['timing']['median'], b.get('kernels_per_forward'), err, chose))
+for n in doc['metadata'].get('notes', []):
+    if 'were not used' in n:
+        print('  ' + n)
 EOF
   done
 done
