@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The first GPU run of the own wgmma GEMM (tools/vbench/ops/wgmma_gemm.cu and bench/wgmma_gemm_bench.cu, written in
-# session 10 without device time), in one device call (~5 min): a fresh build, the wgmma GPU tests alone (a hang
+# The first GPU run of the own wgmma GEMM (tools/vbench/ops/wgmma_gemm.cu, timed by bench/wgmma_gemm_bench.cpp,
+# written in session 10 without device time), in one device call (~5 min): a fresh build, the wgmma GPU tests (a hang
 # or fault there shows first), the standalone bench against cuBLASLt, gpt2 and two bf16 seeds with and without
 # VTOOLS_VBENCH_WGMMA=1 (two alternating rounds), then the rest of the vbench GPU tests. Logs under OUTDIR.
 # Usage: bench/wgmma_first_run.sh OUTDIR   (repo root; carry .deb for OpenBLAS as scripts/gpu-check says)

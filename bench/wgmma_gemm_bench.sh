@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
-# Builds and runs bench/wgmma_gemm_bench.cu on the GPU test machine (one device call, ~1 min): gpt2 bf16's four GEMM
-# shapes at M=256, cuBLASLt (best of its heuristic's 8, fp32 out) beside the own wgmma + TMA GEMM in each tile, split
-# and cluster shape (1x1: no cluster; CXxCY: X tiles multicast across CX CTAs, W tiles across CY); medians of 101
-# launches in µs and the relative error against cuBLASLt. Each variant runs in its own process under a timeout, so a
-# hang or fault costs only its own lines. WGMMA_SANITIZE=1 runs each variant under compute-sanitizer memcheck first.
-# Usage: bench/wgmma_gemm_bench.sh   (repo root)
+# Runs build-gpu's wgmma_gemm_bench (bench/wgmma_gemm_bench.cpp) on the GPU test machine: gpt2 bf16's four layer
+# products at B=4 T=64 through their cuBLASLt plan and through the own wgmma GEMM in each tiling, one process each
+# under a timeout (a hang or fault costs only its own lines); medians of 101 launches in µs and the relative error
+# against cuBLASLt. WGMMA_SANITIZE=1 runs each tiling under compute-sanitizer memcheck first. Builds with
+# scripts/gpu-check first when build-gpu has no binary. Usage: bench/wgmma_gemm_bench.sh   (repo root)
 set -uo pipefail
-bin=${TMPDIR:-/tmp}/wgmma_gemm_bench
-nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo -o "$bin" bench/wgmma_gemm_bench.cu \
-  -lcuda -lcublasLt || exit 1
-for v in cublaslt 1x1 2x1 1x4 2x4; do
+bin=build-gpu/tools/vbench/cuda/wgmma_gemm_bench
+[ -x "$bin" ] || VTOOLS_GPU_SKIP_TESTS=1 VTOOLS_GPU_SKIP_BENCH=1 scripts/gpu-check /tmp/wgmma-build > /dev/null 2>&1
+[ -x "$bin" ] || { echo "no $bin: the build failed (see /tmp/wgmma-build)"; exit 1; }
+for v in cublaslt 128x1x1 128x2x1 64x1x4 128x2x4; do
   if [ -n "${WGMMA_SANITIZE:-}" ] && [ "$v" != cublaslt ]; then
     echo "== compute-sanitizer memcheck: $v"
-    timeout 120 compute-sanitizer --tool memcheck "$bin" "$v" | tail -4
+    timeout 180 compute-sanitizer --tool memcheck "$bin" "$v" | tail -4
   fi
   echo "== $v"
   timeout 60 "$bin" "$v"

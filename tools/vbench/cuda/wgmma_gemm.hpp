@@ -4,7 +4,7 @@
 // multicast shared tiles; this one does the same, and it can take what cuBLASLt cannot (a programmatic dependent
 // launch that fetches weights before the kernel before it ends; later a layer-norm prologue). CudaBackend times the
 // forward with it beside the cuBLASLt one, checks its logits against the cuBLASLt forward's and keeps it only where
-// it is faster. Design and figures: ops/wgmma_gemm.cu and bench/wgmma_gemm_bench.cu.
+// it is faster. Design and figures: ops/wgmma_gemm.cu and bench/wgmma_gemm_bench.cpp.
 #pragma once
 
 #include <cuda_bf16.h>

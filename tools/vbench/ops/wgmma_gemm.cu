@@ -73,26 +73,34 @@ __device__ __forceinline__ void wgmma_k16(float (&d)[BN / 2], std::uint64_t a, s
 template <>
 __device__ __forceinline__ void wgmma_k16<64>(float (&d)[32], std::uint64_t a, std::uint64_t b) {
   asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %34, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
-      "%32, %33, 1, 1, 1, 0, 0;\n"
+      "%32, %33, p, 1, 1, 0, 0;\n"
+      "}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
         "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
         "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(a), "l"(b));
+      : "l"(a), "l"(b), "r"(1));
 }
 
 template <>
 __device__ __forceinline__ void wgmma_k16<128>(float (&d)[64], std::uint64_t a, std::uint64_t b) {
   asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %66, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-      "%64, %65, 1, 1, 1, 0, 0;\n"
+      "%64, %65, p, 1, 1, 0, 0;\n"
+      "}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
         "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -101,7 +109,7 @@ __device__ __forceinline__ void wgmma_k16<128>(float (&d)[64], std::uint64_t a, 
         "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
         "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
         "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(a), "l"(b));
+      : "l"(a), "l"(b), "r"(1));
 }
 
 __device__ __forceinline__ void mbar_init(std::uint64_t* bar, int count) {
@@ -120,6 +128,9 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, int parity) {
       "}\n" ::"r"(smem_addr(bar)),
       "r"(parity)
       : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
 }
 /// Arrives on the barrier at bar's offset in the shared memory of cluster rank `rank` (this CTA's own included).
 __device__ __forceinline__ void mbar_arrive_cluster(std::uint64_t* bar, std::uint32_t rank) {
@@ -225,9 +236,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
       if (lane == 0) {  // release the stage in this CTA's cluster row and column (itself once)
-        for (int i = 0; i < CX; ++i) mbar_arrive_cluster(&s.empty[st], i + CX * cy);
-        for (int j = 0; j < CY; ++j) {
-          if (j != cy) mbar_arrive_cluster(&s.empty[st], cx + CX * j);
+        if constexpr (kCluster) {
+          for (int i = 0; i < CX; ++i) mbar_arrive_cluster(&s.empty[st], i + CX * cy);
+          for (int j = 0; j < CY; ++j) {
+            if (j != cy) mbar_arrive_cluster(&s.empty[st], cx + CX * j);
+          }
+        } else {
+          mbar_arrive(&s.empty[st]);
         }
       }
     }

@@ -1,0 +1,168 @@
+// vbench's own wgmma GEMM (tools/vbench/ops/wgmma_gemm.cu) against its cuBLASLt plan (cuda::Matmul, the algorithm
+// choose_fastest keeps) on gpt2 bf16's four layer products at B=4 T=64, with the epilogues and split-K the forward
+// uses: qkv + bias, attention projection as 2 fp32 partials, fc + bias + GELU, fc projection as 4 partials. Prints
+// the median of 101 back-to-back launches (hot L2) and the relative error against cuBLASLt per tiling.
+// Why: the own mma.sync GEMMs lost to cuBLASLt 2-3x (bench/RESULTS.md, sessions 3 and 7); this says whether the
+// wgmma one is worth a place in the forward before a forward is timed with it.
+//   wgmma_gemm_bench [cublaslt | TILING]   (TILING as wgmma_tiling_name prints it, e.g. 128x2x1; one per process,
+//   so that a hang or fault costs only its own lines: bench/wgmma_gemm_bench.sh runs them all)
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "libcommon/error.hpp"
+#include "tools/vbench/cuda/cuda_error.hpp"
+#include "tools/vbench/cuda/device_buffer.hpp"
+#include "tools/vbench/cuda/device_weights.hpp"
+#include "tools/vbench/cuda/matmul.hpp"
+#include "tools/vbench/cuda/wgmma_gemm.hpp"
+
+namespace {
+
+using namespace vtools::vbench;
+
+float median_us(const std::function<void()>& launch) {
+  cudaEvent_t a, b;
+  cuda::check_cuda(cudaEventCreate(&a), "cudaEventCreate");
+  cuda::check_cuda(cudaEventCreate(&b), "cudaEventCreate");
+  for (int i = 0; i < 10; ++i) launch();
+  std::vector<float> us;
+  for (int i = 0; i < 101; ++i) {
+    cuda::check_cuda(cudaEventRecord(a), "cudaEventRecord");
+    launch();
+    cuda::check_cuda(cudaEventRecord(b), "cudaEventRecord");
+    cuda::check_cuda(cudaEventSynchronize(b), "cudaEventSynchronize");
+    float ms = 0;
+    cuda::check_cuda(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
+    us.push_back(1000 * ms);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+/// The output as floats: bf16 Y, or the sum of the fp32 split-K partials.
+std::vector<float> output(const cuda::DeviceBuffer& y, const cuda::MatmulShape& shape) {
+  cuda::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", "the GEMM");
+  const std::size_t n = static_cast<std::size_t>(shape.M) * shape.N;
+  std::vector<float> out(n, 0.f);
+  if (shape.k_splits > 0) {
+    std::vector<float> planes(shape.k_splits * n);
+    cuda::check_cuda(cudaMemcpy(planes.data(), y.get(), planes.size() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    for (int s = 0; s < shape.k_splits; ++s) {
+      for (std::size_t i = 0; i < n; ++i) out[i] += planes[s * n + i];
+    }
+  } else {
+    std::vector<std::uint16_t> bits(n);
+    cuda::check_cuda(cudaMemcpy(bits.data(), y.get(), n * 2, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    for (std::size_t i = 0; i < n; ++i) out[i] = cuda::bf16_to_float(bits[i]);
+  }
+  return out;
+}
+
+cuda::DeviceBuffer bf16_buffer(std::mt19937& rng, std::size_t n, float stddev) {
+  std::normal_distribution<float> normal(0.f, stddev);
+  std::vector<std::uint16_t> bits(n);
+  for (auto& b : bits) b = cuda::bf16_bits(normal(rng));
+  cuda::DeviceBuffer d(n * 2, "bench input");
+  d.upload(bits.data(), n * 2, "bench input");
+  return d;
+}
+
+struct Product {
+  const char* name;
+  cuda::MatmulShape shape;
+  cuda::Epilogue epilogue;
+};
+
+int run(const std::string& which) {
+  cublasLtHandle_t lt = nullptr;
+  cuda::check_cublas(cublasLtCreate(&lt), "cublasLtCreate", "bench");
+  constexpr std::size_t kWorkspace = 32u << 20;
+  cuda::DeviceBuffer workspace(kWorkspace, "workspace");
+  const int M = 256;
+  const Product products[] = {{"qkv", {M, 2304, 768}, cuda::Epilogue::kBias},
+                              {"attn_proj", {M, 768, 768, false, 2}, cuda::Epilogue::kNone},
+                              {"fc", {M, 3072, 768}, cuda::Epilogue::kBiasGelu},
+                              {"fc_proj", {M, 768, 3072, false, 4}, cuda::Epilogue::kNone}};
+  std::mt19937 rng(1234);
+  std::printf("%-10s %-10s %9s %10s\n", "product", "kernel", "us", "rel err");
+  for (const Product& p : products) {
+    const cuda::MatmulShape& sh = p.shape;
+    const cuda::DeviceBuffer x = bf16_buffer(rng, static_cast<std::size_t>(M) * sh.K, 1.f);
+    const cuda::DeviceBuffer w = bf16_buffer(rng, static_cast<std::size_t>(sh.K) * sh.N, 0.02f);
+    const cuda::DeviceBuffer bias = bf16_buffer(rng, sh.N, 0.02f);
+    cuda::DeviceBuffer wt(w.bytes(), "Wt");
+    cuda::transpose_bf16(wt.as<__nv_bfloat16>(), w.as<__nv_bfloat16>(), sh.K, sh.N, nullptr);
+    const std::size_t out_bytes =
+        sh.k_splits > 0 ? sh.k_splits * static_cast<std::size_t>(M) * sh.N * 4 : static_cast<std::size_t>(M) * sh.N * 2;
+    cuda::DeviceBuffer y(out_bytes, "Y");
+    const void* b = p.epilogue == cuda::Epilogue::kNone ? nullptr : bias.get();
+    cuda::Matmul mm(lt, sh, DType::kBf16, p.epilogue, kWorkspace);
+    const int candidates = mm.choose_fastest(y.get(), x.get(), w.get(), b, workspace.get(), nullptr);
+    auto lt_launch = [&] { mm.run(y.get(), x.get(), w.get(), b, workspace.get(), nullptr); };
+    lt_launch();
+    const std::vector<float> ref = output(y, sh);
+    if (which == "cublaslt") {
+      std::printf("%-10s %-10s %9.2f %10s   (fastest of %d candidates)\n", p.name, "cuBLASLt", median_us(lt_launch),
+                  "-", candidates);
+      continue;
+    }
+    for (const cuda::WgmmaTiling tiling : cuda::kWgmmaTilings) {
+      if (cuda::wgmma_tiling_name(tiling) != which) continue;
+      if (!cuda::wgmma_gemm_takes(sh, tiling)) {
+        std::printf("%-10s %-10s %9s %10s   (does not take this shape)\n", p.name, which.c_str(), "-", "-");
+        continue;
+      }
+      auto own = [&] {
+        cuda::wgmma_gemm_forward(sh, p.epilogue, tiling, y.get(), x.as<__nv_bfloat16>(), wt.as<__nv_bfloat16>(),
+                                 static_cast<const __nv_bfloat16*>(b), nullptr);
+      };
+      cuda::check_cuda(cudaMemset(y.get(), 0xFF, out_bytes), "cudaMemset");  // a kernel writing nothing shows
+      own();
+      const std::vector<float> got = output(y, sh);
+      double num = 0, den = 0;
+      for (std::size_t i = 0; i < ref.size(); ++i) {
+        num += (double(got[i]) - ref[i]) * (double(got[i]) - ref[i]);
+        den += double(ref[i]) * ref[i];
+      }
+      const double rel = std::sqrt(num / den);  // NaN where anything was left unwritten
+      const double limit = sh.k_splits > 0 ? 1e-5 : 1e-2;  // bf16 outputs round differently
+      std::printf("%-10s %-10s %9.2f %10.2e%s\n", p.name, which.c_str(), median_us(own), rel,
+                  rel <= limit ? "" : "   MISMATCH");
+      std::fflush(stdout);
+    }
+  }
+  cublasLtDestroy(lt);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string which = argc > 1 ? argv[1] : "cublaslt";
+  bool known = which == "cublaslt";
+  for (const auto tiling : vtools::vbench::cuda::kWgmmaTilings) {
+    known = known || vtools::vbench::cuda::wgmma_tiling_name(tiling) == which;
+  }
+  if (!known) {
+    std::fprintf(stderr, "usage: wgmma_gemm_bench [cublaslt | 128x1x1 | 128x2x1 | 64x1x4 | 128x2x4]\n");
+    return 2;
+  }
+  try {
+    return run(which);
+  } catch (const vtools::Error& e) {
+    std::fprintf(stderr, "wgmma_gemm_bench: error: %s\n", e.what());
+    return 1;
+  }
+}
