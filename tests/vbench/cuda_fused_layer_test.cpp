@@ -22,21 +22,7 @@
 namespace vtools::vbench {
 namespace {
 
-/// Owns a cuBLASLt handle and a stream.
-struct Gpu {
-  cublasLtHandle_t lt = nullptr;
-  cudaStream_t stream = nullptr;
-  Gpu() {
-    cuda::check_cublas(cublasLtCreate(&lt), "cublasLtCreate", "test");
-    cuda::check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  }
-  ~Gpu() {
-    cudaStreamDestroy(stream);
-    cublasLtDestroy(lt);
-  }
-  Gpu(const Gpu&) = delete;
-  Gpu& operator=(const Gpu&) = delete;
-};
+using cuda_test::Gpu;
 
 /// Logits [B*T][V] of one eager forward, fused in `layout` or unfused (nullopt).
 std::vector<float> forward_logits(Gpu& gpu, const GptWeights& weights, DType dtype,
@@ -153,17 +139,8 @@ TEST_CASE("fused layer steps: the widths and head sizes they take") {
 /// modules outside the capture).
 std::vector<std::uint8_t> captured_logits(Gpu& gpu, const cuda::GptForward& forward) {
   forward.enqueue(gpu.stream);
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
   cuda::check_cuda(cudaMemsetAsync(forward.logits().get(), 0, forward.logits().bytes(), gpu.stream), "memset");
-  cuda::check_cuda(cudaStreamBeginCapture(gpu.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
-  forward.enqueue(gpu.stream);
-  cuda::check_cuda(cudaStreamEndCapture(gpu.stream, &graph), "cudaStreamEndCapture");
-  cuda::check_cuda(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-  cuda::check_cuda(cudaGraphLaunch(exec, gpu.stream), "cudaGraphLaunch");
-  cuda::check_cuda(cudaStreamSynchronize(gpu.stream), "cudaStreamSynchronize", "the captured forward");
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
+  cuda_test::run_as_graph(gpu.stream, [&](cudaStream_t stream) { forward.enqueue(stream); });
   std::vector<std::uint8_t> bytes(forward.logits().bytes());
   cuda::check_cuda(cudaMemcpy(bytes.data(), forward.logits().get(), bytes.size(), cudaMemcpyDeviceToHost),
                    "cudaMemcpy", "logits");

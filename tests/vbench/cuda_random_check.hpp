@@ -15,9 +15,12 @@
 #include <type_traits>
 #include <vector>
 
+#include <cublasLt.h>
 #include <cuda_bf16.h>
+#include <cuda_runtime.h>
 
 #include "tools/vbench/backend.hpp"
+#include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/device_buffer.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 
@@ -150,6 +153,37 @@ inline std::vector<std::int32_t> random_tokens(Random& rng, int n, int vocab) {
   std::vector<std::int32_t> tokens(n);
   for (auto& t : tokens) t = rng.uniform_int(0, vocab - 1);
   return tokens;
+}
+
+/// Owns a cuBLASLt handle and a stream, for tests that drive a whole GptForward.
+struct Gpu {
+  cublasLtHandle_t lt = nullptr;
+  cudaStream_t stream = nullptr;
+  Gpu() {
+    cuda::check_cublas(cublasLtCreate(&lt), "cublasLtCreate", "test");
+    cuda::check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
+  ~Gpu() {
+    cudaStreamDestroy(stream);
+    cublasLtDestroy(lt);
+  }
+  Gpu(const Gpu&) = delete;
+  Gpu& operator=(const Gpu&) = delete;
+};
+
+/// Captures what `enqueue(stream)` enqueues into a CUDA graph, launches it once and waits for it.
+template <typename Enqueue>
+void run_as_graph(cudaStream_t stream, Enqueue enqueue) {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  cuda::check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  enqueue(stream);
+  cuda::check_cuda(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+  cuda::check_cuda(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+  cuda::check_cuda(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+  cuda::check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize", "the captured graph");
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
 }
 
 }  // namespace vtools::vbench::cuda_test

@@ -26,6 +26,7 @@ namespace vtools::vbench {
 namespace {
 
 using Bf16 = __nv_bfloat16;
+using cuda_test::Gpu;
 
 bool have_wgmma() {
   int device = 0;
@@ -157,36 +158,11 @@ TEST_CASE("transpose_bf16: every element lands transposed, exactly") {
   }
 }
 
-/// Owns a cuBLASLt handle and a stream.
-struct Gpu {
-  cublasLtHandle_t lt = nullptr;
-  cudaStream_t stream = nullptr;
-  Gpu() {
-    cuda::check_cublas(cublasLtCreate(&lt), "cublasLtCreate", "test");
-    cuda::check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  }
-  ~Gpu() {
-    cudaStreamDestroy(stream);
-    cublasLtDestroy(lt);
-  }
-  Gpu(const Gpu&) = delete;
-  Gpu& operator=(const Gpu&) = delete;
-};
-
 /// Logits [rows][V] of `forward` as planned now: eagerly after NaN-filled activations, or captured into a graph.
 std::vector<float> logits_of(Gpu& gpu, const cuda::GptForward& forward, int rows, int V, int Vp, bool captured) {
   forward.poison_activations(gpu.stream);
   if (captured) {
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    cuda::check_cuda(cudaStreamBeginCapture(gpu.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
-    forward.enqueue(gpu.stream);
-    cuda::check_cuda(cudaStreamEndCapture(gpu.stream, &graph), "cudaStreamEndCapture");
-    cuda::check_cuda(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-    cuda::check_cuda(cudaGraphLaunch(exec, gpu.stream), "cudaGraphLaunch");
-    cuda::check_cuda(cudaStreamSynchronize(gpu.stream), "cudaStreamSynchronize", "the captured forward");
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
+    cuda_test::run_as_graph(gpu.stream, [&](cudaStream_t stream) { forward.enqueue(stream); });
   } else {
     forward.enqueue(gpu.stream);
   }
