@@ -248,7 +248,10 @@ class CudaBackend final : public Backend {
         forward_->poison_activations(stream_);
         run_eagerly("the eager forward with wgmma GEMMs");  // also loads the kernels' module outside the capture
         err = relative_error(device_logits(), reference);
-      } catch (const Error& e) {  // e.g. a tensor map the driver refuses: the cuBLASLt forward still runs
+      } catch (const Error& e) {
+        // A refused launch (e.g. a tensor map the driver rejects) leaves the context usable and the cuBLASLt forward
+        // runs on; a fault in the kernel does not (every later call fails), so that one is the error to report.
+        if (cudaDeviceSynchronize() != cudaSuccess) throw;
         rejected_.push_back(unused + e.what());
         continue;
       }

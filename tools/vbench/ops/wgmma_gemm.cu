@@ -9,9 +9,11 @@
 // each copies BM / CX of its rows into all of them (TMA multicast); likewise the CY CTAs of a cluster column share
 // the W tile. A stage is refilled only after the consumers of every CTA that writes into it (its cluster row and
 // column) released it: each consumer warp arrives on the empty barrier of each of those CTAs.
-// The producer copies the first stages' weights before griddepcontrol.wait: launched as a programmatic dependent,
-// they arrive while the kernel before still runs (weights are never written). Everything that depends on the
-// kernel before (X, and Y's writes, which wait for X) comes after the wait.
+// It is launched as a programmatic dependent of the kernel before, and its producer copies the first stages' weights
+// before griddepcontrol.wait, so they arrive while that kernel's last CTAs still run (weights are never written).
+// Everything that depends on the kernel before (X, and Y's writes, which wait for X) comes after the wait. The
+// kernels before (layer norm, attention, cuBLASLt) do not trigger their dependents early, so the overlap is their
+// tail only.
 // Written in session 10 (2026-11-23) without device time: it compiles for sm_90a; its first runs are the GPU tests
 // (tests/vbench/cuda_wgmma_gemm_test.cpp) and bench/wgmma_gemm_bench.sh.
 #include <cuda.h>
@@ -110,6 +112,13 @@ __device__ __forceinline__ void wgmma_k16<128>(float (&d)[64], std::uint64_t a, 
         "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
         "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "l"(a), "l"(b), "r"(1));
+}
+
+/// Keeps the compiler from moving accumulator reads or writes across the asynchronous wgmma (CUTLASS does the same).
+template <int N>
+__device__ __forceinline__ void fence_operands(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 __device__ __forceinline__ void mbar_init(std::uint64_t* bar, int count) {
@@ -229,12 +238,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int t = 0; t < k_tiles; ++t) {
       const int st = t % kStages;
       mbar_wait(&s.full[st], (t / kStages) & 1);
+      fence_operands(d);
       asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
       const std::uint64_t da = descriptor(s.a[st]), db = descriptor(s.b[st]);
 #pragma unroll
       for (int kk = 0; kk < kBK / 16; ++kk) wgmma_k16<BN>(d, da + 2 * kk, db + 2 * kk);  // +32 bytes along K
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      fence_operands(d);
       if (lane == 0) {  // release the stage in this CTA's cluster row and column (itself once)
         if constexpr (kCluster) {
           for (int i = 0; i < CX; ++i) mbar_arrive_cluster(&s.empty[st], i + CX * cy);
@@ -348,13 +359,17 @@ void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __n
   config.blockDim = dim3(kThreads);
   config.dynamicSmemBytes = smem_bytes<BN>();
   config.stream = stream;
-  cudaLaunchAttribute cluster[1] = {};
-  cluster[0].id = cudaLaunchAttributeClusterDimension;
-  cluster[0].val.clusterDim.x = CX;
-  cluster[0].val.clusterDim.y = CY;
-  cluster[0].val.clusterDim.z = 1;
-  config.attrs = cluster;
-  config.numAttrs = CX * CY > 1 ? 1 : 0;
+  // A programmatic dependent of the kernel before: its CTAs may start as that one's finish, and copy their first
+  // weight tiles before griddepcontrol.wait (the kernel reads nothing else, and writes nothing, before it).
+  cudaLaunchAttribute attrs[2] = {};
+  attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attrs[0].val.programmaticStreamSerializationAllowed = 1;
+  attrs[1].id = cudaLaunchAttributeClusterDimension;
+  attrs[1].val.clusterDim.x = CX;
+  attrs[1].val.clusterDim.y = CY;
+  attrs[1].val.clusterDim.z = 1;
+  config.attrs = attrs;
+  config.numAttrs = CX * CY > 1 ? 2 : 1;
   check_cuda(cudaLaunchKernelEx(&config, kernel, x_map, w_map, y, bias, shape.M, shape.N, shape.K / splits),
              "cudaLaunchKernelEx", what);
 }
