@@ -235,6 +235,20 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
     const int lane = threadIdx.x % 32;
+    // Releases stage st in this CTA's cluster row and column (itself once): one arrival per warp.
+    auto release = [&](int st) {
+      if (lane != 0) return;
+      if constexpr (kCluster) {
+        for (int i = 0; i < CX; ++i) mbar_arrive_cluster(&s.empty[st], i + CX * cy);
+        for (int j = 0; j < CY; ++j) {
+          if (j != cy) mbar_arrive_cluster(&s.empty[st], cx + CX * j);
+        }
+      } else {
+        mbar_arrive(&s.empty[st]);
+      }
+    };
+    // One group of wgmmas stays in flight: tile t's are issued before waiting for tile t - 1's, whose stage is then
+    // released (CUTLASS's mainloop does the same), so the tensor cores do not idle across the barrier waits.
     for (int t = 0; t < k_tiles; ++t) {
       const int st = t % kStages;
       mbar_wait(&s.full[st], (t / kStages) & 1);
@@ -244,19 +258,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int kk = 0; kk < kBK / 16; ++kk) wgmma_k16<BN>(d, da + 2 * kk, db + 2 * kk);  // +32 bytes along K
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
       fence_operands(d);
-      if (lane == 0) {  // release the stage in this CTA's cluster row and column (itself once)
-        if constexpr (kCluster) {
-          for (int i = 0; i < CX; ++i) mbar_arrive_cluster(&s.empty[st], i + CX * cy);
-          for (int j = 0; j < CY; ++j) {
-            if (j != cy) mbar_arrive_cluster(&s.empty[st], cx + CX * j);
-          }
-        } else {
-          mbar_arrive(&s.empty[st]);
-        }
-      }
+      if (t > 0) release((t - 1) % kStages);
     }
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    fence_operands(d);
+    if (k_tiles > 0) release((k_tiles - 1) % kStages);
     // Accumulators of m64nBN: warp w of the warpgroup holds rows 16w..16w+15; lane l, per 8 columns j, holds row
     // 16w + l/4, columns 8j + 2(l%4) + {0, 1} in d[4j], d[4j+1], and the row 8 below in d[4j+2], d[4j+3].
     const int w = (threadIdx.x - 128) / 32;
