@@ -4,8 +4,9 @@
 // the median of 101 back-to-back launches (hot L2) and the relative error against cuBLASLt per tiling.
 // Why: the own mma.sync GEMMs lost to cuBLASLt 2-3x (bench/RESULTS.md, sessions 3 and 7); this says whether the
 // wgmma one is worth a place in the forward before a forward is timed with it.
-//   wgmma_gemm_bench [cublaslt | TILING]   (TILING as wgmma_tiling_name prints it, e.g. 128x2x1; one per process,
-//   so that a hang or fault costs only its own lines: bench/wgmma_gemm_bench.sh runs them all)
+//   wgmma_gemm_bench [cublaslt | layernorm | TILING]   (TILING as wgmma_tiling_name prints it, e.g. 128x2x1; one per
+//   process, so that a hang or fault costs only its own lines: bench/wgmma_gemm_bench.sh runs them all; layernorm
+//   times each projection + layer norm as the forward runs them against the fused wgmma kernel)
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -17,12 +18,14 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/device_buffer.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
+#include "tools/vbench/cuda/kernels.hpp"
 #include "tools/vbench/cuda/matmul.hpp"
 #include "tools/vbench/cuda/wgmma_gemm.hpp"
 
@@ -85,7 +88,70 @@ struct Product {
   cuda::Epilogue epilogue;
 };
 
+/// `layernorm`: each projection and the layer norm after it, as the forward runs them today (cuBLASLt split-K plan,
+/// then layernorm_forward adding the partials, the bias and the residual) and as one wgmma kernel
+/// (wgmma_residual_layernorm_forward); the relative error of the layer-norm output, from the same residual.
+int run_layernorm() {
+  cublasLtHandle_t lt = nullptr;
+  cuda::check_cublas(cublasLtCreate(&lt), "cublasLtCreate", "bench");
+  constexpr std::size_t kWorkspace = 32u << 20;
+  cuda::DeviceBuffer workspace(kWorkspace, "workspace");
+  const int M = 256, C = 768;
+  std::mt19937 rng(1234);
+  std::printf("%-10s %-28s %9s %10s\n", "product", "kernels", "us", "rel err");
+  for (const auto& [name, K, splits] : {std::tuple{"attn_proj", 768, 2}, std::tuple{"fc_proj", 3072, 4}}) {
+    const cuda::MatmulShape split{M, C, K, false, splits}, whole{M, C, K};
+    const cuda::DeviceBuffer x = bf16_buffer(rng, static_cast<std::size_t>(M) * K, 1.f);
+    const cuda::DeviceBuffer w = bf16_buffer(rng, static_cast<std::size_t>(K) * C, 0.02f);
+    const cuda::DeviceBuffer bias = bf16_buffer(rng, C, 0.02f);
+    cuda::DeviceBuffer wt(w.bytes(), "Wt");
+    cuda::transpose_bf16(wt.as<__nv_bfloat16>(), w.as<__nv_bfloat16>(), K, C, nullptr);
+    std::vector<float> host_residual(static_cast<std::size_t>(M) * C), ones(C, 1.f), zeros(C, 0.f);
+    std::normal_distribution<float> normal(0.f, 1.f);
+    for (float& v : host_residual) v = normal(rng);
+    cuda::DeviceBuffer residual(host_residual.size() * 4, "residual"), ln_w(C * 4, "ln w"), ln_b(C * 4, "ln b");
+    ln_w.upload(ones.data(), C * 4, "ln w");
+    ln_b.upload(zeros.data(), C * 4, "ln b");
+    cuda::DeviceBuffer partials(splits * static_cast<std::size_t>(M) * C * 4, "partials");
+    cuda::DeviceBuffer ln(static_cast<std::size_t>(M) * C * 2, "ln");
+    cuda::Matmul mm(lt, split, DType::kBf16, cuda::Epilogue::kNone, kWorkspace);
+    mm.choose_fastest(partials.get(), x.get(), w.get(), nullptr, workspace.get(), nullptr);
+    auto today = [&] {
+      mm.run(partials.get(), x.get(), w.get(), nullptr, workspace.get(), nullptr);
+      cuda::layernorm_forward(ln.as<__nv_bfloat16>(), residual.as<float>(),
+                              cuda::SublayerOutput<__nv_bfloat16>{partials.as<float>(), splits,
+                                                                  bias.as<__nv_bfloat16>()},
+                              ln_w.as<float>(), ln_b.as<float>(), M, C, nullptr);
+    };
+    auto fused = [&] {
+      cuda::wgmma_residual_layernorm_forward(whole, x.as<__nv_bfloat16>(), wt.as<__nv_bfloat16>(),
+                                             bias.as<__nv_bfloat16>(), residual.as<float>(), ln_w.as<float>(),
+                                             ln_b.as<float>(), ln.as<__nv_bfloat16>(), nullptr);
+    };
+    residual.upload(host_residual.data(), host_residual.size() * 4, "residual");
+    today();
+    const std::vector<float> ref = output(ln, whole);
+    residual.upload(host_residual.data(), host_residual.size() * 4, "residual");
+    cuda::check_cuda(cudaMemset(ln.get(), 0xFF, ln.bytes()), "cudaMemset");
+    fused();
+    const std::vector<float> got = output(ln, whole);
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+      num += (double(got[i]) - ref[i]) * (double(got[i]) - ref[i]);
+      den += double(ref[i]) * ref[i];
+    }
+    const double rel = std::sqrt(num / den);
+    std::printf("%-10s %-28s %9.2f %10s\n", name, "cuBLASLt split + layer norm", median_us(today), "-");
+    std::printf("%-10s %-28s %9.2f %10.2e%s\n", name, "wgmma + residual + layer norm", median_us(fused), rel,
+                rel <= 1e-2 ? "" : "   MISMATCH");
+    std::fflush(stdout);
+  }
+  cublasLtDestroy(lt);
+  return 0;
+}
+
 int run(const std::string& which) {
+  if (which == "layernorm") return run_layernorm();
   cublasLtHandle_t lt = nullptr;
   cuda::check_cublas(cublasLtCreate(&lt), "cublasLtCreate", "bench");
   constexpr std::size_t kWorkspace = 32u << 20;
@@ -151,12 +217,12 @@ int run(const std::string& which) {
 
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "cublaslt";
-  bool known = which == "cublaslt";
+  bool known = which == "cublaslt" || which == "layernorm";
   for (const auto tiling : vtools::vbench::cuda::kWgmmaTilings) {
     known = known || vtools::vbench::cuda::wgmma_tiling_name(tiling) == which;
   }
   if (!known) {
-    std::fprintf(stderr, "usage: wgmma_gemm_bench [cublaslt | 128x1x1 | 128x2x1 | 64x1x4 | 128x2x4]\n");
+    std::fprintf(stderr, "usage: wgmma_gemm_bench [cublaslt | layernorm | 128x1x1 | 128x2x1 | 64x1x4 | 128x2x4]\n");
     return 2;
   }
   try {

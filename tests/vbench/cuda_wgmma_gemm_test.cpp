@@ -1,6 +1,7 @@
 // cuda::wgmma_gemm_forward (wgmma + TMA, clusters multicasting shared tiles) vs cpu::matmul_forward (+ GELU) in every
-// tiling, epilogue and split, on random shapes with partial row blocks and K tails; transpose_bf16; and GptForward
-// with the wgmma GEMMs in each tiling vs the fp64 reference forward and the cuBLASLt forward, eager and captured
+// tiling, epilogue and split, on random shapes with partial row blocks and K tails; wgmma_residual_layernorm_forward
+// vs the cpu ops for every cluster width; transpose_bf16; and GptForward with the wgmma GEMMs in each tiling, with and
+// without the layer-norm projections, vs the fp64 reference forward and the cuBLASLt forward, eager and captured
 // (gpu label; the wgmma cases need a compute capability 9.0 device and say so where there is none).
 #include <doctest/doctest.h>
 
@@ -114,6 +115,55 @@ TEST_CASE("wgmma GEMM: matches cpu::matmul_forward in every tiling, epilogue and
   }
 }
 
+/// residual += X W + bias, ln = layernorm(residual): the kernel vs cpu::matmul_forward, residual_forward and
+/// layernorm_forward.
+void residual_layernorm_case(cuda_test::Random& rng, int M, int N, int K) {
+  CAPTURE(M);
+  CAPTURE(N);
+  CAPTURE(K);
+  const cuda::MatmulShape shape{M, N, K};
+  REQUIRE(cuda::wgmma_residual_layernorm_takes(shape));
+  const std::size_t n = static_cast<std::size_t>(M) * N;
+  const auto x = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(M) * K));
+  const auto w = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(K) * N, 1.f / std::sqrt(K)));
+  const auto bias = cuda_test::representable<Bf16>(rng.normal(N));
+  const auto residual = rng.normal(n, 1.f, 0.5f);  // a mean away from zero, as a residual stream has
+  const auto ln_w = rng.normal(N, 0.2f, 1.f), ln_b = rng.normal(N, 0.2f);
+  std::vector<float> ref_residual(n), ref_ln(n);
+  cpu::matmul_forward(ref_residual.data(), x.data(), w.data(), bias.data(), M, K, N, cpu::WeightLayout::kInOut);
+  cpu::residual_forward(ref_residual.data(), ref_residual.data(), residual.data(), static_cast<std::int64_t>(n));
+  cpu::layernorm_forward(ref_ln.data(), ref_residual.data(), ln_w.data(), ln_b.data(), M, N);
+
+  const cuda::DeviceBuffer d_x = cuda_test::to_device<Bf16>(x);
+  const cuda::DeviceBuffer d_wt = transposed_on_device(w, K, N);
+  const cuda::DeviceBuffer d_bias = cuda_test::to_device<Bf16>(bias);
+  const cuda::DeviceBuffer d_residual = cuda_test::to_device<float>(residual);
+  const cuda::DeviceBuffer d_ln_w = cuda_test::to_device<float>(ln_w), d_ln_b = cuda_test::to_device<float>(ln_b);
+  cuda::DeviceBuffer d_ln(n * sizeof(Bf16), "layer norm output");
+  cuda::check_cuda(cudaMemset(d_ln.get(), 0xFF, d_ln.bytes()), "cudaMemset", "NaN output");
+  cuda::wgmma_residual_layernorm_forward(shape, d_x.as<Bf16>(), d_wt.as<Bf16>(), d_bias.as<Bf16>(),
+                                         d_residual.as<float>(), d_ln_w.as<float>(), d_ln_b.as<float>(),
+                                         d_ln.as<Bf16>(), nullptr);
+  // The residual: exact bf16 inputs, fp32 sums in another order. The norm: rounded to bf16 at the end.
+  cuda_test::check_close(cuda_test::to_host<float>(d_residual, n), ref_residual, 1e-4, 1e-4, "residual");
+  cuda_test::check_close(cuda_test::to_host<Bf16>(d_ln, n), ref_ln, 1e-2, 1e-2, "layer norm output");
+}
+
+TEST_CASE("wgmma GEMM with the residual add and layer norm: matches the cpu ops for every cluster width") {
+  if (!have_wgmma()) return;
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  for (const int ctas : {1, 2, 3, 6, 8}) {  // CTAs across a row: the cluster
+    residual_layernorm_case(rng, rng.uniform_int(1, 300), 128 * ctas, 8 * rng.uniform_int(1, 100));
+  }
+  residual_layernorm_case(rng, 256, 768, 768);   // gpt2's attention projection at B=4, T=64
+  residual_layernorm_case(rng, 256, 768, 3072);  // and its fc projection
+  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 1152, 768}));  // 9 CTAs: over the portable cluster size
+  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 192, 768}));
+  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 768, 768, false, 2}));
+}
+
 TEST_CASE("wgmma GEMM: the shapes it takes, and an error for the others") {
   const cuda::WgmmaTiling plain{128, 1, 1}, wide{128, 2, 1}, tall{64, 1, 4};
   CHECK(cuda::wgmma_gemm_takes({256, 2304, 768}, plain));
@@ -175,7 +225,7 @@ std::vector<float> logits_of(Gpu& gpu, const cuda::GptForward& forward, int rows
   return logits;
 }
 
-TEST_CASE("wgmma GEMMs in the forward: logits match the fp64 reference and the cuBLASLt forward's") {
+TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match the fp64 reference and cuBLASLt's") {
   if (!have_wgmma()) return;
   const auto seed = cuda_test::test_seed();
   INFO("VTOOLS_TEST_SEED=" << seed);
@@ -199,23 +249,37 @@ TEST_CASE("wgmma GEMMs in the forward: logits match the fp64 reference and the c
     forward.choose_gemm_algorithms(gpu.stream);
     const int rows = B * T, V = cfg.vocab_size, Vp = device_weights.padded_vocab;
     const std::vector<float> cublas = logits_of(gpu, forward, rows, V, Vp, false);
-    for (const cuda::WgmmaTiling tiling : forward.wgmma_tilings()) {
-      const std::string tile = cuda::wgmma_tiling_name(tiling);
-      CAPTURE(tile);
-      forward.use_wgmma_gemms(tiling, gpu.stream);
-      for (const bool captured : {false, true}) {
-        CAPTURE(captured);
-        const std::vector<float> logits = logits_of(gpu, forward, rows, V, Vp, captured);
-        const double rel = cuda_test::relative_error(logits, ref);
-        const double vs_cublas = cuda_test::relative_error(logits, std::vector<double>(cublas.begin(), cublas.end()));
-        MESSAGE("wgmma " << tile << " B " << B << " T " << T << (captured ? " captured" : " eager") << ": rel err "
-                         << rel << " vs fp64, " << vs_cublas << " vs the cuBLASLt forward");
-        CHECK(rel <= 2e-2);
-        CHECK(vs_cublas <= 2e-2);
+    REQUIRE(forward.layernorm_projections_available());
+    std::vector<std::optional<cuda::WgmmaTiling>> tilings_and_none = {std::nullopt};
+    tilings_and_none.insert(tilings_and_none.end(), forward.wgmma_tilings().begin(), forward.wgmma_tilings().end());
+    for (const bool fused_ln : {false, true}) {
+      for (const std::optional<cuda::WgmmaTiling> tiling : tilings_and_none) {
+        if (!tiling && !fused_ln) continue;  // the cuBLASLt forward itself
+        const std::string tile = tiling ? cuda::wgmma_tiling_name(*tiling) : "cuBLASLt";
+        CAPTURE(tile);
+        CAPTURE(fused_ln);
+        forward.use_wgmma_gemms(tiling, gpu.stream);
+        forward.use_layernorm_projections(fused_ln, gpu.stream);
+        for (const bool captured : {false, true}) {
+          CAPTURE(captured);
+          const std::vector<float> logits = logits_of(gpu, forward, rows, V, Vp, captured);
+          const double rel = cuda_test::relative_error(logits, ref);
+          const double vs_cublas =
+              cuda_test::relative_error(logits, std::vector<double>(cublas.begin(), cublas.end()));
+          MESSAGE("wgmma " << tile << (fused_ln ? " + layer-norm projections" : "") << " B " << B << " T " << T
+                           << (captured ? " captured" : " eager") << ": rel err " << rel << " vs fp64, "
+                           << vs_cublas << " vs the cuBLASLt forward");
+          CHECK(rel <= 2e-2);
+          CHECK(vs_cublas <= 2e-2);
+        }
       }
     }
     forward.use_wgmma_gemms(std::nullopt, gpu.stream);
+    forward.use_layernorm_projections(false, gpu.stream);
     CHECK_FALSE(forward.wgmma_tiling().has_value());
+    // Back on the cuBLASLt plan (the own kernels' logits differ from its by ~1e-3).
+    CHECK(cuda_test::relative_error(logits_of(gpu, forward, rows, V, Vp, true),
+                                    std::vector<double>(cublas.begin(), cublas.end())) < 1e-4);
   }
 }
 

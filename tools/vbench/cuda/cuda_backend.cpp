@@ -100,18 +100,19 @@ class CudaBackend final : public Backend {
     if (!forward_ms_.empty()) {
       std::string times;
       for (const auto& [name, ms] : forward_ms_) {
-        char t[96];
-        std::snprintf(t, sizeof t, "%s%s %.1f us", times.empty() ? "" : ", ", name.c_str(), 1000 * ms);
-        times += t;
+        char us[32];
+        std::snprintf(us, sizeof us, " %.1f us", 1000 * ms);
+        times += (times.empty() ? "" : ", ") + name + us;
       }
       const std::optional<cuda::FusedLayout> layout = forward_->fused_layout();
       const std::optional<cuda::WgmmaTiling> tiling = forward_->wgmma_tiling();
       notes.push_back("cuda " + weights_->config.name + ": " +
                       (layout   ? std::string("fused layer steps in the ") + cuda::fused_layout_name(*layout) +
                                       " layout (one kernel per layer, fp32 math on CUDA cores in every dtype)"
-                       : tiling ? "the unfused forward with vbench's own wgmma GEMMs for the layers (tiling " +
-                                      cuda::wgmma_tiling_name(*tiling) + ")"
-                                : std::string("the unfused forward")) +
+                       : tiling || forward_->layernorm_projections()
+                           ? "the unfused forward with vbench's own " +
+                                 candidate_name(tiling, forward_->layernorm_projections()) + " (wgmma, TMA)"
+                           : std::string("the unfused forward")) +
                       (forward_->head_prefetch() ? " with the LM head's weights prefetched into L2" : "") +
                       ", the fastest at prepare (median of 15 replays: " + times + ")");
     }
@@ -134,7 +135,8 @@ class CudaBackend final : public Backend {
     forward_->choose_gemm_algorithms(stream_);
     run_eagerly("the eager warm-up forward");
     tune_gemms();
-    if (!forward_->wgmma_tilings().empty() && wgmma_requested()) choose_wgmma_gemms();
+    const bool own = !forward_->wgmma_tilings().empty() || forward_->layernorm_projections_available();
+    if (own && wgmma_requested()) choose_wgmma_gemms();
     if (!forward_->fused_layouts().empty()) choose_layer_fusion();
     choose_head_prefetch();
     capture();
@@ -228,25 +230,38 @@ class CudaBackend final : public Backend {
     forward_->use_fused_layers(best);
   }
 
-  /// Keeps the unfused forward with cuBLASLt's layer GEMMs or with vbench's own wgmma GEMMs in one of the tilings
-  /// the model takes, whichever is fastest. A tiling whose logits (after NaN-filled activations, on the same zero
-  /// tokens) are further from the cuBLASLt forward's than the bf16 gate allows is not timed and is named in the notes:
-  /// a fast wrong kernel must not be kept.
+  /// Keeps the fastest unfused forward among: cuBLASLt's layer GEMMs; vbench's own wgmma GEMMs in each tiling the
+  /// model takes; and each of those with the projections run together with the layer norms after them. A candidate
+  /// whose logits (after NaN-filled activations, on the same zero tokens) are further from the cuBLASLt forward's than
+  /// the bf16 gate allows is not timed and is named in the notes: a fast wrong kernel must not be kept.
   void choose_wgmma_gemms() {
     forward_->poison_activations(stream_);
     run_eagerly("the eager cuBLASLt forward");
     const std::vector<float> reference = device_logits();
     forward_ms_ = {{forward_label(std::nullopt), median_forward_ms()}};
     double best_ms = forward_ms_.front().second;
-    std::optional<cuda::WgmmaTiling> best;
-    for (const cuda::WgmmaTiling tiling : forward_->wgmma_tilings()) {
-      const std::string unused = "cuda " + weights_->config.name + ": the wgmma GEMMs (tiling " +
-                                 cuda::wgmma_tiling_name(tiling) + ") were not used: ";
+    struct Candidate {
+      std::optional<cuda::WgmmaTiling> tiling;
+      bool layernorm_projections = false;
+    };
+    std::vector<Candidate> candidates;
+    for (const cuda::WgmmaTiling tiling : forward_->wgmma_tilings()) candidates.push_back({tiling, false});
+    if (forward_->layernorm_projections_available()) {
+      candidates.push_back({std::nullopt, true});
+      for (const cuda::WgmmaTiling tiling : forward_->wgmma_tilings()) candidates.push_back({tiling, true});
+    }
+    Candidate best;
+    for (const Candidate& c : candidates) {
+      forward_->use_wgmma_gemms(std::nullopt, stream_);  // a plan the label below can name even if the next fails
+      forward_->use_layernorm_projections(false, stream_);
+      std::string unused = "cuda " + weights_->config.name + ": the forward with " + candidate_name(c.tiling,
+                           c.layernorm_projections) + " was not used: ";
       double err = 0;
       try {
-        forward_->use_wgmma_gemms(tiling, stream_);
+        forward_->use_wgmma_gemms(c.tiling, stream_);
+        forward_->use_layernorm_projections(c.layernorm_projections, stream_);
         forward_->poison_activations(stream_);
-        run_eagerly("the eager forward with wgmma GEMMs");  // also loads the kernels' module outside the capture
+        run_eagerly("an eager forward with own wgmma kernels");  // also loads their module outside the capture
         err = relative_error(device_logits(), reference);
       } catch (const Error& e) {
         // A refused launch (e.g. a tensor map the driver rejects) leaves the context usable and the cuBLASLt forward
@@ -257,7 +272,7 @@ class CudaBackend final : public Backend {
       }
       if (!(err <= kWgmmaTolerance)) {
         char off[96];
-        std::snprintf(off, sizeof off, "their logits are %.2e off the cuBLASLt forward's (limit %.0e)", err,
+        std::snprintf(off, sizeof off, "its logits are %.2e off the cuBLASLt forward's (limit %.0e)", err,
                       kWgmmaTolerance);
         rejected_.push_back(unused + off);
         continue;
@@ -266,10 +281,18 @@ class CudaBackend final : public Backend {
       forward_ms_.emplace_back(forward_label(std::nullopt), ms);
       if (ms < best_ms) {
         best_ms = ms;
-        best = tiling;
+        best = c;
       }
     }
-    forward_->use_wgmma_gemms(best, stream_);
+    forward_->use_wgmma_gemms(best.tiling, stream_);
+    forward_->use_layernorm_projections(best.layernorm_projections, stream_);
+  }
+
+  /// "wgmma GEMMs 128x2x1", "projections fused with their layer norms", both joined by "and", or "cuBLASLt GEMMs".
+  static std::string candidate_name(std::optional<cuda::WgmmaTiling> tiling, bool layernorm_projections) {
+    std::string name = tiling ? "wgmma GEMMs " + cuda::wgmma_tiling_name(*tiling) : "";
+    if (layernorm_projections) name += std::string(name.empty() ? "" : " and ") + "projections fused with layer norms";
+    return name.empty() ? "cuBLASLt GEMMs" : name;
   }
 
   /// VTOOLS_VBENCH_WGMMA=1 asks for the wgmma GEMMs to be tried: opt-in until they have run on a GPU (they were
@@ -333,12 +356,12 @@ class CudaBackend final : public Backend {
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", what);
   }
 
-  /// "unfused", "unfused with wgmma GEMMs <tiling>" (as the forward is planned now) or "fused <layout>": a forward's
-  /// name in forward_ms_.
+  /// "unfused", "unfused with <candidate_name>" (as the forward is planned now) or "fused <layout>": a forward's name
+  /// in forward_ms_.
   [[nodiscard]] std::string forward_label(std::optional<cuda::FusedLayout> layout) const {
     if (layout) return std::string("fused ") + cuda::fused_layout_name(*layout);
-    const std::optional<cuda::WgmmaTiling> tiling = forward_->wgmma_tiling();
-    return tiling ? "unfused with wgmma GEMMs " + cuda::wgmma_tiling_name(*tiling) : "unfused";
+    if (!forward_->wgmma_tiling() && !forward_->layernorm_projections()) return "unfused";
+    return "unfused with " + candidate_name(forward_->wgmma_tiling(), forward_->layernorm_projections());
   }
 
   /// Median time of 15 replays of the forward as planned now (after 3 warm-up ones); +inf when it cannot be

@@ -85,6 +85,10 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
       }
       if (takes) wgmma_tilings_.push_back(tiling);
     }
+    MatmulShape attn_proj = attn_proj_mm_->shape(), fc_proj = fc_proj_mm_->shape();
+    attn_proj.k_splits = fc_proj.k_splits = 0;
+    layernorm_projections_available_ =
+        wgmma_residual_layernorm_takes(attn_proj) && wgmma_residual_layernorm_takes(fc_proj);
   }
   check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
   check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch fork");
@@ -139,21 +143,32 @@ void GptForward::use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t
       throw Error(ExitCode::kInternal, "the wgmma GEMMs cannot run this model's layers in the " +
                                            wgmma_tiling_name(*tiling) + " tiling");
     }
-    if (transposed_.empty()) {  // W [K][N] -> Wt [N][K], the K-major operand wgmma reads
-      for (const DeviceLayer& l : w_.layers) {
-        const std::pair<const DeviceBuffer*, const Matmul*> gemms[] = {
-            {&l.attn_w, qkv_mm_.get()}, {&l.attn_proj_w, attn_proj_mm_.get()}, {&l.fc_w, fc_mm_.get()},
-            {&l.fc_proj_w, fc_proj_mm_.get()}};
-        for (const auto& [w, mm] : gemms) {
-          DeviceBuffer t(w->bytes(), "a transposed layer weight");
-          transpose_bf16(t.as<__nv_bfloat16>(), w->as<__nv_bfloat16>(), mm->shape().K, mm->shape().N, stream);
-          transposed_.push_back(std::move(t));
-        }
-      }
-      check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize", "the weight transposes");
-    }
+    make_transposed_weights(stream);
   }
   wgmma_ = tiling;
+}
+
+void GptForward::use_layernorm_projections(bool on, cudaStream_t stream) {
+  if (on && !layernorm_projections_available_) {
+    throw Error(ExitCode::kInternal, "the projections cannot run with their layer norms for this model");
+  }
+  if (on) make_transposed_weights(stream);
+  layernorm_projections_ = on;
+}
+
+void GptForward::make_transposed_weights(cudaStream_t stream) {
+  if (!transposed_.empty()) return;
+  for (const DeviceLayer& l : w_.layers) {  // W [K][N] -> Wt [N][K], the K-major operand wgmma reads
+    const std::pair<const DeviceBuffer*, const Matmul*> gemms[] = {
+        {&l.attn_w, qkv_mm_.get()}, {&l.attn_proj_w, attn_proj_mm_.get()}, {&l.fc_w, fc_mm_.get()},
+        {&l.fc_proj_w, fc_proj_mm_.get()}};
+    for (const auto& [w, mm] : gemms) {
+      DeviceBuffer t(w->bytes(), "a transposed layer weight");
+      transpose_bf16(t.as<__nv_bfloat16>(), w->as<__nv_bfloat16>(), mm->shape().K, mm->shape().N, stream);
+      transposed_.push_back(std::move(t));
+    }
+  }
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize", "the weight transposes");
 }
 
 void GptForward::poison_activations(cudaStream_t stream) const {
@@ -196,16 +211,40 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     }
     mm.run(y, x, w.get(), b, ws, stream);
   };
+  // With layernorm_projections_ (bf16 only), the i-th GEMM (1 or 3) adds its product and bias to the residual and
+  // writes the layer norm of the result with ln_w, ln_b into ln: one kernel instead of a GEMM and a layer norm.
+  const bool fused_ln = layernorm_projections_;
+  auto projection_layernorm = [&](int i, const Matmul& mm, const void* x, const DeviceBuffer& bias,
+                                  const DeviceBuffer& ln_w, const DeviceBuffer& ln_b) {
+    if constexpr (std::is_same_v<A, __nv_bfloat16>) {
+      MatmulShape shape = mm.shape();
+      shape.k_splits = 0;
+      wgmma_residual_layernorm_forward(shape, static_cast<const A*>(x), transposed_[4 * layer + i].as<A>(),
+                                       bias.as<A>(), residual, ln_w.as<float>(), ln_b.as<float>(), ln, stream);
+    }
+  };
   for (const DeviceLayer& l : w_.layers) {
-    layernorm_forward(ln, residual, pending, l.ln1_w.as<float>(), l.ln1_b.as<float>(), R, C, stream);
+    if (!fused_ln || layer == 0) {
+      layernorm_forward(ln, residual, pending, l.ln1_w.as<float>(), l.ln1_b.as<float>(), R, C, stream);
+    }
     gemm(0, *qkv_mm_, qkv_.get(), ln, l.attn_w, &l.attn_b);
     attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream);
-    gemm(1, *attn_proj_mm_, partials, attn_.get(), l.attn_proj_w, nullptr);
-    layernorm_forward(ln, residual, SublayerOutput<A>{partials, attn_proj_splits_, l.attn_proj_b.as<A>()},
-                      l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream);
+    if (fused_ln) {
+      projection_layernorm(1, *attn_proj_mm_, attn_.get(), l.attn_proj_b, l.ln2_w, l.ln2_b);
+    } else {
+      gemm(1, *attn_proj_mm_, partials, attn_.get(), l.attn_proj_w, nullptr);
+      layernorm_forward(ln, residual, SublayerOutput<A>{partials, attn_proj_splits_, l.attn_proj_b.as<A>()},
+                        l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream);
+    }
     gemm(2, *fc_mm_, fc_.get(), ln, l.fc_w, &l.fc_b);
-    gemm(3, *fc_proj_mm_, partials, fc_.get(), l.fc_proj_w, nullptr);
-    pending = SublayerOutput<A>{partials, fc_proj_splits_, l.fc_proj_b.as<A>()};
+    if (fused_ln) {  // the next layer's first layer norm, or the final one
+      const bool last = layer + 1 == w_.layers.size();
+      projection_layernorm(3, *fc_proj_mm_, fc_.get(), l.fc_proj_b, last ? w_.lnf_w : w_.layers[layer + 1].ln1_w,
+                           last ? w_.lnf_b : w_.layers[layer + 1].ln1_b);
+    } else {
+      gemm(3, *fc_proj_mm_, partials, fc_.get(), l.fc_proj_w, nullptr);
+      pending = SublayerOutput<A>{partials, fc_proj_splits_, l.fc_proj_b.as<A>()};
+    }
     ++layer;
   }
   if constexpr (std::is_same_v<A, float>) {  // split_head() is false for every other A
@@ -214,7 +253,7 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
                                    w_.lnf_b.as<float>(), R, C, stream);
     }
   }
-  if (!split_head()) {
+  if (!split_head() && !fused_ln) {
     layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream);
   }
   join_head_prefetch(stream);

@@ -15,8 +15,10 @@
 // off the cpu backend this way, 8.1e-6 with the small products last (all-fp32 GEMMs: 1.2e-6; H100, 2026-11-23).
 // 3 + 7 * n_layer launches when cuBLASLt fuses every epilogue; one more per layer where it has no GELU algorithm.
 // In bf16 on Hopper the layers' four GEMMs can instead be vbench's own wgmma GEMMs (wgmma_gemm.hpp, same outputs,
-// reading transposed copies of the weights made on first use). Small models (fused_layer_ready) can instead run as
-// n_layer + 1 fused layer steps and the LM head (fused_layer.cu); CudaBackend keeps whichever forward is faster.
+// reading transposed copies of the weights made on first use), and each projection can run together with the layer
+// norm after it (residual add included): per layer qkv, attention, projection + LN2, fc, projection + next LN1.
+// Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
+// (fused_layer.cu); CudaBackend keeps whichever forward is faster.
 // Either can also prefetch the LM head's weights into L2 on a side branch of the graph (use_head_prefetch), where
 // that is faster.
 #pragma once
@@ -71,6 +73,14 @@ class GptForward {
   /// as cuBLASLt's (nullopt, the default). The first use makes the transposed weights, on `stream`.
   void use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t stream);
   [[nodiscard]] std::optional<WgmmaTiling> wgmma_tiling() const { return wgmma_; }
+  /// Whether the unfused forward can run each projection together with the layer norm after it
+  /// (wgmma_residual_layernorm_forward: bf16, compute capability 9.0, width a multiple of 128 up to 1024).
+  [[nodiscard]] bool layernorm_projections_available() const { return layernorm_projections_available_; }
+  /// Makes the unfused forward do so (no split-K partials, n_layer * 2 fewer kernels: only the first layer norm
+  /// stays separate), or not (the default). Independent of the GEMMs chosen for qkv and fc. The first use makes the
+  /// transposed weights, on `stream`.
+  void use_layernorm_projections(bool on, cudaStream_t stream);
+  [[nodiscard]] bool layernorm_projections() const { return layernorm_projections_; }
   /// Fills every activation and the logits with NaN: a forward run after it that leaves any of them unwritten shows.
   void poison_activations(cudaStream_t stream) const;
   /// Makes enqueue() prefetch the LM head's weights into L2 (evict-last) on a side branch that forks at the start
@@ -101,6 +111,8 @@ class GptForward {
   /// makes `stream` wait for it (every fork must join before a capture ends). Without: nothing.
   void fork_head_prefetch(cudaStream_t stream) const;
   void join_head_prefetch(cudaStream_t stream) const;
+  /// Fills transposed_ (once), on `stream`.
+  void make_transposed_weights(cudaStream_t stream);
 
   const DeviceWeights& w_;
   int B_, T_;
@@ -110,6 +122,7 @@ class GptForward {
   std::optional<FusedLayout> fused_;
   std::vector<WgmmaTiling> wgmma_tilings_;
   std::optional<WgmmaTiling> wgmma_;
+  bool layernorm_projections_available_ = false, layernorm_projections_ = false;
   /// Per layer, W transposed to [N][K] for the wgmma GEMMs: attn_w, attn_proj_w, fc_w, fc_proj_w (made on first use).
   std::vector<DeviceBuffer> transposed_;
   int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)

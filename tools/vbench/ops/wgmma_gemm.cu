@@ -36,14 +36,29 @@ constexpr int kBK = 64;      // 64 bf16 = 128 bytes: one row of the 128-byte swi
 constexpr int kStages = 4;   // 4 x (8 + 16) KB for BN = 128: two CTAs fit on an SM
 constexpr int kThreads = 256;
 
-/// What the consumers write: fp32 split-K partial products, or bf16 Y with or without bias / GELU.
-enum class Out { kPartials, kBf16, kBf16Bias, kBf16BiasGelu };
+/// What the consumers write: fp32 split-K partial products, bf16 Y with or without bias / GELU, or (a projection
+/// followed by a layer norm) the residual plus Y plus bias, and the layer norm of that in bf16.
+enum class Out { kPartials, kBf16, kBf16Bias, kBf16BiasGelu, kResidualLayerNorm };
+
+/// Out::kResidualLayerNorm's operands: residual [M][N] (fp32, updated in place), the norm's weight and bias [N]
+/// (fp32) and its output [M][N] (bf16). Unused (null) otherwise.
+struct LayerNormEpilogue {
+  float* residual = nullptr;
+  const float* weight = nullptr;
+  const float* bias = nullptr;
+  __nv_bfloat16* out = nullptr;
+};
+
+constexpr int kMaxRowCluster = 8;  // CTAs across a row in the layer-norm epilogue: the portable cluster size
+constexpr int kRowTile = 128;      // their tile width (BN)
 
 template <int BN>
 struct Stages {
   __nv_bfloat16 a[kStages][kBM * kBK];  // each tile 1024-byte aligned (8 KB or 16 KB): the swizzle's period
   __nv_bfloat16 b[kStages][BN * kBK];
   std::uint64_t full[kStages], empty[kStages];
+  float row_sum[kMaxRowCluster][kBM];      // the layer-norm epilogue: each CTA's partial row sums, by cluster rank
+  float row_squares[kMaxRowCluster][kBM];  // and partial sums of squared deviations
 };
 
 template <int BN>
@@ -156,6 +171,31 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
+/// Stores this CTA's partial sums of rows `row` and row + 8 (one per lane group of 4, reduced over it first) at
+/// [rank][row] in the shared memory of every CTA of the cluster.
+__device__ __forceinline__ void share_row_partials(float (&partial)[2], float (&table)[kMaxRowCluster][kBM], int rank,
+                                                   int ranks, int row, int lane) {
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    partial[half] += __shfl_xor_sync(0xffffffffu, partial[half], 1);
+    partial[half] += __shfl_xor_sync(0xffffffffu, partial[half], 2);
+  }
+  if (lane % 4 != 0) return;
+  for (int q = 0; q < ranks; ++q) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      asm volatile(
+          "{\n"
+          ".reg .b32 remote;\n"
+          "mapa.shared::cluster.u32 remote, %0, %1;\n"
+          "st.shared::cluster.f32 [remote], %2;\n"
+          "}\n" ::"r"(smem_addr(&table[rank][row + 8 * half])),
+          "r"(q), "f"(partial[half])
+          : "memory");
+    }
+  }
+}
+
 /// A tile of `map` at (x = column, y = row) into dst, counted on bar; with mask != 0, into dst's offset in every
 /// CTA of the cluster ranks in `mask`, each counting on its own barrier at bar's offset.
 __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int x, int y, std::uint64_t* bar,
@@ -175,19 +215,25 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int 
 }
 #endif  // VTOOLS_WGMMA
 
-/// Grid (N / BN, ceil(M / 64), max(1, splits)) in clusters of CX x CY; see the top of the file.
+/// Grid (N / BN, ceil(M / 64), max(1, splits)) in clusters of CX x CY; see the top of the file. With
+/// Out::kResidualLayerNorm the cluster is instead a whole row of CTAs (N / BN of them, CX = CY = 1: no multicast).
 template <int BN, int CX, int CY, Out kOut>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* y,
-                      const __nv_bfloat16* bias, int M, int N, int k_per_split) {
+                      const __nv_bfloat16* bias, int M, int N, int k_per_split, LayerNormEpilogue ln) {
 #ifdef VTOOLS_WGMMA
-  constexpr bool kCluster = CX * CY > 1;
+  constexpr bool kMulticast = CX * CY > 1;
+  constexpr bool kLayerNorm = kOut == Out::kResidualLayerNorm;
+  constexpr bool kCluster = kMulticast || kLayerNorm;
   static_assert((kBM / CX) % 8 == 0 && (BN / CY) % 8 == 0, "multicast slices keep whole 8-row swizzle groups");
+  static_assert(!kLayerNorm || !kMulticast, "the layer-norm cluster spans a row of CTAs and multicasts nothing");
   extern __shared__ unsigned char raw[];
   auto& s = *reinterpret_cast<Stages<BN>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
   const int n0 = blockIdx.x * BN, m0 = blockIdx.y * kBM, k0 = blockIdx.z * k_per_split;
   const int k_tiles = (k_per_split + kBK - 1) / kBK;  // past K the copies read zeros (out of bounds)
-  const int cx = blockIdx.x % CX, cy = blockIdx.y % CY;  // cluster rank = cx + CX * cy
+  const int cx = blockIdx.x % CX, cy = blockIdx.y % CY;  // multicast cluster rank = cx + CX * cy
+  const bool consumer = threadIdx.x >= 128;
+  const int w = (threadIdx.x - 128) / 32, lane = threadIdx.x % 32;  // w: the consumer warp
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 1);
@@ -195,50 +241,47 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  // Every CTA's barriers exist before any CTA copies into them.
+  // Every CTA's barriers exist, and every CTA of the cluster runs, before any CTA copies or stores into another.
   if constexpr (kCluster) {
     cluster_sync();
   } else {
     __syncthreads();
   }
-  if (threadIdx.x < 128) {
-    if (threadIdx.x == 0) {  // the producer
-      std::uint16_t row_mask = 0, col_mask = 0;  // the CTAs sharing this CTA's X tile, and its W tile
-      if constexpr (CX > 1) {
-        for (int i = 0; i < CX; ++i) row_mask |= 1u << (i + CX * cy);
-      }
-      if constexpr (CY > 1) {
-        for (int j = 0; j < CY; ++j) col_mask |= 1u << (cx + CX * j);
-      }
-      constexpr std::uint32_t kStageBytes = (kBM + BN) * kBK * sizeof(__nv_bfloat16);
-      auto load_w = [&](int t) {
-        const int st = t % kStages;
-        mbar_expect_tx(&s.full[st], kStageBytes);
-        tma_load(s.b[st] + cy * (BN / CY) * kBK, &w_map, k0 + t * kBK, n0 + cy * (BN / CY), &s.full[st], col_mask);
-      };
-      auto load_x = [&](int t) {
-        const int st = t % kStages;
-        tma_load(s.a[st] + cx * (kBM / CX) * kBK, &x_map, k0 + t * kBK, m0 + cx * (kBM / CX), &s.full[st], row_mask);
-      };
-      const int early = k_tiles < kStages ? k_tiles : kStages;
-      for (int t = 0; t < early; ++t) load_w(t);  // weights: before the kernel before this one has ended
-      asm volatile("griddepcontrol.wait;" ::: "memory");
-      for (int t = 0; t < early; ++t) load_x(t);
-      for (int t = kStages; t < k_tiles; ++t) {
-        mbar_wait(&s.empty[t % kStages], (t / kStages - 1) & 1);
-        load_w(t);
-        load_x(t);
-      }
-    }
-  } else {  // the consumers
-    float d[BN / 2];
+  float d[BN / 2];  // the consumers' accumulators (kernel scope: the layer-norm epilogue has cluster-wide phases)
 #pragma unroll
-    for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
-    const int lane = threadIdx.x % 32;
+  for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
+  if (threadIdx.x == 0) {  // the producer
+    std::uint16_t row_mask = 0, col_mask = 0;  // the CTAs sharing this CTA's X tile, and its W tile
+    if constexpr (CX > 1) {
+      for (int i = 0; i < CX; ++i) row_mask |= 1u << (i + CX * cy);
+    }
+    if constexpr (CY > 1) {
+      for (int j = 0; j < CY; ++j) col_mask |= 1u << (cx + CX * j);
+    }
+    constexpr std::uint32_t kStageBytes = (kBM + BN) * kBK * sizeof(__nv_bfloat16);
+    auto load_w = [&](int t) {
+      const int st = t % kStages;
+      mbar_expect_tx(&s.full[st], kStageBytes);
+      tma_load(s.b[st] + cy * (BN / CY) * kBK, &w_map, k0 + t * kBK, n0 + cy * (BN / CY), &s.full[st], col_mask);
+    };
+    auto load_x = [&](int t) {
+      const int st = t % kStages;
+      tma_load(s.a[st] + cx * (kBM / CX) * kBK, &x_map, k0 + t * kBK, m0 + cx * (kBM / CX), &s.full[st], row_mask);
+    };
+    const int early = k_tiles < kStages ? k_tiles : kStages;
+    for (int t = 0; t < early; ++t) load_w(t);  // weights: before the kernel before this one has ended
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    for (int t = 0; t < early; ++t) load_x(t);
+    for (int t = kStages; t < k_tiles; ++t) {
+      mbar_wait(&s.empty[t % kStages], (t / kStages - 1) & 1);
+      load_w(t);
+      load_x(t);
+    }
+  } else if (consumer) {
     // Releases stage st in this CTA's cluster row and column (itself once): one arrival per warp.
     auto release = [&](int st) {
       if (lane != 0) return;
-      if constexpr (kCluster) {
+      if constexpr (kMulticast) {
         for (int i = 0; i < CX; ++i) mbar_arrive_cluster(&s.empty[st], i + CX * cy);
         for (int j = 0; j < CY; ++j) {
           if (j != cy) mbar_arrive_cluster(&s.empty[st], cx + CX * j);
@@ -265,37 +308,101 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     fence_operands(d);
     if (k_tiles > 0) release((k_tiles - 1) % kStages);
-    // Accumulators of m64nBN: warp w of the warpgroup holds rows 16w..16w+15; lane l, per 8 columns j, holds row
-    // 16w + l/4, columns 8j + 2(l%4) + {0, 1} in d[4j], d[4j+1], and the row 8 below in d[4j+2], d[4j+3].
-    const int w = (threadIdx.x - 128) / 32;
-    const int r_top = m0 + 16 * w + lane / 4;
+  }
+  // Accumulators of m64nBN: warp w of the warpgroup holds rows 16w..16w+15; lane l, per 8 columns j, holds row
+  // 16w + l/4, columns 8j + 2(l%4) + {0, 1} in d[4j], d[4j+1], and the row 8 below in d[4j+2], d[4j+3].
+  const int r_top = m0 + 16 * w + lane / 4;
+  if constexpr (!kLayerNorm) {
+    if (consumer) {
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = r_top + 8 * half;
-      if (r >= M) continue;
+      for (int half = 0; half < 2; ++half) {
+        const int r = r_top + 8 * half;
+        if (r >= M) continue;
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int c = n0 + 8 * j + 2 * (lane % 4);
-        float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
-        const std::size_t at = static_cast<std::size_t>(r) * N + c;
-        if constexpr (kOut == Out::kPartials) {
-          float* plane = static_cast<float*>(y) + static_cast<std::size_t>(blockIdx.z) * M * N;
-          *reinterpret_cast<float2*>(plane + at) = make_float2(v0, v1);
-        } else {
-          if constexpr (kOut != Out::kBf16) {
-            v0 += __bfloat162float(bias[c]);
-            v1 += __bfloat162float(bias[c + 1]);
+        for (int j = 0; j < BN / 8; ++j) {
+          const int c = n0 + 8 * j + 2 * (lane % 4);
+          float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
+          const std::size_t at = static_cast<std::size_t>(r) * N + c;
+          if constexpr (kOut == Out::kPartials) {
+            float* plane = static_cast<float*>(y) + static_cast<std::size_t>(blockIdx.z) * M * N;
+            *reinterpret_cast<float2*>(plane + at) = make_float2(v0, v1);
+          } else {
+            if constexpr (kOut != Out::kBf16) {
+              v0 += __bfloat162float(bias[c]);
+              v1 += __bfloat162float(bias[c + 1]);
+            }
+            if constexpr (kOut == Out::kBf16BiasGelu) {
+              v0 = gelu_tanh(v0);
+              v1 = gelu_tanh(v1);
+            }
+            *reinterpret_cast<__nv_bfloat162*>(static_cast<__nv_bfloat16*>(y) + at) = __floats2bfloat162_rn(v0, v1);
           }
-          if constexpr (kOut == Out::kBf16BiasGelu) {
-            v0 = gelu_tanh(v0);
-            v1 = gelu_tanh(v1);
-          }
-          *reinterpret_cast<__nv_bfloat162*>(static_cast<__nv_bfloat16*>(y) + at) = __floats2bfloat162_rn(v0, v1);
+        }
+      }
+    }
+  } else {
+    // residual += Y + bias, then the layer norm of each full row, whose columns are spread over the cluster's CTAs:
+    // each row's sum, then its sum of squared deviations, goes to every CTA of the cluster (distributed shared
+    // memory), two-pass in fp32 like layernorm_forward.
+    const int ranks = gridDim.x, rank = blockIdx.x;  // the cluster is the grid row
+    float mean[2] = {0.f, 0.f}, partial[2] = {0.f, 0.f};
+    if (consumer) {
+      asm volatile("griddepcontrol.wait;" ::: "memory");  // the residual: written by the kernel before
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int r = r_top + 8 * half;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int c = n0 + 8 * j + 2 * (lane % 4);
+          float2 res = make_float2(0.f, 0.f);
+          if (r < M) res = *reinterpret_cast<const float2*>(ln.residual + static_cast<std::size_t>(r) * N + c);
+          d[4 * j + 2 * half] += __bfloat162float(bias[c]) + res.x;
+          d[4 * j + 2 * half + 1] += __bfloat162float(bias[c + 1]) + res.y;
+          partial[half] += d[4 * j + 2 * half] + d[4 * j + 2 * half + 1];
+        }
+      }
+      share_row_partials(partial, s.row_sum, rank, ranks, 16 * w + lane / 4, lane);
+    }
+    cluster_sync();
+    if (consumer) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = 16 * w + lane / 4 + 8 * half;
+        float total = 0.f;
+        for (int q = 0; q < ranks; ++q) total += s.row_sum[q][row];
+        mean[half] = total / N;
+        partial[half] = 0.f;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const float d0 = d[4 * j + 2 * half] - mean[half], d1 = d[4 * j + 2 * half + 1] - mean[half];
+          partial[half] += d0 * d0 + d1 * d1;
+        }
+      }
+      share_row_partials(partial, s.row_squares, rank, ranks, 16 * w + lane / 4, lane);
+    }
+    cluster_sync();
+    if (consumer) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = 16 * w + lane / 4 + 8 * half, r = m0 + row;
+        float total = 0.f;
+        for (int q = 0; q < ranks; ++q) total += s.row_squares[q][row];
+        const float rstd = rsqrtf(total / N + 1e-5f);
+        if (r >= M) continue;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int c = n0 + 8 * j + 2 * (lane % 4);
+          const float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
+          const std::size_t at = static_cast<std::size_t>(r) * N + c;
+          *reinterpret_cast<float2*>(ln.residual + at) = make_float2(v0, v1);
+          const float y0 = (v0 - mean[half]) * rstd * ln.weight[c] + ln.bias[c];
+          const float y1 = (v1 - mean[half]) * rstd * ln.weight[c + 1] + ln.bias[c + 1];
+          *reinterpret_cast<__nv_bfloat162*>(ln.out + at) = __floats2bfloat162_rn(y0, y1);
         }
       }
     }
   }
-  // No CTA leaves while another may still copy into it or arrive on its barriers.
+  // No CTA leaves while another may still copy into it, arrive on its barriers or store into its shared memory.
   if constexpr (kCluster) cluster_sync();
 #endif  // VTOOLS_WGMMA
 }
@@ -354,7 +461,7 @@ CUtensorMap tensor_map(const __nv_bfloat16* p, int rows, int K, int box_rows, co
 
 template <int BN, int CX, int CY, Out kOut>
 void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __nv_bfloat16* wt,
-            const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what) {
+            const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what, LayerNormEpilogue ln = {}) {
   const int splits = shape.k_splits > 0 ? shape.k_splits : 1;
   const CUtensorMap x_map = tensor_map(x, shape.M, shape.K, kBM / CX, what);
   const CUtensorMap w_map = tensor_map(wt, shape.N, shape.K, BN / CY, what);
@@ -372,13 +479,14 @@ void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __n
   cudaLaunchAttribute attrs[2] = {};
   attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attrs[0].val.programmaticStreamSerializationAllowed = 1;
+  constexpr bool kRowCluster = kOut == Out::kResidualLayerNorm;  // a cluster per row of CTAs
   attrs[1].id = cudaLaunchAttributeClusterDimension;
-  attrs[1].val.clusterDim.x = CX;
+  attrs[1].val.clusterDim.x = kRowCluster ? config.gridDim.x : CX;
   attrs[1].val.clusterDim.y = CY;
   attrs[1].val.clusterDim.z = 1;
   config.attrs = attrs;
-  config.numAttrs = CX * CY > 1 ? 2 : 1;
-  check_cuda(cudaLaunchKernelEx(&config, kernel, x_map, w_map, y, bias, shape.M, shape.N, shape.K / splits),
+  config.numAttrs = CX * CY > 1 || kRowCluster ? 2 : 1;
+  check_cuda(cudaLaunchKernelEx(&config, kernel, x_map, w_map, y, bias, shape.M, shape.N, shape.K / splits, ln),
              "cudaLaunchKernelEx", what);
 }
 
@@ -436,6 +544,24 @@ void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling
   if (same(tiling, {128, 2, 1})) return launch_tiling<128, 2, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
   if (same(tiling, {64, 1, 4})) return launch_tiling<64, 1, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
   return launch_tiling<128, 2, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+}
+
+bool wgmma_residual_layernorm_takes(const MatmulShape& shape) {
+  return !shape.weight_out_by_in && shape.k_splits == 0 && shape.M > 0 && shape.K > 0 && shape.K % 8 == 0 &&
+         shape.N > 0 && shape.N % kRowTile == 0 && shape.N / kRowTile <= kMaxRowCluster;
+}
+
+void wgmma_residual_layernorm_forward(const MatmulShape& shape, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt,
+                                      const __nv_bfloat16* d_bias, float* d_residual, const float* d_ln_weight,
+                                      const float* d_ln_bias, __nv_bfloat16* d_ln_out, cudaStream_t stream) {
+  const std::string what = "wgmma_gemm_kernel (residual + layer norm) Y[" + std::to_string(shape.M) + "][" +
+                           std::to_string(shape.N) + "] = X[" + std::to_string(shape.M) + "][" +
+                           std::to_string(shape.K) + "] * W";
+  if (!wgmma_residual_layernorm_takes(shape)) {
+    throw Error(ExitCode::kInternal, "wgmma_residual_layernorm_forward does not take " + what);
+  }
+  const LayerNormEpilogue ln{d_residual, d_ln_weight, d_ln_bias, d_ln_out};
+  launch<kRowTile, 1, 1, Out::kResidualLayerNorm>(shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
 }
 
 void transpose_bf16(__nv_bfloat16* d_dst, const __nv_bfloat16* d_src, int rows, int cols, cudaStream_t stream) {
