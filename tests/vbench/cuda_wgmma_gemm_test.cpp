@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "libcommon/error.hpp"
@@ -231,19 +230,27 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
   Gpu gpu;
-  GptConfig cfg;
-  cfg.name = "custom";
-  cfg.n_layer = 2, cfg.n_head = 4, cfg.n_embd = 256, cfg.vocab_size = 1001, cfg.block_size = 64;
-  const GptWeights weights = cuda_test::random_weights(cfg, rng);
-  const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, DType::kBf16);
-  // 256 rows: every tiling (4 row blocks, a cluster column of 4); 100 rows: only those one CTA high.
-  for (const auto& [B, T, tilings] : {std::tuple{4, 64, 4u}, std::tuple{2, 50, 2u}}) {
+  // Width 256: a row of 2 CTAs in the layer-norm projections; 384: 3, not a power of two. 256 rows: every tiling
+  // the width takes (4 row blocks, a cluster column of 4); 100 rows: only those one CTA high.
+  struct Case {
+    int n_embd, n_head, B, T;
+    std::size_t tilings;
+  };
+  const Case cases[] = {{256, 4, 4, 64, 4}, {256, 4, 2, 50, 2}, {384, 6, 4, 64, 2}, {384, 6, 2, 50, 1}};
+  for (const Case& c : cases) {
+    const int B = c.B, T = c.T;
+    CAPTURE(c.n_embd);
     CAPTURE(B);
     CAPTURE(T);
+    GptConfig cfg;
+    cfg.name = "custom";
+    cfg.n_layer = 2, cfg.n_head = c.n_head, cfg.n_embd = c.n_embd, cfg.vocab_size = 1001, cfg.block_size = 64;
+    const GptWeights weights = cuda_test::random_weights(cfg, rng);
+    const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, DType::kBf16);
     const auto tokens = cuda_test::random_tokens(rng, B * T, cfg.vocab_size);
     const std::vector<double> ref = reference_forward(weights, tokens, B, T);
     cuda::GptForward forward(gpu.lt, device_weights, B, T);
-    REQUIRE(forward.wgmma_tilings().size() == tilings);
+    REQUIRE(forward.wgmma_tilings().size() == c.tilings);
     cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int),
                                 cudaMemcpyHostToDevice), "cudaMemcpy", "tokens");
     forward.choose_gemm_algorithms(gpu.stream);

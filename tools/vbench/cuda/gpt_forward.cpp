@@ -88,7 +88,7 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
     MatmulShape attn_proj = attn_proj_mm_->shape(), fc_proj = fc_proj_mm_->shape();
     attn_proj.k_splits = fc_proj.k_splits = 0;
     layernorm_projections_available_ =
-        wgmma_residual_layernorm_takes(attn_proj) && wgmma_residual_layernorm_takes(fc_proj);
+        wgmma_residual_layernorm_ready(attn_proj) && wgmma_residual_layernorm_ready(fc_proj);
   }
   check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
   check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch fork");

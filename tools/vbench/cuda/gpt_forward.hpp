@@ -74,7 +74,8 @@ class GptForward {
   void use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t stream);
   [[nodiscard]] std::optional<WgmmaTiling> wgmma_tiling() const { return wgmma_; }
   /// Whether the unfused forward can run each projection together with the layer norm after it
-  /// (wgmma_residual_layernorm_forward: bf16, compute capability 9.0, width a multiple of 128 up to 1024).
+  /// (wgmma_residual_layernorm_forward: bf16, compute capability 9.0, width a multiple of 128 up to 1024, and the
+  /// device fits a cluster of width / 128 CTAs).
   [[nodiscard]] bool layernorm_projections_available() const { return layernorm_projections_available_; }
   /// Makes the unfused forward do so (no split-K partials, n_layer * 2 fewer kernels: only the first layer norm
   /// stays separate), or not (the default). Independent of the GEMMs chosen for qkv and fc. The first use makes the

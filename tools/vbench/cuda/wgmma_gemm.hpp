@@ -51,6 +51,9 @@ void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling
 /// multiple of 128 and at most 1024 (a cluster of at most 8 CTAs spans a row). M is free.
 bool wgmma_residual_layernorm_takes(const MatmulShape& shape);
 
+/// wgmma_residual_layernorm_takes, and this device can run a cluster of N / 128 of its CTAs.
+bool wgmma_residual_layernorm_ready(const MatmulShape& shape);
+
 /// A projection and the layer norm after it in one kernel: residual += X W + bias (fp32, in place), then
 /// ln_out = (residual - mean) / sqrt(var + 1e-5) * ln_weight + ln_bias per row (bf16; mean and the biased variance
 /// two-pass in fp32, as layernorm_forward). X [M][K] and bias [N] bf16, Wt = W transposed [N][K]. Each row's columns

@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int k_tiles = (k_per_split + kBK - 1) / kBK;  // past K the copies read zeros (out of bounds)
   const int cx = blockIdx.x % CX, cy = blockIdx.y % CY;  // multicast cluster rank = cx + CX * cy
   const bool consumer = threadIdx.x >= 128;
-  const int w = (threadIdx.x - 128) / 32, lane = threadIdx.x % 32;  // w: the consumer warp
+  const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;  // w: the consumer warp (for consumers)
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 1);
@@ -549,6 +549,31 @@ void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling
 bool wgmma_residual_layernorm_takes(const MatmulShape& shape) {
   return !shape.weight_out_by_in && shape.k_splits == 0 && shape.M > 0 && shape.K > 0 && shape.K % 8 == 0 &&
          shape.N > 0 && shape.N % kRowTile == 0 && shape.N / kRowTile <= kMaxRowCluster;
+}
+
+bool wgmma_residual_layernorm_ready(const MatmulShape& shape) {
+  if (!wgmma_residual_layernorm_takes(shape)) return false;
+  // One CTA per SM (its registers), a cluster of N / 128 of them in one GPC: fewer may fit on a partitioned (MIG) or
+  // smaller part.
+  auto kernel = wgmma_gemm_kernel<kRowTile, 1, 1, Out::kResidualLayerNorm>;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(shape.N / kRowTile, 1, 1);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = smem_bytes<kRowTile>();
+  cudaLaunchAttribute cluster[1] = {};
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = config.gridDim.x;
+  cluster[0].val.clusterDim.y = cluster[0].val.clusterDim.z = 1;
+  config.attrs = cluster;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(smem_bytes<kRowTile>())) != cudaSuccess ||
+      cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+    (void)cudaGetLastError();  // not an error: the unfused projections run
+    return false;
+  }
+  return clusters > 0;
 }
 
 void wgmma_residual_layernorm_forward(const MatmulShape& shape, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt,
