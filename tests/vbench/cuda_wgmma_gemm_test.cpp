@@ -259,21 +259,24 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
     REQUIRE(forward.layernorm_projections_available());
     std::vector<std::optional<cuda::WgmmaTiling>> tilings_and_none = {std::nullopt};
     tilings_and_none.insert(tilings_and_none.end(), forward.wgmma_tilings().begin(), forward.wgmma_tilings().end());
-    for (const bool fused_ln : {false, true}) {
+    using cuda::LayerNormProjections;
+    for (const auto which :
+         {LayerNormProjections::kNone, LayerNormProjections::kAttention, LayerNormProjections::kBoth}) {
       for (const std::optional<cuda::WgmmaTiling> tiling : tilings_and_none) {
-        if (!tiling && !fused_ln) continue;  // the cuBLASLt forward itself
+        if (!tiling && which == LayerNormProjections::kNone) continue;  // the cuBLASLt forward itself
         const std::string tile = tiling ? cuda::wgmma_tiling_name(*tiling) : "cuBLASLt";
+        const int fused_ln = static_cast<int>(which);
         CAPTURE(tile);
         CAPTURE(fused_ln);
         forward.use_wgmma_gemms(tiling, gpu.stream);
-        forward.use_layernorm_projections(fused_ln, gpu.stream);
+        forward.use_layernorm_projections(which, gpu.stream);
         for (const bool captured : {false, true}) {
           CAPTURE(captured);
           const std::vector<float> logits = logits_of(gpu, forward, rows, V, Vp, captured);
           const double rel = cuda_test::relative_error(logits, ref);
           const double vs_cublas =
               cuda_test::relative_error(logits, std::vector<double>(cublas.begin(), cublas.end()));
-          MESSAGE("wgmma " << tile << (fused_ln ? " + layer-norm projections" : "") << " B " << B << " T " << T
+          MESSAGE("wgmma " << tile << " + layer-norm projections " << fused_ln << " B " << B << " T " << T
                            << (captured ? " captured" : " eager") << ": rel err " << rel << " vs fp64, "
                            << vs_cublas << " vs the cuBLASLt forward");
           CHECK(rel <= 2e-2);
@@ -282,7 +285,7 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
       }
     }
     forward.use_wgmma_gemms(std::nullopt, gpu.stream);
-    forward.use_layernorm_projections(false, gpu.stream);
+    forward.use_layernorm_projections(LayerNormProjections::kNone, gpu.stream);
     CHECK_FALSE(forward.wgmma_tiling().has_value());
     // Back on the cuBLASLt plan (the own kernels' logits differ from its by ~1e-3).
     CHECK(cuda_test::relative_error(logits_of(gpu, forward, rows, V, Vp, true),

@@ -109,7 +109,7 @@ class CudaBackend final : public Backend {
       notes.push_back("cuda " + weights_->config.name + ": " +
                       (layout   ? std::string("fused layer steps in the ") + cuda::fused_layout_name(*layout) +
                                       " layout (one kernel per layer, fp32 math on CUDA cores in every dtype)"
-                       : tiling || forward_->layernorm_projections()
+                       : tiling || forward_->layernorm_projections() != cuda::LayerNormProjections::kNone
                            ? "the unfused forward with vbench's own " +
                                  candidate_name(tiling, forward_->layernorm_projections()) + " (wgmma, TMA)"
                            : std::string("the unfused forward")) +
@@ -242,18 +242,22 @@ class CudaBackend final : public Backend {
     double best_ms = forward_ms_.front().second;
     struct Candidate {
       std::optional<cuda::WgmmaTiling> tiling;
-      bool layernorm_projections = false;
+      cuda::LayerNormProjections layernorm_projections = cuda::LayerNormProjections::kNone;
     };
+    std::vector<std::optional<cuda::WgmmaTiling>> gemms = {std::nullopt};  // cuBLASLt's, then each tiling
+    gemms.insert(gemms.end(), forward_->wgmma_tilings().begin(), forward_->wgmma_tilings().end());
     std::vector<Candidate> candidates;
-    for (const cuda::WgmmaTiling tiling : forward_->wgmma_tilings()) candidates.push_back({tiling, false});
-    if (forward_->layernorm_projections_available()) {
-      candidates.push_back({std::nullopt, true});
-      for (const cuda::WgmmaTiling tiling : forward_->wgmma_tilings()) candidates.push_back({tiling, true});
+    for (const auto which : {cuda::LayerNormProjections::kNone, cuda::LayerNormProjections::kAttention,
+                             cuda::LayerNormProjections::kBoth}) {
+      if (which != cuda::LayerNormProjections::kNone && !forward_->layernorm_projections_available()) continue;
+      for (const std::optional<cuda::WgmmaTiling> tiling : gemms) {
+        if (tiling || which != cuda::LayerNormProjections::kNone) candidates.push_back({tiling, which});
+      }
     }
     Candidate best;
     for (const Candidate& c : candidates) {
       forward_->use_wgmma_gemms(std::nullopt, stream_);  // a plan the label below can name even if the next fails
-      forward_->use_layernorm_projections(false, stream_);
+      forward_->use_layernorm_projections(cuda::LayerNormProjections::kNone, stream_);
       std::string unused = "cuda " + weights_->config.name + ": the forward with " + candidate_name(c.tiling,
                            c.layernorm_projections) + " was not used: ";
       double err = 0;
@@ -288,10 +292,15 @@ class CudaBackend final : public Backend {
     forward_->use_layernorm_projections(best.layernorm_projections, stream_);
   }
 
-  /// "wgmma GEMMs 128x2x1", "projections fused with their layer norms", both joined by "and", or "cuBLASLt GEMMs".
-  static std::string candidate_name(std::optional<cuda::WgmmaTiling> tiling, bool layernorm_projections) {
+  /// "wgmma GEMMs 128x2x1", "the attention projection fused with its layer norm", "both projections fused with their
+  /// layer norms", a GEMM name and a projection one joined by "and", or "cuBLASLt GEMMs".
+  static std::string candidate_name(std::optional<cuda::WgmmaTiling> tiling, cuda::LayerNormProjections which) {
+    using cuda::LayerNormProjections;
     std::string name = tiling ? "wgmma GEMMs " + cuda::wgmma_tiling_name(*tiling) : "";
-    if (layernorm_projections) name += std::string(name.empty() ? "" : " and ") + "projections fused with layer norms";
+    std::string fused;
+    if (which == LayerNormProjections::kAttention) fused = "the attention projection fused with its layer norm";
+    if (which == LayerNormProjections::kBoth) fused = "both projections fused with their layer norms";
+    if (!fused.empty()) name += (name.empty() ? "" : " and ") + fused;
     return name.empty() ? "cuBLASLt GEMMs" : name;
   }
 
@@ -360,7 +369,9 @@ class CudaBackend final : public Backend {
   /// in forward_ms_.
   [[nodiscard]] std::string forward_label(std::optional<cuda::FusedLayout> layout) const {
     if (layout) return std::string("fused ") + cuda::fused_layout_name(*layout);
-    if (!forward_->wgmma_tiling() && !forward_->layernorm_projections()) return "unfused";
+    if (!forward_->wgmma_tiling() && forward_->layernorm_projections() == cuda::LayerNormProjections::kNone) {
+      return "unfused";
+    }
     return "unfused with " + candidate_name(forward_->wgmma_tiling(), forward_->layernorm_projections());
   }
 

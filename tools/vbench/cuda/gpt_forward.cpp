@@ -148,12 +148,16 @@ void GptForward::use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t
   wgmma_ = tiling;
 }
 
-void GptForward::use_layernorm_projections(bool on, cudaStream_t stream) {
-  if (on && !layernorm_projections_available_) {
+void GptForward::use_layernorm_projections(LayerNormProjections which, cudaStream_t stream) {
+  if (which == LayerNormProjections::kNone) {
+    layernorm_projections_ = which;
+    return;
+  }
+  if (!layernorm_projections_available_) {
     throw Error(ExitCode::kInternal, "the projections cannot run with their layer norms for this model");
   }
-  if (on) make_transposed_weights(stream);
-  layernorm_projections_ = on;
+  make_transposed_weights(stream);
+  layernorm_projections_ = which;
 }
 
 void GptForward::make_transposed_weights(cudaStream_t stream) {
@@ -213,7 +217,8 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
   };
   // With layernorm_projections_ (bf16 only), the i-th GEMM (1 or 3) adds its product and bias to the residual and
   // writes the layer norm of the result with ln_w, ln_b into ln: one kernel instead of a GEMM and a layer norm.
-  const bool fused_ln = layernorm_projections_;
+  const bool fused_attn_ln = layernorm_projections_ != LayerNormProjections::kNone;
+  const bool fused_fc_ln = layernorm_projections_ == LayerNormProjections::kBoth;
   auto projection_layernorm = [&](int i, const Matmul& mm, const void* x, const DeviceBuffer& bias,
                                   const DeviceBuffer& ln_w, const DeviceBuffer& ln_b) {
     if constexpr (std::is_same_v<A, __nv_bfloat16>) {
@@ -224,12 +229,12 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     }
   };
   for (const DeviceLayer& l : w_.layers) {
-    if (!fused_ln || layer == 0) {
+    if (!fused_fc_ln || layer == 0) {
       layernorm_forward(ln, residual, pending, l.ln1_w.as<float>(), l.ln1_b.as<float>(), R, C, stream);
     }
     gemm(0, *qkv_mm_, qkv_.get(), ln, l.attn_w, &l.attn_b);
     attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream);
-    if (fused_ln) {
+    if (fused_attn_ln) {
       projection_layernorm(1, *attn_proj_mm_, attn_.get(), l.attn_proj_b, l.ln2_w, l.ln2_b);
     } else {
       gemm(1, *attn_proj_mm_, partials, attn_.get(), l.attn_proj_w, nullptr);
@@ -237,7 +242,7 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
                         l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream);
     }
     gemm(2, *fc_mm_, fc_.get(), ln, l.fc_w, &l.fc_b);
-    if (fused_ln) {  // the next layer's first layer norm, or the final one
+    if (fused_fc_ln) {  // the next layer's first layer norm, or the final one
       const bool last = layer + 1 == w_.layers.size();
       projection_layernorm(3, *fc_proj_mm_, fc_.get(), l.fc_proj_b, last ? w_.lnf_w : w_.layers[layer + 1].ln1_w,
                            last ? w_.lnf_b : w_.layers[layer + 1].ln1_b);
@@ -253,7 +258,7 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
                                    w_.lnf_b.as<float>(), R, C, stream);
     }
   }
-  if (!split_head() && !fused_ln) {
+  if (!split_head() && !fused_fc_ln) {
     layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream);
   }
   join_head_prefetch(stream);

@@ -38,6 +38,10 @@
 
 namespace vtools::vbench::cuda {
 
+/// Which projections run together with the residual add and the layer norm after them
+/// (GptForward::use_layernorm_projections).
+enum class LayerNormProjections { kNone, kAttention, kBoth };
+
 class GptForward {
  public:
   /// Allocates activations for batch B and sequence T and plans the five GEMM shapes. `weights` must outlive this.
@@ -77,11 +81,12 @@ class GptForward {
   /// (wgmma_residual_layernorm_forward: bf16, compute capability 9.0, width a multiple of 128 up to 1024, and the
   /// device fits a cluster of width / 128 CTAs).
   [[nodiscard]] bool layernorm_projections_available() const { return layernorm_projections_available_; }
-  /// Makes the unfused forward do so (no split-K partials, n_layer * 2 fewer kernels: only the first layer norm
-  /// stays separate), or not (the default). Independent of the GEMMs chosen for qkv and fc. The first use makes the
+  /// Makes the unfused forward do so for the attention projections (n_layer fewer kernels), for both (2 * n_layer
+  /// fewer: only the first layer norm stays separate; at small M the fc projection then runs on few CTAs without
+  /// split-K), or for none (the default). Independent of the GEMMs chosen for qkv and fc. The first use makes the
   /// transposed weights, on `stream`.
-  void use_layernorm_projections(bool on, cudaStream_t stream);
-  [[nodiscard]] bool layernorm_projections() const { return layernorm_projections_; }
+  void use_layernorm_projections(LayerNormProjections which, cudaStream_t stream);
+  [[nodiscard]] LayerNormProjections layernorm_projections() const { return layernorm_projections_; }
   /// Fills every activation and the logits with NaN: a forward run after it that leaves any of them unwritten shows.
   void poison_activations(cudaStream_t stream) const;
   /// Makes enqueue() prefetch the LM head's weights into L2 (evict-last) on a side branch that forks at the start
@@ -123,7 +128,8 @@ class GptForward {
   std::optional<FusedLayout> fused_;
   std::vector<WgmmaTiling> wgmma_tilings_;
   std::optional<WgmmaTiling> wgmma_;
-  bool layernorm_projections_available_ = false, layernorm_projections_ = false;
+  bool layernorm_projections_available_ = false;
+  LayerNormProjections layernorm_projections_ = LayerNormProjections::kNone;
   /// Per layer, W transposed to [N][K] for the wgmma GEMMs: attn_w, attn_proj_w, fc_w, fc_proj_w (made on first use).
   std::vector<DeviceBuffer> transposed_;
   int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)
