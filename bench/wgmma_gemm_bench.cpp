@@ -98,7 +98,7 @@ int run_layernorm() {
   cuda::DeviceBuffer workspace(kWorkspace, "workspace");
   const int M = 256, C = 768;
   std::mt19937 rng(1234);
-  std::printf("%-10s %-28s %9s %10s\n", "product", "kernels", "us", "rel err");
+  std::printf("%-10s %-32s %9s %10s\n", "product", "kernels", "us", "rel err");
   for (const auto& [name, K, splits] : {std::tuple{"attn_proj", 768, 2}, std::tuple{"fc_proj", 3072, 4}}) {
     const cuda::MatmulShape split{M, C, K, false, splits}, whole{M, C, K};
     const cuda::DeviceBuffer x = bf16_buffer(rng, static_cast<std::size_t>(M) * K, 1.f);
@@ -123,28 +123,35 @@ int run_layernorm() {
                                                                   bias.as<__nv_bfloat16>()},
                               ln_w.as<float>(), ln_b.as<float>(), M, C, nullptr);
     };
-    auto fused = [&] {
-      cuda::wgmma_residual_layernorm_forward(whole, x.as<__nv_bfloat16>(), wt.as<__nv_bfloat16>(),
-                                             bias.as<__nv_bfloat16>(), residual.as<float>(), ln_w.as<float>(),
-                                             ln_b.as<float>(), ln.as<__nv_bfloat16>(), nullptr);
-    };
     residual.upload(host_residual.data(), host_residual.size() * 4, "residual");
     today();
     const std::vector<float> ref = output(ln, whole);
-    residual.upload(host_residual.data(), host_residual.size() * 4, "residual");
-    cuda::check_cuda(cudaMemset(ln.get(), 0xFF, ln.bytes()), "cudaMemset");
-    fused();
-    const std::vector<float> got = output(ln, whole);
-    double num = 0, den = 0;
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-      num += (double(got[i]) - ref[i]) * (double(got[i]) - ref[i]);
-      den += double(ref[i]) * ref[i];
+    std::printf("%-10s %-32s %9.2f %10s\n", name, "cuBLASLt split + layer norm", median_us(today), "-");
+    for (const int tile_n : cuda::kLayerNormTiles) {
+      const std::string label = "wgmma + residual + LN, " + std::to_string(tile_n) + "-wide";
+      if (!cuda::wgmma_residual_layernorm_ready(whole, tile_n)) {
+        std::printf("%-10s %-32s %9s %10s   (not on this device)\n", name, label.c_str(), "-", "-");
+        continue;
+      }
+      auto fused = [&] {
+        cuda::wgmma_residual_layernorm_forward(whole, tile_n, x.as<__nv_bfloat16>(), wt.as<__nv_bfloat16>(),
+                                               bias.as<__nv_bfloat16>(), residual.as<float>(), ln_w.as<float>(),
+                                               ln_b.as<float>(), ln.as<__nv_bfloat16>(), nullptr);
+      };
+      residual.upload(host_residual.data(), host_residual.size() * 4, "residual");
+      cuda::check_cuda(cudaMemset(ln.get(), 0xFF, ln.bytes()), "cudaMemset");
+      fused();
+      const std::vector<float> got = output(ln, whole);
+      double num = 0, den = 0;
+      for (std::size_t i = 0; i < ref.size(); ++i) {
+        num += (double(got[i]) - ref[i]) * (double(got[i]) - ref[i]);
+        den += double(ref[i]) * ref[i];
+      }
+      const double rel = std::sqrt(num / den);
+      std::printf("%-10s %-32s %9.2f %10.2e%s\n", name, label.c_str(), median_us(fused), rel,
+                  rel <= 1e-2 ? "" : "   MISMATCH");
+      std::fflush(stdout);
     }
-    const double rel = std::sqrt(num / den);
-    std::printf("%-10s %-28s %9.2f %10s\n", name, "cuBLASLt split + layer norm", median_us(today), "-");
-    std::printf("%-10s %-28s %9.2f %10.2e%s\n", name, "wgmma + residual + layer norm", median_us(fused), rel,
-                rel <= 1e-2 ? "" : "   MISMATCH");
-    std::fflush(stdout);
   }
   cublasLtDestroy(lt);
   return 0;

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -116,12 +117,13 @@ TEST_CASE("wgmma GEMM: matches cpu::matmul_forward in every tiling, epilogue and
 
 /// residual += X W + bias, ln = layernorm(residual): the kernel vs cpu::matmul_forward, residual_forward and
 /// layernorm_forward.
-void residual_layernorm_case(cuda_test::Random& rng, int M, int N, int K) {
+void residual_layernorm_case(cuda_test::Random& rng, int M, int N, int K, int tile_n) {
   CAPTURE(M);
   CAPTURE(N);
   CAPTURE(K);
+  CAPTURE(tile_n);
   const cuda::MatmulShape shape{M, N, K};
-  REQUIRE(cuda::wgmma_residual_layernorm_takes(shape));
+  REQUIRE(cuda::wgmma_residual_layernorm_ready(shape, tile_n));
   const std::size_t n = static_cast<std::size_t>(M) * N;
   const auto x = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(M) * K));
   const auto w = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(K) * N, 1.f / std::sqrt(K)));
@@ -140,7 +142,7 @@ void residual_layernorm_case(cuda_test::Random& rng, int M, int N, int K) {
   const cuda::DeviceBuffer d_ln_w = cuda_test::to_device<float>(ln_w), d_ln_b = cuda_test::to_device<float>(ln_b);
   cuda::DeviceBuffer d_ln(n * sizeof(Bf16), "layer norm output");
   cuda::check_cuda(cudaMemset(d_ln.get(), 0xFF, d_ln.bytes()), "cudaMemset", "NaN output");
-  cuda::wgmma_residual_layernorm_forward(shape, d_x.as<Bf16>(), d_wt.as<Bf16>(), d_bias.as<Bf16>(),
+  cuda::wgmma_residual_layernorm_forward(shape, tile_n, d_x.as<Bf16>(), d_wt.as<Bf16>(), d_bias.as<Bf16>(),
                                          d_residual.as<float>(), d_ln_w.as<float>(), d_ln_b.as<float>(),
                                          d_ln.as<Bf16>(), nullptr);
   // The residual: exact bf16 inputs, fp32 sums in another order. The norm: rounded to bf16 at the end.
@@ -153,14 +155,21 @@ TEST_CASE("wgmma GEMM with the residual add and layer norm: matches the cpu ops 
   const auto seed = cuda_test::test_seed();
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
-  for (const int ctas : {1, 2, 3, 6, 8}) {  // CTAs across a row: the cluster
-    residual_layernorm_case(rng, rng.uniform_int(1, 300), 128 * ctas, 8 * rng.uniform_int(1, 100));
+  for (const int tile_n : cuda::kLayerNormTiles) {
+    // CTAs across a row (the cluster): 1 to 8 of 128 columns, up to 16 of 64 (non-portable past 8).
+    const std::vector<int> widths = tile_n == 128 ? std::vector{1, 2, 3, 6, 8} : std::vector{1, 5, 8, 12, 16};
+    for (const int ctas : widths) {
+      residual_layernorm_case(rng, rng.uniform_int(1, 300), tile_n * ctas, 8 * rng.uniform_int(1, 100), tile_n);
+    }
+    residual_layernorm_case(rng, 256, 768, 768, tile_n);   // gpt2's attention projection at B=4, T=64
+    residual_layernorm_case(rng, 256, 768, 3072, tile_n);  // and its fc projection
   }
-  residual_layernorm_case(rng, 256, 768, 768);   // gpt2's attention projection at B=4, T=64
-  residual_layernorm_case(rng, 256, 768, 3072);  // and its fc projection
-  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 1152, 768}));  // 9 CTAs: over the portable cluster size
-  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 192, 768}));
-  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 768, 768, false, 2}));
+  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 1152, 768}, 128));  // 9 CTAs: over the portable size
+  CHECK(cuda::wgmma_residual_layernorm_takes({256, 1024, 768}, 64));         // 16 CTAs of 64
+  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 1088, 768}, 64));   // 17
+  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 192, 768}, 128));
+  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 768, 768, false, 2}, 128));
+  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 768, 768}, 96));
 }
 
 TEST_CASE("wgmma GEMM: the shapes it takes, and an error for the others") {
@@ -256,7 +265,8 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
     forward.choose_gemm_algorithms(gpu.stream);
     const int rows = B * T, V = cfg.vocab_size, Vp = device_weights.padded_vocab;
     const std::vector<float> cublas = logits_of(gpu, forward, rows, V, Vp, false);
-    REQUIRE(forward.layernorm_projections_available());
+    REQUIRE(forward.layernorm_tiles() == std::vector<int>(std::begin(cuda::kLayerNormTiles),
+                                                          std::end(cuda::kLayerNormTiles)));
     std::vector<std::optional<cuda::WgmmaTiling>> tilings_and_none = {std::nullopt};
     tilings_and_none.insert(tilings_and_none.end(), forward.wgmma_tilings().begin(), forward.wgmma_tilings().end());
     using cuda::LayerNormProjections;
@@ -264,19 +274,23 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
          {LayerNormProjections::kNone, LayerNormProjections::kAttention, LayerNormProjections::kBoth}) {
       for (const std::optional<cuda::WgmmaTiling> tiling : tilings_and_none) {
         if (!tiling && which == LayerNormProjections::kNone) continue;  // the cuBLASLt forward itself
+        // The layer-norm tiles alternate over the GEMM tilings: each width runs in both layer-norm modes.
+        const int ln_tile = cuda::kLayerNormTiles[(tiling ? tiling->bn + tiling->cluster_x : 0) % 2];
         const std::string tile = tiling ? cuda::wgmma_tiling_name(*tiling) : "cuBLASLt";
         const int fused_ln = static_cast<int>(which);
         CAPTURE(tile);
         CAPTURE(fused_ln);
+        CAPTURE(ln_tile);
         forward.use_wgmma_gemms(tiling, gpu.stream);
-        forward.use_layernorm_projections(which, gpu.stream);
+        forward.use_layernorm_projections(which, ln_tile, gpu.stream);
         for (const bool captured : {false, true}) {
           CAPTURE(captured);
           const std::vector<float> logits = logits_of(gpu, forward, rows, V, Vp, captured);
           const double rel = cuda_test::relative_error(logits, ref);
           const double vs_cublas =
               cuda_test::relative_error(logits, std::vector<double>(cublas.begin(), cublas.end()));
-          MESSAGE("wgmma " << tile << " + layer-norm projections " << fused_ln << " B " << B << " T " << T
+          MESSAGE("wgmma " << tile << " + layer-norm projections " << fused_ln << " (" << ln_tile << "-wide) B " << B
+                           << " T " << T
                            << (captured ? " captured" : " eager") << ": rel err " << rel << " vs fp64, "
                            << vs_cublas << " vs the cuBLASLt forward");
           CHECK(rel <= 2e-2);
@@ -285,7 +299,7 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
       }
     }
     forward.use_wgmma_gemms(std::nullopt, gpu.stream);
-    forward.use_layernorm_projections(LayerNormProjections::kNone, gpu.stream);
+    forward.use_layernorm_projections(LayerNormProjections::kNone, 0, gpu.stream);
     CHECK_FALSE(forward.wgmma_tiling().has_value());
     // Back on the cuBLASLt plan (the own kernels' logits differ from its by ~1e-3).
     CHECK(cuda_test::relative_error(logits_of(gpu, forward, rows, V, Vp, true),

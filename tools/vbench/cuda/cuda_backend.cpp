@@ -111,7 +111,8 @@ class CudaBackend final : public Backend {
                                       " layout (one kernel per layer, fp32 math on CUDA cores in every dtype)"
                        : tiling || forward_->layernorm_projections() != cuda::LayerNormProjections::kNone
                            ? "the unfused forward with vbench's own " +
-                                 candidate_name(tiling, forward_->layernorm_projections()) + " (wgmma, TMA)"
+                                 candidate_name(tiling, forward_->layernorm_projections(), forward_->layernorm_tile()) +
+                                 " (wgmma, TMA)"
                            : std::string("the unfused forward")) +
                       (forward_->head_prefetch() ? " with the LM head's weights prefetched into L2" : "") +
                       ", the fastest at prepare (median of 15 replays: " + times + ")");
@@ -135,7 +136,7 @@ class CudaBackend final : public Backend {
     forward_->choose_gemm_algorithms(stream_);
     run_eagerly("the eager warm-up forward");
     tune_gemms();
-    const bool own = !forward_->wgmma_tilings().empty() || forward_->layernorm_projections_available();
+    const bool own = !forward_->wgmma_tilings().empty() || !forward_->layernorm_tiles().empty();
     if (own && wgmma_requested()) choose_wgmma_gemms();
     if (!forward_->fused_layouts().empty()) choose_layer_fusion();
     choose_head_prefetch();
@@ -240,30 +241,31 @@ class CudaBackend final : public Backend {
     const std::vector<float> reference = device_logits();
     forward_ms_ = {{forward_label(std::nullopt), median_forward_ms()}};
     double best_ms = forward_ms_.front().second;
+    using cuda::LayerNormProjections;
     struct Candidate {
       std::optional<cuda::WgmmaTiling> tiling;
-      cuda::LayerNormProjections layernorm_projections = cuda::LayerNormProjections::kNone;
+      LayerNormProjections layernorm_projections = LayerNormProjections::kNone;
+      int layernorm_tile = 0;
     };
     std::vector<std::optional<cuda::WgmmaTiling>> gemms = {std::nullopt};  // cuBLASLt's, then each tiling
     gemms.insert(gemms.end(), forward_->wgmma_tilings().begin(), forward_->wgmma_tilings().end());
     std::vector<Candidate> candidates;
-    for (const auto which : {cuda::LayerNormProjections::kNone, cuda::LayerNormProjections::kAttention,
-                             cuda::LayerNormProjections::kBoth}) {
-      if (which != cuda::LayerNormProjections::kNone && !forward_->layernorm_projections_available()) continue;
-      for (const std::optional<cuda::WgmmaTiling> tiling : gemms) {
-        if (tiling || which != cuda::LayerNormProjections::kNone) candidates.push_back({tiling, which});
+    for (const std::optional<cuda::WgmmaTiling> tiling : gemms) {
+      if (tiling) candidates.push_back({tiling, LayerNormProjections::kNone, 0});
+      for (const auto which : {LayerNormProjections::kAttention, LayerNormProjections::kBoth}) {
+        for (const int tile_n : forward_->layernorm_tiles()) candidates.push_back({tiling, which, tile_n});
       }
     }
     Candidate best;
     for (const Candidate& c : candidates) {
       forward_->use_wgmma_gemms(std::nullopt, stream_);  // a plan the label below can name even if the next fails
-      forward_->use_layernorm_projections(cuda::LayerNormProjections::kNone, stream_);
-      std::string unused = "cuda " + weights_->config.name + ": the forward with " + candidate_name(c.tiling,
-                           c.layernorm_projections) + " was not used: ";
+      forward_->use_layernorm_projections(LayerNormProjections::kNone, 0, stream_);
+      std::string unused = "cuda " + weights_->config.name + ": the forward with " +
+                           candidate_name(c.tiling, c.layernorm_projections, c.layernorm_tile) + " was not used: ";
       double err = 0;
       try {
         forward_->use_wgmma_gemms(c.tiling, stream_);
-        forward_->use_layernorm_projections(c.layernorm_projections, stream_);
+        forward_->use_layernorm_projections(c.layernorm_projections, c.layernorm_tile, stream_);
         forward_->poison_activations(stream_);
         run_eagerly("an eager forward with own wgmma kernels");  // also loads their module outside the capture
         err = relative_error(device_logits(), reference);
@@ -289,18 +291,19 @@ class CudaBackend final : public Backend {
       }
     }
     forward_->use_wgmma_gemms(best.tiling, stream_);
-    forward_->use_layernorm_projections(best.layernorm_projections, stream_);
+    forward_->use_layernorm_projections(best.layernorm_projections, best.layernorm_tile, stream_);
   }
 
-  /// "wgmma GEMMs 128x2x1", "the attention projection fused with its layer norm", "both projections fused with their
-  /// layer norms", a GEMM name and a projection one joined by "and", or "cuBLASLt GEMMs".
-  static std::string candidate_name(std::optional<cuda::WgmmaTiling> tiling, cuda::LayerNormProjections which) {
+  /// "wgmma GEMMs 128x2x1", "the attention projection fused with its layer norm (64-wide tiles)", "both projections
+  /// fused with their layer norms (...)", a GEMM name and a projection one joined by "and", or "cuBLASLt GEMMs".
+  static std::string candidate_name(std::optional<cuda::WgmmaTiling> tiling, cuda::LayerNormProjections which,
+                                    int tile_n) {
     using cuda::LayerNormProjections;
     std::string name = tiling ? "wgmma GEMMs " + cuda::wgmma_tiling_name(*tiling) : "";
     std::string fused;
     if (which == LayerNormProjections::kAttention) fused = "the attention projection fused with its layer norm";
     if (which == LayerNormProjections::kBoth) fused = "both projections fused with their layer norms";
-    if (!fused.empty()) name += (name.empty() ? "" : " and ") + fused;
+    if (!fused.empty()) name += (name.empty() ? "" : " and ") + fused + " (" + std::to_string(tile_n) + "-wide tiles)";
     return name.empty() ? "cuBLASLt GEMMs" : name;
   }
 
@@ -372,7 +375,8 @@ class CudaBackend final : public Backend {
     if (!forward_->wgmma_tiling() && forward_->layernorm_projections() == cuda::LayerNormProjections::kNone) {
       return "unfused";
     }
-    return "unfused with " + candidate_name(forward_->wgmma_tiling(), forward_->layernorm_projections());
+    return "unfused with " +
+           candidate_name(forward_->wgmma_tiling(), forward_->layernorm_projections(), forward_->layernorm_tile());
   }
 
   /// Median time of 15 replays of the forward as planned now (after 3 warm-up ones); +inf when it cannot be

@@ -87,8 +87,11 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
     }
     MatmulShape attn_proj = attn_proj_mm_->shape(), fc_proj = fc_proj_mm_->shape();
     attn_proj.k_splits = fc_proj.k_splits = 0;
-    layernorm_projections_available_ =
-        wgmma_residual_layernorm_ready(attn_proj) && wgmma_residual_layernorm_ready(fc_proj);
+    for (const int tile_n : kLayerNormTiles) {
+      if (wgmma_residual_layernorm_ready(attn_proj, tile_n) && wgmma_residual_layernorm_ready(fc_proj, tile_n)) {
+        layernorm_tiles_.push_back(tile_n);
+      }
+    }
   }
   check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
   check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch fork");
@@ -148,16 +151,19 @@ void GptForward::use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t
   wgmma_ = tiling;
 }
 
-void GptForward::use_layernorm_projections(LayerNormProjections which, cudaStream_t stream) {
+void GptForward::use_layernorm_projections(LayerNormProjections which, int tile_n, cudaStream_t stream) {
   if (which == LayerNormProjections::kNone) {
     layernorm_projections_ = which;
+    layernorm_tile_ = 0;
     return;
   }
-  if (!layernorm_projections_available_) {
-    throw Error(ExitCode::kInternal, "the projections cannot run with their layer norms for this model");
+  if (std::find(layernorm_tiles_.begin(), layernorm_tiles_.end(), tile_n) == layernorm_tiles_.end()) {
+    throw Error(ExitCode::kInternal, "the projections cannot run with their layer norms in tiles " +
+                                         std::to_string(tile_n) + " wide for this model");
   }
   make_transposed_weights(stream);
   layernorm_projections_ = which;
+  layernorm_tile_ = tile_n;
 }
 
 void GptForward::make_transposed_weights(cudaStream_t stream) {
@@ -224,8 +230,9 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     if constexpr (std::is_same_v<A, __nv_bfloat16>) {
       MatmulShape shape = mm.shape();
       shape.k_splits = 0;
-      wgmma_residual_layernorm_forward(shape, static_cast<const A*>(x), transposed_[4 * layer + i].as<A>(),
-                                       bias.as<A>(), residual, ln_w.as<float>(), ln_b.as<float>(), ln, stream);
+      wgmma_residual_layernorm_forward(shape, layernorm_tile_, static_cast<const A*>(x),
+                                       transposed_[4 * layer + i].as<A>(), bias.as<A>(), residual, ln_w.as<float>(),
+                                       ln_b.as<float>(), ln, stream);
     }
   };
   for (const DeviceLayer& l : w_.layers) {

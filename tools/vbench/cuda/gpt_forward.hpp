@@ -77,16 +77,17 @@ class GptForward {
   /// as cuBLASLt's (nullopt, the default). The first use makes the transposed weights, on `stream`.
   void use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t stream);
   [[nodiscard]] std::optional<WgmmaTiling> wgmma_tiling() const { return wgmma_; }
-  /// Whether the unfused forward can run each projection together with the layer norm after it
-  /// (wgmma_residual_layernorm_forward: bf16, compute capability 9.0, width a multiple of 128 up to 1024, and the
-  /// device fits a cluster of width / 128 CTAs).
-  [[nodiscard]] bool layernorm_projections_available() const { return layernorm_projections_available_; }
+  /// The tile widths (kLayerNormTiles) in which the unfused forward can run each projection together with the layer
+  /// norm after it (wgmma_residual_layernorm_forward: bf16, compute capability 9.0, width a multiple of the tile up
+  /// to 8 or 16 tiles, and the device fits a cluster of that many CTAs); empty when it cannot.
+  [[nodiscard]] const std::vector<int>& layernorm_tiles() const { return layernorm_tiles_; }
   /// Makes the unfused forward do so for the attention projections (n_layer fewer kernels), for both (2 * n_layer
   /// fewer: only the first layer norm stays separate; at small M the fc projection then runs on few CTAs without
   /// split-K), or for none (the default). Independent of the GEMMs chosen for qkv and fc. The first use makes the
   /// transposed weights, on `stream`.
-  void use_layernorm_projections(LayerNormProjections which, cudaStream_t stream);
+  void use_layernorm_projections(LayerNormProjections which, int tile_n, cudaStream_t stream);
   [[nodiscard]] LayerNormProjections layernorm_projections() const { return layernorm_projections_; }
+  [[nodiscard]] int layernorm_tile() const { return layernorm_tile_; }
   /// Fills every activation and the logits with NaN: a forward run after it that leaves any of them unwritten shows.
   void poison_activations(cudaStream_t stream) const;
   /// Makes enqueue() prefetch the LM head's weights into L2 (evict-last) on a side branch that forks at the start
@@ -128,8 +129,9 @@ class GptForward {
   std::optional<FusedLayout> fused_;
   std::vector<WgmmaTiling> wgmma_tilings_;
   std::optional<WgmmaTiling> wgmma_;
-  bool layernorm_projections_available_ = false;
+  std::vector<int> layernorm_tiles_;
   LayerNormProjections layernorm_projections_ = LayerNormProjections::kNone;
+  int layernorm_tile_ = 0;
   /// Per layer, W transposed to [N][K] for the wgmma GEMMs: attn_w, attn_proj_w, fc_w, fc_proj_w (made on first use).
   std::vector<DeviceBuffer> transposed_;
   int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)

@@ -47,21 +47,26 @@ void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling
                         const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
                         cudaStream_t stream);
 
-/// Whether wgmma_residual_layernorm_forward takes `shape`: no split, W given as [N][K], K a multiple of 8, N a
-/// multiple of 128 and at most 1024 (a cluster of at most 8 CTAs spans a row). M is free.
-bool wgmma_residual_layernorm_takes(const MatmulShape& shape);
+/// The tile widths of wgmma_residual_layernorm_forward: 128 columns per CTA, up to 8 CTAs (the portable cluster
+/// size) across a row; or 64, up to 16 (a non-portable cluster size the H100 allows): twice the CTAs at small M.
+inline constexpr int kLayerNormTiles[] = {128, 64};
 
-/// wgmma_residual_layernorm_takes, and this device can run a cluster of N / 128 of its CTAs.
-bool wgmma_residual_layernorm_ready(const MatmulShape& shape);
+/// Whether wgmma_residual_layernorm_forward takes `shape` with tiles `tile_n` wide: no split, W given as [N][K], K a
+/// multiple of 8, N a multiple of tile_n and at most 8 * 128 or 16 * 64 (one cluster spans a row). M is free.
+bool wgmma_residual_layernorm_takes(const MatmulShape& shape, int tile_n);
+
+/// wgmma_residual_layernorm_takes, and this device can run a cluster of N / tile_n of its CTAs.
+bool wgmma_residual_layernorm_ready(const MatmulShape& shape, int tile_n);
 
 /// A projection and the layer norm after it in one kernel: residual += X W + bias (fp32, in place), then
 /// ln_out = (residual - mean) / sqrt(var + 1e-5) * ln_weight + ln_bias per row (bf16; mean and the biased variance
 /// two-pass in fp32, as layernorm_forward). X [M][K] and bias [N] bf16, Wt = W transposed [N][K]. Each row's columns
-/// are spread over a cluster of N / 128 CTAs that exchange their partial row sums through distributed shared memory.
-/// Enqueued on `stream`; throws Error(kInternal) for a shape it does not take.
-void wgmma_residual_layernorm_forward(const MatmulShape& shape, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt,
-                                      const __nv_bfloat16* d_bias, float* d_residual, const float* d_ln_weight,
-                                      const float* d_ln_bias, __nv_bfloat16* d_ln_out, cudaStream_t stream);
+/// are spread over a cluster of N / tile_n CTAs that exchange their partial row sums through distributed shared
+/// memory. Enqueued on `stream`; throws Error(kInternal) for a shape it does not take.
+void wgmma_residual_layernorm_forward(const MatmulShape& shape, int tile_n, const __nv_bfloat16* d_x,
+                                      const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias, float* d_residual,
+                                      const float* d_ln_weight, const float* d_ln_bias, __nv_bfloat16* d_ln_out,
+                                      cudaStream_t stream);
 
 /// dst[c][r] = src[r][c] for a [rows][cols] bf16 matrix (weights to the K-major layout wgmma reads).
 void transpose_bf16(__nv_bfloat16* d_dst, const __nv_bfloat16* d_src, int rows, int cols, cudaStream_t stream);

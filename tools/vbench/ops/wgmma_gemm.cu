@@ -49,8 +49,12 @@ struct LayerNormEpilogue {
   __nv_bfloat16* out = nullptr;
 };
 
-constexpr int kMaxRowCluster = 8;  // CTAs across a row in the layer-norm epilogue: the portable cluster size
-constexpr int kRowTile = 128;      // their tile width (BN)
+// CTAs across a row in the layer-norm epilogue: 8 (the portable cluster size) of 128 columns, or up to 16 (the
+// H100's non-portable maximum) of 64, which puts twice the CTAs on a product at small M.
+constexpr int kMaxRowCluster = 16;
+
+/// The largest cluster the layer-norm epilogue launches with tiles `tile_n` wide.
+constexpr int max_row_cluster(int tile_n) { return tile_n == 128 ? 8 : 16; }
 
 template <int BN>
 struct Stages {
@@ -459,6 +463,24 @@ CUtensorMap tensor_map(const __nv_bfloat16* p, int rows, int K, int box_rows, co
   return map;
 }
 
+/// Sets the kernel's dynamic shared memory limit and, for the layer-norm epilogue's clusters over 8 CTAs, allows
+/// non-portable cluster sizes: once per kernel, on its first use (outside any graph capture: the eager runs come
+/// first). False when the device refuses.
+template <int BN, int CX, int CY, Out kOut>
+bool kernel_attributes_set() {
+  static const bool set = [] {
+    auto kernel = wgmma_gemm_kernel<BN, CX, CY, kOut>;
+    bool ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(smem_bytes<BN>())) == cudaSuccess;
+    if (ok && kOut == Out::kResidualLayerNorm && max_row_cluster(BN) > 8) {
+      ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+    }
+    if (!ok) (void)cudaGetLastError();
+    return ok;
+  }();
+  return set;
+}
+
 template <int BN, int CX, int CY, Out kOut>
 void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __nv_bfloat16* wt,
             const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what, LayerNormEpilogue ln = {}) {
@@ -466,9 +488,9 @@ void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __n
   const CUtensorMap x_map = tensor_map(x, shape.M, shape.K, kBM / CX, what);
   const CUtensorMap w_map = tensor_map(wt, shape.N, shape.K, BN / CY, what);
   auto kernel = wgmma_gemm_kernel<BN, CX, CY, kOut>;
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(smem_bytes<BN>())),
-             "cudaFuncSetAttribute", what);
+  if (!kernel_attributes_set<BN, CX, CY, kOut>()) {
+    throw Error(ExitCode::kInternal, "the device refuses the shared memory or cluster size of " + what);
+  }
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(shape.N / BN, (shape.M + kBM - 1) / kBM, splits);
   config.blockDim = dim3(kThreads);
@@ -546,20 +568,23 @@ void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling
   return launch_tiling<128, 2, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
 }
 
-bool wgmma_residual_layernorm_takes(const MatmulShape& shape) {
-  return !shape.weight_out_by_in && shape.k_splits == 0 && shape.M > 0 && shape.K > 0 && shape.K % 8 == 0 &&
-         shape.N > 0 && shape.N % kRowTile == 0 && shape.N / kRowTile <= kMaxRowCluster;
+bool wgmma_residual_layernorm_takes(const MatmulShape& shape, int tile_n) {
+  return (tile_n == 64 || tile_n == 128) && !shape.weight_out_by_in && shape.k_splits == 0 && shape.M > 0 &&
+         shape.K > 0 && shape.K % 8 == 0 && shape.N > 0 && shape.N % tile_n == 0 &&
+         shape.N / tile_n <= max_row_cluster(tile_n);
 }
 
-bool wgmma_residual_layernorm_ready(const MatmulShape& shape) {
-  if (!wgmma_residual_layernorm_takes(shape)) return false;
-  // One CTA per SM (its registers), a cluster of N / 128 of them in one GPC: fewer may fit on a partitioned (MIG) or
+namespace {
+template <int BN>
+bool layernorm_ready(const MatmulShape& shape) {
+  // One CTA per SM (its registers), a cluster of N / BN of them in one GPC: fewer may fit on a partitioned (MIG) or
   // smaller part.
-  auto kernel = wgmma_gemm_kernel<kRowTile, 1, 1, Out::kResidualLayerNorm>;
+  if (!kernel_attributes_set<BN, 1, 1, Out::kResidualLayerNorm>()) return false;
+  auto kernel = wgmma_gemm_kernel<BN, 1, 1, Out::kResidualLayerNorm>;
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(shape.N / kRowTile, 1, 1);
+  config.gridDim = dim3(shape.N / BN, 1, 1);
   config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = smem_bytes<kRowTile>();
+  config.dynamicSmemBytes = smem_bytes<BN>();
   cudaLaunchAttribute cluster[1] = {};
   cluster[0].id = cudaLaunchAttributeClusterDimension;
   cluster[0].val.clusterDim.x = config.gridDim.x;
@@ -567,26 +592,34 @@ bool wgmma_residual_layernorm_ready(const MatmulShape& shape) {
   config.attrs = cluster;
   config.numAttrs = 1;
   int clusters = 0;
-  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(smem_bytes<kRowTile>())) != cudaSuccess ||
-      cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
     (void)cudaGetLastError();  // not an error: the unfused projections run
     return false;
   }
   return clusters > 0;
 }
+}  // namespace
 
-void wgmma_residual_layernorm_forward(const MatmulShape& shape, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt,
-                                      const __nv_bfloat16* d_bias, float* d_residual, const float* d_ln_weight,
-                                      const float* d_ln_bias, __nv_bfloat16* d_ln_out, cudaStream_t stream) {
-  const std::string what = "wgmma_gemm_kernel (residual + layer norm) Y[" + std::to_string(shape.M) + "][" +
-                           std::to_string(shape.N) + "] = X[" + std::to_string(shape.M) + "][" +
-                           std::to_string(shape.K) + "] * W";
-  if (!wgmma_residual_layernorm_takes(shape)) {
+bool wgmma_residual_layernorm_ready(const MatmulShape& shape, int tile_n) {
+  if (!wgmma_residual_layernorm_takes(shape, tile_n)) return false;
+  return tile_n == 64 ? layernorm_ready<64>(shape) : layernorm_ready<128>(shape);
+}
+
+void wgmma_residual_layernorm_forward(const MatmulShape& shape, int tile_n, const __nv_bfloat16* d_x,
+                                      const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias, float* d_residual,
+                                      const float* d_ln_weight, const float* d_ln_bias, __nv_bfloat16* d_ln_out,
+                                      cudaStream_t stream) {
+  const std::string what = "wgmma_gemm_kernel (residual + layer norm, tiles " + std::to_string(tile_n) +
+                           " wide) Y[" + std::to_string(shape.M) + "][" + std::to_string(shape.N) + "] = X[" +
+                           std::to_string(shape.M) + "][" + std::to_string(shape.K) + "] * W";
+  if (!wgmma_residual_layernorm_takes(shape, tile_n)) {
     throw Error(ExitCode::kInternal, "wgmma_residual_layernorm_forward does not take " + what);
   }
   const LayerNormEpilogue ln{d_residual, d_ln_weight, d_ln_bias, d_ln_out};
-  launch<kRowTile, 1, 1, Out::kResidualLayerNorm>(shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
+  if (tile_n == 64) {
+    return launch<64, 1, 1, Out::kResidualLayerNorm>(shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
+  }
+  launch<128, 1, 1, Out::kResidualLayerNorm>(shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
 }
 
 void transpose_bf16(__nv_bfloat16* d_dst, const __nv_bfloat16* d_src, int rows, int cols, cudaStream_t stream) {
