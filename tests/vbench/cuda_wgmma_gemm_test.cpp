@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "libcommon/error.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/gpt_forward.hpp"
@@ -163,35 +162,6 @@ TEST_CASE("wgmma GEMM with the residual add and layer norm: matches the cpu ops 
     }
     residual_layernorm_case(rng, 256, 768, 768, tile_n);   // gpt2's attention projection at B=4, T=64
     residual_layernorm_case(rng, 256, 768, 3072, tile_n);  // and its fc projection
-  }
-  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 1152, 768}, 128));  // 9 CTAs: over the portable size
-  CHECK(cuda::wgmma_residual_layernorm_takes({256, 1024, 768}, 64));         // 16 CTAs of 64
-  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 1088, 768}, 64));   // 17
-  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 192, 768}, 128));
-  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 768, 768, false, 2}, 128));
-  CHECK_FALSE(cuda::wgmma_residual_layernorm_takes({256, 768, 768}, 96));
-}
-
-TEST_CASE("wgmma GEMM: the shapes it takes, and an error for the others") {
-  const cuda::WgmmaTiling plain{128, 1, 1}, wide{128, 2, 1}, tall{64, 1, 4};
-  CHECK(cuda::wgmma_gemm_takes({256, 2304, 768}, plain));
-  CHECK(cuda::wgmma_gemm_takes({1, 128, 8}, plain));
-  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 2304, 768, true}, plain));  // W must be [K][N] (given transposed)
-  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 192, 768}, plain));         // N not a multiple of 128
-  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 384, 768}, wide));          // 3 column tiles: not pairs
-  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 256, 100}, plain));         // K not a multiple of 8
-  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 256, 768, false, 5}, plain));
-  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 256, 960, false, 2}, plain));  // 480 per split: not whole 64-wide tiles
-  CHECK(cuda::wgmma_gemm_takes({256, 64, 768}, tall));
-  CHECK_FALSE(cuda::wgmma_gemm_takes({192, 64, 768}, tall));  // 3 row blocks: not a group of 4
-  CHECK_FALSE(cuda::wgmma_gemm_takes({256, 256, 768}, {96, 1, 1}));
-  CHECK(cuda::wgmma_tiling_name(tall) == "64x1x4");
-  try {
-    cuda::wgmma_gemm_forward({256, 192, 768}, cuda::Epilogue::kNone, plain, nullptr, nullptr, nullptr, nullptr,
-                             nullptr);
-    FAIL("no error");
-  } catch (const Error& e) {
-    CHECK(e.code() == ExitCode::kInternal);
   }
 }
 
