@@ -110,9 +110,9 @@ class CudaBackend final : public Backend {
                       (layout   ? std::string("fused layer steps in the ") + cuda::fused_layout_name(*layout) +
                                       " layout (one kernel per layer, fp32 math on CUDA cores in every dtype)"
                        : tiling || forward_->layernorm_projections() != cuda::LayerNormProjections::kNone
-                           ? "the unfused forward with vbench's own " +
+                           ? "the unfused forward with " +
                                  candidate_name(tiling, forward_->layernorm_projections(), forward_->layernorm_tile()) +
-                                 " (wgmma, TMA)"
+                                 " (vbench's own wgmma kernels)"
                            : std::string("the unfused forward")) +
                       (forward_->head_prefetch() ? " with the LM head's weights prefetched into L2" : "") +
                       ", the fastest at prepare (median of 15 replays: " + times + ")");

@@ -19,9 +19,11 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
@@ -56,18 +58,26 @@ constexpr int kMaxRowCluster = 16;
 /// The largest cluster the layer-norm epilogue launches with tiles `tile_n` wide.
 constexpr int max_row_cluster(int tile_n) { return tile_n == 128 ? 8 : 16; }
 
-template <int BN>
+/// The layer-norm epilogue's exchange: each CTA's partial row sums, and partial sums of squared deviations, by
+/// cluster rank (in every CTA of the cluster).
+struct RowTables {
+  float row_sum[kMaxRowCluster][kBM];
+  float row_squares[kMaxRowCluster][kBM];
+};
+struct NoRowTables {};
+
+template <int BN, bool kLayerNorm>
 struct Stages {
   __nv_bfloat16 a[kStages][kBM * kBK];  // each tile 1024-byte aligned (8 KB or 16 KB): the swizzle's period
   __nv_bfloat16 b[kStages][BN * kBK];
   std::uint64_t full[kStages], empty[kStages];
-  float row_sum[kMaxRowCluster][kBM];      // the layer-norm epilogue: each CTA's partial row sums, by cluster rank
-  float row_squares[kMaxRowCluster][kBM];  // and partial sums of squared deviations
+  std::conditional_t<kLayerNorm, RowTables, NoRowTables> rows;  // only the layer-norm kernels carry the 8 KB
 };
 
-template <int BN>
+template <int BN, Out kOut>
 constexpr std::size_t smem_bytes() {
-  return sizeof(Stages<BN>) + 1024;  // + alignment of the dynamic shared memory base to 1024
+  // + alignment of the dynamic shared memory base to 1024
+  return sizeof(Stages<BN, kOut == Out::kResidualLayerNorm>) + 1024;
 }
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -232,7 +242,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   static_assert((kBM / CX) % 8 == 0 && (BN / CY) % 8 == 0, "multicast slices keep whole 8-row swizzle groups");
   static_assert(!kLayerNorm || !kMulticast, "the layer-norm cluster spans a row of CTAs and multicasts nothing");
   extern __shared__ unsigned char raw[];
-  auto& s = *reinterpret_cast<Stages<BN>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
+  auto& s = *reinterpret_cast<Stages<BN, kLayerNorm>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) &
+                                                        ~std::uintptr_t{1023});
   const int n0 = blockIdx.x * BN, m0 = blockIdx.y * kBM, k0 = blockIdx.z * k_per_split;
   const int k_tiles = (k_per_split + kBK - 1) / kBK;  // past K the copies read zeros (out of bounds)
   const int cx = blockIdx.x % CX, cy = blockIdx.y % CY;  // multicast cluster rank = cx + CX * cy
@@ -365,7 +376,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           partial[half] += d[4 * j + 2 * half] + d[4 * j + 2 * half + 1];
         }
       }
-      share_row_partials(partial, s.row_sum, rank, ranks, 16 * w + lane / 4, lane);
+      share_row_partials(partial, s.rows.row_sum, rank, ranks, 16 * w + lane / 4, lane);
     }
     cluster_sync();
     if (consumer) {
@@ -373,7 +384,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int half = 0; half < 2; ++half) {
         const int row = 16 * w + lane / 4 + 8 * half;
         float total = 0.f;
-        for (int q = 0; q < ranks; ++q) total += s.row_sum[q][row];
+        for (int q = 0; q < ranks; ++q) total += s.rows.row_sum[q][row];
         mean[half] = total / N;
         partial[half] = 0.f;
 #pragma unroll
@@ -382,7 +393,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           partial[half] += d0 * d0 + d1 * d1;
         }
       }
-      share_row_partials(partial, s.row_squares, rank, ranks, 16 * w + lane / 4, lane);
+      share_row_partials(partial, s.rows.row_squares, rank, ranks, 16 * w + lane / 4, lane);
     }
     cluster_sync();
     if (consumer) {
@@ -390,7 +401,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int half = 0; half < 2; ++half) {
         const int row = 16 * w + lane / 4 + 8 * half, r = m0 + row;
         float total = 0.f;
-        for (int q = 0; q < ranks; ++q) total += s.row_squares[q][row];
+        for (int q = 0; q < ranks; ++q) total += s.rows.row_squares[q][row];
         const float rstd = rsqrtf(total / N + 1e-5f);
         if (r >= M) continue;
 #pragma unroll
@@ -464,21 +475,31 @@ CUtensorMap tensor_map(const __nv_bfloat16* p, int rows, int K, int box_rows, co
 }
 
 /// Sets the kernel's dynamic shared memory limit and, for the layer-norm epilogue's clusters over 8 CTAs, allows
-/// non-portable cluster sizes: once per kernel, on its first use (outside any graph capture: the eager runs come
-/// first). False when the device refuses.
+/// non-portable cluster sizes: once per kernel and device, on its first use there (outside any graph capture: the
+/// eager runs come first). False when the device refuses; a failure is tried again on the next use (the error may
+/// have been an earlier launch's).
 template <int BN, int CX, int CY, Out kOut>
 bool kernel_attributes_set() {
-  static const bool set = [] {
-    auto kernel = wgmma_gemm_kernel<BN, CX, CY, kOut>;
-    bool ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(smem_bytes<BN>())) == cudaSuccess;
-    if (ok && kOut == Out::kResidualLayerNorm && max_row_cluster(BN) > 8) {
-      ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
-    }
-    if (!ok) (void)cudaGetLastError();
-    return ok;
-  }();
-  return set;
+  static std::atomic<std::uint64_t> done{0};  // a bit per device ordinal below 64
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+  if ((done.load() & bit) != 0) return true;
+  auto kernel = wgmma_gemm_kernel<BN, CX, CY, kOut>;
+  bool ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(smem_bytes<BN, kOut>())) == cudaSuccess;
+  if (ok && kOut == Out::kResidualLayerNorm && max_row_cluster(BN) > 8) {
+    ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+  }
+  if (!ok) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  done.fetch_or(bit);
+  return true;
 }
 
 template <int BN, int CX, int CY, Out kOut>
@@ -494,7 +515,7 @@ void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __n
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(shape.N / BN, (shape.M + kBM - 1) / kBM, splits);
   config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = smem_bytes<BN>();
+  config.dynamicSmemBytes = smem_bytes<BN, kOut>();
   config.stream = stream;
   // A programmatic dependent of the kernel before: its CTAs may start as that one's finish, and copy their first
   // weight tiles before griddepcontrol.wait (the kernel reads nothing else, and writes nothing, before it).
@@ -577,14 +598,14 @@ bool wgmma_residual_layernorm_takes(const MatmulShape& shape, int tile_n) {
 namespace {
 template <int BN>
 bool layernorm_ready(const MatmulShape& shape) {
-  // One CTA per SM (its registers), a cluster of N / BN of them in one GPC: fewer may fit on a partitioned (MIG) or
-  // smaller part.
+  // A cluster of N / BN CTAs in one GPC (one or two CTAs per SM, by registers): fewer may fit on a partitioned
+  // (MIG) or smaller part.
   if (!kernel_attributes_set<BN, 1, 1, Out::kResidualLayerNorm>()) return false;
   auto kernel = wgmma_gemm_kernel<BN, 1, 1, Out::kResidualLayerNorm>;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(shape.N / BN, 1, 1);
   config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = smem_bytes<BN>();
+  config.dynamicSmemBytes = smem_bytes<BN, Out::kResidualLayerNorm>();
   cudaLaunchAttribute cluster[1] = {};
   cluster[0].id = cudaLaunchAttributeClusterDimension;
   cluster[0].val.clusterDim.x = config.gridDim.x;
