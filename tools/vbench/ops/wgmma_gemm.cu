@@ -14,6 +14,10 @@
 // Everything that depends on the kernel before (X, and Y's writes, which wait for X) comes after the wait. The
 // kernels before (layer norm, attention, cuBLASLt) do not trigger their dependents early, so the overlap is their
 // tail only.
+// The layer-norm epilogue (wgmma_residual_layernorm_forward) fuses a projection with what follows it in the forward:
+// residual += Y + bias, then the layer norm of each row. A row's columns are spread over the CTAs of one grid row,
+// launched as one cluster (N / 128 or N / 64 CTAs), which exchange partial row sums, then partial sums of squared
+// deviations, through distributed shared memory between cluster barriers that all their threads pass.
 // Written in session 10 (2026-11-23) without device time: it compiles for sm_90a; its first runs are the GPU tests
 // (tests/vbench/cuda_wgmma_gemm_test.cpp) and bench/wgmma_gemm_bench.sh.
 #include <cuda.h>
