@@ -146,21 +146,7 @@ class CudaBackend final : public Backend {
   std::vector<float> logits(const std::vector<std::int32_t>& tokens) override {
     upload_tokens(tokens);
     check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
-    const std::size_t rows = static_cast<std::size_t>(forward_->batch()) * forward_->seq();
-    const std::size_t V = weights_->config.vocab_size, Vp = weights_->padded_vocab;
-    std::vector<float> out(rows * V);
-    if (dtype_ == DType::kBf16) {
-      std::vector<std::uint16_t> bits(rows * V);
-      check_cuda(cudaMemcpy2DAsync(bits.data(), V * 2, forward_->logits().get(), Vp * 2, V * 2, rows,
-                                   cudaMemcpyDeviceToHost, stream_), "cudaMemcpy2DAsync", "logits");
-      check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the forward");
-      for (std::size_t i = 0; i < bits.size(); ++i) out[i] = cuda::bf16_to_float(bits[i]);
-    } else {
-      check_cuda(cudaMemcpy2DAsync(out.data(), V * 4, forward_->logits().get(), Vp * 4, V * 4, rows,
-                                   cudaMemcpyDeviceToHost, stream_), "cudaMemcpy2DAsync", "logits");
-      check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the forward");
-    }
-    return out;
+    return download_logits();
   }
 
   std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters) override {
@@ -238,7 +224,7 @@ class CudaBackend final : public Backend {
   void choose_wgmma_gemms() {
     forward_->poison_activations(stream_);
     run_eagerly("the eager cuBLASLt forward");
-    const std::vector<float> reference = device_logits();
+    const std::vector<float> reference = download_logits();
     forward_ms_ = {{forward_label(std::nullopt), median_forward_ms()}};
     double best_ms = forward_ms_.front().second;
     using cuda::LayerNormProjections;
@@ -258,8 +244,6 @@ class CudaBackend final : public Backend {
     }
     Candidate best;
     for (const Candidate& c : candidates) {
-      forward_->use_wgmma_gemms(std::nullopt, stream_);  // a plan the label below can name even if the next fails
-      forward_->use_layernorm_projections(LayerNormProjections::kNone, 0, stream_);
       std::string unused = "cuda " + weights_->config.name + ": the forward with " +
                            candidate_name(c.tiling, c.layernorm_projections, c.layernorm_tile) + " was not used: ";
       double err = 0;
@@ -268,7 +252,7 @@ class CudaBackend final : public Backend {
         forward_->use_layernorm_projections(c.layernorm_projections, c.layernorm_tile, stream_);
         forward_->poison_activations(stream_);
         run_eagerly("an eager forward with own wgmma kernels");  // also loads their module outside the capture
-        err = relative_error(device_logits(), reference);
+        err = relative_error(download_logits(), reference);
       } catch (const Error& e) {
         // A refused launch (e.g. a tensor map the driver rejects) leaves the context usable and the cuBLASLt forward
         // runs on; a fault in the kernel does not (every later call fails), so that one is the error to report.
@@ -314,19 +298,21 @@ class CudaBackend final : public Backend {
     return env != nullptr && std::string_view(env) == "1";
   }
 
-  /// The logits buffer of the last forward ([rows][Vp], padding included), as floats.
-  std::vector<float> device_logits() {
-    const cuda::DeviceBuffer& logits = forward_->logits();
-    std::vector<float> out;
+  /// The logits [rows][V] of the last forward enqueued on stream_ (padding columns dropped), as floats; waits for it.
+  std::vector<float> download_logits() {
+    const std::size_t rows = static_cast<std::size_t>(forward_->batch()) * forward_->seq();
+    const std::size_t V = weights_->config.vocab_size, Vp = weights_->padded_vocab;
+    std::vector<float> out(rows * V);
     if (dtype_ == DType::kBf16) {
-      std::vector<std::uint16_t> bits(logits.bytes() / 2);
-      check_cuda(cudaMemcpy(bits.data(), logits.get(), logits.bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy",
-                 "logits");
-      out.resize(bits.size());
+      std::vector<std::uint16_t> bits(rows * V);
+      check_cuda(cudaMemcpy2DAsync(bits.data(), V * 2, forward_->logits().get(), Vp * 2, V * 2, rows,
+                                   cudaMemcpyDeviceToHost, stream_), "cudaMemcpy2DAsync", "logits");
+      check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the forward");
       for (std::size_t i = 0; i < bits.size(); ++i) out[i] = cuda::bf16_to_float(bits[i]);
     } else {
-      out.resize(logits.bytes() / 4);
-      check_cuda(cudaMemcpy(out.data(), logits.get(), logits.bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy", "logits");
+      check_cuda(cudaMemcpy2DAsync(out.data(), V * 4, forward_->logits().get(), Vp * 4, V * 4, rows,
+                                   cudaMemcpyDeviceToHost, stream_), "cudaMemcpy2DAsync", "logits");
+      check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the forward");
     }
     return out;
   }

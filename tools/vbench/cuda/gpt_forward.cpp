@@ -139,10 +139,7 @@ void GptForward::use_fused_layers(std::optional<FusedLayout> layout) {
 
 void GptForward::use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t stream) {
   if (tiling) {
-    const auto same = [&](WgmmaTiling t) {
-      return t.bn == tiling->bn && t.cluster_x == tiling->cluster_x && t.cluster_y == tiling->cluster_y;
-    };
-    if (std::find_if(wgmma_tilings_.begin(), wgmma_tilings_.end(), same) == wgmma_tilings_.end()) {
+    if (std::find(wgmma_tilings_.begin(), wgmma_tilings_.end(), *tiling) == wgmma_tilings_.end()) {
       throw Error(ExitCode::kInternal, "the wgmma GEMMs cannot run this model's layers in the " +
                                            wgmma_tiling_name(*tiling) + " tiling");
     }

@@ -23,6 +23,11 @@ struct WgmmaTiling {
   int bn = 128;         ///< 64 or 128
   int cluster_x = 1;    ///< 1 or 2
   int cluster_y = 1;    ///< 1, 2 or 4
+
+  // Spelled out: the .cu files build as C++17, which has no defaulted comparisons.
+  constexpr bool operator==(const WgmmaTiling& o) const {
+    return bn == o.bn && cluster_x == o.cluster_x && cluster_y == o.cluster_y;
+  }
 };
 
 /// The tilings CudaBackend tries, in order.

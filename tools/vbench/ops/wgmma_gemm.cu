@@ -548,9 +548,6 @@ void launch_tiling(const MatmulShape& shape, Epilogue epilogue, void* y, const _
   }
 }
 
-bool same(WgmmaTiling a, WgmmaTiling b) {
-  return a.bn == b.bn && a.cluster_x == b.cluster_x && a.cluster_y == b.cluster_y;
-}
 }  // namespace
 
 std::string wgmma_tiling_name(WgmmaTiling tiling) {
@@ -571,7 +568,7 @@ bool wgmma_gemm_available(int device) {
 
 bool wgmma_gemm_takes(const MatmulShape& shape, WgmmaTiling tiling) {
   bool known = false;
-  for (const WgmmaTiling t : kWgmmaTilings) known = known || same(t, tiling);
+  for (const WgmmaTiling t : kWgmmaTilings) known = known || t == tiling;
   if (!known || shape.weight_out_by_in || shape.M <= 0 || shape.N <= 0 || shape.K <= 0) return false;
   if (shape.k_splits < 0 || shape.k_splits > 4) return false;
   if (shape.N % (tiling.bn * tiling.cluster_x) != 0 || shape.K % 8 != 0) return false;
@@ -587,9 +584,15 @@ void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling
                            std::to_string(shape.N) + "] = X[" + std::to_string(shape.M) + "][" +
                            std::to_string(shape.K) + "] * W, " + std::to_string(shape.k_splits) + " splits";
   if (!wgmma_gemm_takes(shape, tiling)) throw Error(ExitCode::kInternal, "wgmma_gemm_forward does not take " + what);
-  if (same(tiling, {128, 1, 1})) return launch_tiling<128, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
-  if (same(tiling, {128, 2, 1})) return launch_tiling<128, 2, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
-  if (same(tiling, {64, 1, 4})) return launch_tiling<64, 1, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  if (tiling == WgmmaTiling{128, 1, 1}) {
+    return launch_tiling<128, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  }
+  if (tiling == WgmmaTiling{128, 2, 1}) {
+    return launch_tiling<128, 2, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  }
+  if (tiling == WgmmaTiling{64, 1, 4}) {
+    return launch_tiling<64, 1, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  }
   return launch_tiling<128, 2, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
 }
 
