@@ -44,12 +44,7 @@ std::vector<float> forward_logits(Gpu& gpu, const GptWeights& weights, DType dty
   const std::vector<float> padded = dtype == DType::kBf16
                                         ? cuda_test::to_host<__nv_bfloat16>(forward.logits(), rows * Vp)
                                         : cuda_test::to_host<float>(forward.logits(), rows * Vp);
-  std::vector<float> logits;
-  logits.reserve(rows * V);
-  for (std::size_t r = 0; r < rows; ++r) {
-    logits.insert(logits.end(), padded.begin() + r * Vp, padded.begin() + r * Vp + V);
-  }
-  return logits;
+  return cuda_test::unpadded(padded, rows, V, Vp);
 }
 
 struct Case {

@@ -155,6 +155,15 @@ inline std::vector<std::int32_t> random_tokens(Random& rng, int n, int vocab) {
   return tokens;
 }
 
+/// The first V of every Vp values of `padded` ([rows][Vp] -> [rows][V]): logits without the padding columns.
+inline std::vector<float> unpadded(const std::vector<float>& padded, std::size_t rows, std::size_t V,
+                                   std::size_t Vp) {
+  std::vector<float> out;
+  out.reserve(rows * V);
+  for (std::size_t r = 0; r < rows; ++r) out.insert(out.end(), padded.begin() + r * Vp, padded.begin() + r * Vp + V);
+  return out;
+}
+
 /// Owns a cuBLASLt handle and a stream, for tests that drive a whole GptForward.
 struct Gpu {
   cublasLtHandle_t lt = nullptr;

@@ -195,12 +195,7 @@ std::vector<float> logits_of(Gpu& gpu, const cuda::GptForward& forward, int rows
     forward.enqueue(gpu.stream);
   }
   const std::vector<float> padded = cuda_test::to_host<Bf16>(forward.logits(), static_cast<std::size_t>(rows) * Vp);
-  std::vector<float> logits;
-  for (int r = 0; r < rows; ++r) {
-    logits.insert(logits.end(), padded.begin() + static_cast<std::size_t>(r) * Vp,
-                  padded.begin() + static_cast<std::size_t>(r) * Vp + V);
-  }
-  return logits;
+  return cuda_test::unpadded(padded, rows, V, Vp);
 }
 
 TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match the fp64 reference and cuBLASLt's") {
