@@ -3,7 +3,7 @@
 # written in session 10 without device time). Phases, in order (WGMMA_PHASES picks some; default all):
 #   build    a fresh build (scripts/gpu-check without its tests and benchmarks), ~4 min
 #   tests    the wgmma GPU tests alone (a hang or fault shows here first), ~1 min
-#   bench    bench/wgmma_gemm_bench.sh: each tiling and the layer-norm kernel against cuBLASLt, ~1 min
+#   bench    bench/wgmma_gemm_bench.sh: each tiling and the layer-norm kernel against cuBLASLt (graphs, cold L2), ~1 min
 #   forwards gpt2 and two bf16 seeds with and without VTOOLS_VBENCH_WGMMA=1, two alternating rounds, ~3 min
 #   others   the rest of the vbench GPU tests, ~2 min
 # One device command may run 10 minutes: run "build tests bench" in one call and "forwards others" in the next

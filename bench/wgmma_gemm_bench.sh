@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs build-gpu's wgmma_gemm_bench (bench/wgmma_gemm_bench.cpp) on the GPU test machine: gpt2 bf16's four layer
 # products at B=4 T=64 through their cuBLASLt plan and through the own wgmma GEMM in each tiling, one process each
-# under a timeout (a hang or fault costs only its own lines); medians of 101 launches in µs and the relative error
+# under a timeout (a hang or fault costs only its own lines); median µs of one launch in a graph of launches on L2-cold weight copies and the relative error
 # against cuBLASLt; then each projection + layer norm as the forward runs them against the fused wgmma kernel.
 # WGMMA_SANITIZE=1 runs each tiling under compute-sanitizer memcheck first. Builds with
 # scripts/gpu-check first when build-gpu has no binary. Usage: bench/wgmma_gemm_bench.sh   (repo root)
