@@ -11,7 +11,7 @@ mkdir -p "$out"
 for v in "${@:-128x1x1 128x2x1}"; do
   for variant in $v; do
     timeout 240 ncu -k regex:wgmma_gemm_kernel -c 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
-      --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats \
+      --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats --section SourceCounters \
       "$bin" "$variant" > "$out/ncu-$variant.txt" 2>&1
     echo "== ncu $variant (exit $?)"
     grep -E "wgmma_gemm_kernel|Duration|DRAM Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Compute \(SM\)|Achieved Occupancy|Cluster Size|Grid Size|Registers Per|No Eligible|Issued Warp|Stall|ERR" \

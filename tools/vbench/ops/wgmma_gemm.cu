@@ -186,20 +186,6 @@ __device__ __forceinline__ void mbar_arrive_cluster(std::uint64_t* bar, std::uin
       "r"(rank)
       : "memory");
 }
-/// The float at p's offset in the shared memory of cluster rank `rank`.
-__device__ __forceinline__ float ld_cluster(const float* p, std::uint32_t rank) {
-  float v;
-  asm volatile(
-      "{\n"
-      ".reg .b32 remote;\n"
-      "mapa.shared::cluster.u32 remote, %1, %2;\n"
-      "ld.shared::cluster.f32 %0, [remote];\n"
-      "}\n"
-      : "=f"(v)
-      : "r"(smem_addr(p)), "r"(rank)
-      : "memory");
-  return v;
-}
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
@@ -357,25 +343,31 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (k_cluster > 1) {
       // The cluster's sum: every CTA puts its accumulators in its (now idle) stage memory, thread-major so that a
       // warp's accesses are consecutive; then CTA kr adds up column groups j = kr, kr + k_cluster, ... from all.
-      float* sums = reinterpret_cast<float*>(&s.a[0][0]);  // BN / 2 x 128 floats: 16 or 32 KB of the stages
-      static_assert(sizeof(float) * BN / 2 * 128 <= sizeof(s.a) + sizeof(s.b), "the sums fit in the stages");
+      float4* sums = reinterpret_cast<float4*>(&s.a[0][0]);  // [BN / 8][128]: 16 or 32 KB of the stages
+      static_assert(sizeof(float4) * BN / 8 * 128 <= sizeof(s.a) + sizeof(s.b), "the sums fit in the stages");
       const int ct = threadIdx.x - 128;
       if (consumer) {
         asm volatile("bar.sync 1, 128;" ::: "memory");  // every consumer warp's wgmmas have read their stages
 #pragma unroll
-        for (int i = 0; i < BN / 2; ++i) sums[i * 128 + ct] = d[i];
+        for (int j = 0; j < BN / 8; ++j) {
+          sums[j * 128 + ct] = make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]);
+        }
       }
       cluster_sync();
       if (consumer) {
+        // Plain loads through generic addresses of the other CTAs' shared memory, unrolled over the largest
+        // cluster, so that all of them are in flight at once (one remote load at a time cost ~20 us at k_cluster 2).
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           if (j % k_cluster != kr) continue;
+          float4 total = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            float total = 0.f;
-            for (int q = 0; q < k_cluster; ++q) total += ld_cluster(&sums[(4 * j + e) * 128 + ct], q);
-            d[4 * j + e] = total;
+          for (int q = 0; q < kMaxKCluster; ++q) {
+            if (q >= k_cluster) break;
+            const float4 v = *static_cast<const float4*>(__cluster_map_shared_rank(&sums[j * 128 + ct], q));
+            total.x += v.x, total.y += v.y, total.z += v.z, total.w += v.w;
           }
+          d[4 * j] = total.x, d[4 * j + 1] = total.y, d[4 * j + 2] = total.z, d[4 * j + 3] = total.w;
         }
       }
     }
