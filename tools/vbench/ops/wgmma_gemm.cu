@@ -39,7 +39,10 @@ namespace vtools::vbench::cuda {
 namespace {
 constexpr int kBM = 64;      // rows per CTA: one wgmma m64 per consumer warpgroup
 constexpr int kBK = 64;      // 64 bf16 = 128 bytes: one row of the 128-byte swizzle pattern
-constexpr int kStages = 4;   // 4 x (8 + 16) KB for BN = 128: two CTAs fit on an SM
+// Stages in the ring: as many as fit (bytes in flight hide the latency of L2 and HBM, which sets the pace at small
+// M), 8 x (8 + 16) KB for BN = 128; 6 x (8 + 8) KB for BN = 64, where two CTAs fit on an SM.
+template <int BN>
+constexpr int kStagesFor = BN == 128 ? 8 : 6;
 constexpr int kThreads = 256;
 constexpr int kMaxKCluster = 8;  // the portable cluster size
 
@@ -73,9 +76,9 @@ struct NoRowTables {};
 
 template <int BN, bool kLayerNorm>
 struct Stages {
-  __nv_bfloat16 a[kStages][kBM * kBK];  // each tile 1024-byte aligned (8 KB or 16 KB): the swizzle's period
-  __nv_bfloat16 b[kStages][BN * kBK];
-  std::uint64_t full[kStages], empty[kStages];
+  __nv_bfloat16 a[kStagesFor<BN>][kBM * kBK];  // each tile 1024-byte aligned (8 KB or 16 KB): the swizzle's period
+  __nv_bfloat16 b[kStagesFor<BN>][BN * kBK];
+  std::uint64_t full[kStagesFor<BN>], empty[kStagesFor<BN>];
   std::conditional_t<kLayerNorm, RowTables, NoRowTables> rows;  // only the layer-norm kernels carry the 8 KB
 };
 
@@ -245,6 +248,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                       const __nv_bfloat16* bias, int M, int N, int k_per_split, int k_cluster,
                       LayerNormEpilogue ln) {
 #ifdef VTOOLS_WGMMA
+  constexpr int kStages = kStagesFor<BN>;
   constexpr bool kMulticast = CX * CY > 1;
   constexpr bool kLayerNorm = kOut == Out::kResidualLayerNorm;
   constexpr bool kCluster = kMulticast || kLayerNorm;
