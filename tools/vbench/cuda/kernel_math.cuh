@@ -41,6 +41,15 @@ __device__ __forceinline__ float gelu_tanh(float x) {
   return 0.5f * x * (1.f + tanhf(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
 }
 
+/// gelu_tanh with the hardware's tanh.approx.f32 (relative error about 2^-11): for epilogues that round to bf16
+/// (2^-8), where tanhf's instruction chain, run by one warp per scheduler, took longer than the GEMM's main loop.
+__device__ __forceinline__ float gelu_tanh_bf16(float x) {
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  float t;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+  return 0.5f * x * (1.f + t);
+}
+
 /// Waits for this thread's cp.async copies (then __syncthreads before others read them).
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
