@@ -265,6 +265,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int cx = blockIdx.x % CX, cy = blockIdx.y % CY;  // multicast cluster rank = cx + CX * cy
   const bool consumer = threadIdx.x >= 128;
   const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;  // w: the consumer warp (for consumers)
+  // The next kernel (a programmatic dependent) may launch now: its CTAs take SMs this grid leaves idle and fetch
+  // their weights while this one runs; they read nothing else before this grid has completed (griddepcontrol.wait).
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 1);
