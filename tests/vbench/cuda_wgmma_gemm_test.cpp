@@ -93,8 +93,10 @@ TEST_CASE("wgmma GEMM: matches cpu::matmul_forward in every tiling, epilogue and
   cuda_test::Random rng(seed);
   std::vector<cuda::WgmmaTiling> tilings(std::begin(cuda::kWgmmaTilings), std::end(cuda::kWgmmaTilings));
   // K clusters of fixed sizes: uneven shares of the K tiles (3, 5, 7), and more CTAs than K tiles at small K.
-  for (const int k : {2, 3, 5, 7, 8}) tilings.push_back({128, 1, 1, k});
+  for (const int k : {0, 2, 3, 5, 7, 8}) tilings.push_back({128, 1, 1, k});
   tilings.push_back({64, 1, 1, 3});
+  tilings.push_back({128, 2, 1});
+  tilings.push_back({64, 1, 4});
   for (const cuda::WgmmaTiling tiling : tilings) {
     // Rows: any count where the cluster is one CTA high (the last row block partial); else whole groups of
     // cluster_y row blocks, the last block still partial.
@@ -214,7 +216,7 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
     int n_embd, n_head, B, T;
     std::size_t tilings;
   };
-  const Case cases[] = {{256, 4, 4, 64, 4}, {256, 4, 2, 50, 2}, {384, 6, 4, 64, 2}, {384, 6, 2, 50, 1}};
+  const Case cases[] = {{256, 4, 4, 64, 3}, {256, 4, 2, 50, 2}, {384, 6, 4, 64, 2}, {384, 6, 2, 50, 2}};
   for (const Case& c : cases) {
     const int B = c.B, T = c.T;
     CAPTURE(c.n_embd);

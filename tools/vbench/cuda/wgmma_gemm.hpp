@@ -34,8 +34,7 @@ struct WgmmaTiling {
 };
 
 /// The tilings CudaBackend tries, in order.
-inline constexpr WgmmaTiling kWgmmaTilings[] = {{128, 1, 1, 0}, {64, 1, 1, 0}, {128, 1, 1}, {128, 2, 1}, {64, 1, 4},
-                                                {128, 2, 4}};
+inline constexpr WgmmaTiling kWgmmaTilings[] = {{128, 1, 1}, {64, 1, 1}, {128, 2, 4}};
 
 /// "128x1x1", "128x1x1k4" (a K cluster of 4), "128x1x1kA" (K clusters chosen per shape): a tiling's name in notes.
 std::string wgmma_tiling_name(WgmmaTiling tiling);

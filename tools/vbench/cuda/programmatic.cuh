@@ -1,0 +1,44 @@
+// Programmatic dependent launch (Hopper) for the forward's own kernels: each is launched as a programmatic dependent
+// of the kernel before it in the stream, and starts with programmatic_start(). So the next kernel launches while
+// this one runs (its CTAs take the SMs this grid leaves free and wait there), instead of after it has drained: at
+// B*T = 256 rows most kernels are a few us long and fill part of the GPU, and the launch gap between them was a
+// large share of the forward. cuBLASLt's kernels are not programmatic: around them the stream stays serial.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "tools/vbench/cuda/cuda_error.hpp"
+
+namespace vtools::vbench::cuda {
+
+/// The first statement of a kernel launched by launch_programmatic: allows the next kernel to launch, then waits until
+/// the kernel before has completed and its writes are visible. No global memory access may come before it (the
+/// kernel before may still read what this one writes). As every kernel of the chain waits here, a kernel that ends
+/// has seen all those before it end: the ordering is transitive.
+__device__ __forceinline__ void programmatic_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// kernel<<<grid, block, smem, stream>>>(args...) as a programmatic dependent of the work before it in `stream`.
+template <typename... Params, typename... Args>
+void launch_programmatic(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
+                         const char* name, Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute attr[1] = {};
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  check_cuda(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...), "cudaLaunchKernelEx", name);
+}
+
+}  // namespace vtools::vbench::cuda
