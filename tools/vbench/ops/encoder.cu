@@ -5,14 +5,12 @@
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
 #include "tools/vbench/cuda/kernels.hpp"
-#include "tools/vbench/cuda/programmatic.cuh"
 
 namespace vtools::vbench::cuda {
 
 template <typename P>
 __global__ void encoder_forward_kernel1(float* residual, const int* tokens, const P* wte, const P* wpe, int BT, int T,
                                         int C) {
-  programmatic_start();
   const long long n = static_cast<long long>(BT) * C;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -31,8 +29,8 @@ void encoder_forward(float* d_residual, const int* d_tokens, const P* d_wte, con
   if (n == 0) return;
   constexpr int kThreads = 256;
   const long long blocks = (n + kThreads - 1) / kThreads;
-  launch_programmatic(encoder_forward_kernel1<P>, static_cast<unsigned>(blocks < 65536 ? blocks : 65536), kThreads, 0,
-                      stream, "encoder_forward_kernel1", d_residual, d_tokens, d_wte, d_wpe, B * T, T, C);
+  encoder_forward_kernel1<P><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), kThreads, 0, stream>>>(
+      d_residual, d_tokens, d_wte, d_wpe, B * T, T, C);
   check_launch("encoder_forward_kernel1", "B=" + std::to_string(B) + " T=" + std::to_string(T) + " C=" + std::to_string(C));
 }
 

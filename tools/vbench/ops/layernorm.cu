@@ -16,7 +16,6 @@
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
 #include "tools/vbench/cuda/kernels.hpp"
-#include "tools/vbench/cuda/programmatic.cuh"
 
 namespace vtools::vbench::cuda {
 
@@ -90,7 +89,6 @@ __global__ void layernorm_forward_kernel2(A* __restrict__ out, float* __restrict
                                           const float* __restrict__ weight, const float* __restrict__ bias, int C) {
   extern __shared__ float row_values[];  // [C]
   __shared__ float scratch[kWarps];
-  programmatic_start();
   const long long row = blockIdx.x;
   float* r = residual + row * C;
   float sum = 0.f;
@@ -119,7 +117,6 @@ __global__ void __launch_bounds__(kThreads)
     layernorm_forward_kernel3(A* __restrict__ out, float* __restrict__ residual, SublayerOutput<A> add,
                               const float* __restrict__ weight, const float* __restrict__ bias, int C) {
   __shared__ float scratch[kWarps];
-  programmatic_start();
   const long long row = blockIdx.x;
   const long long plane = static_cast<long long>(gridDim.x) * C;  // one partial product [rows][C]
   float* r = residual + row * C;
@@ -202,8 +199,7 @@ void launch_kernel3(A* out, float* residual, SublayerOutput<A> add, const float*
       return;
     }
   }
-  launch_programmatic(layernorm_forward_kernel3<A, N, V, kSplit>, rows, kThreads, 0, stream,
-                      "layernorm_forward_kernel3", out, residual, add, weight, bias, C);
+  layernorm_forward_kernel3<A, N, V, kSplit><<<rows, kThreads, 0, stream>>>(out, residual, add, weight, bias, C);
 }
 
 template <bool kSplit, typename A>
@@ -224,8 +220,8 @@ void launch_layernorm(A* d_out, float* d_residual, SublayerOutput<A> add, const 
     check_launch("layernorm_forward_kernel3", shape);
     return;
   }
-  launch_programmatic(layernorm_forward_kernel2<A, kSplit>, rows, kThreads, sizeof(float) * C, stream,
-                      "layernorm_forward_kernel2", d_out, d_residual, add, d_weight, d_bias, C);
+  layernorm_forward_kernel2<A, kSplit><<<rows, kThreads, sizeof(float) * C, stream>>>(d_out, d_residual, add,
+                                                                                      d_weight, d_bias, C);
   check_launch("layernorm_forward_kernel2", shape);
 }
 }  // namespace
