@@ -119,14 +119,6 @@ cuda::DeviceBuffer bf16_buffer(std::mt19937& rng, std::size_t n, float stddev) {
   return d;
 }
 
-/// The tilings CudaBackend tries, and K clusters of fixed sizes to compare wgmma_k_cluster's choice with.
-std::vector<cuda::WgmmaTiling> bench_tilings() {
-  std::vector<cuda::WgmmaTiling> all(std::begin(cuda::kWgmmaTilings), std::end(cuda::kWgmmaTilings));
-  for (const int k : {2, 3, 4, 6, 8}) all.push_back({128, 1, 1, k});
-  for (const int k : {1, 2, 4}) all.push_back({64, 1, 1, k});
-  return all;
-}
-
 struct Product {
   const char* name;
   cuda::MatmulShape shape;
@@ -237,7 +229,7 @@ int run(const std::string& which) {
                   median_us(copies, lt_launch), "-", candidates, floor_us);
       continue;
     }
-    for (const cuda::WgmmaTiling tiling : bench_tilings()) {
+    for (const cuda::WgmmaTiling tiling : cuda::kWgmmaBenchTilings) {
       if (cuda::wgmma_tiling_name(tiling) != which) continue;
       if (!cuda::wgmma_gemm_takes(sh, tiling)) {
         std::printf("%-10s %-10s %9s %10s   (does not take this shape)\n", p.name, which.c_str(), "-", "-");
@@ -252,10 +244,8 @@ int run(const std::string& which) {
       const std::vector<float> got = output(y, sh);
       const double rel = relative_error(got, ref);  // NaN where anything was left unwritten
       const double limit = sh.k_splits > 0 ? 1e-5 : 1e-2;  // bf16 outputs round differently
-      int sms = 0;
-      cuda::check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute");
-      std::printf("%-10s %-10s %9.2f %10.2e%s   (K cluster %d)\n", p.name, which.c_str(), median_us(copies, own), rel,
-                  rel <= limit ? "" : "   MISMATCH", cuda::wgmma_k_cluster(sh, tiling, sms));
+      std::printf("%-10s %-10s %9.2f %10.2e%s\n", p.name, which.c_str(), median_us(copies, own), rel,
+                  rel <= limit ? "" : "   MISMATCH");
       std::fflush(stdout);
     }
   }
@@ -268,7 +258,7 @@ int run(const std::string& which) {
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "cublaslt";
   bool known = which == "cublaslt" || which == "layernorm";
-  for (const auto tiling : bench_tilings()) {
+  for (const auto tiling : vtools::vbench::cuda::kWgmmaBenchTilings) {
     known = known || vtools::vbench::cuda::wgmma_tiling_name(tiling) == which;
   }
   if (!known) {

@@ -91,13 +91,7 @@ TEST_CASE("wgmma GEMM: matches cpu::matmul_forward in every tiling, epilogue and
   const auto seed = cuda_test::test_seed();
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
-  std::vector<cuda::WgmmaTiling> tilings(std::begin(cuda::kWgmmaTilings), std::end(cuda::kWgmmaTilings));
-  // K clusters of fixed sizes: uneven shares of the K tiles (3, 5, 7), and more CTAs than K tiles at small K.
-  for (const int k : {0, 2, 3, 5, 7, 8}) tilings.push_back({128, 1, 1, k});
-  tilings.push_back({64, 1, 1, 3});
-  tilings.push_back({128, 2, 1});
-  tilings.push_back({64, 1, 4});
-  for (const cuda::WgmmaTiling tiling : tilings) {
+  for (const cuda::WgmmaTiling tiling : cuda::kWgmmaBenchTilings) {
     // Rows: any count where the cluster is one CTA high (the last row block partial); else whole groups of
     // cluster_y row blocks, the last block still partial.
     auto rows = [&] {

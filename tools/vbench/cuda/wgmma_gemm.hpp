@@ -18,38 +18,35 @@ namespace vtools::vbench::cuda {
 
 /// A CTA's tile and its cluster: a CTA computes 64 rows x bn columns (one consumer warpgroup, wgmma m64nBNk16);
 /// the cluster_x CTAs of a cluster row (neighbours along N) share their X tiles, the cluster_y CTAs of a cluster
-/// column (neighbours along M) their W tiles, each copying a slice into all of them (TMA multicast). Or (cluster_x =
-/// cluster_y = 1) the k_cluster CTAs of a cluster split one tile's K range and add their sums through distributed
-/// shared memory: at small M the tiles alone occupy few SMs, and each SM's tensor cores, not HBM, set the pace.
+/// column (neighbours along M) their W tiles, each copying a slice into all of them (TMA multicast).
 struct WgmmaTiling {
   int bn = 128;         ///< 64 or 128
   int cluster_x = 1;    ///< 1 or 2
   int cluster_y = 1;    ///< 1, 2 or 4
-  int k_cluster = 1;    ///< 1..8; 0: per shape, wgmma_k_cluster's choice
 
   // Spelled out: the .cu files build as C++17, which has no defaulted comparisons.
   constexpr bool operator==(const WgmmaTiling& o) const {
-    return bn == o.bn && cluster_x == o.cluster_x && cluster_y == o.cluster_y && k_cluster == o.k_cluster;
+    return bn == o.bn && cluster_x == o.cluster_x && cluster_y == o.cluster_y;
   }
 };
 
-/// The tilings CudaBackend tries, in order.
+/// The tilings CudaBackend tries, in order: the fastest three in bench/wgmma_gemm_bench on gpt2's products
+/// (bench/RESULTS.md, session 11).
 inline constexpr WgmmaTiling kWgmmaTilings[] = {{128, 1, 1}, {64, 1, 1}, {128, 2, 4}};
 
-/// "128x1x1", "128x1x1k4" (a K cluster of 4), "128x1x1kA" (K clusters chosen per shape): a tiling's name in notes.
-std::string wgmma_tiling_name(WgmmaTiling tiling);
+/// Every tiling wgmma_gemm_forward runs: those, and two multicast clusters the bench and the tests still cover.
+inline constexpr WgmmaTiling kWgmmaBenchTilings[] = {{128, 1, 1}, {64, 1, 1}, {128, 2, 4}, {128, 2, 1}, {64, 1, 4}};
 
-/// The K cluster size wgmma_gemm_forward uses for `shape` on a device with `sms` SMs: tiling.k_cluster, or when that
-/// is 0 the largest size that keeps the CTAs within one wave and each CTA at 3 or more K tiles of 64.
-int wgmma_k_cluster(const MatmulShape& shape, WgmmaTiling tiling, int sms);
+/// "128x1x1": a tiling's name in notes.
+std::string wgmma_tiling_name(WgmmaTiling tiling);
 
 /// Whether this build has the kernels (compiled for sm_90a) and `device` runs them (compute capability 9.0).
 bool wgmma_gemm_available(int device);
 
 /// Whether wgmma_gemm_forward takes `shape` with `tiling`: W given as [N][K] (transpose_bf16 of a [K][N] one), N a
 /// multiple of bn divisible into cluster_x-wide groups, K a multiple of 8, K / k_splits a multiple of 64 when split,
-/// the row blocks (M / 64, rounded up) divisible into cluster_y-high groups; k_splits 0..4; a K cluster only without
-/// multicast (cluster_x = cluster_y = 1). M is free; a K cluster larger than the K tiles leaves some CTAs idle.
+/// the row blocks (M / 64, rounded up) divisible into cluster_y-high groups; k_splits 0..4; one of
+/// kWgmmaBenchTilings. M is free.
 bool wgmma_gemm_takes(const MatmulShape& shape, WgmmaTiling tiling);
 
 /// Y = X W (+ bias, GELU) as Matmul::run computes it in bf16: X [M][K], Wt = W transposed [N][K], bias [N] and Y

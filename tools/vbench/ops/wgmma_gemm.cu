@@ -18,8 +18,11 @@
 // residual += Y + bias, then the layer norm of each row. A row's columns are spread over the CTAs of one grid row,
 // launched as one cluster (N / 128 or N / 64 CTAs), which exchange partial row sums, then partial sums of squared
 // deviations, through distributed shared memory between cluster barriers that all their threads pass.
-// Written in session 10 (2026-11-23) without device time: it compiles for sm_90a; its first runs are the GPU tests
-// (tests/vbench/cuda_wgmma_gemm_test.cpp) and bench/wgmma_gemm_bench.sh.
+// Written in session 10 without device time; first run and tuned on the H100 in session 11 (2026-11-23): correct in
+// every tiling (tests/vbench/cuda_wgmma_gemm_test.cpp); at gpt2's M = 256 within 0.8x-1.2x of cuBLASLt per product
+// and slower in the whole forward, so CudaBackend keeps it opt-in (figures: bench/RESULTS.md). What ncu showed:
+// every CTA's time is mostly fixed cost (the first TMA round trip, the epilogue by one warp per scheduler), not the
+// main loop; K split across a cluster with a DSMEM reduction (tried, removed) was 2-3x slower.
 #include <cuda.h>
 #include <cuda_bf16.h>
 
@@ -44,7 +47,6 @@ constexpr int kBK = 64;      // 64 bf16 = 128 bytes: one row of the 128-byte swi
 template <int BN>
 constexpr int kStagesFor = BN == 128 ? 8 : 6;
 constexpr int kThreads = 256;
-constexpr int kMaxKCluster = 8;  // the portable cluster size
 
 /// What the consumers write: fp32 split-K partial products, bf16 Y with or without bias / GELU, or (a projection
 /// followed by a layer norm) the residual plus Y plus bias, and the layer norm of that in bf16.
@@ -237,16 +239,12 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int 
 }
 #endif  // VTOOLS_WGMMA
 
-/// Grid (N / BN, ceil(M / 64), max(1, splits) * k_cluster) in clusters of CX x CY x k_cluster; see the top of the
-/// file. With k_cluster > 1 (CX = CY = 1), the k_cluster CTAs of a cluster take turns of the split's K tiles and add
-/// their accumulators through distributed shared memory before the epilogue, each finishing a share of the columns.
-/// With Out::kResidualLayerNorm the cluster is instead a whole row of CTAs (N / BN of them, CX = CY = 1, no
-/// multicast, k_cluster = 1).
+/// Grid (N / BN, ceil(M / 64), max(1, splits)) in clusters of CX x CY; see the top of the file. With
+/// Out::kResidualLayerNorm the cluster is instead a whole row of CTAs (N / BN of them, CX = CY = 1: no multicast).
 template <int BN, int CX, int CY, Out kOut>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* y,
-                      const __nv_bfloat16* bias, int M, int N, int k_per_split, int k_cluster,
-                      LayerNormEpilogue ln) {
+                      const __nv_bfloat16* bias, int M, int N, int k_per_split, LayerNormEpilogue ln) {
 #ifdef VTOOLS_WGMMA
   constexpr int kStages = kStagesFor<BN>;
   constexpr bool kMulticast = CX * CY > 1;
@@ -257,11 +255,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ unsigned char raw[];
   auto& s = *reinterpret_cast<Stages<BN, kLayerNorm>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) &
                                                         ~std::uintptr_t{1023});
-  const int split = blockIdx.z / k_cluster, kr = blockIdx.z % k_cluster;  // kr: rank in a K cluster
-  const int n0 = blockIdx.x * BN, m0 = blockIdx.y * kBM;
-  const int split_tiles = (k_per_split + kBK - 1) / kBK;  // past K the copies read zeros (out of bounds)
-  const int tile0 = kr * split_tiles / k_cluster, k_tiles = (kr + 1) * split_tiles / k_cluster - tile0;
-  const int k0 = split * k_per_split + tile0 * kBK;
+  const int n0 = blockIdx.x * BN, m0 = blockIdx.y * kBM, k0 = blockIdx.z * k_per_split;
+  const int k_tiles = (k_per_split + kBK - 1) / kBK;  // past K the copies read zeros (out of bounds)
   const int cx = blockIdx.x % CX, cy = blockIdx.y % CY;  // multicast cluster rank = cx + CX * cy
   const bool consumer = threadIdx.x >= 128;
   const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;  // w: the consumer warp (for consumers)
@@ -276,7 +271,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   // Every CTA's barriers exist, and every CTA of the cluster runs, before any CTA copies or stores into another.
-  if (kCluster || k_cluster > 1) {
+  if constexpr (kCluster) {
     cluster_sync();
   } else {
     __syncthreads();
@@ -347,37 +342,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   // 16w + l/4, columns 8j + 2(l%4) + {0, 1} in d[4j], d[4j+1], and the row 8 below in d[4j+2], d[4j+3].
   const int r_top = m0 + 16 * w + lane / 4;
   if constexpr (!kLayerNorm) {
-    if (k_cluster > 1) {
-      // The cluster's sum: every CTA puts its accumulators in its (now idle) stage memory, thread-major so that a
-      // warp's accesses are consecutive; then CTA kr adds up column groups j = kr, kr + k_cluster, ... from all.
-      float4* sums = reinterpret_cast<float4*>(&s.a[0][0]);  // [BN / 8][128]: 16 or 32 KB of the stages
-      static_assert(sizeof(float4) * BN / 8 * 128 <= sizeof(s.a) + sizeof(s.b), "the sums fit in the stages");
-      const int ct = threadIdx.x - 128;
-      if (consumer) {
-        asm volatile("bar.sync 1, 128;" ::: "memory");  // every consumer warp's wgmmas have read their stages
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          sums[j * 128 + ct] = make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]);
-        }
-      }
-      cluster_sync();
-      if (consumer) {
-        // Plain loads through generic addresses of the other CTAs' shared memory, unrolled over the largest
-        // cluster, so that all of them are in flight at once (one remote load at a time cost ~20 us at k_cluster 2).
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          if (j % k_cluster != kr) continue;
-          float4 total = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-          for (int q = 0; q < kMaxKCluster; ++q) {
-            if (q >= k_cluster) break;
-            const float4 v = *static_cast<const float4*>(__cluster_map_shared_rank(&sums[j * 128 + ct], q));
-            total.x += v.x, total.y += v.y, total.z += v.z, total.w += v.w;
-          }
-          d[4 * j] = total.x, d[4 * j + 1] = total.y, d[4 * j + 2] = total.z, d[4 * j + 3] = total.w;
-        }
-      }
-    }
     if (consumer) {
       // This thread's bias pairs, all loaded before the first store: the compiler cannot tell that a store to Y
       // does not alias them, and kept each load after the store before it, one L2 round trip at a time (ncu: that
@@ -396,12 +360,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (r >= M) continue;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
-          if (j % k_cluster != kr) continue;  // another CTA of the K cluster writes these columns
           const int c = n0 + 8 * j + 2 * (lane % 4);
           float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
           const std::size_t at = static_cast<std::size_t>(r) * N + c;
           if constexpr (kOut == Out::kPartials) {
-            float* plane = static_cast<float*>(y) + static_cast<std::size_t>(split) * M * N;
+            float* plane = static_cast<float*>(y) + static_cast<std::size_t>(blockIdx.z) * M * N;
             *reinterpret_cast<float2*>(plane + at) = make_float2(v0, v1);
           } else {
             if constexpr (kOut != Out::kBf16) {
@@ -484,7 +447,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
   // No CTA leaves while another may still copy into it, arrive on its barriers or store into its shared memory.
-  if (kCluster || k_cluster > 1) cluster_sync();
+  if constexpr (kCluster) cluster_sync();
 #endif  // VTOOLS_WGMMA
 }
 
@@ -568,27 +531,9 @@ bool kernel_attributes_set() {
   return true;
 }
 
-/// The current device's SM count (per device, looked up once).
-int sm_count() {
-  static std::atomic<int> counts[64] = {};
-  int device = 0, sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device >= 64) {
-    (void)cudaGetLastError();
-    return 132;
-  }
-  if (counts[device].load() > 0) return counts[device].load();
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0) {
-    (void)cudaGetLastError();
-    return 132;
-  }
-  counts[device].store(sms);
-  return sms;
-}
-
 template <int BN, int CX, int CY, Out kOut>
 void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __nv_bfloat16* wt,
-            const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what, int k_cluster = 1,
-            LayerNormEpilogue ln = {}) {
+            const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what, LayerNormEpilogue ln = {}) {
   const int splits = shape.k_splits > 0 ? shape.k_splits : 1;
   const CUtensorMap x_map = tensor_map(x, shape.M, shape.K, kBM / CX, what);
   const CUtensorMap w_map = tensor_map(wt, shape.N, shape.K, BN / CY, what);
@@ -597,7 +542,7 @@ void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __n
     throw Error(ExitCode::kInternal, "the device refuses the shared memory or cluster size of " + what);
   }
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(shape.N / BN, (shape.M + kBM - 1) / kBM, splits * k_cluster);
+  config.gridDim = dim3(shape.N / BN, (shape.M + kBM - 1) / kBM, splits);
   config.blockDim = dim3(kThreads);
   config.dynamicSmemBytes = smem_bytes<BN, kOut>();
   config.stream = stream;
@@ -610,34 +555,28 @@ void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __n
   attrs[1].id = cudaLaunchAttributeClusterDimension;
   attrs[1].val.clusterDim.x = kRowCluster ? config.gridDim.x : CX;
   attrs[1].val.clusterDim.y = CY;
-  attrs[1].val.clusterDim.z = k_cluster;
+  attrs[1].val.clusterDim.z = 1;
   config.attrs = attrs;
-  config.numAttrs = CX * CY > 1 || kRowCluster || k_cluster > 1 ? 2 : 1;
-  check_cuda(cudaLaunchKernelEx(&config, kernel, x_map, w_map, y, bias, shape.M, shape.N, shape.K / splits, k_cluster,
-                                ln),
+  config.numAttrs = CX * CY > 1 || kRowCluster ? 2 : 1;
+  check_cuda(cudaLaunchKernelEx(&config, kernel, x_map, w_map, y, bias, shape.M, shape.N, shape.K / splits, ln),
              "cudaLaunchKernelEx", what);
 }
 
 template <int BN, int CX, int CY>
 void launch_tiling(const MatmulShape& shape, Epilogue epilogue, void* y, const __nv_bfloat16* x,
-                   const __nv_bfloat16* wt, const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what,
-                   int k_cluster) {
-  if (shape.k_splits > 0) return launch<BN, CX, CY, Out::kPartials>(shape, y, x, wt, bias, stream, what, k_cluster);
+                   const __nv_bfloat16* wt, const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what) {
+  if (shape.k_splits > 0) return launch<BN, CX, CY, Out::kPartials>(shape, y, x, wt, bias, stream, what);
   switch (epilogue) {
-    case Epilogue::kBias: return launch<BN, CX, CY, Out::kBf16Bias>(shape, y, x, wt, bias, stream, what, k_cluster);
-    case Epilogue::kBiasGelu:
-      return launch<BN, CX, CY, Out::kBf16BiasGelu>(shape, y, x, wt, bias, stream, what, k_cluster);
-    default: return launch<BN, CX, CY, Out::kBf16>(shape, y, x, wt, bias, stream, what, k_cluster);
+    case Epilogue::kBias: return launch<BN, CX, CY, Out::kBf16Bias>(shape, y, x, wt, bias, stream, what);
+    case Epilogue::kBiasGelu: return launch<BN, CX, CY, Out::kBf16BiasGelu>(shape, y, x, wt, bias, stream, what);
+    default: return launch<BN, CX, CY, Out::kBf16>(shape, y, x, wt, bias, stream, what);
   }
 }
 
 }  // namespace
 
 std::string wgmma_tiling_name(WgmmaTiling tiling) {
-  std::string name =
-      std::to_string(tiling.bn) + "x" + std::to_string(tiling.cluster_x) + "x" + std::to_string(tiling.cluster_y);
-  if (tiling.k_cluster == 0) return name + "kA";
-  return tiling.k_cluster == 1 ? name : name + "k" + std::to_string(tiling.k_cluster);
+  return std::to_string(tiling.bn) + "x" + std::to_string(tiling.cluster_x) + "x" + std::to_string(tiling.cluster_y);
 }
 
 bool wgmma_gemm_available(int device) {
@@ -653,34 +592,14 @@ bool wgmma_gemm_available(int device) {
 }
 
 bool wgmma_gemm_takes(const MatmulShape& shape, WgmmaTiling tiling) {
-  // The instantiated kernels: 128 or 64 wide with K clusters, or the three multicast clusters.
-  const WgmmaTiling tile{tiling.bn, tiling.cluster_x, tiling.cluster_y};
-  const bool known = ((tile == WgmmaTiling{128, 1, 1} || tile == WgmmaTiling{64, 1, 1}) && tiling.k_cluster >= 0 &&
-                      tiling.k_cluster <= kMaxKCluster) ||
-                     ((tile == WgmmaTiling{128, 2, 1} || tile == WgmmaTiling{64, 1, 4} ||
-                       tile == WgmmaTiling{128, 2, 4}) &&
-                      tiling.k_cluster == 1);
+  bool known = false;
+  for (const WgmmaTiling t : kWgmmaBenchTilings) known = known || t == tiling;
   if (!known || shape.weight_out_by_in || shape.M <= 0 || shape.N <= 0 || shape.K <= 0) return false;
   if (shape.k_splits < 0 || shape.k_splits > 4) return false;
   if (shape.N % (tiling.bn * tiling.cluster_x) != 0 || shape.K % 8 != 0) return false;
   if (shape.k_splits > 1 && shape.K % (kBK * shape.k_splits) != 0) return false;
   const int row_blocks = (shape.M + kBM - 1) / kBM;
   return row_blocks % tiling.cluster_y == 0;
-}
-
-int wgmma_k_cluster(const MatmulShape& shape, WgmmaTiling tiling, int sms) {
-  if (tiling.k_cluster != 0) return tiling.k_cluster;
-  // The cluster size that puts the most CTAs on the SMs in one wave, each with at least 3 K tiles (a CTA's first
-  // tiles are latency, not throughput); 1 where the tiles alone fill the SMs.
-  const int splits = shape.k_splits > 0 ? shape.k_splits : 1;
-  const int tiles = shape.N / tiling.bn * ((shape.M + kBM - 1) / kBM) * splits;
-  const int k_tiles = (shape.K / splits + kBK - 1) / kBK;
-  int best = 1;
-  for (int kc = 2; kc <= kMaxKCluster; ++kc) {
-    if (tiles * kc > sms || k_tiles / kc < 3) break;
-    best = kc;
-  }
-  return best;
 }
 
 void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling tiling, void* d_y,
@@ -690,20 +609,19 @@ void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling
                            std::to_string(shape.N) + "] = X[" + std::to_string(shape.M) + "][" +
                            std::to_string(shape.K) + "] * W, " + std::to_string(shape.k_splits) + " splits";
   if (!wgmma_gemm_takes(shape, tiling)) throw Error(ExitCode::kInternal, "wgmma_gemm_forward does not take " + what);
-  const int kc = wgmma_k_cluster(shape, tiling, sm_count());
-  if (tiling.bn == 128 && tiling.cluster_x == 1 && tiling.cluster_y == 1) {
-    return launch_tiling<128, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what, kc);
+  if (tiling == WgmmaTiling{128, 1, 1}) {
+    return launch_tiling<128, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
   }
-  if (tiling.bn == 64 && tiling.cluster_x == 1 && tiling.cluster_y == 1) {
-    return launch_tiling<64, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what, kc);
+  if (tiling == WgmmaTiling{64, 1, 1}) {
+    return launch_tiling<64, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
   }
   if (tiling == WgmmaTiling{128, 2, 1}) {
-    return launch_tiling<128, 2, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what, 1);
+    return launch_tiling<128, 2, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
   }
   if (tiling == WgmmaTiling{64, 1, 4}) {
-    return launch_tiling<64, 1, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what, 1);
+    return launch_tiling<64, 1, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
   }
-  return launch_tiling<128, 2, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what, 1);
+  return launch_tiling<128, 2, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
 }
 
 bool wgmma_residual_layernorm_takes(const MatmulShape& shape, int tile_n) {
@@ -755,9 +673,9 @@ void wgmma_residual_layernorm_forward(const MatmulShape& shape, int tile_n, cons
   }
   const LayerNormEpilogue ln{d_residual, d_ln_weight, d_ln_bias, d_ln_out};
   if (tile_n == 64) {
-    return launch<64, 1, 1, Out::kResidualLayerNorm>(shape, nullptr, d_x, d_wt, d_bias, stream, what, 1, ln);
+    return launch<64, 1, 1, Out::kResidualLayerNorm>(shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
   }
-  launch<128, 1, 1, Out::kResidualLayerNorm>(shape, nullptr, d_x, d_wt, d_bias, stream, what, 1, ln);
+  launch<128, 1, 1, Out::kResidualLayerNorm>(shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
 }
 
 void transpose_bf16(__nv_bfloat16* d_dst, const __nv_bfloat16* d_src, int rows, int cols, cudaStream_t stream) {
