@@ -244,10 +244,15 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
         const int ln_tile = cuda::kLayerNormTiles[turn++ % 2];
         const std::string tile = tiling ? cuda::wgmma_tiling_name(*tiling) : "cuBLASLt";
         const int fused_ln = static_cast<int>(which);
+        // Without fused projections the own GEMMs alternate between all four and the projections only.
+        const auto gemms = which == LayerNormProjections::kNone && turn % 2 == 0 ? cuda::WgmmaGemms::kProjections
+                                                                                 : cuda::WgmmaGemms::kAll;
+        const int projections_only = gemms == cuda::WgmmaGemms::kProjections;
         CAPTURE(tile);
         CAPTURE(fused_ln);
         CAPTURE(ln_tile);
-        forward.use_wgmma_gemms(tiling, gpu.stream);
+        CAPTURE(projections_only);
+        forward.use_wgmma_gemms(tiling, gpu.stream, gemms);
         forward.use_layernorm_projections(which, ln_tile, gpu.stream);
         for (const bool captured : {false, true}) {
           CAPTURE(captured);
@@ -255,7 +260,8 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
           const double rel = cuda_test::relative_error(logits, ref);
           const double vs_cublas =
               cuda_test::relative_error(logits, std::vector<double>(cublas.begin(), cublas.end()));
-          MESSAGE("wgmma " << tile << " + layer-norm projections " << fused_ln << " (" << ln_tile
+          MESSAGE("wgmma " << tile << (projections_only ? " (projections)" : "") << " + layer-norm projections "
+                           << fused_ln << " (" << ln_tile
                            << "-wide if any) B " << B << " T " << T
                            << (captured ? " captured" : " eager") << ": rel err " << rel << " vs fp64, "
                            << vs_cublas << " vs the cuBLASLt forward");

@@ -137,7 +137,7 @@ void GptForward::use_fused_layers(std::optional<FusedLayout> layout) {
   fused_ = layout;
 }
 
-void GptForward::use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t stream) {
+void GptForward::use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t stream, WgmmaGemms which) {
   if (tiling) {
     if (std::find(wgmma_tilings_.begin(), wgmma_tilings_.end(), *tiling) == wgmma_tilings_.end()) {
       throw Error(ExitCode::kInternal, "the wgmma GEMMs cannot run this model's layers in the " +
@@ -146,6 +146,7 @@ void GptForward::use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t
     make_transposed_weights(stream);
   }
   wgmma_ = tiling;
+  wgmma_gemms_ = which;
 }
 
 void GptForward::use_layernorm_projections(LayerNormProjections which, int tile_n, cudaStream_t stream) {
@@ -211,7 +212,7 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
   auto gemm = [&](int i, const Matmul& mm, void* y, const void* x, const DeviceBuffer& w, const DeviceBuffer* bias) {
     const void* b = bias != nullptr ? bias->get() : nullptr;
     if constexpr (std::is_same_v<A, __nv_bfloat16>) {
-      if (wgmma_) {
+      if (wgmma_ && (wgmma_gemms_ == WgmmaGemms::kAll || i == 1 || i == 3)) {
         return wgmma_gemm_forward(mm.shape(), mm.epilogue(), *wgmma_, y, static_cast<const A*>(x),
                                   transposed_[4 * layer + i].as<A>(), static_cast<const A*>(b), stream);
       }

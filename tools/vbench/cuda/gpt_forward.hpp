@@ -42,6 +42,10 @@ namespace vtools::vbench::cuda {
 /// (GptForward::use_layernorm_projections).
 enum class LayerNormProjections { kNone, kAttention, kBoth };
 
+/// Which of a layer's GEMMs run as wgmma_gemm_forward: all four, or only the two projections (split-K partial
+/// products, where the own kernel beat cuBLASLt in bench/wgmma_gemm_bench while qkv and fc did not).
+enum class WgmmaGemms { kAll, kProjections };
+
 class GptForward {
  public:
   /// Allocates activations for batch B and sequence T and plans the five GEMM shapes. `weights` must outlive this.
@@ -73,10 +77,12 @@ class GptForward {
   /// The tilings in which the unfused forward can run the layers' four GEMMs as wgmma_gemm_forward (bf16 on a
   /// compute capability 9.0 device, every shape taken); empty when it cannot.
   [[nodiscard]] const std::vector<WgmmaTiling>& wgmma_tilings() const { return wgmma_tilings_; }
-  /// Makes the unfused forward run the layers' GEMMs as wgmma_gemm_forward in `tiling` (one of wgmma_tilings()), or
-  /// as cuBLASLt's (nullopt, the default). The first use makes the transposed weights, on `stream`.
-  void use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t stream);
+  /// Makes the unfused forward run the layers' GEMMs (`which` of them) as wgmma_gemm_forward in `tiling` (one of
+  /// wgmma_tilings()), or as cuBLASLt's (nullopt, the default). The first use makes the transposed weights, on
+  /// `stream`.
+  void use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t stream, WgmmaGemms which = WgmmaGemms::kAll);
   [[nodiscard]] std::optional<WgmmaTiling> wgmma_tiling() const { return wgmma_; }
+  [[nodiscard]] WgmmaGemms wgmma_gemms() const { return wgmma_gemms_; }
   /// The tile widths (kLayerNormTiles) in which the unfused forward can run each projection together with the layer
   /// norm after it (wgmma_residual_layernorm_forward: bf16, compute capability 9.0, width a multiple of the tile up
   /// to 8 or 16 tiles, and the device fits a cluster of that many CTAs); empty when it cannot.
@@ -129,6 +135,7 @@ class GptForward {
   std::optional<FusedLayout> fused_;
   std::vector<WgmmaTiling> wgmma_tilings_;
   std::optional<WgmmaTiling> wgmma_;
+  WgmmaGemms wgmma_gemms_ = WgmmaGemms::kAll;
   std::vector<int> layernorm_tiles_;
   LayerNormProjections layernorm_projections_ = LayerNormProjections::kNone;
   int layernorm_tile_ = 0;
