@@ -137,8 +137,8 @@ class CudaBackend final : public Backend {
     forward_->choose_gemm_algorithms(stream_);
     run_eagerly("the eager warm-up forward");
     tune_gemms();
-    const bool own = !forward_->wgmma_tilings().empty() || !forward_->layernorm_tiles().empty();
-    if (own && wgmma_requested()) choose_wgmma_gemms();
+    const WgmmaTrials trials = wgmma_trials();
+    if (!forward_->wgmma_tilings().empty() && trials != WgmmaTrials::kNone) choose_wgmma_gemms(trials);
     if (!forward_->fused_layouts().empty()) choose_layer_fusion();
     choose_head_prefetch();
     capture();
@@ -156,6 +156,11 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  /// Which forwards with own wgmma kernels prepare tries (VTOOLS_VBENCH_WGMMA): 0 none, unset (or anything else) the
+  /// GEMM tilings, "all" also the layer-norm projections, which lost everywhere they were timed (bench/RESULTS.md,
+  /// session 11) and cost seconds of prepare.
+  enum class WgmmaTrials { kNone, kGemms, kAll };
+
   void capture() {
     check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
     try {
@@ -219,10 +224,11 @@ class CudaBackend final : public Backend {
   }
 
   /// Keeps the fastest unfused forward among: cuBLASLt's layer GEMMs; vbench's own wgmma GEMMs in each tiling the
-  /// model takes; and each of those with the projections run together with the layer norms after them. A candidate
-  /// whose logits (after NaN-filled activations, on the same zero tokens) are further from the cuBLASLt forward's than
-  /// the bf16 gate allows is not timed and is named in the notes: a fast wrong kernel must not be kept.
-  void choose_wgmma_gemms() {
+  /// model takes, for all four GEMMs or the projections only; with WgmmaTrials::kAll also each of those with the
+  /// projections run together with the layer norms after them. A candidate whose logits (after NaN-filled
+  /// activations, on the same zero tokens) are further from the cuBLASLt forward's than the bf16 gate allows is not
+  /// timed and is named in the notes: a fast wrong kernel must not be kept.
+  void choose_wgmma_gemms(WgmmaTrials trials) {
     forward_->poison_activations(stream_);
     run_eagerly("the eager cuBLASLt forward");
     const std::vector<float> reference = download_logits();
@@ -243,6 +249,7 @@ class CudaBackend final : public Backend {
         candidates.push_back({tiling, LayerNormProjections::kNone, 0});
         candidates.push_back({tiling, LayerNormProjections::kNone, 0, cuda::WgmmaGemms::kProjections});
       }
+      if (trials != WgmmaTrials::kAll) continue;
       for (const auto which : {LayerNormProjections::kAttention, LayerNormProjections::kBoth}) {
         for (const int tile_n : forward_->layernorm_tiles()) candidates.push_back({tiling, which, tile_n});
       }
@@ -299,11 +306,11 @@ class CudaBackend final : public Backend {
     return name.empty() ? "cuBLASLt GEMMs" : name;
   }
 
-  /// VTOOLS_VBENCH_WGMMA=1 asks for the wgmma GEMMs to be tried: opt-in until they have run on a GPU (they were
-  /// written without device time; the GPU tests exercise them directly).
-  static bool wgmma_requested() {
+  static WgmmaTrials wgmma_trials() {
     const char* env = std::getenv("VTOOLS_VBENCH_WGMMA");
-    return env != nullptr && std::string_view(env) == "1";
+    if (env == nullptr) return WgmmaTrials::kGemms;
+    if (std::string_view(env) == "0") return WgmmaTrials::kNone;
+    return std::string_view(env) == "all" ? WgmmaTrials::kAll : WgmmaTrials::kGemms;
   }
 
   /// The logits [rows][V] of the last forward enqueued on stream_ (padding columns dropped), as floats; waits for it.
