@@ -14,5 +14,16 @@ for variant in "$@"; do
   ncu -i "/tmp/ncu-$variant.ncu-rep" --page source --csv --print-source sass > "$out/$variant-sass.csv" 2>&1
   ncu -i "/tmp/ncu-$variant.ncu-rep" --page details > "$out/$variant-details.txt" 2>&1
   grep -E "Duration|Elapsed Cycles" "$out/$variant-details.txt" | head -3
-  head -c 600 "$out/$variant-sass.csv"; echo
+  python3 - "$out/$variant-sass.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head = next(i for i, r in enumerate(rows) if "Address" in r)
+cols, data = rows[head], [r for r in rows[head + 1:] if len(r) == len(rows[head])]
+at, src = cols.index("Address"), cols.index("Source")
+stall = cols.index("Warp Stall Sampling (All Samples)")
+total = sum(float(r[stall] or 0) for r in data)
+print(f"{total:.0f} stall samples; the 15 instructions with most:")
+for r in sorted(data, key=lambda r: -float(r[stall] or 0))[:15]:
+    print(f"  {float(r[stall] or 0):6.0f}  {r[at][-6:]}  {r[src][:90]}")
+PY
 done
