@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "libcommon/error.hpp"
+#include "libcommon/stats.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/device_buffer.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
@@ -100,16 +101,6 @@ std::vector<float> output(const cuda::DeviceBuffer& y, const cuda::MatmulShape& 
   return out;
 }
 
-/// ‖got − ref‖₂ / ‖ref‖₂ (NaN when got has a NaN).
-double relative_error(const std::vector<float>& got, const std::vector<float>& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    num += (double(got[i]) - ref[i]) * (double(got[i]) - ref[i]);
-    den += double(ref[i]) * ref[i];
-  }
-  return std::sqrt(num / den);
-}
-
 cuda::DeviceBuffer bf16_buffer(std::mt19937& rng, std::size_t n, float stddev) {
   std::normal_distribution<float> normal(0.f, stddev);
   std::vector<std::uint16_t> bits(n);
@@ -181,7 +172,7 @@ int run_layernorm() {
       cuda::check_cuda(cudaMemset(ln.get(), 0xFF, ln.bytes()), "cudaMemset");
       fused(0);
       const std::vector<float> got = output(ln, whole);
-      const double rel = relative_error(got, ref);
+      const double rel = vtools::stats::relative_l2_error(got, ref);
       std::printf("%-10s %-32s %9.2f %10.2e%s\n", name, label.c_str(), median_us(copies, fused), rel,
                   rel <= 1e-2 ? "" : "   MISMATCH");
       std::fflush(stdout);
@@ -242,7 +233,7 @@ int run(const std::string& which) {
       cuda::check_cuda(cudaMemset(y.get(), 0xFF, out_bytes), "cudaMemset");  // a kernel writing nothing shows
       own(0);
       const std::vector<float> got = output(y, sh);
-      const double rel = relative_error(got, ref);  // NaN where anything was left unwritten
+      const double rel = vtools::stats::relative_l2_error(got, ref);  // NaN where anything was left unwritten
       const double limit = sh.k_splits > 0 ? 1e-5 : 1e-2;  // bf16 outputs round differently
       std::printf("%-10s %-10s %9.2f %10.2e%s\n", p.name, which.c_str(), median_us(copies, own), rel,
                   rel <= limit ? "" : "   MISMATCH");

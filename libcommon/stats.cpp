@@ -85,4 +85,21 @@ Interval bootstrap_ratio_of_medians(std::span<const double> a, std::span<const d
   return {percentile_sorted(ratios, 2.5), percentile_sorted(ratios, 97.5)};
 }
 
+namespace {
+template <typename Ref>
+double relative_l2(std::span<const float> got, std::span<const Ref> ref) {
+  double num = 0, den = 0;
+  const std::size_t n = std::min(got.size(), ref.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(got[i]) - static_cast<double>(ref[i]);
+    num += d * d;
+    den += static_cast<double>(ref[i]) * static_cast<double>(ref[i]);
+  }
+  return den == 0 ? std::sqrt(num) : std::sqrt(num / den);
+}
+}  // namespace
+
+double relative_l2_error(std::span<const float> got, std::span<const float> ref) { return relative_l2(got, ref); }
+double relative_l2_error(std::span<const float> got, std::span<const double> ref) { return relative_l2(got, ref); }
+
 }  // namespace vtools::stats

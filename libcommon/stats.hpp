@@ -32,6 +32,11 @@ struct Summary {
 /// Summary of `xs`. n = 0 -> all fields NaN except counts.
 Summary summarize(std::span<const double> xs);
 
+/// Relative L2 error ‖got − ref‖₂ / ‖ref‖₂ over the first min(sizes) values, in double; ‖got − ref‖₂ when ref is
+/// all zeros; NaN when either holds a NaN (a kernel that left outputs unwritten over a NaN fill shows).
+double relative_l2_error(std::span<const float> got, std::span<const float> ref);
+double relative_l2_error(std::span<const float> got, std::span<const double> ref);
+
 /// A two-sided confidence interval.
 struct Interval {
   double low = 0, high = 0;

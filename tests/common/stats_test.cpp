@@ -72,3 +72,16 @@ TEST_CASE("stats: bootstrap CI of a ratio of medians brackets the true ratio and
   CHECK(again.high == ci.high);
   CHECK(std::isnan(bootstrap_ratio_of_medians({}, b).low));
 }
+
+TEST_CASE("stats: relative L2 error") {
+  const std::vector<float> ref = {3.f, 4.f}, got = {3.f, 4.5f};
+  CHECK(vtools::stats::relative_l2_error(got, ref) == doctest::Approx(0.1));  // 0.5 / 5
+  CHECK(vtools::stats::relative_l2_error(ref, ref) == 0.0);
+  const std::vector<double> ref64 = {3.0, 4.0};
+  CHECK(vtools::stats::relative_l2_error(got, ref64) == doctest::Approx(0.1));
+  const std::vector<float> zeros = {0.f, 0.f};
+  CHECK(vtools::stats::relative_l2_error(got, zeros) == doctest::Approx(std::sqrt(9.0 + 20.25)));  // absolute
+  const std::vector<float> nan = {3.f, std::nanf("")};
+  CHECK(std::isnan(vtools::stats::relative_l2_error(nan, ref)));
+  CHECK(vtools::stats::relative_l2_error(std::vector<float>{3.f}, ref) == 0.0);  // the common prefix only
+}

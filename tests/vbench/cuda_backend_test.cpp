@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "libcommon/stats.hpp"
 #include "libcommon/error.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/backend.hpp"
@@ -52,7 +53,7 @@ TEST_CASE("cuda_backend: logits match the fp64 reference forward in fp32, tf32 a
       backend->prepare(weights, B, T, dtype);
       const std::vector<float> logits = backend->logits(tokens);
       REQUIRE(logits.size() == ref.size());
-      const double rel = cuda_test::relative_error(logits, ref);
+      const double rel = stats::relative_l2_error(logits, ref);
       MESSAGE("dtype " << static_cast<int>(dtype) << (tied ? " tied" : " untied") << ": rel err " << rel);
       CHECK(rel <= limit);
       if (dtype == DType::kFp32) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "libcommon/stats.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/gpt_forward.hpp"
@@ -92,7 +93,7 @@ TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the un
         CAPTURE(name);
         const std::vector<float> logits = forward_logits(gpu, weights, dtype, layout, tokens, c.B, c.T);
         REQUIRE(logits.size() == ref.size());
-        const double rel = cuda_test::relative_error(logits, ref);
+        const double rel = stats::relative_l2_error(logits, ref);
         MESSAGE("C " << c.n_embd << " B " << c.B << " T " << c.T << " dtype " << static_cast<int>(dtype) << " "
                      << name << ": rel err " << rel);
         CHECK(rel <= limit);

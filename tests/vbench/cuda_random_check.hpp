@@ -109,16 +109,6 @@ inline void check_close(const std::vector<float>& got, const std::vector<float>&
                                << "*|ref|:" << first.str());
 }
 
-/// Relative error ||got - ref|| / ||ref|| in double (0 when both are zero).
-inline double relative_error(const std::vector<float>& got, const std::vector<double>& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < got.size() && i < ref.size(); ++i) {
-    num += (got[i] - ref[i]) * (got[i] - ref[i]);
-    den += ref[i] * ref[i];
-  }
-  return den == 0 ? std::sqrt(num) : std::sqrt(num / den);
-}
-
 /// Weights with larger spreads than minGPT's init (std 0.02 makes attention uniform and logits tiny), so every
 /// part of the forward moves the logits.
 inline GptWeights random_weights(const GptConfig& cfg, Random& rng) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "libcommon/stats.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/gpt_forward.hpp"
@@ -257,9 +258,9 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
         for (const bool captured : {false, true}) {
           CAPTURE(captured);
           const std::vector<float> logits = logits_of(gpu, forward, rows, V, Vp, captured);
-          const double rel = cuda_test::relative_error(logits, ref);
+          const double rel = stats::relative_l2_error(logits, ref);
           const double vs_cublas =
-              cuda_test::relative_error(logits, std::vector<double>(cublas.begin(), cublas.end()));
+              stats::relative_l2_error(logits, cublas);
           MESSAGE("wgmma " << tile << (projections_only ? " (projections)" : "") << " + layer-norm projections "
                            << fused_ln << " (" << ln_tile
                            << "-wide if any) B " << B << " T " << T
@@ -274,7 +275,7 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
     forward.use_layernorm_projections(LayerNormProjections::kNone, 0, gpu.stream);
     CHECK_FALSE(forward.wgmma_tiling().has_value());
     // Back on the cuBLASLt plan (the own kernels' logits differ from its by ~1e-3).
-    CHECK(cuda_test::relative_error(logits_of(gpu, forward, rows, V, Vp, true),
+    CHECK(stats::relative_l2_error(logits_of(gpu, forward, rows, V, Vp, true),
                                     std::vector<double>(cublas.begin(), cublas.end())) < 1e-4);
   }
 }

@@ -265,7 +265,7 @@ class CudaBackend final : public Backend {
         forward_->use_layernorm_projections(c.layernorm_projections, c.layernorm_tile, stream_);
         forward_->poison_activations(stream_);
         run_eagerly("an eager forward with own wgmma kernels");  // also loads their module outside the capture
-        err = relative_error(download_logits(), reference);
+        err = stats::relative_l2_error(download_logits(), reference);
       } catch (const Error& e) {
         // A refused launch (e.g. a tensor map the driver rejects) leaves the context usable and the cuBLASLt forward
         // runs on; a fault in the kernel does not (every later call fails), so that one is the error to report.
@@ -330,17 +330,6 @@ class CudaBackend final : public Backend {
       check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the forward");
     }
     return out;
-  }
-
-  /// ‖got − ref‖₂ / ‖ref‖₂; NaN when either has a NaN.
-  static double relative_error(const std::vector<float>& got, const std::vector<float>& ref) {
-    double num = 0, den = 0;
-    for (std::size_t i = 0; i < ref.size() && i < got.size(); ++i) {
-      const double d = static_cast<double>(got[i]) - ref[i];
-      num += d * d;
-      den += static_cast<double>(ref[i]) * ref[i];
-    }
-    return std::sqrt(num / den);
   }
 
   /// Times the forward kept so far with the LM head's weights prefetched into L2 (GptForward::use_head_prefetch) and
