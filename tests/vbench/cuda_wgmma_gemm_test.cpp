@@ -249,6 +249,10 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
         const auto gemms = which == LayerNormProjections::kNone && turn % 2 == 0 ? cuda::WgmmaGemms::kProjections
                                                                                  : cuda::WgmmaGemms::kAll;
         const int projections_only = gemms == cuda::WgmmaGemms::kProjections;
+        // Programmatic launches of the encoder, layer norms and attention every third combination.
+        const bool programmatic = turn % 3 == 1;
+        CAPTURE(programmatic);
+        forward.use_programmatic_launches(programmatic);
         CAPTURE(tile);
         CAPTURE(fused_ln);
         CAPTURE(ln_tile);
@@ -261,7 +265,8 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
           const double rel = stats::relative_l2_error(logits, ref);
           const double vs_cublas =
               stats::relative_l2_error(logits, cublas);
-          MESSAGE("wgmma " << tile << (projections_only ? " (projections)" : "") << " + layer-norm projections "
+          MESSAGE("wgmma " << tile << (projections_only ? " (projections)" : "")
+                           << (programmatic ? " programmatic" : "") << " + layer-norm projections "
                            << fused_ln << " (" << ln_tile
                            << "-wide if any) B " << B << " T " << T
                            << (captured ? " captured" : " eager") << ": rel err " << rel << " vs fp64, "
@@ -272,6 +277,7 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
       }
     }
     forward.use_wgmma_gemms(std::nullopt, gpu.stream);
+    forward.use_programmatic_launches(false);
     forward.use_layernorm_projections(LayerNormProjections::kNone, 0, gpu.stream);
     CHECK_FALSE(forward.wgmma_tiling().has_value());
     // Back on the cuBLASLt plan (the own kernels' logits differ from its by ~1e-3).

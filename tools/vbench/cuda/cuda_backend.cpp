@@ -109,10 +109,11 @@ class CudaBackend final : public Backend {
       notes.push_back("cuda " + weights_->config.name + ": " +
                       (layout   ? std::string("fused layer steps in the ") + cuda::fused_layout_name(*layout) +
                                       " layout (one kernel per layer, fp32 math on CUDA cores in every dtype)"
-                       : tiling || forward_->layernorm_projections() != cuda::LayerNormProjections::kNone
+                       : tiling || forward_->programmatic_launches() ||
+                               forward_->layernorm_projections() != cuda::LayerNormProjections::kNone
                            ? "the unfused forward with " +
-                                 candidate_name(tiling, forward_->wgmma_gemms(), forward_->layernorm_projections(),
-                                                forward_->layernorm_tile()) +
+                                 candidate_name(tiling, forward_->wgmma_gemms(), forward_->programmatic_launches(),
+                                                forward_->layernorm_projections(), forward_->layernorm_tile()) +
                                  " (vbench's own wgmma kernels)"
                            : std::string("the unfused forward")) +
                       (forward_->head_prefetch() ? " with the LM head's weights prefetched into L2" : "") +
@@ -240,14 +241,17 @@ class CudaBackend final : public Backend {
       LayerNormProjections layernorm_projections = LayerNormProjections::kNone;
       int layernorm_tile = 0;
       cuda::WgmmaGemms gemms = cuda::WgmmaGemms::kAll;
+      bool programmatic = false;
     };
     std::vector<std::optional<cuda::WgmmaTiling>> gemms = {std::nullopt};  // cuBLASLt's, then each tiling
     gemms.insert(gemms.end(), forward_->wgmma_tilings().begin(), forward_->wgmma_tilings().end());
     std::vector<Candidate> candidates;
     for (const std::optional<cuda::WgmmaTiling> tiling : gemms) {
       if (tiling) {
-        candidates.push_back({tiling, LayerNormProjections::kNone, 0});
-        candidates.push_back({tiling, LayerNormProjections::kNone, 0, cuda::WgmmaGemms::kProjections});
+        for (const bool programmatic : {false, true}) {
+          candidates.push_back({tiling, LayerNormProjections::kNone, 0, cuda::WgmmaGemms::kAll, programmatic});
+          candidates.push_back({tiling, LayerNormProjections::kNone, 0, cuda::WgmmaGemms::kProjections, programmatic});
+        }
       }
       if (trials != WgmmaTrials::kAll) continue;
       for (const auto which : {LayerNormProjections::kAttention, LayerNormProjections::kBoth}) {
@@ -257,11 +261,13 @@ class CudaBackend final : public Backend {
     Candidate best;
     for (const Candidate& c : candidates) {
       std::string unused = "cuda " + weights_->config.name + ": the forward with " +
-                           candidate_name(c.tiling, c.gemms, c.layernorm_projections, c.layernorm_tile) +
+                           candidate_name(c.tiling, c.gemms, c.programmatic, c.layernorm_projections,
+                                          c.layernorm_tile) +
                            " was not used: ";
       double err = 0;
       try {
         forward_->use_wgmma_gemms(c.tiling, stream_, c.gemms);
+        forward_->use_programmatic_launches(c.programmatic);
         forward_->use_layernorm_projections(c.layernorm_projections, c.layernorm_tile, stream_);
         forward_->poison_activations(stream_);
         run_eagerly("an eager forward with own wgmma kernels");  // also loads their module outside the capture
@@ -288,17 +294,19 @@ class CudaBackend final : public Backend {
       }
     }
     forward_->use_wgmma_gemms(best.tiling, stream_, best.gemms);
+    forward_->use_programmatic_launches(best.programmatic);
     forward_->use_layernorm_projections(best.layernorm_projections, best.layernorm_tile, stream_);
   }
 
-  /// "wgmma GEMMs 128x2x1", "wgmma GEMMs 64x1x1 for the projections", "the attention projection fused with its
-  /// layer norm (64-wide tiles)", "both projections fused with their layer norms (...)", a GEMM name and a projection
-  /// one joined by "and", or "cuBLASLt GEMMs".
+  /// "wgmma GEMMs 128x2x1", "wgmma GEMMs 64x1x1 for the projections", "... and programmatic launches", "the
+  /// attention projection fused with its layer norm (64-wide tiles)", "both projections fused with their layer norms
+  /// (...)", a GEMM name and a projection one joined by "and", or "cuBLASLt GEMMs".
   static std::string candidate_name(std::optional<cuda::WgmmaTiling> tiling, cuda::WgmmaGemms gemms,
-                                    cuda::LayerNormProjections which, int tile_n) {
+                                    bool programmatic, cuda::LayerNormProjections which, int tile_n) {
     using cuda::LayerNormProjections;
     std::string name = tiling ? "wgmma GEMMs " + cuda::wgmma_tiling_name(*tiling) : "";
     if (tiling && gemms == cuda::WgmmaGemms::kProjections) name += " for the projections";
+    if (programmatic) name += (name.empty() ? "" : " and ") + std::string("programmatic launches");
     std::string fused;
     if (which == LayerNormProjections::kAttention) fused = "the attention projection fused with its layer norm";
     if (which == LayerNormProjections::kBoth) fused = "both projections fused with their layer norms";
@@ -362,12 +370,13 @@ class CudaBackend final : public Backend {
   /// in forward_ms_.
   [[nodiscard]] std::string forward_label(std::optional<cuda::FusedLayout> layout) const {
     if (layout) return std::string("fused ") + cuda::fused_layout_name(*layout);
-    if (!forward_->wgmma_tiling() && forward_->layernorm_projections() == cuda::LayerNormProjections::kNone) {
+    if (!forward_->wgmma_tiling() && !forward_->programmatic_launches() &&
+        forward_->layernorm_projections() == cuda::LayerNormProjections::kNone) {
       return "unfused";
     }
     return "unfused with " +
-           candidate_name(forward_->wgmma_tiling(), forward_->wgmma_gemms(), forward_->layernorm_projections(),
-                          forward_->layernorm_tile());
+           candidate_name(forward_->wgmma_tiling(), forward_->wgmma_gemms(), forward_->programmatic_launches(),
+                          forward_->layernorm_projections(), forward_->layernorm_tile());
   }
 
   /// Median time of 15 replays of the forward as planned now (after 3 warm-up ones); +inf when it cannot be

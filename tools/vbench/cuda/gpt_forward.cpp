@@ -205,7 +205,7 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
   float* partials = partials_.as<float>();
   float* residual = residual_.as<float>();
   fork_head_prefetch(stream);
-  encoder_forward(residual, d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), B_, T_, C, stream);
+  encoder_forward(residual, d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), B_, T_, C, stream, programmatic_);
   SublayerOutput<A> pending;  // the sublayer output not yet added to the residual
   std::size_t layer = 0;
   // The i-th GEMM of the layer (0 qkv, 1 attention projection, 2 fc, 3 fc projection): cuBLASLt's or the own wgmma.
@@ -235,16 +235,16 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
   };
   for (const DeviceLayer& l : w_.layers) {
     if (!fused_fc_ln || layer == 0) {
-      layernorm_forward(ln, residual, pending, l.ln1_w.as<float>(), l.ln1_b.as<float>(), R, C, stream);
+      layernorm_forward(ln, residual, pending, l.ln1_w.as<float>(), l.ln1_b.as<float>(), R, C, stream, programmatic_);
     }
     gemm(0, *qkv_mm_, qkv_.get(), ln, l.attn_w, &l.attn_b);
-    attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream);
+    attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream, programmatic_);
     if (fused_attn_ln) {
       projection_layernorm(1, *attn_proj_mm_, attn_.get(), l.attn_proj_b, l.ln2_w, l.ln2_b);
     } else {
       gemm(1, *attn_proj_mm_, partials, attn_.get(), l.attn_proj_w, nullptr);
       layernorm_forward(ln, residual, SublayerOutput<A>{partials, attn_proj_splits_, l.attn_proj_b.as<A>()},
-                        l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream);
+                        l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream, programmatic_);
     }
     gemm(2, *fc_mm_, fc_.get(), ln, l.fc_w, &l.fc_b);
     if (fused_fc_ln) {  // the next layer's first layer norm, or the final one
@@ -264,7 +264,8 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     }
   }
   if (!split_head() && !fused_fc_ln) {
-    layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream);
+    layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream,
+                      programmatic_);
   }
   join_head_prefetch(stream);
   head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, ws, stream);

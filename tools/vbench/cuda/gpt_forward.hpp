@@ -83,6 +83,10 @@ class GptForward {
   void use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t stream, WgmmaGemms which = WgmmaGemms::kAll);
   [[nodiscard]] std::optional<WgmmaTiling> wgmma_tiling() const { return wgmma_; }
   [[nodiscard]] WgmmaGemms wgmma_gemms() const { return wgmma_gemms_; }
+  /// Launches the unfused forward's encoder, layer-norm and attention kernels as programmatic dependents of the
+  /// kernel before them (programmatic.cuh; default off), so that the own wgmma GEMMs after them start early.
+  void use_programmatic_launches(bool on) { programmatic_ = on; }
+  [[nodiscard]] bool programmatic_launches() const { return programmatic_; }
   /// The tile widths (kLayerNormTiles) in which the unfused forward can run each projection together with the layer
   /// norm after it (wgmma_residual_layernorm_forward: bf16, compute capability 9.0, width a multiple of the tile up
   /// to 8 or 16 tiles, and the device fits a cluster of that many CTAs); empty when it cannot.
@@ -136,6 +140,7 @@ class GptForward {
   std::vector<WgmmaTiling> wgmma_tilings_;
   std::optional<WgmmaTiling> wgmma_;
   WgmmaGemms wgmma_gemms_ = WgmmaGemms::kAll;
+  bool programmatic_ = false;
   std::vector<int> layernorm_tiles_;
   LayerNormProjections layernorm_projections_ = LayerNormProjections::kNone;
   int layernorm_tile_ = 0;

@@ -15,10 +15,11 @@ namespace vtools::vbench::cuda {
 inline constexpr int kMaxHeadSize = 128;
 
 /// residual[b][t][:] = wte[tokens[b][t]][:] + wpe[t][:] in fp32. Tokens must be < the rows of wte (checked by the
-/// caller on the host).
+/// caller on the host). `programmatic` here and in layernorm_forward and attention_forward: launched as a
+/// programmatic dependent of the kernel before (programmatic.cuh).
 template <typename P>
 void encoder_forward(float* d_residual, const int* d_tokens, const P* d_wte, const P* d_wpe, int B, int T, int C,
-                     cudaStream_t stream);
+                     cudaStream_t stream, bool programmatic = false);
 
 /// Up to this many split-K partial products are summed by layernorm_forward.
 constexpr int kMaxSublayerSplits = 4;
@@ -38,7 +39,7 @@ struct SublayerOutput {
 /// bias, with mean and the biased variance in fp32. Parameters stay fp32 in every dtype (they are tiny).
 template <typename A>
 void layernorm_forward(A* d_out, float* d_residual, SublayerOutput<A> add, const float* d_weight,
-                       const float* d_bias, int rows, int C, cudaStream_t stream);
+                       const float* d_bias, int rows, int C, cudaStream_t stream, bool programmatic = false);
 
 /// layernorm_forward for fp32 with each output row written as the 3C values [lo | hi | hi], hi = tf32(y),
 /// lo = tf32(y - hi): the left operand of a 3xTF32 GEMM against weight rows [hi | lo | hi] (d_out3 is [rows][3C]).
@@ -50,7 +51,8 @@ void layernorm_forward_split_tf32(float* d_out3, float* d_residual, SublayerOutp
 /// split into NH heads of C/NH), out is [B][T][C] with head h in columns [h*hs, (h+1)*hs). Any T; head size
 /// hs = C/NH must divide C and be at most kMaxHeadSize.
 template <typename A>
-void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cudaStream_t stream);
+void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cudaStream_t stream,
+                       bool programmatic = false);
 
 /// x[r][n] = gelu_tanh(x[r][n] + bias[n]) (bias optional, gelu optional): the GEMM epilogue for shapes where
 /// cuBLASLt offers no fused one.

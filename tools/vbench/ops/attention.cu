@@ -16,6 +16,7 @@
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
 #include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/cuda/programmatic.cuh"
 
 namespace vtools::vbench::cuda {
 
@@ -55,6 +56,7 @@ struct QueryRow {
 template <typename A>
 __global__ void attention_forward_kernel1(A* out, const A* qkv, int T, int C, int NH, float q_scale) {
   extern __shared__ float smem[];
+  programmatic_start();
   const int hs = C / NH;
   float* k_tile = smem;                          // [kKeyTile][hs + 1]: the pad keeps lanes on distinct banks
   float* v_tile = k_tile + kKeyTile * (hs + 1);  // [kKeyTile][hs]
@@ -148,6 +150,7 @@ __global__ void __launch_bounds__(kQueryRows * 32)
   constexpr int kVec = 16 / sizeof(A);     // elements per 16-byte load
   constexpr int kChunksPerRow = HS / kVec;
   static_assert(HS % kVec == 0 && HS % 4 == 0 && HS <= kMaxHeadSize && (HS < 32 || HS % 32 == 0));
+  programmatic_start();
   __shared__ __align__(16) float k_tile[kKeyTile * kRow];
   __shared__ __align__(16) float v_tile[kKeyTile * HS];
   __shared__ __align__(16) float q_rows[kQueryRows * HS];
@@ -321,6 +324,7 @@ __global__ void __launch_bounds__(kTcWarps * 32)
                               int NH, float q_scale) {
   using Shared = TcShared<HS>;
   constexpr int kStride = Shared::kStride;
+  programmatic_start();
   constexpr int kChunks = HS / 8;     // 16-byte chunks per row
   constexpr int kSteps = HS / 16;     // mma k-steps of S = Q K^T
   constexpr int kDimTiles = HS / 8;   // mma n-tiles of O
@@ -505,7 +509,8 @@ __global__ void __launch_bounds__(kTcWarps * 32)
 }
 
 template <typename A>
-void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cudaStream_t stream) {
+void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cudaStream_t stream,
+                       bool programmatic) {
   const std::string shape = "B=" + std::to_string(B) + " T=" + std::to_string(T) + " C=" + std::to_string(C) +
                             " NH=" + std::to_string(NH);
   if (NH <= 0 || C % NH != 0) throw Error(ExitCode::kUsage, "n_embd must be a multiple of n_head (" + shape + ")");
@@ -520,7 +525,8 @@ void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cu
   const float q_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(hs)) * M_LOG2E);
   const bool aligned = reinterpret_cast<std::uintptr_t>(d_qkv) % 16 == 0;
   auto launch2 = [&](auto kernel) {
-    kernel<<<grid, kQueryRows * 32, 0, stream>>>(d_out, d_qkv, T, C, NH, q_scale);
+    launch_kernel(kernel, grid, kQueryRows * 32, 0, stream, programmatic, "attention_forward_kernel2", d_out, d_qkv, T,
+                  C, NH, q_scale);
     check_launch("attention_forward_kernel2", shape);
   };
   if constexpr (std::is_same_v<A, __nv_bfloat16>) {
@@ -528,7 +534,8 @@ void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cu
       const dim3 grid3((T + kTcRows - 1) / kTcRows, B * NH);
       auto kernel = hs == 16 ? attention_forward_kernel3<16>
                              : hs == 32 ? attention_forward_kernel3<32> : attention_forward_kernel3<64>;
-      kernel<<<grid3, kTcWarps * 32, 0, stream>>>(d_out, d_qkv, T, C, NH, q_scale);
+      launch_kernel(kernel, grid3, kTcWarps * 32, 0, stream, programmatic, "attention_forward_kernel3", d_out, d_qkv,
+                    T, C, NH, q_scale);
       check_launch("attention_forward_kernel3", shape);
       return;
     }
@@ -537,12 +544,13 @@ void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cu
   if (aligned && hs == 32) return launch2(attention_forward_kernel2<A, 32>);
   if (aligned && hs == 64) return launch2(attention_forward_kernel2<A, 64>);
   const std::size_t smem_bytes = sizeof(float) * (kKeyTile * (hs + 1) + kKeyTile * hs + kQueryRows * hs);
-  attention_forward_kernel1<A><<<grid, kQueryRows * 32, smem_bytes, stream>>>(d_out, d_qkv, T, C, NH, q_scale);
+  launch_kernel(attention_forward_kernel1<A>, grid, kQueryRows * 32, smem_bytes, stream, programmatic,
+                "attention_forward_kernel1", d_out, d_qkv, T, C, NH, q_scale);
   check_launch("attention_forward_kernel1", shape);
 }
 
-template void attention_forward<float>(float*, const float*, int, int, int, int, cudaStream_t);
+template void attention_forward<float>(float*, const float*, int, int, int, int, cudaStream_t, bool);
 template void attention_forward<__nv_bfloat16>(__nv_bfloat16*, const __nv_bfloat16*, int, int, int, int,
-                                               cudaStream_t);
+                                               cudaStream_t, bool);
 
 }  // namespace vtools::vbench::cuda

@@ -16,6 +16,7 @@
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
 #include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/cuda/programmatic.cuh"
 
 namespace vtools::vbench::cuda {
 
@@ -89,6 +90,7 @@ __global__ void layernorm_forward_kernel2(A* __restrict__ out, float* __restrict
                                           const float* __restrict__ weight, const float* __restrict__ bias, int C) {
   extern __shared__ float row_values[];  // [C]
   __shared__ float scratch[kWarps];
+  programmatic_start();
   const long long row = blockIdx.x;
   float* r = residual + row * C;
   float sum = 0.f;
@@ -117,6 +119,7 @@ __global__ void __launch_bounds__(kThreads)
     layernorm_forward_kernel3(A* __restrict__ out, float* __restrict__ residual, SublayerOutput<A> add,
                               const float* __restrict__ weight, const float* __restrict__ bias, int C) {
   __shared__ float scratch[kWarps];
+  programmatic_start();
   const long long row = blockIdx.x;
   const long long plane = static_cast<long long>(gridDim.x) * C;  // one partial product [rows][C]
   float* r = residual + row * C;
@@ -192,19 +195,20 @@ namespace {
 /// instantiations).
 template <typename A, bool kSplit, int V, int N = 1>
 void launch_kernel3(A* out, float* residual, SublayerOutput<A> add, const float* weight, const float* bias, int rows,
-                    int C, cudaStream_t stream) {
+                    int C, cudaStream_t stream, bool programmatic) {
   if constexpr ((N + 1) * V <= kMaxPerThread) {
     if (C > N * V * kThreads) {
-      launch_kernel3<A, kSplit, V, N + 1>(out, residual, add, weight, bias, rows, C, stream);
+      launch_kernel3<A, kSplit, V, N + 1>(out, residual, add, weight, bias, rows, C, stream, programmatic);
       return;
     }
   }
-  layernorm_forward_kernel3<A, N, V, kSplit><<<rows, kThreads, 0, stream>>>(out, residual, add, weight, bias, C);
+  launch_kernel(layernorm_forward_kernel3<A, N, V, kSplit>, rows, kThreads, 0, stream, programmatic,
+                "layernorm_forward_kernel3", out, residual, add, weight, bias, C);
 }
 
 template <bool kSplit, typename A>
 void launch_layernorm(A* d_out, float* d_residual, SublayerOutput<A> add, const float* d_weight, const float* d_bias,
-                      int rows, int C, cudaStream_t stream) {
+                      int rows, int C, cudaStream_t stream, bool programmatic) {
   const std::string shape = "rows=" + std::to_string(rows) + " C=" + std::to_string(C);
   if (add.partials != nullptr && (add.splits < 1 || add.splits > kMaxSublayerSplits)) {
     throw Error(ExitCode::kInternal, "layernorm_forward sums 1.." + std::to_string(kMaxSublayerSplits) +
@@ -213,33 +217,33 @@ void launch_layernorm(A* d_out, float* d_residual, SublayerOutput<A> add, const 
   if (rows == 0) return;
   if (C <= kThreads * kMaxPerThread) {
     if (C % 4 == 0) {
-      launch_kernel3<A, kSplit, 4>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream);
+      launch_kernel3<A, kSplit, 4>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, programmatic);
     } else {
-      launch_kernel3<A, kSplit, 1>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream);
+      launch_kernel3<A, kSplit, 1>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, programmatic);
     }
     check_launch("layernorm_forward_kernel3", shape);
     return;
   }
-  layernorm_forward_kernel2<A, kSplit><<<rows, kThreads, sizeof(float) * C, stream>>>(d_out, d_residual, add,
-                                                                                      d_weight, d_bias, C);
+  launch_kernel(layernorm_forward_kernel2<A, kSplit>, rows, kThreads, sizeof(float) * C, stream, programmatic,
+                "layernorm_forward_kernel2", d_out, d_residual, add, d_weight, d_bias, C);
   check_launch("layernorm_forward_kernel2", shape);
 }
 }  // namespace
 
 template <typename A>
 void layernorm_forward(A* d_out, float* d_residual, SublayerOutput<A> add, const float* d_weight,
-                       const float* d_bias, int rows, int C, cudaStream_t stream) {
-  launch_layernorm<false>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream);
+                       const float* d_bias, int rows, int C, cudaStream_t stream, bool programmatic) {
+  launch_layernorm<false>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, programmatic);
 }
 
 void layernorm_forward_split_tf32(float* d_out3, float* d_residual, SublayerOutput<float> add,
                                   const float* d_weight, const float* d_bias, int rows, int C, cudaStream_t stream) {
-  launch_layernorm<true>(d_out3, d_residual, add, d_weight, d_bias, rows, C, stream);
+  launch_layernorm<true>(d_out3, d_residual, add, d_weight, d_bias, rows, C, stream, false);
 }
 
 template void layernorm_forward<float>(float*, float*, SublayerOutput<float>, const float*, const float*, int, int,
-                                       cudaStream_t);
+                                       cudaStream_t, bool);
 template void layernorm_forward<__nv_bfloat16>(__nv_bfloat16*, float*, SublayerOutput<__nv_bfloat16>,
-                                               const float*, const float*, int, int, cudaStream_t);
+                                               const float*, const float*, int, int, cudaStream_t, bool);
 
 }  // namespace vtools::vbench::cuda
