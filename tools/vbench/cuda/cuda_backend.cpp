@@ -159,7 +159,7 @@ class CudaBackend final : public Backend {
  private:
   /// Which forwards with own wgmma kernels prepare tries (VTOOLS_VBENCH_WGMMA): 0 none, unset (or anything else) the
   /// GEMM tilings, "all" also the layer-norm projections, which lost everywhere they were timed (bench/RESULTS.md,
-  /// session 11) and cost seconds of prepare.
+  /// session 11) and would add 16 more candidates to time at prepare.
   enum class WgmmaTrials { kNone, kGemms, kAll };
 
   void capture() {

@@ -16,7 +16,7 @@
 
 namespace vtools::vbench::cuda {
 
-/// The first statement of a kernel launched by launch_programmatic: allows the next kernel to launch, then waits until
+/// The first statement of a kernel launched by launch_kernel: allows the next kernel to launch, then waits until
 /// the kernel before has completed and its writes are visible. No global memory access may come before it (the
 /// kernel before may still read what this one writes). As every kernel of the chain waits here, a kernel that ends
 /// has seen all those before it end: the ordering is transitive.
