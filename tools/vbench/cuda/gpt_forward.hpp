@@ -14,9 +14,11 @@
 // small products come first in K, so they are summed before the large ones swamp them: gpt2's fp32 logits are 2.2e-6
 // off the cpu backend this way, 8.1e-6 with the small products last (all-fp32 GEMMs: 1.2e-6; H100, 2026-11-23).
 // 3 + 7 * n_layer launches when cuBLASLt fuses every epilogue; one more per layer where it has no GELU algorithm.
-// In bf16 on Hopper the layers' four GEMMs can instead be vbench's own wgmma GEMMs (wgmma_gemm.hpp, same outputs,
-// reading transposed copies of the weights made on first use), and each projection can run together with the layer
-// norm after it (residual add included): per layer qkv, attention, projection + LN2, fc, projection + next LN1.
+// In bf16 on Hopper the layers' four GEMMs (or the two projections only) can instead be vbench's own wgmma GEMMs
+// (wgmma_gemm.hpp, same outputs, reading transposed copies of the weights made on first use), with the encoder,
+// layer norms and attention launched as programmatic dependents or not, and each projection can run together with
+// the layer norm after it (residual add included): per layer qkv, attention, projection + LN2, fc, projection + next
+// LN1.
 // Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
 // (fused_layer.cu); CudaBackend keeps whichever forward is faster.
 // Either can also prefetch the LM head's weights into L2 on a side branch of the graph (use_head_prefetch), where
