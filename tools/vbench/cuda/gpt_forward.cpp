@@ -85,13 +85,6 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
       }
       if (takes) wgmma_tilings_.push_back(tiling);
     }
-    MatmulShape attn_proj = attn_proj_mm_->shape(), fc_proj = fc_proj_mm_->shape();
-    attn_proj.k_splits = fc_proj.k_splits = 0;
-    for (const int tile_n : kLayerNormTiles) {
-      if (wgmma_residual_layernorm_ready(attn_proj, tile_n) && wgmma_residual_layernorm_ready(fc_proj, tile_n)) {
-        layernorm_tiles_.push_back(tile_n);
-      }
-    }
   }
   check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
   check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch fork");
@@ -155,13 +148,30 @@ void GptForward::use_layernorm_projections(LayerNormProjections which, int tile_
     layernorm_tile_ = 0;
     return;
   }
-  if (std::find(layernorm_tiles_.begin(), layernorm_tiles_.end(), tile_n) == layernorm_tiles_.end()) {
+  const std::vector<int>& tiles = layernorm_tiles();
+  if (std::find(tiles.begin(), tiles.end(), tile_n) == tiles.end()) {
     throw Error(ExitCode::kInternal, "the projections cannot run with their layer norms in tiles " +
                                          std::to_string(tile_n) + " wide for this model");
   }
   make_transposed_weights(stream);
   layernorm_projections_ = which;
   layernorm_tile_ = tile_n;
+}
+
+const std::vector<int>& GptForward::layernorm_tiles() {
+  if (layernorm_tiles_) return *layernorm_tiles_;
+  layernorm_tiles_.emplace();
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  if (w_.dtype != DType::kBf16 || w_.layers.empty() || !wgmma_gemm_available(device)) return *layernorm_tiles_;
+  MatmulShape attn_proj = attn_proj_mm_->shape(), fc_proj = fc_proj_mm_->shape();
+  attn_proj.k_splits = fc_proj.k_splits = 0;
+  for (const int tile_n : kLayerNormTiles) {
+    if (wgmma_residual_layernorm_ready(attn_proj, tile_n) && wgmma_residual_layernorm_ready(fc_proj, tile_n)) {
+      layernorm_tiles_->push_back(tile_n);
+    }
+  }
+  return *layernorm_tiles_;
 }
 
 void GptForward::make_transposed_weights(cudaStream_t stream) {

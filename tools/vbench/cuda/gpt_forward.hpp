@@ -91,8 +91,10 @@ class GptForward {
   [[nodiscard]] bool programmatic_launches() const { return programmatic_; }
   /// The tile widths (kLayerNormTiles) in which the unfused forward can run each projection together with the layer
   /// norm after it (wgmma_residual_layernorm_forward: bf16, compute capability 9.0, width a multiple of the tile up
-  /// to 8 or 16 tiles, and the device fits a cluster of that many CTAs); empty when it cannot.
-  [[nodiscard]] const std::vector<int>& layernorm_tiles() const { return layernorm_tiles_; }
+  /// to 8 or 16 tiles, and the device fits a cluster of that many CTAs); empty when it cannot. Looked up on the first
+  /// call (it sets those kernels' attributes and queries cluster occupancy), not at construction: only
+  /// VTOOLS_VBENCH_WGMMA=all tries them.
+  [[nodiscard]] const std::vector<int>& layernorm_tiles();
   /// Makes the unfused forward do so for the attention projections (n_layer fewer kernels), for both (2 * n_layer
   /// fewer: only the first layer norm stays separate; at small M the fc projection then runs on few CTAs without
   /// split-K), or for none (the default). Independent of the GEMMs chosen for qkv and fc. The first use makes the
@@ -143,7 +145,7 @@ class GptForward {
   std::optional<WgmmaTiling> wgmma_;
   WgmmaGemms wgmma_gemms_ = WgmmaGemms::kAll;
   bool programmatic_ = false;
-  std::vector<int> layernorm_tiles_;
+  std::optional<std::vector<int>> layernorm_tiles_;  ///< layernorm_tiles(), once looked up
   LayerNormProjections layernorm_projections_ = LayerNormProjections::kNone;
   int layernorm_tile_ = 0;
   /// Per layer, W transposed to [N][K] for the wgmma GEMMs: attn_w, attn_proj_w, fc_w, fc_proj_w (made on first use).
