@@ -12,15 +12,16 @@
 // It is launched as a programmatic dependent of the kernel before, and its producer copies the first stages' weights
 // before griddepcontrol.wait, so they arrive while that kernel's last CTAs still run (weights are never written).
 // Everything that depends on the kernel before (X, and Y's writes, which wait for X) comes after the wait. The
-// kernels before (layer norm, attention, cuBLASLt) do not trigger their dependents early, so the overlap is their
-// tail only.
+// own layer-norm and attention kernels trigger their dependents at their start (programmatic.cuh), so the weights
+// arrive while they run; after cuBLASLt's kernels, which do not, the overlap is their tail only.
 // The layer-norm epilogue (wgmma_residual_layernorm_forward) fuses a projection with what follows it in the forward:
 // residual += Y + bias, then the layer norm of each row. A row's columns are spread over the CTAs of one grid row,
 // launched as one cluster (N / 128 or N / 64 CTAs), which exchange partial row sums, then partial sums of squared
 // deviations, through distributed shared memory between cluster barriers that all their threads pass.
 // Written in session 10 without device time; first run and tuned on the H100 in session 11 (2026-11-23): correct in
-// every tiling (tests/vbench/cuda_wgmma_gemm_test.cpp); at gpt2's M = 256 within 0.8x-1.2x of cuBLASLt per product
-// and slower in the whole forward, so CudaBackend keeps it opt-in (figures: bench/RESULTS.md). What ncu showed:
+// every tiling (tests/vbench/cuda_wgmma_gemm_test.cpp); at gpt2's M = 256 within 0.8x-1.2x of cuBLASLt per product;
+// CudaBackend keeps it where the whole forward is faster (gpt_micro ... gpt_tile_large, not gpt2; figures:
+// bench/RESULTS.md). What ncu showed:
 // every CTA's time is mostly fixed cost (the first TMA round trip, the epilogue by one warp per scheduler), not the
 // main loop; K split across a cluster with a DSMEM reduction (tried, removed) was 2-3x slower.
 #include <cuda.h>
