@@ -1,7 +1,8 @@
 // cuda::wgmma_gemm_forward (wgmma + TMA, clusters multicasting shared tiles) vs cpu::matmul_forward (+ GELU) in every
 // tiling, epilogue and split, on random shapes with partial row blocks and K tails; wgmma_residual_layernorm_forward
-// vs the cpu ops for every cluster width; transpose_bf16; and GptForward with the wgmma GEMMs in each tiling, with and
-// without the layer-norm projections, vs the fp64 reference forward and the cuBLASLt forward, eager and captured
+// vs the cpu ops for every cluster width; wgmma_qkv_attention_forward vs the cpu qkv GEMM and attention;
+// transpose_bf16; and GptForward with the wgmma GEMMs in each tiling, with and without the layer-norm projections and
+// the qkv + attention kernel, vs the fp64 reference forward and the cuBLASLt forward, eager and captured
 // (gpu label; the wgmma cases need a compute capability 9.0 device and say so where there is none).
 #include <doctest/doctest.h>
 
@@ -15,10 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "libcommon/error.hpp"
 #include "libcommon/stats.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/gpt_forward.hpp"
+#include "tools/vbench/cuda/wgmma_attention.hpp"
 #include "tools/vbench/cuda/wgmma_gemm.hpp"
 #include "tools/vbench/ops/cpu_ops.hpp"
 #include "tools/vbench/reference_forward.hpp"
@@ -166,6 +169,57 @@ TEST_CASE("wgmma GEMM with the residual add and layer norm: matches the cpu ops 
   }
 }
 
+void qkv_attention_case(cuda_test::Random& rng, int B, int T, int NH) {
+  CAPTURE(B);
+  CAPTURE(T);
+  CAPTURE(NH);
+  const int C = 64 * NH, R = B * T;
+  REQUIRE(cuda::wgmma_qkv_attention_takes(B, T, C, NH));
+  const auto x = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(R) * C));
+  const auto w = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(C) * 3 * C, 1.f / std::sqrt(C)));
+  const auto bias = cuda_test::representable<Bf16>(rng.normal(3 * C, 0.3f));
+  // The unfused forward's path: qkv rounded to bf16 (as stored between the GEMM and attention_forward).
+  std::vector<float> qkv(static_cast<std::size_t>(R) * 3 * C), ref(static_cast<std::size_t>(R) * C);
+  cpu::matmul_forward(qkv.data(), x.data(), w.data(), bias.data(), R, C, 3 * C, cpu::WeightLayout::kInOut);
+  qkv = cuda_test::representable<Bf16>(qkv);
+  cpu::attention_forward(ref.data(), qkv.data(), B, T, C, NH);
+
+  const cuda::DeviceBuffer d_x = cuda_test::to_device<Bf16>(x);
+  const cuda::DeviceBuffer d_wt = transposed_on_device(w, C, 3 * C);
+  const cuda::DeviceBuffer d_bias = cuda_test::to_device<Bf16>(bias);
+  cuda::DeviceBuffer d_out(ref.size() * sizeof(Bf16), "attention output");
+  cuda::check_cuda(cudaMemset(d_out.get(), 0xFF, d_out.bytes()), "cudaMemset", "NaN output");  // unwritten shows
+  cuda::wgmma_qkv_attention_forward(d_out.as<Bf16>(), d_x.as<Bf16>(), d_wt.as<Bf16>(), d_bias.as<Bf16>(), B, T, C, NH,
+                                    nullptr);
+  // q, k, v and the softmax weights are bf16 tensor-core inputs here, the output bf16: ~2^-8 relative.
+  cuda_test::check_close(cuda_test::to_host<Bf16>(d_out, ref.size()), ref, 1e-2, 1e-2, "wgmma qkv + attention");
+}
+
+TEST_CASE("wgmma qkv + attention: matches the cpu qkv GEMM and attention on random shapes") {
+  if (!have_wgmma()) return;
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  for (int round = 0; round < 4; ++round) {
+    qkv_attention_case(rng, rng.uniform_int(1, 4), rng.uniform_int(1, 64), rng.uniform_int(1, 6));
+  }
+  qkv_attention_case(rng, 4, 64, 12);  // gpt2 at B=4, T=64
+  qkv_attention_case(rng, 1, 1, 1);
+  qkv_attention_case(rng, 3, 63, 2);   // the last sequence's tile reads past the rows (zeros)
+  qkv_attention_case(rng, 2, 64, 25);  // gpt2-xl's width, 1600: K steps not a multiple of the ring
+}
+
+TEST_CASE("wgmma qkv + attention: the shapes it takes, and an error for the others") {
+  CHECK(cuda::wgmma_qkv_attention_takes(4, 64, 768, 12));
+  CHECK(cuda::wgmma_qkv_attention_takes(1, 1, 64, 1));
+  CHECK_FALSE(cuda::wgmma_qkv_attention_takes(4, 65, 768, 12));  // over one wgmma's 64 rows
+  CHECK_FALSE(cuda::wgmma_qkv_attention_takes(4, 64, 768, 24));  // head size 32
+  CHECK_FALSE(cuda::wgmma_qkv_attention_takes(4, 64, 770, 12));  // C not NH * 64
+  CHECK_FALSE(cuda::wgmma_qkv_attention_takes(0, 64, 768, 12));
+  CHECK_THROWS_AS(cuda::wgmma_qkv_attention_forward(nullptr, nullptr, nullptr, nullptr, 4, 65, 768, 12, nullptr),
+                  Error);
+}
+
 TEST_CASE("transpose_bf16: every element lands transposed, exactly") {
   const auto seed = cuda_test::test_seed();
   INFO("VTOOLS_TEST_SEED=" << seed);
@@ -226,6 +280,7 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
     const std::vector<double> ref = reference_forward(weights, tokens, B, T);
     cuda::GptForward forward(gpu.lt, device_weights, B, T);
     REQUIRE(forward.wgmma_tilings().size() == c.tilings);
+    REQUIRE(forward.qkv_attention_available());
     cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int),
                                 cudaMemcpyHostToDevice), "cudaMemcpy", "tokens");
     forward.choose_gemm_algorithms(gpu.stream);
@@ -240,7 +295,12 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
     for (const auto which :
          {LayerNormProjections::kNone, LayerNormProjections::kAttention, LayerNormProjections::kBoth}) {
       for (const std::optional<cuda::WgmmaTiling> tiling : tilings_and_none) {
-        if (!tiling && which == LayerNormProjections::kNone) continue;  // the cuBLASLt forward itself
+        // The qkv + attention kernel every other combination (width 256 and 384 have heads of 64, T <= 64), and
+        // with cuBLASLt's GEMMs instead of the cuBLASLt forward itself.
+        const bool plain = !tiling && which == LayerNormProjections::kNone;
+        const bool qkv_attention = plain || (which == LayerNormProjections::kNone && turn / 2 % 2 == 0);
+        CAPTURE(qkv_attention);
+        forward.use_qkv_attention(qkv_attention, gpu.stream);
         // The layer-norm tile widths take turns, so each runs with cuBLASLt's and the own GEMMs in both modes.
         const int ln_tile = cuda::kLayerNormTiles[turn++ % 2];
         const std::string tile = tiling ? cuda::wgmma_tiling_name(*tiling) : "cuBLASLt";
@@ -266,7 +326,8 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
           const double vs_cublas =
               stats::relative_l2_error(logits, cublas);
           MESSAGE("wgmma " << tile << (projections_only ? " (projections)" : "")
-                           << (programmatic ? " programmatic" : "") << " + layer-norm projections "
+                           << (programmatic ? " programmatic" : "") << (qkv_attention ? " qkv+attention" : "")
+                           << " + layer-norm projections "
                            << fused_ln << " (" << ln_tile
                            << "-wide if any) B " << B << " T " << T
                            << (captured ? " captured" : " eager") << ": rel err " << rel << " vs fp64, "
@@ -278,6 +339,7 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
     }
     forward.use_wgmma_gemms(std::nullopt, gpu.stream);
     forward.use_programmatic_launches(false);
+    forward.use_qkv_attention(false, gpu.stream);
     forward.use_layernorm_projections(LayerNormProjections::kNone, 0, gpu.stream);
     CHECK_FALSE(forward.wgmma_tiling().has_value());
     // Back on the cuBLASLt plan (the own kernels' logits differ from its by ~1e-3).

@@ -105,16 +105,11 @@ class CudaBackend final : public Backend {
         times += (times.empty() ? "" : ", ") + name + us;
       }
       const std::optional<cuda::FusedLayout> layout = forward_->fused_layout();
-      const std::optional<cuda::WgmmaTiling> tiling = forward_->wgmma_tiling();
+      const WgmmaPlan plan = current_plan();
       notes.push_back("cuda " + weights_->config.name + ": " +
                       (layout   ? std::string("fused layer steps in the ") + cuda::fused_layout_name(*layout) +
                                       " layout (one kernel per layer, fp32 math on CUDA cores in every dtype)"
-                       : tiling || forward_->programmatic_launches() ||
-                               forward_->layernorm_projections() != cuda::LayerNormProjections::kNone
-                           ? "the unfused forward with " +
-                                 candidate_name(tiling, forward_->wgmma_gemms(), forward_->programmatic_launches(),
-                                                forward_->layernorm_projections(), forward_->layernorm_tile()) +
-                                 " (vbench's own wgmma kernels)"
+                       : !plan.plain() ? "the unfused forward with " + plan_name(plan) + " (vbench's own wgmma kernels)"
                            : std::string("the unfused forward")) +
                       (forward_->head_prefetch() ? " with the LM head's weights prefetched into L2" : "") +
                       ", the fastest at prepare (median of 15 replays: " + times + ")");
@@ -225,8 +220,9 @@ class CudaBackend final : public Backend {
   }
 
   /// Keeps the fastest unfused forward among: cuBLASLt's layer GEMMs; vbench's own wgmma GEMMs in each tiling the
-  /// model takes, for all four GEMMs or the projections only; with WgmmaTrials::kAll also each of those with the
-  /// projections run together with the layer norms after them. A candidate whose logits (after NaN-filled
+  /// model takes, for all four GEMMs or the projections only; each with and without programmatic launches; each of
+  /// those (cuBLASLt's included) with the qkv GEMM and attention as one kernel where the model takes it; with
+  /// WgmmaTrials::kAll also the projections run together with the layer norms after them. A candidate whose logits (after NaN-filled
   /// activations, on the same zero tokens) are further from the cuBLASLt forward's than the bf16 gate allows is not
   /// timed and is named in the notes: a fast wrong kernel must not be kept.
   void choose_wgmma_gemms(WgmmaTrials trials) {
@@ -236,39 +232,33 @@ class CudaBackend final : public Backend {
     forward_ms_ = {{forward_label(std::nullopt), median_forward_ms()}};
     double best_ms = forward_ms_.front().second;
     using cuda::LayerNormProjections;
-    struct Candidate {
-      std::optional<cuda::WgmmaTiling> tiling;
-      LayerNormProjections layernorm_projections = LayerNormProjections::kNone;
-      int layernorm_tile = 0;
-      cuda::WgmmaGemms gemms = cuda::WgmmaGemms::kAll;
-      bool programmatic = false;
-    };
+    std::vector<WgmmaPlan> candidates;
     std::vector<std::optional<cuda::WgmmaTiling>> gemms = {std::nullopt};  // cuBLASLt's, then each tiling
     gemms.insert(gemms.end(), forward_->wgmma_tilings().begin(), forward_->wgmma_tilings().end());
-    std::vector<Candidate> candidates;
-    for (const std::optional<cuda::WgmmaTiling> tiling : gemms) {
-      if (tiling) {
+    for (const bool qkv_attention : {false, true}) {
+      if (qkv_attention && !forward_->qkv_attention_available()) continue;
+      for (const std::optional<cuda::WgmmaTiling> tiling : gemms) {
         for (const bool programmatic : {false, true}) {
-          candidates.push_back({tiling, LayerNormProjections::kNone, 0, cuda::WgmmaGemms::kAll, programmatic});
-          candidates.push_back({tiling, LayerNormProjections::kNone, 0, cuda::WgmmaGemms::kProjections, programmatic});
+          if (!tiling && qkv_attention) candidates.push_back({tiling, cuda::WgmmaGemms::kAll, programmatic, true});
+          if (tiling) {
+            candidates.push_back({tiling, cuda::WgmmaGemms::kAll, programmatic, qkv_attention});
+            candidates.push_back({tiling, cuda::WgmmaGemms::kProjections, programmatic, qkv_attention});
+          }
+        }
+        if (trials != WgmmaTrials::kAll || qkv_attention) continue;
+        for (const auto which : {LayerNormProjections::kAttention, LayerNormProjections::kBoth}) {
+          for (const int tile_n : forward_->layernorm_tiles()) {
+            candidates.push_back({tiling, cuda::WgmmaGemms::kAll, false, false, which, tile_n});
+          }
         }
       }
-      if (trials != WgmmaTrials::kAll) continue;
-      for (const auto which : {LayerNormProjections::kAttention, LayerNormProjections::kBoth}) {
-        for (const int tile_n : forward_->layernorm_tiles()) candidates.push_back({tiling, which, tile_n});
-      }
     }
-    Candidate best;
-    for (const Candidate& c : candidates) {
-      std::string unused = "cuda " + weights_->config.name + ": the forward with " +
-                           candidate_name(c.tiling, c.gemms, c.programmatic, c.layernorm_projections,
-                                          c.layernorm_tile) +
-                           " was not used: ";
+    WgmmaPlan best;
+    for (const WgmmaPlan& c : candidates) {
+      std::string unused = "cuda " + weights_->config.name + ": the forward with " + plan_name(c) + " was not used: ";
       double err = 0;
       try {
-        forward_->use_wgmma_gemms(c.tiling, stream_, c.gemms);
-        forward_->use_programmatic_launches(c.programmatic);
-        forward_->use_layernorm_projections(c.layernorm_projections, c.layernorm_tile, stream_);
+        use_plan(c);
         forward_->poison_activations(stream_);
         run_eagerly("an eager forward with own wgmma kernels");  // also loads their module outside the capture
         err = stats::relative_l2_error(download_logits(), reference);
@@ -293,24 +283,55 @@ class CudaBackend final : public Backend {
         best = c;
       }
     }
-    forward_->use_wgmma_gemms(best.tiling, stream_, best.gemms);
-    forward_->use_programmatic_launches(best.programmatic);
-    forward_->use_layernorm_projections(best.layernorm_projections, best.layernorm_tile, stream_);
+    use_plan(best);
   }
 
-  /// "wgmma GEMMs 128x2x1", "wgmma GEMMs 64x1x1 for the projections", "... and programmatic launches", "the
-  /// attention projection fused with its layer norm (64-wide tiles)", "both projections fused with their layer norms
-  /// (...)", a GEMM name and a projection one joined by "and", or "cuBLASLt GEMMs".
-  static std::string candidate_name(std::optional<cuda::WgmmaTiling> tiling, cuda::WgmmaGemms gemms,
-                                    bool programmatic, cuda::LayerNormProjections which, int tile_n) {
+  /// One way to run the unfused forward (choose_wgmma_gemms' candidates); the default is the plain cuBLASLt one.
+  struct WgmmaPlan {
+    std::optional<cuda::WgmmaTiling> tiling;  ///< the own GEMMs' tiling; nullopt: cuBLASLt's GEMMs
+    cuda::WgmmaGemms gemms = cuda::WgmmaGemms::kAll;
+    bool programmatic = false;   ///< GptForward::use_programmatic_launches
+    bool qkv_attention = false;  ///< GptForward::use_qkv_attention
+    cuda::LayerNormProjections layernorm_projections = cuda::LayerNormProjections::kNone;
+    int layernorm_tile = 0;
+    [[nodiscard]] bool plain() const {
+      return !tiling && !programmatic && !qkv_attention &&
+             layernorm_projections == cuda::LayerNormProjections::kNone;
+    }
+  };
+
+  [[nodiscard]] WgmmaPlan current_plan() const {
+    return {forward_->wgmma_tiling(), forward_->wgmma_gemms(), forward_->programmatic_launches(),
+            forward_->qkv_attention(), forward_->layernorm_projections(), forward_->layernorm_tile()};
+  }
+
+  void use_plan(const WgmmaPlan& plan) {
+    forward_->use_wgmma_gemms(plan.tiling, stream_, plan.gemms);
+    forward_->use_programmatic_launches(plan.programmatic);
+    forward_->use_qkv_attention(plan.qkv_attention, stream_);
+    forward_->use_layernorm_projections(plan.layernorm_projections, plan.layernorm_tile, stream_);
+  }
+
+  /// "wgmma GEMMs 128x2x1", "wgmma GEMMs 64x1x1 for the projections", "... and programmatic launches", "qkv and
+  /// attention in one wgmma kernel", "the attention projection fused with its layer norm (64-wide tiles)", "both
+  /// projections fused with their layer norms (...)", those joined by "and", or "cuBLASLt GEMMs".
+  static std::string plan_name(const WgmmaPlan& plan) {
     using cuda::LayerNormProjections;
-    std::string name = tiling ? "wgmma GEMMs " + cuda::wgmma_tiling_name(*tiling) : "";
-    if (tiling && gemms == cuda::WgmmaGemms::kProjections) name += " for the projections";
-    if (programmatic) name += (name.empty() ? "" : " and ") + std::string("programmatic launches");
-    std::string fused;
-    if (which == LayerNormProjections::kAttention) fused = "the attention projection fused with its layer norm";
-    if (which == LayerNormProjections::kBoth) fused = "both projections fused with their layer norms";
-    if (!fused.empty()) name += (name.empty() ? "" : " and ") + fused + " (" + std::to_string(tile_n) + "-wide tiles)";
+    std::string name;
+    auto add = [&name](const std::string& part) { name += (name.empty() ? "" : " and ") + part; };
+    if (plan.tiling) {
+      add("wgmma GEMMs " + cuda::wgmma_tiling_name(*plan.tiling) +
+          (plan.gemms == cuda::WgmmaGemms::kProjections ? " for the projections" : ""));
+    }
+    if (plan.programmatic) add("programmatic launches");
+    if (plan.qkv_attention) add("qkv and attention in one wgmma kernel");
+    const std::string tiles = " (" + std::to_string(plan.layernorm_tile) + "-wide tiles)";
+    if (plan.layernorm_projections == LayerNormProjections::kAttention) {
+      add("the attention projection fused with its layer norm" + tiles);
+    }
+    if (plan.layernorm_projections == LayerNormProjections::kBoth) {
+      add("both projections fused with their layer norms" + tiles);
+    }
     return name.empty() ? "cuBLASLt GEMMs" : name;
   }
 
@@ -370,13 +391,8 @@ class CudaBackend final : public Backend {
   /// in forward_ms_.
   [[nodiscard]] std::string forward_label(std::optional<cuda::FusedLayout> layout) const {
     if (layout) return std::string("fused ") + cuda::fused_layout_name(*layout);
-    if (!forward_->wgmma_tiling() && !forward_->programmatic_launches() &&
-        forward_->layernorm_projections() == cuda::LayerNormProjections::kNone) {
-      return "unfused";
-    }
-    return "unfused with " +
-           candidate_name(forward_->wgmma_tiling(), forward_->wgmma_gemms(), forward_->programmatic_launches(),
-                          forward_->layernorm_projections(), forward_->layernorm_tile());
+    const WgmmaPlan plan = current_plan();
+    return plan.plain() ? "unfused" : "unfused with " + plan_name(plan);
   }
 
   /// Median time of 15 replays of the forward as planned now (after 3 warm-up ones); +inf when it cannot be

@@ -85,6 +85,7 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
       }
       if (takes) wgmma_tilings_.push_back(tiling);
     }
+    qkv_attention_available_ = wgmma_qkv_attention_takes(B, T, Ci, cfg.n_head);
   }
   check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
   check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch fork");
@@ -140,6 +141,14 @@ void GptForward::use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t
   }
   wgmma_ = tiling;
   wgmma_gemms_ = which;
+}
+
+void GptForward::use_qkv_attention(bool on, cudaStream_t stream) {
+  if (on && !qkv_attention_available_) {
+    throw Error(ExitCode::kInternal, "the qkv GEMM and attention cannot run as one kernel for this model and shape");
+  }
+  if (on) make_transposed_weights(stream);
+  qkv_attention_ = on;
 }
 
 void GptForward::use_layernorm_projections(LayerNormProjections which, int tile_n, cudaStream_t stream) {
@@ -247,8 +256,16 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     if (!fused_fc_ln || layer == 0) {
       layernorm_forward(ln, residual, pending, l.ln1_w.as<float>(), l.ln1_b.as<float>(), R, C, stream, programmatic_);
     }
-    gemm(0, *qkv_mm_, qkv_.get(), ln, l.attn_w, &l.attn_b);
-    attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream, programmatic_);
+    if constexpr (std::is_same_v<A, __nv_bfloat16>) {
+      if (qkv_attention_) {
+        wgmma_qkv_attention_forward(attn_.as<A>(), ln, transposed_[4 * layer].as<A>(), l.attn_b.as<A>(), B_, T_, C,
+                                    cfg.n_head, stream);
+      }
+    }
+    if (!qkv_attention_) {
+      gemm(0, *qkv_mm_, qkv_.get(), ln, l.attn_w, &l.attn_b);
+      attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream, programmatic_);
+    }
     if (fused_attn_ln) {
       projection_layernorm(1, *attn_proj_mm_, attn_.get(), l.attn_proj_b, l.ln2_w, l.ln2_b);
     } else {

@@ -18,7 +18,8 @@
 // (wgmma_gemm.hpp, same outputs, reading transposed copies of the weights made on first use), with the encoder,
 // layer norms and attention launched as programmatic dependents or not, and each projection can run together with
 // the layer norm after it (residual add included): per layer qkv, attention, projection + LN2, fc, projection + next
-// LN1.
+// LN1. There, with head size 64 and T <= 64, each layer's qkv GEMM and attention can also run as one kernel
+// (wgmma_attention.hpp).
 // Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
 // (fused_layer.cu); CudaBackend keeps whichever forward is faster.
 // Either can also prefetch the LM head's weights into L2 on a side branch of the graph (use_head_prefetch), where
@@ -36,6 +37,7 @@
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
 #include "tools/vbench/cuda/matmul.hpp"
+#include "tools/vbench/cuda/wgmma_attention.hpp"
 #include "tools/vbench/cuda/wgmma_gemm.hpp"
 
 namespace vtools::vbench::cuda {
@@ -85,6 +87,13 @@ class GptForward {
   void use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t stream, WgmmaGemms which = WgmmaGemms::kAll);
   [[nodiscard]] std::optional<WgmmaTiling> wgmma_tiling() const { return wgmma_; }
   [[nodiscard]] WgmmaGemms wgmma_gemms() const { return wgmma_gemms_; }
+  /// Whether the unfused forward can run each layer's qkv GEMM and attention as one kernel
+  /// (wgmma_qkv_attention_forward: bf16 on a compute capability 9.0 device, head size 64, T <= 64).
+  [[nodiscard]] bool qkv_attention_available() const { return qkv_attention_available_; }
+  /// Makes the unfused forward do so (true) or run them as the qkv GEMM (cuBLASLt's or the own, as use_wgmma_gemms
+  /// says) and attention_forward (false, the default). The first use makes the transposed weights, on `stream`.
+  void use_qkv_attention(bool on, cudaStream_t stream);
+  [[nodiscard]] bool qkv_attention() const { return qkv_attention_; }
   /// Launches the unfused forward's encoder, layer-norm and attention kernels as programmatic dependents of the
   /// kernel before them (programmatic.cuh; default off), so that the own wgmma GEMMs after them start early.
   void use_programmatic_launches(bool on) { programmatic_ = on; }
@@ -145,6 +154,7 @@ class GptForward {
   std::optional<WgmmaTiling> wgmma_;
   WgmmaGemms wgmma_gemms_ = WgmmaGemms::kAll;
   bool programmatic_ = false;
+  bool qkv_attention_available_ = false, qkv_attention_ = false;
   std::optional<std::vector<int>> layernorm_tiles_;  ///< layernorm_tiles(), once looked up
   LayerNormProjections layernorm_projections_ = LayerNormProjections::kNone;
   int layernorm_tile_ = 0;
