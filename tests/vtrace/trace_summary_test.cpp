@@ -229,3 +229,22 @@ TEST_CASE("summary_writer: JSON carries every kernel row; tables carry every ker
   CHECK(md.str().find("| kernel |") != std::string::npos);
   CHECK(md.str().find("| htod ") != std::string::npos);
 }
+
+TEST_CASE("summary_writer: long names in tables lose their parameter lists, not a kernel's anonymous namespace") {
+  // As CUPTI demangles a kernel in an anonymous namespace (vbench's own wgmma kernels): cutting at the first '('
+  // printed "vtools::vbench::cuda::" for every one of them.
+  const std::string anonymous =
+      "void vtools::vbench::cuda::(anonymous namespace)::wgmma_gemm_kernel<128, 1, 1, "
+      "(vtools::vbench::cuda::(anonymous namespace)::Out)2>(CUtensorMap_st, CUtensorMap_st, void *, const "
+      "__nv_bfloat16 *, int, int, int, vtools::vbench::cuda::(anonymous namespace)::LayerNormEpilogue)";
+  const std::string plain = "void layernorm_forward_kernel3<__nv_bfloat16, 1, 4, false>(__nv_bfloat16 *, float *, "
+                            "vtools::vbench::cuda::SublayerOutput<__nv_bfloat16>, const float *, const float *, int)";
+  Trace t;
+  t.kernels = {launch(anonymous, 0, 100, {1, 1, 1}), launch(plain, 200, 100, {1, 1, 1})};
+  std::ostringstream text;
+  write_summary_tables(summarize_trace(t), false, text);
+  CHECK(text.str().find("vtools::vbench::cuda::wgmma_gemm_kernel<128, 1, 1, (vtools::vbench::cuda::Out)2>") !=
+        std::string::npos);
+  CHECK(text.str().find("layernorm_forward_kernel3<__nv_bfloat16, 1, 4, false> ") != std::string::npos);
+  CHECK(text.str().find("(anonymous namespace)") == std::string::npos);
+}

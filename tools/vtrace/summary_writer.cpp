@@ -20,15 +20,37 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
+/// Where a demangled name's parameter list starts: the first '(' outside template arguments that does not open
+/// "(anonymous namespace)" (cutting at the first '(' left "ns::" of every kernel in an anonymous namespace); npos
+/// when there is none.
+std::size_t parameter_list(const std::string& name) {
+  static constexpr std::string_view kAnonymous = "(anonymous namespace)";
+  int angle = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '<') {
+      ++angle;
+    } else if (name[i] == '>' && angle > 0) {
+      --angle;
+    } else if (name[i] == '(' && angle == 0) {
+      if (name.compare(i, kAnonymous.size(), kAnonymous) != 0) return i;
+      i += kAnonymous.size() - 1;
+    }
+  }
+  return std::string::npos;
+}
+
 /// Kernel names in tables: demangled names carry full parameter lists and template arguments (cuBLAS names pass
 /// 400 characters), which made the table unreadable. A name over kMaxNameWidth loses its parameter list (overloads
-/// still differ in short names), then is cut with "...". JSON output keeps the full name.
+/// still differ in short names) and its "(anonymous namespace)::" qualifiers, then is cut with "...". JSON output
+/// keeps the full name.
 constexpr std::size_t kMaxNameWidth = 80;
 std::string table_kernel_name(const std::string& name) {
   std::string s = name;
   if (s.size() <= kMaxNameWidth) return s;
-  if (auto paren = s.find('('); paren != std::string::npos && paren > 0) s.resize(paren);
+  if (auto paren = parameter_list(s); paren != std::string::npos && paren > 0) s.resize(paren);
   if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  static constexpr std::string_view kAnonymousScope = "(anonymous namespace)::";
+  for (std::size_t at; (at = s.find(kAnonymousScope)) != std::string::npos;) s.erase(at, kAnonymousScope.size());
   if (s.size() > kMaxNameWidth) s = s.substr(0, kMaxNameWidth - 3) + "...";
   return s;
 }
