@@ -59,30 +59,29 @@ constexpr std::size_t kSmemBytes = sizeof(Smem) + 1024;  // + aligning the dynam
 /// wgmma descriptors read it): the 16-byte chunk c / 8 of row r sits at chunk (c / 8) ^ (r % 8).
 __device__ __forceinline__ int swizzled(int r, int c) { return r * 128 + ((((c >> 3) ^ (r & 7))) << 4) + (c & 7) * 2; }
 
+/// Stores bf16(v0), bf16(v1) at (r, c), (r, c + 1) of `tile` in the shared memory of cluster rank 0.
 __device__ __forceinline__ void store_pair(__nv_bfloat16* tile, int r, int c, float v0, float v1) {
-  *reinterpret_cast<__nv_bfloat162*>(reinterpret_cast<char*>(tile) + swizzled(r, c)) = __floats2bfloat162_rn(v0, v1);
+  const __nv_bfloat162 v = __floats2bfloat162_rn(v0, v1);
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, 0;\n"
+      "st.shared::cluster.b32 [remote], %1;\n"
+      "}\n" ::"r"(smem_addr(reinterpret_cast<char*>(tile) + swizzled(r, c))),
+      "r"(*reinterpret_cast<const std::uint32_t*>(&v))
+      : "memory");
 }
+/// Stores bf16(v) at (r, c) of `tile` in the shared memory of cluster rank 0.
 __device__ __forceinline__ void store_one(__nv_bfloat16* tile, int r, int c, float v) {
-  *reinterpret_cast<__nv_bfloat16*>(reinterpret_cast<char*>(tile) + swizzled(r, c)) = __float2bfloat16_rn(v);
-}
-
-/// Copies an 8 KB tile from this CTA's shared memory to `dst`'s offset in cluster rank 0's, 16 bytes per store, by
-/// the 128 consumer threads (byte for byte: the swizzle is a function of the offset). Per-element remote stores
-/// (2 and 4 bytes) made the kernel slower than one CTA per head doing all the work.
-__device__ __forceinline__ void copy_to_rank0(__nv_bfloat16* dst, const __nv_bfloat16* src, int thread) {
-  constexpr int kChunks = kHead * kTileK * sizeof(__nv_bfloat16) / 16;
-#pragma unroll
-  for (int i = thread; i < kChunks; i += 128) {
-    const uint4 v = reinterpret_cast<const uint4*>(src)[i];
-    asm volatile(
-        "{\n"
-        ".reg .b32 remote;\n"
-        "mapa.shared::cluster.u32 remote, %0, 0;\n"
-        "st.shared::cluster.v4.b32 [remote], {%1, %2, %3, %4};\n"
-        "}\n" ::"r"(smem_addr(reinterpret_cast<const uint4*>(dst) + i)),
-        "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-        : "memory");
-  }
+  const __nv_bfloat16 b = __float2bfloat16_rn(v);
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, 0;\n"
+      "st.shared::cluster.b16 [remote], %1;\n"
+      "}\n" ::"r"(smem_addr(reinterpret_cast<char*>(tile) + swizzled(r, c))),
+      "h"(*reinterpret_cast<const std::uint16_t*>(&b))
+      : "memory");
 }
 
 /// The consumer warpgroup's shared-memory writes become visible to its wgmmas (the async proxy): a proxy fence, then
@@ -170,10 +169,8 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     fence_operands(d);
-    // 2. + bias, into a tile of this CTA's ring (free by then): q scaled to log2 units (so exp2 gives the softmax),
-    // k, or v^T; ranks 1 and 2 then copy theirs to rank 0.
+    // 2. + bias, into rank 0's q (scaled to log2 units, so exp2 gives the softmax), k and v^T tiles.
     const float q_scale = 1.4426950408889634f / std::sqrt(static_cast<float>(kHead));  // log2(e) / sqrt(hs)
-    __nv_bfloat16* tile = s.x[0];  // rank 0: q_tile
 #pragma unroll
     for (int j = 0; j < kHead / 8; ++j) {
       const int c = 8 * j + c_lane;
@@ -184,18 +181,14 @@ __global__ void __launch_bounds__(kThreads, 2)
         const int r = r_top + 8 * half;
         const float v0 = d[4 * j + 2 * half] + bb.x, v1 = d[4 * j + 2 * half + 1] + bb.y;
         if (part == 0) {
-          store_pair(tile, r, c, v0 * q_scale, v1 * q_scale);
+          store_pair(q_tile, r, c, v0 * q_scale, v1 * q_scale);
         } else if (part == 1) {
-          store_pair(tile, r, c, v0, v1);
+          store_pair(s.k, r, c, v0, v1);
         } else {
-          store_one(tile, c, r, v0);
-          store_one(tile, c + 1, r, v1);
+          store_one(s.vt, c, r, v0);
+          store_one(s.vt, c + 1, r, v1);
         }
       }
-    }
-    if (part != 0) {
-      asm volatile("bar.sync 1, 128;" ::: "memory");  // the whole tile is written
-      copy_to_rank0(part == 1 ? s.k : s.vt, tile, threadIdx.x - 128);
     }
   }
   // Ranks 1 and 2 are done once rank 0 has their tiles; every thread of the cluster passes (release / acquire).
