@@ -1,8 +1,8 @@
 // cuda::wgmma_qkv_attention_forward: a layer's QKV projection and its causal attention in one Hopper kernel, for
-// short sequences (T <= 64) and head size 64 (the GPT-2 family). A cluster of three CTAs per (batch, head) computes
-// that head's Q, K and V for the batch's T rows on wgmma from TMA-fed tiles, gathers them in one CTA's shared
-// memory, and runs the attention on them there: the qkv activations never go to global memory, and a kernel
-// boundary per layer goes away. Design and figures: ops/wgmma_attention.cu.
+// short sequences (T <= 64) and head size 64 (the GPT-2 family). One CTA per (batch, head) computes that head's
+// Q, K and V for the batch's T rows on wgmma from TMA-fed tiles, keeps them in shared memory, and runs the attention
+// on them there: the qkv activations never go to global memory, and a kernel boundary per layer goes away. Design
+// and figures: ops/wgmma_attention.cu.
 #pragma once
 
 #include <cuda_bf16.h>

@@ -2,26 +2,23 @@
 // wgmma_attention.hpp).
 //
 // Why: at gpt2's B=4 T=64 the qkv GEMM (5.5 us) and the attention kernel (4.6 us) are each mostly fixed latency
-// (launch, first loads, tail; bench/RESULTS.md, session 11), for 0.9 GFLOP and 1.6 MB of activations.
+// (launch, first loads, tail; bench/RESULTS.md, session 11), for 0.9 GFLOP and 1.6 MB of activations. Here one CTA
+// per (batch b, head h) makes that head's q, k and v for the batch's T <= 64 rows and attends over them in place.
 //
-// A cluster of 3 CTAs per (batch b, head h); CTA p (its cluster rank) makes part p of [q | k | v] for the batch's
-// T <= 64 rows, so the projection's work spreads over 3 * B * NH CTAs (144 for gpt2, two per SM). A CTA has 256
-// threads. Warpgroup 0's thread 0 produces: TMA copies, per 64-wide K step, of the 64 x 64 tile of x at rows b*T..
-// and of Wt at rows p*C + h*64.., 128-byte swizzle, into a ring of kStages stages with full/empty mbarriers, the
+// A CTA has 256 threads. Warpgroup 0's thread 0 produces: TMA copies, per 64-wide K step, of the 64 x 64 tile of x
+// at rows b*T.. and the head's three 64 x 64 tiles of Wt (rows h*64.., C + h*64.., 2C + h*64..; laid one after the
+// other they are one 192-row operand), 128-byte swizzle, into a ring of kStages stages with full/empty mbarriers, the
 // weights of the first stages before griddepcontrol.wait (as wgmma_gemm.cu does). Warpgroup 1 consumes:
-//   1. its part = x Wt^T over K = C, wgmma m64n64k16, fp32 accumulators;
-//   2. + bias, stored as a bf16 tile with the 128-byte swizzle into rank 0's shared memory (distributed shared
-//      memory): q scaled by log2(e)/sqrt(64) (so exp2 gives the softmax) into rank 0's ring (free by then), k as
-//      [key][dim], v transposed [dim][key]; then a cluster barrier, after which ranks 1 and 2 are done.
-//   Rank 0 then attends:
+//   1. [q | k | v] = x Wt^T over K = C, one wgmma m64n192k16 per 16 inputs, fp32 accumulators;
+//   2. + bias; q scaled by log2(e)/sqrt(64) (so exp2 gives the softmax); q and k stored K-major [row][dim] and v
+//      transposed [dim][row] as bf16 tiles with the 128-byte swizzle into the ring's first stage (free by then);
 //   3. s = q k^T (wgmma m64n64k16 x 4), causal mask, row max and sum over each row's 4 lanes, p = exp2(s - max)
 //      stored as bf16 [row][key];
 //   4. o = p v (wgmma m64n64k16 x 4, A = p, B = v^T), divided by the row sums, stored as bf16 rows of out.
 // Rows past T belong to the next sequence (or are zeros past the last row): they are computed and never stored, and
 // the mask keeps them out of every kept row (key <= query < T).
-// The first version, one CTA per (b, h) making all of q, k and v (wgmma m64n192k16), measured on the H100 (gpt2 bf16,
-// B=4 T=64, forward medians): cuBLASLt GEMMs 419.0 us -> 391.3 us with it; own GEMMs 64x1x1 and programmatic
-// launches 376.4 us. Its floor was 18.9 MFLOP per CTA on one SM (~2.5 us) on 48 SMs.
+// The flop floor: 64 x 192 x C x 2 per CTA on one SM; gpt2 (C = 768): 18.9 MFLOP, ~2.5 us at an SM's dense bf16 rate,
+// on B * NH = 48 SMs.
 #include "tools/vbench/cuda/wgmma_attention.hpp"
 
 #include <atomic>
@@ -41,15 +38,12 @@ using namespace wgmma;  // the helpers of wgmma.cuh
 
 constexpr int kHead = 64;    // head size: the K of q k^T and the N of p v
 constexpr int kRows = 64;    // rows per CTA (one wgmma m64), so T <= 64
-constexpr int kParts = 3;    // q, k, v: one CTA of the cluster each
-constexpr int kStages = 5;   // 5 x 16 KB: with the k and v^T tiles, two CTAs fit on an SM
+constexpr int kStages = 6;   // 6 x 32 KB: the whole K of gpt2 (12 steps) in two turns of the ring
 constexpr int kThreads = 256;
 
 struct Smem {
-  __nv_bfloat16 x[kStages][kRows * kTileK];  // 8 KB each, 1024-byte aligned (the swizzle's period)
-  __nv_bfloat16 w[kStages][kHead * kTileK];  // 8 KB each: this CTA's part (q, k or v) of the head's rows of Wt
-  __nv_bfloat16 k[kHead * kTileK];           // rank 0 only: k [key][dim], written by rank 1
-  __nv_bfloat16 vt[kHead * kTileK];          // rank 0 only: v^T [dim][key], written by rank 2
+  __nv_bfloat16 x[kStages][kRows * kTileK];      // 8 KB each, 1024-byte aligned (the swizzle's period)
+  __nv_bfloat16 w[kStages][3 * kHead * kTileK];  // 24 KB each: the head's q, k and v rows of Wt, in that order
   std::uint64_t full[kStages], empty[kStages];
 };
 constexpr std::size_t kSmemBytes = sizeof(Smem) + 1024;  // + aligning the dynamic shared memory base to 1024
@@ -59,33 +53,15 @@ constexpr std::size_t kSmemBytes = sizeof(Smem) + 1024;  // + aligning the dynam
 /// wgmma descriptors read it): the 16-byte chunk c / 8 of row r sits at chunk (c / 8) ^ (r % 8).
 __device__ __forceinline__ int swizzled(int r, int c) { return r * 128 + ((((c >> 3) ^ (r & 7))) << 4) + (c & 7) * 2; }
 
-/// Stores bf16(v0), bf16(v1) at (r, c), (r, c + 1) of `tile` in the shared memory of cluster rank 0.
 __device__ __forceinline__ void store_pair(__nv_bfloat16* tile, int r, int c, float v0, float v1) {
-  const __nv_bfloat162 v = __floats2bfloat162_rn(v0, v1);
-  asm volatile(
-      "{\n"
-      ".reg .b32 remote;\n"
-      "mapa.shared::cluster.u32 remote, %0, 0;\n"
-      "st.shared::cluster.b32 [remote], %1;\n"
-      "}\n" ::"r"(smem_addr(reinterpret_cast<char*>(tile) + swizzled(r, c))),
-      "r"(*reinterpret_cast<const std::uint32_t*>(&v))
-      : "memory");
+  *reinterpret_cast<__nv_bfloat162*>(reinterpret_cast<char*>(tile) + swizzled(r, c)) = __floats2bfloat162_rn(v0, v1);
 }
-/// Stores bf16(v) at (r, c) of `tile` in the shared memory of cluster rank 0.
 __device__ __forceinline__ void store_one(__nv_bfloat16* tile, int r, int c, float v) {
-  const __nv_bfloat16 b = __float2bfloat16_rn(v);
-  asm volatile(
-      "{\n"
-      ".reg .b32 remote;\n"
-      "mapa.shared::cluster.u32 remote, %0, 0;\n"
-      "st.shared::cluster.b16 [remote], %1;\n"
-      "}\n" ::"r"(smem_addr(reinterpret_cast<char*>(tile) + swizzled(r, c))),
-      "h"(*reinterpret_cast<const std::uint16_t*>(&b))
-      : "memory");
+  *reinterpret_cast<__nv_bfloat16*>(reinterpret_cast<char*>(tile) + swizzled(r, c)) = __float2bfloat16_rn(v);
 }
 
 /// The consumer warpgroup's shared-memory writes become visible to its wgmmas (the async proxy): a proxy fence, then
-/// a barrier of its 128 threads (named barrier 1; the producer warpgroup never joins it).
+/// a barrier of its 128 threads (named barrier 1; the producer thread never joins it).
 __device__ __forceinline__ void consumers_publish() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   asm volatile("bar.sync 1, 128;" ::: "memory");
@@ -106,14 +82,14 @@ __device__ __forceinline__ void wgmma_64x64(float (&d)[32], const __nv_bfloat16*
 }
 #endif  // VTOOLS_WGMMA
 
-/// Grid (3, NH, B) in clusters of 3 (q, k, v of one head); see the top of the file.
-__global__ void __launch_bounds__(kThreads, 2)
+/// Grid (NH, B); see the top of the file.
+__global__ void __launch_bounds__(kThreads, 1)
     wgmma_qkv_attention_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
                                __nv_bfloat16* out, const __nv_bfloat16* bias, int T, int C) {
 #ifdef VTOOLS_WGMMA
   extern __shared__ unsigned char raw[];
   auto& s = *reinterpret_cast<Smem*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
-  const int part = blockIdx.x, h = blockIdx.y, b = blockIdx.z;  // part = the cluster rank
+  const int h = blockIdx.x, b = blockIdx.y;
   const int k_tiles = (C + kTileK - 1) / kTileK;  // past C the copies read zeros
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   if (threadIdx.x == 0) {
@@ -123,21 +99,15 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  cluster_sync();  // rank 0 runs before ranks 1 and 2 store into it
-  const bool consumer = threadIdx.x >= 128;
-  const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-  // Accumulators of m64nN: warp w holds rows 16w..16w+15; lane l, per 8 columns j, row 16w + l/4, columns
-  // 8j + 2(l%4) + {0, 1} in d[4j], d[4j+1], and the row 8 below in d[4j+2], d[4j+3].
-  const int r_top = 16 * w + lane / 4, c_lane = 2 * (lane % 4);
-  // After the main loop every copy into the ring has landed and been read: rank 0 keeps q and p there.
-  __nv_bfloat16* q_tile = s.x[0];
-  __nv_bfloat16* p_tile = s.w[0];
+  __syncthreads();
   if (threadIdx.x == 0) {  // the producer
-    constexpr std::uint32_t kStageBytes = (kRows + kHead) * kTileK * sizeof(__nv_bfloat16);
+    constexpr std::uint32_t kStageBytes = (kRows + 3 * kHead) * kTileK * sizeof(__nv_bfloat16);
     auto load_w = [&](int t) {
       const int st = t % kStages;
       mbar_expect_tx(&s.full[st], kStageBytes);
-      tma_load(s.w[st], &w_map, t * kTileK, part * C + h * kHead, &s.full[st], 0);
+      for (int part = 0; part < 3; ++part) {
+        tma_load(s.w[st] + part * kHead * kTileK, &w_map, t * kTileK, part * C + h * kHead, &s.full[st], 0);
+      }
     };
     auto load_x = [&](int t) { tma_load(s.x[t % kStages], &x_map, t * kTileK, b * T, &s.full[t % kStages], 0); };
     const int early = k_tiles < kStages ? k_tiles : kStages;
@@ -149,55 +119,62 @@ __global__ void __launch_bounds__(kThreads, 2)
       load_w(t);
       load_x(t);
     }
-  } else if (consumer) {
-    // 1. This CTA's part of [q | k | v] for the 64 rows, one group of wgmmas in flight (as wgmma_gemm.cu's loop).
-    float d[kHead / 2];
+    return;
+  }
+  if (threadIdx.x < 128) return;  // warpgroup 0's other threads have nothing to do
+  const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  // 1. [q | k | v] for the 64 rows, one group of wgmmas in flight (as wgmma_gemm.cu's main loop).
+  float d[3 * kHead / 2];
 #pragma unroll
-    for (int i = 0; i < kHead / 2; ++i) d[i] = 0.f;
-    for (int t = 0; t < k_tiles; ++t) {
-      const int st = t % kStages;
-      mbar_wait(&s.full[st], (t / kStages) & 1);
-      fence_operands(d);
-      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-      const std::uint64_t da = descriptor(s.x[st]), db = descriptor(s.w[st]);
-#pragma unroll
-      for (int kk = 0; kk < kTileK / 16; ++kk) wgmma_k16<kHead>(d, da + 2 * kk, db + 2 * kk);
-      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-      fence_operands(d);
-      if (t > 0 && lane == 0) mbar_arrive(&s.empty[(t - 1) % kStages]);
-    }
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  for (int i = 0; i < 3 * kHead / 2; ++i) d[i] = 0.f;
+  for (int t = 0; t < k_tiles; ++t) {
+    const int st = t % kStages;
+    mbar_wait(&s.full[st], (t / kStages) & 1);
     fence_operands(d);
-    // 2. + bias, into rank 0's q (scaled to log2 units, so exp2 gives the softmax), k and v^T tiles.
-    const float q_scale = 1.4426950408889634f / std::sqrt(static_cast<float>(kHead));  // log2(e) / sqrt(hs)
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    const std::uint64_t da = descriptor(s.x[st]), db = descriptor(s.w[st]);
 #pragma unroll
-    for (int j = 0; j < kHead / 8; ++j) {
-      const int c = 8 * j + c_lane;
-      const float2 bb =
-          __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + part * C + h * kHead + c)));
+    for (int kk = 0; kk < kTileK / 16; ++kk) wgmma_k16<3 * kHead>(d, da + 2 * kk, db + 2 * kk);
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+    fence_operands(d);
+    if (t > 0 && lane == 0) mbar_arrive(&s.empty[(t - 1) % kStages]);
+  }
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  fence_operands(d);
+  // Every copy has landed and been read: the first stage now holds q (x[0]) and k, v^T, p (w[0]).
+  __nv_bfloat16* q_tile = s.x[0];
+  __nv_bfloat16* k_tile = s.w[0];
+  __nv_bfloat16* vt_tile = s.w[0] + kHead * kTileK;
+  __nv_bfloat16* p_tile = s.w[0] + 2 * kHead * kTileK;
+  // Accumulators of m64nN: warp w holds rows 16w..16w+15; lane l, per 8 columns j, row 16w + l/4, columns
+  // 8j + 2(l%4) + {0, 1} in d[4j], d[4j+1], and the row 8 below in d[4j+2], d[4j+3].
+  const int r_top = 16 * w + lane / 4, c_lane = 2 * (lane % 4);
+  // 2. + bias, into the q, k and v^T tiles.
+  const float q_scale = 1.4426950408889634f / std::sqrt(static_cast<float>(kHead));  // log2(e) / sqrt(hs)
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int r = r_top + 8 * half;
-        const float v0 = d[4 * j + 2 * half] + bb.x, v1 = d[4 * j + 2 * half + 1] + bb.y;
-        if (part == 0) {
-          store_pair(q_tile, r, c, v0 * q_scale, v1 * q_scale);
-        } else if (part == 1) {
-          store_pair(s.k, r, c, v0, v1);
-        } else {
-          store_one(s.vt, c, r, v0);
-          store_one(s.vt, c + 1, r, v1);
-        }
+  for (int j = 0; j < 3 * kHead / 8; ++j) {
+    const int part = j / (kHead / 8), c = 8 * (j % (kHead / 8)) + c_lane;
+    const float2 bb =
+        __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + part * C + h * kHead + c)));
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = r_top + 8 * half;
+      const float v0 = d[4 * j + 2 * half] + bb.x, v1 = d[4 * j + 2 * half + 1] + bb.y;
+      if (part == 0) {
+        store_pair(q_tile, r, c, v0 * q_scale, v1 * q_scale);
+      } else if (part == 1) {
+        store_pair(k_tile, r, c, v0, v1);
+      } else {
+        store_one(vt_tile, c, r, v0);
+        store_one(vt_tile, c + 1, r, v1);
       }
     }
   }
-  // Ranks 1 and 2 are done once rank 0 has their tiles; every thread of the cluster passes (release / acquire).
-  cluster_sync();
-  if (part != 0 || !consumer) return;
   consumers_publish();
   // 3. Scores (already in log2 units), causal mask, softmax numerators.
   float sc[32];
-  wgmma_64x64(sc, q_tile, s.k);
+  wgmma_64x64(sc, q_tile, k_tile);
   float row_sum[2];
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -230,7 +207,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   consumers_publish();
   // 4. o = p v, normalised, into out's columns of head h.
   float o[32];
-  wgmma_64x64(o, p_tile, s.vt);
+  wgmma_64x64(o, p_tile, vt_tile);
   asm volatile("griddepcontrol.wait;" ::: "memory");  // out: the kernel before may still read it (long since done)
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -267,18 +244,15 @@ void wgmma_qkv_attention_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x,
   const CUtensorMap x_map = tensor_map(d_x, B * T, C, kRows, what);
   const CUtensorMap w_map = tensor_map(d_wt, 3 * C, C, kHead, what);
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(kParts, NH, B);
+  config.gridDim = dim3(NH, B);
   config.blockDim = dim3(kThreads);
   config.dynamicSmemBytes = kSmemBytes;
   config.stream = stream;
-  cudaLaunchAttribute attr[2] = {};
+  cudaLaunchAttribute attr[1] = {};
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
-  attr[1].id = cudaLaunchAttributeClusterDimension;
-  attr[1].val.clusterDim.x = kParts;
-  attr[1].val.clusterDim.y = attr[1].val.clusterDim.z = 1;
   config.attrs = attr;
-  config.numAttrs = 2;
+  config.numAttrs = 1;
   check_cuda(cudaLaunchKernelEx(&config, wgmma_qkv_attention_kernel, x_map, w_map, d_out, d_bias, T, C),
              "cudaLaunchKernelEx", what);
 }
