@@ -169,11 +169,12 @@ TEST_CASE("wgmma GEMM with the residual add and layer norm: matches the cpu ops 
   }
 }
 
-void qkv_attention_case(cuda_test::Random& rng, int B, int T, int NH) {
+void qkv_attention_case(cuda_test::Random& rng, int B, int T, int NH, int hs) {
   CAPTURE(B);
   CAPTURE(T);
   CAPTURE(NH);
-  const int C = 64 * NH, R = B * T;
+  CAPTURE(hs);
+  const int C = hs * NH, R = B * T;
   REQUIRE(cuda::wgmma_qkv_attention_takes(B, T, C, NH));
   const auto x = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(R) * C));
   const auto w = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(C) * 3 * C, 1.f / std::sqrt(C)));
@@ -200,20 +201,26 @@ TEST_CASE("wgmma qkv + attention: matches the cpu qkv GEMM and attention on rand
   const auto seed = cuda_test::test_seed();
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
-  for (int round = 0; round < 4; ++round) {
-    qkv_attention_case(rng, rng.uniform_int(1, 4), rng.uniform_int(1, 64), rng.uniform_int(1, 6));
+  for (const int hs : {64, 32}) {
+    for (int round = 0; round < 3; ++round) {
+      qkv_attention_case(rng, rng.uniform_int(1, 4), rng.uniform_int(1, 64), rng.uniform_int(1, 6), hs);
+    }
+    qkv_attention_case(rng, 1, 1, 1, hs);
+    qkv_attention_case(rng, 3, 63, 2, hs);  // the last sequence's tile reads past the rows (zeros)
   }
-  qkv_attention_case(rng, 4, 64, 12);  // gpt2 at B=4, T=64
-  qkv_attention_case(rng, 1, 1, 1);
-  qkv_attention_case(rng, 3, 63, 2);   // the last sequence's tile reads past the rows (zeros)
-  qkv_attention_case(rng, 2, 64, 25);  // gpt2-xl's width, 1600: K steps not a multiple of the ring
+  qkv_attention_case(rng, 4, 64, 12, 64);  // gpt2 at B=4, T=64
+  qkv_attention_case(rng, 2, 64, 25, 64);  // gpt2-xl's width, 1600: K steps not a multiple of the ring
+  qkv_attention_case(rng, 4, 64, 4, 32);   // gpt_micro: C = 128, two K steps
+  qkv_attention_case(rng, 4, 64, 6, 32);   // gpt_mini: C = 192
 }
 
 TEST_CASE("wgmma qkv + attention: the shapes it takes, and an error for the others") {
   CHECK(cuda::wgmma_qkv_attention_takes(4, 64, 768, 12));
   CHECK(cuda::wgmma_qkv_attention_takes(1, 1, 64, 1));
+  CHECK(cuda::wgmma_qkv_attention_takes(4, 64, 768, 24));  // head size 32
   CHECK_FALSE(cuda::wgmma_qkv_attention_takes(4, 65, 768, 12));  // over one wgmma's 64 rows
-  CHECK_FALSE(cuda::wgmma_qkv_attention_takes(4, 64, 768, 24));  // head size 32
+  CHECK_FALSE(cuda::wgmma_qkv_attention_takes(4, 64, 768, 48));  // head size 16
+  CHECK_FALSE(cuda::wgmma_qkv_attention_takes(4, 64, 768, 6));   // head size 128
   CHECK_FALSE(cuda::wgmma_qkv_attention_takes(4, 64, 770, 12));  // C not NH * 64
   CHECK_FALSE(cuda::wgmma_qkv_attention_takes(0, 64, 768, 12));
   CHECK_THROWS_AS(cuda::wgmma_qkv_attention_forward(nullptr, nullptr, nullptr, nullptr, 4, 65, 768, 12, nullptr),
@@ -265,7 +272,9 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
     int n_embd, n_head, B, T;
     std::size_t tilings;
   };
-  const Case cases[] = {{256, 4, 4, 64, 3}, {256, 4, 2, 50, 2}, {384, 6, 4, 64, 2}, {384, 6, 2, 50, 2}};
+  // Heads of 64 (and 32 in the last case) for the qkv + attention kernel.
+  const Case cases[] = {{256, 4, 4, 64, 3}, {256, 4, 2, 50, 2}, {384, 6, 4, 64, 2}, {384, 6, 2, 50, 2},
+                        {256, 8, 4, 64, 3}};
   for (const Case& c : cases) {
     const int B = c.B, T = c.T;
     CAPTURE(c.n_embd);

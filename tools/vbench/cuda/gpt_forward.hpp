@@ -18,7 +18,7 @@
 // (wgmma_gemm.hpp, same outputs, reading transposed copies of the weights made on first use), with the encoder,
 // layer norms and attention launched as programmatic dependents or not, and each projection can run together with
 // the layer norm after it (residual add included): per layer qkv, attention, projection + LN2, fc, projection + next
-// LN1. There, with head size 64 and T <= 64, each layer's qkv GEMM and attention can also run as one kernel
+// LN1. There, with head size 64 or 32 and T <= 64, each layer's qkv GEMM and attention can also run as one kernel
 // (wgmma_attention.hpp).
 // Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
 // (fused_layer.cu); CudaBackend keeps whichever forward is faster.
@@ -88,7 +88,8 @@ class GptForward {
   [[nodiscard]] std::optional<WgmmaTiling> wgmma_tiling() const { return wgmma_; }
   [[nodiscard]] WgmmaGemms wgmma_gemms() const { return wgmma_gemms_; }
   /// Whether the unfused forward can run each layer's qkv GEMM and attention as one kernel
-  /// (wgmma_qkv_attention_forward: bf16 on a compute capability 9.0 device, head size 64, T <= 64).
+  /// (wgmma_qkv_attention_forward: bf16 on a compute capability 9.0 device, head size 64 or
+  /// 32, T <= 64).
   [[nodiscard]] bool qkv_attention_available() const { return qkv_attention_available_; }
   /// Makes the unfused forward do so (true) or run them as the qkv GEMM (cuBLASLt's or the own, as use_wgmma_gemms
   /// says) and attention_forward (false, the default). The first use makes the transposed weights, on `stream`.

@@ -1,8 +1,8 @@
 // cuda::wgmma_qkv_attention_forward: a layer's QKV projection and its causal attention in one Hopper kernel, for
-// short sequences (T <= 64) and head size 64 (the GPT-2 family). One CTA per (batch, head) computes that head's
-// Q, K and V for the batch's T rows on wgmma from TMA-fed tiles, keeps them in shared memory, and runs the attention
-// on them there: the qkv activations never go to global memory, and a kernel boundary per layer goes away. Design
-// and figures: ops/wgmma_attention.cu.
+// short sequences (T <= 64) and head sizes 64 (the GPT-2 family) and 32 (four of the seed configs). One CTA per
+// (batch, head) computes that head's Q, K and V for the batch's T rows on wgmma from TMA-fed tiles, keeps them in
+// shared memory, and runs the attention on them there: the qkv activations never go to global memory, and a kernel
+// boundary per layer goes away. Design and figures: ops/wgmma_attention.cu.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -11,7 +11,7 @@
 namespace vtools::vbench::cuda {
 
 /// Whether wgmma_qkv_attention_forward takes B sequences of T tokens, width C and NH heads: 1 <= T <= 64, head size
-/// C / NH = 64. The caller checks the device (wgmma_gemm_available).
+/// C / NH 64 or 32. The caller checks the device (wgmma_gemm_available).
 bool wgmma_qkv_attention_takes(int B, int T, int C, int NH);
 
 /// out = causal_attention(x Wqkv + bias) as GptForward's qkv GEMM then attention_forward compute it in bf16:

@@ -6,19 +6,23 @@
 // per (batch b, head h) makes that head's q, k and v for the batch's T <= 64 rows and attends over them in place.
 //
 // A CTA has 256 threads. Warpgroup 0's thread 0 produces: TMA copies, per 64-wide K step, of the 64 x 64 tile of x
-// at rows b*T.. and the head's three 64 x 64 tiles of Wt (rows h*64.., C + h*64.., 2C + h*64..; laid one after the
-// other they are one 192-row operand), 128-byte swizzle, into a ring of kStages stages with full/empty mbarriers, the
-// weights of the first stages before griddepcontrol.wait (as wgmma_gemm.cu does). Warpgroup 1 consumes:
-//   1. [q | k | v] = x Wt^T over K = C, one wgmma m64n192k16 per 16 inputs, fp32 accumulators;
-//   2. + bias; q scaled by log2(e)/sqrt(64) (so exp2 gives the softmax); q and k stored K-major [row][dim] and v
-//      transposed [dim][row] as bf16 tiles with the 128-byte swizzle into the ring's first stage (free by then);
-//   3. s = q k^T (wgmma m64n64k16 x 4), causal mask, row max and sum over each row's 4 lanes, p = exp2(s - max)
-//      stored as bf16 [row][key];
-//   4. o = p v (wgmma m64n64k16 x 4, A = p, B = v^T), divided by the row sums, stored as bf16 rows of out.
+// at rows b*T.. and the head's three HS x 64 tiles of Wt (rows h*HS.., C + h*HS.., 2C + h*HS..; laid one after the
+// other they are one 3*HS-row operand), 128-byte swizzle, into a ring of kStages stages with full/empty mbarriers,
+// the weights of the first stages before griddepcontrol.wait (as wgmma_gemm.cu does). Warpgroup 1 consumes:
+//   1. [q | k | v] = x Wt^T over K = C, one wgmma m64n(3*HS)k16 per 16 inputs, fp32 accumulators;
+//   2. + bias; q scaled by log2(e)/sqrt(HS) (so exp2 gives the softmax); q and k stored K-major [row][dim] and v
+//      transposed [dim][row] as bf16 tiles with the 128-byte swizzle into the ring (free by then);
+//   3. s = q k^T (wgmma m64n64k16, K = HS), causal mask, row max and sum over each row's 4 lanes,
+//      p = exp2(s - max) stored as bf16 [row][key];
+//   4. o = p v (wgmma m64nHSk16, K = 64 keys; A = p, B = v^T), divided by the row sums, stored as bf16 rows of out.
 // Rows past T belong to the next sequence (or are zeros past the last row): they are computed and never stored, and
 // the mask keeps them out of every kept row (key <= query < T).
-// The flop floor: 64 x 192 x C x 2 per CTA on one SM; gpt2 (C = 768): 18.9 MFLOP, ~2.5 us at an SM's dense bf16 rate,
-// on B * NH = 48 SMs.
+// The flop floor: 64 x 3*HS x C x 2 per CTA on one SM; gpt2 (C = 768): 18.9 MFLOP, ~2.5 us at an SM's dense bf16
+// rate, on B * NH = 48 SMs. Measured on the H100 (gpt2 bf16, B=4 T=64, forward medians of 15 replays): cuBLASLt
+// GEMMs 419.0 us -> 391.3 us with it; with the own GEMMs (64x1x1) and programmatic launches 376.4 us, kept.
+// Tried and reverted (f717e72, 696897e): a cluster of 3 CTAs per head, each making one of q, k, v and rank 0
+// gathering them through distributed shared memory (144 CTAs, two per SM): correct, but 420.6 (per-element remote
+// stores) and 422.1 us (16-byte ones) with cuBLASLt GEMMs, best 403.4 us; the cluster costs more than it spreads.
 #include "tools/vbench/cuda/wgmma_attention.hpp"
 
 #include <atomic>
@@ -36,17 +40,20 @@ namespace vtools::vbench::cuda {
 namespace {
 using namespace wgmma;  // the helpers of wgmma.cuh
 
-constexpr int kHead = 64;    // head size: the K of q k^T and the N of p v
+// Head sizes HS: 64 (the GPT-2 family) and 32 (gpt_micro, gpt_mini, gpt_tile_medium, gpt_tile_large): the K of
+// q k^T and the N of p v.
 constexpr int kRows = 64;    // rows per CTA (one wgmma m64), so T <= 64
-constexpr int kStages = 6;   // 6 x 32 KB: the whole K of gpt2 (12 steps) in two turns of the ring
+constexpr int kStages = 6;   // 6 x 32 KB for HS 64: the whole K of gpt2 (12 steps) in two turns of the ring
 constexpr int kThreads = 256;
 
+template <int HS>
 struct Smem {
-  __nv_bfloat16 x[kStages][kRows * kTileK];      // 8 KB each, 1024-byte aligned (the swizzle's period)
-  __nv_bfloat16 w[kStages][3 * kHead * kTileK];  // 24 KB each: the head's q, k and v rows of Wt, in that order
+  __nv_bfloat16 x[kStages][kRows * kTileK];   // 8 KB each, 1024-byte aligned (the swizzle's period)
+  __nv_bfloat16 w[kStages][3 * HS * kTileK];  // 3 HS rows of 128 bytes each: the head's q, k and v rows of Wt
   std::uint64_t full[kStages], empty[kStages];
 };
-constexpr std::size_t kSmemBytes = sizeof(Smem) + 1024;  // + aligning the dynamic shared memory base to 1024
+template <int HS>
+constexpr std::size_t kSmemBytes = sizeof(Smem<HS>) + 1024;  // + aligning the dynamic shared memory base to 1024
 
 #ifdef VTOOLS_WGMMA
 /// The byte offset of element (r, c) in a [rows][64] bf16 tile with the 128-byte swizzle (as TMA writes it and the
@@ -67,15 +74,17 @@ __device__ __forceinline__ void consumers_publish() {
   asm volatile("bar.sync 1, 128;" ::: "memory");
 }
 
-/// d = A B^T over K = 64 (four k16 steps) from two K-major swizzled 64-row tiles, waited for.
-__device__ __forceinline__ void wgmma_64x64(float (&d)[32], const __nv_bfloat16* a, const __nv_bfloat16* b) {
+/// d[64][N] = A B^T over the first K columns (K / 16 k16 steps) of two K-major swizzled tiles (A 64 rows, B N rows),
+/// waited for.
+template <int N, int K>
+__device__ __forceinline__ void wgmma_tile(float (&d)[N / 2], const __nv_bfloat16* a, const __nv_bfloat16* b) {
 #pragma unroll
-  for (int i = 0; i < 32; ++i) d[i] = 0.f;
+  for (int i = 0; i < N / 2; ++i) d[i] = 0.f;
   fence_operands(d);
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   const std::uint64_t da = descriptor(a), db = descriptor(b);
 #pragma unroll
-  for (int kk = 0; kk < kHead / 16; ++kk) wgmma_k16<64>(d, da + 2 * kk, db + 2 * kk);  // +32 bytes along K
+  for (int kk = 0; kk < K / 16; ++kk) wgmma_k16<N>(d, da + 2 * kk, db + 2 * kk);  // +32 bytes along K
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
   fence_operands(d);
@@ -83,12 +92,13 @@ __device__ __forceinline__ void wgmma_64x64(float (&d)[32], const __nv_bfloat16*
 #endif  // VTOOLS_WGMMA
 
 /// Grid (NH, B); see the top of the file.
+template <int HS>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_qkv_attention_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
                                __nv_bfloat16* out, const __nv_bfloat16* bias, int T, int C) {
 #ifdef VTOOLS_WGMMA
   extern __shared__ unsigned char raw[];
-  auto& s = *reinterpret_cast<Smem*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
+  auto& s = *reinterpret_cast<Smem<HS>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
   const int h = blockIdx.x, b = blockIdx.y;
   const int k_tiles = (C + kTileK - 1) / kTileK;  // past C the copies read zeros
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -101,12 +111,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();
   if (threadIdx.x == 0) {  // the producer
-    constexpr std::uint32_t kStageBytes = (kRows + 3 * kHead) * kTileK * sizeof(__nv_bfloat16);
+    constexpr std::uint32_t kStageBytes = (kRows + 3 * HS) * kTileK * sizeof(__nv_bfloat16);
     auto load_w = [&](int t) {
       const int st = t % kStages;
       mbar_expect_tx(&s.full[st], kStageBytes);
       for (int part = 0; part < 3; ++part) {
-        tma_load(s.w[st] + part * kHead * kTileK, &w_map, t * kTileK, part * C + h * kHead, &s.full[st], 0);
+        tma_load(s.w[st] + part * HS * kTileK, &w_map, t * kTileK, part * C + h * HS, &s.full[st], 0);
       }
     };
     auto load_x = [&](int t) { tma_load(s.x[t % kStages], &x_map, t * kTileK, b * T, &s.full[t % kStages], 0); };
@@ -124,9 +134,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x < 128) return;  // warpgroup 0's other threads have nothing to do
   const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
   // 1. [q | k | v] for the 64 rows, one group of wgmmas in flight (as wgmma_gemm.cu's main loop).
-  float d[3 * kHead / 2];
+  float d[3 * HS / 2];
 #pragma unroll
-  for (int i = 0; i < 3 * kHead / 2; ++i) d[i] = 0.f;
+  for (int i = 0; i < 3 * HS / 2; ++i) d[i] = 0.f;
   for (int t = 0; t < k_tiles; ++t) {
     const int st = t % kStages;
     mbar_wait(&s.full[st], (t / kStages) & 1);
@@ -134,7 +144,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
     const std::uint64_t da = descriptor(s.x[st]), db = descriptor(s.w[st]);
 #pragma unroll
-    for (int kk = 0; kk < kTileK / 16; ++kk) wgmma_k16<3 * kHead>(d, da + 2 * kk, db + 2 * kk);
+    for (int kk = 0; kk < kTileK / 16; ++kk) wgmma_k16<3 * HS>(d, da + 2 * kk, db + 2 * kk);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
     fence_operands(d);
@@ -142,21 +152,22 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
   fence_operands(d);
-  // Every copy has landed and been read: the first stage now holds q (x[0]) and k, v^T, p (w[0]).
+  // Every copy has landed and been read: the ring now holds q [row][dim] (x[0]), p [row][key] (x[1]), k [key][dim]
+  // and v^T [dim][key] (w[0], 64 + HS rows of 128 bytes); each HS-wide tile uses the first HS columns of its rows.
+  static_assert(kStages >= 2, "q and p take two stages' x tiles");
   __nv_bfloat16* q_tile = s.x[0];
+  __nv_bfloat16* p_tile = s.x[1];
   __nv_bfloat16* k_tile = s.w[0];
-  __nv_bfloat16* vt_tile = s.w[0] + kHead * kTileK;
-  __nv_bfloat16* p_tile = s.w[0] + 2 * kHead * kTileK;
+  __nv_bfloat16* vt_tile = s.w[0] + kRows * kTileK;
   // Accumulators of m64nN: warp w holds rows 16w..16w+15; lane l, per 8 columns j, row 16w + l/4, columns
   // 8j + 2(l%4) + {0, 1} in d[4j], d[4j+1], and the row 8 below in d[4j+2], d[4j+3].
   const int r_top = 16 * w + lane / 4, c_lane = 2 * (lane % 4);
   // 2. + bias, into the q, k and v^T tiles.
-  const float q_scale = 1.4426950408889634f / std::sqrt(static_cast<float>(kHead));  // log2(e) / sqrt(hs)
+  const float q_scale = 1.4426950408889634f / std::sqrt(static_cast<float>(HS));  // log2(e) / sqrt(hs)
 #pragma unroll
-  for (int j = 0; j < 3 * kHead / 8; ++j) {
-    const int part = j / (kHead / 8), c = 8 * (j % (kHead / 8)) + c_lane;
-    const float2 bb =
-        __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + part * C + h * kHead + c)));
+  for (int j = 0; j < 3 * HS / 8; ++j) {
+    const int part = j / (HS / 8), c = 8 * (j % (HS / 8)) + c_lane;
+    const float2 bb = __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + part * C + h * HS + c)));
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int r = r_top + 8 * half;
@@ -173,15 +184,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   consumers_publish();
   // 3. Scores (already in log2 units), causal mask, softmax numerators.
-  float sc[32];
-  wgmma_64x64(sc, q_tile, k_tile);
+  float sc[kRows / 2];
+  wgmma_tile<kRows, HS>(sc, q_tile, k_tile);
   float row_sum[2];
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int t = r_top + 8 * half;
     float m = -INFINITY;
 #pragma unroll
-    for (int j = 0; j < kHead / 8; ++j) {
+    for (int j = 0; j < kRows / 8; ++j) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         if (8 * j + c_lane + e <= t) m = fmaxf(m, sc[4 * j + 2 * half + e]);
@@ -191,7 +202,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));  // finite: key 0 is in every row
     float l = 0.f;
 #pragma unroll
-    for (int j = 0; j < kHead / 8; ++j) {
+    for (int j = 0; j < kRows / 8; ++j) {
       float p[2];
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
@@ -206,17 +217,17 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   consumers_publish();
   // 4. o = p v, normalised, into out's columns of head h.
-  float o[32];
-  wgmma_64x64(o, p_tile, vt_tile);
+  float o[HS / 2];
+  wgmma_tile<HS, kRows>(o, p_tile, vt_tile);
   asm volatile("griddepcontrol.wait;" ::: "memory");  // out: the kernel before may still read it (long since done)
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int t = r_top + 8 * half;
     if (t >= T) continue;
     const float inv = 1.f / row_sum[half];
-    __nv_bfloat16* row = out + (static_cast<std::size_t>(b) * T + t) * C + h * kHead;
+    __nv_bfloat16* row = out + (static_cast<std::size_t>(b) * T + t) * C + h * HS;
 #pragma unroll
-    for (int j = 0; j < kHead / 8; ++j) {
+    for (int j = 0; j < HS / 8; ++j) {
       *reinterpret_cast<__nv_bfloat162*>(row + 8 * j + c_lane) =
           __floats2bfloat162_rn(o[4 * j + 2 * half] * inv, o[4 * j + 2 * half + 1] * inv);
     }
@@ -227,8 +238,33 @@ __global__ void __launch_bounds__(kThreads, 1)
 }  // namespace
 
 bool wgmma_qkv_attention_takes(int B, int T, int C, int NH) {
-  return B > 0 && T > 0 && T <= kRows && NH > 0 && C == NH * kHead;
+  return B > 0 && T > 0 && T <= kRows && NH > 0 && (C == NH * 64 || C == NH * 32);
 }
+
+namespace {
+template <int HS>
+void launch(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
+            int B, int T, int C, int NH, cudaStream_t stream, const std::string& what) {
+  static std::atomic<std::uint64_t> attributes_done{0};
+  if (!kernel_attributes_once(wgmma_qkv_attention_kernel<HS>, attributes_done, kSmemBytes<HS>, false)) {
+    throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
+  }
+  const CUtensorMap x_map = tensor_map(d_x, B * T, C, kRows, what);
+  const CUtensorMap w_map = tensor_map(d_wt, 3 * C, C, HS, what);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(NH, B);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = kSmemBytes<HS>;
+  config.stream = stream;
+  cudaLaunchAttribute attr[1] = {};
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  check_cuda(cudaLaunchKernelEx(&config, wgmma_qkv_attention_kernel<HS>, x_map, w_map, d_out, d_bias, T, C),
+             "cudaLaunchKernelEx", what);
+}
+}  // namespace
 
 void wgmma_qkv_attention_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt,
                                  const __nv_bfloat16* d_bias, int B, int T, int C, int NH, cudaStream_t stream) {
@@ -237,24 +273,8 @@ void wgmma_qkv_attention_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x,
   if (!wgmma_qkv_attention_takes(B, T, C, NH)) {
     throw Error(ExitCode::kInternal, "wgmma_qkv_attention_forward does not take " + what);
   }
-  static std::atomic<std::uint64_t> attributes_done{0};
-  if (!kernel_attributes_once(wgmma_qkv_attention_kernel, attributes_done, kSmemBytes, false)) {
-    throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
-  }
-  const CUtensorMap x_map = tensor_map(d_x, B * T, C, kRows, what);
-  const CUtensorMap w_map = tensor_map(d_wt, 3 * C, C, kHead, what);
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(NH, B);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = kSmemBytes;
-  config.stream = stream;
-  cudaLaunchAttribute attr[1] = {};
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attr;
-  config.numAttrs = 1;
-  check_cuda(cudaLaunchKernelEx(&config, wgmma_qkv_attention_kernel, x_map, w_map, d_out, d_bias, T, C),
-             "cudaLaunchKernelEx", what);
+  if (C == NH * 64) return launch<64>(d_out, d_x, d_wt, d_bias, B, T, C, NH, stream, what);
+  launch<32>(d_out, d_x, d_wt, d_bias, B, T, C, NH, stream, what);
 }
 
 }  // namespace vtools::vbench::cuda
