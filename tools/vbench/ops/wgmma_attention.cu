@@ -43,9 +43,8 @@ using namespace wgmma;  // the helpers of wgmma.cuh
 // Head sizes HS: 64 (the GPT-2 family) and 32 (gpt_micro, gpt_mini, gpt_tile_medium, gpt_tile_large): the K of
 // q k^T and the N of p v.
 constexpr int kRows = 64;    // rows per CTA (one wgmma m64), so T <= 64
-constexpr int kStages = 7;   // 7 x 32 KB for HS 64 (all that fits): 7 of gpt2's 12 K steps fetched early
-constexpr int kConsumers = 2;  // consumer warpgroups, each making half of [q | k | v]'s columns
-constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr int kStages = 6;   // 6 x 32 KB for HS 64: the whole K of gpt2 (12 steps) in two turns of the ring
+constexpr int kThreads = 256;
 
 template <int HS>
 struct Smem {
@@ -68,17 +67,11 @@ __device__ __forceinline__ void store_one(__nv_bfloat16* tile, int r, int c, flo
   *reinterpret_cast<__nv_bfloat16*>(reinterpret_cast<char*>(tile) + swizzled(r, c)) = __float2bfloat16_rn(v);
 }
 
-/// The consumer warpgroups' shared-memory writes become visible to the wgmmas (the async proxy): a proxy fence, then
-/// a barrier of their kThreadsIn threads (named barrier 1 for both warpgroups, 2 for the first alone; the producer
-/// warpgroup never joins).
-template <int kThreadsIn>
+/// The consumer warpgroup's shared-memory writes become visible to its wgmmas (the async proxy): a proxy fence, then
+/// a barrier of its 128 threads (named barrier 1; the producer thread never joins it).
 __device__ __forceinline__ void consumers_publish() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  if constexpr (kThreadsIn == 128) {
-    asm volatile("bar.sync 2, 128;" ::: "memory");
-  } else {
-    asm volatile("bar.sync 1, %0;" ::"n"(kThreadsIn) : "memory");
-  }
+  asm volatile("bar.sync 1, 128;" ::: "memory");
 }
 
 /// d[64][N] = A B^T over the first K columns (K / 16 k16 steps) of two K-major swizzled tiles (A 64 rows, B N rows),
@@ -112,7 +105,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 1);
-      mbar_init(&s.empty[i], 4 * kConsumers);  // one arrival per consumer warp
+      mbar_init(&s.empty[i], 4);  // one arrival per consumer warp
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -139,22 +132,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
   if (threadIdx.x < 128) return;  // warpgroup 0's other threads have nothing to do
-  const int cw = threadIdx.x / 128 - 1, w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-  // 1. Consumer warpgroup cw's kN columns of [q | k | v] for the 64 rows, one group of wgmmas in flight (as
-  // wgmma_gemm.cu's main loop). Two warpgroups issue wgmmas side by side (one alone left the tensor cores idle
-  // between its dependent instructions).
-  constexpr int kN = 3 * HS / kConsumers;  // 96 or 48: whole 8-row groups of the swizzled W tile
-  float d[kN / 2];
+  const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  // 1. [q | k | v] for the 64 rows, one group of wgmmas in flight (as wgmma_gemm.cu's main loop).
+  float d[3 * HS / 2];
 #pragma unroll
-  for (int i = 0; i < kN / 2; ++i) d[i] = 0.f;
+  for (int i = 0; i < 3 * HS / 2; ++i) d[i] = 0.f;
   for (int t = 0; t < k_tiles; ++t) {
     const int st = t % kStages;
     mbar_wait(&s.full[st], (t / kStages) & 1);
     fence_operands(d);
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    const std::uint64_t da = descriptor(s.x[st]), db = descriptor(s.w[st] + cw * kN * kTileK);
+    const std::uint64_t da = descriptor(s.x[st]), db = descriptor(s.w[st]);
 #pragma unroll
-    for (int kk = 0; kk < kTileK / 16; ++kk) wgmma_k16<kN>(d, da + 2 * kk, db + 2 * kk);
+    for (int kk = 0; kk < kTileK / 16; ++kk) wgmma_k16<3 * HS>(d, da + 2 * kk, db + 2 * kk);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
     fence_operands(d);
@@ -162,7 +152,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
   fence_operands(d);
-  asm volatile("bar.sync 1, %0;" ::"n"(128 * kConsumers) : "memory");  // neither warpgroup reads the ring any more
   // Every copy has landed and been read: the ring now holds q [row][dim] (x[0]), p [row][key] (x[1]), k [key][dim]
   // and v^T [dim][key] (w[0], 64 + HS rows of 128 bytes); each HS-wide tile uses the first HS columns of its rows.
   static_assert(kStages >= 2, "q and p take two stages' x tiles");
@@ -176,8 +165,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // 2. + bias, into the q, k and v^T tiles.
   const float q_scale = 1.4426950408889634f / std::sqrt(static_cast<float>(HS));  // log2(e) / sqrt(hs)
 #pragma unroll
-  for (int j = 0; j < kN / 8; ++j) {
-    const int column = cw * kN + 8 * j, part = column / HS, c = column % HS + c_lane;
+  for (int j = 0; j < 3 * HS / 8; ++j) {
+    const int part = j / (HS / 8), c = 8 * (j % (HS / 8)) + c_lane;
     const float2 bb = __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + part * C + h * HS + c)));
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -193,8 +182,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
   }
-  consumers_publish<128 * kConsumers>();
-  if (cw != 0) return;  // the first consumer warpgroup attends
+  consumers_publish();
   // 3. Scores (already in log2 units), causal mask, softmax numerators.
   float sc[kRows / 2];
   wgmma_tile<kRows, HS>(sc, q_tile, k_tile);
@@ -227,7 +215,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     l += __shfl_xor_sync(0xffffffffu, l, 2);
     row_sum[half] = l;
   }
-  consumers_publish<128>();
+  consumers_publish();
   // 4. o = p v, normalised, into out's columns of head h.
   float o[HS / 2];
   wgmma_tile<HS, kRows>(o, p_tile, vt_tile);
