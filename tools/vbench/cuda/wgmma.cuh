@@ -191,6 +191,23 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
+/// The producer's schedule over k_tiles K steps in a ring of kStages stages whose consumers release each stage on
+/// empty[stage]: the weights of the first stages (load_w) before griddepcontrol.wait, since they never depend on the
+/// kernel before, so they arrive while its last CTAs still run; the activations (load_x) after it; then each later
+/// step once its stage is free again.
+template <int kStages, typename LoadW, typename LoadX>
+__device__ __forceinline__ void produce(int k_tiles, std::uint64_t* empty, LoadW load_w, LoadX load_x) {
+  const int early = k_tiles < kStages ? k_tiles : kStages;
+  for (int t = 0; t < early; ++t) load_w(t);
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  for (int t = 0; t < early; ++t) load_x(t);
+  for (int t = kStages; t < k_tiles; ++t) {
+    mbar_wait(&empty[t % kStages], (t / kStages - 1) & 1);
+    load_w(t);
+    load_x(t);
+  }
+}
+
 /// A tile of `map` at (x = column, y = row) into dst, counted on bar; with mask != 0, into dst's offset in every
 /// CTA of the cluster ranks in `mask`, each counting on its own barrier at bar's offset.
 __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int x, int y, std::uint64_t* bar,

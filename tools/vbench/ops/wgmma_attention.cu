@@ -120,15 +120,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     };
     auto load_x = [&](int t) { tma_load(s.x[t % kStages], &x_map, t * kTileK, b * T, &s.full[t % kStages], 0); };
-    const int early = k_tiles < kStages ? k_tiles : kStages;
-    for (int t = 0; t < early; ++t) load_w(t);  // weights: before the kernel before this one has ended
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    for (int t = 0; t < early; ++t) load_x(t);
-    for (int t = kStages; t < k_tiles; ++t) {
-      mbar_wait(&s.empty[t % kStages], (t / kStages - 1) & 1);
-      load_w(t);
-      load_x(t);
-    }
+    produce<kStages>(k_tiles, s.empty, load_w, load_x);
     return;
   }
   if (threadIdx.x < 128) return;  // warpgroup 0's other threads have nothing to do

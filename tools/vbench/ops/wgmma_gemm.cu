@@ -179,15 +179,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int st = t % kStages;
       tma_load(s.a[st] + cx * (kBM / CX) * kBK, &x_map, k0 + t * kBK, m0 + cx * (kBM / CX), &s.full[st], row_mask);
     };
-    const int early = k_tiles < kStages ? k_tiles : kStages;
-    for (int t = 0; t < early; ++t) load_w(t);  // weights: before the kernel before this one has ended
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    for (int t = 0; t < early; ++t) load_x(t);
-    for (int t = kStages; t < k_tiles; ++t) {
-      mbar_wait(&s.empty[t % kStages], (t / kStages - 1) & 1);
-      load_w(t);
-      load_x(t);
-    }
+    produce<kStages>(k_tiles, s.empty, load_w, load_x);
   } else if (consumer) {
     // Releases stage st in this CTA's cluster row and column (itself once): one arrival per warp.
     auto release = [&](int st) {
