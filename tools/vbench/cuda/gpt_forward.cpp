@@ -19,10 +19,14 @@ constexpr std::size_t kWorkspaceBytes = 32u << 20;  // cuBLASLt's recommendation
 
 /// Split-K products for a projection of depth K: one per kSplitDepth inputs, at most kMaxSublayerSplits. The
 /// small-M tensor-core GEMMs run few thread blocks, each through a long K loop; on the H100, gpt2 bf16 B=4 T=64
-/// (median us, 2 runs): fc_proj/attn_proj splits 1/1 446.6, 2/1 431.0, 4/1 430.1, 2/2 424.7, 4/2 424.0. fp32 keeps one
-/// product (its SIMT GEMMs are compute-bound; split, gpt2 fp32 measured 1937 vs 1844 us).
+/// (median us, 2 runs; session 4, cuBLASLt GEMMs): fc_proj/attn_proj splits 1/1 446.6, 2/1 431.0, 4/1 430.1, 2/2
+/// 424.7, 4/2 424.0. With the own wgmma GEMMs (session 12, kept forwards, 2 runs) a depth of 256 instead of 384 gave
+/// gpt2 4/3 370.7, 370.6 (4/2: 375.8, 375.0), gpt_micro 2/1 76.4, 76.1 (1/1: 79.1, 78.7), gpt_mini 3/1 115.6, 115.4
+/// (2/1: 118.3, 117.4), gpt_tile_medium 2/1 103.8, 103.8 (1/1: 107.3, 108.0), gpt_tile_large 4/1 146.5, 150.6 (2/1:
+/// 158.7, 158.3); 4 fc_proj splits everywhere was within 1.5 us of that. fp32 keeps one product (its SIMT GEMMs are
+/// compute-bound; split, gpt2 fp32 measured 1937 vs 1844 us).
 int projection_splits(int K, DType dtype) {
-  constexpr int kSplitDepth = 384;
+  constexpr int kSplitDepth = 256;
   if (dtype == DType::kFp32) return 1;
   int splits = std::clamp(K / kSplitDepth, 1, kMaxSublayerSplits);
   while (K % (8 * splits) != 0) --splits;
