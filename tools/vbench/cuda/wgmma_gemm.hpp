@@ -20,7 +20,7 @@ namespace vtools::vbench::cuda {
 /// the cluster_x CTAs of a cluster row (neighbours along N) share their X tiles, the cluster_y CTAs of a cluster
 /// column (neighbours along M) their W tiles, each copying a slice into all of them (TMA multicast).
 struct WgmmaTiling {
-  int bn = 128;         ///< 64, 96 or 128
+  int bn = 128;         ///< 64 or 128
   int cluster_x = 1;    ///< 1 or 2
   int cluster_y = 1;    ///< 1, 2 or 4
 
@@ -31,13 +31,11 @@ struct WgmmaTiling {
 };
 
 /// The tilings CudaBackend tries, in order: the fastest three in bench/wgmma_gemm_bench on gpt2's products
-/// (bench/RESULTS.md, session 11), and 96-wide tiles, which put each of gpt2's GEMMs at B*T = 256 on at most 128
-/// CTAs, one wave on an H100 (64-wide: up to 192).
-inline constexpr WgmmaTiling kWgmmaTilings[] = {{128, 1, 1}, {64, 1, 1}, {128, 2, 4}, {96, 1, 1}};
+/// (bench/RESULTS.md, session 11).
+inline constexpr WgmmaTiling kWgmmaTilings[] = {{128, 1, 1}, {64, 1, 1}, {128, 2, 4}};
 
 /// Every tiling wgmma_gemm_forward runs: those, and two multicast clusters the bench and the tests still cover.
-inline constexpr WgmmaTiling kWgmmaBenchTilings[] = {{128, 1, 1}, {64, 1, 1}, {128, 2, 4}, {96, 1, 1}, {128, 2, 1},
-                                                    {64, 1, 4}};
+inline constexpr WgmmaTiling kWgmmaBenchTilings[] = {{128, 1, 1}, {64, 1, 1}, {128, 2, 4}, {128, 2, 1}, {64, 1, 4}};
 
 /// "128x1x1": a tiling's name in notes.
 std::string wgmma_tiling_name(WgmmaTiling tiling);

@@ -45,8 +45,7 @@ namespace {
 constexpr int kBM = 64;      // rows per CTA: one wgmma m64 per consumer warpgroup
 constexpr int kBK = wgmma::kTileK;  // 64 bf16 = 128 bytes: one row of the 128-byte swizzle pattern
 // Stages in the ring: as many as fit (bytes in flight hide the latency of L2 and HBM, which sets the pace at small
-// M), 8 x (8 + 16) KB for BN = 128; 6 x (8 + 8) KB for BN = 64, where two CTAs fit on an SM; 6 x (8 + 12) KB for
-// BN = 96 (one wave of CTAs at gpt2's sizes anyway).
+// M), 8 x (8 + 16) KB for BN = 128; 6 x (8 + 8) KB for BN = 64, where two CTAs fit on an SM.
 template <int BN>
 constexpr int kStagesFor = BN == 128 ? 8 : 6;
 constexpr int kThreads = 256;
@@ -434,9 +433,6 @@ void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling
   }
   if (tiling == WgmmaTiling{64, 1, 1}) {
     return launch_tiling<64, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
-  }
-  if (tiling == WgmmaTiling{96, 1, 1}) {
-    return launch_tiling<96, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
   }
   if (tiling == WgmmaTiling{128, 2, 1}) {
     return launch_tiling<128, 2, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
