@@ -2,7 +2,10 @@
 # Where one vbench forward spends its time, per kernel, on the GPU test machine: vtrace on `vbench run` (the timed
 # graph's replays only: `summary --graph last`), the table printed. Builds build-gpu/ first when it lacks the tools
 # (scripts/gpu-check without tests or benchmarks). Usage: bench/vbench_profile.sh OUTDIR [CONFIG] [DTYPE]   (repo
-# root; defaults gpt2 bf16, B=4 T=64). Environment, e.g. VTOOLS_VBENCH_WGMMA, passes through to vbench.
+# root; defaults gpt2 bf16, B=4 T=64). Environment, e.g. VTOOLS_VBENCH_WGMMA, passes through to vbench. Where the
+# kept forward launches kernels as programmatic dependents, each one's time includes its wait for the one before
+# (man vtrace, LIMITS): compare kernels with VTOOLS_VBENCH_WGMMA=0 or by the forward medians vbench prints per
+# candidate.
 set -uo pipefail
 out=${1:?usage: bench/vbench_profile.sh OUTDIR [CONFIG] [DTYPE]}
 config=${2:-gpt2}
