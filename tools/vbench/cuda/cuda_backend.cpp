@@ -222,9 +222,9 @@ class CudaBackend final : public Backend {
   /// Keeps the fastest unfused forward among: cuBLASLt's layer GEMMs; vbench's own wgmma GEMMs in each tiling the
   /// model takes, for all four GEMMs or the projections only; each with and without programmatic launches; each of
   /// those (cuBLASLt's included) with the qkv GEMM and attention as one kernel where the model takes it; with
-  /// WgmmaTrials::kAll also the projections run together with the layer norms after them. A candidate whose logits (after NaN-filled
-  /// activations, on the same zero tokens) are further from the cuBLASLt forward's than the bf16 gate allows is not
-  /// timed and is named in the notes: a fast wrong kernel must not be kept.
+  /// WgmmaTrials::kAll also the projections run together with the layer norms after them. A candidate whose logits
+  /// (after NaN-filled activations, on the same zero tokens) are further from the cuBLASLt forward's than the bf16
+  /// gate allows is not timed and is named in the notes: a fast wrong kernel must not be kept.
   void choose_wgmma_gemms(WgmmaTrials trials) {
     forward_->poison_activations(stream_);
     run_eagerly("the eager cuBLASLt forward");

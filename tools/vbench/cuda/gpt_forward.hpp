@@ -88,8 +88,7 @@ class GptForward {
   [[nodiscard]] std::optional<WgmmaTiling> wgmma_tiling() const { return wgmma_; }
   [[nodiscard]] WgmmaGemms wgmma_gemms() const { return wgmma_gemms_; }
   /// Whether the unfused forward can run each layer's qkv GEMM and attention as one kernel
-  /// (wgmma_qkv_attention_forward: bf16 on a compute capability 9.0 device, head size 64 or
-  /// 32, T <= 64).
+  /// (wgmma_qkv_attention_forward: bf16 on a compute capability 9.0 device, head size 64 or 32, T <= 64).
   [[nodiscard]] bool qkv_attention_available() const { return qkv_attention_available_; }
   /// Makes the unfused forward do so (true) or run them as the qkv GEMM (cuBLASLt's or the own, as use_wgmma_gemms
   /// says) and attention_forward (false, the default). The first use makes the transposed weights, on `stream`.
