@@ -23,6 +23,10 @@
 // Tried and reverted (f717e72, 696897e): a cluster of 3 CTAs per head, each making one of q, k, v and rank 0
 // gathering them through distributed shared memory (144 CTAs, two per SM): correct, but 420.6 (per-element remote
 // stores) and 422.1 us (16-byte ones) with cuBLASLt GEMMs, best 403.4 us; the cluster costs more than it spreads.
+// Also tried and reverted (1cd0ade, 53fce71): two consumer warpgroups (each half of the columns, wgmma n96) at 4, 6 or
+// 7 stages, 394-403 us against 375-377 for this kernel in the same call; 3 or 2 stages, slower still. A templated
+// rewrite of this very kernel (stages and warpgroups as template parameters, its epilogue branching on a run-time
+// q/k/v index, 217 registers against 189) measured 415 us in the same configuration: re-measure any change here.
 #include "tools/vbench/cuda/wgmma_attention.hpp"
 
 #include <atomic>
