@@ -37,6 +37,7 @@
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
+#include "tools/vbench/cuda/programmatic.cuh"
 #include "tools/vbench/cuda/wgmma.cuh"
 
 namespace vtools::vbench::cuda {
@@ -247,18 +248,9 @@ void launch(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16*
   }
   const CUtensorMap x_map = tensor_map(d_x, B * T, C, kRows, what);
   const CUtensorMap w_map = tensor_map(d_wt, 3 * C, C, HS, what);
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(NH, B);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = kSmemBytes<HS>;
-  config.stream = stream;
-  cudaLaunchAttribute attr[1] = {};
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attr;
-  config.numAttrs = 1;
-  check_cuda(cudaLaunchKernelEx(&config, wgmma_qkv_attention_kernel<HS>, x_map, w_map, d_out, d_bias, T, C),
-             "cudaLaunchKernelEx", what);
+  // Always a programmatic dependent: the producer copies the first weight tiles before griddepcontrol.wait.
+  launch_kernel(wgmma_qkv_attention_kernel<HS>, dim3(NH, B), kThreads, kSmemBytes<HS>, stream, true, what.c_str(),
+                x_map, w_map, d_out, d_bias, T, C);
 }
 }  // namespace
 
