@@ -239,6 +239,7 @@ class CudaBackend final : public Backend {
       if (qkv_attention && !forward_->qkv_attention_available()) continue;
       for (const std::optional<cuda::WgmmaTiling> tiling : gemms) {
         for (const bool programmatic : {false, true}) {
+          if (programmatic && !cuda::programmatic_launches_allowed()) continue;  // the same forward
           if (!tiling && qkv_attention) candidates.push_back({tiling, cuda::WgmmaGemms::kAll, programmatic, true});
           if (tiling) {
             candidates.push_back({tiling, cuda::WgmmaGemms::kAll, programmatic, qkv_attention});

@@ -14,6 +14,11 @@ namespace vtools::vbench::cuda {
 /// Largest head size attention_forward supports (its per-lane accumulators and shared tiles are sized by it).
 inline constexpr int kMaxHeadSize = 128;
 
+/// False when the environment sets VTOOLS_VBENCH_PROGRAMMATIC=0: then no kernel is launched as a programmatic
+/// dependent (read once). For profiling: a dependent's time in a trace includes its early-launch wait for the kernel
+/// before, so per-kernel times (vtrace) mean something only without them.
+bool programmatic_launches_allowed();
+
 /// residual[b][t][:] = wte[tokens[b][t]][:] + wpe[t][:] in fp32. Tokens must be < the rows of wte (checked by the
 /// caller on the host). `programmatic` here and in layernorm_forward and attention_forward: launched as a
 /// programmatic dependent of the kernel before (programmatic.cuh).

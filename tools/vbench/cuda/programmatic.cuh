@@ -13,6 +13,7 @@
 #include <cstddef>
 
 #include "tools/vbench/cuda/cuda_error.hpp"
+#include "tools/vbench/cuda/kernels.hpp"
 
 namespace vtools::vbench::cuda {
 
@@ -28,7 +29,7 @@ __device__ __forceinline__ void programmatic_start() {
 }
 
 /// kernel<<<grid, block, smem, stream>>>(args...), with `programmatic` as a programmatic dependent of the work
-/// before it in `stream`.
+/// before it in `stream` (unless programmatic_launches_allowed() says no).
 template <typename... Params, typename... Args>
 void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
                    bool programmatic, const char* name, Args... args) {
@@ -41,7 +42,7 @@ void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   config.attrs = attr;
-  config.numAttrs = programmatic ? 1 : 0;
+  config.numAttrs = programmatic && programmatic_launches_allowed() ? 1 : 0;
   check_cuda(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...), "cudaLaunchKernelEx", name);
 }
 

@@ -696,7 +696,7 @@ void fused_layer_forward(const FusedLayerStep<P>& step, cudaStream_t stream) {
   dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   dependent[0].val.programmaticStreamSerializationAllowed = 1;
   config.attrs = dependent;
-  config.numAttrs = step.tokens == nullptr ? 1 : 0;
+  config.numAttrs = step.tokens == nullptr && programmatic_launches_allowed() ? 1 : 0;
   const int qkv_offset = staged_qkv(step.layout, step.C, step.T, sizeof(P))
                              ? static_cast<int>(base_bytes(step.layout, step.C, step.T, sizeof(P)))
                              : -1;

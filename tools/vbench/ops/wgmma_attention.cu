@@ -96,6 +96,16 @@ __device__ __forceinline__ void wgmma_tile(float (&d)[N / 2], const __nv_bfloat1
 }
 #endif  // VTOOLS_WGMMA
 
+// Built with -DVTOOLS_QKV_TIMELINE (bench/qkv_timeline.sh), the kernel prints the clock64 cycles of its phases, as
+// seen by the first consumer thread, for the last CTA of every launch and the first CTA of every 613th: the way to see
+// where its time goes (ncu's replays change it). Off, TL() is nothing.
+#ifdef VTOOLS_QKV_TIMELINE
+__device__ unsigned int g_timeline_calls;
+#define TL(i) (stamp[i] = clock64())
+#else
+#define TL(i) ((void)0)
+#endif
+
 /// Grid (NH, B); see the top of the file.
 template <int HS>
 __global__ void __launch_bounds__(kThreads, 1)
@@ -106,6 +116,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto& s = *reinterpret_cast<Smem<HS>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
   const int h = blockIdx.x, b = blockIdx.y;
   const int k_tiles = (C + kTileK - 1) / kTileK;  // past C the copies read zeros
+#ifdef VTOOLS_QKV_TIMELINE
+  long long stamp[10] = {};
+  unsigned long long gt0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(gt0));
+#endif
+  TL(0);
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
@@ -134,9 +150,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   float d[3 * HS / 2];
 #pragma unroll
   for (int i = 0; i < 3 * HS / 2; ++i) d[i] = 0.f;
+  TL(1);
   for (int t = 0; t < k_tiles; ++t) {
     const int st = t % kStages;
     mbar_wait(&s.full[st], (t / kStages) & 1);
+    if (t == 0) TL(2);
+    if (t == kStages || (t == k_tiles - 1 && k_tiles <= kStages)) TL(3);  // the ring's second turn (or last stage)
     fence_operands(d);
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
     const std::uint64_t da = descriptor(s.x[st]), db = descriptor(s.w[st]);
@@ -149,6 +168,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
   fence_operands(d);
+  TL(4);
   // Every copy has landed and been read: the ring now holds q [row][dim] (x[0]), p [row][key] (x[1]), k [key][dim]
   // and v^T [dim][key] (w[0], 64 + HS rows of 128 bytes); each HS-wide tile uses the first HS columns of its rows.
   static_assert(kStages >= 2, "q and p take two stages' x tiles");
@@ -180,6 +200,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
   consumers_publish();
+  TL(5);
   // 3. Scores (already in log2 units), causal mask, softmax numerators.
   float sc[kRows / 2];
   wgmma_tile<kRows, HS>(sc, q_tile, k_tile);
@@ -213,9 +234,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     row_sum[half] = l;
   }
   consumers_publish();
+  TL(6);
   // 4. o = p v, normalised, into out's columns of head h.
   float o[HS / 2];
   wgmma_tile<HS, kRows>(o, p_tile, vt_tile);
+  TL(7);
   asm volatile("griddepcontrol.wait;" ::: "memory");  // out: the kernel before may still read it (long since done)
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -229,6 +252,20 @@ __global__ void __launch_bounds__(kThreads, 1)
           __floats2bfloat162_rn(o[4 * j + 2 * half] * inv, o[4 * j + 2 * half + 1] * inv);
     }
   }
+#ifdef VTOOLS_QKV_TIMELINE
+  TL(8);
+  unsigned long long gt1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(gt1));
+  if (threadIdx.x == 128 && ((h == 0 && b == 0) || (h == gridDim.x - 1 && b == gridDim.y - 1))) {
+    const unsigned call = h == 0 ? atomicAdd(&g_timeline_calls, 1) : 0;
+    if (h != 0 || call % 613 == 300) {
+      printf("QKVTL h%d b%d ns %llu cycles: init %lld first-stage %lld ring %lld loop %lld qkv-tiles %lld softmax %lld "
+             "pv %lld out %lld\n",
+             h, b, gt1 - gt0, stamp[1] - stamp[0], stamp[2] - stamp[1], stamp[3] - stamp[2], stamp[4] - stamp[3],
+             stamp[5] - stamp[4], stamp[6] - stamp[5], stamp[7] - stamp[6], stamp[8] - stamp[7]);
+    }
+  }
+#endif
 #endif  // VTOOLS_WGMMA
 }
 

@@ -36,6 +36,7 @@
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
+#include "tools/vbench/cuda/kernels.hpp"
 #include "tools/vbench/cuda/wgmma.cuh"
 #include "tools/vbench/cuda/wgmma_gemm.hpp"
 
@@ -368,15 +369,20 @@ void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __n
   // A programmatic dependent of the kernel before: its CTAs may start as that one's finish, and copy their first
   // weight tiles before griddepcontrol.wait (the kernel reads nothing else, and writes nothing, before it).
   cudaLaunchAttribute attrs[2] = {};
-  attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attrs[0].val.programmaticStreamSerializationAllowed = 1;
+  unsigned n_attrs = 0;
+  if (programmatic_launches_allowed()) {
+    attrs[n_attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[n_attrs++].val.programmaticStreamSerializationAllowed = 1;
+  }
   constexpr bool kRowCluster = kOut == Out::kResidualLayerNorm;  // a cluster per row of CTAs
-  attrs[1].id = cudaLaunchAttributeClusterDimension;
-  attrs[1].val.clusterDim.x = kRowCluster ? config.gridDim.x : CX;
-  attrs[1].val.clusterDim.y = CY;
-  attrs[1].val.clusterDim.z = 1;
+  if (CX * CY > 1 || kRowCluster) {
+    attrs[n_attrs].id = cudaLaunchAttributeClusterDimension;
+    attrs[n_attrs].val.clusterDim.x = kRowCluster ? config.gridDim.x : CX;
+    attrs[n_attrs].val.clusterDim.y = CY;
+    attrs[n_attrs++].val.clusterDim.z = 1;
+  }
   config.attrs = attrs;
-  config.numAttrs = CX * CY > 1 || kRowCluster ? 2 : 1;
+  config.numAttrs = n_attrs;
   check_cuda(cudaLaunchKernelEx(&config, kernel, x_map, w_map, y, bias, shape.M, shape.N, shape.K / splits, ln),
              "cudaLaunchKernelEx", what);
 }
