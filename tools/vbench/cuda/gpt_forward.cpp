@@ -90,7 +90,6 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
       if (takes) wgmma_tilings_.push_back(tiling);
     }
     qkv_attention_available_ = wgmma_qkv_attention_takes(B, T, Ci, cfg.n_head);
-    qkv_attention_split_available_ = Ci >= 512 && wgmma_qkv_attention_takes(B, T, Ci, cfg.n_head, 2);
   }
   check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
   check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch fork");
@@ -148,20 +147,12 @@ void GptForward::use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t
   wgmma_gemms_ = which;
 }
 
-void GptForward::use_qkv_attention(bool on, cudaStream_t stream, int k_splits) {
-  if (on && (!qkv_attention_available_ || (k_splits != 1 && (k_splits != 2 || !qkv_attention_split_available_)))) {
-    throw Error(ExitCode::kInternal, "the qkv GEMM and attention cannot run as one kernel with " +
-                                         std::to_string(k_splits) + " CTAs per head for this model and shape");
+void GptForward::use_qkv_attention(bool on, cudaStream_t stream) {
+  if (on && !qkv_attention_available_) {
+    throw Error(ExitCode::kInternal, "the qkv GEMM and attention cannot run as one kernel for this model and shape");
   }
   if (on) make_transposed_weights(stream);
-  if (on && k_splits == 2 && qkv_scratch_.bytes() == 0) {
-    const GptConfig& cfg = w_.config;
-    qkv_scratch_ = DeviceBuffer(wgmma_qkv_attention_scratch_bytes(B_, cfg.n_embd, cfg.n_head), "qkv + attention scratch");
-    check_cuda(cudaMemsetAsync(qkv_scratch_.get(), 0, qkv_scratch_.bytes(), stream), "cudaMemsetAsync",
-               "qkv + attention scratch");
-  }
   qkv_attention_ = on;
-  qkv_k_splits_ = on ? k_splits : 1;
 }
 
 void GptForward::use_layernorm_projections(LayerNormProjections which, int tile_n, cudaStream_t stream) {
@@ -272,7 +263,7 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     if constexpr (std::is_same_v<A, __nv_bfloat16>) {
       if (qkv_attention_) {
         wgmma_qkv_attention_forward(attn_.as<A>(), ln, transposed_[4 * layer].as<A>(), l.attn_b.as<A>(), B_, T_, C,
-                                    cfg.n_head, stream, qkv_k_splits_, qkv_scratch_.get());
+                                    cfg.n_head, stream);
       }
     }
     if (!qkv_attention_) {

@@ -90,15 +90,10 @@ class GptForward {
   /// Whether the unfused forward can run each layer's qkv GEMM and attention as one kernel
   /// (wgmma_qkv_attention_forward: bf16 on a compute capability 9.0 device, head size 64 or 32, T <= 64).
   [[nodiscard]] bool qkv_attention_available() const { return qkv_attention_available_; }
-  /// Whether it can also split each head's K steps over two CTAs (k_splits 2 below): width 512 or more, where each
-  /// half still has 4 or more of the 64-wide steps (below that, the meeting costs more than the halving saves).
-  [[nodiscard]] bool qkv_attention_split_available() const { return qkv_attention_split_available_; }
   /// Makes the unfused forward do so (true) or run them as the qkv GEMM (cuBLASLt's or the own, as use_wgmma_gemms
-  /// says) and attention_forward (false, the default); with k_splits 2 (where qkv_attention_split_available), two
-  /// CTAs per head. The first use makes the transposed weights, on `stream` (and with 2, a zeroed scratch).
-  void use_qkv_attention(bool on, cudaStream_t stream, int k_splits = 1);
+  /// says) and attention_forward (false, the default). The first use makes the transposed weights, on `stream`.
+  void use_qkv_attention(bool on, cudaStream_t stream);
   [[nodiscard]] bool qkv_attention() const { return qkv_attention_; }
-  [[nodiscard]] int qkv_attention_k_splits() const { return qkv_k_splits_; }
   /// Launches the unfused forward's encoder, layer-norm and attention kernels as programmatic dependents of the
   /// kernel before them (programmatic.cuh; default off), so that the own wgmma GEMMs after them start early.
   void use_programmatic_launches(bool on) { programmatic_ = on; }
@@ -159,9 +154,7 @@ class GptForward {
   std::optional<WgmmaTiling> wgmma_;
   WgmmaGemms wgmma_gemms_ = WgmmaGemms::kAll;
   bool programmatic_ = false;
-  bool qkv_attention_available_ = false, qkv_attention_split_available_ = false, qkv_attention_ = false;
-  int qkv_k_splits_ = 1;
-  DeviceBuffer qkv_scratch_;  ///< wgmma_qkv_attention_forward's with k_splits 2, zeroed when made
+  bool qkv_attention_available_ = false, qkv_attention_ = false;
   std::optional<std::vector<int>> layernorm_tiles_;  ///< layernorm_tiles(), once looked up
   LayerNormProjections layernorm_projections_ = LayerNormProjections::kNone;
   int layernorm_tile_ = 0;

@@ -106,20 +106,16 @@ __device__ unsigned int g_timeline_calls;
 #define TL(i) ((void)0)
 #endif
 
-/// Grid (NH, B, kSplits); see the top of the file. kSplits 2: scratch as wgmma_qkv_attention_forward says.
-template <int HS, int kSplits>
+/// Grid (NH, B); see the top of the file.
+template <int HS>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_qkv_attention_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
-                               __nv_bfloat16* out, const __nv_bfloat16* bias, int T, int C, unsigned* arrivals,
-                               float4* partials) {
+                               __nv_bfloat16* out, const __nv_bfloat16* bias, int T, int C) {
 #ifdef VTOOLS_WGMMA
   extern __shared__ unsigned char raw[];
   auto& s = *reinterpret_cast<Smem<HS>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
   const int h = blockIdx.x, b = blockIdx.y;
-  const int all_tiles = (C + kTileK - 1) / kTileK;  // past C the copies read zeros
-  // This CTA's K tiles: all, or with kSplits 2 the first half (blockIdx.z 0) or the rest (1).
-  const int k_first = kSplits == 1 ? 0 : static_cast<int>(blockIdx.z) * (all_tiles / 2);
-  const int k_tiles = kSplits == 1 ? all_tiles : blockIdx.z == 0 ? all_tiles / 2 : all_tiles - all_tiles / 2;
+  const int k_tiles = (C + kTileK - 1) / kTileK;  // past C the copies read zeros
 #ifdef VTOOLS_QKV_TIMELINE
   long long stamp[10] = {};
   unsigned long long gt0;
@@ -141,12 +137,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int st = t % kStages;
       mbar_expect_tx(&s.full[st], kStageBytes);
       for (int part = 0; part < 3; ++part) {
-        tma_load(s.w[st] + part * HS * kTileK, &w_map, (k_first + t) * kTileK, part * C + h * HS, &s.full[st], 0);
+        tma_load(s.w[st] + part * HS * kTileK, &w_map, t * kTileK, part * C + h * HS, &s.full[st], 0);
       }
     };
-    auto load_x = [&](int t) {
-      tma_load(s.x[t % kStages], &x_map, (k_first + t) * kTileK, b * T, &s.full[t % kStages], 0);
-    };
+    auto load_x = [&](int t) { tma_load(s.x[t % kStages], &x_map, t * kTileK, b * T, &s.full[t % kStages], 0); };
     produce<kStages>(k_tiles, s.empty, load_w, load_x);
     return;
   }
@@ -174,31 +168,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
   fence_operands(d);
-  if constexpr (kSplits == 2) {
-    // Both CTAs of the head store their partial [q | k | v] (the accumulators as they lie in registers: float4 i of
-    // consumer thread c at i * 128 + c), then count themselves in; the second to arrive adds the other's and goes on,
-    // the first ends. Nobody waits for anybody, and the sum of two terms is the same in either order.
-    __shared__ unsigned arrived_before;
-    const int c = threadIdx.x - 128, head = b * gridDim.x + h;
-    float4* mine = partials + (2 * head + blockIdx.z) * (3 * HS / 8) * 128;
-#pragma unroll
-    for (int i = 0; i < 3 * HS / 8; ++i) {
-      mine[i * 128 + c] = make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]);
-    }
-    __threadfence();
-    asm volatile("bar.sync 1, 128;" ::: "memory");
-    if (c == 0) arrived_before = atomicAdd(&arrivals[head], 1u);
-    asm volatile("bar.sync 1, 128;" ::: "memory");
-    if (arrived_before == 0) return;
-    __threadfence();
-    const float4* other = partials + (2 * head + 1 - blockIdx.z) * (3 * HS / 8) * 128;
-#pragma unroll
-    for (int i = 0; i < 3 * HS / 8; ++i) {
-      const float4 v = __ldcg(other + i * 128 + c);
-      d[4 * i] += v.x, d[4 * i + 1] += v.y, d[4 * i + 2] += v.z, d[4 * i + 3] += v.w;
-    }
-    if (c == 0) arrivals[head] = 0;  // for the next launch, which starts after this grid has ended
-  }
   TL(4);
   // Every copy has landed and been read: the ring now holds q [row][dim] (x[0]), p [row][key] (x[1]), k [key][dim]
   // and v^T [dim][key] (w[0], 64 + HS rows of 128 bytes); each HS-wide tile uses the first HS columns of its rows.
@@ -302,55 +271,35 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 }  // namespace
 
-bool wgmma_qkv_attention_takes(int B, int T, int C, int NH, int k_splits) {
-  const int k_tiles = (C + kTileK - 1) / kTileK;
-  return B > 0 && T > 0 && T <= kRows && NH > 0 && (C == NH * 64 || C == NH * 32) &&
-         (k_splits == 1 || (k_splits == 2 && k_tiles >= 2));
-}
-
-std::size_t wgmma_qkv_attention_scratch_bytes(int B, int C, int NH) {
-  const std::size_t heads = static_cast<std::size_t>(B) * NH, counters = (heads * sizeof(unsigned) + 255) / 256 * 256;
-  return counters + heads * 2 * kRows * 3 * (C / NH) * sizeof(float);
+bool wgmma_qkv_attention_takes(int B, int T, int C, int NH) {
+  return B > 0 && T > 0 && T <= kRows && NH > 0 && (C == NH * 64 || C == NH * 32);
 }
 
 namespace {
-template <int HS, int kSplits>
+template <int HS>
 void launch(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
-            int B, int T, int C, int NH, void* d_scratch, cudaStream_t stream, const std::string& what) {
+            int B, int T, int C, int NH, cudaStream_t stream, const std::string& what) {
   static std::atomic<std::uint64_t> attributes_done{0};
-  if (!kernel_attributes_once(wgmma_qkv_attention_kernel<HS, kSplits>, attributes_done, kSmemBytes<HS>, false)) {
+  if (!kernel_attributes_once(wgmma_qkv_attention_kernel<HS>, attributes_done, kSmemBytes<HS>, false)) {
     throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
   }
   const CUtensorMap x_map = tensor_map(d_x, B * T, C, kRows, what);
   const CUtensorMap w_map = tensor_map(d_wt, 3 * C, C, HS, what);
-  // The scratch: B*NH arrival counters, then the partials (see wgmma_qkv_attention_scratch_bytes).
-  auto* arrivals = static_cast<unsigned*>(d_scratch);
-  float4* partials = nullptr;
-  if (d_scratch != nullptr) {
-    const std::size_t counters = (static_cast<std::size_t>(B) * NH * sizeof(unsigned) + 255) / 256 * 256;
-    partials = reinterpret_cast<float4*>(static_cast<char*>(d_scratch) + counters);
-  }
   // Always a programmatic dependent: the producer copies the first weight tiles before griddepcontrol.wait.
-  launch_kernel(wgmma_qkv_attention_kernel<HS, kSplits>, dim3(NH, B, kSplits), kThreads, kSmemBytes<HS>, stream, true,
-                what.c_str(), x_map, w_map, d_out, d_bias, T, C, arrivals, partials);
+  launch_kernel(wgmma_qkv_attention_kernel<HS>, dim3(NH, B), kThreads, kSmemBytes<HS>, stream, true, what.c_str(),
+                x_map, w_map, d_out, d_bias, T, C);
 }
 }  // namespace
 
 void wgmma_qkv_attention_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt,
-                                 const __nv_bfloat16* d_bias, int B, int T, int C, int NH, cudaStream_t stream,
-                                 int k_splits, void* d_scratch) {
+                                 const __nv_bfloat16* d_bias, int B, int T, int C, int NH, cudaStream_t stream) {
   const std::string what = "wgmma_qkv_attention_kernel B=" + std::to_string(B) + " T=" + std::to_string(T) +
-                           " C=" + std::to_string(C) + " NH=" + std::to_string(NH) +
-                           " k_splits=" + std::to_string(k_splits);
-  if (!wgmma_qkv_attention_takes(B, T, C, NH, k_splits) || (k_splits == 2 && d_scratch == nullptr)) {
+                           " C=" + std::to_string(C) + " NH=" + std::to_string(NH);
+  if (!wgmma_qkv_attention_takes(B, T, C, NH)) {
     throw Error(ExitCode::kInternal, "wgmma_qkv_attention_forward does not take " + what);
   }
-  if (k_splits == 2) {
-    if (C == NH * 64) return launch<64, 2>(d_out, d_x, d_wt, d_bias, B, T, C, NH, d_scratch, stream, what);
-    return launch<32, 2>(d_out, d_x, d_wt, d_bias, B, T, C, NH, d_scratch, stream, what);
-  }
-  if (C == NH * 64) return launch<64, 1>(d_out, d_x, d_wt, d_bias, B, T, C, NH, nullptr, stream, what);
-  launch<32, 1>(d_out, d_x, d_wt, d_bias, B, T, C, NH, nullptr, stream, what);
+  if (C == NH * 64) return launch<64>(d_out, d_x, d_wt, d_bias, B, T, C, NH, stream, what);
+  launch<32>(d_out, d_x, d_wt, d_bias, B, T, C, NH, stream, what);
 }
 
 }  // namespace vtools::vbench::cuda
