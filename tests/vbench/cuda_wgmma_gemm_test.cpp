@@ -176,7 +176,6 @@ void qkv_attention_case(cuda_test::Random& rng, int B, int T, int NH, int hs) {
   CAPTURE(hs);
   const int C = hs * NH, R = B * T;
   REQUIRE(cuda::wgmma_qkv_attention_takes(B, T, C, NH));
-  const bool clusters = cuda::wgmma_qkv_attention_takes(B, T, C, NH, cuda::kQkvWeightCluster);
   const auto x = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(R) * C));
   const auto w = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(C) * 3 * C, 1.f / std::sqrt(C)));
   const auto bias = cuda_test::representable<Bf16>(rng.normal(3 * C, 0.3f));
@@ -193,18 +192,8 @@ void qkv_attention_case(cuda_test::Random& rng, int B, int T, int NH, int hs) {
   cuda::check_cuda(cudaMemset(d_out.get(), 0xFF, d_out.bytes()), "cudaMemset", "NaN output");  // unwritten shows
   cuda::wgmma_qkv_attention_forward(d_out.as<Bf16>(), d_x.as<Bf16>(), d_wt.as<Bf16>(), d_bias.as<Bf16>(), B, T, C, NH,
                                     nullptr);
-  const std::vector<float> got = cuda_test::to_host<Bf16>(d_out, ref.size());
   // q, k, v and the softmax weights are bf16 tensor-core inputs here, the output bf16: ~2^-8 relative.
-  cuda_test::check_close(got, ref, 1e-2, 1e-2, "wgmma qkv + attention");
-  if (!clusters) return;
-  // In clusters that share the weight tiles: the same arithmetic, so the same bits; twice, as the second launch
-  // reuses what the first left in every CTA's barriers.
-  for (int run = 0; run < 2; ++run) {
-    cuda::check_cuda(cudaMemset(d_out.get(), 0xFF, d_out.bytes()), "cudaMemset", "NaN output");
-    cuda::wgmma_qkv_attention_forward(d_out.as<Bf16>(), d_x.as<Bf16>(), d_wt.as<Bf16>(), d_bias.as<Bf16>(), B, T, C,
-                                      NH, nullptr, cuda::kQkvWeightCluster);
-    CHECK(cuda_test::to_host<Bf16>(d_out, ref.size()) == got);
-  }
+  cuda_test::check_close(cuda_test::to_host<Bf16>(d_out, ref.size()), ref, 1e-2, 1e-2, "wgmma qkv + attention");
 }
 
 TEST_CASE("wgmma qkv + attention: matches the cpu qkv GEMM and attention on random shapes") {
@@ -215,7 +204,6 @@ TEST_CASE("wgmma qkv + attention: matches the cpu qkv GEMM and attention on rand
   for (const int hs : {64, 32}) {
     for (int round = 0; round < 3; ++round) {
       qkv_attention_case(rng, rng.uniform_int(1, 4), rng.uniform_int(1, 64), rng.uniform_int(1, 6), hs);
-      qkv_attention_case(rng, 4 * rng.uniform_int(1, 2), rng.uniform_int(1, 64), rng.uniform_int(1, 6), hs);
     }
     qkv_attention_case(rng, 1, 1, 1, hs);
     qkv_attention_case(rng, 3, 63, 2, hs);  // the last sequence's tile reads past the rows (zeros)
@@ -235,14 +223,7 @@ TEST_CASE("wgmma qkv + attention: the shapes it takes, and an error for the othe
   CHECK_FALSE(cuda::wgmma_qkv_attention_takes(4, 64, 768, 6));   // head size 128
   CHECK_FALSE(cuda::wgmma_qkv_attention_takes(4, 64, 770, 12));  // C not NH * 64
   CHECK_FALSE(cuda::wgmma_qkv_attention_takes(0, 64, 768, 12));
-  CHECK(cuda::wgmma_qkv_attention_takes(4, 64, 768, 12, cuda::kQkvWeightCluster));
-  CHECK(cuda::wgmma_qkv_attention_takes(8, 64, 128, 4, cuda::kQkvWeightCluster));
-  CHECK_FALSE(cuda::wgmma_qkv_attention_takes(2, 64, 768, 12, cuda::kQkvWeightCluster));  // B not a multiple
-  CHECK_FALSE(cuda::wgmma_qkv_attention_takes(4, 64, 768, 12, 2));                        // only 1 or that
   CHECK_THROWS_AS(cuda::wgmma_qkv_attention_forward(nullptr, nullptr, nullptr, nullptr, 4, 65, 768, 12, nullptr),
-                  Error);
-  CHECK_THROWS_AS(cuda::wgmma_qkv_attention_forward(nullptr, nullptr, nullptr, nullptr, 3, 64, 768, 12, nullptr,
-                                                    cuda::kQkvWeightCluster),
                   Error);
 }
 

@@ -233,13 +233,6 @@ class CudaBackend final : public Backend {
     double best_ms = forward_ms_.front().second;
     using cuda::LayerNormProjections;
     std::vector<WgmmaPlan> candidates;
-    // Each plan with the qkv + attention kernel also with it in clusters sharing the weights, where it takes that.
-    const auto add = [&](const WgmmaPlan& plan) {
-      candidates.push_back(plan);
-      if (!plan.qkv_attention || !forward_->qkv_attention_cluster_available()) return;
-      candidates.push_back(plan);
-      candidates.back().qkv_cluster = cuda::kQkvWeightCluster;
-    };
     std::vector<std::optional<cuda::WgmmaTiling>> gemms = {std::nullopt};  // cuBLASLt's, then each tiling
     gemms.insert(gemms.end(), forward_->wgmma_tilings().begin(), forward_->wgmma_tilings().end());
     for (const bool qkv_attention : {false, true}) {
@@ -247,10 +240,10 @@ class CudaBackend final : public Backend {
       for (const std::optional<cuda::WgmmaTiling> tiling : gemms) {
         for (const bool programmatic : {false, true}) {
           if (programmatic && !cuda::programmatic_launches_allowed()) continue;  // the same forward
-          if (!tiling && qkv_attention) add({tiling, cuda::WgmmaGemms::kAll, programmatic, true});
+          if (!tiling && qkv_attention) candidates.push_back({tiling, cuda::WgmmaGemms::kAll, programmatic, true});
           if (tiling) {
-            add({tiling, cuda::WgmmaGemms::kAll, programmatic, qkv_attention});
-            add({tiling, cuda::WgmmaGemms::kProjections, programmatic, qkv_attention});
+            candidates.push_back({tiling, cuda::WgmmaGemms::kAll, programmatic, qkv_attention});
+            candidates.push_back({tiling, cuda::WgmmaGemms::kProjections, programmatic, qkv_attention});
           }
         }
         if (trials != WgmmaTrials::kAll || qkv_attention) continue;
@@ -302,7 +295,6 @@ class CudaBackend final : public Backend {
     bool qkv_attention = false;  ///< GptForward::use_qkv_attention
     cuda::LayerNormProjections layernorm_projections = cuda::LayerNormProjections::kNone;
     int layernorm_tile = 0;
-    int qkv_cluster = 1;  ///< GptForward::use_qkv_attention's, when qkv_attention
     [[nodiscard]] bool plain() const {
       return !tiling && !programmatic && !qkv_attention &&
              layernorm_projections == cuda::LayerNormProjections::kNone;
@@ -310,20 +302,19 @@ class CudaBackend final : public Backend {
   };
 
   [[nodiscard]] WgmmaPlan current_plan() const {
-    return {forward_->wgmma_tiling(),  forward_->wgmma_gemms(),           forward_->programmatic_launches(),
-            forward_->qkv_attention(), forward_->layernorm_projections(), forward_->layernorm_tile(),
-            forward_->qkv_attention_cluster()};
+    return {forward_->wgmma_tiling(), forward_->wgmma_gemms(), forward_->programmatic_launches(),
+            forward_->qkv_attention(), forward_->layernorm_projections(), forward_->layernorm_tile()};
   }
 
   void use_plan(const WgmmaPlan& plan) {
     forward_->use_wgmma_gemms(plan.tiling, stream_, plan.gemms);
     forward_->use_programmatic_launches(plan.programmatic);
-    forward_->use_qkv_attention(plan.qkv_attention, stream_, plan.qkv_cluster);
+    forward_->use_qkv_attention(plan.qkv_attention, stream_);
     forward_->use_layernorm_projections(plan.layernorm_projections, plan.layernorm_tile, stream_);
   }
 
   /// "wgmma GEMMs 128x2x1", "wgmma GEMMs 64x1x1 for the projections", "... and programmatic launches", "qkv and
-  /// attention in one wgmma kernel" (", in clusters sharing the weights"), "the attention projection fused with its layer norm (64-wide tiles)", "both
+  /// attention in one wgmma kernel", "the attention projection fused with its layer norm (64-wide tiles)", "both
   /// projections fused with their layer norms (...)", those joined by "and", or "cuBLASLt GEMMs".
   static std::string plan_name(const WgmmaPlan& plan) {
     using cuda::LayerNormProjections;
@@ -334,10 +325,7 @@ class CudaBackend final : public Backend {
           (plan.gemms == cuda::WgmmaGemms::kProjections ? " for the projections" : ""));
     }
     if (plan.programmatic) add("programmatic launches");
-    if (plan.qkv_attention) {
-      add(plan.qkv_cluster > 1 ? "qkv and attention in one wgmma kernel, in clusters sharing the weights"
-                               : "qkv and attention in one wgmma kernel");
-    }
+    if (plan.qkv_attention) add("qkv and attention in one wgmma kernel");
     const std::string tiles = " (" + std::to_string(plan.layernorm_tile) + "-wide tiles)";
     if (plan.layernorm_projections == LayerNormProjections::kAttention) {
       add("the attention projection fused with its layer norm" + tiles);

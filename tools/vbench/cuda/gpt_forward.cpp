@@ -90,7 +90,6 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
       if (takes) wgmma_tilings_.push_back(tiling);
     }
     qkv_attention_available_ = wgmma_qkv_attention_takes(B, T, Ci, cfg.n_head);
-    qkv_attention_cluster_available_ = wgmma_qkv_attention_takes(B, T, Ci, cfg.n_head, kQkvWeightCluster);
   }
   check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
   check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch fork");
@@ -148,16 +147,12 @@ void GptForward::use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t
   wgmma_gemms_ = which;
 }
 
-void GptForward::use_qkv_attention(bool on, cudaStream_t stream, int cluster) {
-  const bool takes = cluster == 1 ? qkv_attention_available_
-                                  : cluster == kQkvWeightCluster && qkv_attention_cluster_available_;
-  if (on && !takes) {
-    throw Error(ExitCode::kInternal, "the qkv GEMM and attention cannot run as one kernel in clusters of " +
-                                         std::to_string(cluster) + " for this model and shape");
+void GptForward::use_qkv_attention(bool on, cudaStream_t stream) {
+  if (on && !qkv_attention_available_) {
+    throw Error(ExitCode::kInternal, "the qkv GEMM and attention cannot run as one kernel for this model and shape");
   }
   if (on) make_transposed_weights(stream);
   qkv_attention_ = on;
-  qkv_cluster_ = on ? cluster : 1;
 }
 
 void GptForward::use_layernorm_projections(LayerNormProjections which, int tile_n, cudaStream_t stream) {
@@ -268,7 +263,7 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     if constexpr (std::is_same_v<A, __nv_bfloat16>) {
       if (qkv_attention_) {
         wgmma_qkv_attention_forward(attn_.as<A>(), ln, transposed_[4 * layer].as<A>(), l.attn_b.as<A>(), B_, T_, C,
-                                    cfg.n_head, stream, qkv_cluster_);
+                                    cfg.n_head, stream);
       }
     }
     if (!qkv_attention_) {

@@ -90,15 +90,10 @@ class GptForward {
   /// Whether the unfused forward can run each layer's qkv GEMM and attention as one kernel
   /// (wgmma_qkv_attention_forward: bf16 on a compute capability 9.0 device, head size 64 or 32, T <= 64).
   [[nodiscard]] bool qkv_attention_available() const { return qkv_attention_available_; }
-  /// Whether that kernel can also run in clusters that share their weight tiles (cluster kQkvWeightCluster below:
-  /// B a multiple of it).
-  [[nodiscard]] bool qkv_attention_cluster_available() const { return qkv_attention_cluster_available_; }
   /// Makes the unfused forward do so (true) or run them as the qkv GEMM (cuBLASLt's or the own, as use_wgmma_gemms
-  /// says) and attention_forward (false, the default); `cluster` as wgmma_qkv_attention_forward takes it. The first
-  /// use makes the transposed weights, on `stream`.
-  void use_qkv_attention(bool on, cudaStream_t stream, int cluster = 1);
+  /// says) and attention_forward (false, the default). The first use makes the transposed weights, on `stream`.
+  void use_qkv_attention(bool on, cudaStream_t stream);
   [[nodiscard]] bool qkv_attention() const { return qkv_attention_; }
-  [[nodiscard]] int qkv_attention_cluster() const { return qkv_cluster_; }
   /// Launches the unfused forward's encoder, layer-norm and attention kernels as programmatic dependents of the
   /// kernel before them (programmatic.cuh; default off), so that the own wgmma GEMMs after them start early.
   void use_programmatic_launches(bool on) { programmatic_ = on; }
@@ -159,8 +154,7 @@ class GptForward {
   std::optional<WgmmaTiling> wgmma_;
   WgmmaGemms wgmma_gemms_ = WgmmaGemms::kAll;
   bool programmatic_ = false;
-  bool qkv_attention_available_ = false, qkv_attention_cluster_available_ = false, qkv_attention_ = false;
-  int qkv_cluster_ = 1;
+  bool qkv_attention_available_ = false, qkv_attention_ = false;
   std::optional<std::vector<int>> layernorm_tiles_;  ///< layernorm_tiles(), once looked up
   LayerNormProjections layernorm_projections_ = LayerNormProjections::kNone;
   int layernorm_tile_ = 0;

@@ -10,23 +10,16 @@
 
 namespace vtools::vbench::cuda {
 
-/// The CTAs of a cluster that share their weight tiles in wgmma_qkv_attention_forward (its `cluster` other than 1).
-inline constexpr int kQkvWeightCluster = 4;
-
-/// Whether wgmma_qkv_attention_forward takes B sequences of T tokens, width C and NH heads in clusters of `cluster`
-/// CTAs: 1 <= T <= 64, head size C / NH 64 or 32; cluster 1, or kQkvWeightCluster where B is a multiple of it. The
-/// caller checks the device (wgmma_gemm_available).
-bool wgmma_qkv_attention_takes(int B, int T, int C, int NH, int cluster = 1);
+/// Whether wgmma_qkv_attention_forward takes B sequences of T tokens, width C and NH heads: 1 <= T <= 64, head size
+/// C / NH 64 or 32. The caller checks the device (wgmma_gemm_available).
+bool wgmma_qkv_attention_takes(int B, int T, int C, int NH);
 
 /// out = causal_attention(x Wqkv + bias) as GptForward's qkv GEMM then attention_forward compute it in bf16:
 /// x [B*T][C], Wt = Wqkv transposed [3C][C], bias [3C], out [B*T][C], all bf16 (fp32 accumulation; q, k, v and the
 /// softmax weights rounded to bf16 as tensor-core inputs). Launched as a programmatic dependent of the kernel before
-/// (the weights' first tiles are copied before it ends). With cluster = kQkvWeightCluster, the CTAs of that many
-/// neighbouring sequences' same head form a cluster and copy each weight tile once for all of them (TMA multicast):
-/// the same arithmetic, so the same result bit for bit. Enqueued on `stream`; throws Error(kInternal) for a shape it
+/// (the weights' first tiles are copied before it ends). Enqueued on `stream`; throws Error(kInternal) for a shape it
 /// does not take.
 void wgmma_qkv_attention_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt,
-                                 const __nv_bfloat16* d_bias, int B, int T, int C, int NH, cudaStream_t stream,
-                                 int cluster = 1);
+                                 const __nv_bfloat16* d_bias, int B, int T, int C, int NH, cudaStream_t stream);
 
 }  // namespace vtools::vbench::cuda

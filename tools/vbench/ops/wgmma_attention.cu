@@ -50,7 +50,6 @@ using namespace wgmma;  // the helpers of wgmma.cuh
 constexpr int kRows = 64;    // rows per CTA (one wgmma m64), so T <= 64
 constexpr int kStages = 6;   // 6 x 32 KB for HS 64: the whole K of gpt2 (12 steps) in two turns of the ring
 constexpr int kThreads = 256;
-constexpr int kWeightCluster = kQkvWeightCluster;
 
 template <int HS>
 struct Smem {
@@ -107,11 +106,8 @@ __device__ unsigned int g_timeline_calls;
 #define TL(i) ((void)0)
 #endif
 
-/// Grid (NH, B) in clusters of kCluster CTAs along B (the same head of neighbouring sequences), which share the
-/// weight tiles: each CTA copies 1/kCluster of every stage's weight rows into all of them (TMA multicast, in 8-row
-/// boxes: w_map's box), and a stage is refilled only after the consumers of every CTA of the cluster released it.
-/// kCluster 1: no cluster, w_map's box is a head's HS rows. See the top of the file.
-template <int HS, int kCluster>
+/// Grid (NH, B); see the top of the file.
+template <int HS>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_qkv_attention_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
                                __nv_bfloat16* out, const __nv_bfloat16* bias, int T, int C) {
@@ -130,40 +126,25 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 1);
-      mbar_init(&s.empty[i], 4 * kCluster);  // one arrival per consumer warp of each CTA of the cluster
+      mbar_init(&s.empty[i], 4);  // one arrival per consumer warp
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  if constexpr (kCluster == 1) {
-    __syncthreads();
-  } else {
-    cluster_sync();  // every CTA's barriers exist before any copies into it
-  }
+  __syncthreads();
   if (threadIdx.x == 0) {  // the producer
     constexpr std::uint32_t kStageBytes = (kRows + 3 * HS) * kTileK * sizeof(__nv_bfloat16);
     auto load_w = [&](int t) {
       const int st = t % kStages;
       mbar_expect_tx(&s.full[st], kStageBytes);
-      if constexpr (kCluster == 1) {
-        for (int part = 0; part < 3; ++part) {
-          tma_load(s.w[st] + part * HS * kTileK, &w_map, t * kTileK, part * C + h * HS, &s.full[st], 0);
-        }
-      } else {  // this CTA's share of the stage's 3 HS rows, 8 at a time, into every CTA of the cluster
-        constexpr int kShare = 3 * HS / kCluster;
-        const int first = static_cast<int>(blockIdx.y % kCluster) * kShare;
-        for (int r = first; r < first + kShare; r += 8) {
-          tma_load(s.w[st] + r * kTileK, &w_map, t * kTileK, r / HS * C + h * HS + r % HS, &s.full[st],
-                   (1u << kCluster) - 1);
-        }
+      for (int part = 0; part < 3; ++part) {
+        tma_load(s.w[st] + part * HS * kTileK, &w_map, t * kTileK, part * C + h * HS, &s.full[st], 0);
       }
     };
     auto load_x = [&](int t) { tma_load(s.x[t % kStages], &x_map, t * kTileK, b * T, &s.full[t % kStages], 0); };
     produce<kStages>(k_tiles, s.empty, load_w, load_x);
-  }
-  if (threadIdx.x < 128) {  // warpgroup 0 has nothing (more) to do; in a cluster it stays for the last barrier
-    if constexpr (kCluster > 1) cluster_sync();
     return;
   }
+  if (threadIdx.x < 128) return;  // warpgroup 0's other threads have nothing to do
   const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
   // 1. [q | k | v] for the 64 rows, one group of wgmmas in flight (as wgmma_gemm.cu's main loop).
   float d[3 * HS / 2];
@@ -183,13 +164,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
     fence_operands(d);
-    if (t > 0 && lane == 0) {
-      if constexpr (kCluster == 1) {
-        mbar_arrive(&s.empty[(t - 1) % kStages]);
-      } else {
-        for (int rank = 0; rank < kCluster; ++rank) mbar_arrive_cluster(&s.empty[(t - 1) % kStages], rank);
-      }
-    }
+    if (t > 0 && lane == 0) mbar_arrive(&s.empty[(t - 1) % kStages]);
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
   fence_operands(d);
@@ -277,8 +252,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           __floats2bfloat162_rn(o[4 * j + 2 * half] * inv, o[4 * j + 2 * half + 1] * inv);
     }
   }
-  // No CTA leaves while another may still arrive on its barriers.
-  if constexpr (kCluster > 1) cluster_sync();
 #ifdef VTOOLS_QKV_TIMELINE
   TL(8);
   unsigned long long gt1;
@@ -298,42 +271,35 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 }  // namespace
 
-bool wgmma_qkv_attention_takes(int B, int T, int C, int NH, int cluster) {
-  return B > 0 && T > 0 && T <= kRows && NH > 0 && (C == NH * 64 || C == NH * 32) &&
-         (cluster == 1 || (cluster == kWeightCluster && B % kWeightCluster == 0));
+bool wgmma_qkv_attention_takes(int B, int T, int C, int NH) {
+  return B > 0 && T > 0 && T <= kRows && NH > 0 && (C == NH * 64 || C == NH * 32);
 }
 
 namespace {
-template <int HS, int kCluster>
+template <int HS>
 void launch(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
             int B, int T, int C, int NH, cudaStream_t stream, const std::string& what) {
   static std::atomic<std::uint64_t> attributes_done{0};
-  if (!kernel_attributes_once(wgmma_qkv_attention_kernel<HS, kCluster>, attributes_done, kSmemBytes<HS>, false)) {
+  if (!kernel_attributes_once(wgmma_qkv_attention_kernel<HS>, attributes_done, kSmemBytes<HS>, false)) {
     throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
   }
   const CUtensorMap x_map = tensor_map(d_x, B * T, C, kRows, what);
-  const CUtensorMap w_map = tensor_map(d_wt, 3 * C, C, kCluster == 1 ? HS : 8, what);
+  const CUtensorMap w_map = tensor_map(d_wt, 3 * C, C, HS, what);
   // Always a programmatic dependent: the producer copies the first weight tiles before griddepcontrol.wait.
-  launch_kernel_in_clusters(wgmma_qkv_attention_kernel<HS, kCluster>, dim3(NH, B), dim3(1, kCluster, 1), kThreads,
-                            kSmemBytes<HS>, stream, true, what.c_str(), x_map, w_map, d_out, d_bias, T, C);
+  launch_kernel(wgmma_qkv_attention_kernel<HS>, dim3(NH, B), kThreads, kSmemBytes<HS>, stream, true, what.c_str(),
+                x_map, w_map, d_out, d_bias, T, C);
 }
 }  // namespace
 
 void wgmma_qkv_attention_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt,
-                                 const __nv_bfloat16* d_bias, int B, int T, int C, int NH, cudaStream_t stream,
-                                 int cluster) {
+                                 const __nv_bfloat16* d_bias, int B, int T, int C, int NH, cudaStream_t stream) {
   const std::string what = "wgmma_qkv_attention_kernel B=" + std::to_string(B) + " T=" + std::to_string(T) +
-                           " C=" + std::to_string(C) + " NH=" + std::to_string(NH) +
-                           " cluster=" + std::to_string(cluster);
-  if (!wgmma_qkv_attention_takes(B, T, C, NH, cluster)) {
+                           " C=" + std::to_string(C) + " NH=" + std::to_string(NH);
+  if (!wgmma_qkv_attention_takes(B, T, C, NH)) {
     throw Error(ExitCode::kInternal, "wgmma_qkv_attention_forward does not take " + what);
   }
-  if (cluster == kWeightCluster) {
-    if (C == NH * 64) return launch<64, kWeightCluster>(d_out, d_x, d_wt, d_bias, B, T, C, NH, stream, what);
-    return launch<32, kWeightCluster>(d_out, d_x, d_wt, d_bias, B, T, C, NH, stream, what);
-  }
-  if (C == NH * 64) return launch<64, 1>(d_out, d_x, d_wt, d_bias, B, T, C, NH, stream, what);
-  launch<32, 1>(d_out, d_x, d_wt, d_bias, B, T, C, NH, stream, what);
+  if (C == NH * 64) return launch<64>(d_out, d_x, d_wt, d_bias, B, T, C, NH, stream, what);
+  launch<32>(d_out, d_x, d_wt, d_bias, B, T, C, NH, stream, what);
 }
 
 }  // namespace vtools::vbench::cuda
