@@ -28,22 +28,39 @@ __device__ __forceinline__ void programmatic_start() {
 #endif
 }
 
-/// kernel<<<grid, block, smem, stream>>>(args...), with `programmatic` as a programmatic dependent of the work
-/// before it in `stream` (unless programmatic_launches_allowed() says no).
+/// kernel<<<grid, block, smem, stream>>>(args...) in thread-block clusters of `cluster` CTAs (1 x 1 x 1: none), with
+/// `programmatic` as a programmatic dependent of the work before it in `stream` (unless
+/// programmatic_launches_allowed() says no).
 template <typename... Params, typename... Args>
-void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
-                   bool programmatic, const char* name, Args... args) {
+void launch_kernel_in_clusters(void (*kernel)(Params...), dim3 grid, dim3 cluster, dim3 block, std::size_t smem,
+                               cudaStream_t stream, bool programmatic, const char* name, Args... args) {
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = smem;
   config.stream = stream;
-  cudaLaunchAttribute attr[1] = {};
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attr;
-  config.numAttrs = programmatic && programmatic_launches_allowed() ? 1 : 0;
+  cudaLaunchAttribute attrs[2] = {};
+  unsigned n = 0;
+  if (programmatic && programmatic_launches_allowed()) {
+    attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[n++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (cluster.x * cluster.y * cluster.z > 1) {
+    attrs[n].id = cudaLaunchAttributeClusterDimension;
+    attrs[n].val.clusterDim.x = cluster.x;
+    attrs[n].val.clusterDim.y = cluster.y;
+    attrs[n++].val.clusterDim.z = cluster.z;
+  }
+  config.attrs = attrs;
+  config.numAttrs = n;
   check_cuda(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...), "cudaLaunchKernelEx", name);
+}
+
+/// launch_kernel_in_clusters without clusters.
+template <typename... Params, typename... Args>
+void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
+                   bool programmatic, const char* name, Args... args) {
+  launch_kernel_in_clusters(kernel, grid, dim3(1, 1, 1), block, smem, stream, programmatic, name, args...);
 }
 
 }  // namespace vtools::vbench::cuda

@@ -36,7 +36,7 @@
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/cuda/programmatic.cuh"
 #include "tools/vbench/cuda/wgmma.cuh"
 #include "tools/vbench/cuda/wgmma_gemm.hpp"
 
@@ -361,30 +361,13 @@ void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __n
   if (!kernel_attributes_set<BN, CX, CY, kOut>()) {
     throw Error(ExitCode::kInternal, "the device refuses the shared memory or cluster size of " + what);
   }
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(shape.N / BN, (shape.M + kBM - 1) / kBM, splits);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = smem_bytes<BN, kOut>();
-  config.stream = stream;
   // A programmatic dependent of the kernel before: its CTAs may start as that one's finish, and copy their first
   // weight tiles before griddepcontrol.wait (the kernel reads nothing else, and writes nothing, before it).
-  cudaLaunchAttribute attrs[2] = {};
-  unsigned n_attrs = 0;
-  if (programmatic_launches_allowed()) {
-    attrs[n_attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attrs[n_attrs++].val.programmaticStreamSerializationAllowed = 1;
-  }
+  const dim3 grid(shape.N / BN, (shape.M + kBM - 1) / kBM, splits);
   constexpr bool kRowCluster = kOut == Out::kResidualLayerNorm;  // a cluster per row of CTAs
-  if (CX * CY > 1 || kRowCluster) {
-    attrs[n_attrs].id = cudaLaunchAttributeClusterDimension;
-    attrs[n_attrs].val.clusterDim.x = kRowCluster ? config.gridDim.x : CX;
-    attrs[n_attrs].val.clusterDim.y = CY;
-    attrs[n_attrs++].val.clusterDim.z = 1;
-  }
-  config.attrs = attrs;
-  config.numAttrs = n_attrs;
-  check_cuda(cudaLaunchKernelEx(&config, kernel, x_map, w_map, y, bias, shape.M, shape.N, shape.K / splits, ln),
-             "cudaLaunchKernelEx", what);
+  const dim3 cluster(kRowCluster ? grid.x : CX, CY, 1);
+  launch_kernel_in_clusters(kernel, grid, cluster, kThreads, smem_bytes<BN, kOut>(), stream, true, what.c_str(), x_map,
+                            w_map, y, bias, shape.M, shape.N, shape.K / splits, ln);
 }
 
 template <int BN, int CX, int CY>
