@@ -1,0 +1,151 @@
+// What a dependency costs between CTAs of one persistent kernel on this GPU, for the persistent-forward design
+// (tools/vbench/cuda/README.md): the synchronisations that kernel would use, each timed on the GPU's own clock
+// (%globaltimer) over many repetitions, one CTA per SM, all resident at once.
+//   handoff:  a token passed CTA 0 -> 1 -> ... -> n-1 -> 0 through a flag per CTA in global memory (st.release.gpu
+//             after the work, ld.acquire.gpu polled by the next): one producer-consumer dependency edge per hop.
+//   handoff+data: the same, the token's holder first storing 16 KB that the next one reads (through L2) before it
+//             passes the token on: an edge that carries a tile.
+//   gather:   every CTA adds 1 to one counter (red.release.gpu), CTA 0 polls it until all have, then releases a
+//             go flag that all poll: a grid-wide barrier built from a counter.
+// Usage: flag_latency_bench [REPEATS]   (prints one line per measure: ns per hop / per barrier)
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+__device__ __forceinline__ unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ void add_release(unsigned* p, unsigned v) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+constexpr int kThreads = 128;
+constexpr int kDataFloats = 4096;  // 16 KB carried per hop by "handoff+data"
+
+/// flags[c]: how many times CTA c has been handed the token (flags[0] starts at 1). With `data`, the holder writes
+/// tile[0..kDataFloats) and the next holder reads it all (and checks one value) before passing on.
+__global__ void handoff_kernel(unsigned* flags, float* tile, int rounds, bool data, unsigned long long* ns,
+                               unsigned* errors) {
+  const int n = gridDim.x, c = blockIdx.x;
+  __shared__ unsigned long long start;
+  if (threadIdx.x == 0) start = now_ns();
+  for (int r = 0; r < rounds; ++r) {
+    if (threadIdx.x == 0) {
+      while (load_acquire(&flags[c]) < static_cast<unsigned>(r + 1)) {
+      }
+    }
+    __syncthreads();
+    const float stamp = static_cast<float>(r * n + c);
+    if (data) {  // every value must be the previous holder's stamp (none before the first hop)
+      unsigned wrong = 0;
+      for (int i = threadIdx.x; i < kDataFloats; i += kThreads) {
+        wrong += (r > 0 || c > 0) && __ldcg(&tile[i]) != stamp - 1.f;
+      }
+      if (wrong != 0) atomicAdd(errors, wrong);
+      for (int i = threadIdx.x; i < kDataFloats; i += kThreads) __stcg(&tile[i], stamp);
+      __threadfence();
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const int next = (c + 1) % n;
+      store_release(&flags[next], next == 0 ? r + 2 : r + 1);
+    }
+  }
+  if (c == 0 && threadIdx.x == 0) {
+    while (load_acquire(&flags[0]) < static_cast<unsigned>(rounds + 1)) {  // the last hop, back to CTA 0
+    }
+    *ns = now_ns() - start;
+  }
+}
+
+/// counter: arrivals so far; go: barriers released so far.
+__global__ void gather_kernel(unsigned* counter, unsigned* go, int rounds, unsigned long long* ns) {
+  const int n = gridDim.x;
+  const unsigned long long start = now_ns();
+  for (int r = 0; r < rounds; ++r) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      add_release(counter, 1u);
+      if (blockIdx.x == 0) {
+        while (load_acquire(counter) < static_cast<unsigned>(n * (r + 1))) {
+        }
+        store_release(go, r + 1);
+      }
+      while (load_acquire(go) < static_cast<unsigned>(r + 1)) {
+      }
+    }
+    __syncthreads();
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) *ns = now_ns() - start;
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  std::fprintf(stderr, "flag_latency_bench: error: %s: %s\n", what, cudaGetErrorString(e));
+  std::exit(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 200;
+  if (rounds < 1) {
+    std::fprintf(stderr, "flag_latency_bench: error: REPEATS must be a positive integer\n");
+    return 2;
+  }
+  int sms = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute");
+  unsigned *flags = nullptr, *errors = nullptr;
+  float* tile = nullptr;
+  unsigned long long* ns = nullptr;
+  check(cudaMalloc(&flags, sizeof(unsigned) * (sms + 2)), "cudaMalloc");
+  check(cudaMalloc(&errors, sizeof(unsigned)), "cudaMalloc");
+  check(cudaMalloc(&tile, sizeof(float) * kDataFloats), "cudaMalloc");
+  check(cudaMalloc(&ns, sizeof(unsigned long long)), "cudaMalloc");
+  for (const bool data : {false, true}) {
+    for (int rep = 0; rep < 3; ++rep) {  // the first run also loads the module
+      check(cudaMemset(flags, 0, sizeof(unsigned) * (sms + 2)), "cudaMemset");
+      check(cudaMemset(errors, 0, sizeof(unsigned)), "cudaMemset");
+      check(cudaMemset(tile, 0, sizeof(float) * kDataFloats), "cudaMemset");
+      const unsigned one = 1;
+      check(cudaMemcpy(flags, &one, sizeof one, cudaMemcpyHostToDevice), "cudaMemcpy");
+      handoff_kernel<<<sms, kThreads>>>(flags, tile, rounds, data, ns, errors);
+      check(cudaDeviceSynchronize(), "handoff_kernel");
+      unsigned long long t = 0;
+      unsigned bad = 0;
+      check(cudaMemcpy(&t, ns, sizeof t, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      check(cudaMemcpy(&bad, errors, sizeof bad, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      if (rep == 2) {
+        std::printf("%-14s %4d CTAs x %d rounds: %7.1f ns per hop%s\n", data ? "handoff+16KB" : "handoff", sms, rounds,
+                    static_cast<double>(t) / (static_cast<double>(sms) * rounds), bad ? "  DATA MISMATCH" : "");
+      }
+      if (bad) return 1;
+    }
+  }
+  for (int rep = 0; rep < 3; ++rep) {
+    check(cudaMemset(flags, 0, sizeof(unsigned) * (sms + 2)), "cudaMemset");
+    gather_kernel<<<sms, kThreads>>>(flags, flags + 1, rounds, ns);
+    check(cudaDeviceSynchronize(), "gather_kernel");
+    unsigned long long t = 0;
+    check(cudaMemcpy(&t, ns, sizeof t, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    if (rep == 2) {
+      std::printf("%-14s %4d CTAs x %d rounds: %7.1f ns per barrier\n", "gather", sms, rounds,
+                  static_cast<double>(t) / rounds);
+    }
+  }
+  return 0;
+}
