@@ -7,9 +7,13 @@
 //             passes the token on: an edge that carries a tile.
 //   gather:   every CTA adds 1 to one counter (red.release.gpu), CTA 0 polls it until all have, then releases a
 //             go flag that all poll: a grid-wide barrier built from a counter.
-// Usage: flag_latency_bench [REPEATS]   (prints one line per measure: ns per hop / per barrier)
+//   kernels:  for comparison, a CUDA graph of 100 dependent kernels of one CTA per SM that each only bump a value the
+//             one before wrote, launched plainly and as programmatic dependents (griddepcontrol): the cost of a
+//             kernel boundary (CUDA events around replays).
+// Usage: flag_latency_bench [REPEATS]   (prints one line per measure: ns per hop / per barrier / per kernel)
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -93,6 +97,13 @@ __global__ void gather_kernel(unsigned* counter, unsigned* go, int rounds, unsig
   if (blockIdx.x == 0 && threadIdx.x == 0) *ns = now_ns() - start;
 }
 
+/// One kernel of the chain: each CTA adds 1 to its slot, which the kernel before wrote.
+__global__ void step_kernel(unsigned* slots) {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  if (threadIdx.x == 0) slots[blockIdx.x] += 1;
+}
+
 void check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
   std::fprintf(stderr, "flag_latency_bench: error: %s: %s\n", what, cudaGetErrorString(e));
@@ -146,6 +157,55 @@ int main(int argc, char** argv) {
       std::printf("%-14s %4d CTAs x %d rounds: %7.1f ns per barrier\n", "gather", sms, rounds,
                   static_cast<double>(t) / rounds);
     }
+  }
+  // A graph of kChain dependent kernels, plain or programmatic: ns per kernel over 20 replays.
+  constexpr int kChain = 100;
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  for (const bool programmatic : {false, true}) {
+    check(cudaMemset(flags, 0, sizeof(unsigned) * (sms + 2)), "cudaMemset");
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    for (int i = 0; i < kChain; ++i) {
+      cudaLaunchConfig_t config = {};
+      config.gridDim = dim3(sms);
+      config.blockDim = dim3(kThreads);
+      config.stream = stream;
+      cudaLaunchAttribute attr = {};
+      attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr.val.programmaticStreamSerializationAllowed = 1;
+      config.attrs = &attr;
+      config.numAttrs = programmatic && i > 0 ? 1 : 0;
+      check(cudaLaunchKernelEx(&config, step_kernel, flags), "cudaLaunchKernelEx");
+    }
+    check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+    check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    cudaEvent_t begin = nullptr, end = nullptr;
+    check(cudaEventCreate(&begin), "cudaEventCreate");
+    check(cudaEventCreate(&end), "cudaEventCreate");
+    std::vector<float> ms;
+    for (int rep = 0; rep < 23; ++rep) {
+      check(cudaEventRecord(begin, stream), "cudaEventRecord");
+      check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+      check(cudaEventRecord(end, stream), "cudaEventRecord");
+      check(cudaEventSynchronize(end), "cudaEventSynchronize");
+      float t = 0.f;
+      check(cudaEventElapsedTime(&t, begin, end), "cudaEventElapsedTime");
+      if (rep >= 3) ms.push_back(t);  // three warm-up replays
+    }
+    std::vector<unsigned> slots(sms);
+    check(cudaMemcpy(slots.data(), flags, sizeof(unsigned) * sms, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    const bool counted = slots[0] == 23u * kChain && slots[sms - 1] == 23u * kChain;
+    std::sort(ms.begin(), ms.end());
+    std::printf("%-14s %4d CTAs x %d kernels: %7.1f ns per kernel (median of %zu graph replays)%s\n",
+                programmatic ? "kernels+pdl" : "kernels", sms, kChain, 1e6 * ms[ms.size() / 2] / kChain, ms.size(),
+                counted ? "" : "  COUNT MISMATCH");
+    cudaEventDestroy(begin);
+    cudaEventDestroy(end);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    if (!counted) return 1;
   }
   return 0;
 }
