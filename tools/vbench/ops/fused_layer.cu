@@ -57,6 +57,7 @@
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
 #include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/cuda/programmatic.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -686,22 +687,15 @@ void fused_layer_forward(const FusedLayerStep<P>& step, cudaStream_t stream) {
   if (rows == 0) return;
   const Shape g = shape_of(step.layout);
   const int clusters = (rows + g.rows - 1) / g.rows;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(clusters * g.cluster);
-  config.blockDim = dim3(g.threads);
-  config.dynamicSmemBytes = smem_bytes(step.layout, step.C, step.T, sizeof(P));
-  config.stream = stream;
-  // Every step after the first is a programmatic dependent of the one before (see griddepcontrol in the kernel).
-  cudaLaunchAttribute dependent[1] = {};
-  dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  dependent[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = dependent;
-  config.numAttrs = step.tokens == nullptr && programmatic_launches_allowed() ? 1 : 0;
   const int qkv_offset = staged_qkv(step.layout, step.C, step.T, sizeof(P))
                              ? static_cast<int>(base_bytes(step.layout, step.C, step.T, sizeof(P)))
                              : -1;
-  check_cuda(cudaLaunchKernelEx(&config, kernel, step, staged(step.layout, step.C, step.T, sizeof(P)), qkv_offset),
-             "cudaLaunchKernelEx", "fused_layer_kernel " + shape);
+  // Every step after the first is a programmatic dependent of the one before (see griddepcontrol in the kernel). The
+  // cluster shape is the kernel's own (__cluster_dims__).
+  const std::string what = "fused_layer_kernel " + shape;
+  launch_kernel(kernel, dim3(clusters * g.cluster), dim3(g.threads), smem_bytes(step.layout, step.C, step.T, sizeof(P)),
+                stream, step.tokens == nullptr, what.c_str(), step, staged(step.layout, step.C, step.T, sizeof(P)),
+                qkv_offset);
 }
 
 const char* fused_layout_name(FusedLayout layout) {
