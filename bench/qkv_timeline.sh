@@ -10,8 +10,7 @@ set -uo pipefail
 out=${1:?usage: bench/qkv_timeline.sh OUTDIR [CONFIG]}
 config=${2:-gpt2}
 mkdir -p "$out"
-timeout 100 cmake -S . -B build-tl -DCMAKE_BUILD_TYPE=Release -DVTOOLS_CUDA=ON -DVTOOLS_RENDER=OFF \
-  -DCMAKE_CUDA_FLAGS=-DVTOOLS_QKV_TIMELINE > "$out/tl-configure.log" 2>&1 ||
+timeout 100 cmake --preset gpu -B build-tl -DCMAKE_CUDA_FLAGS=-DVTOOLS_QKV_TIMELINE > "$out/tl-configure.log" 2>&1 ||
   { tail -20 "$out/tl-configure.log"; exit 1; }
 timeout 400 cmake --build build-tl -j16 --target vbench > "$out/tl-build.log" 2>&1 ||
   { grep -m5 error "$out/tl-build.log"; exit 1; }
