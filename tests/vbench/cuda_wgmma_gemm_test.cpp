@@ -2,8 +2,8 @@
 // tiling, epilogue and split, on random shapes with partial row blocks and K tails; wgmma_residual_layernorm_forward
 // vs the cpu ops for every cluster width; wgmma_qkv_attention_forward vs the cpu qkv GEMM and attention;
 // transpose_bf16; and GptForward with the wgmma GEMMs in each tiling, with and without the layer-norm projections and
-// the qkv + attention kernel, vs the fp64 reference forward and the cuBLASLt forward, eager and captured
-// (gpu label; the wgmma cases need a compute capability 9.0 device and say so where there is none).
+// the qkv + attention kernel, vs the fp64 reference forward and the cuBLASLt forward, eager and captured; the
+// persistent forward likewise, replay after replay (gpu label; the wgmma cases need a compute capability 9.0 device and say so where there is none).
 #include <doctest/doctest.h>
 
 #include <cublasLt.h>
@@ -354,6 +354,61 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
     // Back on the cuBLASLt plan (the own kernels' logits differ from its by ~1e-3).
     CHECK(stats::relative_l2_error(logits_of(gpu, forward, rows, V, Vp, true),
                                     std::vector<double>(cublas.begin(), cublas.end())) < 1e-4);
+  }
+}
+
+TEST_CASE("persistent forward: logits match the fp64 reference and the cuBLASLt forward, replay after replay") {
+  if (!have_wgmma()) return;
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  Gpu gpu;
+  // Width 256 (4 heads) and 512 (8); T = 64 puts each sequence in one 64-row block, T = 50 and 37 make sequences
+  // straddle blocks (a qkv task waits for two) and leave a partial last block.
+  struct Case {
+    int n_embd, n_layer, B, T;
+  };
+  const Case cases[] = {{256, 2, 4, 64}, {256, 3, 2, 50}, {512, 2, 3, 37}, {512, 1, 1, 1}};
+  for (const Case& c : cases) {
+    const int B = c.B, T = c.T;
+    CAPTURE(c.n_embd);
+    CAPTURE(c.n_layer);
+    CAPTURE(B);
+    CAPTURE(T);
+    GptConfig cfg;
+    cfg.name = "custom";
+    cfg.n_layer = c.n_layer, cfg.n_head = c.n_embd / 64, cfg.n_embd = c.n_embd, cfg.vocab_size = 1001;
+    cfg.block_size = 64;
+    const GptWeights weights = cuda_test::random_weights(cfg, rng);
+    const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, DType::kBf16);
+    const auto tokens = cuda_test::random_tokens(rng, B * T, cfg.vocab_size);
+    const std::vector<double> ref = reference_forward(weights, tokens, B, T);
+    cuda::GptForward forward(gpu.lt, device_weights, B, T);
+    REQUIRE(forward.persistent_available());
+    cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int),
+                                cudaMemcpyHostToDevice), "cudaMemcpy", "tokens");
+    forward.choose_gemm_algorithms(gpu.stream);
+    const int rows = B * T, V = cfg.vocab_size, Vp = device_weights.padded_vocab;
+    const std::vector<float> cublas = logits_of(gpu, forward, rows, V, Vp, false);
+    forward.use_persistent(true, gpu.stream);
+    // Eager, then captured: the second and later runs start from the counters the run before reset.
+    std::vector<float> first;
+    for (int run = 0; run < 4; ++run) {
+      CAPTURE(run);
+      const std::vector<float> logits = logits_of(gpu, forward, rows, V, Vp, run % 2 == 1);
+      const double rel = stats::relative_l2_error(logits, ref);
+      const double vs_cublas = stats::relative_l2_error(logits, cublas);
+      MESSAGE("persistent forward C " << c.n_embd << " L " << c.n_layer << " B " << B << " T " << T << " run " << run
+                                      << ": rel err " << rel << " vs fp64, " << vs_cublas << " vs cuBLASLt");
+      CHECK(rel <= 2e-2);
+      CHECK(vs_cublas <= 2e-2);
+      if (run == 0) first = logits;
+      // The same tasks on the same CTAs in the same order: every run gives the same bits.
+      CHECK(logits == first);
+    }
+    forward.use_persistent(false, gpu.stream);
+    CHECK(stats::relative_l2_error(logits_of(gpu, forward, rows, V, Vp, true),
+                                   std::vector<double>(cublas.begin(), cublas.end())) < 1e-4);
   }
 }
 

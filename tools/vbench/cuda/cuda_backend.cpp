@@ -254,6 +254,11 @@ class CudaBackend final : public Backend {
         }
       }
     }
+    if (forward_->persistent_available() && persistent_trials()) {
+      WgmmaPlan persistent;
+      persistent.persistent = true;
+      candidates.push_back(persistent);
+    }
     WgmmaPlan best;
     for (const WgmmaPlan& c : candidates) {
       std::string unused = "cuda " + weights_->config.name + ": the forward with " + plan_name(c) + " was not used: ";
@@ -295,15 +300,17 @@ class CudaBackend final : public Backend {
     bool qkv_attention = false;  ///< GptForward::use_qkv_attention
     cuda::LayerNormProjections layernorm_projections = cuda::LayerNormProjections::kNone;
     int layernorm_tile = 0;
+    bool persistent = false;  ///< GptForward::use_persistent (the other fields then do not matter)
     [[nodiscard]] bool plain() const {
       return !tiling && !programmatic && !qkv_attention &&
-             layernorm_projections == cuda::LayerNormProjections::kNone;
+             layernorm_projections == cuda::LayerNormProjections::kNone && !persistent;
     }
   };
 
   [[nodiscard]] WgmmaPlan current_plan() const {
     return {forward_->wgmma_tiling(), forward_->wgmma_gemms(), forward_->programmatic_launches(),
-            forward_->qkv_attention(), forward_->layernorm_projections(), forward_->layernorm_tile()};
+            forward_->qkv_attention(), forward_->layernorm_projections(), forward_->layernorm_tile(),
+            forward_->persistent()};
   }
 
   void use_plan(const WgmmaPlan& plan) {
@@ -311,6 +318,7 @@ class CudaBackend final : public Backend {
     forward_->use_programmatic_launches(plan.programmatic);
     forward_->use_qkv_attention(plan.qkv_attention, stream_);
     forward_->use_layernorm_projections(plan.layernorm_projections, plan.layernorm_tile, stream_);
+    forward_->use_persistent(plan.persistent, stream_);
   }
 
   /// "wgmma GEMMs 128x2x1", "wgmma GEMMs 64x1x1 for the projections", "... and programmatic launches", "qkv and
@@ -318,6 +326,7 @@ class CudaBackend final : public Backend {
   /// projections fused with their layer norms (...)", those joined by "and", or "cuBLASLt GEMMs".
   static std::string plan_name(const WgmmaPlan& plan) {
     using cuda::LayerNormProjections;
+    if (plan.persistent) return "one persistent kernel for the layers";
     std::string name;
     auto add = [&name](const std::string& part) { name += (name.empty() ? "" : " and ") + part; };
     if (plan.tiling) {
@@ -341,6 +350,12 @@ class CudaBackend final : public Backend {
     if (env == nullptr) return WgmmaTrials::kGemms;
     if (std::string_view(env) == "0") return WgmmaTrials::kNone;
     return std::string_view(env) == "all" ? WgmmaTrials::kAll : WgmmaTrials::kGemms;
+  }
+
+  /// Whether prepare tries the persistent forward (VTOOLS_VBENCH_PERSISTENT=0: no).
+  static bool persistent_trials() {
+    const char* env = std::getenv("VTOOLS_VBENCH_PERSISTENT");
+    return env == nullptr || std::string_view(env) != "0";
   }
 
   /// The logits [rows][V] of the last forward enqueued on stream_ (padding columns dropped), as floats; waits for it.

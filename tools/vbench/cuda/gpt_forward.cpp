@@ -90,6 +90,7 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
       if (takes) wgmma_tilings_.push_back(tiling);
     }
     qkv_attention_available_ = wgmma_qkv_attention_takes(B, T, Ci, cfg.n_head);
+    persistent_available_ = persistent_forward_takes(B, T, Ci, cfg.n_head, cfg.n_layer, device);
   }
   check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
   check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch fork");
@@ -153,6 +154,35 @@ void GptForward::use_qkv_attention(bool on, cudaStream_t stream) {
   }
   if (on) make_transposed_weights(stream);
   qkv_attention_ = on;
+}
+
+void GptForward::use_persistent(bool on, cudaStream_t stream) {
+  if (on && !persistent_available_) {
+    throw Error(ExitCode::kInternal, "the layers cannot run as one persistent kernel for this model and shape");
+  }
+  if (on && !persistent_) {
+    make_transposed_weights(stream);
+    const GptConfig& cfg = w_.config;
+    PersistentModel m;
+    m.B = B_, m.T = T_, m.C = cfg.n_embd, m.NH = cfg.n_head;
+    m.tokens = d_tokens(), m.wte = w_.wte.as<__nv_bfloat16>(), m.wpe = w_.wpe.as<__nv_bfloat16>();
+    for (std::size_t i = 0; i < w_.layers.size(); ++i) {
+      const DeviceLayer& l = w_.layers[i];
+      PersistentLayer p;
+      p.attn_wt = transposed_[4 * i].as<__nv_bfloat16>(), p.attn_b = l.attn_b.as<__nv_bfloat16>();
+      p.attn_proj_wt = transposed_[4 * i + 1].as<__nv_bfloat16>(), p.attn_proj_b = l.attn_proj_b.as<__nv_bfloat16>();
+      p.fc_wt = transposed_[4 * i + 2].as<__nv_bfloat16>(), p.fc_b = l.fc_b.as<__nv_bfloat16>();
+      p.fc_proj_wt = transposed_[4 * i + 3].as<__nv_bfloat16>(), p.fc_proj_b = l.fc_proj_b.as<__nv_bfloat16>();
+      p.ln1_w = l.ln1_w.as<float>(), p.ln1_b = l.ln1_b.as<float>();
+      p.ln2_w = l.ln2_w.as<float>(), p.ln2_b = l.ln2_b.as<float>();
+      m.layers.push_back(p);
+    }
+    m.lnf_w = w_.lnf_w.as<float>(), m.lnf_b = w_.lnf_b.as<float>();
+    m.residual = residual_.as<float>(), m.ln = ln_.as<__nv_bfloat16>(), m.attn = attn_.as<__nv_bfloat16>();
+    m.hidden = fc_.as<__nv_bfloat16>();
+    persistent_ = std::make_unique<PersistentForward>(m);
+  }
+  persistent_on_ = on;
 }
 
 void GptForward::use_layernorm_projections(LayerNormProjections which, int tile_n, cudaStream_t stream) {
@@ -221,6 +251,13 @@ void GptForward::enqueue(cudaStream_t stream) const {
 template <typename A>
 void GptForward::enqueue_as(cudaStream_t stream) const {
   if (fused_) return enqueue_fused<A>(stream);
+  if (persistent_on_) {  // bf16 only (use_persistent checks)
+    fork_head_prefetch(stream);
+    persistent_->enqueue(stream);
+    join_head_prefetch(stream);
+    head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, workspace_.get(), stream);
+    return;
+  }
   const GptConfig& cfg = w_.config;
   const int R = B_ * T_, C = cfg.n_embd;
   void* ws = workspace_.get();

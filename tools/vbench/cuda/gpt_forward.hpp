@@ -19,7 +19,7 @@
 // layer norms and attention launched as programmatic dependents or not, and each projection can run together with
 // the layer norm after it (residual add included): per layer qkv, attention, projection + LN2, fc, projection + next
 // LN1. There, with head size 64 or 32 and T <= 64, each layer's qkv GEMM and attention can also run as one kernel
-// (wgmma_attention.hpp).
+// (wgmma_attention.hpp). Or the whole forward but the LM head runs as one persistent kernel (persistent_forward.hpp).
 // Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
 // (fused_layer.cu); CudaBackend keeps whichever forward is faster.
 // Either can also prefetch the LM head's weights into L2 on a side branch of the graph (use_head_prefetch), where
@@ -37,6 +37,7 @@
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
 #include "tools/vbench/cuda/matmul.hpp"
+#include "tools/vbench/cuda/persistent_forward.hpp"
 #include "tools/vbench/cuda/wgmma_attention.hpp"
 #include "tools/vbench/cuda/wgmma_gemm.hpp"
 
@@ -94,6 +95,14 @@ class GptForward {
   /// says) and attention_forward (false, the default). The first use makes the transposed weights, on `stream`.
   void use_qkv_attention(bool on, cudaStream_t stream);
   [[nodiscard]] bool qkv_attention() const { return qkv_attention_; }
+  /// Whether the layers can run as one persistent kernel (persistent_forward.hpp: bf16 on a compute capability 9.0
+  /// device, head size 64, T <= 64, n_embd a multiple of 256 up to 1024).
+  [[nodiscard]] bool persistent_available() const { return persistent_available_; }
+  /// Makes enqueue() run the embeddings, every layer and the final layer norm as one persistent kernel, then the LM
+  /// head (true), or the unfused sequence as planned otherwise (false, the default). The first use makes the
+  /// transposed weights and the task list, on `stream`.
+  void use_persistent(bool on, cudaStream_t stream);
+  [[nodiscard]] bool persistent() const { return persistent_on_; }
   /// Launches the unfused forward's encoder, layer-norm and attention kernels as programmatic dependents of the
   /// kernel before them (programmatic.cuh; default off), so that the own wgmma GEMMs after them start early.
   void use_programmatic_launches(bool on) { programmatic_ = on; }
@@ -162,6 +171,8 @@ class GptForward {
   std::vector<DeviceBuffer> transposed_;
   int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)
   bool head_prefetch_ = false;
+  bool persistent_available_ = false, persistent_on_ = false;
+  std::unique_ptr<PersistentForward> persistent_;  ///< made on the first use_persistent(true)
   cudaStream_t side_ = nullptr;  ///< the head prefetch's branch
   cudaEvent_t fork_ = nullptr, join_ = nullptr;
   std::unique_ptr<Matmul> qkv_mm_, attn_proj_mm_, fc_mm_, fc_proj_mm_, head_mm_;

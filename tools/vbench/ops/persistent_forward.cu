@@ -1,0 +1,615 @@
+// cuda::PersistentForward: the layers of a bf16 GPT forward as one persistent kernel (see persistent_forward.hpp).
+//
+// Why: at gpt2's B=4 T=64 the unfused forward is 75 kernels that run back to back, each mostly fixed cost (~2 us:
+// launch, first loads from HBM, tail; bench/RESULTS.md, session 13), while the weights need ~4 us of HBM time per
+// layer. Here a CTA per SM (grid = SM count, one CTA per SM by its shared memory, launched cooperatively so that
+// all are resident) runs a static list of tasks in the forward's order, task i on CTA i mod grid:
+//   per layer: layer norm 1 (8 rows a task; layer 0's first adds the embeddings) -> qkv + attention (one (batch,
+//   head) a task, as wgmma_attention.cu) -> attention projection (64 x 128 tiles, K split in 4 fp32 partial
+//   planes) -> layer norm 2 (adds the partials and the bias to the residual) -> fc + bias + GELU (64 x 128 tiles)
+//   -> fc projection (64 x 128 tiles, K split in 4) ; then the final layer norm into model.ln.
+// A task waits for counters (one per layer, step and 64-row block) to reach their counts, and adds one to its own
+// when its results are stored (stores, proxy fence, CTA barrier, then a release add by one thread). Every task waits
+// only for tasks before it in the list, and each CTA takes its tasks in list order, so the earliest unfinished task
+// can always run: no deadlock while all CTAs are resident. The last CTA to finish zeroes the counters for the next
+// forward (the kernel after it in the stream starts only when this one has ended).
+// A CTA has 256 threads: thread 0 copies weight tiles (TMA) into a ring of kStages stages as soon as a stage is
+// free, whatever the task waits for (weights are never written), thread 32 waits for the task's counters and then
+// copies its activation tiles into the same stages (each stage's full barrier takes both arrivals), and warpgroup 1
+// computes: wgmma from the ring, the epilogue from registers, the layer norms with plain loads (.cg: other SMs wrote
+// those rows). Reads of other CTAs' results by TMA come after a proxy fence on both sides.
+#include "tools/vbench/cuda/persistent_forward.hpp"
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "libcommon/error.hpp"
+#include "tools/vbench/cuda/cuda_error.hpp"
+#include "tools/vbench/cuda/kernel_math.cuh"
+#include "tools/vbench/cuda/wgmma.cuh"
+#include "tools/vbench/cuda/wgmma_gemm.hpp"
+
+namespace vtools::vbench::cuda {
+
+namespace {
+using namespace wgmma;  // the helpers of wgmma.cuh
+
+constexpr int kHS = 64;          // head size
+constexpr int kRows = 64;        // rows per GEMM tile and per qkv task: one wgmma m64
+constexpr int kBN = 128;         // GEMM tile width
+constexpr int kSplits = 4;       // K split of both projections into fp32 partial planes
+constexpr int kNormRows = 8;     // rows per layer-norm task: 2 per consumer warp
+constexpr int kMaxC = 1024;      // a layer-norm lane holds C / 128 float4s, at most 8
+constexpr int kStages = 6;
+constexpr int kThreads = 256;
+
+enum TaskKind : int { kNorm, kQkvAttention, kProjection, kFc };
+// The counters' steps within a layer; the final layer norm uses step kNorm1Done of layer n_layer (never waited for).
+enum Step : int { kNorm1Done, kQkvDone, kProjDone, kNorm2Done, kFcDone, kFcProjDone, kStepCount };
+
+struct Task {
+  int kind;
+  int m0;           ///< first row: of the 64-row block (GEMMs), of the sequence (qkv), of kNormRows rows (norm)
+  int n0;           ///< first output column (GEMMs: W rows), or the head (qkv)
+  int k0, k_tiles;  ///< K range in 64-wide steps (GEMMs, qkv)
+  int a_map, w_map;  ///< tensor map indices (GEMMs, qkv)
+  int wait[2];      ///< counter indices, -1: none
+  unsigned wait_for[2];  ///< the count each must reach
+  int signal[2];    ///< counters to add 1 to when done, -1: none
+  int splits;       ///< norm: partial planes to add to the residual (0: none)
+  int embed;        ///< norm: the residual starts as wte[token] + wpe[t] (layer 0's first)
+  int ld;           ///< output row stride in elements
+  void* out;        ///< qkv: attention out (bf16); projection: its partial plane (fp32); fc: hidden; norm: ln
+  const __nv_bfloat16* bias;  ///< qkv [3C], fc [4C]; norm: the added projection's bias (with splits)
+  const float* norm_w;
+  const float* norm_b;
+};
+
+struct Params {
+  const Task* tasks;
+  int task_count;
+  const CUtensorMap* maps;
+  unsigned* counters;
+  int counter_count;
+  unsigned* finished;  ///< CTAs done with this forward
+  float* residual;
+  const float* partials;  ///< kSplits planes of [M][C]
+  const int* tokens;
+  const __nv_bfloat16* wte;
+  const __nv_bfloat16* wpe;
+  int M, T, C;
+};
+
+struct Smem {
+  __nv_bfloat16 a[kStages][kRows * kTileK];    // 8 KB each, 1024-byte aligned (the swizzle's period)
+  __nv_bfloat16 w[kStages][3 * kHS * kTileK];  // 24 KB: qkv's three HS-row tiles, or a GEMM's 128 rows
+  __nv_bfloat16 q[kRows * kTileK], k[kRows * kTileK], vt[kHS * kTileK], p[kRows * kTileK];  // attention
+  std::uint64_t full[kStages], empty[kStages];
+};
+constexpr std::size_t kSmemBytes = sizeof(Smem) + 1024;  // + aligning the dynamic shared memory base to 1024
+static_assert(kSmemBytes <= 227 * 1024, "over the H100's shared memory per CTA");
+
+#ifdef VTOOLS_WGMMA
+constexpr int kWProducer = 0, kAProducer = 32, kConsumer0 = 128;  // the threads' roles
+
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/// Spins until every counter the task waits for has reached its count. A wait over 5 s means a broken task list:
+/// trap (the launch fails with an error) rather than hang the GPU.
+__device__ __forceinline__ void wait_for_inputs(const Task& t, const unsigned* counters) {
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    if (t.wait[i] < 0) continue;
+    unsigned long long start = 0;
+    for (unsigned spins = 0; load_acquire(counters + t.wait[i]) < t.wait_for[i]; ++spins) {
+      if (spins % 1024 != 0) continue;
+      unsigned long long now;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      if (start == 0) start = now;
+      if (now - start > 5000000000ull) __trap();
+    }
+  }
+}
+
+/// The consumer warpgroup's results are stored: each thread fences its generic stores against later async-proxy
+/// (TMA) reads, the warpgroup meets, and one thread publishes (release) to the task's counters.
+__device__ __forceinline__ void signal_done(const Task& t, unsigned* counters) {
+  asm volatile("fence.proxy.async.global;" ::: "memory");
+  asm volatile("bar.sync 1, 128;" ::: "memory");
+  if (threadIdx.x != kConsumer0) return;
+  __threadfence();
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    if (t.signal[i] >= 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counters + t.signal[i]) : "memory");
+  }
+}
+
+/// Named barrier 1 of the consumer warpgroup after its shared-memory writes, made visible to its wgmmas.
+__device__ __forceinline__ void consumers_publish() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  asm volatile("bar.sync 1, 128;" ::: "memory");
+}
+
+__device__ __forceinline__ int swizzled(int r, int c) { return r * 128 + ((((c >> 3) ^ (r & 7))) << 4) + (c & 7) * 2; }
+__device__ __forceinline__ void store_pair(__nv_bfloat16* tile, int r, int c, float v0, float v1) {
+  *reinterpret_cast<__nv_bfloat162*>(reinterpret_cast<char*>(tile) + swizzled(r, c)) = __floats2bfloat162_rn(v0, v1);
+}
+__device__ __forceinline__ void store_one(__nv_bfloat16* tile, int r, int c, float v) {
+  *reinterpret_cast<__nv_bfloat16*>(reinterpret_cast<char*>(tile) + swizzled(r, c)) = __float2bfloat16_rn(v);
+}
+
+/// d[64][N] = A B^T over K columns of two K-major swizzled tiles in shared memory, waited for.
+template <int N, int K>
+__device__ __forceinline__ void wgmma_tile(float (&d)[N / 2], const __nv_bfloat16* a, const __nv_bfloat16* b) {
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) d[i] = 0.f;
+  fence_operands(d);
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  const std::uint64_t da = descriptor(a), db = descriptor(b);
+#pragma unroll
+  for (int kk = 0; kk < K / 16; ++kk) wgmma_k16<N>(d, da + 2 * kk, db + 2 * kk);
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  fence_operands(d);
+}
+
+/// d = A . W^T over the task's k_tiles ring stages (uses `use`, `use` + 1, ... of the ring), one group of wgmmas in
+/// flight; each stage released to both producers once read.
+template <int BN>
+__device__ __forceinline__ void mainloop(float (&d)[BN / 2], Smem& s, unsigned& use, int k_tiles, int lane) {
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
+  for (int t = 0; t < k_tiles; ++t, ++use) {
+    const int st = use % kStages;
+    mbar_wait(&s.full[st], (use / kStages) & 1);
+    fence_operands(d);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    const std::uint64_t da = descriptor(s.a[st]), db = descriptor(s.w[st]);
+#pragma unroll
+    for (int kk = 0; kk < kTileK / 16; ++kk) wgmma_k16<BN>(d, da + 2 * kk, db + 2 * kk);
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+    fence_operands(d);
+    if (t > 0 && lane == 0) mbar_arrive(&s.empty[(use - 1) % kStages]);
+  }
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  fence_operands(d);
+  if (k_tiles > 0 && lane == 0) mbar_arrive(&s.empty[(use - 1) % kStages]);
+}
+
+/// A 64 x 128 GEMM tile: fp32 into a partial plane, or + bias and GELU into bf16 hidden.
+__device__ __forceinline__ void gemm_task(const Task& t, const Params& p, Smem& s, unsigned& use, int w, int lane) {
+  float d[kBN / 2];
+  mainloop<kBN>(d, s, use, t.k_tiles, lane);
+  const int r_top = t.m0 + 16 * w + lane / 4, c_lane = 2 * (lane % 4);
+  float2 bias_at[kBN / 8];
+  if (t.kind == kFc) {
+#pragma unroll
+    for (int j = 0; j < kBN / 8; ++j) {
+      bias_at[j] = __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(t.bias + t.n0 + 8 * j + c_lane)));
+    }
+  }
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int r = r_top + 8 * half;
+    if (r >= p.M) continue;
+#pragma unroll
+    for (int j = 0; j < kBN / 8; ++j) {
+      const std::size_t at = static_cast<std::size_t>(r) * t.ld + t.n0 + 8 * j + c_lane;
+      const float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
+      if (t.kind == kProjection) {
+        *reinterpret_cast<float2*>(static_cast<float*>(t.out) + at) = make_float2(v0, v1);
+      } else {
+        *reinterpret_cast<__nv_bfloat162*>(static_cast<__nv_bfloat16*>(t.out) + at) = __floats2bfloat162_rn(
+            gelu_tanh_bf16(v0 + bias_at[j].x), gelu_tanh_bf16(v1 + bias_at[j].y));
+      }
+    }
+  }
+}
+
+/// One (batch, head): q, k, v from the ring, then causal attention in the CTA's attention tiles, as
+/// wgmma_attention.cu's kernel does (its comments say why each step is so).
+__device__ __forceinline__ void qkv_attention_task(const Task& t, const Params& p, Smem& s, unsigned& use, int w,
+                                                   int lane) {
+  const int h = t.n0, T = p.T, C = p.C;
+  float d[3 * kHS / 2];
+  mainloop<3 * kHS>(d, s, use, t.k_tiles, lane);
+  const int r_top = 16 * w + lane / 4, c_lane = 2 * (lane % 4);
+  const float q_scale = 1.4426950408889634f / 8.f;  // log2(e) / sqrt(64)
+#pragma unroll
+  for (int j = 0; j < 3 * kHS / 8; ++j) {
+    const int part = j / (kHS / 8), c = 8 * (j % (kHS / 8)) + c_lane;
+    const float2 bb =
+        __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(t.bias + part * C + h * kHS + c)));
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = r_top + 8 * half;
+      const float v0 = d[4 * j + 2 * half] + bb.x, v1 = d[4 * j + 2 * half + 1] + bb.y;
+      if (part == 0) {
+        store_pair(s.q, r, c, v0 * q_scale, v1 * q_scale);
+      } else if (part == 1) {
+        store_pair(s.k, r, c, v0, v1);
+      } else {
+        store_one(s.vt, c, r, v0);
+        store_one(s.vt, c + 1, r, v1);
+      }
+    }
+  }
+  consumers_publish();
+  float sc[kRows / 2];
+  wgmma_tile<kRows, kHS>(sc, s.q, s.k);
+  float row_sum[2];
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int i = r_top + 8 * half;
+    float m = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < kRows / 8; ++j) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        if (8 * j + c_lane + e <= i) m = fmaxf(m, sc[4 * j + 2 * half + e]);
+      }
+    }
+    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+    float l = 0.f;
+#pragma unroll
+    for (int j = 0; j < kRows / 8; ++j) {
+      float e2[2];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        e2[e] = 8 * j + c_lane + e <= i ? exp2f(sc[4 * j + 2 * half + e] - m) : 0.f;
+        l += e2[e];
+      }
+      store_pair(s.p, i, 8 * j + c_lane, e2[0], e2[1]);
+    }
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    row_sum[half] = l;
+  }
+  consumers_publish();
+  float o[kHS / 2];
+  wgmma_tile<kHS, kRows>(o, s.p, s.vt);
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int i = r_top + 8 * half;
+    if (i >= T || t.m0 + i >= p.M) continue;
+    const float inv = 1.f / row_sum[half];
+    __nv_bfloat16* row = static_cast<__nv_bfloat16*>(t.out) + static_cast<std::size_t>(t.m0 + i) * C + h * kHS;
+#pragma unroll
+    for (int j = 0; j < kHS / 8; ++j) {
+      *reinterpret_cast<__nv_bfloat162*>(row + 8 * j + c_lane) =
+          __floats2bfloat162_rn(o[4 * j + 2 * half] * inv, o[4 * j + 2 * half + 1] * inv);
+    }
+  }
+}
+
+/// Rows m0.. m0 + kNormRows - 1, two per consumer warp: residual (+= bias + partials, or = the embeddings), then its
+/// layer norm in bf16, two-pass in fp32 as layernorm_forward. Reads what other SMs wrote with ld.global.cg.
+__device__ __forceinline__ void norm_task(const Task& t, const Params& p, int w, int lane) {
+  if (lane == 0) wait_for_inputs(t, p.counters);
+  __syncwarp();
+  const int C = p.C, n = C / 128;  // float4s per lane
+  const std::size_t plane = static_cast<std::size_t>(p.M) * C;
+  for (int rr = 0; rr < kNormRows / 4; ++rr) {
+    const int r = t.m0 + w * (kNormRows / 4) + rr;
+    if (r >= p.M) continue;
+    float* res = p.residual + static_cast<std::size_t>(r) * C;
+    float x[kMaxC / 128][4];
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < kMaxC / 128; ++i) {
+      if (i >= n) continue;
+      const int c = 4 * (lane + 32 * i);
+      float4 v;
+      if (t.embed) {
+        const long long token = p.tokens[r];
+        const uint2 a = __ldg(reinterpret_cast<const uint2*>(p.wte + token * C + c));
+        const uint2 b = __ldg(reinterpret_cast<const uint2*>(p.wpe + static_cast<long long>(r % p.T) * C + c));
+        const float2 a0 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&a.x));
+        const float2 a1 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&a.y));
+        const float2 b0 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&b.x));
+        const float2 b1 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&b.y));
+        v = make_float4(a0.x + b0.x, a0.y + b0.y, a1.x + b1.x, a1.y + b1.y);
+      } else {
+        v = __ldcg(reinterpret_cast<const float4*>(res + c));
+      }
+      if (t.splits > 0) {
+        const uint2 bq = __ldg(reinterpret_cast<const uint2*>(t.bias + c));
+        const float2 b0 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bq.x));
+        const float2 b1 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bq.y));
+        v.x += b0.x, v.y += b0.y, v.z += b1.x, v.w += b1.y;
+        for (int sp = 0; sp < t.splits; ++sp) {
+          const float4 q = __ldcg(reinterpret_cast<const float4*>(p.partials + sp * plane + static_cast<std::size_t>(r) * C + c));
+          v.x += q.x, v.y += q.y, v.z += q.z, v.w += q.w;
+        }
+      }
+      if (t.embed || t.splits > 0) __stcg(reinterpret_cast<float4*>(res + c), v);
+      x[i][0] = v.x, x[i][1] = v.y, x[i][2] = v.z, x[i][3] = v.w;
+      sum += v.x + v.y + v.z + v.w;
+    }
+    const float mean = warp_sum(sum) / C;
+    float squares = 0.f;
+#pragma unroll
+    for (int i = 0; i < kMaxC / 128; ++i) {
+      if (i >= n) continue;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) squares += (x[i][e] - mean) * (x[i][e] - mean);
+    }
+    const float rstd = rsqrtf(warp_sum(squares) / C + 1e-5f);
+    __nv_bfloat16* out = static_cast<__nv_bfloat16*>(t.out) + static_cast<std::size_t>(r) * C;
+#pragma unroll
+    for (int i = 0; i < kMaxC / 128; ++i) {
+      if (i >= n) continue;
+      const int c = 4 * (lane + 32 * i);
+      const float4 g = __ldg(reinterpret_cast<const float4*>(t.norm_w + c));
+      const float4 b = __ldg(reinterpret_cast<const float4*>(t.norm_b + c));
+      uint2 q;
+      *reinterpret_cast<__nv_bfloat162*>(&q.x) = __floats2bfloat162_rn((x[i][0] - mean) * rstd * g.x + b.x,
+                                                                      (x[i][1] - mean) * rstd * g.y + b.y);
+      *reinterpret_cast<__nv_bfloat162*>(&q.y) = __floats2bfloat162_rn((x[i][2] - mean) * rstd * g.z + b.z,
+                                                                      (x[i][3] - mean) * rstd * g.w + b.w);
+      *reinterpret_cast<uint2*>(out + c) = q;
+    }
+  }
+}
+#endif  // VTOOLS_WGMMA
+
+__global__ void __launch_bounds__(kThreads, 1) persistent_forward_kernel(const Params p) {
+#ifdef VTOOLS_WGMMA
+  extern __shared__ unsigned char raw[];
+  auto& s = *reinterpret_cast<Smem*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < kStages; ++i) {
+      mbar_init(&s.full[i], 2);   // the weight producer's and the activation producer's arrivals
+      mbar_init(&s.empty[i], 4);  // one per consumer warp
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  if (threadIdx.x == kWProducer || threadIdx.x == kAProducer) {
+    const bool weights = threadIdx.x == kWProducer;
+    unsigned use = 0;
+    for (int i = blockIdx.x; i < p.task_count; i += gridDim.x) {
+      const Task t = p.tasks[i];
+      if (t.kind == kNorm) continue;
+      if (!weights) {
+        wait_for_inputs(t, p.counters);
+        asm volatile("fence.proxy.async.global;" ::: "memory");  // other CTAs' stores before this CTA's TMA reads
+      }
+      const CUtensorMap* map = p.maps + (weights ? t.w_map : t.a_map);
+      for (int k = 0; k < t.k_tiles; ++k, ++use) {
+        const int st = use % kStages;
+        if (use >= kStages) mbar_wait(&s.empty[st], (use / kStages - 1) & 1);
+        const int x = t.k0 + k * kTileK;
+        if (!weights) {
+          mbar_expect_tx(&s.full[st], kRows * kTileK * sizeof(__nv_bfloat16));
+          tma_load(s.a[st], map, x, t.m0, &s.full[st], 0);
+        } else if (t.kind == kQkvAttention) {  // the head's q, k and v rows of Wt, one after the other
+          mbar_expect_tx(&s.full[st], 3 * kHS * kTileK * sizeof(__nv_bfloat16));
+          for (int part = 0; part < 3; ++part) {
+            tma_load(s.w[st] + part * kHS * kTileK, map, x, part * p.C + t.n0 * kHS, &s.full[st], 0);
+          }
+        } else {
+          mbar_expect_tx(&s.full[st], kBN * kTileK * sizeof(__nv_bfloat16));
+          tma_load(s.w[st], map, x, t.n0, &s.full[st], 0);
+        }
+      }
+    }
+  } else if (threadIdx.x >= kConsumer0) {
+    const int w = (threadIdx.x - kConsumer0) / 32, lane = threadIdx.x % 32;
+    unsigned use = 0;
+    for (int i = blockIdx.x; i < p.task_count; i += gridDim.x) {
+      const Task& t = p.tasks[i];
+      if (t.kind == kNorm) {
+        norm_task(t, p, w, lane);
+      } else if (t.kind == kQkvAttention) {
+        qkv_attention_task(t, p, s, use, w, lane);
+      } else {
+        gemm_task(t, p, s, use, w, lane);
+      }
+      signal_done(t, p.counters);
+    }
+    // The last CTA to finish zeroes the counters for the next forward: no CTA reads them any more (a CTA's
+    // producers are done with them before its consumers take their last task's tiles).
+    asm volatile("bar.sync 1, 128;" ::: "memory");
+    if (threadIdx.x == kConsumer0) {
+      __threadfence();
+      if (atomicAdd(p.finished, 1u) == gridDim.x - 1) {
+        for (int i = 0; i < p.counter_count; ++i) p.counters[i] = 0;
+        *p.finished = 0;
+        __threadfence();
+      }
+    }
+  }
+#endif  // VTOOLS_WGMMA
+}
+
+/// The task list in the forward's order (see the top of the file).
+std::vector<Task> make_tasks(const PersistentModel& m, float* partials, int& counter_count) {
+  const int M = m.B * m.T, C = m.C, L = static_cast<int>(m.layers.size());
+  const int blocks = (M + kRows - 1) / kRows;
+  auto counter = [&](int layer, Step step, int mb) { return (layer * kStepCount + step) * blocks + mb; };
+  counter_count = (L + 1) * kStepCount * blocks;
+  auto norms_in = [&](int mb) {
+    return static_cast<unsigned>((std::min(kRows, M - mb * kRows) + kNormRows - 1) / kNormRows);
+  };
+  // qkv task b reads x rows [b*T, min(b*T + 64, M)): the blocks it waits for, and counts in.
+  auto read_blocks = [&](int b) {
+    const int first = b * m.T / kRows, last = (std::min(b * m.T + kRows, M) - 1) / kRows;
+    return std::pair<int, int>{first, last};
+  };
+  std::vector<unsigned> qkv_per_block(blocks, 0);
+  for (int b = 0; b < m.B; ++b) {
+    const auto [first, last] = read_blocks(b);
+    for (int mb = first; mb <= last; ++mb) qkv_per_block[mb] += m.NH;
+  }
+  const unsigned proj_tiles = C / kBN * kSplits, fc_tiles = 4 * C / kBN;
+  constexpr int kXMap = 0, kAttnMap = 1, kHiddenMap = 2;
+  auto weight_map = [](int layer, int i) { return 3 + 4 * layer + i; };
+  const std::size_t plane = static_cast<std::size_t>(M) * C;
+  std::vector<Task> tasks;
+  auto blank = [] {
+    Task t{};
+    t.wait[0] = t.wait[1] = t.signal[0] = t.signal[1] = -1;
+    return t;
+  };
+  // Layer norm tasks of `step_layer`'s norm into m.ln, adding `add_bias` + partials when given.
+  auto norms = [&](int layer, Step done, int wait_layer, Step wait_step, unsigned wait_for, bool embed,
+                   const __nv_bfloat16* add_bias, const float* w, const float* b) {
+    for (int r0 = 0; r0 < M; r0 += kNormRows) {
+      Task t = blank();
+      t.kind = kNorm, t.m0 = r0, t.embed = embed ? 1 : 0, t.ld = C, t.out = m.ln;
+      t.splits = add_bias != nullptr ? kSplits : 0, t.bias = add_bias, t.norm_w = w, t.norm_b = b;
+      if (wait_layer >= 0) t.wait[0] = counter(wait_layer, wait_step, r0 / kRows), t.wait_for[0] = wait_for;
+      t.signal[0] = counter(layer, done, r0 / kRows);
+      tasks.push_back(t);
+    }
+  };
+  for (int l = 0; l < L; ++l) {
+    const PersistentLayer& w = m.layers[l];
+    if (l == 0) {
+      norms(0, kNorm1Done, -1, kNorm1Done, 0, true, nullptr, w.ln1_w, w.ln1_b);
+    } else {
+      norms(l, kNorm1Done, l - 1, kFcProjDone, proj_tiles, false, m.layers[l - 1].fc_proj_b, w.ln1_w, w.ln1_b);
+    }
+    for (int b = 0; b < m.B; ++b) {
+      const auto [first, last] = read_blocks(b);
+      for (int h = 0; h < m.NH; ++h) {
+        Task t = blank();
+        t.kind = kQkvAttention, t.m0 = b * m.T, t.n0 = h, t.k_tiles = C / kTileK, t.a_map = kXMap;
+        t.w_map = weight_map(l, 0), t.ld = C, t.out = m.attn, t.bias = w.attn_b;
+        t.wait[0] = counter(l, kNorm1Done, first), t.wait_for[0] = norms_in(first);
+        t.signal[0] = counter(l, kQkvDone, first);
+        if (last != first) {
+          t.wait[1] = counter(l, kNorm1Done, last), t.wait_for[1] = norms_in(last);
+          t.signal[1] = counter(l, kQkvDone, last);
+        }
+        tasks.push_back(t);
+      }
+    }
+    // A projection's tiles: 64 rows x 128 columns x a quarter of K, into partial plane `split`.
+    auto projections = [&](Step wait_step, const std::vector<unsigned>& wait_for, int a_map, int w_map, int K,
+                           Step done) {
+      for (int mb = 0; mb < blocks; ++mb) {
+        for (int n0 = 0; n0 < C; n0 += kBN) {
+          for (int split = 0; split < kSplits; ++split) {
+            Task t = blank();
+            t.kind = kProjection, t.m0 = mb * kRows, t.n0 = n0, t.k0 = split * (K / kSplits);
+            t.k_tiles = K / kSplits / kTileK, t.a_map = a_map, t.w_map = w_map, t.ld = C;
+            t.out = partials + split * plane;
+            t.wait[0] = counter(l, wait_step, mb), t.wait_for[0] = wait_for[mb];
+            t.signal[0] = counter(l, done, mb);
+            tasks.push_back(t);
+          }
+        }
+      }
+    };
+    projections(kQkvDone, qkv_per_block, kAttnMap, weight_map(l, 1), C, kProjDone);
+    norms(l, kNorm2Done, l, kProjDone, proj_tiles, false, w.attn_proj_b, w.ln2_w, w.ln2_b);
+    for (int mb = 0; mb < blocks; ++mb) {
+      for (int n0 = 0; n0 < 4 * C; n0 += kBN) {
+        Task t = blank();
+        t.kind = kFc, t.m0 = mb * kRows, t.n0 = n0, t.k_tiles = C / kTileK, t.a_map = kXMap;
+        t.w_map = weight_map(l, 2), t.ld = 4 * C, t.out = m.hidden, t.bias = w.fc_b;
+        t.wait[0] = counter(l, kNorm2Done, mb), t.wait_for[0] = norms_in(mb);
+        t.signal[0] = counter(l, kFcDone, mb);
+        tasks.push_back(t);
+      }
+    }
+    projections(kFcDone, std::vector<unsigned>(blocks, fc_tiles), kHiddenMap, weight_map(l, 3), 4 * C, kFcProjDone);
+  }
+  norms(L, kNorm1Done, L - 1, kFcProjDone, proj_tiles, false, m.layers[L - 1].fc_proj_b, m.lnf_w, m.lnf_b);
+  return tasks;
+}
+}  // namespace
+
+bool persistent_forward_takes(int B, int T, int C, int NH, int n_layer, int device) {
+  return B > 0 && T >= 1 && T <= kRows && NH > 0 && C == NH * kHS && C % 256 == 0 && C <= kMaxC && n_layer > 0 &&
+         wgmma_gemm_available(device);
+}
+
+PersistentForward::PersistentForward(const PersistentModel& model) : m_(model) {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  const int L = static_cast<int>(m_.layers.size());
+  const std::string what = "the persistent forward B=" + std::to_string(m_.B) + " T=" + std::to_string(m_.T) +
+                           " C=" + std::to_string(m_.C) + " NH=" + std::to_string(m_.NH);
+  if (!persistent_forward_takes(m_.B, m_.T, m_.C, m_.NH, L, device)) {
+    throw Error(ExitCode::kInternal, what + " is not supported on this device");
+  }
+  static std::atomic<std::uint64_t> attributes_done{0};
+  if (!kernel_attributes_once(persistent_forward_kernel, attributes_done, kSmemBytes, false)) {
+    throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
+  }
+  int per_sm = 0;
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_forward_kernel, kThreads, kSmemBytes),
+             "cudaOccupancyMaxActiveBlocksPerMultiprocessor", what);
+  check_cuda(cudaDeviceGetAttribute(&grid_, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute", what);
+  if (per_sm < 1) throw Error(ExitCode::kInternal, "no CTA of " + what + " fits on an SM");
+  const int M = m_.B * m_.T, C = m_.C;
+  partials_ = DeviceBuffer(static_cast<std::size_t>(kSplits) * M * C * sizeof(float), "persistent forward partials");
+  const std::vector<Task> tasks = make_tasks(m_, partials_.as<float>(), counter_count_);
+  task_count_ = static_cast<int>(tasks.size());
+  tasks_ = DeviceBuffer(tasks.size() * sizeof(Task), "persistent forward tasks");
+  tasks_.upload(tasks.data(), tasks_.bytes(), "persistent forward tasks");
+  std::vector<CUtensorMap> maps;
+  maps.push_back(tensor_map(m_.ln, M, C, kRows, what + " (layer norm output)"));
+  maps.push_back(tensor_map(m_.attn, M, C, kRows, what + " (attention output)"));
+  maps.push_back(tensor_map(m_.hidden, M, 4 * C, kRows, what + " (MLP hidden)"));
+  for (const PersistentLayer& l : m_.layers) {
+    maps.push_back(tensor_map(l.attn_wt, 3 * C, C, kHS, what + " (qkv weights)"));
+    maps.push_back(tensor_map(l.attn_proj_wt, C, C, kBN, what + " (attention projection weights)"));
+    maps.push_back(tensor_map(l.fc_wt, 4 * C, C, kBN, what + " (fc weights)"));
+    maps.push_back(tensor_map(l.fc_proj_wt, C, 4 * C, kBN, what + " (fc projection weights)"));
+  }
+  maps_ = DeviceBuffer(maps.size() * sizeof(CUtensorMap), "persistent forward tensor maps");
+  maps_.upload(maps.data(), maps_.bytes(), "persistent forward tensor maps");
+  counters_ = DeviceBuffer((counter_count_ + 1) * sizeof(unsigned), "persistent forward counters");
+  check_cuda(cudaMemset(counters_.get(), 0, counters_.bytes()), "cudaMemset", "persistent forward counters");
+}
+
+void PersistentForward::enqueue(cudaStream_t stream) const {
+  Params p{};
+  p.tasks = tasks_.as<Task>();
+  p.task_count = task_count_;
+  p.maps = maps_.as<CUtensorMap>();
+  p.counters = counters_.as<unsigned>();
+  p.counter_count = counter_count_;
+  p.finished = counters_.as<unsigned>() + counter_count_;
+  p.residual = m_.residual;
+  p.partials = partials_.as<float>();
+  p.tokens = m_.tokens;
+  p.wte = m_.wte;
+  p.wpe = m_.wpe;
+  p.M = m_.B * m_.T;
+  p.T = m_.T;
+  p.C = m_.C;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(grid_);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = kSmemBytes;
+  config.stream = stream;
+  cudaLaunchAttribute cooperative = {};
+  cooperative.id = cudaLaunchAttributeCooperative;  // every CTA resident at once, or the launch fails
+  cooperative.val.cooperative = 1;
+  config.attrs = &cooperative;
+  config.numAttrs = 1;
+  check_cuda(cudaLaunchKernelEx(&config, persistent_forward_kernel, p), "cudaLaunchKernelEx",
+             "persistent_forward_kernel");
+}
+
+}  // namespace vtools::vbench::cuda
