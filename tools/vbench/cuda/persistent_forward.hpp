@@ -7,7 +7,9 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "tools/vbench/cuda/device_buffer.hpp"
@@ -52,6 +54,10 @@ class PersistentForward {
   /// Builds the task list, the tensor maps and the counters on the current device; throws Error(kInternal) for a
   /// model persistent_forward_takes refuses.
   explicit PersistentForward(const PersistentModel& model);
+  /// With VTOOLS_VBENCH_PERSISTENT_TRACE=FILE, writes the last run's per-task times there (a profiling aid).
+  ~PersistentForward();
+  PersistentForward(const PersistentForward&) = delete;
+  PersistentForward& operator=(const PersistentForward&) = delete;
   /// Enqueues the embeddings, every layer and the final layer norm (into model.ln) as one kernel on `stream`.
   void enqueue(cudaStream_t stream) const;
   [[nodiscard]] int task_count() const { return task_count_; }
@@ -59,7 +65,9 @@ class PersistentForward {
  private:
   PersistentModel m_;
   int grid_ = 0, task_count_ = 0, counter_count_ = 0;
-  DeviceBuffer tasks_, maps_, counters_, partials_;
+  DeviceBuffer tasks_, maps_, counters_, partials_, trace_;
+  std::string trace_path_;
+  std::vector<std::array<int, 4>> trace_tasks_;  ///< kind, m0, n0, k0 of each task, for the trace file
 };
 
 }  // namespace vtools::vbench::cuda

@@ -24,10 +24,13 @@
 #include <cuda_bf16.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,6 +90,7 @@ struct Params {
   const __nv_bfloat16* wte;
   const __nv_bfloat16* wpe;
   int M, T, C;
+  unsigned long long* trace;  ///< VTOOLS_VBENCH_PERSISTENT_TRACE: per task, globaltimer ns at start, inputs ready, done
 };
 
 struct Smem {
@@ -100,6 +104,12 @@ static_assert(kSmemBytes <= 227 * 1024, "over the H100's shared memory per CTA")
 
 #ifdef VTOOLS_WGMMA
 constexpr int kWProducer = 0, kAProducer = 32, kConsumer0 = 128;  // the threads' roles
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  return now;
+}
 
 __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
   unsigned v;
@@ -116,8 +126,7 @@ __device__ __forceinline__ void wait_for_inputs(const Task& t, const unsigned* c
     unsigned long long start = 0;
     for (unsigned spins = 0; load_acquire(counters + t.wait[i]) < t.wait_for[i]; ++spins) {
       if (spins % 1024 != 0) continue;
-      unsigned long long now;
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      const unsigned long long now = global_ns();
       if (start == 0) start = now;
       if (now - start > 5000000000ull) __trap();
     }
@@ -299,8 +308,9 @@ __device__ __forceinline__ void qkv_attention_task(const Task& t, const Params& 
 
 /// Rows m0.. m0 + kNormRows - 1, two per consumer warp: residual (+= bias + partials, or = the embeddings), then its
 /// layer norm in bf16, two-pass in fp32 as layernorm_forward. Reads what other SMs wrote with ld.global.cg.
-__device__ __forceinline__ void norm_task(const Task& t, const Params& p, int w, int lane) {
+__device__ __forceinline__ void norm_task(const Task& t, const Params& p, int w, int lane, unsigned long long* trace) {
   if (lane == 0) wait_for_inputs(t, p.counters);
+  if (trace != nullptr && w == 0 && lane == 0) trace[1] = global_ns();
   __syncwarp();
   const int C = p.C, n = C / 128;  // float4s per lane
   const std::size_t plane = static_cast<std::size_t>(p.M) * C;
@@ -388,6 +398,7 @@ __global__ void __launch_bounds__(kThreads, 1) persistent_forward_kernel(const P
       if (t.kind == kNorm) continue;
       if (!weights) {
         wait_for_inputs(t, p.counters);
+        if (p.trace != nullptr) p.trace[3 * i + 1] = global_ns();
         asm volatile("fence.proxy.async.global;" ::: "memory");  // other CTAs' stores before this CTA's TMA reads
       }
       const CUtensorMap* map = p.maps + (weights ? t.w_map : t.a_map);
@@ -414,14 +425,17 @@ __global__ void __launch_bounds__(kThreads, 1) persistent_forward_kernel(const P
     unsigned use = 0;
     for (int i = blockIdx.x; i < p.task_count; i += gridDim.x) {
       const Task& t = p.tasks[i];
+      unsigned long long* trace = p.trace != nullptr ? p.trace + 3 * i : nullptr;
+      if (trace != nullptr && threadIdx.x == kConsumer0) trace[0] = global_ns();
       if (t.kind == kNorm) {
-        norm_task(t, p, w, lane);
+        norm_task(t, p, w, lane, trace);
       } else if (t.kind == kQkvAttention) {
         qkv_attention_task(t, p, s, use, w, lane);
       } else {
         gemm_task(t, p, s, use, w, lane);
       }
       signal_done(t, p.counters);
+      if (trace != nullptr && threadIdx.x == kConsumer0) trace[2] = global_ns();
     }
     // The last CTA to finish zeroes the counters for the next forward: no CTA reads them any more (a CTA's
     // producers are done with them before its consumers take their last task's tiles).
@@ -580,6 +594,26 @@ PersistentForward::PersistentForward(const PersistentModel& model) : m_(model) {
   maps_.upload(maps.data(), maps_.bytes(), "persistent forward tensor maps");
   counters_ = DeviceBuffer((counter_count_ + 1) * sizeof(unsigned), "persistent forward counters");
   check_cuda(cudaMemset(counters_.get(), 0, counters_.bytes()), "cudaMemset", "persistent forward counters");
+  if (const char* path = std::getenv("VTOOLS_VBENCH_PERSISTENT_TRACE"); path != nullptr && *path != '\0') {
+    trace_path_ = path;
+    trace_ = DeviceBuffer(3 * tasks.size() * sizeof(unsigned long long), "persistent forward trace");
+    for (const Task& t : tasks) trace_tasks_.push_back({t.kind, t.m0, t.n0, t.k0});
+  }
+}
+
+PersistentForward::~PersistentForward() {
+  if (trace_path_.empty()) return;
+  std::vector<unsigned long long> ns(3 * trace_tasks_.size());
+  if (cudaMemcpy(ns.data(), trace_.get(), ns.size() * sizeof(ns[0]), cudaMemcpyDeviceToHost) != cudaSuccess) return;
+  std::FILE* f = std::fopen(trace_path_.c_str(), "w");
+  if (f == nullptr) return;
+  std::fprintf(f, "task cta kind m0 n0 k0 start_ns ready_ns end_ns\n");
+  for (std::size_t i = 0; i < trace_tasks_.size(); ++i) {
+    const auto& t = trace_tasks_[i];
+    std::fprintf(f, "%zu %zu %d %d %d %d %llu %llu %llu\n", i, i % grid_, t[0], t[1], t[2], t[3], ns[3 * i],
+                 ns[3 * i + 1], ns[3 * i + 2]);
+  }
+  std::fclose(f);
 }
 
 void PersistentForward::enqueue(cudaStream_t stream) const {
@@ -598,6 +632,7 @@ void PersistentForward::enqueue(cudaStream_t stream) const {
   p.M = m_.B * m_.T;
   p.T = m_.T;
   p.C = m_.C;
+  p.trace = trace_.as<unsigned long long>();
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(grid_);
   config.blockDim = dim3(kThreads);
