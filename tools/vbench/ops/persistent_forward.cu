@@ -111,9 +111,10 @@ __device__ __forceinline__ unsigned long long global_ns() {
   return now;
 }
 
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+/// A relaxed load for spinning: an acquire load each turn would cost an L1 invalidation each turn.
+__device__ __forceinline__ unsigned load_relaxed(const unsigned* p) {
   unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
 
@@ -124,21 +125,23 @@ __device__ __forceinline__ void wait_for_inputs(const Task& t, const unsigned* c
   for (int i = 0; i < 2; ++i) {
     if (t.wait[i] < 0) continue;
     unsigned long long start = 0;
-    for (unsigned spins = 0; load_acquire(counters + t.wait[i]) < t.wait_for[i]; ++spins) {
+    for (unsigned spins = 0; load_relaxed(counters + t.wait[i]) < t.wait_for[i]; ++spins) {
       if (spins % 1024 != 0) continue;
       const unsigned long long now = global_ns();
       if (start == 0) start = now;
       if (now - start > 5000000000ull) __trap();
     }
   }
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");  // the acquire for every relaxed load that saw the count
 }
 
-/// The consumer warpgroup's results are stored: each thread fences its generic stores against later async-proxy
-/// (TMA) reads, the warpgroup meets, and one thread publishes (release) to the task's counters.
+/// The consumer warpgroup's results are stored: the warpgroup meets, and one thread publishes them (fence, release
+/// add) to the task's counters. The readers fence the async proxy before their TMA copies (a proxy fence in each
+/// of the 128 writing threads instead made every task ~10 us slower on the H100).
 __device__ __forceinline__ void signal_done(const Task& t, unsigned* counters) {
-  asm volatile("fence.proxy.async.global;" ::: "memory");
   asm volatile("bar.sync 1, 128;" ::: "memory");
   if (threadIdx.x != kConsumer0) return;
+  asm volatile("fence.proxy.async.global;" ::: "memory");
   __threadfence();
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
@@ -200,15 +203,21 @@ __device__ __forceinline__ void mainloop(float (&d)[BN / 2], Smem& s, unsigned& 
 }
 
 /// A 64 x 128 GEMM tile: fp32 into a partial plane, or + bias and GELU into bf16 hidden.
+/// Every task field is read once, up front: after a store (which might alias it, for the compiler) or an asm memory
+/// clobber it would be read again, from L2 (each fence.acq_rel empties L1): that made each task several us slower.
 __device__ __forceinline__ void gemm_task(const Task& t, const Params& p, Smem& s, unsigned& use, int w, int lane) {
+  const bool fc = t.kind == kFc;
+  const int m0 = t.m0, n0 = t.n0, ld = t.ld, k_tiles = t.k_tiles;
+  void* const out = t.out;
+  const __nv_bfloat16* const bias = t.bias;
+  const int r_top = m0 + 16 * w + lane / 4, c_lane = 2 * (lane % 4);
   float d[kBN / 2];
-  mainloop<kBN>(d, s, use, t.k_tiles, lane);
-  const int r_top = t.m0 + 16 * w + lane / 4, c_lane = 2 * (lane % 4);
+  mainloop<kBN>(d, s, use, k_tiles, lane);
   float2 bias_at[kBN / 8];
-  if (t.kind == kFc) {
+  if (fc) {
 #pragma unroll
     for (int j = 0; j < kBN / 8; ++j) {
-      bias_at[j] = __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(t.bias + t.n0 + 8 * j + c_lane)));
+      bias_at[j] = __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + n0 + 8 * j + c_lane)));
     }
   }
 #pragma unroll
@@ -217,12 +226,12 @@ __device__ __forceinline__ void gemm_task(const Task& t, const Params& p, Smem& 
     if (r >= p.M) continue;
 #pragma unroll
     for (int j = 0; j < kBN / 8; ++j) {
-      const std::size_t at = static_cast<std::size_t>(r) * t.ld + t.n0 + 8 * j + c_lane;
+      const std::size_t at = static_cast<std::size_t>(r) * ld + n0 + 8 * j + c_lane;
       const float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
-      if (t.kind == kProjection) {
-        *reinterpret_cast<float2*>(static_cast<float*>(t.out) + at) = make_float2(v0, v1);
+      if (!fc) {
+        *reinterpret_cast<float2*>(static_cast<float*>(out) + at) = make_float2(v0, v1);
       } else {
-        *reinterpret_cast<__nv_bfloat162*>(static_cast<__nv_bfloat16*>(t.out) + at) = __floats2bfloat162_rn(
+        *reinterpret_cast<__nv_bfloat162*>(static_cast<__nv_bfloat16*>(out) + at) = __floats2bfloat162_rn(
             gelu_tanh_bf16(v0 + bias_at[j].x), gelu_tanh_bf16(v1 + bias_at[j].y));
       }
     }
@@ -233,16 +242,18 @@ __device__ __forceinline__ void gemm_task(const Task& t, const Params& p, Smem& 
 /// wgmma_attention.cu's kernel does (its comments say why each step is so).
 __device__ __forceinline__ void qkv_attention_task(const Task& t, const Params& p, Smem& s, unsigned& use, int w,
                                                    int lane) {
-  const int h = t.n0, T = p.T, C = p.C;
+  const int h = t.n0, m0 = t.m0, k_tiles = t.k_tiles, T = p.T, C = p.C;  // read once (see gemm_task)
+  __nv_bfloat16* const out = static_cast<__nv_bfloat16*>(t.out);
+  const __nv_bfloat16* const bias = t.bias + h * kHS;
   float d[3 * kHS / 2];
-  mainloop<3 * kHS>(d, s, use, t.k_tiles, lane);
+  mainloop<3 * kHS>(d, s, use, k_tiles, lane);
   const int r_top = 16 * w + lane / 4, c_lane = 2 * (lane % 4);
   const float q_scale = 1.4426950408889634f / 8.f;  // log2(e) / sqrt(64)
 #pragma unroll
   for (int j = 0; j < 3 * kHS / 8; ++j) {
     const int part = j / (kHS / 8), c = 8 * (j % (kHS / 8)) + c_lane;
     const float2 bb =
-        __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(t.bias + part * C + h * kHS + c)));
+        __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + part * C + c)));
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int r = r_top + 8 * half;
@@ -295,9 +306,9 @@ __device__ __forceinline__ void qkv_attention_task(const Task& t, const Params& 
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int i = r_top + 8 * half;
-    if (i >= T || t.m0 + i >= p.M) continue;
+    if (i >= T || m0 + i >= p.M) continue;
     const float inv = 1.f / row_sum[half];
-    __nv_bfloat16* row = static_cast<__nv_bfloat16*>(t.out) + static_cast<std::size_t>(t.m0 + i) * C + h * kHS;
+    __nv_bfloat16* row = out + static_cast<std::size_t>(m0 + i) * C + h * kHS;
 #pragma unroll
     for (int j = 0; j < kHS / 8; ++j) {
       *reinterpret_cast<__nv_bfloat162*>(row + 8 * j + c_lane) =
@@ -307,72 +318,88 @@ __device__ __forceinline__ void qkv_attention_task(const Task& t, const Params& 
 }
 
 /// Rows m0.. m0 + kNormRows - 1, two per consumer warp: residual (+= bias + partials, or = the embeddings), then its
-/// layer norm in bf16, two-pass in fp32 as layernorm_forward. Reads what other SMs wrote with ld.global.cg.
+/// layer norm in bf16, two-pass in fp32 as layernorm_forward. Reads what other SMs wrote with ld.global.cg. Per row,
+/// every load is issued before any store (a store in between would hold the loads after it: the compiler cannot
+/// tell that they do not alias).
 __device__ __forceinline__ void norm_task(const Task& t, const Params& p, int w, int lane, unsigned long long* trace) {
-  if (lane == 0) wait_for_inputs(t, p.counters);
-  if (trace != nullptr && w == 0 && lane == 0) trace[1] = global_ns();
-  __syncwarp();
+  const int m0 = t.m0, splits = t.splits;
+  const bool embed = t.embed != 0;
+  const __nv_bfloat16* const add_bias = t.bias;
+  const float* const norm_w = t.norm_w;
+  const float* const norm_b = t.norm_b;
+  __nv_bfloat16* const out = static_cast<__nv_bfloat16*>(t.out);
   const int C = p.C, n = C / 128;  // float4s per lane
+  constexpr int kVec = kMaxC / 128;
+  if (threadIdx.x == kConsumer0) {
+    wait_for_inputs(t, p.counters);
+    if (trace != nullptr) trace[1] = global_ns();
+  }
+  asm volatile("bar.sync 1, 128;" ::: "memory");
   const std::size_t plane = static_cast<std::size_t>(p.M) * C;
   for (int rr = 0; rr < kNormRows / 4; ++rr) {
-    const int r = t.m0 + w * (kNormRows / 4) + rr;
+    const int r = m0 + w * (kNormRows / 4) + rr;
     if (r >= p.M) continue;
     float* res = p.residual + static_cast<std::size_t>(r) * C;
-    float x[kMaxC / 128][4];
-    float sum = 0.f;
+    const float* part = p.partials + static_cast<std::size_t>(r) * C;
+    const long long token = embed ? p.tokens[r] : 0;
+    float4 x[kVec];
 #pragma unroll
-    for (int i = 0; i < kMaxC / 128; ++i) {
+    for (int i = 0; i < kVec; ++i) {
       if (i >= n) continue;
       const int c = 4 * (lane + 32 * i);
-      float4 v;
-      if (t.embed) {
-        const long long token = p.tokens[r];
-        const uint2 a = __ldg(reinterpret_cast<const uint2*>(p.wte + token * C + c));
-        const uint2 b = __ldg(reinterpret_cast<const uint2*>(p.wpe + static_cast<long long>(r % p.T) * C + c));
-        const float2 a0 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&a.x));
-        const float2 a1 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&a.y));
-        const float2 b0 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&b.x));
-        const float2 b1 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&b.y));
-        v = make_float4(a0.x + b0.x, a0.y + b0.y, a1.x + b1.x, a1.y + b1.y);
+      if (embed) {
+        const uint2 e = __ldg(reinterpret_cast<const uint2*>(p.wte + token * C + c));
+        const uint2 q = __ldg(reinterpret_cast<const uint2*>(p.wpe + static_cast<long long>(r % p.T) * C + c));
+        const float2 e0 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&e.x));
+        const float2 e1 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&e.y));
+        const float2 q0 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q.x));
+        const float2 q1 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q.y));
+        x[i] = make_float4(e0.x + q0.x, e0.y + q0.y, e1.x + q1.x, e1.y + q1.y);
       } else {
-        v = __ldcg(reinterpret_cast<const float4*>(res + c));
+        x[i] = __ldcg(reinterpret_cast<const float4*>(res + c));
       }
-      if (t.splits > 0) {
-        const uint2 bq = __ldg(reinterpret_cast<const uint2*>(t.bias + c));
-        const float2 b0 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bq.x));
-        const float2 b1 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bq.y));
-        v.x += b0.x, v.y += b0.y, v.z += b1.x, v.w += b1.y;
-        for (int sp = 0; sp < t.splits; ++sp) {
-          const float4 q = __ldcg(reinterpret_cast<const float4*>(p.partials + sp * plane + static_cast<std::size_t>(r) * C + c));
-          v.x += q.x, v.y += q.y, v.z += q.z, v.w += q.w;
+      if (splits > 0) {
+        const uint2 q = __ldg(reinterpret_cast<const uint2*>(add_bias + c));
+        const float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q.x));
+        const float2 hi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q.y));
+        x[i].x += lo.x, x[i].y += lo.y, x[i].z += hi.x, x[i].w += hi.y;
+#pragma unroll
+        for (int sp = 0; sp < kSplits; ++sp) {
+          const float4 q = __ldcg(reinterpret_cast<const float4*>(part + sp * plane + c));
+          x[i].x += q.x, x[i].y += q.y, x[i].z += q.z, x[i].w += q.w;
         }
       }
-      if (t.embed || t.splits > 0) __stcg(reinterpret_cast<float4*>(res + c), v);
-      x[i][0] = v.x, x[i][1] = v.y, x[i][2] = v.z, x[i][3] = v.w;
-      sum += v.x + v.y + v.z + v.w;
+    }
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < kVec; ++i) {
+      if (i >= n) continue;
+      if (embed || splits > 0) __stcg(reinterpret_cast<float4*>(res + 4 * (lane + 32 * i)), x[i]);
+      sum += x[i].x + x[i].y + x[i].z + x[i].w;
     }
     const float mean = warp_sum(sum) / C;
     float squares = 0.f;
 #pragma unroll
-    for (int i = 0; i < kMaxC / 128; ++i) {
+    for (int i = 0; i < kVec; ++i) {
       if (i >= n) continue;
-#pragma unroll
-      for (int e = 0; e < 4; ++e) squares += (x[i][e] - mean) * (x[i][e] - mean);
+      const float dx = x[i].x - mean, dy = x[i].y - mean, dz = x[i].z - mean, dw = x[i].w - mean;
+      squares += dx * dx + dy * dy + dz * dz + dw * dw;
     }
     const float rstd = rsqrtf(warp_sum(squares) / C + 1e-5f);
-    __nv_bfloat16* out = static_cast<__nv_bfloat16*>(t.out) + static_cast<std::size_t>(r) * C;
+    __nv_bfloat16* o = out + static_cast<std::size_t>(r) * C;
 #pragma unroll
-    for (int i = 0; i < kMaxC / 128; ++i) {
+    for (int i = 0; i < kVec; ++i) {
       if (i >= n) continue;
       const int c = 4 * (lane + 32 * i);
-      const float4 g = __ldg(reinterpret_cast<const float4*>(t.norm_w + c));
-      const float4 b = __ldg(reinterpret_cast<const float4*>(t.norm_b + c));
+      // Read-only loads (ld.global.nc): not held behind the stores before them.
+      const float4 g = __ldg(reinterpret_cast<const float4*>(norm_w + c));
+      const float4 b = __ldg(reinterpret_cast<const float4*>(norm_b + c));
       uint2 q;
-      *reinterpret_cast<__nv_bfloat162*>(&q.x) = __floats2bfloat162_rn((x[i][0] - mean) * rstd * g.x + b.x,
-                                                                      (x[i][1] - mean) * rstd * g.y + b.y);
-      *reinterpret_cast<__nv_bfloat162*>(&q.y) = __floats2bfloat162_rn((x[i][2] - mean) * rstd * g.z + b.z,
-                                                                      (x[i][3] - mean) * rstd * g.w + b.w);
-      *reinterpret_cast<uint2*>(out + c) = q;
+      *reinterpret_cast<__nv_bfloat162*>(&q.x) = __floats2bfloat162_rn((x[i].x - mean) * rstd * g.x + b.x,
+                                                                      (x[i].y - mean) * rstd * g.y + b.y);
+      *reinterpret_cast<__nv_bfloat162*>(&q.y) = __floats2bfloat162_rn((x[i].z - mean) * rstd * g.z + b.z,
+                                                                      (x[i].w - mean) * rstd * g.w + b.w);
+      *reinterpret_cast<uint2*>(o + c) = q;
     }
   }
 }
@@ -394,29 +421,30 @@ __global__ void __launch_bounds__(kThreads, 1) persistent_forward_kernel(const P
     const bool weights = threadIdx.x == kWProducer;
     unsigned use = 0;
     for (int i = blockIdx.x; i < p.task_count; i += gridDim.x) {
-      const Task t = p.tasks[i];
-      if (t.kind == kNorm) continue;
+      const Task& t = p.tasks[i];
+      const int kind = t.kind, k_tiles = t.k_tiles, k0 = t.k0, m0 = t.m0, n0 = t.n0;  // once (see gemm_task)
+      if (kind == kNorm) continue;
+      const CUtensorMap* map = p.maps + (weights ? t.w_map : t.a_map);
       if (!weights) {
         wait_for_inputs(t, p.counters);
         if (p.trace != nullptr) p.trace[3 * i + 1] = global_ns();
         asm volatile("fence.proxy.async.global;" ::: "memory");  // other CTAs' stores before this CTA's TMA reads
       }
-      const CUtensorMap* map = p.maps + (weights ? t.w_map : t.a_map);
-      for (int k = 0; k < t.k_tiles; ++k, ++use) {
+      for (int k = 0; k < k_tiles; ++k, ++use) {
         const int st = use % kStages;
         if (use >= kStages) mbar_wait(&s.empty[st], (use / kStages - 1) & 1);
-        const int x = t.k0 + k * kTileK;
+        const int x = k0 + k * kTileK;
         if (!weights) {
           mbar_expect_tx(&s.full[st], kRows * kTileK * sizeof(__nv_bfloat16));
-          tma_load(s.a[st], map, x, t.m0, &s.full[st], 0);
-        } else if (t.kind == kQkvAttention) {  // the head's q, k and v rows of Wt, one after the other
+          tma_load(s.a[st], map, x, m0, &s.full[st], 0);
+        } else if (kind == kQkvAttention) {  // the head's q, k and v rows of Wt, one after the other
           mbar_expect_tx(&s.full[st], 3 * kHS * kTileK * sizeof(__nv_bfloat16));
           for (int part = 0; part < 3; ++part) {
-            tma_load(s.w[st] + part * kHS * kTileK, map, x, part * p.C + t.n0 * kHS, &s.full[st], 0);
+            tma_load(s.w[st] + part * kHS * kTileK, map, x, part * p.C + n0 * kHS, &s.full[st], 0);
           }
         } else {
           mbar_expect_tx(&s.full[st], kBN * kTileK * sizeof(__nv_bfloat16));
-          tma_load(s.w[st], map, x, t.n0, &s.full[st], 0);
+          tma_load(s.w[st], map, x, n0, &s.full[st], 0);
         }
       }
     }
