@@ -50,7 +50,7 @@ constexpr int kHS = 64;          // head size
 constexpr int kRows = 64;        // rows per GEMM tile and per qkv task: one wgmma m64
 constexpr int kBN = 128;         // GEMM tile width
 constexpr int kSplits = 4;       // K split of both projections into fp32 partial planes
-constexpr int kNormRows = 8;     // rows per layer-norm task: 2 per consumer warp
+constexpr int kNormRows = 4;     // rows per layer-norm task: one per consumer warp
 constexpr int kMaxC = 1024;      // a layer-norm lane holds C / 128 float4s, at most 8
 constexpr int kStages = 6;
 constexpr int kThreads = 256;
@@ -77,6 +77,10 @@ struct Task {
   const float* norm_b;
 };
 
+/// The trace's stamps per task: taken up, inputs ready, first data in the ring (layer norm: its loads done), math
+/// done, results stored, counters signalled.
+enum TraceSlot : int { kTaken, kReady, kFirstData, kMathDone, kStored, kSignalled, kTraceSlots };
+
 struct Params {
   const Task* tasks;
   int task_count;
@@ -90,7 +94,9 @@ struct Params {
   const __nv_bfloat16* wte;
   const __nv_bfloat16* wpe;
   int M, T, C;
-  unsigned long long* trace;  ///< VTOOLS_VBENCH_PERSISTENT_TRACE: per task, globaltimer ns at start, inputs ready, done
+  /// VTOOLS_VBENCH_PERSISTENT_TRACE: per task, kTraceSlots globaltimer ns (see TraceSlot)
+  unsigned long long* trace;
+  int prefetch;  ///< the weight producer prefetches its next task's tiles into L2 (VTOOLS_VBENCH_PERSISTENT_PREFETCH=0: no)
 };
 
 struct Smem {
@@ -109,6 +115,25 @@ __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
   return now;
+}
+
+/// Every weight tile of task t (a GEMM or qkv task) into L2, fire and forget.
+__device__ __forceinline__ void prefetch_weights_l2(const Task& t, const Params& p) {
+  const int kind = t.kind, k_tiles = t.k_tiles, k0 = t.k0, n0 = t.n0;
+  const CUtensorMap* map = p.maps + t.w_map;
+  for (int k = 0; k < k_tiles; ++k) {
+    const int x = k0 + k * kTileK;
+    for (int part = 0; part < (kind == kQkvAttention ? 3 : 1); ++part) {
+      const int y = kind == kQkvAttention ? part * p.C + n0 * kHS : n0;
+      asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(map), "r"(x), "r"(y)
+                   : "memory");
+    }
+  }
+}
+
+/// The consumer's stamp `slot` of the current task, where tracing.
+__device__ __forceinline__ void stamp(unsigned long long* trace, int slot) {
+  if (trace != nullptr && threadIdx.x == kConsumer0) trace[slot] = global_ns();
 }
 
 /// A relaxed load for spinning: an acquire load each turn would cost an L1 invalidation each turn.
@@ -181,12 +206,14 @@ __device__ __forceinline__ void wgmma_tile(float (&d)[N / 2], const __nv_bfloat1
 /// d = A . W^T over the task's k_tiles ring stages (uses `use`, `use` + 1, ... of the ring), one group of wgmmas in
 /// flight; each stage released to both producers once read.
 template <int BN>
-__device__ __forceinline__ void mainloop(float (&d)[BN / 2], Smem& s, unsigned& use, int k_tiles, int lane) {
+__device__ __forceinline__ void mainloop(float (&d)[BN / 2], Smem& s, unsigned& use, int k_tiles, int lane,
+                                         unsigned long long* trace) {
 #pragma unroll
   for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
   for (int t = 0; t < k_tiles; ++t, ++use) {
     const int st = use % kStages;
     mbar_wait(&s.full[st], (use / kStages) & 1);
+    if (t == 0) stamp(trace, kFirstData);
     fence_operands(d);
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
     const std::uint64_t da = descriptor(s.a[st]), db = descriptor(s.w[st]);
@@ -200,19 +227,21 @@ __device__ __forceinline__ void mainloop(float (&d)[BN / 2], Smem& s, unsigned& 
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
   fence_operands(d);
   if (k_tiles > 0 && lane == 0) mbar_arrive(&s.empty[(use - 1) % kStages]);
+  stamp(trace, kMathDone);
 }
 
 /// A 64 x 128 GEMM tile: fp32 into a partial plane, or + bias and GELU into bf16 hidden.
 /// Every task field is read once, up front: after a store (which might alias it, for the compiler) or an asm memory
 /// clobber it would be read again, from L2 (each fence.acq_rel empties L1): that made each task several us slower.
-__device__ __forceinline__ void gemm_task(const Task& t, const Params& p, Smem& s, unsigned& use, int w, int lane) {
+__device__ __forceinline__ void gemm_task(const Task& t, const Params& p, Smem& s, unsigned& use, int w, int lane,
+                                          unsigned long long* trace) {
   const bool fc = t.kind == kFc;
   const int m0 = t.m0, n0 = t.n0, ld = t.ld, k_tiles = t.k_tiles;
   void* const out = t.out;
   const __nv_bfloat16* const bias = t.bias;
   const int r_top = m0 + 16 * w + lane / 4, c_lane = 2 * (lane % 4);
   float d[kBN / 2];
-  mainloop<kBN>(d, s, use, k_tiles, lane);
+  mainloop<kBN>(d, s, use, k_tiles, lane, trace);
   float2 bias_at[kBN / 8];
   if (fc) {
 #pragma unroll
@@ -241,12 +270,12 @@ __device__ __forceinline__ void gemm_task(const Task& t, const Params& p, Smem& 
 /// One (batch, head): q, k, v from the ring, then causal attention in the CTA's attention tiles, as
 /// wgmma_attention.cu's kernel does (its comments say why each step is so).
 __device__ __forceinline__ void qkv_attention_task(const Task& t, const Params& p, Smem& s, unsigned& use, int w,
-                                                   int lane) {
+                                                   int lane, unsigned long long* trace) {
   const int h = t.n0, m0 = t.m0, k_tiles = t.k_tiles, T = p.T, C = p.C;  // read once (see gemm_task)
   __nv_bfloat16* const out = static_cast<__nv_bfloat16*>(t.out);
   const __nv_bfloat16* const bias = t.bias + h * kHS;
   float d[3 * kHS / 2];
-  mainloop<3 * kHS>(d, s, use, k_tiles, lane);
+  mainloop<3 * kHS>(d, s, use, k_tiles, lane, trace);
   const int r_top = 16 * w + lane / 4, c_lane = 2 * (lane % 4);
   const float q_scale = 1.4426950408889634f / 8.f;  // log2(e) / sqrt(64)
 #pragma unroll
@@ -332,7 +361,7 @@ __device__ __forceinline__ void norm_task(const Task& t, const Params& p, int w,
   constexpr int kVec = kMaxC / 128;
   if (threadIdx.x == kConsumer0) {
     wait_for_inputs(t, p.counters);
-    if (trace != nullptr) trace[1] = global_ns();
+    stamp(trace, kReady);
   }
   asm volatile("bar.sync 1, 128;" ::: "memory");
   const std::size_t plane = static_cast<std::size_t>(p.M) * C;
@@ -378,6 +407,7 @@ __device__ __forceinline__ void norm_task(const Task& t, const Params& p, int w,
       sum += x[i].x + x[i].y + x[i].z + x[i].w;
     }
     const float mean = warp_sum(sum) / C;
+    stamp(trace, kFirstData);
     float squares = 0.f;
 #pragma unroll
     for (int i = 0; i < kVec; ++i) {
@@ -386,6 +416,7 @@ __device__ __forceinline__ void norm_task(const Task& t, const Params& p, int w,
       squares += dx * dx + dy * dy + dz * dz + dw * dw;
     }
     const float rstd = rsqrtf(warp_sum(squares) / C + 1e-5f);
+    stamp(trace, kMathDone);
     __nv_bfloat16* o = out + static_cast<std::size_t>(r) * C;
 #pragma unroll
     for (int i = 0; i < kVec; ++i) {
@@ -425,9 +456,16 @@ __global__ void __launch_bounds__(kThreads, 1) persistent_forward_kernel(const P
       const int kind = t.kind, k_tiles = t.k_tiles, k0 = t.k0, m0 = t.m0, n0 = t.n0;  // once (see gemm_task)
       if (kind == kNorm) continue;
       const CUtensorMap* map = p.maps + (weights ? t.w_map : t.a_map);
+      // The weight producer is at most kStages tiles ahead of the math; the tiles past those, and the next task's,
+      // come from L2 if asked for now (HBM is otherwise idle most of the time).
+      if (weights && p.prefetch) {
+        if (i < static_cast<int>(gridDim.x)) prefetch_weights_l2(t, p);
+        const int next = i + static_cast<int>(gridDim.x);
+        if (next < p.task_count && p.tasks[next].kind != kNorm) prefetch_weights_l2(p.tasks[next], p);
+      }
       if (!weights) {
         wait_for_inputs(t, p.counters);
-        if (p.trace != nullptr) p.trace[3 * i + 1] = global_ns();
+        if (p.trace != nullptr) p.trace[kTraceSlots * i + kReady] = global_ns();
         asm volatile("fence.proxy.async.global;" ::: "memory");  // other CTAs' stores before this CTA's TMA reads
       }
       for (int k = 0; k < k_tiles; ++k, ++use) {
@@ -453,17 +491,18 @@ __global__ void __launch_bounds__(kThreads, 1) persistent_forward_kernel(const P
     unsigned use = 0;
     for (int i = blockIdx.x; i < p.task_count; i += gridDim.x) {
       const Task& t = p.tasks[i];
-      unsigned long long* trace = p.trace != nullptr ? p.trace + 3 * i : nullptr;
-      if (trace != nullptr && threadIdx.x == kConsumer0) trace[0] = global_ns();
+      unsigned long long* trace = p.trace != nullptr ? p.trace + kTraceSlots * i : nullptr;
+      stamp(trace, kTaken);
       if (t.kind == kNorm) {
         norm_task(t, p, w, lane, trace);
       } else if (t.kind == kQkvAttention) {
-        qkv_attention_task(t, p, s, use, w, lane);
+        qkv_attention_task(t, p, s, use, w, lane, trace);
       } else {
-        gemm_task(t, p, s, use, w, lane);
+        gemm_task(t, p, s, use, w, lane, trace);
       }
+      stamp(trace, kStored);
       signal_done(t, p.counters);
-      if (trace != nullptr && threadIdx.x == kConsumer0) trace[2] = global_ns();
+      stamp(trace, kSignalled);
     }
     // The last CTA to finish zeroes the counters for the next forward: no CTA reads them any more (a CTA's
     // producers are done with them before its consumers take their last task's tiles).
@@ -622,24 +661,27 @@ PersistentForward::PersistentForward(const PersistentModel& model) : m_(model) {
   maps_.upload(maps.data(), maps_.bytes(), "persistent forward tensor maps");
   counters_ = DeviceBuffer((counter_count_ + 1) * sizeof(unsigned), "persistent forward counters");
   check_cuda(cudaMemset(counters_.get(), 0, counters_.bytes()), "cudaMemset", "persistent forward counters");
+  const char* prefetch = std::getenv("VTOOLS_VBENCH_PERSISTENT_PREFETCH");
+  prefetch_ = prefetch == nullptr || std::string(prefetch) != "0";
   if (const char* path = std::getenv("VTOOLS_VBENCH_PERSISTENT_TRACE"); path != nullptr && *path != '\0') {
     trace_path_ = path;
-    trace_ = DeviceBuffer(3 * tasks.size() * sizeof(unsigned long long), "persistent forward trace");
+    trace_ = DeviceBuffer(kTraceSlots * tasks.size() * sizeof(unsigned long long), "persistent forward trace");
     for (const Task& t : tasks) trace_tasks_.push_back({t.kind, t.m0, t.n0, t.k0});
   }
 }
 
 PersistentForward::~PersistentForward() {
   if (trace_path_.empty()) return;
-  std::vector<unsigned long long> ns(3 * trace_tasks_.size());
+  std::vector<unsigned long long> ns(kTraceSlots * trace_tasks_.size());
   if (cudaMemcpy(ns.data(), trace_.get(), ns.size() * sizeof(ns[0]), cudaMemcpyDeviceToHost) != cudaSuccess) return;
   std::FILE* f = std::fopen(trace_path_.c_str(), "w");
   if (f == nullptr) return;
-  std::fprintf(f, "task cta kind m0 n0 k0 start_ns ready_ns end_ns\n");
+  std::fprintf(f, "task cta kind m0 n0 k0 taken_ns ready_ns first_data_ns math_done_ns stored_ns signalled_ns\n");
   for (std::size_t i = 0; i < trace_tasks_.size(); ++i) {
     const auto& t = trace_tasks_[i];
-    std::fprintf(f, "%zu %zu %d %d %d %d %llu %llu %llu\n", i, i % grid_, t[0], t[1], t[2], t[3], ns[3 * i],
-                 ns[3 * i + 1], ns[3 * i + 2]);
+    std::fprintf(f, "%zu %zu %d %d %d %d", i, i % grid_, t[0], t[1], t[2], t[3]);
+    for (int k = 0; k < kTraceSlots; ++k) std::fprintf(f, " %llu", ns[kTraceSlots * i + k]);
+    std::fprintf(f, "\n");
   }
   std::fclose(f);
 }
@@ -661,6 +703,7 @@ void PersistentForward::enqueue(cudaStream_t stream) const {
   p.T = m_.T;
   p.C = m_.C;
   p.trace = trace_.as<unsigned long long>();
+  p.prefetch = prefetch_ ? 1 : 0;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(grid_);
   config.blockDim = dim3(kThreads);
