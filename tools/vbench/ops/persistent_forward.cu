@@ -51,7 +51,7 @@ constexpr int kRows = 64;        // rows per GEMM tile and per qkv task: one wgm
 constexpr int kBN = 128;         // GEMM tile width
 constexpr int kSplits = 4;       // K split of both projections into fp32 partial planes
 constexpr int kNormRows = 4;     // rows per layer-norm task: one per consumer warp
-constexpr int kMaxC = 1024;      // a layer-norm lane holds C / 128 float4s, at most 8
+constexpr int kMaxC = 1024;      // a layer-norm lane holds C / 128 float4s: 2, 4, 6 or 8
 constexpr int kStages = 6;
 constexpr int kThreads = 256;
 
@@ -368,92 +368,119 @@ __device__ __forceinline__ void qkv_attention_task(const Task& t, const Params& 
   }
 }
 
-/// Rows m0.. m0 + kNormRows - 1, two per consumer warp: residual (+= bias + partials, or = the embeddings), then its
-/// layer norm in bf16, two-pass in fp32 as layernorm_forward. Reads what other SMs wrote with ld.global.cg. Per row,
-/// every load is issued before any store (a store in between would hold the loads after it: the compiler cannot
-/// tell that they do not alias).
-__device__ __forceinline__ void norm_task(const Task& t, const Params& p, int w, int lane, unsigned long long* trace) {
-  const int m0 = t.m0, splits = t.splits;
+__device__ __forceinline__ float4 bf16x4_to_float4(uint2 q) {
+  const float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q.x));
+  const float2 hi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q.y));
+  return make_float4(lo.x, lo.y, hi.x, hi.y);
+}
+__device__ __forceinline__ void add4(float4& a, float4 b) { a.x += b.x, a.y += b.y, a.z += b.z, a.w += b.w; }
+
+/// Row m0 + w of the task (one per consumer warp), N float4s per lane (C = 128 N): residual (+= bias + partials, or
+/// = the embeddings), then its layer norm in bf16, two-pass in fp32 as layernorm_forward. The norm's parameters are
+/// loaded before the wait (they depend on nothing); the row's loads (ld.global.cg: other SMs wrote them) all before
+/// any use or store, so they are in flight together (a store or a use in between held the ones after it: ~2.7 us
+/// for 6 round trips).
+template <int N>
+__device__ __forceinline__ void norm_row(const Task& t, const Params& p, int w, int lane, unsigned long long* trace) {
+  const int C = N * 128, r = t.m0 + w, splits = t.splits;
   const bool embed = t.embed != 0;
-  const __nv_bfloat16* const add_bias = t.bias;
-  const float* const norm_w = t.norm_w;
-  const float* const norm_b = t.norm_b;
   __nv_bfloat16* const out = static_cast<__nv_bfloat16*>(t.out);
-  const int C = p.C, n = C / 128;  // float4s per lane
-  constexpr int kVec = kMaxC / 128;
+  // Up to C = 512 the norm's weight and bias stay in registers across the wait; wider rows load them at the end
+  // (from L2: prefetch_params_l2), as holding them too spilled.
+  constexpr bool kEarly = N <= 4;
+  float4 g[N], b[N], add[N];
+  auto load_norm = [&] {
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      g[i] = __ldg(reinterpret_cast<const float4*>(t.norm_w + 4 * (lane + 32 * i)));
+      b[i] = __ldg(reinterpret_cast<const float4*>(t.norm_b + 4 * (lane + 32 * i)));
+    }
+  };
+  if constexpr (kEarly) load_norm();
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    const int c = 4 * (lane + 32 * i);
+    add[i] = splits > 0 ? bf16x4_to_float4(__ldg(reinterpret_cast<const uint2*>(t.bias + c))) : make_float4(0, 0, 0, 0);
+  }
   if (threadIdx.x == kConsumer0) {
     wait_for_inputs(t, p.counters);
     stamp(trace, kReady);
   }
   asm volatile("bar.sync 1, 128;" ::: "memory");
+  if (r >= p.M) return;
+  float* res = p.residual + static_cast<std::size_t>(r) * C;
+  float4 x[N], part[kSplits / 2][N];
+  if (embed) {
+    const long long token = p.tokens[r];
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const int c = 4 * (lane + 32 * i);
+      x[i] = bf16x4_to_float4(__ldg(reinterpret_cast<const uint2*>(p.wte + token * C + c)));
+      add[i] = bf16x4_to_float4(__ldg(reinterpret_cast<const uint2*>(p.wpe + static_cast<long long>(r % p.T) * C + c)));
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) x[i] = __ldcg(reinterpret_cast<const float4*>(res + 4 * (lane + 32 * i)));
+  }
+  // The partial planes in two halves, each half's loads in flight together (all four at once spilled registers).
   const std::size_t plane = static_cast<std::size_t>(p.M) * C;
-  for (int rr = 0; rr < kNormRows / 4; ++rr) {
-    const int r = m0 + w * (kNormRows / 4) + rr;
-    if (r >= p.M) continue;
-    float* res = p.residual + static_cast<std::size_t>(r) * C;
-    const float* part = p.partials + static_cast<std::size_t>(r) * C;
-    const long long token = embed ? p.tokens[r] : 0;
-    float4 x[kVec];
+  const float* at = p.partials + static_cast<std::size_t>(r) * C;
 #pragma unroll
-    for (int i = 0; i < kVec; ++i) {
-      if (i >= n) continue;
-      const int c = 4 * (lane + 32 * i);
-      if (embed) {
-        const uint2 e = __ldg(reinterpret_cast<const uint2*>(p.wte + token * C + c));
-        const uint2 q = __ldg(reinterpret_cast<const uint2*>(p.wpe + static_cast<long long>(r % p.T) * C + c));
-        const float2 e0 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&e.x));
-        const float2 e1 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&e.y));
-        const float2 q0 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q.x));
-        const float2 q1 = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q.y));
-        x[i] = make_float4(e0.x + q0.x, e0.y + q0.y, e1.x + q1.x, e1.y + q1.y);
-      } else {
-        x[i] = __ldcg(reinterpret_cast<const float4*>(res + c));
-      }
-      if (splits > 0) {
-        const uint2 q = __ldg(reinterpret_cast<const uint2*>(add_bias + c));
-        const float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q.x));
-        const float2 hi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q.y));
-        x[i].x += lo.x, x[i].y += lo.y, x[i].z += hi.x, x[i].w += hi.y;
+  for (int half = 0; half < 2; ++half) {
+    if (splits == 0) break;
 #pragma unroll
-        for (int sp = 0; sp < kSplits; ++sp) {
-          const float4 q = __ldcg(reinterpret_cast<const float4*>(part + sp * plane + c));
-          x[i].x += q.x, x[i].y += q.y, x[i].z += q.z, x[i].w += q.w;
-        }
+    for (int sp = 0; sp < kSplits / 2; ++sp) {
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        part[sp][i] = __ldcg(reinterpret_cast<const float4*>(at + (half * kSplits / 2 + sp) * plane + 4 * (lane + 32 * i)));
       }
     }
-    float sum = 0.f;
 #pragma unroll
-    for (int i = 0; i < kVec; ++i) {
-      if (i >= n) continue;
-      if (embed || splits > 0) __stcg(reinterpret_cast<float4*>(res + 4 * (lane + 32 * i)), x[i]);
-      sum += x[i].x + x[i].y + x[i].z + x[i].w;
-    }
-    const float mean = warp_sum(sum) / C;
-    stamp(trace, kFirstData);
-    float squares = 0.f;
+    for (int i = 0; i < N; ++i) {
 #pragma unroll
-    for (int i = 0; i < kVec; ++i) {
-      if (i >= n) continue;
-      const float dx = x[i].x - mean, dy = x[i].y - mean, dz = x[i].z - mean, dw = x[i].w - mean;
-      squares += dx * dx + dy * dy + dz * dz + dw * dw;
+      for (int sp = 0; sp < kSplits / 2; ++sp) add4(x[i], part[sp][i]);
     }
-    const float rstd = rsqrtf(warp_sum(squares) / C + 1e-5f);
-    stamp(trace, kMathDone);
-    __nv_bfloat16* o = out + static_cast<std::size_t>(r) * C;
+  }
+  float sum = 0.f;
 #pragma unroll
-    for (int i = 0; i < kVec; ++i) {
-      if (i >= n) continue;
-      const int c = 4 * (lane + 32 * i);
-      // Read-only loads (ld.global.nc): not held behind the stores before them.
-      const float4 g = __ldg(reinterpret_cast<const float4*>(norm_w + c));
-      const float4 b = __ldg(reinterpret_cast<const float4*>(norm_b + c));
-      uint2 q;
-      *reinterpret_cast<__nv_bfloat162*>(&q.x) = __floats2bfloat162_rn((x[i].x - mean) * rstd * g.x + b.x,
-                                                                      (x[i].y - mean) * rstd * g.y + b.y);
-      *reinterpret_cast<__nv_bfloat162*>(&q.y) = __floats2bfloat162_rn((x[i].z - mean) * rstd * g.z + b.z,
-                                                                      (x[i].w - mean) * rstd * g.w + b.w);
-      *reinterpret_cast<uint2*>(o + c) = q;
-    }
+  for (int i = 0; i < N; ++i) {
+    add4(x[i], add[i]);
+    sum += x[i].x + x[i].y + x[i].z + x[i].w;
+  }
+  const float mean = warp_sum(sum) / C;
+  stamp(trace, kFirstData);
+  if (embed || splits > 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) __stcg(reinterpret_cast<float4*>(res + 4 * (lane + 32 * i)), x[i]);
+  }
+  float squares = 0.f;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    const float dx = x[i].x - mean, dy = x[i].y - mean, dz = x[i].z - mean, dw = x[i].w - mean;
+    squares += dx * dx + dy * dy + dz * dz + dw * dw;
+  }
+  const float rstd = rsqrtf(warp_sum(squares) / C + 1e-5f);
+  stamp(trace, kMathDone);
+  if constexpr (!kEarly) load_norm();  // ld.global.nc: not held behind the residual's stores
+  __nv_bfloat16* o = out + static_cast<std::size_t>(r) * C;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    uint2 q;
+    *reinterpret_cast<__nv_bfloat162*>(&q.x) = __floats2bfloat162_rn((x[i].x - mean) * rstd * g[i].x + b[i].x,
+                                                                    (x[i].y - mean) * rstd * g[i].y + b[i].y);
+    *reinterpret_cast<__nv_bfloat162*>(&q.y) = __floats2bfloat162_rn((x[i].z - mean) * rstd * g[i].z + b[i].z,
+                                                                    (x[i].w - mean) * rstd * g[i].w + b[i].w);
+    *reinterpret_cast<uint2*>(o + 4 * (lane + 32 * i)) = q;
+  }
+}
+
+/// A layer-norm task: its rows at the width the kernel takes (persistent_forward_takes: C = 256, 512, 768, 1024).
+__device__ __forceinline__ void norm_task(const Task& t, const Params& p, int w, int lane, unsigned long long* trace) {
+  switch (p.C / 128) {
+    case 2: return norm_row<2>(t, p, w, lane, trace);
+    case 4: return norm_row<4>(t, p, w, lane, trace);
+    case 6: return norm_row<6>(t, p, w, lane, trace);
+    default: return norm_row<8>(t, p, w, lane, trace);
   }
 }
 #endif  // VTOOLS_WGMMA
