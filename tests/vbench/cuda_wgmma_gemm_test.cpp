@@ -363,12 +363,13 @@ TEST_CASE("persistent forward: logits match the fp64 reference and the cuBLASLt 
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
   Gpu gpu;
-  // Width 256 (4 heads) and 512 (8); T = 64 puts each sequence in one 64-row block, T = 50 and 37 make sequences
-  // straddle blocks (a qkv task waits for two) and leave a partial last block.
+  // Width 256 (4 heads) and 512 (8): GEMM tiles 128 wide; 768 (12 heads, gpt2's): 96 wide. T = 64 puts each
+  // sequence in one 64-row block, T = 50 and 37 make sequences straddle blocks (a qkv task waits for two) and leave
+  // a partial last block.
   struct Case {
     int n_embd, n_layer, B, T;
   };
-  const Case cases[] = {{256, 2, 4, 64}, {256, 3, 2, 50}, {512, 2, 3, 37}, {512, 1, 1, 1}};
+  const Case cases[] = {{256, 2, 4, 64}, {256, 3, 2, 50}, {512, 2, 3, 37}, {512, 1, 1, 1}, {768, 2, 3, 50}};
   for (const Case& c : cases) {
     const int B = c.B, T = c.T;
     CAPTURE(c.n_embd);

@@ -5,9 +5,9 @@
 // layer. Here a CTA per SM (grid = SM count, one CTA per SM by its shared memory, launched cooperatively so that
 // all are resident) runs a static list of tasks in the forward's order, task i on CTA i mod grid:
 //   per layer: layer norm 1 (8 rows a task; layer 0's first adds the embeddings) -> qkv + attention (one (batch,
-//   head) a task, as wgmma_attention.cu) -> attention projection (64 x 128 tiles, K split in 4 fp32 partial
-//   planes) -> layer norm 2 (adds the partials and the bias to the residual) -> fc + bias + GELU (64 x 128 tiles)
-//   -> fc projection (64 x 128 tiles, K split in 4) ; then the final layer norm into model.ln.
+//   head) a task, as wgmma_attention.cu) -> attention projection (64 x bn tiles, K split in 4 fp32 partial
+//   planes) -> layer norm 2 (adds the partials and the bias to the residual) -> fc + bias + GELU (64 x bn tiles)
+//   -> fc projection (64 x bn tiles, K split in 4); then the final layer norm into model.ln. bn: 96 or 128.
 // A task waits for counters (one per layer, step and 64-row block) to reach their counts, and adds one to its own
 // when its results are stored (stores, proxy fence, CTA barrier, then a release add by one thread). Every task waits
 // only for tasks before it in the list, and each CTA takes its tasks in list order, so the earliest unfinished task
@@ -48,7 +48,12 @@ using namespace wgmma;  // the helpers of wgmma.cuh
 
 constexpr int kHS = 64;          // head size
 constexpr int kRows = 64;        // rows per GEMM tile and per qkv task: one wgmma m64
-constexpr int kBN = 128;         // GEMM tile width
+// GEMM tile width: 96 where the widths allow it (gpt2: 128 tiles per step for 132 SMs, against 96 tiles of 128,
+// each 25% less work), else 128 (kernel parameter bn).
+constexpr int kMaxBN = 128;
+
+/// The GEMM tile width for width C: 96 where C (and so 4C) is a multiple of it, else 128.
+constexpr int tile_width(int C) { return C % 96 == 0 ? 96 : 128; }
 constexpr int kSplits = 4;       // K split of both projections into fp32 partial planes
 constexpr int kNormRows = 4;     // rows per layer-norm task: one per consumer warp
 constexpr int kMaxC = 1024;      // a layer-norm lane holds C / 128 float4s: 2, 4, 6 or 8
@@ -94,6 +99,7 @@ struct Params {
   const __nv_bfloat16* wte;
   const __nv_bfloat16* wpe;
   int M, T, C;
+  int bn;  ///< GEMM tile width, tile_width(C)
   /// VTOOLS_VBENCH_PERSISTENT_TRACE: per task, kTraceSlots globaltimer ns (see TraceSlot)
   unsigned long long* trace;
   /// The weight producer prefetches its next task's tiles into L2 (VTOOLS_VBENCH_PERSISTENT_PREFETCH=1; off by
@@ -109,6 +115,7 @@ struct Smem {
 };
 constexpr std::size_t kSmemBytes = sizeof(Smem) + 1024;  // + aligning the dynamic shared memory base to 1024
 static_assert(kSmemBytes <= 227 * 1024, "over the H100's shared memory per CTA");
+static_assert(kMaxBN <= 3 * kHS, "a GEMM's weight tile fits in a stage's w");
 
 #ifdef VTOOLS_WGMMA
 constexpr int kWProducer = 0, kAProducer = 32, kConsumer0 = 128;  // the threads' roles
@@ -150,7 +157,7 @@ __device__ __forceinline__ void prefetch_params_l2(const Task& t, const Params& 
   } else if (t.kind == kQkvAttention) {
     for (int part = 0; part < 3; ++part) lines(t.bias + part * C + t.n0 * kHS, 2 * kHS);
   } else if (t.kind == kFc) {
-    lines(t.bias + t.n0, 2 * kBN);
+    lines(t.bias + t.n0, 2 * p.bn);
   }
 }
 
@@ -252,9 +259,10 @@ __device__ __forceinline__ void mainloop(float (&d)[BN / 2], Smem& s, unsigned& 
   stamp(trace, kMathDone);
 }
 
-/// A 64 x 128 GEMM tile: fp32 into a partial plane, or + bias and GELU into bf16 hidden.
+/// A 64 x BN GEMM tile: fp32 into a partial plane, or + bias and GELU into bf16 hidden.
 /// Every task field is read once, up front: after a store (which might alias it, for the compiler) or an asm memory
 /// clobber it would be read again, from L2 (each fence.acq_rel empties L1): that made each task several us slower.
+template <int kBN>
 __device__ __forceinline__ void gemm_task(const Task& t, const Params& p, Smem& s, unsigned& use, int w, int lane,
                                           unsigned long long* trace) {
   const bool fc = t.kind == kFc;
@@ -530,7 +538,7 @@ __global__ void __launch_bounds__(kThreads, 1) persistent_forward_kernel(const P
             tma_load(s.w[st] + part * kHS * kTileK, map, x, part * p.C + n0 * kHS, &s.full[st], 0);
           }
         } else {
-          mbar_expect_tx(&s.full[st], kBN * kTileK * sizeof(__nv_bfloat16));
+          mbar_expect_tx(&s.full[st], p.bn * kTileK * sizeof(__nv_bfloat16));
           tma_load(s.w[st], map, x, n0, &s.full[st], 0);
         }
       }
@@ -549,7 +557,11 @@ __global__ void __launch_bounds__(kThreads, 1) persistent_forward_kernel(const P
       } else if (t.kind == kQkvAttention) {
         qkv_attention_task(t, p, s, use, w, lane, trace);
       } else {
-        gemm_task(t, p, s, use, w, lane, trace);
+        if (p.bn == 96) {
+          gemm_task<96>(t, p, s, use, w, lane, trace);
+        } else {
+          gemm_task<128>(t, p, s, use, w, lane, trace);
+        }
       }
       stamp(trace, kStored);
       signal_done(t, p.counters);
@@ -589,7 +601,8 @@ std::vector<Task> make_tasks(const PersistentModel& m, float* partials, int& cou
     const auto [first, last] = read_blocks(b);
     for (int mb = first; mb <= last; ++mb) qkv_per_block[mb] += m.NH;
   }
-  const unsigned proj_tiles = C / kBN * kSplits, fc_tiles = 4 * C / kBN;
+  const int bn = tile_width(C);
+  const unsigned proj_tiles = C / bn * kSplits, fc_tiles = 4 * C / bn;
   constexpr int kXMap = 0, kAttnMap = 1, kHiddenMap = 2;
   auto weight_map = [](int layer, int i) { return 3 + 4 * layer + i; };
   const std::size_t plane = static_cast<std::size_t>(M) * C;
@@ -633,11 +646,11 @@ std::vector<Task> make_tasks(const PersistentModel& m, float* partials, int& cou
         tasks.push_back(t);
       }
     }
-    // A projection's tiles: 64 rows x 128 columns x a quarter of K, into partial plane `split`.
+    // A projection's tiles: 64 rows x bn columns x a quarter of K, into partial plane `split`.
     auto projections = [&](Step wait_step, const std::vector<unsigned>& wait_for, int a_map, int w_map, int K,
                            Step done) {
       for (int mb = 0; mb < blocks; ++mb) {
-        for (int n0 = 0; n0 < C; n0 += kBN) {
+        for (int n0 = 0; n0 < C; n0 += bn) {
           for (int split = 0; split < kSplits; ++split) {
             Task t = blank();
             t.kind = kProjection, t.m0 = mb * kRows, t.n0 = n0, t.k0 = split * (K / kSplits);
@@ -653,7 +666,7 @@ std::vector<Task> make_tasks(const PersistentModel& m, float* partials, int& cou
     projections(kQkvDone, qkv_per_block, kAttnMap, weight_map(l, 1), C, kProjDone);
     norms(l, kNorm2Done, l, kProjDone, proj_tiles, false, w.attn_proj_b, w.ln2_w, w.ln2_b);
     for (int mb = 0; mb < blocks; ++mb) {
-      for (int n0 = 0; n0 < 4 * C; n0 += kBN) {
+      for (int n0 = 0; n0 < 4 * C; n0 += bn) {
         Task t = blank();
         t.kind = kFc, t.m0 = mb * kRows, t.n0 = n0, t.k_tiles = C / kTileK, t.a_map = kXMap;
         t.w_map = weight_map(l, 2), t.ld = 4 * C, t.out = m.hidden, t.bias = w.fc_b;
@@ -704,9 +717,10 @@ PersistentForward::PersistentForward(const PersistentModel& model) : m_(model) {
   maps.push_back(tensor_map(m_.hidden, M, 4 * C, kRows, what + " (MLP hidden)"));
   for (const PersistentLayer& l : m_.layers) {
     maps.push_back(tensor_map(l.attn_wt, 3 * C, C, kHS, what + " (qkv weights)"));
-    maps.push_back(tensor_map(l.attn_proj_wt, C, C, kBN, what + " (attention projection weights)"));
-    maps.push_back(tensor_map(l.fc_wt, 4 * C, C, kBN, what + " (fc weights)"));
-    maps.push_back(tensor_map(l.fc_proj_wt, C, 4 * C, kBN, what + " (fc projection weights)"));
+    const int bn = tile_width(C);
+    maps.push_back(tensor_map(l.attn_proj_wt, C, C, bn, what + " (attention projection weights)"));
+    maps.push_back(tensor_map(l.fc_wt, 4 * C, C, bn, what + " (fc weights)"));
+    maps.push_back(tensor_map(l.fc_proj_wt, C, 4 * C, bn, what + " (fc projection weights)"));
   }
   maps_ = DeviceBuffer(maps.size() * sizeof(CUtensorMap), "persistent forward tensor maps");
   maps_.upload(maps.data(), maps_.bytes(), "persistent forward tensor maps");
@@ -753,6 +767,7 @@ void PersistentForward::enqueue(cudaStream_t stream) const {
   p.M = m_.B * m_.T;
   p.T = m_.T;
   p.C = m_.C;
+  p.bn = tile_width(m_.C);
   p.trace = trace_.as<unsigned long long>();
   p.prefetch = prefetch_ ? 1 : 0;
   cudaLaunchConfig_t config = {};
