@@ -39,6 +39,7 @@
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
 #include "tools/vbench/cuda/wgmma.cuh"
+#include "tools/vbench/cuda/wgmma_attention.cuh"
 #include "tools/vbench/cuda/wgmma_gemm.hpp"
 
 namespace vtools::vbench::cuda {
@@ -203,35 +204,6 @@ __device__ __forceinline__ void signal_done(const Task& t, unsigned* counters) {
   }
 }
 
-/// Named barrier 1 of the consumer warpgroup after its shared-memory writes, made visible to its wgmmas.
-__device__ __forceinline__ void consumers_publish() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  asm volatile("bar.sync 1, 128;" ::: "memory");
-}
-
-__device__ __forceinline__ int swizzled(int r, int c) { return r * 128 + ((((c >> 3) ^ (r & 7))) << 4) + (c & 7) * 2; }
-__device__ __forceinline__ void store_pair(__nv_bfloat16* tile, int r, int c, float v0, float v1) {
-  *reinterpret_cast<__nv_bfloat162*>(reinterpret_cast<char*>(tile) + swizzled(r, c)) = __floats2bfloat162_rn(v0, v1);
-}
-__device__ __forceinline__ void store_one(__nv_bfloat16* tile, int r, int c, float v) {
-  *reinterpret_cast<__nv_bfloat16*>(reinterpret_cast<char*>(tile) + swizzled(r, c)) = __float2bfloat16_rn(v);
-}
-
-/// d[64][N] = A B^T over K columns of two K-major swizzled tiles in shared memory, waited for.
-template <int N, int K>
-__device__ __forceinline__ void wgmma_tile(float (&d)[N / 2], const __nv_bfloat16* a, const __nv_bfloat16* b) {
-#pragma unroll
-  for (int i = 0; i < N / 2; ++i) d[i] = 0.f;
-  fence_operands(d);
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-  const std::uint64_t da = descriptor(a), db = descriptor(b);
-#pragma unroll
-  for (int kk = 0; kk < K / 16; ++kk) wgmma_k16<N>(d, da + 2 * kk, db + 2 * kk);
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  fence_operands(d);
-}
-
 /// d = A . W^T over the task's k_tiles ring stages (uses `use`, `use` + 1, ... of the ring), one group of wgmmas in
 /// flight; each stage released to both producers once read.
 template <int BN>
@@ -297,8 +269,8 @@ __device__ __forceinline__ void gemm_task(const Task& t, const Params& p, Smem& 
   }
 }
 
-/// One (batch, head): q, k, v from the ring, then causal attention in the CTA's attention tiles, as
-/// wgmma_attention.cu's kernel does (its comments say why each step is so).
+/// One (batch, head): q, k, v from the ring, then causal attention in the CTA's attention tiles (attend_head, shared
+/// with wgmma_attention.cu's kernel).
 __device__ __forceinline__ void qkv_attention_task(const Task& t, const Params& p, Smem& s, unsigned& use, int w,
                                                    int lane, unsigned long long* trace) {
   const int h = t.n0, m0 = t.m0, k_tiles = t.k_tiles, T = p.T, C = p.C;  // read once (see gemm_task)
@@ -306,62 +278,9 @@ __device__ __forceinline__ void qkv_attention_task(const Task& t, const Params& 
   const __nv_bfloat16* const bias = t.bias + h * kHS;
   float d[3 * kHS / 2];
   mainloop<3 * kHS>(d, s, use, k_tiles, lane, trace);
+  float o[kHS / 2], row_sum[2];
+  attend_head<kHS>(d, bias, C, s.q, s.k, s.vt, s.p, w, lane, o, row_sum, [](int) {});
   const int r_top = 16 * w + lane / 4, c_lane = 2 * (lane % 4);
-  const float q_scale = 1.4426950408889634f / 8.f;  // log2(e) / sqrt(64)
-#pragma unroll
-  for (int j = 0; j < 3 * kHS / 8; ++j) {
-    const int part = j / (kHS / 8), c = 8 * (j % (kHS / 8)) + c_lane;
-    const float2 bb =
-        __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + part * C + c)));
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = r_top + 8 * half;
-      const float v0 = d[4 * j + 2 * half] + bb.x, v1 = d[4 * j + 2 * half + 1] + bb.y;
-      if (part == 0) {
-        store_pair(s.q, r, c, v0 * q_scale, v1 * q_scale);
-      } else if (part == 1) {
-        store_pair(s.k, r, c, v0, v1);
-      } else {
-        store_one(s.vt, c, r, v0);
-        store_one(s.vt, c + 1, r, v1);
-      }
-    }
-  }
-  consumers_publish();
-  float sc[kRows / 2];
-  wgmma_tile<kRows, kHS>(sc, s.q, s.k);
-  float row_sum[2];
-#pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    const int i = r_top + 8 * half;
-    float m = -INFINITY;
-#pragma unroll
-    for (int j = 0; j < kRows / 8; ++j) {
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        if (8 * j + c_lane + e <= i) m = fmaxf(m, sc[4 * j + 2 * half + e]);
-      }
-    }
-    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
-    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
-    float l = 0.f;
-#pragma unroll
-    for (int j = 0; j < kRows / 8; ++j) {
-      float e2[2];
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        e2[e] = 8 * j + c_lane + e <= i ? exp2f(sc[4 * j + 2 * half + e] - m) : 0.f;
-        l += e2[e];
-      }
-      store_pair(s.p, i, 8 * j + c_lane, e2[0], e2[1]);
-    }
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
-    row_sum[half] = l;
-  }
-  consumers_publish();
-  float o[kHS / 2];
-  wgmma_tile<kHS, kRows>(o, s.p, s.vt);
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int i = r_top + 8 * half;
