@@ -3,8 +3,7 @@
 # regex), its GPU test case (SKIP_TEST=1: not), then the configs in bf16 with prepare's timed candidates (notes)
 # printed and the persistent kernel's per-task trace (VTOOLS_VBENCH_PERSISTENT_TRACE) in OUTDIR/trace-CONFIG.txt.
 # Usage: bench/persistent_check.sh OUTDIR [CONFIGS]      (repo root; CONFIGS default gpt2; "prefetch" in the list:
-# gpt2 again, and every config after it, with VTOOLS_VBENCH_PERSISTENT_PREFETCH=1; "notma" likewise with
-# VTOOLS_VBENCH_PERSISTENT_TMA_STORE=0)
+# gpt2 again, and every config after it, with VTOOLS_VBENCH_PERSISTENT_PREFETCH=1)
 set -uo pipefail
 out=${1:?usage: bench/persistent_check.sh OUTDIR [CONFIGS]}
 configs=${2:-gpt2}
@@ -18,7 +17,6 @@ if [ "${SKIP_TEST:-0}" != 1 ]; then
 fi
 for c in ${configs//,/ }; do
   [ "$c" = prefetch ] && { export VTOOLS_VBENCH_PERSISTENT_PREFETCH=1; c=gpt2; }
-  [ "$c" = notma ] && { export VTOOLS_VBENCH_PERSISTENT_TMA_STORE=0; c=gpt2; }
   VTOOLS_VBENCH_PERSISTENT_TRACE=$out/trace-$c.txt timeout 180 build-gpu/tools/vbench/vbench run --config "$c" --backend cuda --dtype bf16 -B 4 -T 64 --warmup 20 \
     --iters 100 -o "$out/$c.json" > "$out/$c.log" 2>&1
   echo "vbench $c exit $?"; tail -3 "$out/$c.log"
@@ -42,5 +40,5 @@ for n in notes(d):
             print('  ', part)
 PY
   bench/persistent_trace.py "$out/trace-$c.txt" 2
-  mv "$out/trace-$c.txt" "$out/trace-$c-p${VTOOLS_VBENCH_PERSISTENT_PREFETCH:-0}-t${VTOOLS_VBENCH_PERSISTENT_TMA_STORE:-1}.txt"
+  mv "$out/trace-$c.txt" "$out/trace-$c-${VTOOLS_VBENCH_PERSISTENT_PREFETCH:-0}.txt"
 done

@@ -77,7 +77,6 @@ struct Task {
   int splits;       ///< norm: partial planes to add to the residual (0: none)
   int embed;        ///< norm: the residual starts as wte[token] + wpe[t] (layer 0's first)
   int ld;           ///< output row stride in elements
-  int out_map, out_z;  ///< GEMMs: the output's tensor map (TMA store) and its plane (projections: the split)
   void* out;        ///< qkv: attention out (bf16); projection: its partial plane (fp32); fc: hidden; norm: ln
   const __nv_bfloat16* bias;  ///< qkv [3C], fc [4C]; norm: the added projection's bias (with splits)
   const float* norm_w;
@@ -102,7 +101,6 @@ struct Params {
   const __nv_bfloat16* wpe;
   int M, T, C;
   int bn;  ///< GEMM tile width, tile_width(C)
-  int tma_store;  ///< GEMM tiles leave through shared memory and one TMA store (VTOOLS_VBENCH_PERSISTENT_TMA_STORE=0: no)
   /// VTOOLS_VBENCH_PERSISTENT_TRACE: per task, kTraceSlots globaltimer ns (see TraceSlot)
   unsigned long long* trace;
   /// The weight producer prefetches its next task's tiles into L2 (VTOOLS_VBENCH_PERSISTENT_PREFETCH=1; off by
@@ -113,8 +111,7 @@ struct Params {
 struct Smem {
   __nv_bfloat16 a[kStages][kRows * kTileK];    // 8 KB each, 1024-byte aligned (the swizzle's period)
   __nv_bfloat16 w[kStages][3 * kHS * kTileK];  // 24 KB: qkv's three HS-row tiles, or a GEMM's 128 rows
-  // qkv tasks: the q, k, v^T and p tiles of attend_head; GEMM tasks: the output tile on its way to a TMA store
-  __nv_bfloat16 scratch[4][kRows * kTileK];
+  __nv_bfloat16 q[kRows * kTileK], k[kRows * kTileK], vt[kHS * kTileK], p[kRows * kTileK];  // attention
   std::uint64_t full[kStages], empty[kStages];
 };
 constexpr std::size_t kSmemBytes = sizeof(Smem) + 1024;  // + aligning the dynamic shared memory base to 1024
@@ -254,44 +251,6 @@ __device__ __forceinline__ void gemm_task(const Task& t, const Params& p, Smem& 
       bias_at[j] = __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + n0 + 8 * j + c_lane)));
     }
   }
-  if (p.tma_store) {
-    // The tile into shared memory, row-major [64][kBN] as the output's tensor map lays a box (rows past M are
-    // clipped by the store), then one bulk store by one thread, waited for before the task signals.
-    const int out_map = t.out_map, out_z = t.out_z;
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = 16 * w + lane / 4 + 8 * half;
-#pragma unroll
-      for (int j = 0; j < kBN / 8; ++j) {
-        const int c = 8 * j + c_lane;
-        const float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
-        if (!fc) {
-          reinterpret_cast<float2*>(s.scratch)[(r * kBN + c) / 2] = make_float2(v0, v1);
-        } else {
-          reinterpret_cast<__nv_bfloat162*>(s.scratch)[(r * kBN + c) / 2] =
-              __floats2bfloat162_rn(gelu_tanh_bf16(v0 + bias_at[j].x), gelu_tanh_bf16(v1 + bias_at[j].y));
-        }
-      }
-    }
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    asm volatile("bar.sync 1, 128;" ::: "memory");
-    if (threadIdx.x == kConsumer0) {
-      const std::uint64_t map = reinterpret_cast<std::uint64_t>(p.maps + out_map);
-      if (!fc) {
-        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(map),
-                     "r"(smem_addr(s.scratch)), "r"(n0), "r"(m0), "r"(out_z)
-                     : "memory");
-      } else {
-        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(map),
-                     "r"(smem_addr(s.scratch)), "r"(n0), "r"(m0)
-                     : "memory");
-      }
-      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-      asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");  // written, and the scratch free again
-      asm volatile("fence.proxy.async.global;" ::: "memory");   // before signal_done's release
-    }
-    return;
-  }
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int r = r_top + 8 * half;
@@ -320,8 +279,7 @@ __device__ __forceinline__ void qkv_attention_task(const Task& t, const Params& 
   float d[3 * kHS / 2];
   mainloop<3 * kHS>(d, s, use, k_tiles, lane, trace);
   float o[kHS / 2], row_sum[2];
-  attend_head<kHS>(d, bias, C, s.scratch[0], s.scratch[1], s.scratch[2], s.scratch[3], w, lane, o, row_sum,
-                   [](int) {});
+  attend_head<kHS>(d, bias, C, s.q, s.k, s.vt, s.p, w, lane, o, row_sum, [](int) {});
   const int r_top = 16 * w + lane / 4, c_lane = 2 * (lane % 4);
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -543,24 +501,6 @@ __global__ void __launch_bounds__(kThreads, 1) persistent_forward_kernel(const P
 #endif  // VTOOLS_WGMMA
 }
 
-/// A tensor map over a dense row-major array of dims (innermost first) with boxes `box`, no swizzle.
-CUtensorMap plain_map(void* base, CUtensorMapDataType type, int elem_bytes, std::vector<cuuint64_t> dims,
-                      std::vector<cuuint32_t> box, const std::string& what) {
-  CUtensorMap map;
-  std::vector<cuuint64_t> strides;
-  cuuint64_t stride = elem_bytes;
-  for (std::size_t i = 0; i + 1 < dims.size(); ++i) strides.push_back(stride *= dims[i]);
-  const std::vector<cuuint32_t> elem(dims.size(), 1);
-  const CUresult r = encode_tiled()(&map, type, static_cast<cuuint32_t>(dims.size()), base, dims.data(),
-                                    strides.data(), box.data(), elem.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                    CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    throw Error(ExitCode::kInternal, "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(r) + ") for " + what);
-  }
-  return map;
-}
-
 /// The task list in the forward's order (see the top of the file).
 std::vector<Task> make_tasks(const PersistentModel& m, float* partials, int& counter_count) {
   const int M = m.B * m.T, C = m.C, L = static_cast<int>(m.layers.size());
@@ -584,7 +524,6 @@ std::vector<Task> make_tasks(const PersistentModel& m, float* partials, int& cou
   const unsigned proj_tiles = C / bn * kSplits, fc_tiles = 4 * C / bn;
   constexpr int kXMap = 0, kAttnMap = 1, kHiddenMap = 2;
   auto weight_map = [](int layer, int i) { return 3 + 4 * layer + i; };
-  const int hidden_out_map = 3 + 4 * L, partials_out_map = hidden_out_map + 1;  // the TMA stores' views
   const std::size_t plane = static_cast<std::size_t>(M) * C;
   std::vector<Task> tasks;
   auto blank = [] {
@@ -635,7 +574,7 @@ std::vector<Task> make_tasks(const PersistentModel& m, float* partials, int& cou
             Task t = blank();
             t.kind = kProjection, t.m0 = mb * kRows, t.n0 = n0, t.k0 = split * (K / kSplits);
             t.k_tiles = K / kSplits / kTileK, t.a_map = a_map, t.w_map = w_map, t.ld = C;
-            t.out = partials + split * plane, t.out_map = partials_out_map, t.out_z = split;
+            t.out = partials + split * plane;
             t.wait[0] = counter(l, wait_step, mb), t.wait_for[0] = wait_for[mb];
             t.signal[0] = counter(l, done, mb);
             tasks.push_back(t);
@@ -649,7 +588,7 @@ std::vector<Task> make_tasks(const PersistentModel& m, float* partials, int& cou
       for (int n0 = 0; n0 < 4 * C; n0 += bn) {
         Task t = blank();
         t.kind = kFc, t.m0 = mb * kRows, t.n0 = n0, t.k_tiles = C / kTileK, t.a_map = kXMap;
-        t.w_map = weight_map(l, 2), t.ld = 4 * C, t.out = m.hidden, t.bias = w.fc_b, t.out_map = hidden_out_map;
+        t.w_map = weight_map(l, 2), t.ld = 4 * C, t.out = m.hidden, t.bias = w.fc_b;
         t.wait[0] = counter(l, kNorm2Done, mb), t.wait_for[0] = norms_in(mb);
         t.signal[0] = counter(l, kFcDone, mb);
         tasks.push_back(t);
@@ -702,21 +641,12 @@ PersistentForward::PersistentForward(const PersistentModel& model) : m_(model) {
     maps.push_back(tensor_map(l.fc_wt, 4 * C, C, bn, what + " (fc weights)"));
     maps.push_back(tensor_map(l.fc_proj_wt, C, 4 * C, bn, what + " (fc projection weights)"));
   }
-  // The GEMM tiles' stores: hidden [M][4C] bf16 and the partial planes [kSplits][M][C] fp32, unswizzled boxes of
-  // 64 rows x bn (one plane at a time: rows past M are clipped, not written into the next plane).
-  const cuuint32_t bn = tile_width(C), rows = kRows;
-  maps.push_back(plain_map(m_.hidden, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, {4ull * C, cuuint64_t(M)}, {bn, rows},
-                           what + " (MLP hidden store)"));
-  maps.push_back(plain_map(partials_.get(), CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4,
-                           {cuuint64_t(C), cuuint64_t(M), kSplits}, {bn, rows, 1}, what + " (partials store)"));
   maps_ = DeviceBuffer(maps.size() * sizeof(CUtensorMap), "persistent forward tensor maps");
   maps_.upload(maps.data(), maps_.bytes(), "persistent forward tensor maps");
   counters_ = DeviceBuffer((counter_count_ + 1) * sizeof(unsigned), "persistent forward counters");
   check_cuda(cudaMemset(counters_.get(), 0, counters_.bytes()), "cudaMemset", "persistent forward counters");
   const char* prefetch = std::getenv("VTOOLS_VBENCH_PERSISTENT_PREFETCH");
   prefetch_ = prefetch != nullptr && std::string(prefetch) == "1";
-  const char* tma_store = std::getenv("VTOOLS_VBENCH_PERSISTENT_TMA_STORE");
-  tma_store_ = tma_store == nullptr || std::string(tma_store) != "0";
   if (const char* path = std::getenv("VTOOLS_VBENCH_PERSISTENT_TRACE"); path != nullptr && *path != '\0') {
     trace_path_ = path;
     trace_ = DeviceBuffer(kTraceSlots * tasks.size() * sizeof(unsigned long long), "persistent forward trace");
@@ -757,7 +687,6 @@ void PersistentForward::enqueue(cudaStream_t stream) const {
   p.T = m_.T;
   p.C = m_.C;
   p.bn = tile_width(m_.C);
-  p.tma_store = tma_store_ ? 1 : 0;
   p.trace = trace_.as<unsigned long long>();
   p.prefetch = prefetch_ ? 1 : 0;
   cudaLaunchConfig_t config = {};
