@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The persistent forward on the GPU test machine in one call: build (scripts/gpu-check, tests left to the caller's
 # regex), its GPU test case (SKIP_TEST=1: not), then the configs in bf16 with prepare's timed candidates (notes)
-# printed and the persistent kernel's per-task trace (VTOOLS_VBENCH_PERSISTENT_TRACE) in OUTDIR/trace-CONFIG.txt.
-# Usage: bench/persistent_check.sh OUTDIR [CONFIGS]      (repo root; CONFIGS default gpt2; "prefetch" in the list:
-# gpt2 again, and every config after it, with VTOOLS_VBENCH_PERSISTENT_PREFETCH=1)
+# printed, the persistent kernel's per-task trace (VTOOLS_VBENCH_PERSISTENT_TRACE) summarised by
+# bench/persistent_trace.py and kept in OUTDIR/trace-CONFIG-TIME.txt.
+# Usage: bench/persistent_check.sh OUTDIR [CONFIGS]      (repo root; CONFIGS default gpt2)
 set -uo pipefail
 out=${1:?usage: bench/persistent_check.sh OUTDIR [CONFIGS]}
 configs=${2:-gpt2}
@@ -13,12 +13,12 @@ tail -3 "$out/check.txt"
 t=build-gpu/tools/vbench/cuda/tests/vbench_cuda_gpu_tests
 if [ "${SKIP_TEST:-0}" != 1 ]; then
   timeout 120 $t -tc='persistent*' -s > "$out/test.log" 2>&1
-  echo "persistent test exit $?"; grep -E "persistent forward C|ERROR|FAILED|test cases|assertions" "$out/test.log" | head -30
+  echo "persistent test exit $?"
+  grep -E "persistent forward C|ERROR|FAILED|test cases|assertions" "$out/test.log" | head -30
 fi
 for c in ${configs//,/ }; do
-  [ "$c" = prefetch ] && { export VTOOLS_VBENCH_PERSISTENT_PREFETCH=1; c=gpt2; }
-  VTOOLS_VBENCH_PERSISTENT_TRACE=$out/trace-$c.txt timeout 180 build-gpu/tools/vbench/vbench run --config "$c" --backend cuda --dtype bf16 -B 4 -T 64 --warmup 20 \
-    --iters 100 -o "$out/$c.json" > "$out/$c.log" 2>&1
+  VTOOLS_VBENCH_PERSISTENT_TRACE=$out/trace-$c.txt timeout 180 build-gpu/tools/vbench/vbench run --config "$c" \
+    --backend cuda --dtype bf16 -B 4 -T 64 --warmup 20 --iters 100 -o "$out/$c.json" > "$out/$c.log" 2>&1
   echo "vbench $c exit $?"; tail -3 "$out/$c.log"
   python3 - "$out/$c.json" <<'PY'
 import json, sys
@@ -40,5 +40,5 @@ for n in notes(d):
             print('  ', part)
 PY
   bench/persistent_trace.py "$out/trace-$c.txt" 2
-  mv "$out/trace-$c.txt" "$out/trace-$c-${VTOOLS_VBENCH_PERSISTENT_PREFETCH:-0}.txt"
+  mv "$out/trace-$c.txt" "$out/trace-$c-$(date +%s).txt"
 done

@@ -3,7 +3,8 @@
 // vs the cpu ops for every cluster width; wgmma_qkv_attention_forward vs the cpu qkv GEMM and attention;
 // transpose_bf16; and GptForward with the wgmma GEMMs in each tiling, with and without the layer-norm projections and
 // the qkv + attention kernel, vs the fp64 reference forward and the cuBLASLt forward, eager and captured; the
-// persistent forward likewise, replay after replay (gpu label; the wgmma cases need a compute capability 9.0 device and say so where there is none).
+// persistent forward likewise, replay after replay (gpu label; the wgmma cases need a compute capability 9.0 device
+// and say so where there is none).
 #include <doctest/doctest.h>
 
 #include <cublasLt.h>

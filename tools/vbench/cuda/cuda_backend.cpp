@@ -109,6 +109,8 @@ class CudaBackend final : public Backend {
       notes.push_back("cuda " + weights_->config.name + ": " +
                       (layout   ? std::string("fused layer steps in the ") + cuda::fused_layout_name(*layout) +
                                       " layout (one kernel per layer, fp32 math on CUDA cores in every dtype)"
+                       : plan.persistent ? "the embeddings, layers and final layer norm as one persistent kernel, "
+                                           "then the LM head"
                        : !plan.plain() ? "the unfused forward with " + plan_name(plan) + " (vbench's own wgmma kernels)"
                            : std::string("the unfused forward")) +
                       (forward_->head_prefetch() ? " with the LM head's weights prefetched into L2" : "") +
@@ -222,9 +224,10 @@ class CudaBackend final : public Backend {
   /// Keeps the fastest unfused forward among: cuBLASLt's layer GEMMs; vbench's own wgmma GEMMs in each tiling the
   /// model takes, for all four GEMMs or the projections only; each with and without programmatic launches; each of
   /// those (cuBLASLt's included) with the qkv GEMM and attention as one kernel where the model takes it; with
-  /// WgmmaTrials::kAll also the projections run together with the layer norms after them. A candidate whose logits
-  /// (after NaN-filled activations, on the same zero tokens) are further from the cuBLASLt forward's than the bf16
-  /// gate allows is not timed and is named in the notes: a fast wrong kernel must not be kept.
+  /// WgmmaTrials::kAll also the projections run together with the layer norms after them; and where the model takes
+  /// it (and VTOOLS_VBENCH_PERSISTENT is not 0), the persistent forward (persistent_forward.hpp). A candidate whose
+  /// logits (after NaN-filled activations, on the same zero tokens) are further from the cuBLASLt forward's than the
+  /// bf16 gate allows is not timed and is named in the notes: a fast wrong kernel must not be kept.
   void choose_wgmma_gemms(WgmmaTrials trials) {
     forward_->poison_activations(stream_);
     run_eagerly("the eager cuBLASLt forward");
@@ -408,6 +411,7 @@ class CudaBackend final : public Backend {
   [[nodiscard]] std::string forward_label(std::optional<cuda::FusedLayout> layout) const {
     if (layout) return std::string("fused ") + cuda::fused_layout_name(*layout);
     const WgmmaPlan plan = current_plan();
+    if (plan.persistent) return "persistent";
     return plan.plain() ? "unfused" : "unfused with " + plan_name(plan);
   }
 

@@ -65,7 +65,6 @@ class PersistentForward {
  private:
   PersistentModel m_;
   int grid_ = 0, task_count_ = 0, counter_count_ = 0;
-  bool prefetch_ = false;  ///< VTOOLS_VBENCH_PERSISTENT_PREFETCH=1: weights of the next tasks into L2
   DeviceBuffer tasks_, maps_, counters_, partials_, trace_;
   std::string trace_path_;
   std::vector<std::array<int, 4>> trace_tasks_;  ///< kind, m0, n0, k0 of each task, for the trace file

@@ -103,9 +103,6 @@ struct Params {
   int bn;  ///< GEMM tile width, tile_width(C)
   /// VTOOLS_VBENCH_PERSISTENT_TRACE: per task, kTraceSlots globaltimer ns (see TraceSlot)
   unsigned long long* trace;
-  /// The weight producer prefetches its next task's tiles into L2 (VTOOLS_VBENCH_PERSISTENT_PREFETCH=1; off by
-  /// default: gpt2 bf16 on the H100 took 635 us with it, 595 without, in the same call)
-  int prefetch;
 };
 
 struct Smem {
@@ -125,20 +122,6 @@ __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
   return now;
-}
-
-/// Every weight tile of task t (a GEMM or qkv task) into L2, fire and forget.
-__device__ __forceinline__ void prefetch_weights_l2(const Task& t, const Params& p) {
-  const int kind = t.kind, k_tiles = t.k_tiles, k0 = t.k0, n0 = t.n0;
-  const CUtensorMap* map = p.maps + t.w_map;
-  for (int k = 0; k < k_tiles; ++k) {
-    const int x = k0 + k * kTileK;
-    for (int part = 0; part < (kind == kQkvAttention ? 3 : 1); ++part) {
-      const int y = kind == kQkvAttention ? part * p.C + n0 * kHS : n0;
-      asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(map), "r"(x), "r"(y)
-                   : "memory");
-    }
-  }
 }
 
 /// The small parameters task t reads (biases, layer-norm weights) into L2 by the consumer warpgroup, fire and
@@ -200,7 +183,8 @@ __device__ __forceinline__ void signal_done(const Task& t, unsigned* counters) {
   if (threadIdx.x != kConsumer0) return;
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
-    if (t.signal[i] >= 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counters + t.signal[i]) : "memory");
+    if (t.signal[i] < 0) continue;
+    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counters + t.signal[i]) : "memory");
   }
 }
 
@@ -359,7 +343,8 @@ __device__ __forceinline__ void norm_row(const Task& t, const Params& p, int w, 
     for (int sp = 0; sp < kSplits / 2; ++sp) {
 #pragma unroll
       for (int i = 0; i < N; ++i) {
-        part[sp][i] = __ldcg(reinterpret_cast<const float4*>(at + (half * kSplits / 2 + sp) * plane + 4 * (lane + 32 * i)));
+        const float* q = at + (half * kSplits / 2 + sp) * plane + 4 * (lane + 32 * i);
+        part[sp][i] = __ldcg(reinterpret_cast<const float4*>(q));
       }
     }
 #pragma unroll
@@ -432,13 +417,6 @@ __global__ void __launch_bounds__(kThreads, 1) persistent_forward_kernel(const P
       const int kind = t.kind, k_tiles = t.k_tiles, k0 = t.k0, m0 = t.m0, n0 = t.n0;  // once (see gemm_task)
       if (kind == kNorm) continue;
       const CUtensorMap* map = p.maps + (weights ? t.w_map : t.a_map);
-      // The weight producer is at most kStages tiles ahead of the math; the tiles past those, and the next task's,
-      // come from L2 if asked for now (HBM is otherwise idle most of the time).
-      if (weights && p.prefetch) {
-        if (i < static_cast<int>(gridDim.x)) prefetch_weights_l2(t, p);
-        const int next = i + static_cast<int>(gridDim.x);
-        if (next < p.task_count && p.tasks[next].kind != kNorm) prefetch_weights_l2(p.tasks[next], p);
-      }
       if (!weights) {
         wait_for_inputs(t, p.counters);
         if (p.trace != nullptr) p.trace[kTraceSlots * i + kReady] = global_ns();
@@ -645,8 +623,6 @@ PersistentForward::PersistentForward(const PersistentModel& model) : m_(model) {
   maps_.upload(maps.data(), maps_.bytes(), "persistent forward tensor maps");
   counters_ = DeviceBuffer((counter_count_ + 1) * sizeof(unsigned), "persistent forward counters");
   check_cuda(cudaMemset(counters_.get(), 0, counters_.bytes()), "cudaMemset", "persistent forward counters");
-  const char* prefetch = std::getenv("VTOOLS_VBENCH_PERSISTENT_PREFETCH");
-  prefetch_ = prefetch != nullptr && std::string(prefetch) == "1";
   if (const char* path = std::getenv("VTOOLS_VBENCH_PERSISTENT_TRACE"); path != nullptr && *path != '\0') {
     trace_path_ = path;
     trace_ = DeviceBuffer(kTraceSlots * tasks.size() * sizeof(unsigned long long), "persistent forward trace");
@@ -688,7 +664,6 @@ void PersistentForward::enqueue(cudaStream_t stream) const {
   p.C = m_.C;
   p.bn = tile_width(m_.C);
   p.trace = trace_.as<unsigned long long>();
-  p.prefetch = prefetch_ ? 1 : 0;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(grid_);
   config.blockDim = dim3(kThreads);
