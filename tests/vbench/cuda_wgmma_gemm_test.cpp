@@ -264,6 +264,39 @@ std::vector<float> logits_of(Gpu& gpu, const cuda::GptForward& forward, int rows
   return cuda_test::unpadded(padded, rows, V, Vp);
 }
 
+/// A random bf16 model (vocab 1001, block 64), its fp64 reference logits for B*T random tokens, and a GptForward for
+/// them with the tokens uploaded and the GEMM algorithms chosen.
+struct RandomForward {
+  RandomForward(Gpu& gpu, cuda_test::Random& rng, int n_layer, int n_head, int n_embd, int B, int T)
+      : cfg(config(n_layer, n_head, n_embd)),
+        weights(cuda_test::random_weights(cfg, rng)),
+        device_weights(cuda::upload_weights(weights, DType::kBf16)),
+        tokens(cuda_test::random_tokens(rng, B * T, cfg.vocab_size)),
+        ref(reference_forward(weights, tokens, B, T)),
+        forward(gpu.lt, device_weights, B, T),
+        rows(B * T),
+        V(cfg.vocab_size),
+        Vp(device_weights.padded_vocab) {
+    cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int),
+                                cudaMemcpyHostToDevice), "cudaMemcpy", "tokens");
+    forward.choose_gemm_algorithms(gpu.stream);
+  }
+  static GptConfig config(int n_layer, int n_head, int n_embd) {
+    GptConfig cfg;
+    cfg.name = "custom";
+    cfg.n_layer = n_layer, cfg.n_head = n_head, cfg.n_embd = n_embd, cfg.vocab_size = 1001, cfg.block_size = 64;
+    return cfg;
+  }
+
+  GptConfig cfg;
+  GptWeights weights;
+  cuda::DeviceWeights device_weights;
+  std::vector<std::int32_t> tokens;
+  std::vector<double> ref;
+  cuda::GptForward forward;
+  int rows, V, Vp;
+};
+
 TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match the fp64 reference and cuBLASLt's") {
   if (!have_wgmma()) return;
   const auto seed = cuda_test::test_seed();
@@ -284,20 +317,12 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
     CAPTURE(c.n_embd);
     CAPTURE(B);
     CAPTURE(T);
-    GptConfig cfg;
-    cfg.name = "custom";
-    cfg.n_layer = 2, cfg.n_head = c.n_head, cfg.n_embd = c.n_embd, cfg.vocab_size = 1001, cfg.block_size = 64;
-    const GptWeights weights = cuda_test::random_weights(cfg, rng);
-    const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, DType::kBf16);
-    const auto tokens = cuda_test::random_tokens(rng, B * T, cfg.vocab_size);
-    const std::vector<double> ref = reference_forward(weights, tokens, B, T);
-    cuda::GptForward forward(gpu.lt, device_weights, B, T);
+    RandomForward model(gpu, rng, 2, c.n_head, c.n_embd, B, T);
+    cuda::GptForward& forward = model.forward;
+    const std::vector<double>& ref = model.ref;
+    const int rows = model.rows, V = model.V, Vp = model.Vp;
     REQUIRE(forward.wgmma_tilings().size() == c.tilings);
     REQUIRE(forward.qkv_attention_available());
-    cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int),
-                                cudaMemcpyHostToDevice), "cudaMemcpy", "tokens");
-    forward.choose_gemm_algorithms(gpu.stream);
-    const int rows = B * T, V = cfg.vocab_size, Vp = device_weights.padded_vocab;
     const std::vector<float> cublas = logits_of(gpu, forward, rows, V, Vp, false);
     REQUIRE(forward.layernorm_tiles() == std::vector<int>(std::begin(cuda::kLayerNormTiles),
                                                           std::end(cuda::kLayerNormTiles)));
@@ -377,20 +402,11 @@ TEST_CASE("persistent forward: logits match the fp64 reference and the cuBLASLt 
     CAPTURE(c.n_layer);
     CAPTURE(B);
     CAPTURE(T);
-    GptConfig cfg;
-    cfg.name = "custom";
-    cfg.n_layer = c.n_layer, cfg.n_head = c.n_embd / 64, cfg.n_embd = c.n_embd, cfg.vocab_size = 1001;
-    cfg.block_size = 64;
-    const GptWeights weights = cuda_test::random_weights(cfg, rng);
-    const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, DType::kBf16);
-    const auto tokens = cuda_test::random_tokens(rng, B * T, cfg.vocab_size);
-    const std::vector<double> ref = reference_forward(weights, tokens, B, T);
-    cuda::GptForward forward(gpu.lt, device_weights, B, T);
+    RandomForward model(gpu, rng, c.n_layer, c.n_embd / 64, c.n_embd, B, T);
+    cuda::GptForward& forward = model.forward;
+    const std::vector<double>& ref = model.ref;
+    const int rows = model.rows, V = model.V, Vp = model.Vp;
     REQUIRE(forward.persistent_available());
-    cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int),
-                                cudaMemcpyHostToDevice), "cudaMemcpy", "tokens");
-    forward.choose_gemm_algorithms(gpu.stream);
-    const int rows = B * T, V = cfg.vocab_size, Vp = device_weights.padded_vocab;
     const std::vector<float> cublas = logits_of(gpu, forward, rows, V, Vp, false);
     forward.use_persistent(true, gpu.stream);
     // Eager, then captured: the second and later runs start from the counters the run before reset.
