@@ -6,7 +6,7 @@ Usage: bench/persistent_trace.py TRACE [LAYERS]   (LAYERS: how many layers to li
 import collections
 import sys
 
-KINDS = {0: 'norm', 1: 'qkv', 2: 'proj', 3: 'fc'}
+STEPS = ['ln_1', 'qkv+attn', 'attn_proj', 'ln_2', 'fc', 'fc_proj']  # a layer's steps, in list order
 
 
 def main():
@@ -20,7 +20,7 @@ def main():
         if not steps or steps[-1][0] != r[2]:
             steps.append((r[2], []))
         steps[-1][1].append(r)
-    print('%-10s %5s %9s %9s %8s %8s %8s %8s %8s' % ('step', 'tasks', 'ready us', 'end us', 'wait', 'data', 'math',
+    print('%-12s %5s %9s %9s %8s %8s %8s %8s %8s' % ('step', 'tasks', 'ready us', 'end us', 'wait', 'data', 'math',
                                                     'store', 'signal'))
     per_layer = 6
     for n, (kind, tasks) in enumerate(steps):
@@ -29,8 +29,8 @@ def main():
         mean = lambda f: sum(f(r) for r in tasks) / len(tasks) / 1e3
         ready = min(r[7] for r in tasks) - t0
         end = max(r[11] for r in tasks) - t0
-        print('%-10s %5d %9.1f %9.1f %8.2f %8.2f %8.2f %8.2f %8.2f' % (
-            '%s.%d' % (KINDS[kind], n // per_layer), len(tasks), ready / 1e3, end / 1e3,
+        print('%-12s %5d %9.1f %9.1f %8.2f %8.2f %8.2f %8.2f %8.2f' % (
+            '%s.%d' % ('ln_f' if n == len(steps) - 1 else STEPS[n % per_layer], n // per_layer), len(tasks), ready / 1e3, end / 1e3,
             mean(lambda r: max(0, r[7] - r[6])), mean(lambda r: r[8] - max(r[7], r[6])),
             mean(lambda r: r[9] - r[8]), mean(lambda r: r[10] - r[9]), mean(lambda r: r[11] - r[10])))
     print('kernel span %.1f us' % ((max(r[11] for r in rows) - t0) / 1e3))
