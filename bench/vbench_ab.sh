@@ -7,6 +7,7 @@
 set -uo pipefail
 out=${1:?usage: bench/vbench_ab.sh OUTDIR PATCH}
 patch_file=${2:?usage: bench/vbench_ab.sh OUTDIR PATCH}
+mkdir -p "$out"
 VTOOLS_GPU_SKIP_BENCH=1 scripts/gpu-check $out/logs vbench > $out/check.txt 2>&1; tail -4 $out/check.txt
 patch -s -R -p1 < "$patch_file" && cmake --preset gpu -B build-before > /dev/null 2>&1 &&
   cmake --build build-before -j16 --target vbench > "$out/before-build.log" 2>&1
