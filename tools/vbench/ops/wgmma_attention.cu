@@ -110,6 +110,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
   if (threadIdx.x < 128) return;  // warpgroup 0's other threads have nothing to do
+  // The head's q, k and v biases (read after the K loop) into L2 now: never written, and otherwise a cold HBM read
+  // on the critical path.
+  if (threadIdx.x < 128 + 3) {
+    const int part = threadIdx.x - 128;
+    for (int off = 0; off < HS; off += 64) {
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + part * C + h * HS + off));
+    }
+  }
   const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
   // 1. [q | k | v] for the 64 rows, one group of wgmmas in flight (as wgmma_gemm.cu's main loop).
   float d[3 * HS / 2];

@@ -146,6 +146,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The next kernel (a programmatic dependent) may launch now: its CTAs take SMs this grid leaves idle and fetch
   // their weights while this one runs; they read nothing else before this grid has completed (griddepcontrol.wait).
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  // The tile's bias (read by the epilogue) into L2 now: never written, and otherwise a cold HBM read after the
+  // main loop, on the critical path.
+  if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualLayerNorm) {
+    if (threadIdx.x >= 128 && threadIdx.x < 128 + BN / 64) {
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + n0 + 64 * (threadIdx.x - 128)));
+    }
+  }
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 1);
