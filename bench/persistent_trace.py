@@ -29,8 +29,9 @@ def main():
         mean = lambda f: sum(f(r) for r in tasks) / len(tasks) / 1e3
         ready = min(r[7] for r in tasks) - t0
         end = max(r[11] for r in tasks) - t0
+        name = '%s.%d' % ('ln_f' if n == len(steps) - 1 else STEPS[n % per_layer], n // per_layer)
         print('%-12s %5d %9.1f %9.1f %8.2f %8.2f %8.2f %8.2f %8.2f' % (
-            '%s.%d' % ('ln_f' if n == len(steps) - 1 else STEPS[n % per_layer], n // per_layer), len(tasks), ready / 1e3, end / 1e3,
+            name, len(tasks), ready / 1e3, end / 1e3,
             mean(lambda r: max(0, r[7] - r[6])), mean(lambda r: r[8] - max(r[7], r[6])),
             mean(lambda r: r[9] - r[8]), mean(lambda r: r[10] - r[9]), mean(lambda r: r[11] - r[10])))
     print('kernel span %.1f us' % ((max(r[11] for r in rows) - t0) / 1e3))
