@@ -49,6 +49,20 @@ struct PersistentModel {
 /// capability 9.0 (wgmma, TMA), head size 64, 1 <= T <= 64, C a multiple of 256 up to 1024, at least one layer.
 bool persistent_forward_takes(int B, int T, int C, int NH, int n_layer, int device);
 
+/// One task of the persistent forward's list as its dependencies see it: kind ('n' layer norm, 'q' qkv + attention,
+/// 'p' projection tile, 'f' fc tile), the counters it waits for (-1: none) and their counts, the counters it adds 1
+/// to when done (-1: none).
+struct PersistentTaskDeps {
+  char kind;
+  int wait[2];
+  unsigned wait_for[2];
+  int signal[2];
+};
+
+/// The task list PersistentForward builds for this shape, in order, and its number of counters: host logic only
+/// (no device), for tests of the list's invariants (a task waits only for earlier tasks, for all that signal).
+std::vector<PersistentTaskDeps> persistent_task_deps(int B, int T, int C, int NH, int n_layer, int& counters);
+
 class PersistentForward {
  public:
   /// Builds the task list, the tensor maps and the counters on the current device; throws Error(kInternal) for a

@@ -509,13 +509,14 @@ std::vector<Task> make_tasks(const PersistentModel& m, float* partials, int& cou
     t.wait[0] = t.wait[1] = t.signal[0] = t.signal[1] = -1;
     return t;
   };
-  // Layer norm tasks of `step_layer`'s norm into m.ln, adding `add_bias` + partials when given.
+  // Layer-norm tasks into m.ln: of the embeddings (layer 0's first), or of the residual plus the partial planes and
+  // `add_bias` (the projection before).
   auto norms = [&](int layer, Step done, int wait_layer, Step wait_step, unsigned wait_for, bool embed,
                    const __nv_bfloat16* add_bias, const float* w, const float* b) {
     for (int r0 = 0; r0 < M; r0 += kNormRows) {
       Task t = blank();
       t.kind = kNorm, t.m0 = r0, t.embed = embed ? 1 : 0, t.ld = C, t.out = m.ln;
-      t.splits = add_bias != nullptr ? kSplits : 0, t.bias = add_bias, t.norm_w = w, t.norm_b = b;
+      t.splits = embed ? 0 : kSplits, t.bias = add_bias, t.norm_w = w, t.norm_b = b;
       if (wait_layer >= 0) t.wait[0] = counter(wait_layer, wait_step, r0 / kRows), t.wait_for[0] = wait_for;
       t.signal[0] = counter(layer, done, r0 / kRows);
       tasks.push_back(t);
@@ -578,6 +579,18 @@ std::vector<Task> make_tasks(const PersistentModel& m, float* partials, int& cou
   return tasks;
 }
 }  // namespace
+
+std::vector<PersistentTaskDeps> persistent_task_deps(int B, int T, int C, int NH, int n_layer, int& counters) {
+  PersistentModel m;
+  m.B = B, m.T = T, m.C = C, m.NH = NH;
+  m.layers.resize(n_layer);
+  std::vector<PersistentTaskDeps> deps;
+  for (const Task& t : make_tasks(m, nullptr, counters)) {
+    deps.push_back({t.kind == kNorm ? 'n' : t.kind == kQkvAttention ? 'q' : t.kind == kProjection ? 'p' : 'f',
+                    {t.wait[0], t.wait[1]}, {t.wait_for[0], t.wait_for[1]}, {t.signal[0], t.signal[1]}});
+  }
+  return deps;
+}
 
 bool persistent_forward_takes(int B, int T, int C, int NH, int n_layer, int device) {
   return B > 0 && T >= 1 && T <= kRows && NH > 0 && C == NH * kHS && C % 256 == 0 && C <= kMaxC && n_layer > 0 &&
