@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "libcommon/error.hpp"
+#include "libcommon/output_file.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
 #include "tools/vbench/cuda/wgmma.cuh"
@@ -646,17 +647,25 @@ PersistentForward::PersistentForward(const PersistentModel& model) : m_(model) {
 PersistentForward::~PersistentForward() {
   if (trace_path_.empty()) return;
   std::vector<unsigned long long> ns(kTraceSlots * trace_tasks_.size());
-  if (cudaMemcpy(ns.data(), trace_.get(), ns.size() * sizeof(ns[0]), cudaMemcpyDeviceToHost) != cudaSuccess) return;
-  std::FILE* f = std::fopen(trace_path_.c_str(), "w");
-  if (f == nullptr) return;
-  std::fprintf(f, "task cta kind m0 n0 k0 taken_ns ready_ns first_data_ns math_done_ns stored_ns signalled_ns\n");
+  if (cudaMemcpy(ns.data(), trace_.get(), ns.size() * sizeof(ns[0]), cudaMemcpyDeviceToHost) != cudaSuccess) {
+    (void)cudaGetLastError();
+    std::fprintf(stderr, "vbench: warning: the persistent forward's trace could not be read back; %s not written\n",
+                 trace_path_.c_str());
+    return;
+  }
+  std::string text = "task cta kind m0 n0 k0 taken_ns ready_ns first_data_ns math_done_ns stored_ns signalled_ns\n";
   for (std::size_t i = 0; i < trace_tasks_.size(); ++i) {
     const auto& t = trace_tasks_[i];
-    std::fprintf(f, "%zu %zu %d %d %d %d", i, i % grid_, t[0], t[1], t[2], t[3]);
-    for (int k = 0; k < kTraceSlots; ++k) std::fprintf(f, " %llu", ns[kTraceSlots * i + k]);
-    std::fprintf(f, "\n");
+    text += std::to_string(i) + ' ' + std::to_string(i % grid_);
+    for (const int v : t) text += ' ' + std::to_string(v);
+    for (int k = 0; k < kTraceSlots; ++k) text += ' ' + std::to_string(ns[kTraceSlots * i + k]);
+    text += '\n';
   }
-  std::fclose(f);
+  try {
+    write_output(trace_path_, text);  // atomic: no half-written trace
+  } catch (const Error& e) {
+    std::fprintf(stderr, "vbench: warning: %s\n", e.what());  // a destructor does not throw
+  }
 }
 
 void PersistentForward::enqueue(cudaStream_t stream) const {
