@@ -4,12 +4,12 @@
 // launch, first loads from HBM, tail; bench/RESULTS.md, session 13), while the weights need ~4 us of HBM time per
 // layer. Here a CTA per SM (grid = SM count, one CTA per SM by its shared memory, launched cooperatively so that
 // all are resident) runs a static list of tasks in the forward's order, task i on CTA i mod grid:
-//   per layer: layer norm 1 (8 rows a task; layer 0's first adds the embeddings) -> qkv + attention (one (batch,
-//   head) a task, as wgmma_attention.cu) -> attention projection (64 x bn tiles, K split in 4 fp32 partial
+//   per layer: layer norm 1 (4 rows a task; layer 0's first adds the embeddings) -> qkv + attention (one (batch,
+//   head) a task, attend_head as wgmma_attention.cu) -> attention projection (64 x bn tiles, K split in 4 fp32 partial
 //   planes) -> layer norm 2 (adds the partials and the bias to the residual) -> fc + bias + GELU (64 x bn tiles)
 //   -> fc projection (64 x bn tiles, K split in 4); then the final layer norm into model.ln. bn: 96 or 128.
 // A task waits for counters (one per layer, step and 64-row block) to reach their counts, and adds one to its own
-// when its results are stored (stores, proxy fence, CTA barrier, then a release add by one thread). Every task waits
+// when its results are stored (stores, a barrier of the consumer warpgroup, a release add by one thread). Each waits
 // only for tasks before it in the list, and each CTA takes its tasks in list order, so the earliest unfinished task
 // can always run: no deadlock while all CTAs are resident. The last CTA to finish zeroes the counters for the next
 // forward (the kernel after it in the stream starts only when this one has ended).
@@ -17,7 +17,10 @@
 // free, whatever the task waits for (weights are never written), thread 32 waits for the task's counters and then
 // copies its activation tiles into the same stages (each stage's full barrier takes both arrivals), and warpgroup 1
 // computes: wgmma from the ring, the epilogue from registers, the layer norms with plain loads (.cg: other SMs wrote
-// those rows). Reads of other CTAs' results by TMA come after a proxy fence on both sides.
+// those rows). Reads of other CTAs' results by TMA come after a proxy fence (reader side).
+// Measured on the H100 (session 14, bench/RESULTS.md): correct, but gpt2 bf16 takes 460 us against 367-370 for the
+// kernel-per-step forward, so CudaBackend does not keep it: each step takes as long as the kernel it replaces and a
+// counter edge costs what a programmatic kernel boundary does (per-step times: VTOOLS_VBENCH_PERSISTENT_TRACE).
 #include "tools/vbench/cuda/persistent_forward.hpp"
 
 #include <cuda.h>
