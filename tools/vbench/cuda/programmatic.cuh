@@ -28,17 +28,27 @@ __device__ __forceinline__ void programmatic_start() {
 #endif
 }
 
+/// kernel<<<grid, block, smem, stream>>>(args...) with the launch attributes attrs[0..n); the launchers below say
+/// which.
+template <typename... Params, typename... Args>
+void launch_with_attributes(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
+                            cudaLaunchAttribute* attrs, unsigned n, const char* name, Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = attrs;
+  config.numAttrs = n;
+  check_cuda(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...), "cudaLaunchKernelEx", name);
+}
+
 /// kernel<<<grid, block, smem, stream>>>(args...) in thread-block clusters of `cluster` CTAs (1 x 1 x 1: none), with
 /// `programmatic` as a programmatic dependent of the work before it in `stream` (unless
 /// programmatic_launches_allowed() says no).
 template <typename... Params, typename... Args>
 void launch_kernel_in_clusters(void (*kernel)(Params...), dim3 grid, dim3 cluster, dim3 block, std::size_t smem,
                                cudaStream_t stream, bool programmatic, const char* name, Args... args) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
   cudaLaunchAttribute attrs[2] = {};
   unsigned n = 0;
   if (programmatic && programmatic_launches_allowed()) {
@@ -51,9 +61,7 @@ void launch_kernel_in_clusters(void (*kernel)(Params...), dim3 grid, dim3 cluste
     attrs[n].val.clusterDim.y = cluster.y;
     attrs[n++].val.clusterDim.z = cluster.z;
   }
-  config.attrs = attrs;
-  config.numAttrs = n;
-  check_cuda(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...), "cudaLaunchKernelEx", name);
+  launch_with_attributes(kernel, grid, block, smem, stream, attrs, n, name, args...);
 }
 
 /// launch_kernel_in_clusters without clusters.
@@ -61,6 +69,17 @@ template <typename... Params, typename... Args>
 void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
                    bool programmatic, const char* name, Args... args) {
   launch_kernel_in_clusters(kernel, grid, dim3(1, 1, 1), block, smem, stream, programmatic, name, args...);
+}
+
+/// kernel<<<grid, block, smem, stream>>>(args...) launched cooperatively: every CTA resident at once, or the launch
+/// fails (a persistent kernel whose CTAs wait for each other).
+template <typename... Params, typename... Args>
+void launch_kernel_cooperative(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
+                               const char* name, Args... args) {
+  cudaLaunchAttribute cooperative = {};
+  cooperative.id = cudaLaunchAttributeCooperative;
+  cooperative.val.cooperative = 1;
+  launch_with_attributes(kernel, grid, block, smem, stream, &cooperative, 1, name, args...);
 }
 
 }  // namespace vtools::vbench::cuda

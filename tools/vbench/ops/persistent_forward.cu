@@ -42,6 +42,7 @@
 #include "libcommon/output_file.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
+#include "tools/vbench/cuda/programmatic.cuh"
 #include "tools/vbench/cuda/wgmma.cuh"
 #include "tools/vbench/cuda/wgmma_attention.cuh"
 #include "tools/vbench/cuda/wgmma_gemm.hpp"
@@ -629,9 +630,9 @@ PersistentForward::PersistentForward(const PersistentModel& model) : m_(model) {
   maps.push_back(tensor_map(m_.ln, M, C, kRows, what + " (layer norm output)"));
   maps.push_back(tensor_map(m_.attn, M, C, kRows, what + " (attention output)"));
   maps.push_back(tensor_map(m_.hidden, M, 4 * C, kRows, what + " (MLP hidden)"));
+  const int bn = tile_width(C);
   for (const PersistentLayer& l : m_.layers) {
     maps.push_back(tensor_map(l.attn_wt, 3 * C, C, kHS, what + " (qkv weights)"));
-    const int bn = tile_width(C);
     maps.push_back(tensor_map(l.attn_proj_wt, C, C, bn, what + " (attention projection weights)"));
     maps.push_back(tensor_map(l.fc_wt, 4 * C, C, bn, what + " (fc weights)"));
     maps.push_back(tensor_map(l.fc_proj_wt, C, 4 * C, bn, what + " (fc projection weights)"));
@@ -689,18 +690,8 @@ void PersistentForward::enqueue(cudaStream_t stream) const {
   p.C = m_.C;
   p.bn = tile_width(m_.C);
   p.trace = trace_.as<unsigned long long>();
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(grid_);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = kSmemBytes;
-  config.stream = stream;
-  cudaLaunchAttribute cooperative = {};
-  cooperative.id = cudaLaunchAttributeCooperative;  // every CTA resident at once, or the launch fails
-  cooperative.val.cooperative = 1;
-  config.attrs = &cooperative;
-  config.numAttrs = 1;
-  check_cuda(cudaLaunchKernelEx(&config, persistent_forward_kernel, p), "cudaLaunchKernelEx",
-             "persistent_forward_kernel");
+  launch_kernel_cooperative(persistent_forward_kernel, grid_, kThreads, kSmemBytes, stream, "persistent_forward_kernel",
+                            p);
 }
 
 }  // namespace vtools::vbench::cuda
