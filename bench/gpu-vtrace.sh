@@ -6,12 +6,13 @@
 # (bench/vtrace_overhead_table.py) gives medians, the paired whole-run overhead with a bootstrap 95% interval and
 # where the extra time goes. Then, when access mode is built, the wall time of a Triton kernel script untraced,
 # under `vtrace run --accesses` and under `compute-sanitizer --tool memcheck`. About 9 min on an H100 at REPS=8
-# (gpt2: 600 iterations, ~24 s a run; mini: ~6 s).
+# (gpt2: 600 iterations, ~24 s a run; mini: ~6 s), the figures in bench/RESULTS.md; the default REPS=2 (~3 min)
+# fits scripts/gpu-check's 240 s cap per benchmark, which REPS=8 overran.
 # Usage: bench/gpu-vtrace.sh LOGDIR [REPS] [WORKLOADS]   (repo root, after scripts/gpu-check built build-gpu;
 #        WORKLOADS default "gpt2 mini")
 set -euo pipefail
 logs=${1:?usage: bench/gpu-vtrace.sh LOGDIR [REPS] [WORKLOADS]}
-reps=${2:-8}
+reps=${2:-2}
 workloads=${3:-gpt2 mini}
 vtrace=${VTRACE:-build-gpu/tools/vtrace/vtrace}
 py=${PYTHON:-python3}

@@ -5,9 +5,10 @@
 // forward) and the relative error against cuBLASLt per tiling.
 // Why: the own mma.sync GEMMs lost to cuBLASLt 2-3x (bench/RESULTS.md, sessions 3 and 7); this says whether the
 // wgmma one is worth a place in the forward before a forward is timed with it.
-//   wgmma_gemm_bench [cublaslt | layernorm | TILING]   (TILING as wgmma_tiling_name prints it, e.g. 128x2x1; one per
-//   process, so that a hang or fault costs only its own lines: bench/wgmma_gemm_bench.sh runs them all; layernorm
-//   times each projection + layer norm as the forward runs them against the fused wgmma kernel)
+//   wgmma_gemm_bench [cublaslt | layernorm | head | TILING]   (TILING as wgmma_tiling_name prints it, e.g.
+//   128x2x1; one per process, so that a hang or fault costs only its own lines: bench/wgmma_gemm_bench.sh runs them
+//   all; layernorm times each projection + layer norm as the forward runs them against the fused wgmma kernel; head
+//   the fp32 LM head's 3xTF32 GEMM against a 6xBF16 one, see run_head)
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -182,8 +183,131 @@ int run_layernorm() {
   return 0;
 }
 
+/// `head`: the fp32 forward's LM head (M = 256 rows, N = Vp = 50304, width C) as it runs today, one TF32 GEMM over
+/// K = 3C of rows [x_lo | x_hi | x_hi] against weights [w_hi | w_lo | w_hi] (3xTF32), against one bf16 GEMM with fp32
+/// output over K = 6C of three-way bf16 splits (x = h + m + l, 24 significant bits as fp32 has): rows
+/// [xh | xh | xm | xh | xm | xl] against [wh | wm | wh | wl | wm | wh], the six products down to 2^-24; and a memset
+/// of the logits (the write floor). Relative error of each against an fp64 product over 16 sampled rows.
+int run_head() {
+  cublasLtHandle_t lt = nullptr;
+  cuda::check_cublas(cublasLtCreate(&lt), "cublasLtCreate", "bench");
+  constexpr std::size_t kWorkspace = 32u << 20;
+  cuda::DeviceBuffer workspace(kWorkspace, "workspace");
+  const int M = 256, N = 50304, V = 50257;
+  std::mt19937 rng(1234);
+  std::printf("%-6s %-22s %9s %10s\n", "C", "head", "us", "rel err");
+  for (const int C : {48, 64, 128, 192, 256, 768}) {
+    std::normal_distribution<float> normal(0.f, 1.f), weight(0.f, 0.02f);
+    std::vector<float> x(static_cast<std::size_t>(M) * C), w(static_cast<std::size_t>(N) * C, 0.f);
+    for (float& v : x) v = normal(rng);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(V) * C; ++i) w[i] = weight(rng);
+    std::vector<float> x3(static_cast<std::size_t>(M) * 3 * C), w3(static_cast<std::size_t>(N) * 3 * C);
+    std::vector<std::uint16_t> x6(static_cast<std::size_t>(M) * 6 * C), w6(static_cast<std::size_t>(N) * 6 * C);
+    auto split_bf16 = [](float v, std::uint16_t (&part)[3]) {
+      part[0] = cuda::bf16_bits(v);
+      const float r = v - cuda::bf16_to_float(part[0]);
+      part[1] = cuda::bf16_bits(r);
+      part[2] = cuda::bf16_bits(r - cuda::bf16_to_float(part[1]));
+    };
+    for (int r = 0; r < M; ++r) {
+      for (int k = 0; k < C; ++k) {
+        const float v = x[static_cast<std::size_t>(r) * C + k], hi = cuda::tf32_round(v);
+        float* row3 = &x3[static_cast<std::size_t>(r) * 3 * C];
+        row3[k] = cuda::tf32_round(v - hi), row3[C + k] = hi, row3[2 * C + k] = hi;
+        std::uint16_t p[3];
+        split_bf16(v, p);
+        std::uint16_t* row6 = &x6[static_cast<std::size_t>(r) * 6 * C];
+        const int order[6] = {0, 0, 1, 0, 1, 2};
+        for (int j = 0; j < 6; ++j) row6[j * C + k] = p[order[j]];
+      }
+    }
+    for (int n = 0; n < N; ++n) {
+      for (int k = 0; k < C; ++k) {
+        const float v = w[static_cast<std::size_t>(n) * C + k], hi = cuda::tf32_round(v);
+        float* row3 = &w3[static_cast<std::size_t>(n) * 3 * C];
+        row3[k] = hi, row3[C + k] = cuda::tf32_round(v - hi), row3[2 * C + k] = hi;
+        std::uint16_t p[3];
+        split_bf16(v, p);
+        std::uint16_t* row6 = &w6[static_cast<std::size_t>(n) * 6 * C];
+        const int order[6] = {0, 1, 0, 2, 1, 0};
+        for (int j = 0; j < 6; ++j) row6[j * C + k] = p[order[j]];
+      }
+    }
+    std::vector<double> ref;  // 16 sampled rows, fp64
+    for (int r = 0; r < M; r += M / 16) {
+      for (int n = 0; n < N; ++n) {
+        const float* xr = &x[static_cast<std::size_t>(r) * C];
+        const float* wn = &w[static_cast<std::size_t>(n) * C];
+        double acc = 0;
+        for (int k = 0; k < C; ++k) acc += double(xr[k]) * wn[k];
+        ref.push_back(acc);
+      }
+    }
+    auto rel_err = [&](const cuda::DeviceBuffer& y) {
+      cuda::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", "the head");
+      std::vector<float> got(static_cast<std::size_t>(M) * N);
+      cuda::check_cuda(cudaMemcpy(got.data(), y.get(), got.size() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      double num = 0, den = 0;
+      std::size_t i = 0;
+      for (int r = 0; r < M; r += M / 16) {
+        for (int n = 0; n < N; ++n, ++i) {
+          const double d = got[static_cast<std::size_t>(r) * N + n] - ref[i];
+          num += d * d, den += ref[i] * ref[i];
+        }
+      }
+      return std::sqrt(num / den);
+    };
+    cuda::DeviceBuffer y(static_cast<std::size_t>(M) * N * 4, "logits");
+    cuda::DeviceBuffer dx3(x3.size() * 4, "x3"), dw3(w3.size() * 4, "w3"), dx6(x6.size() * 2, "x6"),
+        dw6(w6.size() * 2, "w6");
+    dx3.upload(x3.data(), dx3.bytes(), "x3"), dw3.upload(w3.data(), dw3.bytes(), "w3");
+    dx6.upload(x6.data(), dx6.bytes(), "x6"), dw6.upload(w6.data(), dw6.bytes(), "w6");
+    const int copies = weight_copies(dw3.bytes());
+    const std::string c = std::to_string(C);
+    {
+      const std::vector<cuda::DeviceBuffer> ws = copies_of(dw3, copies);
+      cuda::Matmul mm(lt, {M, N, 3 * C, true}, DType::kTf32, cuda::Epilogue::kNone, kWorkspace);
+      mm.choose_fastest(y.get(), dx3.get(), dw3.get(), nullptr, workspace.get(), nullptr);
+      auto launch = [&](int i) { mm.run(y.get(), dx3.get(), ws[i].get(), nullptr, workspace.get(), g_stream); };
+      cuda::check_cuda(cudaMemset(y.get(), 0xFF, y.bytes()), "cudaMemset");
+      launch(0);
+      const double rel = rel_err(y);
+      std::printf("%-6s %-22s %9.2f %10.2e\n", c.c_str(), "3xTF32 (cuBLASLt)", median_us(copies, launch), rel);
+    }
+    {
+      const std::vector<cuda::DeviceBuffer> ws = copies_of(dw6, copies);
+      const cuda::MatmulShape shape{M, N, 6 * C, true, 1};
+      cuda::Matmul mm(lt, shape, DType::kBf16, cuda::Epilogue::kNone, kWorkspace);
+      mm.choose_fastest(y.get(), dx6.get(), dw6.get(), nullptr, workspace.get(), nullptr);
+      auto launch = [&](int i) { mm.run(y.get(), dx6.get(), ws[i].get(), nullptr, workspace.get(), g_stream); };
+      cuda::check_cuda(cudaMemset(y.get(), 0xFF, y.bytes()), "cudaMemset");
+      launch(0);
+      const double rel = rel_err(y);
+      std::printf("%-6s %-22s %9.2f %10.2e\n", c.c_str(), "6xBF16 (cuBLASLt)", median_us(copies, launch), rel);
+      const cuda::WgmmaTiling tiling{128, 1, 1};
+      const cuda::MatmulShape own_shape{M, N, 6 * C, false, 1};  // the own kernel takes W as [N][K] this way
+      if (cuda::wgmma_gemm_takes(own_shape, tiling)) {
+        auto own = [&](int i) {
+          cuda::wgmma_gemm_forward(own_shape, cuda::Epilogue::kNone, tiling, y.get(), dx6.as<__nv_bfloat16>(),
+                                   ws[i].as<__nv_bfloat16>(), nullptr, g_stream);
+        };
+        cuda::check_cuda(cudaMemset(y.get(), 0xFF, y.bytes()), "cudaMemset");
+        own(0);
+        const double own_rel = rel_err(y);
+        std::printf("%-6s %-22s %9.2f %10.2e\n", c.c_str(), "6xBF16 (own 128x1x1)", median_us(copies, own), own_rel);
+      }
+    }
+    auto fill = [&](int) { cuda::check_cuda(cudaMemsetAsync(y.get(), 0, y.bytes(), g_stream), "cudaMemsetAsync"); };
+    std::printf("%-6s %-22s %9.2f %10s\n", c.c_str(), "memset of the logits", median_us(8, fill), "-");
+    std::fflush(stdout);
+  }
+  cublasLtDestroy(lt);
+  return 0;
+}
+
 int run(const std::string& which) {
   if (which == "layernorm") return run_layernorm();
+  if (which == "head") return run_head();
   cublasLtHandle_t lt = nullptr;
   cuda::check_cublas(cublasLtCreate(&lt), "cublasLtCreate", "bench");
   constexpr std::size_t kWorkspace = 32u << 20;
@@ -248,12 +372,12 @@ int run(const std::string& which) {
 
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "cublaslt";
-  bool known = which == "cublaslt" || which == "layernorm";
+  bool known = which == "cublaslt" || which == "layernorm" || which == "head";
   for (const auto tiling : vtools::vbench::cuda::kWgmmaBenchTilings) {
     known = known || vtools::vbench::cuda::wgmma_tiling_name(tiling) == which;
   }
   if (!known) {
-    std::fprintf(stderr, "usage: wgmma_gemm_bench [cublaslt | layernorm | TILING]\n");
+    std::fprintf(stderr, "usage: wgmma_gemm_bench [cublaslt | layernorm | head | TILING]\n");
     return 2;
   }
   try {

@@ -3,7 +3,8 @@
 # products at B=4 T=64 through their cuBLASLt plan and through the own wgmma GEMM in each tiling (WGMMA_VARIANTS
 # picks some), one process each under a timeout (a hang or fault costs only its own lines): median µs of one launch
 # in a graph of launches on L2-cold weight copies and the relative error against cuBLASLt; then each projection +
-# layer norm as the forward runs them against the fused wgmma kernel.
+# layer norm as the forward runs them against the fused wgmma kernel. `WGMMA_VARIANTS=head` times the fp32 LM head
+# (bench/RESULTS.md, session 15).
 # WGMMA_SANITIZE=1 runs each tiling under compute-sanitizer memcheck first. Builds with
 # scripts/gpu-check first when build-gpu has no binary. Usage: bench/wgmma_gemm_bench.sh   (repo root)
 set -uo pipefail

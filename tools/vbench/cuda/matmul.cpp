@@ -67,7 +67,8 @@ Matmul::Matmul(cublasLtHandle_t lt, MatmulShape shape, DType dtype, Epilogue epi
     throw Error(ExitCode::kInternal, "empty GEMM " + description_);
   }
   const int splits = shape.k_splits;
-  const bool split_ok = splits == 0 || (splits > 0 && shape.K % (8 * splits) == 0 && !shape.weight_out_by_in &&
+  const bool split_ok = splits == 0 || (splits > 0 && shape.K % (8 * splits) == 0 &&
+                                        (!shape.weight_out_by_in || splits == 1) &&
                                         epilogue == Epilogue::kNone);
   if (!split_ok) {
     throw Error(ExitCode::kInternal, "bad split-K plan " + description_);

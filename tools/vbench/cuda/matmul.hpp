@@ -22,7 +22,8 @@ struct MatmulShape {
   bool weight_out_by_in = false;
   /// 0: Y[M][N] in the storage type. S >= 1: split-K, Y is S fp32 partial products [S][M][N], product s over the
   /// K/S inputs s*K/S.., as one strided-batched GEMM (S times the thread blocks of a plain one, for the small-M
-  /// projections; the consumer adds them up). K must be a multiple of 8 * S; W is [K][N]; no epilogue.
+  /// projections; the consumer adds them up). K must be a multiple of 8 * S; W is [K][N] (or [N][K] for S = 1: a
+  /// bf16 GEMM with fp32 output); no epilogue.
   int k_splits = 0;
 };
 
