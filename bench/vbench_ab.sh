@@ -2,7 +2,9 @@
 # A/B of a vbench change on the GPU test machine, in one session: "after" = the working tree (built by
 # scripts/gpu-check into build-gpu, vbench GPU tests run), "before" = the tree with PATCH reversed (build-before).
 # Three alternating gpt2 bf16 runs, then the six seed configs in bf16 and gpt_nano fp32 once each; medians in us.
-# Make PATCH with `git diff -- tools/vbench > .deb/change.patch` (.deb/ is git-ignored and carried to the device).
+# AB_CONFIGS (a --config list, default gpt2) and AB_REPS (default 3) change the alternating runs; AB_SEEDS=0 leaves
+# out the seeds. Make PATCH with `git diff -- tools/vbench > .deb/change.patch` (.deb/ is git-ignored and carried to
+# the device).
 # Usage: bench/vbench_ab.sh OUTDIR PATCH      (repo root)
 set -uo pipefail
 out=${1:?usage: bench/vbench_ab.sh OUTDIR PATCH}
@@ -21,13 +23,14 @@ med() {  # med BENCH.json: "config=median_us ..."
   python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(' '.join('%s=%.1fus' % (k, 1000 *
 v['timing']['median']) for k, v in d['benchmarks'].items()))" "$1" 2>&1 | head -c 600
 }
-for r in 1 2 3; do
+for r in $(seq "${AB_REPS:-3}"); do
   for v in before after; do
     b=build-gpu/tools/vbench/vbench; [ $v = before ] && b=build-before/tools/vbench/vbench
-    run $b gpt2 bf16 "$out/$v-gpt2-$r.json"
-    echo "$v gpt2 bf16 rep $r: $(med "$out/$v-gpt2-$r.json")"
+    run $b "${AB_CONFIGS:-gpt2}" bf16 "$out/$v-ab-$r.json"
+    echo "$v ${AB_CONFIGS:-gpt2} bf16 rep $r: $(med "$out/$v-ab-$r.json")"
   done
 done
+[ "${AB_SEEDS:-1}" = 0 ] && exit 0
 for v in before after; do
   b=build-gpu/tools/vbench/vbench; [ $v = before ] && b=build-before/tools/vbench/vbench
   run $b gpt_nano,gpt_micro,gpt_mini,gpt_tile_small,gpt_tile_medium,gpt_tile_large bf16 $out/$v-seeds.json

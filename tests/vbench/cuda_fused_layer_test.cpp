@@ -143,7 +143,8 @@ std::vector<std::uint8_t> captured_logits(Gpu& gpu, const cuda::GptForward& forw
   return bytes;
 }
 
-TEST_CASE("LM head prefetch into L2: a captured forward with it gives the same logits as without, bit for bit") {
+TEST_CASE("LM head prefetch into L2, embeddings in the first layer norm: a captured forward with either gives the "
+          "same logits as without, bit for bit") {
   const auto seed = cuda_test::test_seed();
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
@@ -171,6 +172,9 @@ TEST_CASE("LM head prefetch into L2: a captured forward with it gives the same l
       forward.use_head_prefetch(true);
       CHECK(forward.head_prefetch());
       CHECK(captured_logits(gpu, forward) == plain);
+      forward.use_embedding_layernorm(true);  // no encoder kernel (unfused only): the same values to the bit
+      CHECK(captured_logits(gpu, forward) == plain);
+      forward.use_embedding_layernorm(false);
     }
   }
 }

@@ -1,6 +1,8 @@
-// cuda::layernorm_forward (with and without the fused residual add) vs cpu::residual_forward + cpu::layernorm_forward
-// on random shapes (gpu label).
+// cuda::layernorm_forward (with and without the fused residual add, or the embeddings as the added output) vs
+// cpu::residual_forward (or cpu::encoder_forward) + cpu::layernorm_forward on random shapes (gpu label).
 #include <doctest/doctest.h>
+
+#include <cmath>
 
 #include "libcommon/error.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
@@ -94,6 +96,55 @@ TEST_CASE("layernorm: matches cpu::layernorm_forward, with and without the fused
     layernorm_case<__nv_bfloat16>(rng, rng.uniform_int(1, 40), C, rng.uniform_int(1, cuda::kMaxSublayerSplits));
     layernorm_case<float>(rng, rng.uniform_int(1, 40), C, 0);
   }
+}
+
+/// The first layer norm of the forward, the embeddings as its sublayer output: against cpu::encoder_forward then
+/// cpu::layernorm_forward. The residual starts as NaN: it must be written, not read.
+template <typename A>
+void embedding_case(cuda_test::Random& rng, int B, int T, int C, int V) {
+  CAPTURE(B);
+  CAPTURE(T);
+  CAPTURE(C);
+  const int rows = B * T;
+  const std::size_t n = static_cast<std::size_t>(rows) * C;
+  const auto wte = cuda_test::representable<A>(rng.normal(static_cast<std::size_t>(V) * C));
+  const auto wpe = cuda_test::representable<A>(rng.normal(static_cast<std::size_t>(T) * C, 0.5f, 0.3f));
+  std::vector<int> tokens(rows);
+  for (int& t : tokens) t = rng.uniform_int(0, V - 1);
+  tokens.back() = V - 1;
+  const auto weight = rng.normal(C, 0.2f, 1.f);
+  const auto bias = rng.normal(C, 0.2f);
+  std::vector<float> ref_residual(n), ref(n);
+  cpu::encoder_forward(ref_residual.data(), tokens.data(), wte.data(), wpe.data(), B, T, C);
+  cpu::layernorm_forward(ref.data(), ref_residual.data(), weight.data(), bias.data(), rows, C);
+
+  cuda::DeviceBuffer d_wte = cuda_test::to_device<A>(wte), d_wpe = cuda_test::to_device<A>(wpe);
+  cuda::DeviceBuffer d_tokens = cuda_test::to_device(tokens);
+  cuda::DeviceBuffer d_residual = cuda_test::to_device<float>(std::vector<float>(n, std::nanf("")));
+  cuda::DeviceBuffer d_weight = cuda_test::to_device<float>(weight), d_bias = cuda_test::to_device<float>(bias);
+  cuda::DeviceBuffer d_out(n * sizeof(A), "layernorm output");
+  const auto add = cuda::SublayerOutput<A>::embeddings(d_tokens.as<int>(), d_wte.as<A>(), d_wpe.as<A>(), T);
+  cuda::layernorm_forward(d_out.as<A>(), d_residual.as<float>(), add, d_weight.as<float>(), d_bias.as<float>(), rows,
+                          C, nullptr);
+  const bool bf16 = std::is_same_v<A, __nv_bfloat16>;
+  cuda_test::check_close(cuda_test::to_host<A>(d_out, n), ref, bf16 ? 1e-2 : 1e-5, bf16 ? 8e-3 : 1e-5,
+                         "layernorm_forward output");
+  // The same fp32 add as encoder_forward's: equal to the last bit.
+  cuda_test::check_close(cuda_test::to_host<float>(d_residual, n), ref_residual, 0, 1e-6, "embeddings residual");
+}
+
+TEST_CASE("layernorm: the embeddings as the sublayer output (the forward's first layer norm, no encoder kernel)") {
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  for (int round = 0; round < 3; ++round) {
+    const int B = rng.uniform_int(1, 5), T = rng.uniform_int(1, 70), C = rng.uniform_int(1, 1100);
+    const int V = rng.uniform_int(2, 500);
+    embedding_case<float>(rng, B, T, C, V);
+    embedding_case<__nv_bfloat16>(rng, B, T, C, V);
+  }
+  embedding_case<__nv_bfloat16>(rng, 4, 64, 768, 1000);  // gpt2's width at B=4, T=64 (vector loads)
+  embedding_case<float>(rng, 2, 9, 2500, 50);            // kernel 2 (past 2048 values per row)
 }
 
 TEST_CASE("layernorm: more partial products than it sums is an internal error") {

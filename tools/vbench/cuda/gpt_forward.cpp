@@ -265,8 +265,14 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
   float* partials = partials_.as<float>();
   float* residual = residual_.as<float>();
   fork_head_prefetch(stream);
-  encoder_forward(residual, d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), B_, T_, C, stream, programmatic_);
-  SublayerOutput<A> pending;  // the sublayer output not yet added to the residual
+  // The sublayer output not yet added to the residual; first the embeddings, computed by the encoder kernel or by
+  // the first layer norm.
+  SublayerOutput<A> pending;
+  if (embedding_layernorm_) {
+    pending = SublayerOutput<A>::embeddings(d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), T_);
+  } else {
+    encoder_forward(residual, d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), B_, T_, C, stream, programmatic_);
+  }
   std::size_t layer = 0;
   // The i-th GEMM of the layer (0 qkv, 1 attention projection, 2 fc, 3 fc projection): cuBLASLt's or the own wgmma.
   auto gemm = [&](int i, const Matmul& mm, void* y, const void* x, const DeviceBuffer& w, const DeviceBuffer* bias) {

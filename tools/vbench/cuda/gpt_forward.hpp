@@ -127,6 +127,11 @@ class GptForward {
   /// the forward's other traffic (CudaBackend times it).
   void use_head_prefetch(bool on) { head_prefetch_ = on; }
   [[nodiscard]] bool head_prefetch() const { return head_prefetch_; }
+  /// Makes the unfused forward compute the embeddings in its first layer norm (SublayerOutput::embeddings) instead
+  /// of an encoder kernel before it: one kernel less, the same values to the bit. Faster for gpt2 bf16, slower for
+  /// some seeds (bench/RESULTS.md, session 15), so CudaBackend times it. The fused forwards have their own encoder.
+  void use_embedding_layernorm(bool on) { embedding_layernorm_ = on; }
+  [[nodiscard]] bool embedding_layernorm() const { return embedding_layernorm_; }
 
   [[nodiscard]] int* d_tokens() const { return tokens_.as<int>(); }  ///< [B][T] int32
   /// [B][T][Vp] in the activation type (float, or bf16 bits when the dtype is bf16); columns >= V are zero.
@@ -171,6 +176,7 @@ class GptForward {
   std::vector<DeviceBuffer> transposed_;
   int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)
   bool head_prefetch_ = false;
+  bool embedding_layernorm_ = false;
   bool persistent_available_ = false, persistent_on_ = false;
   std::unique_ptr<PersistentForward> persistent_;  ///< made on the first use_persistent(true)
   cudaStream_t side_ = nullptr;  ///< the head prefetch's branch

@@ -31,16 +31,29 @@ constexpr int kMaxSublayerSplits = 4;
 
 /// The previous sublayer's output that layernorm_forward adds to the residual: its projection GEMM split along K
 /// into `splits` fp32 partial products [splits][rows][C] (Matmul's k_splits), plus the projection's bias[C] (in
-/// the weights' storage type). No partials: nothing is added.
+/// the weights' storage type). No partials: nothing is added. Or, before the first layer, the embeddings
+/// (`tokens` set): the residual is not read but written, residual[r] = wte[tokens[r]] + wpe[r % T] as
+/// encoder_forward computes it, so the encoder needs no kernel of its own.
 template <typename A>
 struct SublayerOutput {
   const float* partials = nullptr;
   int splits = 0;  ///< 1..kMaxSublayerSplits when partials is set
   const A* bias = nullptr;
+  const int* tokens = nullptr;  ///< [rows] token ids; with wte [V][C], wpe [T][C]
+  const A* wte = nullptr;
+  const A* wpe = nullptr;
+  int T = 0;
+
+  /// The embeddings of `tokens` as the sublayer output.
+  static SublayerOutput embeddings(const int* tokens, const A* wte, const A* wpe, int T) {
+    SublayerOutput e;
+    e.tokens = tokens, e.wte = wte, e.wpe = wpe, e.T = T;
+    return e;
+  }
 };
 
 /// Per row r of [rows][C]: residual[r] += sum of the partials[s][r] + bias first (the residual add of the previous
-/// sublayer and its split-K reduction, fused here); then out[r] = (residual[r] - mean) / sqrt(var + 1e-5) * weight +
+/// sublayer and its split-K reduction, fused here), or residual[r] = the embeddings of token r; then out[r] = (residual[r] - mean) / sqrt(var + 1e-5) * weight +
 /// bias, with mean and the biased variance in fp32. Parameters stay fp32 in every dtype (they are tiny).
 template <typename A>
 void layernorm_forward(A* d_out, float* d_residual, SublayerOutput<A> add, const float* d_weight,

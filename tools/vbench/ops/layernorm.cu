@@ -77,6 +77,10 @@ __device__ __forceinline__ void store_vec(A* out_row, int c, int C, const float 
 template <typename A>
 __device__ __forceinline__ float added(const float* r, const SublayerOutput<A>& add, long long row, int rows, int C,
                                        int c) {
+  if (add.tokens != nullptr) {
+    return to_float(add.wte[add.tokens[row] * static_cast<long long>(C) + c]) +
+           to_float(add.wpe[(row % add.T) * C + c]);
+  }
   float x = r[c];
   if (add.partials != nullptr) {
     if (add.bias != nullptr) x += to_float(add.bias[c]);
@@ -96,7 +100,7 @@ __global__ void layernorm_forward_kernel2(A* __restrict__ out, float* __restrict
   float sum = 0.f;
   for (int c = threadIdx.x; c < C; c += kThreads) {
     const float x = added(r, add, row, gridDim.x, C, c);
-    if (add.partials != nullptr) r[c] = x;
+    if (add.partials != nullptr || add.tokens != nullptr) r[c] = x;
     row_values[c] = x;
     sum += x;
   }
@@ -134,7 +138,10 @@ __global__ void __launch_bounds__(kThreads)
   const long long row = blockIdx.x;
   const long long plane = static_cast<long long>(gridDim.x) * C;  // one partial product [rows][C]
   float* r = residual + row * C;
-  const bool adding = add.partials != nullptr;
+  const bool adding = add.partials != nullptr, embedding = add.tokens != nullptr;
+  // The embedding rows (the token id is the one dependent load before them).
+  const A* wte_row = embedding ? add.wte + add.tokens[row] * static_cast<long long>(C) : nullptr;
+  const A* wpe_row = embedding ? add.wpe + (row % add.T) * C : nullptr;
   float x[N][V], w[N][V], b[N][V], p[kMaxSublayerSplits][N][V];
   // Every load before any use or store: they are in flight together (predicated, not branched, for the partials).
   // weight and bias do not depend on the row.
@@ -150,8 +157,16 @@ __global__ void __launch_bounds__(kThreads)
       for (int e = 0; e < V; ++e) p[s][i][e] = 0.f;
       if (in && adding && s < add.splits) load_vec(p[s][i], add.partials + s * plane + row * C + c);
     }
-    if (in) {
+    if (in && embedding) {
+      float pos[V];
+      load_vec(x[i], wte_row + c);
+      load_vec(pos, wpe_row + c);
+#pragma unroll
+      for (int e = 0; e < V; ++e) x[i][e] += pos[e];
+    } else if (in) {
       load_vec(x[i], r + c);
+    }
+    if (in) {
       load_vec(w[i], weight + c);
       load_vec(b[i], bias + c);
     }
@@ -172,7 +187,7 @@ __global__ void __launch_bounds__(kThreads)
       for (int e = 0; e < V; ++e) x[i][e] += p[s][i][e];
     }
     if (c < C) {
-      if (adding) store_vec<false>(r, c, C, x[i]);
+      if (adding || embedding) store_vec<false>(r, c, C, x[i]);
 #pragma unroll
       for (int e = 0; e < V; ++e) sum += x[i][e];
     }
