@@ -264,37 +264,33 @@ int run_head() {
     dx6.upload(x6.data(), dx6.bytes(), "x6"), dw6.upload(w6.data(), dw6.bytes(), "w6");
     const int copies = weight_copies(dw3.bytes());
     const std::string c = std::to_string(C);
+    // One row: the output poisoned, one launch checked against fp64, then timed on the weight copies.
+    auto report = [&](const char* label, const std::function<void(int)>& launch) {
+      cuda::check_cuda(cudaMemset(y.get(), 0xFF, y.bytes()), "cudaMemset");
+      launch(0);
+      const double rel = rel_err(y);
+      std::printf("%-6s %-22s %9.2f %10.2e\n", c.c_str(), label, median_us(copies, launch), rel);
+    };
     {
       const std::vector<cuda::DeviceBuffer> ws = copies_of(dw3, copies);
       cuda::Matmul mm(lt, {M, N, 3 * C, true}, DType::kTf32, cuda::Epilogue::kNone, kWorkspace);
       mm.choose_fastest(y.get(), dx3.get(), dw3.get(), nullptr, workspace.get(), nullptr);
-      auto launch = [&](int i) { mm.run(y.get(), dx3.get(), ws[i].get(), nullptr, workspace.get(), g_stream); };
-      cuda::check_cuda(cudaMemset(y.get(), 0xFF, y.bytes()), "cudaMemset");
-      launch(0);
-      const double rel = rel_err(y);
-      std::printf("%-6s %-22s %9.2f %10.2e\n", c.c_str(), "3xTF32 (cuBLASLt)", median_us(copies, launch), rel);
+      report("3xTF32 (cuBLASLt)",
+             [&](int i) { mm.run(y.get(), dx3.get(), ws[i].get(), nullptr, workspace.get(), g_stream); });
     }
     {
       const std::vector<cuda::DeviceBuffer> ws = copies_of(dw6, copies);
-      const cuda::MatmulShape shape{M, N, 6 * C, true, 1};
-      cuda::Matmul mm(lt, shape, DType::kBf16, cuda::Epilogue::kNone, kWorkspace);
+      cuda::Matmul mm(lt, {M, N, 6 * C, true, 1}, DType::kBf16, cuda::Epilogue::kNone, kWorkspace);
       mm.choose_fastest(y.get(), dx6.get(), dw6.get(), nullptr, workspace.get(), nullptr);
-      auto launch = [&](int i) { mm.run(y.get(), dx6.get(), ws[i].get(), nullptr, workspace.get(), g_stream); };
-      cuda::check_cuda(cudaMemset(y.get(), 0xFF, y.bytes()), "cudaMemset");
-      launch(0);
-      const double rel = rel_err(y);
-      std::printf("%-6s %-22s %9.2f %10.2e\n", c.c_str(), "6xBF16 (cuBLASLt)", median_us(copies, launch), rel);
+      report("6xBF16 (cuBLASLt)",
+             [&](int i) { mm.run(y.get(), dx6.get(), ws[i].get(), nullptr, workspace.get(), g_stream); });
       const cuda::WgmmaTiling tiling{128, 1, 1};
       const cuda::MatmulShape own_shape{M, N, 6 * C, false, 1};  // the own kernel takes W as [N][K] this way
       if (cuda::wgmma_gemm_takes(own_shape, tiling)) {
-        auto own = [&](int i) {
+        report("6xBF16 (own 128x1x1)", [&](int i) {
           cuda::wgmma_gemm_forward(own_shape, cuda::Epilogue::kNone, tiling, y.get(), dx6.as<__nv_bfloat16>(),
                                    ws[i].as<__nv_bfloat16>(), nullptr, g_stream);
-        };
-        cuda::check_cuda(cudaMemset(y.get(), 0xFF, y.bytes()), "cudaMemset");
-        own(0);
-        const double own_rel = rel_err(y);
-        std::printf("%-6s %-22s %9.2f %10.2e\n", c.c_str(), "6xBF16 (own 128x1x1)", median_us(copies, own), own_rel);
+        });
       }
     }
     auto fill = [&](int) { cuda::check_cuda(cudaMemsetAsync(y.get(), 0, y.bytes(), g_stream), "cudaMemsetAsync"); };
