@@ -403,8 +403,9 @@ class CudaBackend final : public Backend {
 
   /// Times the unfused forward kept so far with the embeddings computed by its first layer norm instead of the
   /// encoder kernel (GptForward::use_embedding_layernorm) and keeps that where it is faster. H100, B=4 T=64, bf16
-  /// (bench/RESULTS.md, session 15): gpt2 368.0 -> 363.6 us; gpt_tile_large 144.3 -> 149.1 (the plan it keeps, with
-  /// programmatic launches; most other plans gained ~3 us), so it is a choice, not a default.
+  /// (bench/RESULTS.md, session 15): gpt_micro and gpt_tile_large 1-2 us faster, gpt2 even (kept in some runs, not
+  /// in others). A choice, not a default: a first version changed the other layer norms' code and moved forwards
+  /// by 4-5 us either way (gpt2 faster, gpt_tile_large slower), so layer-norm code is not neutral here.
   void choose_embedding_layernorm() {
     double kept_ms = std::numeric_limits<double>::infinity();
     for (const auto& entry : forward_ms_) kept_ms = std::min(kept_ms, entry.second);
@@ -415,7 +416,8 @@ class CudaBackend final : public Backend {
     forward_->use_embedding_layernorm(true);
     run_eagerly("the eager forward with the embeddings in the first layer norm");
     const double ms = median_forward_ms();
-    forward_ms_.emplace_back(forward_label(std::nullopt) + (forward_->head_prefetch() ? ", head prefetch" : "") +
+    forward_ms_.emplace_back(forward_label(std::nullopt) +
+                                 (forward_->head_prefetch() ? ", LM head weights prefetched into L2" : "") +
                                  ", embeddings in the first layer norm",
                              ms);
     if (!(ms < kept_ms)) forward_->use_embedding_layernorm(false);

@@ -128,8 +128,8 @@ class GptForward {
   void use_head_prefetch(bool on) { head_prefetch_ = on; }
   [[nodiscard]] bool head_prefetch() const { return head_prefetch_; }
   /// Makes the unfused forward compute the embeddings in its first layer norm (SublayerOutput::embeddings) instead
-  /// of an encoder kernel before it: one kernel less, the same values to the bit. Faster for gpt2 bf16, slower for
-  /// some seeds (bench/RESULTS.md, session 15), so CudaBackend times it. The fused forwards have their own encoder.
+  /// of an encoder kernel before it: one kernel less, the same values to the bit. CudaBackend times it (1-2 us on
+  /// the small bf16 configs, even on gpt2: bench/RESULTS.md, session 15). The fused forwards have their own encoder.
   void use_embedding_layernorm(bool on) { embedding_layernorm_ = on; }
   [[nodiscard]] bool embedding_layernorm() const { return embedding_layernorm_; }
 

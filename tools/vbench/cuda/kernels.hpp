@@ -53,8 +53,9 @@ struct SublayerOutput {
 };
 
 /// Per row r of [rows][C]: residual[r] += sum of the partials[s][r] + bias first (the residual add of the previous
-/// sublayer and its split-K reduction, fused here), or residual[r] = the embeddings of token r; then out[r] = (residual[r] - mean) / sqrt(var + 1e-5) * weight +
-/// bias, with mean and the biased variance in fp32. Parameters stay fp32 in every dtype (they are tiny).
+/// sublayer and its split-K reduction, fused here), or residual[r] = the embeddings of token r; then
+/// out[r] = (residual[r] - mean) / sqrt(var + 1e-5) * weight + bias, with mean and the biased variance in fp32.
+/// Parameters stay fp32 in every dtype (they are tiny).
 template <typename A>
 void layernorm_forward(A* d_out, float* d_residual, SublayerOutput<A> add, const float* d_weight,
                        const float* d_bias, int rows, int C, cudaStream_t stream, bool programmatic = false);
