@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -206,9 +207,7 @@ class CudaBackend final : public Backend {
   /// takes (for small models, where launches dominate; the GEMM plans' choice above is unaffected: the fused steps
   /// use only the LM head's).
   void choose_layer_fusion() {
-    if (forward_ms_.empty()) forward_ms_ = {{forward_label(std::nullopt), median_forward_ms()}};
-    double best_ms = std::numeric_limits<double>::infinity();  // the unfused forward kept so far
-    for (const auto& entry : forward_ms_) best_ms = std::min(best_ms, entry.second);
+    double best_ms = fastest_forward_ms();  // the unfused forward kept so far
     std::optional<cuda::FusedLayout> best;
     for (const cuda::FusedLayout layout : forward_->fused_layouts()) {
       forward_->use_fused_layers(layout);
@@ -391,14 +390,7 @@ class CudaBackend final : public Backend {
     check_cuda(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_), "cudaDeviceGetAttribute",
                "the L2 size");
     if (forward_->head_weight_bytes() > static_cast<std::size_t>(l2_bytes)) return;
-    if (forward_ms_.empty()) forward_ms_ = {{forward_label(std::nullopt), median_forward_ms()}};
-    double kept_ms = std::numeric_limits<double>::infinity();  // choose_layer_fusion kept the fastest
-    for (const auto& entry : forward_ms_) kept_ms = std::min(kept_ms, entry.second);
-    forward_->use_head_prefetch(true);
-    run_eagerly("the eager forward with the head prefetch");  // loads the prefetch kernel's module
-    const double ms = median_forward_ms();
-    forward_ms_.emplace_back(forward_label(forward_->fused_layout()) + ", LM head weights prefetched into L2", ms);
-    if (!(ms < kept_ms)) forward_->use_head_prefetch(false);
+    keep_if_faster("the eager forward with the head prefetch", [&](bool on) { forward_->use_head_prefetch(on); });
   }
 
   /// Times the unfused forward kept so far with the embeddings computed by its first layer norm instead of the
@@ -407,20 +399,29 @@ class CudaBackend final : public Backend {
   /// in others). A choice, not a default: a first version changed the other layer norms' code and moved forwards
   /// by 4-5 us either way (gpt2 faster, gpt_tile_large slower), so layer-norm code is not neutral here.
   void choose_embedding_layernorm() {
-    double kept_ms = std::numeric_limits<double>::infinity();
-    for (const auto& entry : forward_ms_) kept_ms = std::min(kept_ms, entry.second);
-    if (forward_ms_.empty()) {
-      kept_ms = median_forward_ms();
-      forward_ms_ = {{forward_label(std::nullopt), kept_ms}};
-    }
-    forward_->use_embedding_layernorm(true);
-    run_eagerly("the eager forward with the embeddings in the first layer norm");
+    keep_if_faster("the eager forward with the embeddings in the first layer norm",
+                   [&](bool on) { forward_->use_embedding_layernorm(on); });
+  }
+
+  /// The least median in forward_ms_ (the forward kept so far), after timing the forward as planned now if nothing
+  /// was timed yet.
+  double fastest_forward_ms() {
+    if (forward_ms_.empty()) forward_ms_ = {{forward_label(std::nullopt), median_forward_ms()}};
+    double ms = std::numeric_limits<double>::infinity();
+    for (const auto& entry : forward_ms_) ms = std::min(ms, entry.second);
+    return ms;
+  }
+
+  /// Times the forward kept so far with one more option, use(true), recorded in forward_ms_, and keeps the option
+  /// only where the forward is faster with it. The eager forward first (`what` names it in errors) loads any kernel
+  /// module the option adds, outside the capture.
+  void keep_if_faster(const char* what, const std::function<void(bool)>& use) {
+    const double kept_ms = fastest_forward_ms();
+    use(true);
+    run_eagerly(what);
     const double ms = median_forward_ms();
-    forward_ms_.emplace_back(forward_label(std::nullopt) +
-                                 (forward_->head_prefetch() ? ", LM head weights prefetched into L2" : "") +
-                                 ", embeddings in the first layer norm",
-                             ms);
-    if (!(ms < kept_ms)) forward_->use_embedding_layernorm(false);
+    forward_ms_.emplace_back(forward_label(forward_->fused_layout()), ms);
+    if (!(ms < kept_ms)) use(false);
   }
 
   /// One forward outside any capture, waited for: loads the modules of its kernels (CUDA lazy loading), which a
@@ -430,13 +431,17 @@ class CudaBackend final : public Backend {
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", what);
   }
 
-  /// "unfused", "unfused with <candidate_name>" (as the forward is planned now) or "fused <layout>": a forward's name
-  /// in forward_ms_.
+  /// "unfused", "unfused with <candidate_name>" (as the forward is planned now) or "fused <layout>", and the
+  /// options on now (head prefetch, embeddings in the first layer norm): a forward's name in forward_ms_.
   [[nodiscard]] std::string forward_label(std::optional<cuda::FusedLayout> layout) const {
-    if (layout) return std::string("fused ") + cuda::fused_layout_name(*layout);
     const WgmmaPlan plan = current_plan();
-    if (plan.persistent) return "persistent";
-    return plan.plain() ? "unfused" : "unfused with " + plan_name(plan);
+    std::string label = layout             ? std::string("fused ") + cuda::fused_layout_name(*layout)
+                        : plan.persistent ? std::string("persistent")
+                        : plan.plain()    ? std::string("unfused")
+                                          : "unfused with " + plan_name(plan);
+    if (forward_->head_prefetch()) label += ", LM head weights prefetched into L2";
+    if (forward_->embedding_layernorm()) label += ", embeddings in the first layer norm";
+    return label;
   }
 
   /// Median time of 15 replays of the forward as planned now (after 3 warm-up ones); +inf when it cannot be
