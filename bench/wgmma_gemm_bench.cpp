@@ -21,6 +21,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "libcommon/error.hpp"
@@ -201,38 +202,29 @@ int run_head() {
     std::vector<float> x(static_cast<std::size_t>(M) * C), w(static_cast<std::size_t>(N) * C, 0.f);
     for (float& v : x) v = normal(rng);
     for (std::size_t i = 0; i < static_cast<std::size_t>(V) * C; ++i) w[i] = weight(rng);
-    std::vector<float> x3(static_cast<std::size_t>(M) * 3 * C), w3(static_cast<std::size_t>(N) * 3 * C);
-    std::vector<std::uint16_t> x6(static_cast<std::size_t>(M) * 6 * C), w6(static_cast<std::size_t>(N) * 6 * C);
-    auto split_bf16 = [](float v, std::uint16_t (&part)[3]) {
-      part[0] = cuda::bf16_bits(v);
-      const float r = v - cuda::bf16_to_float(part[0]);
-      part[1] = cuda::bf16_bits(r);
-      part[2] = cuda::bf16_bits(r - cuda::bf16_to_float(part[1]));
+    // Each row of `src` [rows][C] as 3C TF32 values (part p of the row: tf32[p] = 0 hi, 1 lo) and as 6C bf16 ones
+    // (part p: bf16[p] = 0 h, 1 m, 2 l of x = h + m + l).
+    auto split = [C](const std::vector<float>& src, int rows, const int (&tf32)[3], const int (&bf16)[6]) {
+      std::pair<std::vector<float>, std::vector<std::uint16_t>> out;
+      out.first.resize(static_cast<std::size_t>(rows) * 3 * C);
+      out.second.resize(static_cast<std::size_t>(rows) * 6 * C);
+      for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) {
+        for (int k = 0; k < C; ++k) {
+          const float v = src[r * C + k], hi = cuda::tf32_round(v);
+          const float t[2] = {hi, cuda::tf32_round(v - hi)};
+          for (int p = 0; p < 3; ++p) out.first[r * 3 * C + p * C + k] = t[tf32[p]];
+          std::uint16_t b[3];
+          b[0] = cuda::bf16_bits(v);
+          const float rest = v - cuda::bf16_to_float(b[0]);
+          b[1] = cuda::bf16_bits(rest);
+          b[2] = cuda::bf16_bits(rest - cuda::bf16_to_float(b[1]));
+          for (int p = 0; p < 6; ++p) out.second[r * 6 * C + p * C + k] = b[bf16[p]];
+        }
+      }
+      return out;
     };
-    for (int r = 0; r < M; ++r) {
-      for (int k = 0; k < C; ++k) {
-        const float v = x[static_cast<std::size_t>(r) * C + k], hi = cuda::tf32_round(v);
-        float* row3 = &x3[static_cast<std::size_t>(r) * 3 * C];
-        row3[k] = cuda::tf32_round(v - hi), row3[C + k] = hi, row3[2 * C + k] = hi;
-        std::uint16_t p[3];
-        split_bf16(v, p);
-        std::uint16_t* row6 = &x6[static_cast<std::size_t>(r) * 6 * C];
-        const int order[6] = {0, 0, 1, 0, 1, 2};
-        for (int j = 0; j < 6; ++j) row6[j * C + k] = p[order[j]];
-      }
-    }
-    for (int n = 0; n < N; ++n) {
-      for (int k = 0; k < C; ++k) {
-        const float v = w[static_cast<std::size_t>(n) * C + k], hi = cuda::tf32_round(v);
-        float* row3 = &w3[static_cast<std::size_t>(n) * 3 * C];
-        row3[k] = hi, row3[C + k] = cuda::tf32_round(v - hi), row3[2 * C + k] = hi;
-        std::uint16_t p[3];
-        split_bf16(v, p);
-        std::uint16_t* row6 = &w6[static_cast<std::size_t>(n) * 6 * C];
-        const int order[6] = {0, 1, 0, 2, 1, 0};
-        for (int j = 0; j < 6; ++j) row6[j * C + k] = p[order[j]];
-      }
-    }
+    const auto [x3, x6] = split(x, M, {1, 0, 0}, {0, 0, 1, 0, 1, 2});
+    const auto [w3, w6] = split(w, N, {0, 1, 0}, {0, 1, 0, 2, 1, 0});
     std::vector<double> ref;  // 16 sampled rows, fp64
     for (int r = 0; r < M; r += M / 16) {
       for (int n = 0; n < N; ++n) {
@@ -245,17 +237,14 @@ int run_head() {
     }
     auto rel_err = [&](const cuda::DeviceBuffer& y) {
       cuda::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", "the head");
-      std::vector<float> got(static_cast<std::size_t>(M) * N);
-      cuda::check_cuda(cudaMemcpy(got.data(), y.get(), got.size() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
-      double num = 0, den = 0;
-      std::size_t i = 0;
-      for (int r = 0; r < M; r += M / 16) {
-        for (int n = 0; n < N; ++n, ++i) {
-          const double d = got[static_cast<std::size_t>(r) * N + n] - ref[i];
-          num += d * d, den += ref[i] * ref[i];
-        }
+      std::vector<float> got(ref.size());
+      for (int r = 0, i = 0; r < M; r += M / 16, ++i) {  // the sampled rows only
+        const float* row = y.as<float>() + static_cast<std::size_t>(r) * N;
+        cuda::check_cuda(cudaMemcpy(&got[static_cast<std::size_t>(i) * N], row, static_cast<std::size_t>(N) * 4,
+                                    cudaMemcpyDeviceToHost),
+                         "cudaMemcpy");
       }
-      return std::sqrt(num / den);
+      return vtools::stats::relative_l2_error(got, ref);
     };
     cuda::DeviceBuffer y(static_cast<std::size_t>(M) * N * 4, "logits");
     cuda::DeviceBuffer dx3(x3.size() * 4, "x3"), dw3(w3.size() * 4, "w3"), dx6(x6.size() * 2, "x6"),
