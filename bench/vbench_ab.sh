@@ -3,7 +3,8 @@
 # scripts/gpu-check into build-gpu, vbench GPU tests run), "before" = the tree with PATCH reversed (build-before).
 # Three alternating gpt2 bf16 runs, then the six seed configs in bf16 and gpt_nano fp32 once each; medians in us.
 # AB_CONFIGS (a --config list, default gpt2) and AB_REPS (default 3) change the alternating runs; AB_SEEDS=0 leaves
-# out the seeds. Make PATCH with `git diff -- tools/vbench > .deb/change.patch` (.deb/ is git-ignored and carried to
+# out the seeds; AB_SEED_CONFIGS replaces the bf16 seed list. AB_AFTER_ENVS (space-separated NAME=VALUE words) runs
+# "after" once per word with that variable set (e.g. "VTOOLS_X=1 VTOOLS_X=2"; outputs after-<word>-...). Make PATCH with `git diff -- tools/vbench > .deb/change.patch` (.deb/ is git-ignored and carried to
 # the device).
 # Usage: bench/vbench_ab.sh OUTDIR PATCH      (repo root)
 set -uo pipefail
@@ -23,17 +24,24 @@ med() {  # med BENCH.json: "config=median_us ..."
   python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(' '.join('%s=%.1fus' % (k, 1000 *
 v['timing']['median']) for k, v in d['benchmarks'].items()))" "$1" 2>&1 | head -c 600
 }
+variants="before"
+for e in ${AB_AFTER_ENVS:-}; do variants="$variants after-$e"; done
+[ -z "${AB_AFTER_ENVS:-}" ] && variants="before after"
+bin() { if [ "$1" = before ]; then echo build-before/tools/vbench/vbench; else echo build-gpu/tools/vbench/vbench; fi; }
+with() {  # with VARIANT COMMAND...: COMMAND with the variant's variable set
+  local v=$1; shift
+  case $v in after-*) (export "${v#after-}"; "$@") ;; *) "$@" ;; esac
+}
 for r in $(seq "${AB_REPS:-3}"); do
-  for v in before after; do
-    b=build-gpu/tools/vbench/vbench; [ $v = before ] && b=build-before/tools/vbench/vbench
-    run $b "${AB_CONFIGS:-gpt2}" bf16 "$out/$v-ab-$r.json"
+  for v in $variants; do
+    with "$v" run "$(bin "$v")" "${AB_CONFIGS:-gpt2}" bf16 "$out/$v-ab-$r.json"
     echo "$v ${AB_CONFIGS:-gpt2} bf16 rep $r: $(med "$out/$v-ab-$r.json")"
   done
 done
 [ "${AB_SEEDS:-1}" = 0 ] && exit 0
-for v in before after; do
-  b=build-gpu/tools/vbench/vbench; [ $v = before ] && b=build-before/tools/vbench/vbench
-  run $b gpt_nano,gpt_micro,gpt_mini,gpt_tile_small,gpt_tile_medium,gpt_tile_large bf16 $out/$v-seeds.json
-  echo "$v seeds bf16: $(med $out/$v-seeds.json)"
-  run $b gpt_nano fp32 $out/$v-nano32.json; echo "$v gpt_nano fp32: $(med $out/$v-nano32.json)"
+seeds=${AB_SEED_CONFIGS:-gpt_nano,gpt_micro,gpt_mini,gpt_tile_small,gpt_tile_medium,gpt_tile_large}
+for v in $variants; do
+  with "$v" run "$(bin "$v")" "$seeds" bf16 "$out/$v-seeds.json"
+  echo "$v seeds bf16: $(med "$out/$v-seeds.json")"
+  with "$v" run "$(bin "$v")" gpt_nano fp32 "$out/$v-nano32.json"; echo "$v gpt_nano fp32: $(med "$out/$v-nano32.json")"
 done

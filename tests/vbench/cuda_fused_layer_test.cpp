@@ -143,8 +143,8 @@ std::vector<std::uint8_t> captured_logits(Gpu& gpu, const cuda::GptForward& forw
   return bytes;
 }
 
-TEST_CASE("LM head prefetch into L2, embeddings in the first layer norm: a captured forward with either gives the "
-          "same logits as without, bit for bit") {
+TEST_CASE("LM head prefetch into L2, embeddings in the first layer norm, fitted layer-norm blocks: a captured forward "
+          "with any of them gives the same logits as without, bit for bit") {
   const auto seed = cuda_test::test_seed();
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
@@ -175,6 +175,9 @@ TEST_CASE("LM head prefetch into L2, embeddings in the first layer norm: a captu
       forward.use_embedding_layernorm(true);  // no encoder kernel (unfused only): the same values to the bit
       CHECK(captured_logits(gpu, forward) == plain);
       forward.use_embedding_layernorm(false);
+      forward.use_layernorm_blocks(cuda::LayerNormBlocks::kFitted);  // the same sums in fewer warps (unfused only)
+      CHECK(captured_logits(gpu, forward) == plain);
+      forward.use_layernorm_blocks(cuda::LayerNormBlocks::kWide);
     }
   }
 }

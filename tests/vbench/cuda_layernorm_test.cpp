@@ -54,6 +54,14 @@ void layernorm_case(cuda_test::Random& rng, int rows, int C, int splits) {
                          "layernorm_forward output");
   cuda_test::check_close(cuda_test::to_host<float>(d_residual, n), ref_residual, 1e-5, 1e-6,
                          "layernorm_forward residual");
+  {  // Fitted blocks: the same sums over fewer warps (the wide blocks' extra warps add zeros), so the same bits.
+    cuda::DeviceBuffer d_residual2 = cuda_test::to_device<float>(residual);
+    cuda::DeviceBuffer d_out2(n * sizeof(A), "layernorm output");
+    cuda::layernorm_forward(d_out2.as<A>(), d_residual2.as<float>(), add, d_weight.as<float>(), d_bias.as<float>(),
+                            rows, C, nullptr, false, cuda::LayerNormBlocks::kFitted);
+    CHECK(cuda_test::to_host<A>(d_out2, n) == cuda_test::to_host<A>(d_out, n));
+    CHECK(cuda_test::to_host<float>(d_residual2, n) == cuda_test::to_host<float>(d_residual, n));
+  }
   if constexpr (std::is_same_v<A, float>) {  // the 3xTF32 layout of the final layernorm: rows [lo | hi | hi]
     cuda::DeviceBuffer d_residual2 = cuda_test::to_device<float>(residual);
     cuda::DeviceBuffer d_out3(3 * n * sizeof(float), "layernorm split output");
@@ -92,7 +100,7 @@ TEST_CASE("layernorm: matches cpu::layernorm_forward, with and without the fused
   layernorm_case<float>(rng, 256, 768, 1);  // gpt2 at B=4, T=64
   layernorm_case<__nv_bfloat16>(rng, 256, 768, 4);
   // Kernel 3's register counts around their limits (256 values per thread step), and kernel 2 past 2048 values.
-  for (const int C : {256, 257, 2048, 2049, 2500}) {
+  for (const int C : {256, 257, 1024, 2048, 2049, 2500}) {
     layernorm_case<__nv_bfloat16>(rng, rng.uniform_int(1, 40), C, rng.uniform_int(1, cuda::kMaxSublayerSplits));
     layernorm_case<float>(rng, rng.uniform_int(1, 40), C, 0);
   }

@@ -116,6 +116,9 @@ class CudaBackend final : public Backend {
                            : std::string("the unfused forward")) +
                       (forward_->head_prefetch() ? " with the LM head's weights prefetched into L2" : "") +
                       (forward_->embedding_layernorm() ? ", the embeddings computed by the first layer norm" : "") +
+                      (forward_->layernorm_blocks() == cuda::LayerNormBlocks::kFitted
+                           ? ", layer norms in fitted blocks (as many warps as a row needs, at most 2 blocks per SM)"
+                           : "") +
                       ", the fastest at prepare (median of 15 replays: " + times + ")");
     }
     notes.insert(notes.end(), rejected_.begin(), rejected_.end());
@@ -141,7 +144,10 @@ class CudaBackend final : public Backend {
     if (!forward_->wgmma_tilings().empty() && trials != WgmmaTrials::kNone) choose_wgmma_gemms(trials);
     if (!forward_->fused_layouts().empty()) choose_layer_fusion();
     choose_head_prefetch();
-    if (!forward_->fused_layout() && !current_plan().persistent) choose_embedding_layernorm();
+    if (!forward_->fused_layout() && !current_plan().persistent) {
+      choose_embedding_layernorm();
+      choose_layernorm_blocks();
+    }
     capture();
   }
 
@@ -403,6 +409,15 @@ class CudaBackend final : public Backend {
                    [&](bool on) { forward_->use_embedding_layernorm(on); });
   }
 
+  /// Times the unfused forward kept so far with its layer norms' rows spread as LayerNormBlocks::kFitted and keeps
+  /// that where it is faster. H100, B=4 T=64, bf16 (bench/RESULTS.md, session 16): gpt_micro, gpt_mini,
+  /// gpt_tile_medium 5-9% faster, gpt_tile_large 2%, gpt2 2% slower.
+  void choose_layernorm_blocks() {
+    keep_if_faster("the eager forward with fitted layer-norm blocks", [&](bool on) {
+      forward_->use_layernorm_blocks(on ? cuda::LayerNormBlocks::kFitted : cuda::LayerNormBlocks::kWide);
+    });
+  }
+
   /// The least median in forward_ms_ (the forward kept so far), after timing the forward as planned now if nothing
   /// was timed yet.
   double fastest_forward_ms() {
@@ -432,7 +447,8 @@ class CudaBackend final : public Backend {
   }
 
   /// "unfused", "unfused with <candidate_name>" (as the forward is planned now) or "fused <layout>", and the
-  /// options on now (head prefetch, embeddings in the first layer norm): a forward's name in forward_ms_.
+  /// options on now (head prefetch, embeddings in the first layer norm, fitted layer-norm blocks): a forward's name
+  /// in forward_ms_.
   [[nodiscard]] std::string forward_label(std::optional<cuda::FusedLayout> layout) const {
     const WgmmaPlan plan = current_plan();
     std::string label = layout             ? std::string("fused ") + cuda::fused_layout_name(*layout)
@@ -441,6 +457,7 @@ class CudaBackend final : public Backend {
                                           : "unfused with " + plan_name(plan);
     if (forward_->head_prefetch()) label += ", LM head weights prefetched into L2";
     if (forward_->embedding_layernorm()) label += ", embeddings in the first layer norm";
+    if (forward_->layernorm_blocks() == cuda::LayerNormBlocks::kFitted) label += ", fitted layer-norm blocks";
     return label;
   }
 

@@ -301,7 +301,8 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
   };
   for (const DeviceLayer& l : w_.layers) {
     if (!fused_fc_ln || layer == 0) {
-      layernorm_forward(ln, residual, pending, l.ln1_w.as<float>(), l.ln1_b.as<float>(), R, C, stream, programmatic_);
+      layernorm_forward(ln, residual, pending, l.ln1_w.as<float>(), l.ln1_b.as<float>(), R, C, stream, programmatic_,
+                        layernorm_blocks_);
     }
     if constexpr (std::is_same_v<A, __nv_bfloat16>) {
       if (qkv_attention_) {
@@ -318,7 +319,7 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     } else {
       gemm(1, *attn_proj_mm_, partials, attn_.get(), l.attn_proj_w, nullptr);
       layernorm_forward(ln, residual, SublayerOutput<A>{partials, attn_proj_splits_, l.attn_proj_b.as<A>()},
-                        l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream, programmatic_);
+                        l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream, programmatic_, layernorm_blocks_);
     }
     gemm(2, *fc_mm_, fc_.get(), ln, l.fc_w, &l.fc_b);
     if (fused_fc_ln) {  // the next layer's first layer norm, or the final one
@@ -334,12 +335,12 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
   if constexpr (std::is_same_v<A, float>) {  // split_head() is false for every other A
     if (split_head()) {
       layernorm_forward_split_tf32(ln_split_.as<float>(), residual, pending, w_.lnf_w.as<float>(),
-                                   w_.lnf_b.as<float>(), R, C, stream);
+                                   w_.lnf_b.as<float>(), R, C, stream, layernorm_blocks_);
     }
   }
   if (!split_head() && !fused_fc_ln) {
     layernorm_forward(ln, residual, pending, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream,
-                      programmatic_);
+                      programmatic_, layernorm_blocks_);
   }
   join_head_prefetch(stream);
   head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, ws, stream);

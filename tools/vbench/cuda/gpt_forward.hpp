@@ -132,6 +132,10 @@ class GptForward {
   /// the small bf16 configs, even on gpt2: bench/RESULTS.md, session 15). The fused forwards have their own encoder.
   void use_embedding_layernorm(bool on) { embedding_layernorm_ = on; }
   [[nodiscard]] bool embedding_layernorm() const { return embedding_layernorm_; }
+  /// How the unfused forward's layer norms spread their rows over the SMs (LayerNormBlocks). CudaBackend times
+  /// kFitted against the default kWide.
+  void use_layernorm_blocks(LayerNormBlocks blocks) { layernorm_blocks_ = blocks; }
+  [[nodiscard]] LayerNormBlocks layernorm_blocks() const { return layernorm_blocks_; }
 
   [[nodiscard]] int* d_tokens() const { return tokens_.as<int>(); }  ///< [B][T] int32
   /// [B][T][Vp] in the activation type (float, or bf16 bits when the dtype is bf16); columns >= V are zero.
@@ -177,6 +181,7 @@ class GptForward {
   int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)
   bool head_prefetch_ = false;
   bool embedding_layernorm_ = false;
+  LayerNormBlocks layernorm_blocks_ = LayerNormBlocks::kWide;
   bool persistent_available_ = false, persistent_on_ = false;
   std::unique_ptr<PersistentForward> persistent_;  ///< made on the first use_persistent(true)
   cudaStream_t side_ = nullptr;  ///< the head prefetch's branch

@@ -52,18 +52,28 @@ struct SublayerOutput {
   }
 };
 
+/// How layernorm_forward spreads its rows (one block each) where a row is up to 1024 values, a multiple of 4 (others
+/// always kWide). Which is faster depends on the model (H100, bf16, B=4 T=64, bench/RESULTS.md session 16: kFitted
+/// 3-9% faster forwards at widths 128-256, 2% slower at gpt2's 768), so CudaBackend times both.
+enum class LayerNormBlocks {
+  kWide,    ///< 256 threads per row, as many blocks per SM as fit
+  kFitted,  ///< as many warps as the row's groups of 4 values need; at most 2 blocks per SM (padded shared memory)
+};
+
 /// Per row r of [rows][C]: residual[r] += sum of the partials[s][r] + bias first (the residual add of the previous
 /// sublayer and its split-K reduction, fused here), or residual[r] = the embeddings of token r; then
 /// out[r] = (residual[r] - mean) / sqrt(var + 1e-5) * weight + bias, with mean and the biased variance in fp32.
 /// Parameters stay fp32 in every dtype (they are tiny).
 template <typename A>
 void layernorm_forward(A* d_out, float* d_residual, SublayerOutput<A> add, const float* d_weight,
-                       const float* d_bias, int rows, int C, cudaStream_t stream, bool programmatic = false);
+                       const float* d_bias, int rows, int C, cudaStream_t stream, bool programmatic = false,
+                       LayerNormBlocks blocks = LayerNormBlocks::kWide);
 
 /// layernorm_forward for fp32 with each output row written as the 3C values [lo | hi | hi], hi = tf32(y),
 /// lo = tf32(y - hi): the left operand of a 3xTF32 GEMM against weight rows [hi | lo | hi] (d_out3 is [rows][3C]).
 void layernorm_forward_split_tf32(float* d_out3, float* d_residual, SublayerOutput<float> add,
-                                  const float* d_weight, const float* d_bias, int rows, int C, cudaStream_t stream);
+                                  const float* d_weight, const float* d_bias, int rows, int C, cudaStream_t stream,
+                                  LayerNormBlocks blocks = LayerNormBlocks::kWide);
 
 /// Causal multi-head attention, fused (flash-style: key tiles in shared memory, online softmax in fp32, no T x T
 /// matrix; bf16 with head size 16, 32 or 64 runs on tensor cores, P.V in fp16): qkv is [B][T][3C] (q, k, v each

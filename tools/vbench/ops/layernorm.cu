@@ -7,7 +7,10 @@
 // reads weight and bias after the reductions, a second round trip: 2.19 vs 3.47 us per call on gpt2 bf16 B=4 T=64 on
 // the H100 (vtrace, 2026-11-22). Kernel 1 (one warp per row, re-reading the row from global memory) took 13.7 us.
 // Kernel 3 loads 4 consecutive values at once when C is a multiple of 4: with up to 4 split-K partials to add it
-// went from 2.59 to 2.40 us per call on gpt2 bf16 (vtrace, 2026-11-23).
+// went from 2.59 to 2.40 us per call on gpt2 bf16 (vtrace, 2026-11-23). Rows of up to 1024 values (a multiple of 4)
+// also run in fitted blocks (LayerNormBlocks::kFitted): as many warps as the row's groups of 4 need, at most 2 blocks
+// per SM; which pays depends on the model (kernels.hpp).
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -21,21 +24,23 @@
 namespace vtools::vbench::cuda {
 
 namespace {
-constexpr int kThreads = 256;  // per row
+constexpr int kThreads = 256;  // per row in kernel 2, the most per row in kernel 3
 constexpr int kWarps = kThreads / 32;
 constexpr int kMaxPerThread = 8;  // kernel 3 takes rows of up to kThreads * kMaxPerThread = 2048 values
 
-/// Sum over the block; every thread gets the result. `scratch` holds kWarps floats.
+/// Sum over the block of R threads; every thread gets the result. `scratch` holds R / 32 floats.
+template <int R>
 __device__ __forceinline__ float block_sum(float x, float* scratch) {
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
   x = warp_sum(x);
+  if constexpr (R == 32) return x;
   __syncthreads();  // scratch may still be read from the previous reduction
   if (lane == 0) scratch[warp] = x;
   __syncthreads();
   float total = 0.f;
 #pragma unroll
-  for (int w = 0; w < kWarps; ++w) total += scratch[w];
+  for (int w = 0; w < R / 32; ++w) total += scratch[w];
   return total;
 }
 
@@ -104,30 +109,30 @@ __global__ void layernorm_forward_kernel2(A* __restrict__ out, float* __restrict
     row_values[c] = x;
     sum += x;
   }
-  const float mean = block_sum(sum, scratch) / C;
+  const float mean = block_sum<kThreads>(sum, scratch) / C;
   float squares = 0.f;
   for (int c = threadIdx.x; c < C; c += kThreads) {
     const float dev = row_values[c] - mean;
     squares += dev * dev;
   }
-  const float rstd = rsqrtf(block_sum(squares, scratch) / C + 1e-5f);
+  const float rstd = rsqrtf(block_sum<kThreads>(squares, scratch) / C + 1e-5f);
   A* o = out + row * (kSplit ? 3 * C : C);
   for (int c = threadIdx.x; c < C; c += kThreads)
     store_normalised<kSplit>(o, c, C, (row_values[c] - mean) * rstd * weight[c] + bias[c]);
 }
 
-/// Kernel 2's arithmetic with thread i owning columns i*V.., (i + kThreads)*V.., ... (N groups of V consecutive
-/// ones; V = 4, vector loads, when C is a multiple of 4) in registers.
-template <typename A, int N, int V, bool kSplit, bool kEmbed>
-__global__ void __launch_bounds__(kThreads)
+/// Kernel 2's arithmetic with R threads per row, thread i owning columns i*V.., (i + R)*V.., ... (N groups of V
+/// consecutive ones; V = 4, vector loads, when C is a multiple of 4) in registers.
+template <typename A, int N, int V, bool kSplit, bool kEmbed, int R>
+__global__ void __launch_bounds__(R)
     layernorm_forward_kernel3(A* __restrict__ out, float* __restrict__ residual, SublayerOutput<A> add,
                               const float* __restrict__ weight, const float* __restrict__ bias, int C) {
-  __shared__ float scratch[kWarps];
+  __shared__ float scratch[R / 32];
   // The parameters (never written) into L2 before the wait for the kernel before, by the first block only: as a
   // programmatic dependent it starts during that kernel's tail, so their first, cold read is off the critical path.
   // (Loading them into registers there, in every block, made gpt2 bf16 8 us slower on the H100.)
   if (blockIdx.x == 0) {
-    const int line = 32 * threadIdx.x;  // 128 bytes: 32 floats, 64 bf16
+    const int line = 32 * threadIdx.x;  // 128 bytes: 32 floats, 64 bf16; 32 * R >= C
     if (line < C) {
       asm volatile("prefetch.global.L2 [%0];" ::"l"(weight + line));
       asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + line));
@@ -148,7 +153,7 @@ __global__ void __launch_bounds__(kThreads)
   // weight and bias do not depend on the row.
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    const int c = (threadIdx.x + i * kThreads) * V;
+    const int c = (threadIdx.x + i * R) * V;
     const bool in = c < C;  // C is a multiple of V
 #pragma unroll
     for (int e = 0; e < V; ++e) x[i][e] = w[i][e] = b[i][e] = 0.f;
@@ -182,7 +187,7 @@ __global__ void __launch_bounds__(kThreads)
   float sum = 0.f;
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    const int c = (threadIdx.x + i * kThreads) * V;
+    const int c = (threadIdx.x + i * R) * V;
 #pragma unroll
     for (int s = 0; s < kMaxSublayerSplits; ++s) {
 #pragma unroll
@@ -194,21 +199,21 @@ __global__ void __launch_bounds__(kThreads)
       for (int e = 0; e < V; ++e) sum += x[i][e];
     }
   }
-  const float mean = block_sum(sum, scratch) / C;
+  const float mean = block_sum<R>(sum, scratch) / C;
   float squares = 0.f;
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    const int c = (threadIdx.x + i * kThreads) * V;
+    const int c = (threadIdx.x + i * R) * V;
     if (c < C) {
 #pragma unroll
       for (int e = 0; e < V; ++e) squares += (x[i][e] - mean) * (x[i][e] - mean);
     }
   }
-  const float rstd = rsqrtf(block_sum(squares, scratch) / C + 1e-5f);
+  const float rstd = rsqrtf(block_sum<R>(squares, scratch) / C + 1e-5f);
   A* o = out + row * (kSplit ? 3 * C : C);
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    const int c = (threadIdx.x + i * kThreads) * V;
+    const int c = (threadIdx.x + i * R) * V;
     if (c < C) {
       float y[V];
 #pragma unroll
@@ -219,24 +224,82 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 namespace {
-/// Launches kernel 3 with N = ceil(C / (kThreads * V)) (N * V <= kMaxPerThread, chosen at run time among the
-/// instantiations).
-template <typename A, bool kSplit, bool kEmbed, int V, int N = 1>
+/// Dynamic shared memory that lets at most kFittedBlocksPerSm blocks of kernel 3 share an SM (LayerNormBlocks::
+/// kFitted), with kernel's attributes set for it; 0 for kWide.
+constexpr int kFittedBlocksPerSm = 2;
+template <typename Kernel>
+std::size_t blocks_per_sm_padding(Kernel kernel, LayerNormBlocks blocks) {
+  if (blocks != LayerNormBlocks::kFitted) return 0;
+  int device = 0, per_sm = 0, reserved = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice", "layernorm_forward");
+  check_cuda(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
+             "cudaDeviceGetAttribute", "layernorm_forward");
+  check_cuda(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device),
+             "cudaDeviceGetAttribute", "layernorm_forward");
+  // One more block would need more than the SM has; kFittedBlocksPerSm of them (with <= 64 bytes of static
+  // scratch each) fit.
+  const int smem = per_sm / (kFittedBlocksPerSm + 1) - reserved + 128;
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "cudaFuncSetAttribute",
+             "layernorm_forward");
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  cudaSharedmemCarveoutMaxShared),
+             "cudaFuncSetAttribute", "layernorm_forward");
+  return static_cast<std::size_t>(smem);
+}
+
+/// Launches kernel 3 with R threads per row and N = ceil(C / (R * V)) (N * V <= kMaxPerThread, chosen at run
+/// time among the instantiations).
+template <typename A, bool kSplit, bool kEmbed, int V, int R, int N = 1>
 void launch_kernel3(A* out, float* residual, SublayerOutput<A> add, const float* weight, const float* bias, int rows,
-                    int C, cudaStream_t stream, bool programmatic) {
+                    int C, cudaStream_t stream, bool programmatic, LayerNormBlocks blocks) {
   if constexpr ((N + 1) * V <= kMaxPerThread) {
-    if (C > N * V * kThreads) {
-      launch_kernel3<A, kSplit, kEmbed, V, N + 1>(out, residual, add, weight, bias, rows, C, stream, programmatic);
+    if (C > N * V * R) {
+      launch_kernel3<A, kSplit, kEmbed, V, R, N + 1>(out, residual, add, weight, bias, rows, C, stream,
+                                                      programmatic, blocks);
       return;
     }
   }
-  launch_kernel(layernorm_forward_kernel3<A, N, V, kSplit, kEmbed>, rows, kThreads, 0, stream, programmatic,
+  const auto kernel = layernorm_forward_kernel3<A, N, V, kSplit, kEmbed, R>;
+  launch_kernel(kernel, rows, R, blocks_per_sm_padding(kernel, blocks), stream, programmatic,
                 "layernorm_forward_kernel3", out, residual, add, weight, bias, C);
+}
+
+/// Kernel 3 with one group of 4 values per thread: as many warps as the row needs (C <= 1024, a multiple of 4).
+/// Idle warps cost: at 256 threads per row gpt_micro's (C = 128) layer norms took 3.5 us more per forward than at 32
+/// (H100, session 16); and at gpt2's width a row spread over fewer threads, each with 2-6 groups, was slower
+/// (128 threads: +4 us per forward, 32: +35 us).
+template <typename A, bool kSplit, bool kEmbed, int W = 1>
+void launch_kernel3_fitted(A* out, float* residual, SublayerOutput<A> add, const float* weight, const float* bias,
+                           int rows, int C, cudaStream_t stream, bool programmatic, LayerNormBlocks blocks) {
+  if constexpr (W < kWarps) {
+    if (C > W * 32 * 4) {
+      launch_kernel3_fitted<A, kSplit, kEmbed, W + 1>(out, residual, add, weight, bias, rows, C, stream,
+                                                       programmatic, blocks);
+      return;
+    }
+  }
+  const auto kernel = layernorm_forward_kernel3<A, 1, 4, kSplit, kEmbed, 32 * W>;
+  launch_kernel(kernel, rows, 32 * W, blocks_per_sm_padding(kernel, blocks), stream, programmatic,
+                "layernorm_forward_kernel3", out, residual, add, weight, bias, C);
+}
+
+template <bool kSplit, typename A, bool kEmbed>
+void launch_kernel3_rows(A* out, float* residual, SublayerOutput<A> add, const float* weight, const float* bias,
+                         int rows, int C, cudaStream_t stream, bool programmatic, LayerNormBlocks blocks) {
+  if (C % 4 == 0 && C <= kThreads * 4 && blocks == LayerNormBlocks::kFitted) {
+    launch_kernel3_fitted<A, kSplit, kEmbed>(out, residual, add, weight, bias, rows, C, stream, programmatic, blocks);
+  } else if (C % 4 == 0) {
+    launch_kernel3<A, kSplit, kEmbed, 4, kThreads>(out, residual, add, weight, bias, rows, C, stream, programmatic,
+                                                   LayerNormBlocks::kWide);
+  } else {
+    launch_kernel3<A, kSplit, kEmbed, 1, kThreads>(out, residual, add, weight, bias, rows, C, stream, programmatic,
+                                                   LayerNormBlocks::kWide);
+  }
 }
 
 template <bool kSplit, typename A>
 void launch_layernorm(A* d_out, float* d_residual, SublayerOutput<A> add, const float* d_weight, const float* d_bias,
-                      int rows, int C, cudaStream_t stream, bool programmatic) {
+                      int rows, int C, cudaStream_t stream, bool programmatic, LayerNormBlocks blocks) {
   const std::string shape = "rows=" + std::to_string(rows) + " C=" + std::to_string(C);
   if (add.partials != nullptr && (add.splits < 1 || add.splits > kMaxSublayerSplits)) {
     throw Error(ExitCode::kInternal, "layernorm_forward sums 1.." + std::to_string(kMaxSublayerSplits) +
@@ -244,15 +307,12 @@ void launch_layernorm(A* d_out, float* d_residual, SublayerOutput<A> add, const 
   }
   if (rows == 0) return;
   if (C <= kThreads * kMaxPerThread) {
-    const bool embed = add.tokens != nullptr;
-    if (C % 4 == 0 && embed) {
-      launch_kernel3<A, kSplit, true, 4>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, programmatic);
-    } else if (C % 4 == 0) {
-      launch_kernel3<A, kSplit, false, 4>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, programmatic);
-    } else if (embed) {
-      launch_kernel3<A, kSplit, true, 1>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, programmatic);
+    if (add.tokens != nullptr) {
+      launch_kernel3_rows<kSplit, A, true>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, programmatic,
+                                           blocks);
     } else {
-      launch_kernel3<A, kSplit, false, 1>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, programmatic);
+      launch_kernel3_rows<kSplit, A, false>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, programmatic,
+                                            blocks);
     }
     check_launch("layernorm_forward_kernel3", shape);
     return;
@@ -265,18 +325,21 @@ void launch_layernorm(A* d_out, float* d_residual, SublayerOutput<A> add, const 
 
 template <typename A>
 void layernorm_forward(A* d_out, float* d_residual, SublayerOutput<A> add, const float* d_weight,
-                       const float* d_bias, int rows, int C, cudaStream_t stream, bool programmatic) {
-  launch_layernorm<false>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, programmatic);
+                       const float* d_bias, int rows, int C, cudaStream_t stream, bool programmatic,
+                       LayerNormBlocks blocks) {
+  launch_layernorm<false>(d_out, d_residual, add, d_weight, d_bias, rows, C, stream, programmatic, blocks);
 }
 
 void layernorm_forward_split_tf32(float* d_out3, float* d_residual, SublayerOutput<float> add,
-                                  const float* d_weight, const float* d_bias, int rows, int C, cudaStream_t stream) {
-  launch_layernorm<true>(d_out3, d_residual, add, d_weight, d_bias, rows, C, stream, false);
+                                  const float* d_weight, const float* d_bias, int rows, int C, cudaStream_t stream,
+                                  LayerNormBlocks blocks) {
+  launch_layernorm<true>(d_out3, d_residual, add, d_weight, d_bias, rows, C, stream, false, blocks);
 }
 
 template void layernorm_forward<float>(float*, float*, SublayerOutput<float>, const float*, const float*, int, int,
-                                       cudaStream_t, bool);
+                                       cudaStream_t, bool, LayerNormBlocks);
 template void layernorm_forward<__nv_bfloat16>(__nv_bfloat16*, float*, SublayerOutput<__nv_bfloat16>,
-                                               const float*, const float*, int, int, cudaStream_t, bool);
+                                               const float*, const float*, int, int, cudaStream_t, bool,
+                                               LayerNormBlocks);
 
 }  // namespace vtools::vbench::cuda
