@@ -2,10 +2,11 @@
 # A/B of a vbench change on the GPU test machine, in one session: "after" = the working tree (built by
 # scripts/gpu-check into build-gpu, vbench GPU tests run), "before" = the tree with PATCH reversed (build-before).
 # Three alternating gpt2 bf16 runs, then the six seed configs in bf16 and gpt_nano fp32 once each; medians in us.
-# AB_CONFIGS (a --config list, default gpt2) and AB_REPS (default 3) change the alternating runs; AB_SEEDS=0 leaves
-# out the seeds; AB_SEED_CONFIGS replaces the bf16 seed list. AB_AFTER_ENVS (space-separated NAME=VALUE words) runs
-# "after" once per word with that variable set (e.g. "VTOOLS_X=1 VTOOLS_X=2"; outputs after-<word>-...). Make PATCH with `git diff -- tools/vbench > .deb/change.patch` (.deb/ is git-ignored and carried to
-# the device).
+# AB_CONFIGS (a --config list, default gpt2), AB_DTYPE (default bf16) and AB_REPS (default 3) change the alternating
+# runs; AB_SEEDS=0 leaves out the seeds; AB_SEED_CONFIGS replaces the bf16 seed list. AB_AFTER_ENVS (space-separated
+# NAME=VALUE words) runs "after" once per word with that variable set (e.g. "VTOOLS_X=1 VTOOLS_X=2"; outputs
+# after-<word>-...). Make PATCH with `git diff -- tools/vbench > .deb/change.patch` (.deb/ is git-ignored; carry it
+# to the device).
 # Usage: bench/vbench_ab.sh OUTDIR PATCH      (repo root)
 set -uo pipefail
 out=${1:?usage: bench/vbench_ab.sh OUTDIR PATCH}
@@ -34,8 +35,8 @@ with() {  # with VARIANT COMMAND...: COMMAND with the variant's variable set
 }
 for r in $(seq "${AB_REPS:-3}"); do
   for v in $variants; do
-    with "$v" run "$(bin "$v")" "${AB_CONFIGS:-gpt2}" bf16 "$out/$v-ab-$r.json"
-    echo "$v ${AB_CONFIGS:-gpt2} bf16 rep $r: $(med "$out/$v-ab-$r.json")"
+    with "$v" run "$(bin "$v")" "${AB_CONFIGS:-gpt2}" "${AB_DTYPE:-bf16}" "$out/$v-ab-$r.json"
+    echo "$v ${AB_CONFIGS:-gpt2} ${AB_DTYPE:-bf16} rep $r: $(med "$out/$v-ab-$r.json")"
   done
 done
 [ "${AB_SEEDS:-1}" = 0 ] && exit 0

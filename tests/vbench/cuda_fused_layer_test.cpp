@@ -143,8 +143,8 @@ std::vector<std::uint8_t> captured_logits(Gpu& gpu, const cuda::GptForward& forw
   return bytes;
 }
 
-TEST_CASE("LM head prefetch into L2, embeddings in the first layer norm, fitted layer-norm blocks: a captured forward "
-          "with any of them gives the same logits as without, bit for bit") {
+TEST_CASE("LM head prefetch into L2, embeddings in the first layer norm, fitted layer-norm blocks, programmatic "
+          "launches: a captured forward with any of them gives the same logits as without, bit for bit") {
   const auto seed = cuda_test::test_seed();
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
@@ -178,6 +178,9 @@ TEST_CASE("LM head prefetch into L2, embeddings in the first layer norm, fitted 
       forward.use_layernorm_blocks(cuda::LayerNormBlocks::kFitted);  // the same sums in fewer warps (unfused only)
       CHECK(captured_logits(gpu, forward) == plain);
       forward.use_layernorm_blocks(cuda::LayerNormBlocks::kWide);
+      forward.use_programmatic_launches(true);  // the same kernels, launched earlier
+      CHECK(captured_logits(gpu, forward) == plain);
+      forward.use_programmatic_launches(false);
     }
   }
 }
