@@ -410,8 +410,8 @@ class CudaBackend final : public Backend {
   }
 
   /// Times the unfused forward kept so far with its layer norms' rows spread as LayerNormBlocks::kFitted and keeps
-  /// that where it is faster. H100, B=4 T=64, bf16 (bench/RESULTS.md, session 16): gpt_micro, gpt_mini,
-  /// gpt_tile_medium 5-9% faster, gpt_tile_large 2%, gpt2 2% slower.
+  /// that where it is faster. H100, B=4 T=64, bf16 (bench/RESULTS.md, session 16): gpt_micro and gpt_tile_medium
+  /// 8-9% faster, gpt_mini 4%, gpt_tile_large 1%, gpt2 2% slower.
   void choose_layernorm_blocks() {
     keep_if_faster("the eager forward with fitted layer-norm blocks", [&](bool on) {
       forward_->use_layernorm_blocks(on ? cuda::LayerNormBlocks::kFitted : cuda::LayerNormBlocks::kWide);

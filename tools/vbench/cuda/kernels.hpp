@@ -54,7 +54,7 @@ struct SublayerOutput {
 
 /// How layernorm_forward spreads its rows (one block each) where a row is up to 1024 values, a multiple of 4 (others
 /// always kWide). Which is faster depends on the model (H100, bf16, B=4 T=64, bench/RESULTS.md session 16: kFitted
-/// 3-9% faster forwards at widths 128-256, 2% slower at gpt2's 768), so CudaBackend times both.
+/// 1-9% faster forwards at widths 128-256, 2% slower at gpt2's 768), so CudaBackend times both.
 enum class LayerNormBlocks {
   kWide,    ///< 256 threads per row, as many blocks per SM as fit
   kFitted,  ///< as many warps as the row's groups of 4 values need; at most 2 blocks per SM (padded shared memory)

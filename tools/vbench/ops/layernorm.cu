@@ -224,12 +224,11 @@ __global__ void __launch_bounds__(R)
 }
 
 namespace {
-/// Dynamic shared memory that lets at most kFittedBlocksPerSm blocks of kernel 3 share an SM (LayerNormBlocks::
-/// kFitted), with kernel's attributes set for it; 0 for kWide.
+/// Dynamic shared memory that lets at most kFittedBlocksPerSm blocks of `kernel` share an SM, with the kernel's
+/// attributes set for it (LayerNormBlocks::kFitted).
 constexpr int kFittedBlocksPerSm = 2;
 template <typename Kernel>
-std::size_t blocks_per_sm_padding(Kernel kernel, LayerNormBlocks blocks) {
-  if (blocks != LayerNormBlocks::kFitted) return 0;
+std::size_t fitted_padding(Kernel kernel) {
   int device = 0, per_sm = 0, reserved = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice", "layernorm_forward");
   check_cuda(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
@@ -251,35 +250,33 @@ std::size_t blocks_per_sm_padding(Kernel kernel, LayerNormBlocks blocks) {
 /// time among the instantiations).
 template <typename A, bool kSplit, bool kEmbed, int V, int R, int N = 1>
 void launch_kernel3(A* out, float* residual, SublayerOutput<A> add, const float* weight, const float* bias, int rows,
-                    int C, cudaStream_t stream, bool programmatic, LayerNormBlocks blocks) {
+                    int C, cudaStream_t stream, bool programmatic) {
   if constexpr ((N + 1) * V <= kMaxPerThread) {
     if (C > N * V * R) {
       launch_kernel3<A, kSplit, kEmbed, V, R, N + 1>(out, residual, add, weight, bias, rows, C, stream,
-                                                      programmatic, blocks);
+                                                      programmatic);
       return;
     }
   }
-  const auto kernel = layernorm_forward_kernel3<A, N, V, kSplit, kEmbed, R>;
-  launch_kernel(kernel, rows, R, blocks_per_sm_padding(kernel, blocks), stream, programmatic,
+  launch_kernel(layernorm_forward_kernel3<A, N, V, kSplit, kEmbed, R>, rows, R, 0, stream, programmatic,
                 "layernorm_forward_kernel3", out, residual, add, weight, bias, C);
 }
 
-/// Kernel 3 with one group of 4 values per thread: as many warps as the row needs (C <= 1024, a multiple of 4).
-/// Idle warps cost: at 256 threads per row gpt_micro's (C = 128) layer norms took 3.5 us more per forward than at 32
-/// (H100, session 16); and at gpt2's width a row spread over fewer threads, each with 2-6 groups, was slower
-/// (128 threads: +4 us per forward, 32: +35 us).
+/// Kernel 3 in fitted blocks (LayerNormBlocks::kFitted): one group of 4 values per thread, as many warps as the row
+/// needs (C <= 1024, a multiple of 4), at most kFittedBlocksPerSm blocks per SM. Why both, and why not a row over
+/// fewer threads with more groups each (gpt2: 4-35 us slower per forward): bench/RESULTS.md, session 16.
 template <typename A, bool kSplit, bool kEmbed, int W = 1>
 void launch_kernel3_fitted(A* out, float* residual, SublayerOutput<A> add, const float* weight, const float* bias,
-                           int rows, int C, cudaStream_t stream, bool programmatic, LayerNormBlocks blocks) {
+                           int rows, int C, cudaStream_t stream, bool programmatic) {
   if constexpr (W < kWarps) {
     if (C > W * 32 * 4) {
       launch_kernel3_fitted<A, kSplit, kEmbed, W + 1>(out, residual, add, weight, bias, rows, C, stream,
-                                                       programmatic, blocks);
+                                                       programmatic);
       return;
     }
   }
   const auto kernel = layernorm_forward_kernel3<A, 1, 4, kSplit, kEmbed, 32 * W>;
-  launch_kernel(kernel, rows, 32 * W, blocks_per_sm_padding(kernel, blocks), stream, programmatic,
+  launch_kernel(kernel, rows, 32 * W, fitted_padding(kernel), stream, programmatic,
                 "layernorm_forward_kernel3", out, residual, add, weight, bias, C);
 }
 
@@ -287,13 +284,11 @@ template <bool kSplit, typename A, bool kEmbed>
 void launch_kernel3_rows(A* out, float* residual, SublayerOutput<A> add, const float* weight, const float* bias,
                          int rows, int C, cudaStream_t stream, bool programmatic, LayerNormBlocks blocks) {
   if (C % 4 == 0 && C <= kThreads * 4 && blocks == LayerNormBlocks::kFitted) {
-    launch_kernel3_fitted<A, kSplit, kEmbed>(out, residual, add, weight, bias, rows, C, stream, programmatic, blocks);
+    launch_kernel3_fitted<A, kSplit, kEmbed>(out, residual, add, weight, bias, rows, C, stream, programmatic);
   } else if (C % 4 == 0) {
-    launch_kernel3<A, kSplit, kEmbed, 4, kThreads>(out, residual, add, weight, bias, rows, C, stream, programmatic,
-                                                   LayerNormBlocks::kWide);
+    launch_kernel3<A, kSplit, kEmbed, 4, kThreads>(out, residual, add, weight, bias, rows, C, stream, programmatic);
   } else {
-    launch_kernel3<A, kSplit, kEmbed, 1, kThreads>(out, residual, add, weight, bias, rows, C, stream, programmatic,
-                                                   LayerNormBlocks::kWide);
+    launch_kernel3<A, kSplit, kEmbed, 1, kThreads>(out, residual, add, weight, bias, rows, C, stream, programmatic);
   }
 }
 
