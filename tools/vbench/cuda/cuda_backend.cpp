@@ -116,7 +116,7 @@ class CudaBackend final : public Backend {
                            : std::string("the unfused forward")) +
                       (forward_->head_prefetch() ? " with the LM head's weights prefetched into L2" : "") +
                       (forward_->embedding_layernorm() ? ", the embeddings computed by the first layer norm" : "") +
-                      (forward_->layernorm_blocks() == cuda::LayerNormBlocks::kFitted
+                      (!layout && forward_->layernorm_blocks() == cuda::LayerNormBlocks::kFitted
                            ? ", layer norms in fitted blocks (as many warps as a row needs, at most 2 blocks per SM)"
                            : "") +
                       ", the fastest at prepare (median of 15 replays: " + times + ")");
@@ -141,12 +141,13 @@ class CudaBackend final : public Backend {
     run_eagerly("the eager warm-up forward");
     tune_gemms();
     const WgmmaTrials trials = wgmma_trials();
-    if (!forward_->wgmma_tilings().empty() && trials != WgmmaTrials::kNone) choose_wgmma_gemms(trials);
+    const bool wgmma_tried = !forward_->wgmma_tilings().empty() && trials != WgmmaTrials::kNone;
+    if (wgmma_tried) choose_wgmma_gemms(trials);
     if (!forward_->fused_layouts().empty()) choose_layer_fusion();
     choose_head_prefetch();
     if (!forward_->fused_layout() && !current_plan().persistent) {
       choose_embedding_layernorm();
-      choose_layernorm_blocks();
+      if (!wgmma_tried) choose_layernorm_blocks();  // else a part of each candidate
     }
     capture();
   }
@@ -231,8 +232,9 @@ class CudaBackend final : public Backend {
   /// Keeps the fastest unfused forward among: cuBLASLt's layer GEMMs; vbench's own wgmma GEMMs in each tiling the
   /// model takes, for all four GEMMs or the projections only; each with and without programmatic launches; each of
   /// those (cuBLASLt's included) with the qkv GEMM and attention as one kernel where the model takes it; with
-  /// WgmmaTrials::kAll also the projections run together with the layer norms after them; and where the model takes
-  /// it (and VTOOLS_VBENCH_PERSISTENT is not 0), the persistent forward (persistent_forward.hpp). A candidate whose
+  /// WgmmaTrials::kAll also the projections run together with the layer norms after them; each of those (and the
+  /// plain cuBLASLt forward) also with fitted layer-norm blocks where they differ; and where the model takes it (and
+  /// VTOOLS_VBENCH_PERSISTENT is not 0), the persistent forward (persistent_forward.hpp). A candidate whose
   /// logits (after NaN-filled activations, on the same zero tokens) are further from the cuBLASLt forward's than the
   /// bf16 gate allows is not timed and is named in the notes: a fast wrong kernel must not be kept.
   void choose_wgmma_gemms(WgmmaTrials trials) {
@@ -263,6 +265,14 @@ class CudaBackend final : public Backend {
           }
         }
       }
+    }
+    // Each in fitted layer-norm blocks too: they pay only with some plans (with programmatic launches, not without,
+    // for gpt_tile_medium), so choosing them after the plan could keep a plan that is slower with them.
+    if (cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
+      std::vector<WgmmaPlan> fitted = {WgmmaPlan{}};  // the plain cuBLASLt forward too
+      fitted.insert(fitted.end(), candidates.begin(), candidates.end());
+      for (WgmmaPlan& plan : fitted) plan.layernorm_blocks = cuda::LayerNormBlocks::kFitted;
+      candidates.insert(candidates.end(), fitted.begin(), fitted.end());
     }
     if (forward_->persistent_available() && persistent_trials()) {
       WgmmaPlan persistent;
@@ -311,6 +321,8 @@ class CudaBackend final : public Backend {
     cuda::LayerNormProjections layernorm_projections = cuda::LayerNormProjections::kNone;
     int layernorm_tile = 0;
     bool persistent = false;  ///< GptForward::use_persistent (the other fields then do not matter)
+    /// GptForward::use_layernorm_blocks; not a part of plain() or plan_name() (forward_label names it)
+    cuda::LayerNormBlocks layernorm_blocks = cuda::LayerNormBlocks::kWide;
     [[nodiscard]] bool plain() const {
       return !tiling && !programmatic && !qkv_attention &&
              layernorm_projections == cuda::LayerNormProjections::kNone && !persistent;
@@ -320,7 +332,7 @@ class CudaBackend final : public Backend {
   [[nodiscard]] WgmmaPlan current_plan() const {
     return {forward_->wgmma_tiling(), forward_->wgmma_gemms(), forward_->programmatic_launches(),
             forward_->qkv_attention(), forward_->layernorm_projections(), forward_->layernorm_tile(),
-            forward_->persistent()};
+            forward_->persistent(), forward_->layernorm_blocks()};
   }
 
   void use_plan(const WgmmaPlan& plan) {
@@ -329,6 +341,7 @@ class CudaBackend final : public Backend {
     forward_->use_qkv_attention(plan.qkv_attention, stream_);
     forward_->use_layernorm_projections(plan.layernorm_projections, plan.layernorm_tile, stream_);
     forward_->use_persistent(plan.persistent, stream_);
+    forward_->use_layernorm_blocks(plan.layernorm_blocks);
   }
 
   /// "wgmma GEMMs 128x2x1", "wgmma GEMMs 64x1x1 for the projections", "... and programmatic launches", "qkv and
@@ -410,9 +423,10 @@ class CudaBackend final : public Backend {
   }
 
   /// Times the unfused forward kept so far with its layer norms' rows spread as LayerNormBlocks::kFitted and keeps
-  /// that where it is faster. H100, B=4 T=64, bf16 (bench/RESULTS.md, session 16): gpt_micro and gpt_tile_medium
+  /// that where it is faster (where choose_wgmma_gemms did not run: its candidates try both). H100, B=4 T=64, bf16 (bench/RESULTS.md, session 16): gpt_micro and gpt_tile_medium
   /// 8-9% faster, gpt_mini 4%, gpt_tile_large 1%, gpt2 2% slower.
   void choose_layernorm_blocks() {
+    if (!cuda::fitted_layernorm_applies(weights_->config.n_embd)) return;
     keep_if_faster("the eager forward with fitted layer-norm blocks", [&](bool on) {
       forward_->use_layernorm_blocks(on ? cuda::LayerNormBlocks::kFitted : cuda::LayerNormBlocks::kWide);
     });
@@ -457,7 +471,9 @@ class CudaBackend final : public Backend {
                                           : "unfused with " + plan_name(plan);
     if (forward_->head_prefetch()) label += ", LM head weights prefetched into L2";
     if (forward_->embedding_layernorm()) label += ", embeddings in the first layer norm";
-    if (forward_->layernorm_blocks() == cuda::LayerNormBlocks::kFitted) label += ", fitted layer-norm blocks";
+    if (!layout && forward_->layernorm_blocks() == cuda::LayerNormBlocks::kFitted) {
+      label += ", fitted layer-norm blocks";  // the fused steps have their own layer norms
+    }
     return label;
   }
 

@@ -60,6 +60,9 @@ enum class LayerNormBlocks {
   kFitted,  ///< as many warps as the row's groups of 4 values need; at most 2 blocks per SM (padded shared memory)
 };
 
+/// Whether LayerNormBlocks::kFitted launches differently from kWide for rows of C values.
+inline bool fitted_layernorm_applies(int C) { return C % 4 == 0 && C <= 1024; }
+
 /// Per row r of [rows][C]: residual[r] += sum of the partials[s][r] + bias first (the residual add of the previous
 /// sublayer and its split-K reduction, fused here), or residual[r] = the embeddings of token r; then
 /// out[r] = (residual[r] - mean) / sqrt(var + 1e-5) * weight + bias, with mean and the biased variance in fp32.

@@ -283,7 +283,7 @@ void launch_kernel3_fitted(A* out, float* residual, SublayerOutput<A> add, const
 template <bool kSplit, typename A, bool kEmbed>
 void launch_kernel3_rows(A* out, float* residual, SublayerOutput<A> add, const float* weight, const float* bias,
                          int rows, int C, cudaStream_t stream, bool programmatic, LayerNormBlocks blocks) {
-  if (C % 4 == 0 && C <= kThreads * 4 && blocks == LayerNormBlocks::kFitted) {
+  if (blocks == LayerNormBlocks::kFitted && fitted_layernorm_applies(C)) {  // C <= kThreads * 4
     launch_kernel3_fitted<A, kSplit, kEmbed>(out, residual, add, weight, bias, rows, C, stream, programmatic);
   } else if (C % 4 == 0) {
     launch_kernel3<A, kSplit, kEmbed, 4, kThreads>(out, residual, add, weight, bias, rows, C, stream, programmatic);
