@@ -266,8 +266,8 @@ class CudaBackend final : public Backend {
         }
       }
     }
-    // Each in fitted layer-norm blocks too: they pay only with some plans (with programmatic launches, not without,
-    // for gpt_tile_medium), so choosing them after the plan could keep a plan that is slower with them.
+    // Each in fitted layer-norm blocks too: their gain differs from plan to plan, so choosing them after the plan
+    // can keep a plan that another one beats with them (gpt_tile_medium bf16 once ran 96.4 instead of 91.8 us).
     if (cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
       std::vector<WgmmaPlan> fitted = {WgmmaPlan{}};  // the plain cuBLASLt forward too
       fitted.insert(fitted.end(), candidates.begin(), candidates.end());
@@ -423,8 +423,9 @@ class CudaBackend final : public Backend {
   }
 
   /// Times the unfused forward kept so far with its layer norms' rows spread as LayerNormBlocks::kFitted and keeps
-  /// that where it is faster (where choose_wgmma_gemms did not run: its candidates try both). H100, B=4 T=64, bf16 (bench/RESULTS.md, session 16): gpt_micro and gpt_tile_medium
-  /// 8-9% faster, gpt_mini 4%, gpt_tile_large 1%, gpt2 2% slower.
+  /// that where it is faster (where choose_wgmma_gemms did not run: its candidates try both). H100, B=4 T=64, bf16
+  /// (bench/RESULTS.md, session 16): gpt_micro and gpt_tile_medium 8-9% faster, gpt_mini 4%, gpt_tile_large 1%,
+  /// gpt2 2% slower.
   void choose_layernorm_blocks() {
     if (!cuda::fitted_layernorm_applies(weights_->config.n_embd)) return;
     keep_if_faster("the eager forward with fitted layer-norm blocks", [&](bool on) {
