@@ -10,7 +10,9 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
@@ -26,6 +28,43 @@ __device__ __forceinline__ void programmatic_start() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+}
+
+/// What a launch of an own kernel needs set beyond the defaults (kernel_attributes_once).
+struct KernelAttributes {
+  std::size_t smem = 0;               ///< dynamic shared memory bytes
+  bool non_portable_cluster = false;  ///< clusters over 8 CTAs
+  bool max_shared_carveout = false;   ///< the most shared memory per SM (the least L1)
+};
+
+/// Sets `kernel`'s attributes (its dynamic shared memory limit, and what else `attributes` asks for) once per
+/// device, on its first use there (outside any graph capture: the eager runs come first); `done`, one per kernel,
+/// holds a bit per device ordinal below 64. False when the device refuses; a failure is tried again on the next use
+/// (the error may have been an earlier launch's).
+template <typename Kernel>
+bool kernel_attributes_once(Kernel kernel, std::atomic<std::uint64_t>& done, const KernelAttributes& attributes) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+  if ((done.load() & bit) != 0) return true;
+  bool ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(attributes.smem)) == cudaSuccess;
+  if (ok && attributes.non_portable_cluster) {
+    ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+  }
+  if (ok && attributes.max_shared_carveout) {
+    ok = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                              cudaSharedmemCarveoutMaxShared) == cudaSuccess;
+  }
+  if (!ok) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  done.fetch_or(bit);
+  return true;
 }
 
 /// kernel<<<grid, block, smem, stream>>>(args...) with the launch attributes attrs[0..n); the launchers below say

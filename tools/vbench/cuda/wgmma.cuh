@@ -1,14 +1,14 @@
 // Shared pieces of vbench's own Hopper kernels (wgmma_gemm.cu, wgmma_attention.cu): shared-memory matrix
 // descriptors for the 128-byte swizzle, wgmma m64nNk16 (bf16 in, fp32 accumulators), mbarriers, TMA tile copies, and
-// the host side's tensor maps. Device code only where VTOOLS_WGMMA is defined (sm_90a); elsewhere the kernels using
-// them compile to empty bodies (wgmma_gemm_available says which).
+// the host side's tensor maps (their shared-memory attributes: programmatic.cuh's kernel_attributes_once). Device
+// code only where VTOOLS_WGMMA is defined (sm_90a); elsewhere the kernels using them compile to empty bodies
+// (wgmma_gemm_available says which).
 #pragma once
 
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -261,33 +261,6 @@ inline CUtensorMap tensor_map(const __nv_bfloat16* p, int rows, int K, int box_r
     throw Error(ExitCode::kInternal, "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(r) + ") for " + what);
   }
   return map;
-}
-
-/// Sets `kernel`'s dynamic shared memory limit to `smem` bytes (and with non_portable_cluster allows clusters over 8
-/// CTAs) once per device, on its first use there (outside any graph capture: the eager runs come first); `done`, one
-/// per kernel, holds a bit per device ordinal below 64. False when the device refuses; a failure is tried again on
-/// the next use (the error may have been an earlier launch's).
-template <typename Kernel>
-bool kernel_attributes_once(Kernel kernel, std::atomic<std::uint64_t>& done, std::size_t smem,
-                            bool non_portable_cluster) {
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
-  if ((done.load() & bit) != 0) return true;
-  bool ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)) ==
-            cudaSuccess;
-  if (ok && non_portable_cluster) {
-    ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
-  }
-  if (!ok) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  done.fetch_or(bit);
-  return true;
 }
 
 }  // namespace vtools::vbench::cuda::wgmma

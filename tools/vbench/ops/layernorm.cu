@@ -10,6 +10,7 @@
 // went from 2.59 to 2.40 us per call on gpt2 bf16 (vtrace, 2026-11-23). Rows of up to 1024 values (a multiple of 4)
 // also run in fitted blocks (LayerNormBlocks::kFitted): as many warps as the row's groups of 4 need, at most 2 blocks
 // per SM; which pays depends on the model (kernels.hpp).
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -225,10 +226,10 @@ __global__ void __launch_bounds__(R)
 
 namespace {
 /// Dynamic shared memory that lets at most kFittedBlocksPerSm blocks of `kernel` share an SM, with the kernel's
-/// attributes set for it (LayerNormBlocks::kFitted).
+/// attributes set for it once per device (`done`: kernel_attributes_once) (LayerNormBlocks::kFitted).
 constexpr int kFittedBlocksPerSm = 2;
 template <typename Kernel>
-std::size_t fitted_padding(Kernel kernel) {
+std::size_t fitted_padding(Kernel kernel, std::atomic<std::uint64_t>& done) {
   int device = 0, per_sm = 0, reserved = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice", "layernorm_forward");
   check_cuda(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
@@ -237,13 +238,12 @@ std::size_t fitted_padding(Kernel kernel) {
              "cudaDeviceGetAttribute", "layernorm_forward");
   // One more block would need more than the SM has; kFittedBlocksPerSm of them (with <= 64 bytes of static
   // scratch each) fit.
-  const int smem = per_sm / (kFittedBlocksPerSm + 1) - reserved + 128;
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "cudaFuncSetAttribute",
-             "layernorm_forward");
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                  cudaSharedmemCarveoutMaxShared),
-             "cudaFuncSetAttribute", "layernorm_forward");
-  return static_cast<std::size_t>(smem);
+  const auto smem = static_cast<std::size_t>(per_sm / (kFittedBlocksPerSm + 1) - reserved + 128);
+  if (!kernel_attributes_once(kernel, done, {smem, false, true})) {
+    throw Error(ExitCode::kInternal, "the device refuses the shared memory of layernorm_forward_kernel3 in fitted "
+                                     "blocks (" + std::to_string(smem) + " bytes)");
+  }
+  return smem;
 }
 
 /// Launches kernel 3 with R threads per row and N = ceil(C / (R * V)) (N * V <= kMaxPerThread, chosen at run
@@ -276,7 +276,8 @@ void launch_kernel3_fitted(A* out, float* residual, SublayerOutput<A> add, const
     }
   }
   const auto kernel = layernorm_forward_kernel3<A, 1, 4, kSplit, kEmbed, 32 * W>;
-  launch_kernel(kernel, rows, 32 * W, fitted_padding(kernel), stream, programmatic,
+  static std::atomic<std::uint64_t> attributes_done{0};  // one per instantiation, i.e. per kernel
+  launch_kernel(kernel, rows, 32 * W, fitted_padding(kernel, attributes_done), stream, programmatic,
                 "layernorm_forward_kernel3", out, residual, add, weight, bias, C);
 }
 

@@ -612,7 +612,7 @@ PersistentForward::PersistentForward(const PersistentModel& model) : m_(model) {
     throw Error(ExitCode::kInternal, what + " is not supported on this device");
   }
   static std::atomic<std::uint64_t> attributes_done{0};
-  if (!kernel_attributes_once(persistent_forward_kernel, attributes_done, kSmemBytes, false)) {
+  if (!kernel_attributes_once(persistent_forward_kernel, attributes_done, {kSmemBytes})) {
     throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
   }
   int per_sm = 0;

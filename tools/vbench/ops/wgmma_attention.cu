@@ -196,7 +196,7 @@ template <int HS>
 void launch(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
             int B, int T, int C, int NH, cudaStream_t stream, const std::string& what) {
   static std::atomic<std::uint64_t> attributes_done{0};
-  if (!kernel_attributes_once(wgmma_qkv_attention_kernel<HS>, attributes_done, kSmemBytes<HS>, false)) {
+  if (!kernel_attributes_once(wgmma_qkv_attention_kernel<HS>, attributes_done, {kSmemBytes<HS>})) {
     throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
   }
   const CUtensorMap x_map = tensor_map(d_x, B * T, C, kRows, what);

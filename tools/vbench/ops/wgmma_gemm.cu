@@ -354,8 +354,8 @@ __global__ void transpose_bf16_kernel(__nv_bfloat16* dst, const __nv_bfloat16* s
 template <int BN, int CX, int CY, Out kOut>
 bool kernel_attributes_set() {
   static std::atomic<std::uint64_t> done{0};
-  return kernel_attributes_once(wgmma_gemm_kernel<BN, CX, CY, kOut>, done, smem_bytes<BN, kOut>(),
-                                kOut == Out::kResidualLayerNorm && max_row_cluster(BN) > 8);
+  return kernel_attributes_once(wgmma_gemm_kernel<BN, CX, CY, kOut>, done,
+                                {smem_bytes<BN, kOut>(), kOut == Out::kResidualLayerNorm && max_row_cluster(BN) > 8});
 }
 
 template <int BN, int CX, int CY, Out kOut>
