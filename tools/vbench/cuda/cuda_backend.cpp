@@ -145,11 +145,7 @@ class CudaBackend final : public Backend {
     const bool wgmma_tried = !forward_->wgmma_tilings().empty() && trials != WgmmaTrials::kNone;
     if (wgmma_tried) choose_wgmma_gemms(trials);
     if (!forward_->fused_layouts().empty()) choose_layer_fusion();
-    choose_head_prefetch();
-    if (!forward_->fused_layout() && !current_plan().persistent) {
-      choose_embedding_layernorm();
-      if (!wgmma_tried) choose_layernorm_blocks();  // else a part of each candidate
-    }
+    time_option_combinations(wgmma_tried);  // the wgmma candidates try both layer-norm blocks
     playoff();
     capture();
   }
@@ -430,37 +426,44 @@ class CudaBackend final : public Backend {
     return out;
   }
 
-  /// Times the forward kept so far with the LM head's weights prefetched into L2 (GptForward::use_head_prefetch) and
-  /// keeps the prefetch where it is faster. Not tried where the weights exceed L2: gpt2 bf16 (77 MB) measured 435
-  /// against 417 us with it, gpt_micro fp32 (77 MB of split weights) 168 against 154; gpt_nano fp32 (29 MB) 73.0
-  /// against 75.6 (H100, 2026-11-23).
-  void choose_head_prefetch() {
+  /// Times the forward kept so far (choose_wgmma_gemms, choose_layer_fusion) with every combination of the options
+  /// that apply to it, each recorded in forward_ms_ for playoff(), which keeps the fastest. Every combination, not
+  /// one option after another: whether one helps depends on the others (gpt_micro bf16 kept the head prefetch when
+  /// it was tried first, and ran ~1 us faster without it but with the embeddings in the first layer norm:
+  /// bench/RESULTS.md, session 17). The options, H100 figures at B=4 T=64 from bench/RESULTS.md:
+  /// - the LM head's weights prefetched into L2 (GptForward::use_head_prefetch), where they fit in L2: gpt_nano fp32
+  ///   (29 MB) 73.0 against 75.6 us with it; gpt2 bf16 (77 MB) measured 435 against 417, gpt_micro fp32 (77 MB of
+  ///   split weights) 168 against 154 (session 9);
+  /// - for an unfused forward, the embeddings computed by its first layer norm instead of the encoder kernel
+  ///   (GptForward::use_embedding_layernorm): gpt_micro and gpt_tile_large bf16 1-2 us faster, gpt2 even (session
+  ///   15). An option, not a default: a first version changed the other layer norms' code and moved forwards by 4-5
+  ///   us either way (gpt2 faster, gpt_tile_large slower), so layer-norm code is not neutral here;
+  /// - for an unfused forward whose layer-norm blocks the wgmma candidates did not try (!blocks_tried), fitted blocks
+  ///   (LayerNormBlocks::kFitted): gpt_micro and gpt_tile_medium bf16 8-9% faster, gpt_mini 4%, gpt_tile_large 1%,
+  ///   gpt2 2% slower (session 16).
+  void time_option_combinations(bool blocks_tried) {
+    std::vector<std::function<void(bool)>> options;
     int l2_bytes = 0;
     check_cuda(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_), "cudaDeviceGetAttribute",
                "the L2 size");
-    if (forward_->head_weight_bytes() > static_cast<std::size_t>(l2_bytes)) return;
-    keep_if_faster("the eager forward with the head prefetch", [&](bool on) { forward_->use_head_prefetch(on); });
-  }
-
-  /// Times the unfused forward kept so far with the embeddings computed by its first layer norm instead of the
-  /// encoder kernel (GptForward::use_embedding_layernorm) and keeps that where it is faster. H100, B=4 T=64, bf16
-  /// (bench/RESULTS.md, session 15): gpt_micro and gpt_tile_large 1-2 us faster, gpt2 even (kept in some runs, not
-  /// in others). A choice, not a default: a first version changed the other layer norms' code and moved forwards
-  /// by 4-5 us either way (gpt2 faster, gpt_tile_large slower), so layer-norm code is not neutral here.
-  void choose_embedding_layernorm() {
-    keep_if_faster("the eager forward with the embeddings in the first layer norm",
-                   [&](bool on) { forward_->use_embedding_layernorm(on); });
-  }
-
-  /// Times the unfused forward kept so far with its layer norms' rows spread as LayerNormBlocks::kFitted and keeps
-  /// that where it is faster (where choose_wgmma_gemms did not run: its candidates try both). H100, B=4 T=64, bf16
-  /// (bench/RESULTS.md, session 16): gpt_micro and gpt_tile_medium 8-9% faster, gpt_mini 4%, gpt_tile_large 1%,
-  /// gpt2 2% slower.
-  void choose_layernorm_blocks() {
-    if (!cuda::fitted_layernorm_applies(weights_->config.n_embd)) return;
-    keep_if_faster("the eager forward with fitted layer-norm blocks", [&](bool on) {
-      forward_->use_layernorm_blocks(on ? cuda::LayerNormBlocks::kFitted : cuda::LayerNormBlocks::kWide);
-    });
+    if (forward_->head_weight_bytes() <= static_cast<std::size_t>(l2_bytes)) {
+      options.emplace_back([&](bool on) { forward_->use_head_prefetch(on); });
+    }
+    if (!forward_->fused_layout() && !current_plan().persistent) {
+      options.emplace_back([&](bool on) { forward_->use_embedding_layernorm(on); });
+      if (!blocks_tried && cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
+        options.emplace_back([&](bool on) {
+          forward_->use_layernorm_blocks(on ? cuda::LayerNormBlocks::kFitted : cuda::LayerNormBlocks::kWide);
+        });
+      }
+    }
+    if (forward_ms_.empty()) record_forward(median_forward_ms());  // the kept forward itself
+    for (unsigned mask = 1; mask < (1u << options.size()); ++mask) {
+      for (std::size_t i = 0; i < options.size(); ++i) options[i](((mask >> i) & 1u) != 0);
+      run_eagerly("the eager forward (" + forward_label() + ")");  // loads the modules an option adds
+      record_forward(median_forward_ms());
+    }
+    for (const auto& use : options) use(false);
   }
 
   /// The least median in forward_ms_ (the forward kept so far), after timing the forward as planned now if nothing
@@ -472,21 +475,9 @@ class CudaBackend final : public Backend {
     return ms;
   }
 
-  /// Times the forward kept so far with one more option, use(true), recorded in forward_ms_, and keeps the option
-  /// only where the forward is faster with it. The eager forward first (`what` names it in errors) loads any kernel
-  /// module the option adds, outside the capture.
-  void keep_if_faster(const char* what, const std::function<void(bool)>& use) {
-    const double kept_ms = fastest_forward_ms();
-    use(true);
-    run_eagerly(what);
-    const double ms = median_forward_ms();
-    record_forward(ms);
-    if (!(ms < kept_ms)) use(false);
-  }
-
   /// One forward outside any capture, waited for: loads the modules of its kernels (CUDA lazy loading), which a
   /// capture cannot. `what` names it in errors.
-  void run_eagerly(const char* what) {
+  void run_eagerly(std::string_view what) {
     forward_->enqueue(stream_);
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", what);
   }
@@ -533,12 +524,12 @@ class CudaBackend final : public Backend {
     return ms;
   }
 
-  /// The greedy choices above compare medians of kPrepareReplays replays, and those move by 1-5% between runs of
-  /// the same forward (bench/RESULTS.md, sessions 15-16): among up to ~30 candidates, one a few percent slower than
-  /// the best was sometimes kept, and the kept plan changed from run to run. So the forwards within kPlayoffMargin
-  /// of the fastest (at most kFinalists, the fastest first) are timed again in kPlayoffRounds rounds that take each
-  /// in turn (a drift in clocks or in what L2 holds hits all of them alike), and the one with the least median over
-  /// all its replays is kept.
+  /// Keeps the fastest of the forwards timed at prepare (forward_ms_). Their medians of kPrepareReplays replays move
+  /// by 1-5% between runs of the same forward (bench/RESULTS.md, sessions 15-16): among up to ~30 candidates, one a
+  /// few percent slower than the best was sometimes kept, and the kept plan changed from run to run. So the forwards
+  /// within kPlayoffMargin of the fastest (at most kFinalists, the fastest first) are timed again in kPlayoffRounds
+  /// rounds that take each in turn (a drift in clocks or in what L2 holds hits all of them alike), and the one with
+  /// the least median over all its replays is kept.
   void playoff() {
     std::vector<const TimedForward*> timed;
     for (const TimedForward& t : forward_ms_) timed.push_back(&t);
@@ -551,7 +542,10 @@ class CudaBackend final : public Backend {
                                     [&](const TimedForward& f) { return f.label == t->label; });
       if (!seen) finalists.push_back(*t);
     }
-    if (finalists.size() < 2) return;
+    if (finalists.size() < 2) {
+      use_setup(finalists.front().setup);
+      return;
+    }
     std::vector<std::vector<double>> samples(finalists.size());
     for (int round = 0; round < kPlayoffRounds; ++round) {
       for (std::size_t i = 0; i < finalists.size(); ++i) {
