@@ -120,7 +120,8 @@ class CudaBackend final : public Backend {
                       (!layout && forward_->layernorm_blocks() == cuda::LayerNormBlocks::kFitted
                            ? ", layer norms in fitted blocks (as many warps as a row needs, at most 2 blocks per SM)"
                            : "") +
-                      ", the fastest at prepare (median of " + std::to_string(kPrepareReplays) + " replays: " + times + ")");
+                      ", the fastest at prepare (median of " + std::to_string(kPrepareReplays) +
+                      " replays: " + times + ")");
     }
     notes.insert(notes.end(), rejected_.begin(), rejected_.end());
     return notes;
@@ -457,7 +458,7 @@ class CudaBackend final : public Backend {
         });
       }
     }
-    if (forward_ms_.empty()) record_forward(median_forward_ms());  // the kept forward itself
+    if (forward_ms_.empty() && !options.empty()) record_forward(median_forward_ms());  // the kept forward itself
     for (unsigned mask = 1; mask < (1u << options.size()); ++mask) {
       for (std::size_t i = 0; i < options.size(); ++i) options[i](((mask >> i) & 1u) != 0);
       run_eagerly("the eager forward (" + forward_label() + ")");  // loads the modules an option adds
@@ -534,8 +535,8 @@ class CudaBackend final : public Backend {
     std::vector<const TimedForward*> timed;
     for (const TimedForward& t : forward_ms_) timed.push_back(&t);
     std::stable_sort(timed.begin(), timed.end(), [](const auto* a, const auto* b) { return a->ms < b->ms; });
-    std::vector<TimedForward> finalists;
     if (timed.empty() || !std::isfinite(timed.front()->ms)) return;
+    std::vector<TimedForward> finalists;
     for (const TimedForward* t : timed) {
       if (!(t->ms <= timed.front()->ms * (1 + kPlayoffMargin)) || finalists.size() == kFinalists) break;
       const bool seen = std::any_of(finalists.begin(), finalists.end(),
@@ -642,13 +643,13 @@ class CudaBackend final : public Backend {
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
   int kernels_ = 0;
-  /// The forwards timed at prepare (unfused, with wgmma GEMMs in each tiling, each fused layout, the kept one with the
-  /// head prefetch) and their median ms; empty when there was no choice.
+  /// The forwards timed at prepare (unfused, with wgmma GEMMs in each tiling, each fused layout, the kept one with
+  /// each combination of the options) and their median ms; empty when there was no choice.
   std::vector<TimedForward> forward_ms_;
   /// The finalists of playoff() and their medians over all its rounds; empty when it had fewer than two.
   std::vector<TimedForward> playoff_ms_;
   /// Replays per forward timed at prepare, and the playoff: forwards within 5% of the fastest, at most 4, timed again
-  /// in 4 rounds (60 replays each, ~0.1 s for gpt2 bf16).
+  /// in 4 rounds (60 replays each: at most 16 more captures and 288 replays, 3 of each 18 for warm-up).
   static constexpr int kPrepareReplays = 15;
   static constexpr double kPlayoffMargin = 0.05;
   static constexpr std::size_t kFinalists = 4;
