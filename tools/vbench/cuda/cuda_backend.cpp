@@ -213,19 +213,13 @@ class CudaBackend final : public Backend {
   /// takes (for small models, where launches dominate; the GEMM plans' choice above is unaffected: the fused steps
   /// use only the LM head's).
   void choose_layer_fusion() {
-    double best_ms = fastest_forward_ms();  // the unfused forward kept so far
-    std::optional<cuda::FusedLayout> best;
+    if (forward_ms_.empty()) record_forward(median_forward_ms());  // the unfused forward kept so far
     for (const cuda::FusedLayout layout : forward_->fused_layouts()) {
       forward_->use_fused_layers(layout);
       run_eagerly("the eager fused forward");  // loads the kernels' module outside the capture
-      const double ms = median_forward_ms();
-      record_forward(ms);
-      if (ms < best_ms) {
-        best_ms = ms;
-        best = layout;
-      }
+      record_forward(median_forward_ms());
     }
-    forward_->use_fused_layers(best);
+    use_fastest_forward();
   }
 
   /// Keeps the fastest unfused forward among: cuBLASLt's layer GEMMs; vbench's own wgmma GEMMs in each tiling the
@@ -242,7 +236,6 @@ class CudaBackend final : public Backend {
     const std::vector<float> reference = download_logits();
     forward_ms_.clear();
     record_forward(median_forward_ms());
-    double best_ms = forward_ms_.front().ms;
     using cuda::LayerNormProjections;
     std::vector<WgmmaPlan> candidates;
     std::vector<std::optional<cuda::WgmmaTiling>> gemms = {std::nullopt};  // cuBLASLt's, then each tiling
@@ -279,7 +272,6 @@ class CudaBackend final : public Backend {
       persistent.persistent = true;
       candidates.push_back(persistent);
     }
-    WgmmaPlan best;
     for (const WgmmaPlan& c : candidates) {
       std::string unused = "cuda " + weights_->config.name + ": the forward with " + plan_name(c) + " was not used: ";
       double err = 0;
@@ -302,14 +294,9 @@ class CudaBackend final : public Backend {
         rejected_.push_back(unused + off);
         continue;
       }
-      const double ms = median_forward_ms();
-      record_forward(ms);
-      if (ms < best_ms) {
-        best_ms = ms;
-        best = c;
-      }
+      record_forward(median_forward_ms());
     }
-    use_plan(best);
+    use_fastest_forward();
   }
 
   /// One way to run the unfused forward (choose_wgmma_gemms' candidates); the default is the plain cuBLASLt one.
@@ -467,13 +454,11 @@ class CudaBackend final : public Backend {
     for (const auto& use : options) use(false);
   }
 
-  /// The least median in forward_ms_ (the forward kept so far), after timing the forward as planned now if nothing
-  /// was timed yet.
-  double fastest_forward_ms() {
-    if (forward_ms_.empty()) record_forward(median_forward_ms());
-    double ms = std::numeric_limits<double>::infinity();
-    for (const TimedForward& entry : forward_ms_) ms = std::min(ms, entry.ms);
-    return ms;
+  /// Sets up the fastest forward in forward_ms_ (the first of equal ones), if any.
+  void use_fastest_forward() {
+    const auto fastest = std::min_element(forward_ms_.begin(), forward_ms_.end(),
+                                          [](const TimedForward& a, const TimedForward& b) { return a.ms < b.ms; });
+    if (fastest != forward_ms_.end()) use_setup(fastest->setup);
   }
 
   /// One forward outside any capture, waited for: loads the modules of its kernels (CUDA lazy loading), which a
