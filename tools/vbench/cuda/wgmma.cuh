@@ -225,6 +225,71 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int 
         : "memory");
   }
 }
+
+// A layer norm folded into the GEMM after it (wgmma_gemm.hpp, FoldedLayerNorm): the kernel reads the fp32 residual
+// rows x, not their bf16 layer norm, and computes LN(x) W + bias as rstd * (x W' - mean * column_sums) + folded_bias.
+// Two warps of the producer warpgroup convert: per K step they wait for the fp32 tile (two TMA boxes of 32 columns,
+// [2][64 rows][32], 128-byte swizzle), write its bf16 copy into the tile the wgmmas read and arrive on `converted`;
+// each thread owns one of the 64 rows and sums its values for the row's mean and variance.
+constexpr int kConvertRows = 64;
+constexpr int kConverterFirstThread = 32;  // warps 1 and 2: warp 0 holds the producer thread
+
+/// The converter of row `row` (0..63) over k_tiles K steps of a ring of kStages stages: xf and a are the stages'
+/// fp32 and bf16 tiles (64 x 64 each); after the last step it leaves the row's mean and 1 / sqrt(var + 1e-5) over
+/// the first K columns in row_mean[row], row_rstd[row] and arrives on `stats`.
+template <int kStages>
+__device__ __forceinline__ void convert_rows(int k_tiles, int K, const float* xf, __nv_bfloat16* a,
+                                             std::uint64_t* full, std::uint64_t* converted, float* row_mean,
+                                             float* row_rstd, std::uint64_t* stats, int row) {
+  constexpr int kTile = kConvertRows * kTileK;  // elements per stage
+  // Sums of (x - shift), shift = the row's first value: one pass without the cancellation of sum(x^2) - n mean^2
+  // when a row's mean is large next to its spread.
+  float shift = 0.f, s1 = 0.f, s2 = 0.f;
+  const int swz = row & 7;
+  for (int t = 0; t < k_tiles; ++t) {
+    const int st = t % kStages;
+    mbar_wait(&full[st], (t / kStages) & 1);
+    const float* src = xf + st * kTile;
+    float v[kTileK];
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+#pragma unroll
+      for (int q = 0; q < 8; ++q) {  // 16-byte chunk q of the row's 128 bytes in this box sits at chunk q ^ (row % 8)
+        const float4 c = *reinterpret_cast<const float4*>(src + half * kConvertRows * 32 + row * 32 + 4 * (q ^ swz));
+        v[32 * half + 4 * q] = c.x, v[32 * half + 4 * q + 1] = c.y;
+        v[32 * half + 4 * q + 2] = c.z, v[32 * half + 4 * q + 3] = c.w;
+      }
+    }
+    if (t == 0) shift = v[0];
+    const int valid = K - t * kTileK;  // columns past K are zeros that the sums must not count
+#pragma unroll
+    for (int i = 0; i < kTileK; ++i) {
+      const float dev = i < valid ? v[i] - shift : 0.f;
+      s1 += dev;
+      s2 += dev * dev;
+    }
+    char* dst = reinterpret_cast<char*>(a + st * kTile) + row * 128;
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {  // 8 bf16 per 16-byte chunk, swizzled as TMA would have written them
+      uint4 packed;
+      __nv_bfloat162 pairs[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) pairs[e] = __floats2bfloat162_rn(v[8 * q + 2 * e], v[8 * q + 2 * e + 1]);
+      packed.x = *reinterpret_cast<std::uint32_t*>(&pairs[0]);
+      packed.y = *reinterpret_cast<std::uint32_t*>(&pairs[1]);
+      packed.z = *reinterpret_cast<std::uint32_t*>(&pairs[2]);
+      packed.w = *reinterpret_cast<std::uint32_t*>(&pairs[3]);
+      *reinterpret_cast<uint4*>(dst + 16 * (q ^ swz)) = packed;
+    }
+    // The wgmmas read the tile through the async proxy.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    mbar_arrive(&converted[st]);
+  }
+  const float mean_dev = s1 / K;
+  row_mean[row] = shift + mean_dev;
+  row_rstd[row] = rsqrtf(fmaxf(s2 / K - mean_dev * mean_dev, 0.f) + 1e-5f);
+  mbar_arrive(stats);  // an mbarrier arrive releases the stores before it to the thread that waits on it
+}
 #endif  // VTOOLS_WGMMA
 
 using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
@@ -246,21 +311,33 @@ inline EncodeTiled encode_tiled() {
   return fn;
 }
 
-/// A row-major bf16 [rows][K] matrix as boxes of 64 columns x box_rows rows, 128-byte swizzle; reads past its
-/// edges give zeros.
-inline CUtensorMap tensor_map(const __nv_bfloat16* p, int rows, int K, int box_rows, const std::string& what) {
+/// A row-major [rows][K] matrix of `type` (elements of elem_bytes) as boxes of box_cols columns x box_rows rows,
+/// 128-byte swizzle; reads past its edges give zeros.
+inline CUtensorMap encode_map(CUtensorMapDataType type, const void* p, std::size_t elem_bytes, int rows, int K,
+                              int box_cols, int box_rows, const std::string& what) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(K) * sizeof(__nv_bfloat16)};
-  const cuuint32_t box[2] = {kTileK, static_cast<cuuint32_t>(box_rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(K) * elem_bytes};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t elem[2] = {1, 1};
-  const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<__nv_bfloat16*>(p), dims,
-                                    strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+  const CUresult r = encode_tiled()(&map, type, 2, const_cast<void*>(p), dims, strides, box, elem,
+                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     throw Error(ExitCode::kInternal, "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(r) + ") for " + what);
   }
   return map;
+}
+
+/// A row-major bf16 [rows][K] matrix as boxes of 64 columns x box_rows rows.
+inline CUtensorMap tensor_map(const __nv_bfloat16* p, int rows, int K, int box_rows, const std::string& what) {
+  return encode_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, p, sizeof(__nv_bfloat16), rows, K, kTileK, box_rows, what);
+}
+
+/// A row-major fp32 [rows][K] matrix (the residual stream a folded layer norm reads) as boxes of 32 columns (128
+/// bytes) x box_rows rows.
+inline CUtensorMap tensor_map_f32(const float* p, int rows, int K, int box_rows, const std::string& what) {
+  return encode_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, p, sizeof(float), rows, K, kTileK / 2, box_rows, what);
 }
 
 }  // namespace vtools::vbench::cuda::wgmma

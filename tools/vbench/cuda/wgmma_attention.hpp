@@ -8,6 +8,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "tools/vbench/cuda/wgmma_gemm.hpp"
+
 namespace vtools::vbench::cuda {
 
 /// Whether wgmma_qkv_attention_forward takes B sequences of T tokens, width C and NH heads: 1 <= T <= 64, head size
@@ -21,5 +23,14 @@ bool wgmma_qkv_attention_takes(int B, int T, int C, int NH);
 /// does not take.
 void wgmma_qkv_attention_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt,
                                  const __nv_bfloat16* d_bias, int B, int T, int C, int NH, cudaStream_t stream);
+
+/// Whether wgmma_qkv_attention_folded_forward takes the shape: as wgmma_qkv_attention_takes, C a multiple of 64.
+bool wgmma_qkv_attention_folded_takes(int B, int T, int C, int NH);
+
+/// The same with the layer norm before the qkv GEMM folded into it (FoldedLayerNorm): out = causal_attention(LN(x)
+/// Wqkv + bias) from the fp32 residual x [B*T][C] and Wt' (fold_layernorm_weights of Wt, its bias and the norm).
+void wgmma_qkv_attention_folded_forward(__nv_bfloat16* d_out, const float* d_residual,
+                                        const __nv_bfloat16* d_folded_wt, FoldedLayerNorm folded, int B, int T, int C,
+                                        int NH, cudaStream_t stream);
 
 }  // namespace vtools::vbench::cuda

@@ -78,6 +78,47 @@ void wgmma_residual_layernorm_forward(const MatmulShape& shape, int tile_n, cons
                                       const float* d_ln_weight, const float* d_ln_bias, __nv_bfloat16* d_ln_out,
                                       cudaStream_t stream);
 
+/// A layer norm folded into the GEMM after it. With LN(x) = (x - mean) * rstd * g + b per row (rstd = 1 /
+/// sqrt(var + 1e-5)), LN(x) W + bias = rstd * (x W' - mean * column_sums) + bias', where W' = diag(g) W (bf16),
+/// column_sums[n] = sum_k W'[k][n] and bias' = b W + bias (fp32 [N] each; fold_layernorm_weights makes them). So the
+/// GEMM reads the fp32 residual x itself, rounded to bf16 on the way into the tensor cores, and computes each row's
+/// mean and variance as it goes: no layer-norm kernel (and no dependent launch) before it.
+struct FoldedLayerNorm {
+  const float* column_sums = nullptr;
+  const float* bias = nullptr;
+};
+
+/// From Wt = W transposed [N][K] (bf16), its bias [N] (bf16, or null) and a layer norm's weight g and bias b [K]
+/// (fp32): Wt' = (diag(g) W)^T [N][K] in bf16, and FoldedLayerNorm's column sums and bias [N] (fp32). Enqueued on
+/// `stream`.
+void fold_layernorm_weights(__nv_bfloat16* d_folded_wt, float* d_column_sums, float* d_folded_bias,
+                            const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias, const float* d_ln_weight,
+                            const float* d_ln_bias, int N, int K, cudaStream_t stream);
+
+/// Whether wgmma_folded_layernorm_forward takes `shape` with `tiling`: as wgmma_gemm_takes, no split, K a multiple
+/// of 64, tiling one of kWgmmaTilings.
+bool wgmma_folded_layernorm_takes(const MatmulShape& shape, WgmmaTiling tiling);
+
+/// Y = LN(X) W + bias (then GELU with Epilogue::kBiasGelu; kBias otherwise, kNone is refused) with the layer norm
+/// folded (FoldedLayerNorm): X [M][K] fp32 (the residual stream), Wt' [N][K] and Y [M][N] bf16. The row statistics
+/// are one-pass fp32 sums over the fp32 values. Enqueued on `stream`; throws Error(kInternal) for a shape it does not
+/// take.
+void wgmma_folded_layernorm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling tiling,
+                                    __nv_bfloat16* d_y, const float* d_residual, const __nv_bfloat16* d_folded_wt,
+                                    FoldedLayerNorm folded, cudaStream_t stream);
+
+/// Whether wgmma_residual_add_forward takes `shape` with `tiling`: as wgmma_gemm_takes with shape.k_splits >= 1,
+/// tiling one of kWgmmaTilings.
+bool wgmma_residual_add_takes(const MatmulShape& shape, WgmmaTiling tiling);
+
+/// residual += X W + bias (fp32 [M][N], in place): each of the shape.k_splits products is added straight into the
+/// residual (atomic adds, the bias with the first), so no kernel after it has to sum partial products; the order of
+/// the adds, and so the sum's last bits, may differ from run to run. X [M][K] and bias [N] (or null) bf16, Wt [N][K].
+/// Enqueued on `stream`; throws Error(kInternal) for a shape it does not take.
+void wgmma_residual_add_forward(const MatmulShape& shape, WgmmaTiling tiling, float* d_residual,
+                                const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
+                                cudaStream_t stream);
+
 /// dst[c][r] = src[r][c] for a [rows][cols] bf16 matrix (weights to the K-major layout wgmma reads).
 void transpose_bf16(__nv_bfloat16* d_dst, const __nv_bfloat16* d_src, int rows, int cols, cudaStream_t stream);
 

@@ -46,22 +46,31 @@ namespace {
 constexpr int kBM = 64;      // rows per CTA: one wgmma m64 per consumer warpgroup
 constexpr int kBK = wgmma::kTileK;  // 64 bf16 = 128 bytes: one row of the 128-byte swizzle pattern
 // Stages in the ring: as many as fit (bytes in flight hide the latency of L2 and HBM, which sets the pace at small
-// M), 8 x (8 + 16) KB for BN = 128; 6 x (8 + 8) KB for BN = 64, where two CTAs fit on an SM.
-template <int BN>
-constexpr int kStagesFor = BN == 128 ? 8 : 6;
+// M), 8 x (8 + 16) KB for BN = 128; 6 x (8 + 8) KB for BN = 64, where two CTAs fit on an SM. With a folded layer
+// norm each stage also holds the 16 KB fp32 tile of x: 5 x 40 KB, and 3 x 32 KB (still two CTAs per SM).
+template <int BN, bool kFolded>
+constexpr int kStagesFor = kFolded ? (BN == 128 ? 5 : 3) : (BN == 128 ? 8 : 6);
 constexpr int kThreads = 256;
 
-/// What the consumers write: fp32 split-K partial products, bf16 Y with or without bias / GELU, or (a projection
-/// followed by a layer norm) the residual plus Y plus bias, and the layer norm of that in bf16.
-enum class Out { kPartials, kBf16, kBf16Bias, kBf16BiasGelu, kResidualLayerNorm };
+/// What the consumers write: fp32 split-K partial products, bf16 Y with or without bias / GELU, (a projection
+/// followed by a layer norm) the residual plus Y plus bias and the layer norm of that in bf16, (a GEMM after a
+/// folded layer norm, X the fp32 residual) rstd * (Y - mean * column_sums) + folded_bias in bf16 with or without
+/// GELU, or (a projection before a folded layer norm) Y, plus bias from the first split, added to the residual.
+enum class Out {
+  kPartials, kBf16, kBf16Bias, kBf16BiasGelu, kResidualLayerNorm, kFoldedBias, kFoldedBiasGelu, kResidualAdd
+};
 
-/// Out::kResidualLayerNorm's operands: residual [M][N] (fp32, updated in place), the norm's weight and bias [N]
-/// (fp32) and its output [M][N] (bf16). Unused (null) otherwise.
+__host__ __device__ constexpr bool folded(Out out) { return out == Out::kFoldedBias || out == Out::kFoldedBiasGelu; }
+
+/// The operands of the residual and layer-norm epilogues: residual [M][N] (fp32, updated in place: kResidualLayerNorm,
+/// kResidualAdd); the norm's weight and bias [N] (fp32) and its output [M][N] (bf16: kResidualLayerNorm); the folded
+/// norm's column sums and bias [N] (fp32: kFoldedBias, kFoldedBiasGelu). Unused (null) otherwise.
 struct LayerNormEpilogue {
   float* residual = nullptr;
   const float* weight = nullptr;
   const float* bias = nullptr;
   __nv_bfloat16* out = nullptr;
+  FoldedLayerNorm folded;
 };
 
 // CTAs across a row in the layer-norm epilogue: 8 (the portable cluster size) of 128 columns, or up to 16 (the
@@ -79,18 +88,32 @@ struct RowTables {
 };
 struct NoRowTables {};
 
-template <int BN, bool kLayerNorm>
+/// A folded layer norm's fp32 tiles of x (as TMA writes them, for the converter: wgmma.cuh's convert_rows), the
+/// barriers on which the converter releases each stage's bf16 tile and its row statistics, and those.
+template <int kStages>
+struct FoldedTiles {
+  float xf[kStages][kBM * kBK];  // 16 KB each, 1024-byte aligned
+  std::uint64_t converted[kStages], stats;
+  float row_mean[kBM], row_rstd[kBM];
+};
+struct NoFoldedTiles {};
+
+template <int BN, bool kLayerNorm, bool kFolded = false>
 struct Stages {
-  __nv_bfloat16 a[kStagesFor<BN>][kBM * kBK];  // each tile 1024-byte aligned (8 KB or 16 KB): the swizzle's period
-  __nv_bfloat16 b[kStagesFor<BN>][BN * kBK];
-  std::uint64_t full[kStagesFor<BN>], empty[kStagesFor<BN>];
+  static constexpr int kStages = kStagesFor<BN, kFolded>;
+  __nv_bfloat16 a[kStages][kBM * kBK];  // each tile 1024-byte aligned (8 KB or 16 KB): the swizzle's period
+  __nv_bfloat16 b[kStages][BN * kBK];
+  std::conditional_t<kFolded, FoldedTiles<kStages>, NoFoldedTiles> folded;
+  std::uint64_t full[kStages], empty[kStages];
   std::conditional_t<kLayerNorm, RowTables, NoRowTables> rows;  // only the layer-norm kernels carry the 8 KB
 };
 
 template <int BN, Out kOut>
+using StagesFor = Stages<BN, kOut == Out::kResidualLayerNorm, folded(kOut)>;
+
+template <int BN, Out kOut>
 constexpr std::size_t smem_bytes() {
-  // + alignment of the dynamic shared memory base to 1024
-  return sizeof(Stages<BN, kOut == Out::kResidualLayerNorm>) + 1024;
+  return sizeof(StagesFor<BN, kOut>) + 1024;  // + alignment of the dynamic shared memory base to 1024
 }
 
 using namespace wgmma;  // the helpers of wgmma.cuh
@@ -129,15 +152,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* y,
                       const __nv_bfloat16* bias, int M, int N, int k_per_split, LayerNormEpilogue ln) {
 #ifdef VTOOLS_WGMMA
-  constexpr int kStages = kStagesFor<BN>;
+  constexpr bool kFolded = folded(kOut);
+  constexpr int kStages = kStagesFor<BN, kFolded>;
   constexpr bool kMulticast = CX * CY > 1;
   constexpr bool kLayerNorm = kOut == Out::kResidualLayerNorm;
   constexpr bool kCluster = kMulticast || kLayerNorm;
   static_assert((kBM / CX) % 8 == 0 && (BN / CY) % 8 == 0, "multicast slices keep whole 8-row swizzle groups");
   static_assert(!kLayerNorm || !kMulticast, "the layer-norm cluster spans a row of CTAs and multicasts nothing");
   extern __shared__ unsigned char raw[];
-  auto& s = *reinterpret_cast<Stages<BN, kLayerNorm>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) &
-                                                        ~std::uintptr_t{1023});
+  auto& s = *reinterpret_cast<StagesFor<BN, kOut>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) &
+                                                     ~std::uintptr_t{1023});
   const int n0 = blockIdx.x * BN, m0 = blockIdx.y * kBM, k0 = blockIdx.z * k_per_split;
   const int k_tiles = (k_per_split + kBK - 1) / kBK;  // past K the copies read zeros (out of bounds)
   const int cx = blockIdx.x % CX, cy = blockIdx.y % CY;  // multicast cluster rank = cx + CX * cy
@@ -148,15 +172,26 @@ __global__ void __launch_bounds__(kThreads, 1)
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   // The tile's bias (read by the epilogue) into L2 now: never written, and otherwise a cold HBM read after the
   // main loop, on the critical path.
-  if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualLayerNorm) {
-    if (threadIdx.x >= 128 && threadIdx.x < 128 + BN / 64) {
+  if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualLayerNorm ||
+                kOut == Out::kResidualAdd) {
+    if (threadIdx.x >= 128 && threadIdx.x < 128 + BN / 64 && bias != nullptr) {
       asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + n0 + 64 * (threadIdx.x - 128)));
+    }
+  }
+  if constexpr (folded(kOut)) {  // fp32: BN / 32 lines each
+    if (threadIdx.x >= 128 && threadIdx.x < 128 + BN / 32) {
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(ln.folded.bias + n0 + 32 * (threadIdx.x - 128)));
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(ln.folded.column_sums + n0 + 32 * (threadIdx.x - 128)));
     }
   }
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 1);
       mbar_init(&s.empty[i], 4 * (CX + CY - 1));  // each consumer warp of each CTA that writes into this one
+    }
+    if constexpr (kFolded) {
+      for (int i = 0; i < kStages; ++i) mbar_init(&s.folded.converted[i], wgmma::kConvertRows);
+      mbar_init(&s.folded.stats, wgmma::kConvertRows);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -177,7 +212,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     if constexpr (CY > 1) {
       for (int j = 0; j < CY; ++j) col_mask |= 1u << (cx + CX * j);
     }
-    constexpr std::uint32_t kStageBytes = (kBM + BN) * kBK * sizeof(__nv_bfloat16);
+    constexpr std::uint32_t kStageBytes =
+        (kFolded ? kBM * kBK * sizeof(float) : kBM * kBK * sizeof(__nv_bfloat16)) + BN * kBK * sizeof(__nv_bfloat16);
     auto load_w = [&](int t) {
       const int st = t % kStages;
       mbar_expect_tx(&s.full[st], kStageBytes);
@@ -185,9 +221,23 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     auto load_x = [&](int t) {
       const int st = t % kStages;
-      tma_load(s.a[st] + cx * (kBM / CX) * kBK, &x_map, k0 + t * kBK, m0 + cx * (kBM / CX), &s.full[st], row_mask);
+      if constexpr (kFolded) {  // two boxes of 32 fp32 columns: [2][64 rows][32]
+        for (int half = 0; half < 2; ++half) {
+          tma_load(s.folded.xf[st] + half * kBM * 32 + cx * (kBM / CX) * 32, &x_map, k0 + t * kBK + 32 * half,
+                   m0 + cx * (kBM / CX), &s.full[st], row_mask);
+        }
+      } else {
+        tma_load(s.a[st] + cx * (kBM / CX) * kBK, &x_map, k0 + t * kBK, m0 + cx * (kBM / CX), &s.full[st], row_mask);
+      }
     };
     produce<kStages>(k_tiles, s.empty, load_w, load_x);
+  } else if (kFolded && threadIdx.x >= wgmma::kConverterFirstThread &&
+             threadIdx.x < wgmma::kConverterFirstThread + wgmma::kConvertRows) {
+    if constexpr (kFolded) {
+      convert_rows<kStages>(k_tiles, k_per_split, &s.folded.xf[0][0], &s.a[0][0], s.full, s.folded.converted,
+                            s.folded.row_mean, s.folded.row_rstd, &s.folded.stats,
+                            threadIdx.x - wgmma::kConverterFirstThread);
+    }
   } else if (consumer) {
     // Releases stage st in this CTA's cluster row and column (itself once): one arrival per warp.
     auto release = [&](int st) {
@@ -206,6 +256,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int t = 0; t < k_tiles; ++t) {
       const int st = t % kStages;
       mbar_wait(&s.full[st], (t / kStages) & 1);
+      if constexpr (kFolded) mbar_wait(&s.folded.converted[st], (t / kStages) & 1);  // the bf16 tile of x
       fence_operands(d);
       asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
       const std::uint64_t da = descriptor(s.a[st]), db = descriptor(s.b[st]);
@@ -228,12 +279,30 @@ __global__ void __launch_bounds__(kThreads, 1)
       // This thread's bias pairs, all loaded before the first store: the compiler cannot tell that a store to Y
       // does not alias them, and kept each load after the store before it, one L2 round trip at a time (ncu: that
       // cost several us per kernel).
-      float2 bias_at[BN / 8];
-      if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu) {
+      // With a folded layer norm: the folded bias in bias_at, the column sums in column_sums_at, and the rows'
+      // statistics from the converter.
+      float2 bias_at[BN / 8], column_sums_at[kFolded ? BN / 8 : 1];
+      if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualAdd) {
+        const bool bias_here = kOut != Out::kResidualAdd || (bias != nullptr && blockIdx.z == 0);  // first split
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const auto* pair = reinterpret_cast<const __nv_bfloat162*>(bias + n0 + 8 * j + 2 * (lane % 4));
-          bias_at[j] = __bfloat1622float2(__ldg(pair));
+          bias_at[j] = bias_here ? __bfloat1622float2(__ldg(pair)) : make_float2(0.f, 0.f);
+        }
+      }
+      float mean[2] = {0.f, 0.f}, rstd[2] = {1.f, 1.f};
+      if constexpr (kFolded) {
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int c = n0 + 8 * j + 2 * (lane % 4);
+          bias_at[j] = __ldg(reinterpret_cast<const float2*>(ln.folded.bias + c));
+          column_sums_at[j] = __ldg(reinterpret_cast<const float2*>(ln.folded.column_sums + c));
+        }
+        mbar_wait(&s.folded.stats, 0);
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          mean[half] = s.folded.row_mean[16 * w + lane / 4 + 8 * half];
+          rstd[half] = s.folded.row_rstd[16 * w + lane / 4 + 8 * half];
         }
       }
 #pragma unroll
@@ -248,12 +317,20 @@ __global__ void __launch_bounds__(kThreads, 1)
           if constexpr (kOut == Out::kPartials) {
             float* plane = static_cast<float*>(y) + static_cast<std::size_t>(blockIdx.z) * M * N;
             *reinterpret_cast<float2*>(plane + at) = make_float2(v0, v1);
+          } else if constexpr (kOut == Out::kResidualAdd) {
+            // Every split adds into the residual: the order of the adds, and so the sum's last bits, may differ
+            // from run to run.
+            atomicAdd(reinterpret_cast<float2*>(ln.residual + at), make_float2(v0 + bias_at[j].x, v1 + bias_at[j].y));
           } else {
+            if constexpr (kFolded) {
+              v0 = rstd[half] * (v0 - mean[half] * column_sums_at[j].x);
+              v1 = rstd[half] * (v1 - mean[half] * column_sums_at[j].y);
+            }
             if constexpr (kOut != Out::kBf16) {
               v0 += bias_at[j].x;
               v1 += bias_at[j].y;
             }
-            if constexpr (kOut == Out::kBf16BiasGelu) {
+            if constexpr (kOut == Out::kBf16BiasGelu || kOut == Out::kFoldedBiasGelu) {
               v0 = gelu_tanh_bf16(v0);
               v1 = gelu_tanh_bf16(v1);
             }
@@ -349,6 +426,30 @@ __global__ void transpose_bf16_kernel(__nv_bfloat16* dst, const __nv_bfloat16* s
   }
 }
 
+/// A warp per column n of W: folded_wt[n][k] = bf16(g[k] * wt[n][k]), column_sums[n] = sum over k of those (as the
+/// GEMM will read them), folded_bias[n] = sum over k of b[k] * wt[n][k], plus bias[n] if any (fp32).
+__global__ void fold_layernorm_kernel(__nv_bfloat16* folded_wt, float* column_sums, float* folded_bias,
+                                      const __nv_bfloat16* wt, const __nv_bfloat16* bias, const float* g,
+                                      const float* b, int N, int K) {
+  const int n = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (n >= N) return;
+  float sum = 0.f, shift = 0.f;
+  for (int k = lane; k < K; k += 32) {
+    const std::size_t at = static_cast<std::size_t>(n) * K + k;
+    const float w = __bfloat162float(wt[at]);
+    const __nv_bfloat16 folded = __float2bfloat16_rn(g[k] * w);
+    folded_wt[at] = folded;
+    sum += __bfloat162float(folded);
+    shift += b[k] * w;
+  }
+  sum = warp_sum(sum);
+  shift = warp_sum(shift);
+  if (lane == 0) {
+    column_sums[n] = sum;
+    folded_bias[n] = shift + (bias != nullptr ? __bfloat162float(bias[n]) : 0.f);
+  }
+}
+
 /// kernel_attributes_once for a GEMM kernel: its shared memory, and non-portable clusters for the layer-norm
 /// epilogue's over 8 CTAs.
 template <int BN, int CX, int CY, Out kOut>
@@ -358,11 +459,14 @@ bool kernel_attributes_set() {
                                 {smem_bytes<BN, kOut>(), kOut == Out::kResidualLayerNorm && max_row_cluster(BN) > 8});
 }
 
+/// X is bf16, or fp32 (the residual) where kOut folds a layer norm.
 template <int BN, int CX, int CY, Out kOut>
-void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __nv_bfloat16* wt,
-            const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what, LayerNormEpilogue ln = {}) {
+void launch(const MatmulShape& shape, void* y, const void* x, const __nv_bfloat16* wt, const __nv_bfloat16* bias,
+            cudaStream_t stream, const std::string& what, LayerNormEpilogue ln = {}) {
   const int splits = shape.k_splits > 0 ? shape.k_splits : 1;
-  const CUtensorMap x_map = tensor_map(x, shape.M, shape.K, kBM / CX, what);
+  const CUtensorMap x_map =
+      folded(kOut) ? tensor_map_f32(static_cast<const float*>(x), shape.M, shape.K, kBM / CX, what)
+                   : tensor_map(static_cast<const __nv_bfloat16*>(x), shape.M, shape.K, kBM / CX, what);
   const CUtensorMap w_map = tensor_map(wt, shape.N, shape.K, BN / CY, what);
   auto kernel = wgmma_gemm_kernel<BN, CX, CY, kOut>;
   if (!kernel_attributes_set<BN, CX, CY, kOut>()) {
@@ -377,15 +481,29 @@ void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __n
                             w_map, y, bias, shape.M, shape.N, shape.K / splits, ln);
 }
 
-template <int BN, int CX, int CY>
-void launch_tiling(const MatmulShape& shape, Epilogue epilogue, void* y, const __nv_bfloat16* x,
-                   const __nv_bfloat16* wt, const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what) {
-  if (shape.k_splits > 0) return launch<BN, CX, CY, Out::kPartials>(shape, y, x, wt, bias, stream, what);
-  switch (epilogue) {
-    case Epilogue::kBias: return launch<BN, CX, CY, Out::kBf16Bias>(shape, y, x, wt, bias, stream, what);
-    case Epilogue::kBiasGelu: return launch<BN, CX, CY, Out::kBf16BiasGelu>(shape, y, x, wt, bias, stream, what);
-    default: return launch<BN, CX, CY, Out::kBf16>(shape, y, x, wt, bias, stream, what);
+/// Whether kOut runs in every tiling of kWgmmaBenchTilings, or (the folded layer norm and the residual add, which
+/// only the forward uses) in those of kWgmmaTilings only.
+constexpr bool bench_tilings(Out out) { return !folded(out) && out != Out::kResidualAdd; }
+
+/// launch<BN, CX, CY, kOut> for `tiling` (which the caller checked).
+template <Out kOut>
+void launch_in(WgmmaTiling tiling, const MatmulShape& shape, void* y, const void* x, const __nv_bfloat16* wt,
+               const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what, LayerNormEpilogue ln = {}) {
+  if (tiling == WgmmaTiling{128, 1, 1}) return launch<128, 1, 1, kOut>(shape, y, x, wt, bias, stream, what, ln);
+  if (tiling == WgmmaTiling{64, 1, 1}) return launch<64, 1, 1, kOut>(shape, y, x, wt, bias, stream, what, ln);
+  if constexpr (bench_tilings(kOut)) {
+    if (tiling == WgmmaTiling{128, 2, 1}) return launch<128, 2, 1, kOut>(shape, y, x, wt, bias, stream, what, ln);
+    if (tiling == WgmmaTiling{64, 1, 4}) return launch<64, 1, 4, kOut>(shape, y, x, wt, bias, stream, what, ln);
   }
+  launch<128, 2, 4, kOut>(shape, y, x, wt, bias, stream, what, ln);
+}
+
+/// "wgmma_gemm_kernel 128x1x1 Y[M][N] = X[M][K] * W, S splits" (`kind` after the tiling, if any): a launch's name
+/// in errors.
+std::string gemm_name(const MatmulShape& shape, WgmmaTiling tiling, const std::string& kind) {
+  return "wgmma_gemm_kernel " + wgmma_tiling_name(tiling) + kind + " Y[" + std::to_string(shape.M) + "][" +
+         std::to_string(shape.N) + "] = X[" + std::to_string(shape.M) + "][" + std::to_string(shape.K) + "] * W, " +
+         std::to_string(shape.k_splits) + " splits";
 }
 
 }  // namespace
@@ -420,23 +538,58 @@ bool wgmma_gemm_takes(const MatmulShape& shape, WgmmaTiling tiling) {
 void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling tiling, void* d_y,
                         const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
                         cudaStream_t stream) {
-  const std::string what = "wgmma_gemm_kernel " + wgmma_tiling_name(tiling) + " Y[" + std::to_string(shape.M) + "][" +
-                           std::to_string(shape.N) + "] = X[" + std::to_string(shape.M) + "][" +
-                           std::to_string(shape.K) + "] * W, " + std::to_string(shape.k_splits) + " splits";
+  const std::string what = gemm_name(shape, tiling, "");
   if (!wgmma_gemm_takes(shape, tiling)) throw Error(ExitCode::kInternal, "wgmma_gemm_forward does not take " + what);
-  if (tiling == WgmmaTiling{128, 1, 1}) {
-    return launch_tiling<128, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  if (shape.k_splits > 0) return launch_in<Out::kPartials>(tiling, shape, d_y, d_x, d_wt, d_bias, stream, what);
+  switch (epilogue) {
+    case Epilogue::kBias: return launch_in<Out::kBf16Bias>(tiling, shape, d_y, d_x, d_wt, d_bias, stream, what);
+    case Epilogue::kBiasGelu:
+      return launch_in<Out::kBf16BiasGelu>(tiling, shape, d_y, d_x, d_wt, d_bias, stream, what);
+    default: return launch_in<Out::kBf16>(tiling, shape, d_y, d_x, d_wt, d_bias, stream, what);
   }
-  if (tiling == WgmmaTiling{64, 1, 1}) {
-    return launch_tiling<64, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+}
+
+namespace {
+bool forward_tiling(WgmmaTiling tiling) {
+  bool known = false;
+  for (const WgmmaTiling t : kWgmmaTilings) known = known || t == tiling;
+  return known;
+}
+}  // namespace
+
+bool wgmma_folded_layernorm_takes(const MatmulShape& shape, WgmmaTiling tiling) {
+  return forward_tiling(tiling) && shape.k_splits == 0 && shape.K % kBK == 0 && wgmma_gemm_takes(shape, tiling);
+}
+
+void wgmma_folded_layernorm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling tiling,
+                                    __nv_bfloat16* d_y, const float* d_residual, const __nv_bfloat16* d_folded_wt,
+                                    FoldedLayerNorm folded, cudaStream_t stream) {
+  const std::string what = gemm_name(shape, tiling, " (folded layer norm)");
+  if (!wgmma_folded_layernorm_takes(shape, tiling) || epilogue == Epilogue::kNone) {
+    throw Error(ExitCode::kInternal, "wgmma_folded_layernorm_forward does not take " + what);
   }
-  if (tiling == WgmmaTiling{128, 2, 1}) {
-    return launch_tiling<128, 2, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  LayerNormEpilogue ln;
+  ln.folded = folded;
+  if (epilogue == Epilogue::kBiasGelu) {
+    return launch_in<Out::kFoldedBiasGelu>(tiling, shape, d_y, d_residual, d_folded_wt, nullptr, stream, what, ln);
   }
-  if (tiling == WgmmaTiling{64, 1, 4}) {
-    return launch_tiling<64, 1, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  launch_in<Out::kFoldedBias>(tiling, shape, d_y, d_residual, d_folded_wt, nullptr, stream, what, ln);
+}
+
+bool wgmma_residual_add_takes(const MatmulShape& shape, WgmmaTiling tiling) {
+  return forward_tiling(tiling) && shape.k_splits >= 1 && wgmma_gemm_takes(shape, tiling);
+}
+
+void wgmma_residual_add_forward(const MatmulShape& shape, WgmmaTiling tiling, float* d_residual,
+                                const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
+                                cudaStream_t stream) {
+  const std::string what = gemm_name(shape, tiling, " (residual add)");
+  if (!wgmma_residual_add_takes(shape, tiling)) {
+    throw Error(ExitCode::kInternal, "wgmma_residual_add_forward does not take " + what);
   }
-  return launch_tiling<128, 2, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  LayerNormEpilogue ln;
+  ln.residual = d_residual;
+  launch_in<Out::kResidualAdd>(tiling, shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
 }
 
 bool wgmma_residual_layernorm_takes(const MatmulShape& shape, int tile_n) {
@@ -491,6 +644,16 @@ void wgmma_residual_layernorm_forward(const MatmulShape& shape, int tile_n, cons
     return launch<64, 1, 1, Out::kResidualLayerNorm>(shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
   }
   launch<128, 1, 1, Out::kResidualLayerNorm>(shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
+}
+
+void fold_layernorm_weights(__nv_bfloat16* d_folded_wt, float* d_column_sums, float* d_folded_bias,
+                            const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias, const float* d_ln_weight,
+                            const float* d_ln_bias, int N, int K, cudaStream_t stream) {
+  if (N <= 0 || K <= 0) return;
+  constexpr int kWarpsPerBlock = 8;
+  fold_layernorm_kernel<<<(N + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, stream>>>(
+      d_folded_wt, d_column_sums, d_folded_bias, d_wt, d_bias, d_ln_weight, d_ln_bias, N, K);
+  check_launch("fold_layernorm_kernel", "N=" + std::to_string(N) + " K=" + std::to_string(K));
 }
 
 void transpose_bf16(__nv_bfloat16* d_dst, const __nv_bfloat16* d_src, int rows, int cols, cudaStream_t stream) {
