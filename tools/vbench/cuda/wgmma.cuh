@@ -244,7 +244,8 @@ __device__ __forceinline__ void convert_rows(int k_tiles, int K, const float* xf
   constexpr int kTile = kConvertRows * kTileK;  // elements per stage
   // Sums of (x - shift), shift = the row's first value: one pass without the cancellation of sum(x^2) - n mean^2
   // when a row's mean is large next to its spread.
-  float shift = 0.f, s1 = 0.f, s2 = 0.f;
+  // Four partial sums of each, so that the adds of a step are not one long dependent chain.
+  float shift = 0.f, s1[4] = {0.f, 0.f, 0.f, 0.f}, s2[4] = {0.f, 0.f, 0.f, 0.f};
   const int swz = row & 7;
   for (int t = 0; t < k_tiles; ++t) {
     const int st = t % kStages;
@@ -265,8 +266,8 @@ __device__ __forceinline__ void convert_rows(int k_tiles, int K, const float* xf
 #pragma unroll
     for (int i = 0; i < kTileK; ++i) {
       const float dev = i < valid ? v[i] - shift : 0.f;
-      s1 += dev;
-      s2 += dev * dev;
+      s1[i % 4] += dev;
+      s2[i % 4] += dev * dev;
     }
     char* dst = reinterpret_cast<char*>(a + st * kTile) + row * 128;
 #pragma unroll
@@ -285,9 +286,9 @@ __device__ __forceinline__ void convert_rows(int k_tiles, int K, const float* xf
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     mbar_arrive(&converted[st]);
   }
-  const float mean_dev = s1 / K;
+  const float mean_dev = (s1[0] + s1[1] + s1[2] + s1[3]) / K;
   row_mean[row] = shift + mean_dev;
-  row_rstd[row] = rsqrtf(fmaxf(s2 / K - mean_dev * mean_dev, 0.f) + 1e-5f);
+  row_rstd[row] = rsqrtf(fmaxf((s2[0] + s2[1] + s2[2] + s2[3]) / K - mean_dev * mean_dev, 0.f) + 1e-5f);
   mbar_arrive(stats);  // an mbarrier arrive releases the stores before it to the thread that waits on it
 }
 #endif  // VTOOLS_WGMMA

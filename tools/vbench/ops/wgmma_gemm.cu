@@ -149,8 +149,9 @@ __device__ __forceinline__ void share_row_partials(float (&partial)[2], float (&
 /// Out::kResidualLayerNorm the cluster is instead a whole row of CTAs (N / BN of them, CX = CY = 1: no multicast).
 template <int BN, int CX, int CY, Out kOut>
 __global__ void __launch_bounds__(kThreads, 1)
-    wgmma_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* y,
-                      const __nv_bfloat16* bias, int M, int N, int k_per_split, LayerNormEpilogue ln) {
+    wgmma_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
+                      const __grid_constant__ CUtensorMap residual_map, void* y, const __nv_bfloat16* bias, int M,
+                      int N, int k_per_split, LayerNormEpilogue ln) {
 #ifdef VTOOLS_WGMMA
   constexpr bool kFolded = folded(kOut);
   constexpr int kStages = kStagesFor<BN, kFolded>;
@@ -159,6 +160,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   constexpr bool kCluster = kMulticast || kLayerNorm;
   static_assert((kBM / CX) % 8 == 0 && (BN / CY) % 8 == 0, "multicast slices keep whole 8-row swizzle groups");
   static_assert(!kLayerNorm || !kMulticast, "the layer-norm cluster spans a row of CTAs and multicasts nothing");
+  static_assert(kOut != Out::kResidualAdd || sizeof(float) * kBM * BN <= sizeof(__nv_bfloat16) * kStages * BN * kBK,
+                "the residual-add epilogue stages its tile in the W ring");
   extern __shared__ unsigned char raw[];
   auto& s = *reinterpret_cast<StagesFor<BN, kOut>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) &
                                                      ~std::uintptr_t{1023});
@@ -318,9 +321,11 @@ __global__ void __launch_bounds__(kThreads, 1)
             float* plane = static_cast<float*>(y) + static_cast<std::size_t>(blockIdx.z) * M * N;
             *reinterpret_cast<float2*>(plane + at) = make_float2(v0, v1);
           } else if constexpr (kOut == Out::kResidualAdd) {
-            // Every split adds into the residual: the order of the adds, and so the sum's last bits, may differ
-            // from run to run.
-            atomicAdd(reinterpret_cast<float2*>(ln.residual + at), make_float2(v0 + bias_at[j].x, v1 + bias_at[j].y));
+            (void)at;  // the tile goes out through shared memory, below
+            const int row = r - m0, col = c - n0, slab = col / 32, in_slab = col % 32;
+            float* staged = reinterpret_cast<float*>(&s.b[0][0]) + slab * kBM * 32 + row * 32 +
+                            4 * ((in_slab / 4) ^ (row & 7)) + in_slab % 4;
+            *reinterpret_cast<float2*>(staged) = make_float2(v0 + bias_at[j].x, v1 + bias_at[j].y);
           } else {
             if constexpr (kFolded) {
               v0 = rstd[half] * (v0 - mean[half] * column_sums_at[j].x);
@@ -337,6 +342,26 @@ __global__ void __launch_bounds__(kThreads, 1)
             *reinterpret_cast<__nv_bfloat162*>(static_cast<__nv_bfloat16*>(y) + at) = __floats2bfloat162_rn(v0, v1);
           }
         }
+      }
+    }
+    if constexpr (kOut == Out::kResidualAdd) {
+      // The tile (with the bias from the first split) is in shared memory (the W ring, free by now) as BN / 32
+      // slabs of 64 rows x 32 fp32 with the 128-byte swizzle; the TMA adds each into the residual in L2: a few bulk
+      // operations instead of an atomic add per element (those made gpt2's forward 110 us slower). The order of the
+      // splits' adds, and so the sum's last bits, may differ from run to run.
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      if (consumer) asm volatile("bar.sync 1, 128;" ::: "memory");
+      if (threadIdx.x == 128) {
+        const float* staged = reinterpret_cast<const float*>(&s.b[0][0]);
+        for (int slab = 0; slab < BN / 32; ++slab) {
+          asm volatile(
+              "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                  reinterpret_cast<std::uint64_t>(&residual_map)),
+              "r"(n0 + 32 * slab), "r"(m0), "r"(smem_addr(staged + slab * kBM * 32))
+              : "memory");
+        }
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");  // the CTA's shared memory stays until read
       }
     }
   } else {
@@ -477,8 +502,11 @@ void launch(const MatmulShape& shape, void* y, const void* x, const __nv_bfloat1
   const dim3 grid(shape.N / BN, (shape.M + kBM - 1) / kBM, splits);
   constexpr bool kRowCluster = kOut == Out::kResidualLayerNorm;  // a cluster per row of CTAs
   const dim3 cluster(kRowCluster ? grid.x : CX, CY, 1);
+  // The residual as the TMA adds tiles into it (kResidualAdd; any map for the other kinds, which do not read it).
+  const CUtensorMap residual_map =
+      kOut == Out::kResidualAdd ? tensor_map_f32(ln.residual, shape.M, shape.N, kBM, what) : x_map;
   launch_kernel_in_clusters(kernel, grid, cluster, kThreads, smem_bytes<BN, kOut>(), stream, true, what.c_str(), x_map,
-                            w_map, y, bias, shape.M, shape.N, shape.K / splits, ln);
+                            w_map, residual_map, y, bias, shape.M, shape.N, shape.K / splits, ln);
 }
 
 /// Whether kOut runs in every tiling of kWgmmaBenchTilings, or (the folded layer norm and the residual add, which
