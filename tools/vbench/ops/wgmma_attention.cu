@@ -55,7 +55,9 @@ constexpr int kRows = 64;    // rows per CTA (one wgmma m64), so T <= 64
 // fp32, 16 KB more per stage) 4 x 48 KB.
 template <bool kFolded>
 constexpr int kStagesFor = kFolded ? 4 : 6;
-constexpr int kThreads = 256;
+constexpr int kThreads = 256;  // producer and consumer warpgroups; a folded layer norm adds the converter's
+template <bool kFolded>
+constexpr int kThreadsFor = kFolded ? kThreads + kConverterThreads : kThreads;
 
 /// A folded layer norm's fp32 tiles of x and the converter's barriers and row statistics (wgmma.cuh).
 template <int kStages>
@@ -90,7 +92,7 @@ __device__ unsigned int g_timeline_calls;
 /// Grid (NH, B); see the top of the file. With kFolded, x is the fp32 residual and the layer norm before the qkv
 /// GEMM is folded into it (wgmma_gemm.hpp's FoldedLayerNorm; `bias` is then unused).
 template <int HS, bool kFolded>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(kThreadsFor<kFolded>, 1)
     wgmma_qkv_attention_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
                                __nv_bfloat16* out, const __nv_bfloat16* bias, int T, int C, FoldedLayerNorm folded) {
 #ifdef VTOOLS_WGMMA
@@ -113,8 +115,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(&s.empty[i], 4);  // one arrival per consumer warp
     }
     if constexpr (kFolded) {
-      for (int i = 0; i < kStages; ++i) mbar_init(&s.folded.converted[i], kConvertRows);
-      mbar_init(&s.folded.stats, kConvertRows);
+      for (int i = 0; i < kStages; ++i) mbar_init(&s.folded.converted[i], kConverterThreads);
+      mbar_init(&s.folded.stats, kConverterThreads);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -143,9 +145,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
   if constexpr (kFolded) {
-    if (threadIdx.x >= kConverterFirstThread && threadIdx.x < kConverterFirstThread + kConvertRows) {
-      convert_rows<kStages>(k_tiles, C, &s.folded.xf[0][0], &s.x[0][0], s.full, s.folded.converted,
-                            s.folded.row_mean, s.folded.row_rstd, &s.folded.stats, threadIdx.x - kConverterFirstThread);
+    if (threadIdx.x >= kConverterFirstThread) {
+      convert_rows<kStages>(k_tiles, &s.folded.xf[0][0], &s.x[0][0], s.full, s.folded.converted, s.folded.row_mean,
+                            s.folded.row_rstd, &s.folded.stats, threadIdx.x - kConverterFirstThread);
       return;
     }
   }
@@ -154,8 +156,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   // on the critical path.
   if (threadIdx.x < 128 + 3) {
     const int part = threadIdx.x - 128;
-    for (int off = 0; off < HS; off += 64) {
-      asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + part * C + h * HS + off));
+    if constexpr (kFolded) {  // the folded norm's column sums and bias instead, fp32
+      for (int off = 0; off < HS; off += 32) {
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(folded.column_sums + part * C + h * HS + off));
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(folded.bias + part * C + h * HS + off));
+      }
+    } else {
+      for (int off = 0; off < HS; off += 64) {
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + part * C + h * HS + off));
+      }
     }
   }
   const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
@@ -197,21 +206,18 @@ __global__ void __launch_bounds__(kThreads, 1)
     TL(i);
   };
   if constexpr (kFolded) {  // q | k | v = rstd * (d - mean * column_sums) + folded bias, then attention as below
-    float2 sums[3 * HS / 8], shift[3 * HS / 8];
+    mbar_wait(&s.folded.stats, 0);
+    const float mean[2] = {s.folded.row_mean[r_top], s.folded.row_mean[r_top + 8]};
+    const float rstd[2] = {s.folded.row_rstd[r_top], s.folded.row_rstd[r_top + 8]};
 #pragma unroll
     for (int j = 0; j < 3 * HS / 8; ++j) {
       const int c = (j / (HS / 8)) * C + h * HS + 8 * (j % (HS / 8)) + c_lane;
-      sums[j] = __ldg(reinterpret_cast<const float2*>(folded.column_sums + c));
-      shift[j] = __ldg(reinterpret_cast<const float2*>(folded.bias + c));
-    }
-    mbar_wait(&s.folded.stats, 0);
+      const float2 sums = __ldg(reinterpret_cast<const float2*>(folded.column_sums + c));
+      const float2 shift = __ldg(reinterpret_cast<const float2*>(folded.bias + c));
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const float mean = s.folded.row_mean[r_top + 8 * half], rstd = s.folded.row_rstd[r_top + 8 * half];
-#pragma unroll
-      for (int j = 0; j < 3 * HS / 8; ++j) {
-        d[4 * j + 2 * half] = rstd * (d[4 * j + 2 * half] - mean * sums[j].x) + shift[j].x;
-        d[4 * j + 2 * half + 1] = rstd * (d[4 * j + 2 * half + 1] - mean * sums[j].y) + shift[j].y;
+      for (int half = 0; half < 2; ++half) {
+        d[4 * j + 2 * half] = rstd[half] * (d[4 * j + 2 * half] - mean[half] * sums.x) + shift.x;
+        d[4 * j + 2 * half + 1] = rstd[half] * (d[4 * j + 2 * half + 1] - mean[half] * sums.y) + shift.y;
       }
     }
     attend_head<HS, false>(d, nullptr, C, q_tile, k_tile, vt_tile, p_tile, w, lane, o, row_sum, mark);
@@ -268,7 +274,7 @@ void launch(__nv_bfloat16* d_out, const void* d_x, const __nv_bfloat16* d_wt, co
                                     : tensor_map(static_cast<const __nv_bfloat16*>(d_x), B * T, C, kRows, what);
   const CUtensorMap w_map = tensor_map(d_wt, 3 * C, C, HS, what);
   // Always a programmatic dependent: the producer copies the first weight tiles before griddepcontrol.wait.
-  launch_kernel(kernel, dim3(NH, B), kThreads, kSmemBytes<HS, kFolded>, stream, true, what.c_str(), x_map, w_map,
+  launch_kernel(kernel, dim3(NH, B), kThreadsFor<kFolded>, kSmemBytes<HS, kFolded>, stream, true, what.c_str(), x_map, w_map,
                 d_out, d_bias, T, C, folded);
 }
 

@@ -50,7 +50,7 @@ constexpr int kBK = wgmma::kTileK;  // 64 bf16 = 128 bytes: one row of the 128-b
 // norm each stage also holds the 16 KB fp32 tile of x: 5 x 40 KB, and 3 x 32 KB (still two CTAs per SM).
 template <int BN, bool kFolded>
 constexpr int kStagesFor = kFolded ? (BN == 128 ? 5 : 3) : (BN == 128 ? 8 : 6);
-constexpr int kThreads = 256;
+constexpr int kThreads = 256;  // producer and consumer warpgroups; a folded layer norm adds the converter's
 
 /// What the consumers write: fp32 split-K partial products, bf16 Y with or without bias / GELU, (a projection
 /// followed by a layer norm) the residual plus Y plus bias and the layer norm of that in bf16, (a GEMM after a
@@ -61,6 +61,9 @@ enum class Out {
 };
 
 __host__ __device__ constexpr bool folded(Out out) { return out == Out::kFoldedBias || out == Out::kFoldedBiasGelu; }
+
+template <Out kOut>
+constexpr int kThreadsFor = folded(kOut) ? kThreads + wgmma::kConverterThreads : kThreads;
 
 /// The operands of the residual and layer-norm epilogues: residual [M][N] (fp32, updated in place: kResidualLayerNorm,
 /// kResidualAdd); the norm's weight and bias [N] (fp32) and its output [M][N] (bf16: kResidualLayerNorm); the folded
@@ -148,7 +151,7 @@ __device__ __forceinline__ void share_row_partials(float (&partial)[2], float (&
 /// Grid (N / BN, ceil(M / 64), max(1, splits)) in clusters of CX x CY; see the top of the file. With
 /// Out::kResidualLayerNorm the cluster is instead a whole row of CTAs (N / BN of them, CX = CY = 1: no multicast).
 template <int BN, int CX, int CY, Out kOut>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(kThreadsFor<kOut>, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
                       const __grid_constant__ CUtensorMap residual_map, void* y, const __nv_bfloat16* bias, int M,
                       int N, int k_per_split, LayerNormEpilogue ln) {
@@ -168,7 +171,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int n0 = blockIdx.x * BN, m0 = blockIdx.y * kBM, k0 = blockIdx.z * k_per_split;
   const int k_tiles = (k_per_split + kBK - 1) / kBK;  // past K the copies read zeros (out of bounds)
   const int cx = blockIdx.x % CX, cy = blockIdx.y % CY;  // multicast cluster rank = cx + CX * cy
-  const bool consumer = threadIdx.x >= 128;
+  const bool consumer = threadIdx.x >= 128 && threadIdx.x < 256;
   const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;  // w: the consumer warp (for consumers)
   // The next kernel (a programmatic dependent) may launch now: its CTAs take SMs this grid leaves idle and fetch
   // their weights while this one runs; they read nothing else before this grid has completed (griddepcontrol.wait).
@@ -193,8 +196,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(&s.empty[i], 4 * (CX + CY - 1));  // each consumer warp of each CTA that writes into this one
     }
     if constexpr (kFolded) {
-      for (int i = 0; i < kStages; ++i) mbar_init(&s.folded.converted[i], wgmma::kConvertRows);
-      mbar_init(&s.folded.stats, wgmma::kConvertRows);
+      for (int i = 0; i < kStages; ++i) mbar_init(&s.folded.converted[i], wgmma::kConverterThreads);
+      mbar_init(&s.folded.stats, wgmma::kConverterThreads);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -234,12 +237,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     };
     produce<kStages>(k_tiles, s.empty, load_w, load_x);
-  } else if (kFolded && threadIdx.x >= wgmma::kConverterFirstThread &&
-             threadIdx.x < wgmma::kConverterFirstThread + wgmma::kConvertRows) {
+  } else if (kFolded && threadIdx.x >= wgmma::kConverterFirstThread) {
     if constexpr (kFolded) {
-      convert_rows<kStages>(k_tiles, k_per_split, &s.folded.xf[0][0], &s.a[0][0], s.full, s.folded.converted,
-                            s.folded.row_mean, s.folded.row_rstd, &s.folded.stats,
-                            threadIdx.x - wgmma::kConverterFirstThread);
+      convert_rows<kStages>(k_tiles, &s.folded.xf[0][0], &s.a[0][0], s.full, s.folded.converted, s.folded.row_mean,
+                            s.folded.row_rstd, &s.folded.stats, threadIdx.x - wgmma::kConverterFirstThread);
     }
   } else if (consumer) {
     // Releases stage st in this CTA's cluster row and column (itself once): one arrival per warp.
@@ -505,7 +506,8 @@ void launch(const MatmulShape& shape, void* y, const void* x, const __nv_bfloat1
   // The residual as the TMA adds tiles into it (kResidualAdd; any map for the other kinds, which do not read it).
   const CUtensorMap residual_map =
       kOut == Out::kResidualAdd ? tensor_map_f32(ln.residual, shape.M, shape.N, kBM, what) : x_map;
-  launch_kernel_in_clusters(kernel, grid, cluster, kThreads, smem_bytes<BN, kOut>(), stream, true, what.c_str(), x_map,
+  launch_kernel_in_clusters(kernel, grid, cluster, kThreadsFor<kOut>, smem_bytes<BN, kOut>(), stream, true,
+                            what.c_str(), x_map,
                             w_map, residual_map, y, bias, shape.M, shape.N, shape.K / splits, ln);
 }
 
