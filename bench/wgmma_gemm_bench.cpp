@@ -292,10 +292,10 @@ int run_head() {
   return 0;
 }
 
-/// `folded`: per tiling of the forward, gpt2's qkv and fc GEMMs (and the qkv + attention kernel) reading the bf16
-/// layer norm against reading the fp32 residual with the norm folded in, and the projections writing split-K
-/// partials against adding into the residual (TMA reduce) in 1..4 splits; and the layer-norm kernel that sums the
-/// partials, which the folded forward no longer runs. Times only (the GPU tests check the values).
+/// `folded`: per tiling of the forward, gpt2's qkv and fc GEMMs (and the qkv + attention kernel) with the plain
+/// epilogue against the folded layer norm's, and the projections writing split-K partials against summing them into
+/// the residual themselves (ResidualSum) in 1..4 splits; and the layer-norm kernel that sums the partials, which the
+/// folded forward no longer runs. Times only (the GPU tests check the values).
 int run_folded() {
   const int M = 256, C = 768, B = 4, T = 64, NH = 12;
   std::mt19937 rng(1234);
@@ -303,12 +303,18 @@ int run_folded() {
   cuda::DeviceBuffer residual(static_cast<std::size_t>(M) * C * 4, "residual");
   cuda::check_cuda(cudaMemset(residual.get(), 0, residual.bytes()), "cudaMemset");
   cuda::DeviceBuffer y(static_cast<std::size_t>(M) * 4 * C * 4 * 4, "Y or partials");
-  std::vector<float> ones(4 * C, 1.f);
+  std::vector<float> ones(4 * C, 1.f), stat_values(static_cast<std::size_t>(C / 64) * M * 2, 1.f);
   cuda::DeviceBuffer sums(4 * C * 4, "column sums"), fbias(4 * C * 4, "folded bias");
   sums.upload(ones.data(), sums.bytes(), "column sums");
   fbias.upload(ones.data(), fbias.bytes(), "folded bias");
+  cuda::DeviceBuffer stats(stat_values.size() * 4, "row statistics"), bf16_residual(M * C * 2, "bf16 residual");
+  stats.upload(stat_values.data(), stats.bytes(), "row statistics");
+  cuda::DeviceBuffer partials(4 * static_cast<std::size_t>(M) * C * 4, "partials");
+  cuda::DeviceBuffer counters(static_cast<std::size_t>(C / 64) * (M / 64) * 4, "counters");
+  cuda::check_cuda(cudaMemset(counters.get(), 0, counters.bytes()), "cudaMemset");
   const cuda::DeviceBuffer bias = bf16_buffer(rng, 4 * C, 0.02f);
-  const cuda::FoldedLayerNorm folded{sums.as<float>(), fbias.as<float>()};
+  const cuda::ResidualSum sum{bf16_residual.as<__nv_bfloat16>(), stats.as<float2>(), partials.as<float>(),
+                              counters.as<int>()};
   std::printf("%-10s %-9s %-34s %9s\n", "product", "tiling", "kernel", "us");
   auto row = [](const char* product, const std::string& tiling, const std::string& kernel, float us) {
     std::printf("%-10s %-9s %-34s %9.2f\n", product, tiling.c_str(), kernel.c_str(), us);
@@ -316,6 +322,7 @@ int run_folded() {
   };
   for (const cuda::WgmmaTiling tiling : cuda::kWgmmaTilings) {
     const std::string name = cuda::wgmma_tiling_name(tiling);
+    const cuda::FoldedLayerNorm folded{sums.as<float>(), fbias.as<float>(), stats.as<float2>(), C / tiling.bn};
     for (const auto& [product, N, K, epilogue] :
          {std::tuple{"qkv", 3 * C, C, cuda::Epilogue::kBias}, std::tuple{"fc", 4 * C, C, cuda::Epilogue::kBiasGelu}}) {
       const cuda::MatmulShape shape{M, N, K};
@@ -326,8 +333,8 @@ int run_folded() {
             cuda::wgmma_gemm_forward(shape, epilogue, tiling, y.get(), x.as<__nv_bfloat16>(),
                                      wts[i].as<__nv_bfloat16>(), bias.as<__nv_bfloat16>(), g_stream);
           }));
-      row(product, name, "fp32 residual, norm folded", median_us(copies, [&](int i) {
-            cuda::wgmma_folded_layernorm_forward(shape, epilogue, tiling, y.as<__nv_bfloat16>(), residual.as<float>(),
+      row(product, name, "norm folded", median_us(copies, [&](int i) {
+            cuda::wgmma_folded_layernorm_forward(shape, epilogue, tiling, y.as<__nv_bfloat16>(), x.as<__nv_bfloat16>(),
                                                  wts[i].as<__nv_bfloat16>(), folded, g_stream);
           }));
     }
@@ -340,11 +347,11 @@ int run_folded() {
                                      x.as<__nv_bfloat16>(), wts[i].as<__nv_bfloat16>(), nullptr, g_stream);
           }));
       for (const int s : {1, 2, 3, 4}) {
-        if (!cuda::wgmma_residual_add_takes({M, C, K, false, s}, tiling)) continue;
-        row(product, name, "into the residual, " + std::to_string(s) + " splits", median_us(copies, [&](int i) {
-              cuda::wgmma_residual_add_forward({M, C, K, false, s}, tiling, residual.as<float>(),
+        if (!cuda::wgmma_residual_sum_takes({M, C, K, false, s}, tiling)) continue;
+        row(product, name, "summed into the residual, " + std::to_string(s) + " splits", median_us(copies, [&](int i) {
+              cuda::wgmma_residual_sum_forward({M, C, K, false, s}, tiling, residual.as<float>(),
                                                x.as<__nv_bfloat16>(), wts[i].as<__nv_bfloat16>(),
-                                               bias.as<__nv_bfloat16>(), g_stream);
+                                               bias.as<__nv_bfloat16>(), sum, g_stream);
             }));
       }
     }
@@ -352,12 +359,13 @@ int run_folded() {
   const cuda::DeviceBuffer wt = bf16_buffer(rng, static_cast<std::size_t>(3) * C * C, 0.02f);
   const int copies = weight_copies(wt.bytes());
   const std::vector<cuda::DeviceBuffer> wts = copies_of(wt, copies);
+  const cuda::FoldedLayerNorm folded{sums.as<float>(), fbias.as<float>(), stats.as<float2>(), C / 128};
   row("qkv+attn", "-", "bf16 X (the norm's output)", median_us(copies, [&](int i) {
         cuda::wgmma_qkv_attention_forward(y.as<__nv_bfloat16>(), x.as<__nv_bfloat16>(), wts[i].as<__nv_bfloat16>(),
                                           bias.as<__nv_bfloat16>(), B, T, C, NH, g_stream);
       }));
-  row("qkv+attn", "-", "fp32 residual, norm folded", median_us(copies, [&](int i) {
-        cuda::wgmma_qkv_attention_folded_forward(y.as<__nv_bfloat16>(), residual.as<float>(),
+  row("qkv+attn", "-", "norm folded", median_us(copies, [&](int i) {
+        cuda::wgmma_qkv_attention_folded_forward(y.as<__nv_bfloat16>(), x.as<__nv_bfloat16>(),
                                                  wts[i].as<__nv_bfloat16>(), folded, B, T, C, NH, g_stream);
       }));
   for (const int splits : {3, 4}) {

@@ -457,9 +457,7 @@ class CudaBackend final : public Backend {
       options.emplace_back([&](bool on) { forward_->use_head_prefetch(on); });
     }
     if (!forward_->fused_layout() && !current_plan().persistent) {
-      if (!forward_->folded_layernorms()) {  // which runs the encoder kernel either way
-        options.emplace_back([&](bool on) { forward_->use_embedding_layernorm(on); });
-      }
+      options.emplace_back([&](bool on) { forward_->use_embedding_layernorm(on); });
       if (!blocks_tried && cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
         options.emplace_back([&](bool on) {
           forward_->use_layernorm_blocks(on ? cuda::LayerNormBlocks::kFitted : cuda::LayerNormBlocks::kWide);

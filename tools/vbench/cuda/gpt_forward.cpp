@@ -91,7 +91,7 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
     }
     qkv_attention_available_ = wgmma_qkv_attention_takes(B, T, Ci, cfg.n_head);
     persistent_available_ = persistent_forward_takes(B, T, Ci, cfg.n_head, cfg.n_layer, device);
-    folded_available_ = !wgmma_tilings_.empty() && Ci % 64 == 0;
+    folded_available_ = !wgmma_tilings_.empty();
   }
   check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
   check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch fork");
@@ -209,6 +209,12 @@ void GptForward::use_folded_layernorms(bool on, cudaStream_t stream) {
         folded_weights_.push_back(std::move(bias));
       }
     }
+    // The residual sums' outputs and counters (sized for the narrowest tiles, 64 columns).
+    const std::size_t R = static_cast<std::size_t>(B_) * T_, tiles = static_cast<std::size_t>(C / 64);
+    residual_bf16_ = DeviceBuffer(R * C * sizeof(__nv_bfloat16), "the residual in bf16");
+    row_stats_ = DeviceBuffer(tiles * R * sizeof(float2), "the residual's row statistics");
+    counters_ = DeviceBuffer(tiles * ((R + 63) / 64) * sizeof(int), "the residual sums' tile counters");
+    check_cuda(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream), "cudaMemsetAsync", "tile counters");
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize", "the folded weights");
   }
   folded_ = on;
@@ -262,10 +268,14 @@ void GptForward::make_transposed_weights(cudaStream_t stream) {
 }
 
 void GptForward::poison_activations(cudaStream_t stream) const {
-  for (const DeviceBuffer* b : {&residual_, &ln_, &qkv_, &attn_, &partials_, &fc_, &logits_, &ln_split_}) {
+  for (const DeviceBuffer* b :
+       {&residual_, &ln_, &qkv_, &attn_, &partials_, &fc_, &logits_, &ln_split_, &residual_bf16_, &row_stats_}) {
     if (b->bytes() > 0) {
       check_cuda(cudaMemsetAsync(b->get(), 0xFF, b->bytes(), stream), "cudaMemsetAsync", "NaN activations");
     }
+  }
+  if (counters_.bytes() > 0) {  // not activations: each residual sum expects them zero
+    check_cuda(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream), "cudaMemsetAsync", "tile counters");
   }
 }
 
@@ -384,28 +394,52 @@ void GptForward::enqueue_folded(cudaStream_t stream) const {
   const GptConfig& cfg = w_.config;
   const int R = B_ * T_, C = cfg.n_embd;
   float* residual = residual_.as<float>();
+  A* ln = ln_.as<A>();
+  const A* x = residual_bf16_.as<A>();  // the residual stream in bf16, as each residual sum leaves it
   fork_head_prefetch(stream);
-  encoder_forward(residual, d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), B_, T_, C, stream, programmatic_);
+  // Layer 0's first layer norm runs as a kernel (it has no residual sum before it), with the embeddings or after
+  // the encoder.
+  SublayerOutput<A> pending;
+  if (embedding_layernorm_) {
+    pending = SublayerOutput<A>::embeddings(d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), T_);
+  } else {
+    encoder_forward(residual, d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), B_, T_, C, stream, programmatic_);
+  }
+  layernorm_forward(ln, residual, pending, w_.layers[0].ln1_w.as<float>(), w_.layers[0].ln1_b.as<float>(), R, C,
+                    stream, programmatic_, layernorm_blocks_);
+  const ResidualSum sum{residual_bf16_.as<A>(), row_stats_.as<float2>(), partials_.as<float>(), counters_.as<int>()};
+  const int stat_tiles = C / wgmma_->bn;
   for (std::size_t i = 0; i < w_.layers.size(); ++i) {
     const DeviceLayer& l = w_.layers[i];
-    const DeviceBuffer* f = &folded_weights_[6 * i];  // qkv: Wt', sums, bias; fc: the same
-    const FoldedLayerNorm ln_1{f[1].as<float>(), f[2].as<float>()}, ln_2{f[4].as<float>(), f[5].as<float>()};
+    const DeviceBuffer* f = &folded_weights_[6 * i];  // qkv: Wt', column sums, bias; fc: the same
+    const FoldedLayerNorm ln_1{f[1].as<float>(), f[2].as<float>(), sum.row_stats, stat_tiles};
+    const FoldedLayerNorm ln_2{f[4].as<float>(), f[5].as<float>(), sum.row_stats, stat_tiles};
     if (qkv_attention_) {
-      wgmma_qkv_attention_folded_forward(attn_.as<A>(), residual, f[0].as<A>(), ln_1, B_, T_, C, cfg.n_head, stream);
+      if (i == 0) {
+        wgmma_qkv_attention_forward(attn_.as<A>(), ln, transposed_[0].as<A>(), l.attn_b.as<A>(), B_, T_, C,
+                                    cfg.n_head, stream);
+      } else {
+        wgmma_qkv_attention_folded_forward(attn_.as<A>(), x, f[0].as<A>(), ln_1, B_, T_, C, cfg.n_head, stream);
+      }
     } else {
-      wgmma_folded_layernorm_forward(qkv_mm_->shape(), Epilogue::kBias, *wgmma_, qkv_.as<A>(), residual, f[0].as<A>(),
-                                     ln_1, stream);
+      if (i == 0) {
+        wgmma_gemm_forward(qkv_mm_->shape(), Epilogue::kBias, *wgmma_, qkv_.get(), ln, transposed_[0].as<A>(),
+                           l.attn_b.as<A>(), stream);
+      } else {
+        wgmma_folded_layernorm_forward(qkv_mm_->shape(), Epilogue::kBias, *wgmma_, qkv_.as<A>(), x, f[0].as<A>(), ln_1,
+                                       stream);
+      }
       attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream, programmatic_);
     }
-    wgmma_residual_add_forward(attn_proj_mm_->shape(), *wgmma_, residual, attn_.as<A>(),
-                               transposed_[4 * i + 1].as<A>(), l.attn_proj_b.as<A>(), stream);
-    wgmma_folded_layernorm_forward(fc_mm_->shape(), Epilogue::kBiasGelu, *wgmma_, fc_.as<A>(), residual, f[3].as<A>(),
-                                   ln_2, stream);
-    wgmma_residual_add_forward(fc_proj_mm_->shape(), *wgmma_, residual, fc_.as<A>(), transposed_[4 * i + 3].as<A>(),
-                               l.fc_proj_b.as<A>(), stream);
+    wgmma_residual_sum_forward(attn_proj_mm_->shape(), *wgmma_, residual, attn_.as<A>(),
+                               transposed_[4 * i + 1].as<A>(), l.attn_proj_b.as<A>(), sum, stream);
+    wgmma_folded_layernorm_forward(fc_mm_->shape(), Epilogue::kBiasGelu, *wgmma_, fc_.as<A>(), x, f[3].as<A>(), ln_2,
+                                   stream);
+    wgmma_residual_sum_forward(fc_proj_mm_->shape(), *wgmma_, residual, fc_.as<A>(), transposed_[4 * i + 3].as<A>(),
+                               l.fc_proj_b.as<A>(), sum, stream);
   }
-  layernorm_forward(ln_.as<A>(), residual, SublayerOutput<A>{}, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C,
-                    stream, programmatic_, layernorm_blocks_);
+  layernorm_forward(ln, residual, SublayerOutput<A>{}, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream,
+                    programmatic_, layernorm_blocks_);
   join_head_prefetch(stream);
   head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, workspace_.get(), stream);
 }

@@ -22,9 +22,9 @@
 // (wgmma_attention.hpp). Or the whole forward but the LM head runs as one persistent kernel (persistent_forward.hpp).
 // Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
 // (fused_layer.cu); CudaBackend keeps whichever forward is faster.
-// Or, with the own GEMMs in bf16, every layer norm but the final one can be folded into the GEMM after it
-// (use_folded_layernorms: FoldedLayerNorm in wgmma_gemm.hpp), the projections adding their products straight into the
-// residual: per layer qkv (+ attention), attention projection, fc, fc projection, and no layer-norm kernel.
+// Or, with the own GEMMs in bf16, every layer norm but the first and the final one can be folded into the GEMM after
+// it (use_folded_layernorms: FoldedLayerNorm in wgmma_gemm.hpp), the projections summing their split-K products into
+// the residual themselves (ResidualSum): per layer qkv (+ attention), attention projection, fc, fc projection.
 // Either can also prefetch the LM head's weights into L2 on a side branch of the graph (use_head_prefetch), where
 // that is faster.
 #pragma once
@@ -123,14 +123,14 @@ class GptForward {
   void use_layernorm_projections(LayerNormProjections which, int tile_n, cudaStream_t stream);
   [[nodiscard]] LayerNormProjections layernorm_projections() const { return layernorm_projections_; }
   /// Whether the unfused forward can fold its layer norms into the GEMMs after them (bf16 on a compute capability 9.0
-  /// device, width a multiple of 64; with the own GEMMs for all four products, see use_folded_layernorms).
+  /// device where the own GEMMs run the model; see use_folded_layernorms).
   [[nodiscard]] bool folded_layernorms_available() const { return folded_available_; }
-  /// Makes the unfused forward do so (true; it then needs use_wgmma_gemms with WgmmaGemms::kAll and runs the encoder
-  /// kernel whatever use_embedding_layernorm says) or not (false, the default): each layer's qkv GEMM (or the qkv +
-  /// attention kernel) and fc GEMM read the fp32 residual and apply the layer norm before them in their epilogue, the
-  /// projections add their split-K products into the residual (atomic adds: the residual's last bits may differ
-  /// from run to run), and only the final layer norm runs as a kernel: 2 * n_layer kernels fewer. The first use makes
-  /// the folded weights (fold_layernorm_weights), on `stream`.
+  /// Makes the unfused forward do so (true; it then needs use_wgmma_gemms with WgmmaGemms::kAll) or not (false, the
+  /// default): each projection sums its split-K products into the residual itself (wgmma_residual_sum_forward: the
+  /// residual in fp32 and bf16, and its row statistics), and the next qkv GEMM (or qkv + attention kernel) or fc GEMM
+  /// applies the layer norm before it in its epilogue; only layer 0's first layer norm and the final one run as
+  /// kernels: 2 * n_layer - 1 kernels fewer. The first use makes the folded weights (fold_layernorm_weights) and the
+  /// buffers, on `stream`.
   void use_folded_layernorms(bool on, cudaStream_t stream);
   [[nodiscard]] bool folded_layernorms() const { return folded_; }
   [[nodiscard]] int layernorm_tile() const { return layernorm_tile_; }
@@ -201,6 +201,7 @@ class GptForward {
   bool folded_available_ = false, folded_ = false;
   /// Per layer, for use_folded_layernorms: the qkv GEMM's folded Wt', column sums and bias, then the fc GEMM's.
   std::vector<DeviceBuffer> folded_weights_;
+  DeviceBuffer residual_bf16_, row_stats_, counters_;  ///< ResidualSum's, made with folded_weights_
   std::unique_ptr<PersistentForward> persistent_;  ///< made on the first use_persistent(true)
   cudaStream_t side_ = nullptr;  ///< the head prefetch's branch
   cudaEvent_t fork_ = nullptr, join_ = nullptr;

@@ -23,10 +23,6 @@
 namespace vtools::vbench::cuda::wgmma {
 
 constexpr int kTileK = 64;  // 64 bf16 = 128 bytes: one row of the 128-byte swizzle pattern, a TMA box's width
-// The converter warpgroup of a folded layer norm (convert_rows, below).
-constexpr int kConvertRows = 64;
-constexpr int kConverterThreads = 128;
-constexpr int kConverterFirstThread = 256;  // warpgroup 2; 0 produces, 1 consumes
 
 #ifdef VTOOLS_WGMMA
 __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
@@ -229,69 +225,6 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int 
         : "memory");
   }
 }
-
-// A layer norm folded into the GEMM after it (wgmma_gemm.hpp, FoldedLayerNorm): the kernel reads the fp32 residual
-// rows x, not their bf16 layer norm, and computes LN(x) W + bias as rstd * (x W' - mean * column_sums) + folded_bias.
-// A third warpgroup converts: per K step it waits for the fp32 tile (two TMA boxes of 32 columns, [2][64 rows][32],
-// 128-byte swizzle), writes its bf16 copy into the tile the wgmmas read and arrives on `converted`; two threads per
-// row (one per box) sum the row's values for its mean and variance. One warpgroup, not two warps: with 64 threads
-// the conversion set the pace (gpt2's qkv GEMM 10.5 us against 6.2 with the bf16 norm; bench/RESULTS.md).
-
-/// Converter thread `i` (0..127: row i / 2, box i % 2) over k_tiles K steps (K = 64 k_tiles) of a ring of kStages
-/// stages: xf and a are the stages' fp32 and bf16 tiles (64 x 64 each); after the last step the row's mean and
-/// 1 / sqrt(var + 1e-5) are in row_mean[row], row_rstd[row], and every converter thread arrives on `stats`.
-template <int kStages>
-__device__ __forceinline__ void convert_rows(int k_tiles, const float* xf, __nv_bfloat16* a, std::uint64_t* full,
-                                             std::uint64_t* converted, float* row_mean, float* row_rstd,
-                                             std::uint64_t* stats, int i) {
-  constexpr int kTile = kConvertRows * kTileK;  // elements per stage
-  const int row = i / 2, box = i % 2, swz = row & 7;
-  // Sums of (x - shift), shift = the row's first value (the same in both threads): one pass without the
-  // cancellation of sum(x^2) - n mean^2 when a row's mean is large next to its spread; four partial sums of each, so
-  // that a step's adds are not one long dependent chain.
-  float shift = 0.f, s1[4] = {0.f, 0.f, 0.f, 0.f}, s2[4] = {0.f, 0.f, 0.f, 0.f};
-  for (int t = 0; t < k_tiles; ++t) {
-    const int st = t % kStages;
-    mbar_wait(&full[st], (t / kStages) & 1);
-    const float* src = xf + st * kTile + box * kConvertRows * 32 + row * 32;
-    if (t == 0) shift = xf[row * 32 + 4 * swz];  // column 0: box 0, chunk 0 (at 0 ^ swz)
-    float v[32];
-#pragma unroll
-    for (int q = 0; q < 8; ++q) {  // 16-byte chunk q of the row's 128 bytes in this box sits at chunk q ^ (row % 8)
-      const float4 c = *reinterpret_cast<const float4*>(src + 4 * (q ^ swz));
-      v[4 * q] = c.x, v[4 * q + 1] = c.y, v[4 * q + 2] = c.z, v[4 * q + 3] = c.w;
-    }
-#pragma unroll
-    for (int e = 0; e < 32; ++e) {
-      const float dev = v[e] - shift;
-      s1[e % 4] += dev;
-      s2[e % 4] = fmaf(dev, dev, s2[e % 4]);
-    }
-    char* dst = reinterpret_cast<char*>(a + st * kTile) + row * 128;
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {  // bf16 chunk 4 box + q: 8 values, swizzled as TMA would have written them
-      std::uint32_t packed[4];
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const __nv_bfloat162 pair = __floats2bfloat162_rn(v[8 * q + 2 * e], v[8 * q + 2 * e + 1]);
-        packed[e] = *reinterpret_cast<const std::uint32_t*>(&pair);
-      }
-      *reinterpret_cast<uint4*>(dst + 16 * ((4 * box + q) ^ swz)) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
-    }
-    // The wgmmas read the tile through the async proxy.
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    mbar_arrive(&converted[st]);
-  }
-  float sum1 = s1[0] + s1[1] + s1[2] + s1[3], sum2 = s2[0] + s2[1] + s2[2] + s2[3];
-  sum1 += __shfl_xor_sync(0xffffffffu, sum1, 1);  // the row's other box
-  sum2 += __shfl_xor_sync(0xffffffffu, sum2, 1);
-  const float K = static_cast<float>(k_tiles * kTileK), mean_dev = sum1 / K;
-  if (box == 0) {
-    row_mean[row] = shift + mean_dev;
-    row_rstd[row] = rsqrtf(fmaxf(sum2 / K - mean_dev * mean_dev, 0.f) + 1e-5f);
-  }
-  mbar_arrive(stats);  // an mbarrier arrive releases the stores before it to the thread that waits on it
-}
 #endif  // VTOOLS_WGMMA
 
 using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
@@ -313,33 +246,21 @@ inline EncodeTiled encode_tiled() {
   return fn;
 }
 
-/// A row-major [rows][K] matrix of `type` (elements of elem_bytes) as boxes of box_cols columns x box_rows rows,
-/// 128-byte swizzle; reads past its edges give zeros.
-inline CUtensorMap encode_map(CUtensorMapDataType type, const void* p, std::size_t elem_bytes, int rows, int K,
-                              int box_cols, int box_rows, const std::string& what) {
+/// A row-major bf16 [rows][K] matrix as boxes of 64 columns x box_rows rows, 128-byte swizzle; reads past its
+/// edges give zeros.
+inline CUtensorMap tensor_map(const __nv_bfloat16* p, int rows, int K, int box_rows, const std::string& what) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(K) * elem_bytes};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(K) * sizeof(__nv_bfloat16)};
+  const cuuint32_t box[2] = {kTileK, static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t elem[2] = {1, 1};
-  const CUresult r = encode_tiled()(&map, type, 2, const_cast<void*>(p), dims, strides, box, elem,
-                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+  const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<__nv_bfloat16*>(p), dims,
+                                    strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     throw Error(ExitCode::kInternal, "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(r) + ") for " + what);
   }
   return map;
-}
-
-/// A row-major bf16 [rows][K] matrix as boxes of 64 columns x box_rows rows.
-inline CUtensorMap tensor_map(const __nv_bfloat16* p, int rows, int K, int box_rows, const std::string& what) {
-  return encode_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, p, sizeof(__nv_bfloat16), rows, K, kTileK, box_rows, what);
-}
-
-/// A row-major fp32 [rows][K] matrix (the residual stream a folded layer norm reads) as boxes of 32 columns (128
-/// bytes) x box_rows rows.
-inline CUtensorMap tensor_map_f32(const float* p, int rows, int K, int box_rows, const std::string& what) {
-  return encode_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, p, sizeof(float), rows, K, kTileK / 2, box_rows, what);
 }
 
 }  // namespace vtools::vbench::cuda::wgmma

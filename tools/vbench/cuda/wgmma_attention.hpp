@@ -24,12 +24,10 @@ bool wgmma_qkv_attention_takes(int B, int T, int C, int NH);
 void wgmma_qkv_attention_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt,
                                  const __nv_bfloat16* d_bias, int B, int T, int C, int NH, cudaStream_t stream);
 
-/// Whether wgmma_qkv_attention_folded_forward takes the shape: as wgmma_qkv_attention_takes, C a multiple of 64.
-bool wgmma_qkv_attention_folded_takes(int B, int T, int C, int NH);
-
 /// The same with the layer norm before the qkv GEMM folded into it (FoldedLayerNorm): out = causal_attention(LN(x)
-/// Wqkv + bias) from the fp32 residual x [B*T][C] and Wt' (fold_layernorm_weights of Wt, its bias and the norm).
-void wgmma_qkv_attention_folded_forward(__nv_bfloat16* d_out, const float* d_residual,
+/// Wqkv + bias) from x [B*T][C] (the residual stream's bf16 copy, ResidualSum), Wt' (fold_layernorm_weights of Wt,
+/// its bias and the norm) and the row statistics; takes the shapes wgmma_qkv_attention_takes takes.
+void wgmma_qkv_attention_folded_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x,
                                         const __nv_bfloat16* d_folded_wt, FoldedLayerNorm folded, int B, int T, int C,
                                         int NH, cudaStream_t stream);
 

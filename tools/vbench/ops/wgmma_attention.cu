@@ -34,7 +34,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
@@ -51,33 +50,17 @@ using namespace wgmma;  // the helpers of wgmma.cuh
 // Head sizes HS: 64 (the GPT-2 family) and 32 (gpt_micro, gpt_mini, gpt_tile_medium, gpt_tile_large): the K of
 // q k^T and the N of p v.
 constexpr int kRows = 64;    // rows per CTA (one wgmma m64), so T <= 64
-// 6 x 32 KB for HS 64: the whole K of gpt2 (12 steps) in two turns of the ring; with a folded layer norm (x read as
-// fp32, 16 KB more per stage) 4 x 48 KB.
-template <bool kFolded>
-constexpr int kStagesFor = kFolded ? 4 : 6;
-constexpr int kThreads = 256;  // producer and consumer warpgroups; a folded layer norm adds the converter's
-template <bool kFolded>
-constexpr int kThreadsFor = kFolded ? kThreads + kConverterThreads : kThreads;
+constexpr int kStages = 6;   // 6 x 32 KB for HS 64: the whole K of gpt2 (12 steps) in two turns of the ring
+constexpr int kThreads = 256;
 
-/// A folded layer norm's fp32 tiles of x and the converter's barriers and row statistics (wgmma.cuh).
-template <int kStages>
-struct FoldedTiles {
-  float xf[kStages][kRows * kTileK];  // 16 KB each, 1024-byte aligned
-  std::uint64_t converted[kStages], stats;
-  float row_mean[kRows], row_rstd[kRows];
-};
-struct NoFoldedTiles {};
-
-template <int HS, bool kFolded>
+template <int HS>
 struct Smem {
-  static constexpr int kStages = kStagesFor<kFolded>;
   __nv_bfloat16 x[kStages][kRows * kTileK];   // 8 KB each, 1024-byte aligned (the swizzle's period)
   __nv_bfloat16 w[kStages][3 * HS * kTileK];  // 3 HS rows of 128 bytes each: the head's q, k and v rows of Wt
-  std::conditional_t<kFolded, FoldedTiles<kStages>, NoFoldedTiles> folded;
   std::uint64_t full[kStages], empty[kStages];
 };
-template <int HS, bool kFolded>
-constexpr std::size_t kSmemBytes = sizeof(Smem<HS, kFolded>) + 1024;  // + aligning the dynamic shared memory base
+template <int HS>
+constexpr std::size_t kSmemBytes = sizeof(Smem<HS>) + 1024;  // + aligning the dynamic shared memory base to 1024
 
 // Built with -DVTOOLS_QKV_TIMELINE (bench/qkv_timeline.sh), the kernel prints the clock64 cycles of its phases, as
 // seen by the first consumer thread, for the last CTA of every launch and the first CTA of every 613th: the way to see
@@ -89,17 +72,16 @@ __device__ unsigned int g_timeline_calls;
 #define TL(i) ((void)0)
 #endif
 
-/// Grid (NH, B); see the top of the file. With kFolded, x is the fp32 residual and the layer norm before the qkv
-/// GEMM is folded into it (wgmma_gemm.hpp's FoldedLayerNorm; `bias` is then unused).
+/// Grid (NH, B); see the top of the file. With kFolded, the layer norm before the qkv GEMM is folded into it
+/// (wgmma_gemm.hpp's FoldedLayerNorm): x is the residual stream's bf16 copy, Wt the folded weights, and `bias` is
+/// unused.
 template <int HS, bool kFolded>
-__global__ void __launch_bounds__(kThreadsFor<kFolded>, 1)
+__global__ void __launch_bounds__(kThreads, 1)
     wgmma_qkv_attention_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
                                __nv_bfloat16* out, const __nv_bfloat16* bias, int T, int C, FoldedLayerNorm folded) {
 #ifdef VTOOLS_WGMMA
-  constexpr int kStages = kStagesFor<kFolded>;
   extern __shared__ unsigned char raw[];
-  auto& s = *reinterpret_cast<Smem<HS, kFolded>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) &
-                                                  ~std::uintptr_t{1023});
+  auto& s = *reinterpret_cast<Smem<HS>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
   const int h = blockIdx.x, b = blockIdx.y;
   const int k_tiles = (C + kTileK - 1) / kTileK;  // past C the copies read zeros
 #ifdef VTOOLS_QKV_TIMELINE
@@ -114,16 +96,11 @@ __global__ void __launch_bounds__(kThreadsFor<kFolded>, 1)
       mbar_init(&s.full[i], 1);
       mbar_init(&s.empty[i], 4);  // one arrival per consumer warp
     }
-    if constexpr (kFolded) {
-      for (int i = 0; i < kStages; ++i) mbar_init(&s.folded.converted[i], kConverterThreads);
-      mbar_init(&s.folded.stats, kConverterThreads);
-    }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
   if (threadIdx.x == 0) {  // the producer
-    constexpr std::uint32_t kStageBytes =
-        kRows * kTileK * (kFolded ? sizeof(float) : sizeof(__nv_bfloat16)) + 3 * HS * kTileK * sizeof(__nv_bfloat16);
+    constexpr std::uint32_t kStageBytes = (kRows + 3 * HS) * kTileK * sizeof(__nv_bfloat16);
     auto load_w = [&](int t) {
       const int st = t % kStages;
       mbar_expect_tx(&s.full[st], kStageBytes);
@@ -131,25 +108,9 @@ __global__ void __launch_bounds__(kThreadsFor<kFolded>, 1)
         tma_load(s.w[st] + part * HS * kTileK, &w_map, t * kTileK, part * C + h * HS, &s.full[st], 0);
       }
     };
-    auto load_x = [&](int t) {
-      const int st = t % kStages;
-      if constexpr (kFolded) {  // two boxes of 32 fp32 columns: [2][64 rows][32]
-        for (int half = 0; half < 2; ++half) {
-          tma_load(s.folded.xf[st] + half * kRows * 32, &x_map, t * kTileK + 32 * half, b * T, &s.full[st], 0);
-        }
-      } else {
-        tma_load(s.x[st], &x_map, t * kTileK, b * T, &s.full[st], 0);
-      }
-    };
+    auto load_x = [&](int t) { tma_load(s.x[t % kStages], &x_map, t * kTileK, b * T, &s.full[t % kStages], 0); };
     produce<kStages>(k_tiles, s.empty, load_w, load_x);
     return;
-  }
-  if constexpr (kFolded) {
-    if (threadIdx.x >= kConverterFirstThread) {
-      convert_rows<kStages>(k_tiles, &s.folded.xf[0][0], &s.x[0][0], s.full, s.folded.converted, s.folded.row_mean,
-                            s.folded.row_rstd, &s.folded.stats, threadIdx.x - kConverterFirstThread);
-      return;
-    }
   }
   if (threadIdx.x < 128) return;  // warpgroup 0's other threads have nothing to do
   // The head's q, k and v biases (read after the K loop) into L2 now: never written, and otherwise a cold HBM read
@@ -176,7 +137,6 @@ __global__ void __launch_bounds__(kThreadsFor<kFolded>, 1)
   for (int t = 0; t < k_tiles; ++t) {
     const int st = t % kStages;
     mbar_wait(&s.full[st], (t / kStages) & 1);
-    if constexpr (kFolded) mbar_wait(&s.folded.converted[st], (t / kStages) & 1);  // the bf16 tile of x
     if (t == 0) TL(2);
     if (t == kStages || (t == k_tiles - 1 && k_tiles <= kStages)) TL(3);  // the ring's second turn (or last stage)
     fence_operands(d);
@@ -206,9 +166,23 @@ __global__ void __launch_bounds__(kThreadsFor<kFolded>, 1)
     TL(i);
   };
   if constexpr (kFolded) {  // q | k | v = rstd * (d - mean * column_sums) + folded bias, then attention as below
-    mbar_wait(&s.folded.stats, 0);
-    const float mean[2] = {s.folded.row_mean[r_top], s.folded.row_mean[r_top + 8]};
-    const float rstd[2] = {s.folded.row_rstd[r_top], s.folded.row_rstd[r_top + 8]};
+    asm volatile("griddepcontrol.wait;" ::: "memory");  // the row statistics: written by the kernel before
+    const int M = T * gridDim.y;
+    float mean[2], rstd[2];
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = b * T + r_top + 8 * half;  // past T: the next sequence's row (or none), never stored
+      float sum = 0.f, squares = 0.f;
+      if (r < M) {
+        for (int q = 0; q < folded.stat_tiles; ++q) {
+          const float2 part = __ldcg(folded.row_stats + static_cast<std::size_t>(q) * M + r);
+          sum += part.x;
+          squares += part.y;
+        }
+      }
+      mean[half] = sum / C;
+      rstd[half] = rsqrtf(fmaxf(squares / C - mean[half] * mean[half], 0.f) + 1e-5f);
+    }
 #pragma unroll
     for (int j = 0; j < 3 * HS / 8; ++j) {
       const int c = (j / (HS / 8)) * C + h * HS + 8 * (j % (HS / 8)) + c_lane;
@@ -261,21 +235,19 @@ bool wgmma_qkv_attention_takes(int B, int T, int C, int NH) {
 }
 
 namespace {
-/// x is bf16, or with kFolded the fp32 residual.
 template <int HS, bool kFolded>
-void launch(__nv_bfloat16* d_out, const void* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
+void launch(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
             FoldedLayerNorm folded, int B, int T, int C, int NH, cudaStream_t stream, const std::string& what) {
   static std::atomic<std::uint64_t> attributes_done{0};
   const auto kernel = wgmma_qkv_attention_kernel<HS, kFolded>;
-  if (!kernel_attributes_once(kernel, attributes_done, {kSmemBytes<HS, kFolded>})) {
+  if (!kernel_attributes_once(kernel, attributes_done, {kSmemBytes<HS>})) {
     throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
   }
-  const CUtensorMap x_map = kFolded ? tensor_map_f32(static_cast<const float*>(d_x), B * T, C, kRows, what)
-                                    : tensor_map(static_cast<const __nv_bfloat16*>(d_x), B * T, C, kRows, what);
+  const CUtensorMap x_map = tensor_map(d_x, B * T, C, kRows, what);
   const CUtensorMap w_map = tensor_map(d_wt, 3 * C, C, HS, what);
   // Always a programmatic dependent: the producer copies the first weight tiles before griddepcontrol.wait.
-  launch_kernel(kernel, dim3(NH, B), kThreadsFor<kFolded>, kSmemBytes<HS, kFolded>, stream, true, what.c_str(), x_map, w_map,
-                d_out, d_bias, T, C, folded);
+  launch_kernel(kernel, dim3(NH, B), kThreads, kSmemBytes<HS>, stream, true, what.c_str(), x_map, w_map, d_out,
+                d_bias, T, C, folded);
 }
 
 std::string kernel_name(int B, int T, int C, int NH) {
@@ -294,19 +266,15 @@ void wgmma_qkv_attention_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x,
   launch<32, false>(d_out, d_x, d_wt, d_bias, {}, B, T, C, NH, stream, what);
 }
 
-bool wgmma_qkv_attention_folded_takes(int B, int T, int C, int NH) {
-  return wgmma_qkv_attention_takes(B, T, C, NH) && C % kTileK == 0;
-}
-
-void wgmma_qkv_attention_folded_forward(__nv_bfloat16* d_out, const float* d_residual,
+void wgmma_qkv_attention_folded_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x,
                                         const __nv_bfloat16* d_folded_wt, FoldedLayerNorm folded, int B, int T, int C,
                                         int NH, cudaStream_t stream) {
   const std::string what = kernel_name(B, T, C, NH) + " (folded layer norm)";
-  if (!wgmma_qkv_attention_folded_takes(B, T, C, NH)) {
+  if (!wgmma_qkv_attention_takes(B, T, C, NH) || folded.stat_tiles < 1) {
     throw Error(ExitCode::kInternal, "wgmma_qkv_attention_folded_forward does not take " + what);
   }
-  if (C == NH * 64) return launch<64, true>(d_out, d_residual, d_folded_wt, nullptr, folded, B, T, C, NH, stream, what);
-  launch<32, true>(d_out, d_residual, d_folded_wt, nullptr, folded, B, T, C, NH, stream, what);
+  if (C == NH * 64) return launch<64, true>(d_out, d_x, d_folded_wt, nullptr, folded, B, T, C, NH, stream, what);
+  launch<32, true>(d_out, d_x, d_folded_wt, nullptr, folded, B, T, C, NH, stream, what);
 }
 
 }  // namespace vtools::vbench::cuda

@@ -46,34 +46,31 @@ namespace {
 constexpr int kBM = 64;      // rows per CTA: one wgmma m64 per consumer warpgroup
 constexpr int kBK = wgmma::kTileK;  // 64 bf16 = 128 bytes: one row of the 128-byte swizzle pattern
 // Stages in the ring: as many as fit (bytes in flight hide the latency of L2 and HBM, which sets the pace at small
-// M), 8 x (8 + 16) KB for BN = 128; 6 x (8 + 8) KB for BN = 64, where two CTAs fit on an SM. With a folded layer
-// norm each stage also holds the 16 KB fp32 tile of x: 5 x 40 KB, and 3 x 32 KB (still two CTAs per SM).
-template <int BN, bool kFolded>
-constexpr int kStagesFor = kFolded ? (BN == 128 ? 5 : 3) : (BN == 128 ? 8 : 6);
-constexpr int kThreads = 256;  // producer and consumer warpgroups; a folded layer norm adds the converter's
+// M), 8 x (8 + 16) KB for BN = 128; 6 x (8 + 8) KB for BN = 64, where two CTAs fit on an SM.
+template <int BN>
+constexpr int kStagesFor = BN == 128 ? 8 : 6;
+constexpr int kThreads = 256;
 
 /// What the consumers write: fp32 split-K partial products, bf16 Y with or without bias / GELU, (a projection
 /// followed by a layer norm) the residual plus Y plus bias and the layer norm of that in bf16, (a GEMM after a
-/// folded layer norm, X the fp32 residual) rstd * (Y - mean * column_sums) + folded_bias in bf16 with or without
-/// GELU, or (a projection before a folded layer norm) Y, plus bias from the first split, added to the residual.
+/// folded layer norm) rstd * (Y - mean * column_sums) + folded_bias in bf16 with or without GELU, or (a projection
+/// before a folded layer norm) the residual plus Y plus bias in fp32 and bf16, and its row sums (ResidualSum).
 enum class Out {
-  kPartials, kBf16, kBf16Bias, kBf16BiasGelu, kResidualLayerNorm, kFoldedBias, kFoldedBiasGelu, kResidualAdd
+  kPartials, kBf16, kBf16Bias, kBf16BiasGelu, kResidualLayerNorm, kFoldedBias, kFoldedBiasGelu, kResidualSum
 };
 
 __host__ __device__ constexpr bool folded(Out out) { return out == Out::kFoldedBias || out == Out::kFoldedBiasGelu; }
 
-template <Out kOut>
-constexpr int kThreadsFor = folded(kOut) ? kThreads + wgmma::kConverterThreads : kThreads;
-
 /// The operands of the residual and layer-norm epilogues: residual [M][N] (fp32, updated in place: kResidualLayerNorm,
-/// kResidualAdd); the norm's weight and bias [N] (fp32) and its output [M][N] (bf16: kResidualLayerNorm); the folded
-/// norm's column sums and bias [N] (fp32: kFoldedBias, kFoldedBiasGelu). Unused (null) otherwise.
+/// kResidualSum); the norm's weight and bias [N] (fp32) and its output [M][N] (bf16: kResidualLayerNorm); the folded
+/// norm (kFoldedBias, kFoldedBiasGelu); the residual sum's other outputs (kResidualSum). Unused (null) otherwise.
 struct LayerNormEpilogue {
   float* residual = nullptr;
   const float* weight = nullptr;
   const float* bias = nullptr;
   __nv_bfloat16* out = nullptr;
   FoldedLayerNorm folded;
+  ResidualSum sum;
 };
 
 // CTAs across a row in the layer-norm epilogue: 8 (the portable cluster size) of 128 columns, or up to 16 (the
@@ -91,32 +88,19 @@ struct RowTables {
 };
 struct NoRowTables {};
 
-/// A folded layer norm's fp32 tiles of x (as TMA writes them, for the converter: wgmma.cuh's convert_rows), the
-/// barriers on which the converter releases each stage's bf16 tile and its row statistics, and those.
-template <int kStages>
-struct FoldedTiles {
-  float xf[kStages][kBM * kBK];  // 16 KB each, 1024-byte aligned
-  std::uint64_t converted[kStages], stats;
-  float row_mean[kBM], row_rstd[kBM];
-};
-struct NoFoldedTiles {};
-
-template <int BN, bool kLayerNorm, bool kFolded = false>
+template <int BN, bool kLayerNorm>
 struct Stages {
-  static constexpr int kStages = kStagesFor<BN, kFolded>;
-  __nv_bfloat16 a[kStages][kBM * kBK];  // each tile 1024-byte aligned (8 KB or 16 KB): the swizzle's period
-  __nv_bfloat16 b[kStages][BN * kBK];
-  std::conditional_t<kFolded, FoldedTiles<kStages>, NoFoldedTiles> folded;
-  std::uint64_t full[kStages], empty[kStages];
+  __nv_bfloat16 a[kStagesFor<BN>][kBM * kBK];  // each tile 1024-byte aligned (8 KB or 16 KB): the swizzle's period
+  __nv_bfloat16 b[kStagesFor<BN>][BN * kBK];
+  std::uint64_t full[kStagesFor<BN>], empty[kStagesFor<BN>];
   std::conditional_t<kLayerNorm, RowTables, NoRowTables> rows;  // only the layer-norm kernels carry the 8 KB
+  int last_split;  // kResidualSum: whether this CTA is the last of its tile's splits to finish
 };
-
-template <int BN, Out kOut>
-using StagesFor = Stages<BN, kOut == Out::kResidualLayerNorm, folded(kOut)>;
 
 template <int BN, Out kOut>
 constexpr std::size_t smem_bytes() {
-  return sizeof(StagesFor<BN, kOut>) + 1024;  // + alignment of the dynamic shared memory base to 1024
+  // + alignment of the dynamic shared memory base to 1024
+  return sizeof(Stages<BN, kOut == Out::kResidualLayerNorm>) + 1024;
 }
 
 using namespace wgmma;  // the helpers of wgmma.cuh
@@ -148,30 +132,98 @@ __device__ __forceinline__ void share_row_partials(float (&partial)[2], float (&
 }
 #endif  // VTOOLS_WGMMA
 
+#ifdef VTOOLS_WGMMA
+/// A folded layer norm's mean and rstd of row r (0 past M) over its K values, from the sums each column tile of the
+/// residual sum before left (FoldedLayerNorm::row_stats), added in tile order.
+__device__ __forceinline__ void row_mean_rstd(const FoldedLayerNorm& folded, int r, int M, int K, float& mean,
+                                              float& rstd) {
+  float sum = 0.f, squares = 0.f;
+  if (r < M) {
+    for (int q = 0; q < folded.stat_tiles; ++q) {
+      const float2 part = __ldcg(folded.row_stats + static_cast<std::size_t>(q) * M + r);
+      sum += part.x;
+      squares += part.y;
+    }
+  }
+  mean = sum / K;
+  rstd = rsqrtf(fmaxf(squares / K - mean * mean, 0.f) + 1e-5f);
+}
+
+/// Out::kResidualSum's split-K sum, in the consumer warpgroup after every split stored its product (the bias in the
+/// first's; `d` holds this split's): the last split of the tile to finish (a counter per tile, reset by it for the
+/// next launch) adds the products in split order to the residual, writes it in fp32 and bf16, and each row's sum
+/// and sum of squares over the tile's columns into sum.row_stats[tile column][row]. Deterministic: no atomic adds
+/// of values. The threadfence pattern of the CUDA reduction samples: stores, fence, counter; counter, fence, loads.
+template <int BN>
+__device__ __forceinline__ void sum_into_residual(const ResidualSum& sum, float* residual, float (&d)[BN / 2],
+                                                  int& last_split, int m0, int n0, int M, int N, int w, int lane) {
+  const int splits = gridDim.z, tile = blockIdx.y * gridDim.x + blockIdx.x;
+  if (splits > 1) {
+    __threadfence();
+    asm volatile("bar.sync 1, 128;" ::: "memory");
+    if (threadIdx.x == 128) {
+      last_split = atomicAdd(sum.counters + tile, 1) == splits - 1;
+      if (last_split) sum.counters[tile] = 0;
+    }
+    asm volatile("bar.sync 1, 128;" ::: "memory");
+    if (!last_split) return;
+    __threadfence();
+  }
+  const std::size_t plane = static_cast<std::size_t>(M) * N;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int r = m0 + 16 * w + lane / 4 + 8 * half;
+    float2 stats = make_float2(0.f, 0.f);  // this thread's columns: sum, sum of squares
+    if (r < M) {
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int c = n0 + 8 * j + 2 * (lane % 4);
+        const std::size_t at = static_cast<std::size_t>(r) * N + c;
+        float2 x = *reinterpret_cast<const float2*>(residual + at);
+        for (int q = 0; q < splits; ++q) {
+          const float2 p = q == static_cast<int>(blockIdx.z)
+                               ? make_float2(d[4 * j + 2 * half], d[4 * j + 2 * half + 1])
+                               : __ldcg(reinterpret_cast<const float2*>(sum.partials + q * plane + at));
+          x.x += p.x;
+          x.y += p.y;
+        }
+        *reinterpret_cast<float2*>(residual + at) = x;
+        *reinterpret_cast<__nv_bfloat162*>(sum.residual_bf16 + at) = __floats2bfloat162_rn(x.x, x.y);
+        stats.x += x.x + x.y;
+        stats.y += x.x * x.x + x.y * x.y;
+      }
+    }
+#pragma unroll
+    for (int o = 1; o < 4; o *= 2) {  // over the row's 4 lanes
+      stats.x += __shfl_xor_sync(0xffffffffu, stats.x, o);
+      stats.y += __shfl_xor_sync(0xffffffffu, stats.y, o);
+    }
+    if (r < M && lane % 4 == 0) sum.row_stats[static_cast<std::size_t>(blockIdx.x) * M + r] = stats;
+  }
+}
+#endif  // VTOOLS_WGMMA
+
 /// Grid (N / BN, ceil(M / 64), max(1, splits)) in clusters of CX x CY; see the top of the file. With
 /// Out::kResidualLayerNorm the cluster is instead a whole row of CTAs (N / BN of them, CX = CY = 1: no multicast).
 template <int BN, int CX, int CY, Out kOut>
-__global__ void __launch_bounds__(kThreadsFor<kOut>, 1)
-    wgmma_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
-                      const __grid_constant__ CUtensorMap residual_map, void* y, const __nv_bfloat16* bias, int M,
-                      int N, int k_per_split, LayerNormEpilogue ln) {
+__global__ void __launch_bounds__(kThreads, 1)
+    wgmma_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* y,
+                      const __nv_bfloat16* bias, int M, int N, int k_per_split, LayerNormEpilogue ln) {
 #ifdef VTOOLS_WGMMA
   constexpr bool kFolded = folded(kOut);
-  constexpr int kStages = kStagesFor<BN, kFolded>;
+  constexpr int kStages = kStagesFor<BN>;
   constexpr bool kMulticast = CX * CY > 1;
   constexpr bool kLayerNorm = kOut == Out::kResidualLayerNorm;
   constexpr bool kCluster = kMulticast || kLayerNorm;
   static_assert((kBM / CX) % 8 == 0 && (BN / CY) % 8 == 0, "multicast slices keep whole 8-row swizzle groups");
   static_assert(!kLayerNorm || !kMulticast, "the layer-norm cluster spans a row of CTAs and multicasts nothing");
-  static_assert(kOut != Out::kResidualAdd || sizeof(float) * kBM * BN <= sizeof(__nv_bfloat16) * kStages * BN * kBK,
-                "the residual-add epilogue stages its tile in the W ring");
   extern __shared__ unsigned char raw[];
-  auto& s = *reinterpret_cast<StagesFor<BN, kOut>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) &
-                                                     ~std::uintptr_t{1023});
+  auto& s = *reinterpret_cast<Stages<BN, kLayerNorm>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) &
+                                                        ~std::uintptr_t{1023});
   const int n0 = blockIdx.x * BN, m0 = blockIdx.y * kBM, k0 = blockIdx.z * k_per_split;
   const int k_tiles = (k_per_split + kBK - 1) / kBK;  // past K the copies read zeros (out of bounds)
   const int cx = blockIdx.x % CX, cy = blockIdx.y % CY;  // multicast cluster rank = cx + CX * cy
-  const bool consumer = threadIdx.x >= 128 && threadIdx.x < 256;
+  const bool consumer = threadIdx.x >= 128;
   const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;  // w: the consumer warp (for consumers)
   // The next kernel (a programmatic dependent) may launch now: its CTAs take SMs this grid leaves idle and fetch
   // their weights while this one runs; they read nothing else before this grid has completed (griddepcontrol.wait).
@@ -179,7 +231,7 @@ __global__ void __launch_bounds__(kThreadsFor<kOut>, 1)
   // The tile's bias (read by the epilogue) into L2 now: never written, and otherwise a cold HBM read after the
   // main loop, on the critical path.
   if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualLayerNorm ||
-                kOut == Out::kResidualAdd) {
+                kOut == Out::kResidualSum) {
     if (threadIdx.x >= 128 && threadIdx.x < 128 + BN / 64 && bias != nullptr) {
       asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + n0 + 64 * (threadIdx.x - 128)));
     }
@@ -194,10 +246,6 @@ __global__ void __launch_bounds__(kThreadsFor<kOut>, 1)
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 1);
       mbar_init(&s.empty[i], 4 * (CX + CY - 1));  // each consumer warp of each CTA that writes into this one
-    }
-    if constexpr (kFolded) {
-      for (int i = 0; i < kStages; ++i) mbar_init(&s.folded.converted[i], wgmma::kConverterThreads);
-      mbar_init(&s.folded.stats, wgmma::kConverterThreads);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -218,8 +266,7 @@ __global__ void __launch_bounds__(kThreadsFor<kOut>, 1)
     if constexpr (CY > 1) {
       for (int j = 0; j < CY; ++j) col_mask |= 1u << (cx + CX * j);
     }
-    constexpr std::uint32_t kStageBytes =
-        (kFolded ? kBM * kBK * sizeof(float) : kBM * kBK * sizeof(__nv_bfloat16)) + BN * kBK * sizeof(__nv_bfloat16);
+    constexpr std::uint32_t kStageBytes = (kBM + BN) * kBK * sizeof(__nv_bfloat16);
     auto load_w = [&](int t) {
       const int st = t % kStages;
       mbar_expect_tx(&s.full[st], kStageBytes);
@@ -227,21 +274,9 @@ __global__ void __launch_bounds__(kThreadsFor<kOut>, 1)
     };
     auto load_x = [&](int t) {
       const int st = t % kStages;
-      if constexpr (kFolded) {  // two boxes of 32 fp32 columns: [2][64 rows][32]
-        for (int half = 0; half < 2; ++half) {
-          tma_load(s.folded.xf[st] + half * kBM * 32 + cx * (kBM / CX) * 32, &x_map, k0 + t * kBK + 32 * half,
-                   m0 + cx * (kBM / CX), &s.full[st], row_mask);
-        }
-      } else {
-        tma_load(s.a[st] + cx * (kBM / CX) * kBK, &x_map, k0 + t * kBK, m0 + cx * (kBM / CX), &s.full[st], row_mask);
-      }
+      tma_load(s.a[st] + cx * (kBM / CX) * kBK, &x_map, k0 + t * kBK, m0 + cx * (kBM / CX), &s.full[st], row_mask);
     };
     produce<kStages>(k_tiles, s.empty, load_w, load_x);
-  } else if (kFolded && threadIdx.x >= wgmma::kConverterFirstThread) {
-    if constexpr (kFolded) {
-      convert_rows<kStages>(k_tiles, &s.folded.xf[0][0], &s.a[0][0], s.full, s.folded.converted, s.folded.row_mean,
-                            s.folded.row_rstd, &s.folded.stats, threadIdx.x - wgmma::kConverterFirstThread);
-    }
   } else if (consumer) {
     // Releases stage st in this CTA's cluster row and column (itself once): one arrival per warp.
     auto release = [&](int st) {
@@ -260,7 +295,6 @@ __global__ void __launch_bounds__(kThreadsFor<kOut>, 1)
     for (int t = 0; t < k_tiles; ++t) {
       const int st = t % kStages;
       mbar_wait(&s.full[st], (t / kStages) & 1);
-      if constexpr (kFolded) mbar_wait(&s.folded.converted[st], (t / kStages) & 1);  // the bf16 tile of x
       fence_operands(d);
       asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
       const std::uint64_t da = descriptor(s.a[st]), db = descriptor(s.b[st]);
@@ -284,10 +318,10 @@ __global__ void __launch_bounds__(kThreadsFor<kOut>, 1)
       // does not alias them, and kept each load after the store before it, one L2 round trip at a time (ncu: that
       // cost several us per kernel).
       // With a folded layer norm: the folded bias in bias_at, the column sums in column_sums_at, and the rows'
-      // statistics from the converter.
+      // mean and rstd from the statistics the residual sum before left.
       float2 bias_at[BN / 8], column_sums_at[kFolded ? BN / 8 : 1];
-      if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualAdd) {
-        const bool bias_here = kOut != Out::kResidualAdd || (bias != nullptr && blockIdx.z == 0);  // first split
+      if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualSum) {
+        const bool bias_here = kOut != Out::kResidualSum || (bias != nullptr && blockIdx.z == 0);  // first split
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const auto* pair = reinterpret_cast<const __nv_bfloat162*>(bias + n0 + 8 * j + 2 * (lane % 4));
@@ -302,13 +336,13 @@ __global__ void __launch_bounds__(kThreadsFor<kOut>, 1)
           bias_at[j] = __ldg(reinterpret_cast<const float2*>(ln.folded.bias + c));
           column_sums_at[j] = __ldg(reinterpret_cast<const float2*>(ln.folded.column_sums + c));
         }
-        mbar_wait(&s.folded.stats, 0);
+        asm volatile("griddepcontrol.wait;" ::: "memory");  // the statistics: written by the kernel before
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          mean[half] = s.folded.row_mean[16 * w + lane / 4 + 8 * half];
-          rstd[half] = s.folded.row_rstd[16 * w + lane / 4 + 8 * half];
+          row_mean_rstd(ln.folded, r_top + 8 * half, M, k_per_split, mean[half], rstd[half]);
         }
       }
+      if constexpr (kOut == Out::kResidualSum) asm volatile("griddepcontrol.wait;" ::: "memory");  // the residual
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int r = r_top + 8 * half;
@@ -321,12 +355,15 @@ __global__ void __launch_bounds__(kThreadsFor<kOut>, 1)
           if constexpr (kOut == Out::kPartials) {
             float* plane = static_cast<float*>(y) + static_cast<std::size_t>(blockIdx.z) * M * N;
             *reinterpret_cast<float2*>(plane + at) = make_float2(v0, v1);
-          } else if constexpr (kOut == Out::kResidualAdd) {
-            (void)at;  // the tile goes out through shared memory, below
-            const int row = r - m0, col = c - n0, slab = col / 32, in_slab = col % 32;
-            float* staged = reinterpret_cast<float*>(&s.b[0][0]) + slab * kBM * 32 + row * 32 +
-                            4 * ((in_slab / 4) ^ (row & 7)) + in_slab % 4;
-            *reinterpret_cast<float2*>(staged) = make_float2(v0 + bias_at[j].x, v1 + bias_at[j].y);
+          } else if constexpr (kOut == Out::kResidualSum) {
+            // This split's product (the first split's with the bias), kept for the sum below and stored in its
+            // plane of the partials for the split that finishes last.
+            d[4 * j + 2 * half] = v0 += bias_at[j].x;
+            d[4 * j + 2 * half + 1] = v1 += bias_at[j].y;
+            if (gridDim.z > 1) {
+              float* plane = ln.sum.partials + static_cast<std::size_t>(blockIdx.z) * M * N;
+              *reinterpret_cast<float2*>(plane + at) = make_float2(v0, v1);
+            }
           } else {
             if constexpr (kFolded) {
               v0 = rstd[half] * (v0 - mean[half] * column_sums_at[j].x);
@@ -345,25 +382,8 @@ __global__ void __launch_bounds__(kThreadsFor<kOut>, 1)
         }
       }
     }
-    if constexpr (kOut == Out::kResidualAdd) {
-      // The tile (with the bias from the first split) is in shared memory (the W ring, free by now) as BN / 32
-      // slabs of 64 rows x 32 fp32 with the 128-byte swizzle; the TMA adds each into the residual in L2: a few bulk
-      // operations instead of an atomic add per element (those made gpt2's forward 110 us slower). The order of the
-      // splits' adds, and so the sum's last bits, may differ from run to run.
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-      if (consumer) asm volatile("bar.sync 1, 128;" ::: "memory");
-      if (threadIdx.x == 128) {
-        const float* staged = reinterpret_cast<const float*>(&s.b[0][0]);
-        for (int slab = 0; slab < BN / 32; ++slab) {
-          asm volatile(
-              "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
-                  reinterpret_cast<std::uint64_t>(&residual_map)),
-              "r"(n0 + 32 * slab), "r"(m0), "r"(smem_addr(staged + slab * kBM * 32))
-              : "memory");
-        }
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");  // the CTA's shared memory stays until read
-      }
+    if constexpr (kOut == Out::kResidualSum) {
+      if (consumer) sum_into_residual<BN>(ln.sum, ln.residual, d, s.last_split, m0, n0, M, N, w, lane);
     }
   } else {
     // residual += Y + bias, then the layer norm of each full row, whose columns are spread over the cluster's CTAs:
@@ -485,14 +505,11 @@ bool kernel_attributes_set() {
                                 {smem_bytes<BN, kOut>(), kOut == Out::kResidualLayerNorm && max_row_cluster(BN) > 8});
 }
 
-/// X is bf16, or fp32 (the residual) where kOut folds a layer norm.
 template <int BN, int CX, int CY, Out kOut>
-void launch(const MatmulShape& shape, void* y, const void* x, const __nv_bfloat16* wt, const __nv_bfloat16* bias,
-            cudaStream_t stream, const std::string& what, LayerNormEpilogue ln = {}) {
+void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __nv_bfloat16* wt,
+            const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what, LayerNormEpilogue ln = {}) {
   const int splits = shape.k_splits > 0 ? shape.k_splits : 1;
-  const CUtensorMap x_map =
-      folded(kOut) ? tensor_map_f32(static_cast<const float*>(x), shape.M, shape.K, kBM / CX, what)
-                   : tensor_map(static_cast<const __nv_bfloat16*>(x), shape.M, shape.K, kBM / CX, what);
+  const CUtensorMap x_map = tensor_map(x, shape.M, shape.K, kBM / CX, what);
   const CUtensorMap w_map = tensor_map(wt, shape.N, shape.K, BN / CY, what);
   auto kernel = wgmma_gemm_kernel<BN, CX, CY, kOut>;
   if (!kernel_attributes_set<BN, CX, CY, kOut>()) {
@@ -503,21 +520,17 @@ void launch(const MatmulShape& shape, void* y, const void* x, const __nv_bfloat1
   const dim3 grid(shape.N / BN, (shape.M + kBM - 1) / kBM, splits);
   constexpr bool kRowCluster = kOut == Out::kResidualLayerNorm;  // a cluster per row of CTAs
   const dim3 cluster(kRowCluster ? grid.x : CX, CY, 1);
-  // The residual as the TMA adds tiles into it (kResidualAdd; any map for the other kinds, which do not read it).
-  const CUtensorMap residual_map =
-      kOut == Out::kResidualAdd ? tensor_map_f32(ln.residual, shape.M, shape.N, kBM, what) : x_map;
-  launch_kernel_in_clusters(kernel, grid, cluster, kThreadsFor<kOut>, smem_bytes<BN, kOut>(), stream, true,
-                            what.c_str(), x_map,
-                            w_map, residual_map, y, bias, shape.M, shape.N, shape.K / splits, ln);
+  launch_kernel_in_clusters(kernel, grid, cluster, kThreads, smem_bytes<BN, kOut>(), stream, true, what.c_str(), x_map,
+                            w_map, y, bias, shape.M, shape.N, shape.K / splits, ln);
 }
 
-/// Whether kOut runs in every tiling of kWgmmaBenchTilings, or (the folded layer norm and the residual add, which
+/// Whether kOut runs in every tiling of kWgmmaBenchTilings, or (the folded layer norm and the residual sum, which
 /// only the forward uses) in those of kWgmmaTilings only.
-constexpr bool bench_tilings(Out out) { return !folded(out) && out != Out::kResidualAdd; }
+constexpr bool bench_tilings(Out out) { return !folded(out) && out != Out::kResidualSum; }
 
 /// launch<BN, CX, CY, kOut> for `tiling` (which the caller checked).
 template <Out kOut>
-void launch_in(WgmmaTiling tiling, const MatmulShape& shape, void* y, const void* x, const __nv_bfloat16* wt,
+void launch_in(WgmmaTiling tiling, const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __nv_bfloat16* wt,
                const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what, LayerNormEpilogue ln = {}) {
   if (tiling == WgmmaTiling{128, 1, 1}) return launch<128, 1, 1, kOut>(shape, y, x, wt, bias, stream, what, ln);
   if (tiling == WgmmaTiling{64, 1, 1}) return launch<64, 1, 1, kOut>(shape, y, x, wt, bias, stream, what, ln);
@@ -588,38 +601,43 @@ bool forward_tiling(WgmmaTiling tiling) {
 }  // namespace
 
 bool wgmma_folded_layernorm_takes(const MatmulShape& shape, WgmmaTiling tiling) {
-  return forward_tiling(tiling) && shape.k_splits == 0 && shape.K % kBK == 0 && wgmma_gemm_takes(shape, tiling);
+  return forward_tiling(tiling) && shape.k_splits == 0 && wgmma_gemm_takes(shape, tiling);
 }
 
 void wgmma_folded_layernorm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling tiling,
-                                    __nv_bfloat16* d_y, const float* d_residual, const __nv_bfloat16* d_folded_wt,
+                                    __nv_bfloat16* d_y, const __nv_bfloat16* d_x, const __nv_bfloat16* d_folded_wt,
                                     FoldedLayerNorm folded, cudaStream_t stream) {
   const std::string what = gemm_name(shape, tiling, " (folded layer norm)");
-  if (!wgmma_folded_layernorm_takes(shape, tiling) || epilogue == Epilogue::kNone) {
+  if (!wgmma_folded_layernorm_takes(shape, tiling) || epilogue == Epilogue::kNone || folded.stat_tiles < 1) {
     throw Error(ExitCode::kInternal, "wgmma_folded_layernorm_forward does not take " + what);
   }
   LayerNormEpilogue ln;
   ln.folded = folded;
   if (epilogue == Epilogue::kBiasGelu) {
-    return launch_in<Out::kFoldedBiasGelu>(tiling, shape, d_y, d_residual, d_folded_wt, nullptr, stream, what, ln);
+    return launch_in<Out::kFoldedBiasGelu>(tiling, shape, d_y, d_x, d_folded_wt, nullptr, stream, what, ln);
   }
-  launch_in<Out::kFoldedBias>(tiling, shape, d_y, d_residual, d_folded_wt, nullptr, stream, what, ln);
+  launch_in<Out::kFoldedBias>(tiling, shape, d_y, d_x, d_folded_wt, nullptr, stream, what, ln);
 }
 
-bool wgmma_residual_add_takes(const MatmulShape& shape, WgmmaTiling tiling) {
+bool wgmma_residual_sum_takes(const MatmulShape& shape, WgmmaTiling tiling) {
   return forward_tiling(tiling) && shape.k_splits >= 1 && wgmma_gemm_takes(shape, tiling);
 }
 
-void wgmma_residual_add_forward(const MatmulShape& shape, WgmmaTiling tiling, float* d_residual,
+int residual_sum_tiles(const MatmulShape& shape, WgmmaTiling tiling) {
+  return (shape.N / tiling.bn) * ((shape.M + kBM - 1) / kBM);
+}
+
+void wgmma_residual_sum_forward(const MatmulShape& shape, WgmmaTiling tiling, float* d_residual,
                                 const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
-                                cudaStream_t stream) {
-  const std::string what = gemm_name(shape, tiling, " (residual add)");
-  if (!wgmma_residual_add_takes(shape, tiling)) {
-    throw Error(ExitCode::kInternal, "wgmma_residual_add_forward does not take " + what);
+                                ResidualSum sum, cudaStream_t stream) {
+  const std::string what = gemm_name(shape, tiling, " (residual sum)");
+  if (!wgmma_residual_sum_takes(shape, tiling)) {
+    throw Error(ExitCode::kInternal, "wgmma_residual_sum_forward does not take " + what);
   }
   LayerNormEpilogue ln;
   ln.residual = d_residual;
-  launch_in<Out::kResidualAdd>(tiling, shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
+  ln.sum = sum;
+  launch_in<Out::kResidualSum>(tiling, shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
 }
 
 bool wgmma_residual_layernorm_takes(const MatmulShape& shape, int tile_n) {
