@@ -129,6 +129,28 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
   const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  const int r_top = 16 * w + lane / 4, c_lane = 2 * (lane % 4);
+  // A folded layer norm's row mean and rstd, read before the main loop (as wgmma_gemm.cu does): after
+  // griddepcontrol.wait, since the kernel before wrote the statistics.
+  float mean[2] = {0.f, 0.f}, rstd[2] = {1.f, 1.f};
+  if constexpr (kFolded) {
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    const int M = T * gridDim.y;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = b * T + r_top + 8 * half;  // past T: the next sequence's row (or none), never stored
+      float sum = 0.f, squares = 0.f;
+      if (r < M) {
+        for (int q = 0; q < folded.stat_tiles; ++q) {
+          const float2 part = __ldcg(folded.row_stats + static_cast<std::size_t>(q) * M + r);
+          sum += part.x;
+          squares += part.y;
+        }
+      }
+      mean[half] = sum / C;
+      rstd[half] = rsqrtf(fmaxf(squares / C - mean[half] * mean[half], 0.f) + 1e-5f);
+    }
+  }
   // 1. [q | k | v] for the 64 rows, one group of wgmmas in flight (as wgmma_gemm.cu's main loop).
   float d[3 * HS / 2];
 #pragma unroll
@@ -159,30 +181,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   __nv_bfloat16* p_tile = s.x[1];
   __nv_bfloat16* k_tile = s.w[0];
   __nv_bfloat16* vt_tile = s.w[0] + kRows * kTileK;
-  const int r_top = 16 * w + lane / 4, c_lane = 2 * (lane % 4);
   float o[HS / 2], row_sum[2];
   auto mark = [&](int i) {
     (void)i;
     TL(i);
   };
   if constexpr (kFolded) {  // q | k | v = rstd * (d - mean * column_sums) + folded bias, then attention as below
-    asm volatile("griddepcontrol.wait;" ::: "memory");  // the row statistics: written by the kernel before
-    const int M = T * gridDim.y;
-    float mean[2], rstd[2];
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = b * T + r_top + 8 * half;  // past T: the next sequence's row (or none), never stored
-      float sum = 0.f, squares = 0.f;
-      if (r < M) {
-        for (int q = 0; q < folded.stat_tiles; ++q) {
-          const float2 part = __ldcg(folded.row_stats + static_cast<std::size_t>(q) * M + r);
-          sum += part.x;
-          squares += part.y;
-        }
-      }
-      mean[half] = sum / C;
-      rstd[half] = rsqrtf(fmaxf(squares / C - mean[half] * mean[half], 0.f) + 1e-5f);
-    }
 #pragma unroll
     for (int j = 0; j < 3 * HS / 8; ++j) {
       const int c = (j / (HS / 8)) * C + h * HS + 8 * (j % (HS / 8)) + c_lane;

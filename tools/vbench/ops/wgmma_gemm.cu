@@ -169,28 +169,41 @@ __device__ __forceinline__ void sum_into_residual(const ResidualSum& sum, float*
     if (!last_split) return;
     __threadfence();
   }
+  // Per row: every load (the residual, then each split's products in split order) before any store, so that they
+  // are in flight together: the compiler keeps a load after a store that may alias it, and a store between each
+  // element's loads made this an L2 round trip per element (12-35 us per kernel instead of 3-6).
   const std::size_t plane = static_cast<std::size_t>(M) * N;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int r = m0 + 16 * w + lane / 4 + 8 * half;
+    float2 x[BN / 8];
     float2 stats = make_float2(0.f, 0.f);  // this thread's columns: sum, sum of squares
     if (r < M) {
+      const std::size_t row = static_cast<std::size_t>(r) * N + n0 + 2 * (lane % 4);
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) x[j] = *reinterpret_cast<const float2*>(residual + row + 8 * j);
+      for (int q = 0; q < splits; ++q) {
+        if (q == static_cast<int>(blockIdx.z)) {
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j) {
+            x[j].x += d[4 * j + 2 * half];
+            x[j].y += d[4 * j + 2 * half + 1];
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j) {
+            const float2 p = __ldcg(reinterpret_cast<const float2*>(sum.partials + q * plane + row + 8 * j));
+            x[j].x += p.x;
+            x[j].y += p.y;
+          }
+        }
+      }
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j) {
-        const int c = n0 + 8 * j + 2 * (lane % 4);
-        const std::size_t at = static_cast<std::size_t>(r) * N + c;
-        float2 x = *reinterpret_cast<const float2*>(residual + at);
-        for (int q = 0; q < splits; ++q) {
-          const float2 p = q == static_cast<int>(blockIdx.z)
-                               ? make_float2(d[4 * j + 2 * half], d[4 * j + 2 * half + 1])
-                               : __ldcg(reinterpret_cast<const float2*>(sum.partials + q * plane + at));
-          x.x += p.x;
-          x.y += p.y;
-        }
-        *reinterpret_cast<float2*>(residual + at) = x;
-        *reinterpret_cast<__nv_bfloat162*>(sum.residual_bf16 + at) = __floats2bfloat162_rn(x.x, x.y);
-        stats.x += x.x + x.y;
-        stats.y += x.x * x.x + x.y * x.y;
+        *reinterpret_cast<float2*>(residual + row + 8 * j) = x[j];
+        *reinterpret_cast<__nv_bfloat162*>(sum.residual_bf16 + row + 8 * j) = __floats2bfloat162_rn(x[j].x, x[j].y);
+        stats.x += x[j].x + x[j].y;
+        stats.y += x[j].x * x[j].x + x[j].y * x[j].y;
       }
     }
 #pragma unroll
@@ -256,6 +269,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     __syncthreads();
   }
   float d[BN / 2];  // the consumers' accumulators (kernel scope: the layer-norm epilogue has cluster-wide phases)
+  // A folded layer norm's row mean and rstd (rows r_top, r_top + 8), read before the main loop: the statistics come
+  // from the kernel before, so after griddepcontrol.wait, which X needs anyway; their L2 round trips then overlap the
+  // main loop instead of following it (1 us per GEMM when they were read in the epilogue).
+  float fold_mean[2] = {0.f, 0.f}, fold_rstd[2] = {1.f, 1.f};
 #pragma unroll
   for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
   if (threadIdx.x == 0) {  // the producer
@@ -278,6 +295,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     produce<kStages>(k_tiles, s.empty, load_w, load_x);
   } else if (consumer) {
+    if constexpr (kFolded) {
+      asm volatile("griddepcontrol.wait;" ::: "memory");
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        row_mean_rstd(ln.folded, m0 + 16 * w + lane / 4 + 8 * half, M, k_per_split, fold_mean[half], fold_rstd[half]);
+      }
+    }
     // Releases stage st in this CTA's cluster row and column (itself once): one arrival per warp.
     auto release = [&](int st) {
       if (lane != 0) return;
@@ -328,18 +352,12 @@ __global__ void __launch_bounds__(kThreads, 1)
           bias_at[j] = bias_here ? __bfloat1622float2(__ldg(pair)) : make_float2(0.f, 0.f);
         }
       }
-      float mean[2] = {0.f, 0.f}, rstd[2] = {1.f, 1.f};
       if constexpr (kFolded) {
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const int c = n0 + 8 * j + 2 * (lane % 4);
           bias_at[j] = __ldg(reinterpret_cast<const float2*>(ln.folded.bias + c));
           column_sums_at[j] = __ldg(reinterpret_cast<const float2*>(ln.folded.column_sums + c));
-        }
-        asm volatile("griddepcontrol.wait;" ::: "memory");  // the statistics: written by the kernel before
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          row_mean_rstd(ln.folded, r_top + 8 * half, M, k_per_split, mean[half], rstd[half]);
         }
       }
       if constexpr (kOut == Out::kResidualSum) asm volatile("griddepcontrol.wait;" ::: "memory");  // the residual
@@ -366,8 +384,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
           } else {
             if constexpr (kFolded) {
-              v0 = rstd[half] * (v0 - mean[half] * column_sums_at[j].x);
-              v1 = rstd[half] * (v1 - mean[half] * column_sums_at[j].y);
+              v0 = fold_rstd[half] * (v0 - fold_mean[half] * column_sums_at[j].x);
+              v1 = fold_rstd[half] * (v1 - fold_mean[half] * column_sums_at[j].y);
             }
             if constexpr (kOut != Out::kBf16) {
               v0 += bias_at[j].x;
