@@ -8,8 +8,7 @@
 //   wgmma_gemm_bench [cublaslt | layernorm | head | TILING]   (TILING as wgmma_tiling_name prints it, e.g.
 //   128x2x1; one per process, so that a hang or fault costs only its own lines: bench/wgmma_gemm_bench.sh runs them
 //   all; layernorm times each projection + layer norm as the forward runs them against the fused wgmma kernel; head
-//   the fp32 LM head's 3xTF32 GEMM against a 6xBF16 one, see run_head; folded the GEMMs around a folded layer norm
-//   against the plain ones and the layer-norm kernel they replace, see run_folded)
+//   the fp32 LM head's 3xTF32 GEMM against a 6xBF16 one, see run_head)
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -32,7 +31,6 @@
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
 #include "tools/vbench/cuda/matmul.hpp"
-#include "tools/vbench/cuda/wgmma_attention.hpp"
 #include "tools/vbench/cuda/wgmma_gemm.hpp"
 
 namespace {
@@ -292,96 +290,8 @@ int run_head() {
   return 0;
 }
 
-/// `folded`: per tiling of the forward, gpt2's qkv and fc GEMMs (and the qkv + attention kernel) with the plain
-/// epilogue against the folded layer norm's, and the projections writing split-K partials against summing them into
-/// the residual themselves (ResidualSum) in 1..4 splits; and the layer-norm kernel that sums the partials, which the
-/// folded forward no longer runs. Times only (the GPU tests check the values).
-int run_folded() {
-  const int M = 256, C = 768, B = 4, T = 64, NH = 12;
-  std::mt19937 rng(1234);
-  const cuda::DeviceBuffer x = bf16_buffer(rng, static_cast<std::size_t>(M) * 4 * C, 1.f);
-  cuda::DeviceBuffer residual(static_cast<std::size_t>(M) * C * 4, "residual");
-  cuda::check_cuda(cudaMemset(residual.get(), 0, residual.bytes()), "cudaMemset");
-  cuda::DeviceBuffer y(static_cast<std::size_t>(M) * 4 * C * 4 * 4, "Y or partials");
-  std::vector<float> ones(4 * C, 1.f), stat_values(static_cast<std::size_t>(C / 64) * M * 2, 1.f);
-  cuda::DeviceBuffer sums(4 * C * 4, "column sums"), fbias(4 * C * 4, "folded bias");
-  sums.upload(ones.data(), sums.bytes(), "column sums");
-  fbias.upload(ones.data(), fbias.bytes(), "folded bias");
-  cuda::DeviceBuffer stats(stat_values.size() * 4, "row statistics"), bf16_residual(M * C * 2, "bf16 residual");
-  stats.upload(stat_values.data(), stats.bytes(), "row statistics");
-  cuda::DeviceBuffer partials(4 * static_cast<std::size_t>(M) * C * 4, "partials");
-  cuda::DeviceBuffer counters(static_cast<std::size_t>(C / 64) * (M / 64) * 4, "counters");
-  cuda::check_cuda(cudaMemset(counters.get(), 0, counters.bytes()), "cudaMemset");
-  const cuda::DeviceBuffer bias = bf16_buffer(rng, 4 * C, 0.02f);
-  const cuda::ResidualSum sum{bf16_residual.as<__nv_bfloat16>(), stats.as<float2>(), partials.as<float>(),
-                              counters.as<int>()};
-  std::printf("%-10s %-9s %-34s %9s\n", "product", "tiling", "kernel", "us");
-  auto row = [](const char* product, const std::string& tiling, const std::string& kernel, float us) {
-    std::printf("%-10s %-9s %-34s %9.2f\n", product, tiling.c_str(), kernel.c_str(), us);
-    std::fflush(stdout);
-  };
-  for (const cuda::WgmmaTiling tiling : cuda::kWgmmaTilings) {
-    const std::string name = cuda::wgmma_tiling_name(tiling);
-    const cuda::FoldedLayerNorm folded{sums.as<float>(), fbias.as<float>(), stats.as<float2>(), C / tiling.bn};
-    for (const auto& [product, N, K, epilogue] :
-         {std::tuple{"qkv", 3 * C, C, cuda::Epilogue::kBias}, std::tuple{"fc", 4 * C, C, cuda::Epilogue::kBiasGelu}}) {
-      const cuda::MatmulShape shape{M, N, K};
-      const cuda::DeviceBuffer wt = bf16_buffer(rng, static_cast<std::size_t>(N) * K, 0.02f);
-      const int copies = weight_copies(wt.bytes());
-      const std::vector<cuda::DeviceBuffer> wts = copies_of(wt, copies);
-      row(product, name, "bf16 X (the norm's output)", median_us(copies, [&](int i) {
-            cuda::wgmma_gemm_forward(shape, epilogue, tiling, y.get(), x.as<__nv_bfloat16>(),
-                                     wts[i].as<__nv_bfloat16>(), bias.as<__nv_bfloat16>(), g_stream);
-          }));
-      row(product, name, "norm folded", median_us(copies, [&](int i) {
-            cuda::wgmma_folded_layernorm_forward(shape, epilogue, tiling, y.as<__nv_bfloat16>(), x.as<__nv_bfloat16>(),
-                                                 wts[i].as<__nv_bfloat16>(), folded, g_stream);
-          }));
-    }
-    for (const auto& [product, K, splits] : {std::tuple{"attn_proj", C, 3}, std::tuple{"fc_proj", 4 * C, 4}}) {
-      const cuda::DeviceBuffer wt = bf16_buffer(rng, static_cast<std::size_t>(C) * K, 0.02f);
-      const int copies = weight_copies(wt.bytes());
-      const std::vector<cuda::DeviceBuffer> wts = copies_of(wt, copies);
-      row(product, name, std::to_string(splits) + " partials", median_us(copies, [&](int i) {
-            cuda::wgmma_gemm_forward({M, C, K, false, splits}, cuda::Epilogue::kNone, tiling, y.get(),
-                                     x.as<__nv_bfloat16>(), wts[i].as<__nv_bfloat16>(), nullptr, g_stream);
-          }));
-      for (const int s : {1, 2, 3, 4}) {
-        if (!cuda::wgmma_residual_sum_takes({M, C, K, false, s}, tiling)) continue;
-        row(product, name, "summed into the residual, " + std::to_string(s) + " splits", median_us(copies, [&](int i) {
-              cuda::wgmma_residual_sum_forward({M, C, K, false, s}, tiling, residual.as<float>(),
-                                               x.as<__nv_bfloat16>(), wts[i].as<__nv_bfloat16>(),
-                                               bias.as<__nv_bfloat16>(), sum, g_stream);
-            }));
-      }
-    }
-  }
-  const cuda::DeviceBuffer wt = bf16_buffer(rng, static_cast<std::size_t>(3) * C * C, 0.02f);
-  const int copies = weight_copies(wt.bytes());
-  const std::vector<cuda::DeviceBuffer> wts = copies_of(wt, copies);
-  const cuda::FoldedLayerNorm folded{sums.as<float>(), fbias.as<float>(), stats.as<float2>(), C / 128};
-  row("qkv+attn", "-", "bf16 X (the norm's output)", median_us(copies, [&](int i) {
-        cuda::wgmma_qkv_attention_forward(y.as<__nv_bfloat16>(), x.as<__nv_bfloat16>(), wts[i].as<__nv_bfloat16>(),
-                                          bias.as<__nv_bfloat16>(), B, T, C, NH, g_stream);
-      }));
-  row("qkv+attn", "-", "norm folded", median_us(copies, [&](int i) {
-        cuda::wgmma_qkv_attention_folded_forward(y.as<__nv_bfloat16>(), x.as<__nv_bfloat16>(),
-                                                 wts[i].as<__nv_bfloat16>(), folded, B, T, C, NH, g_stream);
-      }));
-  for (const int splits : {3, 4}) {
-    row("layernorm", "-", "adding " + std::to_string(splits) + " partials", median_us(8, [&](int) {
-          cuda::layernorm_forward(x.as<__nv_bfloat16>(), residual.as<float>(),
-                                  cuda::SublayerOutput<__nv_bfloat16>{y.as<float>(), splits,
-                                                                      bias.as<__nv_bfloat16>()},
-                                  sums.as<float>(), fbias.as<float>(), M, C, g_stream);
-        }));
-  }
-  return 0;
-}
-
 int run(const std::string& which) {
   if (which == "layernorm") return run_layernorm();
-  if (which == "folded") return run_folded();
   if (which == "head") return run_head();
   cublasLtHandle_t lt = nullptr;
   cuda::check_cublas(cublasLtCreate(&lt), "cublasLtCreate", "bench");
@@ -447,12 +357,12 @@ int run(const std::string& which) {
 
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "cublaslt";
-  bool known = which == "cublaslt" || which == "layernorm" || which == "head" || which == "folded";
+  bool known = which == "cublaslt" || which == "layernorm" || which == "head";
   for (const auto tiling : vtools::vbench::cuda::kWgmmaBenchTilings) {
     known = known || vtools::vbench::cuda::wgmma_tiling_name(tiling) == which;
   }
   if (!known) {
-    std::fprintf(stderr, "usage: wgmma_gemm_bench [cublaslt | layernorm | head | folded | TILING]\n");
+    std::fprintf(stderr, "usage: wgmma_gemm_bench [cublaslt | layernorm | head | TILING]\n");
     return 2;
   }
   try {

@@ -267,22 +267,6 @@ class CudaBackend final : public Backend {
       for (WgmmaPlan& plan : fitted) plan.layernorm_blocks = cuda::LayerNormBlocks::kFitted;
       candidates.insert(candidates.end(), fitted.begin(), fitted.end());
     }
-    // The layer norms folded into the GEMMs after them (only the final one stays a kernel: its blocks are left to
-    // time_option_combinations), with the own GEMMs for all four products, each with and without programmatic
-    // launches and the qkv + attention kernel.
-    if (forward_->folded_layernorms_available()) {
-      for (const cuda::WgmmaTiling tiling : forward_->wgmma_tilings()) {
-        for (const bool qkv_attention : {false, true}) {
-          if (qkv_attention && !forward_->qkv_attention_available()) continue;
-          for (const bool programmatic : {false, true}) {
-            if (programmatic && !cuda::programmatic_launches_allowed()) continue;
-            WgmmaPlan folded{tiling, cuda::WgmmaGemms::kAll, programmatic, qkv_attention};
-            folded.folded_layernorms = true;
-            candidates.push_back(folded);
-          }
-        }
-      }
-    }
     if (forward_->persistent_available() && persistent_trials()) {
       WgmmaPlan persistent;
       persistent.persistent = true;
@@ -326,10 +310,9 @@ class CudaBackend final : public Backend {
     bool persistent = false;  ///< GptForward::use_persistent (the other fields then do not matter)
     /// GptForward::use_layernorm_blocks; not a part of plain() or plan_name() (forward_label names it)
     cuda::LayerNormBlocks layernorm_blocks = cuda::LayerNormBlocks::kWide;
-    bool folded_layernorms = false;  ///< GptForward::use_folded_layernorms
     [[nodiscard]] bool plain() const {
       return !tiling && !programmatic && !qkv_attention &&
-             layernorm_projections == cuda::LayerNormProjections::kNone && !persistent && !folded_layernorms;
+             layernorm_projections == cuda::LayerNormProjections::kNone && !persistent;
     }
   };
 
@@ -363,7 +346,7 @@ class CudaBackend final : public Backend {
   [[nodiscard]] WgmmaPlan current_plan() const {
     return {forward_->wgmma_tiling(), forward_->wgmma_gemms(), forward_->programmatic_launches(),
             forward_->qkv_attention(), forward_->layernorm_projections(), forward_->layernorm_tile(),
-            forward_->persistent(), forward_->layernorm_blocks(), forward_->folded_layernorms()};
+            forward_->persistent(), forward_->layernorm_blocks()};
   }
 
   void use_plan(const WgmmaPlan& plan) {
@@ -373,7 +356,6 @@ class CudaBackend final : public Backend {
     forward_->use_layernorm_projections(plan.layernorm_projections, plan.layernorm_tile, stream_);
     forward_->use_persistent(plan.persistent, stream_);
     forward_->use_layernorm_blocks(plan.layernorm_blocks);
-    forward_->use_folded_layernorms(plan.folded_layernorms, stream_);
   }
 
   /// "wgmma GEMMs 128x2x1", "wgmma GEMMs 64x1x1 for the projections", "... and programmatic launches", "qkv and
@@ -397,7 +379,6 @@ class CudaBackend final : public Backend {
     if (plan.layernorm_projections == LayerNormProjections::kBoth) {
       add("both projections fused with their layer norms" + tiles);
     }
-    if (plan.folded_layernorms) add("the layer norms folded into the GEMMs after them");
     return name.empty() ? "cuBLASLt GEMMs" : name;
   }
 

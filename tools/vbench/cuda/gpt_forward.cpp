@@ -91,7 +91,6 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
     }
     qkv_attention_available_ = wgmma_qkv_attention_takes(B, T, Ci, cfg.n_head);
     persistent_available_ = persistent_forward_takes(B, T, Ci, cfg.n_head, cfg.n_layer, device);
-    folded_available_ = !wgmma_tilings_.empty();
   }
   check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
   check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate", "the prefetch fork");
@@ -186,40 +185,6 @@ void GptForward::use_persistent(bool on, cudaStream_t stream) {
   persistent_on_ = on;
 }
 
-void GptForward::use_folded_layernorms(bool on, cudaStream_t stream) {
-  if (on && !folded_available_) {
-    throw Error(ExitCode::kInternal, "the layer norms cannot be folded into the GEMMs after them for this model");
-  }
-  if (on && folded_weights_.empty()) {
-    make_transposed_weights(stream);
-    const int C = w_.config.n_embd;
-    for (std::size_t i = 0; i < w_.layers.size(); ++i) {
-      const DeviceLayer& l = w_.layers[i];
-      const std::pair<int, int> gemms[] = {{0, 3 * C}, {2, 4 * C}};  // qkv after ln_1, fc after ln_2: (index, N)
-      for (const auto& [g, N] : gemms) {
-        DeviceBuffer wt(static_cast<std::size_t>(N) * C * sizeof(__nv_bfloat16), "a folded layer weight");
-        DeviceBuffer sums(N * sizeof(float), "folded column sums"), bias(N * sizeof(float), "a folded bias");
-        const bool qkv = g == 0;
-        fold_layernorm_weights(wt.as<__nv_bfloat16>(), sums.as<float>(), bias.as<float>(),
-                               transposed_[4 * i + g].as<__nv_bfloat16>(),
-                               (qkv ? l.attn_b : l.fc_b).as<__nv_bfloat16>(), (qkv ? l.ln1_w : l.ln2_w).as<float>(),
-                               (qkv ? l.ln1_b : l.ln2_b).as<float>(), N, C, stream);
-        folded_weights_.push_back(std::move(wt));
-        folded_weights_.push_back(std::move(sums));
-        folded_weights_.push_back(std::move(bias));
-      }
-    }
-    // The residual sums' outputs and counters (sized for the narrowest tiles, 64 columns).
-    const std::size_t R = static_cast<std::size_t>(B_) * T_, tiles = static_cast<std::size_t>(C / 64);
-    residual_bf16_ = DeviceBuffer(R * C * sizeof(__nv_bfloat16), "the residual in bf16");
-    row_stats_ = DeviceBuffer(tiles * R * sizeof(float2), "the residual's row statistics");
-    counters_ = DeviceBuffer(tiles * ((R + 63) / 64) * sizeof(int), "the residual sums' tile counters");
-    check_cuda(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream), "cudaMemsetAsync", "tile counters");
-    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize", "the folded weights");
-  }
-  folded_ = on;
-}
-
 void GptForward::use_layernorm_projections(LayerNormProjections which, int tile_n, cudaStream_t stream) {
   if (which == LayerNormProjections::kNone) {
     layernorm_projections_ = which;
@@ -268,19 +233,14 @@ void GptForward::make_transposed_weights(cudaStream_t stream) {
 }
 
 void GptForward::poison_activations(cudaStream_t stream) const {
-  for (const DeviceBuffer* b :
-       {&residual_, &ln_, &qkv_, &attn_, &partials_, &fc_, &logits_, &ln_split_, &residual_bf16_, &row_stats_}) {
+  for (const DeviceBuffer* b : {&residual_, &ln_, &qkv_, &attn_, &partials_, &fc_, &logits_, &ln_split_}) {
     if (b->bytes() > 0) {
       check_cuda(cudaMemsetAsync(b->get(), 0xFF, b->bytes(), stream), "cudaMemsetAsync", "NaN activations");
     }
   }
-  if (counters_.bytes() > 0) {  // not activations: each residual sum expects them zero
-    check_cuda(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream), "cudaMemsetAsync", "tile counters");
-  }
 }
 
 void GptForward::enqueue(cudaStream_t stream) const {
-  if (folded_ && !fused_ && !persistent_on_) return enqueue_folded(stream);
   if (w_.dtype == DType::kBf16) {
     enqueue_as<__nv_bfloat16>(stream);
   } else {
@@ -384,64 +344,6 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
   }
   join_head_prefetch(stream);
   head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, ws, stream);
-}
-
-void GptForward::enqueue_folded(cudaStream_t stream) const {
-  using A = __nv_bfloat16;
-  if (!wgmma_ || wgmma_gemms_ != WgmmaGemms::kAll) {
-    throw Error(ExitCode::kInternal, "the folded layer norms need the own wgmma GEMMs for all four products");
-  }
-  const GptConfig& cfg = w_.config;
-  const int R = B_ * T_, C = cfg.n_embd;
-  float* residual = residual_.as<float>();
-  A* ln = ln_.as<A>();
-  const A* x = residual_bf16_.as<A>();  // the residual stream in bf16, as each residual sum leaves it
-  fork_head_prefetch(stream);
-  // Layer 0's first layer norm runs as a kernel (it has no residual sum before it), with the embeddings or after
-  // the encoder.
-  SublayerOutput<A> pending;
-  if (embedding_layernorm_) {
-    pending = SublayerOutput<A>::embeddings(d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), T_);
-  } else {
-    encoder_forward(residual, d_tokens(), w_.wte.as<A>(), w_.wpe.as<A>(), B_, T_, C, stream, programmatic_);
-  }
-  layernorm_forward(ln, residual, pending, w_.layers[0].ln1_w.as<float>(), w_.layers[0].ln1_b.as<float>(), R, C,
-                    stream, programmatic_, layernorm_blocks_);
-  const ResidualSum sum{residual_bf16_.as<A>(), row_stats_.as<float2>(), partials_.as<float>(), counters_.as<int>()};
-  const int stat_tiles = C / wgmma_->bn;
-  for (std::size_t i = 0; i < w_.layers.size(); ++i) {
-    const DeviceLayer& l = w_.layers[i];
-    const DeviceBuffer* f = &folded_weights_[6 * i];  // qkv: Wt', column sums, bias; fc: the same
-    const FoldedLayerNorm ln_1{f[1].as<float>(), f[2].as<float>(), sum.row_stats, stat_tiles};
-    const FoldedLayerNorm ln_2{f[4].as<float>(), f[5].as<float>(), sum.row_stats, stat_tiles};
-    if (qkv_attention_) {
-      if (i == 0) {
-        wgmma_qkv_attention_forward(attn_.as<A>(), ln, transposed_[0].as<A>(), l.attn_b.as<A>(), B_, T_, C,
-                                    cfg.n_head, stream);
-      } else {
-        wgmma_qkv_attention_folded_forward(attn_.as<A>(), x, f[0].as<A>(), ln_1, B_, T_, C, cfg.n_head, stream);
-      }
-    } else {
-      if (i == 0) {
-        wgmma_gemm_forward(qkv_mm_->shape(), Epilogue::kBias, *wgmma_, qkv_.get(), ln, transposed_[0].as<A>(),
-                           l.attn_b.as<A>(), stream);
-      } else {
-        wgmma_folded_layernorm_forward(qkv_mm_->shape(), Epilogue::kBias, *wgmma_, qkv_.as<A>(), x, f[0].as<A>(), ln_1,
-                                       stream);
-      }
-      attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream, programmatic_);
-    }
-    wgmma_residual_sum_forward(attn_proj_mm_->shape(), *wgmma_, residual, attn_.as<A>(),
-                               transposed_[4 * i + 1].as<A>(), l.attn_proj_b.as<A>(), sum, stream);
-    wgmma_folded_layernorm_forward(fc_mm_->shape(), Epilogue::kBiasGelu, *wgmma_, fc_.as<A>(), x, f[3].as<A>(), ln_2,
-                                   stream);
-    wgmma_residual_sum_forward(fc_proj_mm_->shape(), *wgmma_, residual, fc_.as<A>(), transposed_[4 * i + 3].as<A>(),
-                               l.fc_proj_b.as<A>(), sum, stream);
-  }
-  layernorm_forward(ln, residual, SublayerOutput<A>{}, w_.lnf_w.as<float>(), w_.lnf_b.as<float>(), R, C, stream,
-                    programmatic_, layernorm_blocks_);
-  join_head_prefetch(stream);
-  head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, workspace_.get(), stream);
 }
 
 template <typename A>

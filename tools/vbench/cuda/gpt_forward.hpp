@@ -22,9 +22,6 @@
 // (wgmma_attention.hpp). Or the whole forward but the LM head runs as one persistent kernel (persistent_forward.hpp).
 // Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
 // (fused_layer.cu); CudaBackend keeps whichever forward is faster.
-// Or, with the own GEMMs in bf16, every layer norm but the first and the final one can be folded into the GEMM after
-// it (use_folded_layernorms: FoldedLayerNorm in wgmma_gemm.hpp), the projections summing their split-K products into
-// the residual themselves (ResidualSum): per layer qkv (+ attention), attention projection, fc, fc projection.
 // Either can also prefetch the LM head's weights into L2 on a side branch of the graph (use_head_prefetch), where
 // that is faster.
 #pragma once
@@ -122,17 +119,6 @@ class GptForward {
   /// transposed weights, on `stream`.
   void use_layernorm_projections(LayerNormProjections which, int tile_n, cudaStream_t stream);
   [[nodiscard]] LayerNormProjections layernorm_projections() const { return layernorm_projections_; }
-  /// Whether the unfused forward can fold its layer norms into the GEMMs after them (bf16 on a compute capability 9.0
-  /// device where the own GEMMs run the model; see use_folded_layernorms).
-  [[nodiscard]] bool folded_layernorms_available() const { return folded_available_; }
-  /// Makes the unfused forward do so (true; it then needs use_wgmma_gemms with WgmmaGemms::kAll) or not (false, the
-  /// default): each projection sums its split-K products into the residual itself (wgmma_residual_sum_forward: the
-  /// residual in fp32 and bf16, and its row statistics), and the next qkv GEMM (or qkv + attention kernel) or fc GEMM
-  /// applies the layer norm before it in its epilogue; only layer 0's first layer norm and the final one run as
-  /// kernels: 2 * n_layer - 1 kernels fewer. The first use makes the folded weights (fold_layernorm_weights) and the
-  /// buffers, on `stream`.
-  void use_folded_layernorms(bool on, cudaStream_t stream);
-  [[nodiscard]] bool folded_layernorms() const { return folded_; }
   [[nodiscard]] int layernorm_tile() const { return layernorm_tile_; }
   /// Fills every activation and the logits with NaN: a forward run after it that leaves any of them unwritten shows.
   void poison_activations(cudaStream_t stream) const;
@@ -167,7 +153,6 @@ class GptForward {
   void enqueue_as(cudaStream_t stream) const;
   template <typename A>
   void enqueue_fused(cudaStream_t stream) const;
-  void enqueue_folded(cudaStream_t stream) const;  ///< use_folded_layernorms' forward (bf16)
   [[nodiscard]] bool split_head() const { return w_.dtype == DType::kFp32; }  ///< the LM head in 3xTF32
   [[nodiscard]] const void* head_input() const { return split_head() ? ln_split_.get() : ln_.get(); }
   /// With head_prefetch(): fork_head_prefetch() starts it on side_ from this point of `stream`; join_head_prefetch()
@@ -198,10 +183,6 @@ class GptForward {
   bool embedding_layernorm_ = false;
   LayerNormBlocks layernorm_blocks_ = LayerNormBlocks::kWide;
   bool persistent_available_ = false, persistent_on_ = false;
-  bool folded_available_ = false, folded_ = false;
-  /// Per layer, for use_folded_layernorms: the qkv GEMM's folded Wt', column sums and bias, then the fc GEMM's.
-  std::vector<DeviceBuffer> folded_weights_;
-  DeviceBuffer residual_bf16_, row_stats_, counters_;  ///< ResidualSum's, made with folded_weights_
   std::unique_ptr<PersistentForward> persistent_;  ///< made on the first use_persistent(true)
   cudaStream_t side_ = nullptr;  ///< the head prefetch's branch
   cudaEvent_t fork_ = nullptr, join_ = nullptr;

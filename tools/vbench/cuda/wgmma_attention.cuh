@@ -52,9 +52,8 @@ __device__ __forceinline__ void wgmma_tile(float (&d)[N / 2], const __nv_bfloat1
 /// bias for rows 0..63 of one sequence (rows past its length belong to no query that is kept); `bias` points at the
 /// head's q bias (its k and v biases C and 2C further); q, k, vt and p are 64 x 64 tiles. Leaves the unnormalised
 /// output in o and each row's softmax sum in row_sum (rows r_top and r_top + 8, as the accumulator layout says).
-/// mark(5), mark(6), mark(7) after each step: the timeline build's stamps. Without kBias, d already holds the bias
-/// (a folded layer norm's epilogue) and `bias` is not read.
-template <int HS, bool kBias = true, typename Mark>
+/// mark(5), mark(6), mark(7) after each step: the timeline build's stamps.
+template <int HS, typename Mark>
 __device__ __forceinline__ void attend_head(const float (&d)[3 * HS / 2], const __nv_bfloat16* bias, int C,
                                             __nv_bfloat16* q_tile, __nv_bfloat16* k_tile, __nv_bfloat16* vt_tile,
                                             __nv_bfloat16* p_tile, int w, int lane, float (&o)[HS / 2],
@@ -68,8 +67,7 @@ __device__ __forceinline__ void attend_head(const float (&d)[3 * HS / 2], const 
 #pragma unroll
   for (int j = 0; j < 3 * HS / 8; ++j) {
     const int part = j / (HS / 8), c = 8 * (j % (HS / 8)) + c_lane;
-    float2 bb = make_float2(0.f, 0.f);
-    if constexpr (kBias) bb = __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + part * C + c)));
+    const float2 bb = __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + part * C + c)));
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int r = r_top + 8 * half;

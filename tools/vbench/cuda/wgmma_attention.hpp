@@ -8,8 +8,6 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-#include "tools/vbench/cuda/wgmma_gemm.hpp"
-
 namespace vtools::vbench::cuda {
 
 /// Whether wgmma_qkv_attention_forward takes B sequences of T tokens, width C and NH heads: 1 <= T <= 64, head size
@@ -23,12 +21,5 @@ bool wgmma_qkv_attention_takes(int B, int T, int C, int NH);
 /// does not take.
 void wgmma_qkv_attention_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt,
                                  const __nv_bfloat16* d_bias, int B, int T, int C, int NH, cudaStream_t stream);
-
-/// The same with the layer norm before the qkv GEMM folded into it (FoldedLayerNorm): out = causal_attention(LN(x)
-/// Wqkv + bias) from x [B*T][C] (the residual stream's bf16 copy, ResidualSum), Wt' (fold_layernorm_weights of Wt,
-/// its bias and the norm) and the row statistics; takes the shapes wgmma_qkv_attention_takes takes.
-void wgmma_qkv_attention_folded_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x,
-                                        const __nv_bfloat16* d_folded_wt, FoldedLayerNorm folded, int B, int T, int C,
-                                        int NH, cudaStream_t stream);
 
 }  // namespace vtools::vbench::cuda

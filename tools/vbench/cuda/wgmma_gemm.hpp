@@ -78,60 +78,6 @@ void wgmma_residual_layernorm_forward(const MatmulShape& shape, int tile_n, cons
                                       const float* d_ln_weight, const float* d_ln_bias, __nv_bfloat16* d_ln_out,
                                       cudaStream_t stream);
 
-/// A layer norm folded into the GEMM after it. With LN(x) = (x - mean) * rstd * g + b per row (rstd = 1 /
-/// sqrt(var + 1e-5)), LN(x) W + bias = rstd * (x W' - mean * column_sums) + bias', where W' = diag(g) W (bf16),
-/// column_sums[n] = sum_k W'[k][n] and bias' = b W + bias (fp32 [N] each; fold_layernorm_weights makes them). So the
-/// GEMM reads x itself (the residual stream's bf16 copy) and needs only each row's mean and variance, which the
-/// residual sum before it leaves (ResidualSum::row_stats, added here in tile order; variance = E[x^2] - mean^2 in
-/// fp32): no layer-norm kernel, and no dependent launch, between the projection and the GEMM.
-struct FoldedLayerNorm {
-  const float* column_sums = nullptr;
-  const float* bias = nullptr;
-  const float2* row_stats = nullptr;  ///< [stat_tiles][M]: per column tile of the residual sum, each row's sum, sum^2
-  int stat_tiles = 0;
-};
-
-/// From Wt = W transposed [N][K] (bf16), its bias [N] (bf16, or null) and a layer norm's weight g and bias b [K]
-/// (fp32): Wt' = (diag(g) W)^T [N][K] in bf16, and FoldedLayerNorm's column sums and bias [N] (fp32). Enqueued on
-/// `stream`.
-void fold_layernorm_weights(__nv_bfloat16* d_folded_wt, float* d_column_sums, float* d_folded_bias,
-                            const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias, const float* d_ln_weight,
-                            const float* d_ln_bias, int N, int K, cudaStream_t stream);
-
-/// Whether wgmma_folded_layernorm_forward takes `shape` with `tiling`: as wgmma_gemm_takes, no split, tiling one of
-/// kWgmmaTilings.
-bool wgmma_folded_layernorm_takes(const MatmulShape& shape, WgmmaTiling tiling);
-
-/// Y = LN(X) W + bias (then GELU with Epilogue::kBiasGelu; kBias otherwise, kNone is refused) with the layer norm
-/// folded (FoldedLayerNorm; K = shape.K is the row length): X [M][K], Wt' [N][K] and Y [M][N] bf16. Enqueued on
-/// `stream`; throws Error(kInternal) for a shape it does not take.
-void wgmma_folded_layernorm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling tiling,
-                                    __nv_bfloat16* d_y, const __nv_bfloat16* d_x, const __nv_bfloat16* d_folded_wt,
-                                    FoldedLayerNorm folded, cudaStream_t stream);
-
-/// What a residual sum (wgmma_residual_sum_forward) writes besides the fp32 residual, and its scratch.
-struct ResidualSum {
-  __nv_bfloat16* residual_bf16 = nullptr;  ///< [M][N]: the new residual in bf16, the next GEMM's X
-  float2* row_stats = nullptr;             ///< [N / tiling.bn][M]: FoldedLayerNorm::row_stats of the new residual
-  float* partials = nullptr;               ///< [k_splits][M][N] fp32 scratch (unused with one split)
-  int* counters = nullptr;  ///< residual_sum_tiles() ints, zero before the first launch; each launch leaves them zero
-};
-
-/// Whether wgmma_residual_sum_forward takes `shape` with `tiling`: as wgmma_gemm_takes with shape.k_splits >= 1,
-/// tiling one of kWgmmaTilings.
-bool wgmma_residual_sum_takes(const MatmulShape& shape, WgmmaTiling tiling);
-
-/// The CTA tiles of a residual sum: how many counters it needs.
-int residual_sum_tiles(const MatmulShape& shape, WgmmaTiling tiling);
-
-/// residual += X W + bias (fp32 [M][N], in place), also written as bf16 with its row statistics (ResidualSum), for a
-/// projection whose next layer norm is folded into the GEMM after it. X [M][K] and bias [N] (or null) bf16, Wt [N][K].
-/// Each of the shape.k_splits products is stored; the last split of each tile to finish adds them, in split order
-/// (deterministic), to the residual. Enqueued on `stream`; throws Error(kInternal) for a shape it does not take.
-void wgmma_residual_sum_forward(const MatmulShape& shape, WgmmaTiling tiling, float* d_residual,
-                                const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
-                                ResidualSum sum, cudaStream_t stream);
-
 /// dst[c][r] = src[r][c] for a [rows][cols] bf16 matrix (weights to the K-major layout wgmma reads).
 void transpose_bf16(__nv_bfloat16* d_dst, const __nv_bfloat16* d_src, int rows, int cols, cudaStream_t stream);
 

@@ -40,7 +40,6 @@
 #include "tools/vbench/cuda/programmatic.cuh"
 #include "tools/vbench/cuda/wgmma.cuh"
 #include "tools/vbench/cuda/wgmma_attention.cuh"
-#include "tools/vbench/cuda/wgmma_gemm.hpp"
 
 namespace vtools::vbench::cuda {
 
@@ -72,13 +71,11 @@ __device__ unsigned int g_timeline_calls;
 #define TL(i) ((void)0)
 #endif
 
-/// Grid (NH, B); see the top of the file. With kFolded, the layer norm before the qkv GEMM is folded into it
-/// (wgmma_gemm.hpp's FoldedLayerNorm): x is the residual stream's bf16 copy, Wt the folded weights, and `bias` is
-/// unused.
-template <int HS, bool kFolded>
+/// Grid (NH, B); see the top of the file.
+template <int HS>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_qkv_attention_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
-                               __nv_bfloat16* out, const __nv_bfloat16* bias, int T, int C, FoldedLayerNorm folded) {
+                               __nv_bfloat16* out, const __nv_bfloat16* bias, int T, int C) {
 #ifdef VTOOLS_WGMMA
   extern __shared__ unsigned char raw[];
   auto& s = *reinterpret_cast<Smem<HS>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
@@ -117,40 +114,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   // on the critical path.
   if (threadIdx.x < 128 + 3) {
     const int part = threadIdx.x - 128;
-    if constexpr (kFolded) {  // the folded norm's column sums and bias instead, fp32
-      for (int off = 0; off < HS; off += 32) {
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(folded.column_sums + part * C + h * HS + off));
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(folded.bias + part * C + h * HS + off));
-      }
-    } else {
-      for (int off = 0; off < HS; off += 64) {
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + part * C + h * HS + off));
-      }
+    for (int off = 0; off < HS; off += 64) {
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + part * C + h * HS + off));
     }
   }
   const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-  const int r_top = 16 * w + lane / 4, c_lane = 2 * (lane % 4);
-  // A folded layer norm's row mean and rstd, read before the main loop (as wgmma_gemm.cu does): after
-  // griddepcontrol.wait, since the kernel before wrote the statistics.
-  float mean[2] = {0.f, 0.f}, rstd[2] = {1.f, 1.f};
-  if constexpr (kFolded) {
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    const int M = T * gridDim.y;
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = b * T + r_top + 8 * half;  // past T: the next sequence's row (or none), never stored
-      float sum = 0.f, squares = 0.f;
-      if (r < M) {
-        for (int q = 0; q < folded.stat_tiles; ++q) {
-          const float2 part = __ldcg(folded.row_stats + static_cast<std::size_t>(q) * M + r);
-          sum += part.x;
-          squares += part.y;
-        }
-      }
-      mean[half] = sum / C;
-      rstd[half] = rsqrtf(fmaxf(squares / C - mean[half] * mean[half], 0.f) + 1e-5f);
-    }
-  }
   // 1. [q | k | v] for the 64 rows, one group of wgmmas in flight (as wgmma_gemm.cu's main loop).
   float d[3 * HS / 2];
 #pragma unroll
@@ -182,26 +150,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   __nv_bfloat16* k_tile = s.w[0];
   __nv_bfloat16* vt_tile = s.w[0] + kRows * kTileK;
   float o[HS / 2], row_sum[2];
-  auto mark = [&](int i) {
+  attend_head<HS>(d, bias + h * HS, C, q_tile, k_tile, vt_tile, p_tile, w, lane, o, row_sum, [&](int i) {
     (void)i;
     TL(i);
-  };
-  if constexpr (kFolded) {  // q | k | v = rstd * (d - mean * column_sums) + folded bias, then attention as below
-#pragma unroll
-    for (int j = 0; j < 3 * HS / 8; ++j) {
-      const int c = (j / (HS / 8)) * C + h * HS + 8 * (j % (HS / 8)) + c_lane;
-      const float2 sums = __ldg(reinterpret_cast<const float2*>(folded.column_sums + c));
-      const float2 shift = __ldg(reinterpret_cast<const float2*>(folded.bias + c));
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        d[4 * j + 2 * half] = rstd[half] * (d[4 * j + 2 * half] - mean[half] * sums.x) + shift.x;
-        d[4 * j + 2 * half + 1] = rstd[half] * (d[4 * j + 2 * half + 1] - mean[half] * sums.y) + shift.y;
-      }
-    }
-    attend_head<HS, false>(d, nullptr, C, q_tile, k_tile, vt_tile, p_tile, w, lane, o, row_sum, mark);
-  } else {
-    attend_head<HS>(d, bias + h * HS, C, q_tile, k_tile, vt_tile, p_tile, w, lane, o, row_sum, mark);
-  }
+  });
+  const int r_top = 16 * w + lane / 4, c_lane = 2 * (lane % 4);
   asm volatile("griddepcontrol.wait;" ::: "memory");  // out: the kernel before may still read it (long since done)
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -239,46 +192,30 @@ bool wgmma_qkv_attention_takes(int B, int T, int C, int NH) {
 }
 
 namespace {
-template <int HS, bool kFolded>
+template <int HS>
 void launch(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
-            FoldedLayerNorm folded, int B, int T, int C, int NH, cudaStream_t stream, const std::string& what) {
+            int B, int T, int C, int NH, cudaStream_t stream, const std::string& what) {
   static std::atomic<std::uint64_t> attributes_done{0};
-  const auto kernel = wgmma_qkv_attention_kernel<HS, kFolded>;
-  if (!kernel_attributes_once(kernel, attributes_done, {kSmemBytes<HS>})) {
+  if (!kernel_attributes_once(wgmma_qkv_attention_kernel<HS>, attributes_done, {kSmemBytes<HS>})) {
     throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
   }
   const CUtensorMap x_map = tensor_map(d_x, B * T, C, kRows, what);
   const CUtensorMap w_map = tensor_map(d_wt, 3 * C, C, HS, what);
   // Always a programmatic dependent: the producer copies the first weight tiles before griddepcontrol.wait.
-  launch_kernel(kernel, dim3(NH, B), kThreads, kSmemBytes<HS>, stream, true, what.c_str(), x_map, w_map, d_out,
-                d_bias, T, C, folded);
-}
-
-std::string kernel_name(int B, int T, int C, int NH) {
-  return "wgmma_qkv_attention_kernel B=" + std::to_string(B) + " T=" + std::to_string(T) + " C=" +
-         std::to_string(C) + " NH=" + std::to_string(NH);
+  launch_kernel(wgmma_qkv_attention_kernel<HS>, dim3(NH, B), kThreads, kSmemBytes<HS>, stream, true, what.c_str(),
+                x_map, w_map, d_out, d_bias, T, C);
 }
 }  // namespace
 
 void wgmma_qkv_attention_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt,
                                  const __nv_bfloat16* d_bias, int B, int T, int C, int NH, cudaStream_t stream) {
-  const std::string what = kernel_name(B, T, C, NH);
+  const std::string what = "wgmma_qkv_attention_kernel B=" + std::to_string(B) + " T=" + std::to_string(T) +
+                           " C=" + std::to_string(C) + " NH=" + std::to_string(NH);
   if (!wgmma_qkv_attention_takes(B, T, C, NH)) {
     throw Error(ExitCode::kInternal, "wgmma_qkv_attention_forward does not take " + what);
   }
-  if (C == NH * 64) return launch<64, false>(d_out, d_x, d_wt, d_bias, {}, B, T, C, NH, stream, what);
-  launch<32, false>(d_out, d_x, d_wt, d_bias, {}, B, T, C, NH, stream, what);
-}
-
-void wgmma_qkv_attention_folded_forward(__nv_bfloat16* d_out, const __nv_bfloat16* d_x,
-                                        const __nv_bfloat16* d_folded_wt, FoldedLayerNorm folded, int B, int T, int C,
-                                        int NH, cudaStream_t stream) {
-  const std::string what = kernel_name(B, T, C, NH) + " (folded layer norm)";
-  if (!wgmma_qkv_attention_takes(B, T, C, NH) || folded.stat_tiles < 1) {
-    throw Error(ExitCode::kInternal, "wgmma_qkv_attention_folded_forward does not take " + what);
-  }
-  if (C == NH * 64) return launch<64, true>(d_out, d_x, d_folded_wt, nullptr, folded, B, T, C, NH, stream, what);
-  launch<32, true>(d_out, d_x, d_folded_wt, nullptr, folded, B, T, C, NH, stream, what);
+  if (C == NH * 64) return launch<64>(d_out, d_x, d_wt, d_bias, B, T, C, NH, stream, what);
+  launch<32>(d_out, d_x, d_wt, d_bias, B, T, C, NH, stream, what);
 }
 
 }  // namespace vtools::vbench::cuda

@@ -51,26 +51,17 @@ template <int BN>
 constexpr int kStagesFor = BN == 128 ? 8 : 6;
 constexpr int kThreads = 256;
 
-/// What the consumers write: fp32 split-K partial products, bf16 Y with or without bias / GELU, (a projection
-/// followed by a layer norm) the residual plus Y plus bias and the layer norm of that in bf16, (a GEMM after a
-/// folded layer norm) rstd * (Y - mean * column_sums) + folded_bias in bf16 with or without GELU, or (a projection
-/// before a folded layer norm) the residual plus Y plus bias in fp32 and bf16, and its row sums (ResidualSum).
-enum class Out {
-  kPartials, kBf16, kBf16Bias, kBf16BiasGelu, kResidualLayerNorm, kFoldedBias, kFoldedBiasGelu, kResidualSum
-};
+/// What the consumers write: fp32 split-K partial products, bf16 Y with or without bias / GELU, or (a projection
+/// followed by a layer norm) the residual plus Y plus bias, and the layer norm of that in bf16.
+enum class Out { kPartials, kBf16, kBf16Bias, kBf16BiasGelu, kResidualLayerNorm };
 
-__host__ __device__ constexpr bool folded(Out out) { return out == Out::kFoldedBias || out == Out::kFoldedBiasGelu; }
-
-/// The operands of the residual and layer-norm epilogues: residual [M][N] (fp32, updated in place: kResidualLayerNorm,
-/// kResidualSum); the norm's weight and bias [N] (fp32) and its output [M][N] (bf16: kResidualLayerNorm); the folded
-/// norm (kFoldedBias, kFoldedBiasGelu); the residual sum's other outputs (kResidualSum). Unused (null) otherwise.
+/// Out::kResidualLayerNorm's operands: residual [M][N] (fp32, updated in place), the norm's weight and bias [N]
+/// (fp32) and its output [M][N] (bf16). Unused (null) otherwise.
 struct LayerNormEpilogue {
   float* residual = nullptr;
   const float* weight = nullptr;
   const float* bias = nullptr;
   __nv_bfloat16* out = nullptr;
-  FoldedLayerNorm folded;
-  ResidualSum sum;
 };
 
 // CTAs across a row in the layer-norm epilogue: 8 (the portable cluster size) of 128 columns, or up to 16 (the
@@ -94,7 +85,6 @@ struct Stages {
   __nv_bfloat16 b[kStagesFor<BN>][BN * kBK];
   std::uint64_t full[kStagesFor<BN>], empty[kStagesFor<BN>];
   std::conditional_t<kLayerNorm, RowTables, NoRowTables> rows;  // only the layer-norm kernels carry the 8 KB
-  int last_split;  // kResidualSum: whether this CTA is the last of its tile's splits to finish
 };
 
 template <int BN, Out kOut>
@@ -132,90 +122,6 @@ __device__ __forceinline__ void share_row_partials(float (&partial)[2], float (&
 }
 #endif  // VTOOLS_WGMMA
 
-#ifdef VTOOLS_WGMMA
-/// A folded layer norm's mean and rstd of row r (0 past M) over its K values, from the sums each column tile of the
-/// residual sum before left (FoldedLayerNorm::row_stats), added in tile order.
-__device__ __forceinline__ void row_mean_rstd(const FoldedLayerNorm& folded, int r, int M, int K, float& mean,
-                                              float& rstd) {
-  float sum = 0.f, squares = 0.f;
-  if (r < M) {
-    for (int q = 0; q < folded.stat_tiles; ++q) {
-      const float2 part = __ldcg(folded.row_stats + static_cast<std::size_t>(q) * M + r);
-      sum += part.x;
-      squares += part.y;
-    }
-  }
-  mean = sum / K;
-  rstd = rsqrtf(fmaxf(squares / K - mean * mean, 0.f) + 1e-5f);
-}
-
-/// Out::kResidualSum's split-K sum, in the consumer warpgroup after every split stored its product (the bias in the
-/// first's; `d` holds this split's): the last split of the tile to finish (a counter per tile, reset by it for the
-/// next launch) adds the products in split order to the residual, writes it in fp32 and bf16, and each row's sum
-/// and sum of squares over the tile's columns into sum.row_stats[tile column][row]. Deterministic: no atomic adds
-/// of values. The threadfence pattern of the CUDA reduction samples: stores, fence, counter; counter, fence, loads.
-template <int BN>
-__device__ __forceinline__ void sum_into_residual(const ResidualSum& sum, float* residual, float (&d)[BN / 2],
-                                                  int& last_split, int m0, int n0, int M, int N, int w, int lane) {
-  const int splits = gridDim.z, tile = blockIdx.y * gridDim.x + blockIdx.x;
-  if (splits > 1) {
-    __threadfence();
-    asm volatile("bar.sync 1, 128;" ::: "memory");
-    if (threadIdx.x == 128) {
-      last_split = atomicAdd(sum.counters + tile, 1) == splits - 1;
-      if (last_split) sum.counters[tile] = 0;
-    }
-    asm volatile("bar.sync 1, 128;" ::: "memory");
-    if (!last_split) return;
-    __threadfence();
-  }
-  // Per row: every load (the residual, then each split's products in split order) before any store, so that they
-  // are in flight together: the compiler keeps a load after a store that may alias it, and a store between each
-  // element's loads made this an L2 round trip per element (12-35 us per kernel instead of 3-6).
-  const std::size_t plane = static_cast<std::size_t>(M) * N;
-#pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    const int r = m0 + 16 * w + lane / 4 + 8 * half;
-    float2 x[BN / 8];
-    float2 stats = make_float2(0.f, 0.f);  // this thread's columns: sum, sum of squares
-    if (r < M) {
-      const std::size_t row = static_cast<std::size_t>(r) * N + n0 + 2 * (lane % 4);
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j) x[j] = *reinterpret_cast<const float2*>(residual + row + 8 * j);
-      for (int q = 0; q < splits; ++q) {
-        if (q == static_cast<int>(blockIdx.z)) {
-#pragma unroll
-          for (int j = 0; j < BN / 8; ++j) {
-            x[j].x += d[4 * j + 2 * half];
-            x[j].y += d[4 * j + 2 * half + 1];
-          }
-        } else {
-#pragma unroll
-          for (int j = 0; j < BN / 8; ++j) {
-            const float2 p = __ldcg(reinterpret_cast<const float2*>(sum.partials + q * plane + row + 8 * j));
-            x[j].x += p.x;
-            x[j].y += p.y;
-          }
-        }
-      }
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        *reinterpret_cast<float2*>(residual + row + 8 * j) = x[j];
-        *reinterpret_cast<__nv_bfloat162*>(sum.residual_bf16 + row + 8 * j) = __floats2bfloat162_rn(x[j].x, x[j].y);
-        stats.x += x[j].x + x[j].y;
-        stats.y += x[j].x * x[j].x + x[j].y * x[j].y;
-      }
-    }
-#pragma unroll
-    for (int o = 1; o < 4; o *= 2) {  // over the row's 4 lanes
-      stats.x += __shfl_xor_sync(0xffffffffu, stats.x, o);
-      stats.y += __shfl_xor_sync(0xffffffffu, stats.y, o);
-    }
-    if (r < M && lane % 4 == 0) sum.row_stats[static_cast<std::size_t>(blockIdx.x) * M + r] = stats;
-  }
-}
-#endif  // VTOOLS_WGMMA
-
 /// Grid (N / BN, ceil(M / 64), max(1, splits)) in clusters of CX x CY; see the top of the file. With
 /// Out::kResidualLayerNorm the cluster is instead a whole row of CTAs (N / BN of them, CX = CY = 1: no multicast).
 template <int BN, int CX, int CY, Out kOut>
@@ -223,7 +129,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map, void* y,
                       const __nv_bfloat16* bias, int M, int N, int k_per_split, LayerNormEpilogue ln) {
 #ifdef VTOOLS_WGMMA
-  constexpr bool kFolded = folded(kOut);
   constexpr int kStages = kStagesFor<BN>;
   constexpr bool kMulticast = CX * CY > 1;
   constexpr bool kLayerNorm = kOut == Out::kResidualLayerNorm;
@@ -243,16 +148,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   // The tile's bias (read by the epilogue) into L2 now: never written, and otherwise a cold HBM read after the
   // main loop, on the critical path.
-  if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualLayerNorm ||
-                kOut == Out::kResidualSum) {
-    if (threadIdx.x >= 128 && threadIdx.x < 128 + BN / 64 && bias != nullptr) {
+  if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualLayerNorm) {
+    if (threadIdx.x >= 128 && threadIdx.x < 128 + BN / 64) {
       asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + n0 + 64 * (threadIdx.x - 128)));
-    }
-  }
-  if constexpr (folded(kOut)) {  // fp32: BN / 32 lines each
-    if (threadIdx.x >= 128 && threadIdx.x < 128 + BN / 32) {
-      asm volatile("prefetch.global.L2 [%0];" ::"l"(ln.folded.bias + n0 + 32 * (threadIdx.x - 128)));
-      asm volatile("prefetch.global.L2 [%0];" ::"l"(ln.folded.column_sums + n0 + 32 * (threadIdx.x - 128)));
     }
   }
   if (threadIdx.x == 0) {
@@ -269,10 +167,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     __syncthreads();
   }
   float d[BN / 2];  // the consumers' accumulators (kernel scope: the layer-norm epilogue has cluster-wide phases)
-  // A folded layer norm's row mean and rstd (rows r_top, r_top + 8), read before the main loop: the statistics come
-  // from the kernel before, so after griddepcontrol.wait, which X needs anyway; their L2 round trips then overlap the
-  // main loop instead of following it (1 us per GEMM when they were read in the epilogue).
-  float fold_mean[2] = {0.f, 0.f}, fold_rstd[2] = {1.f, 1.f};
 #pragma unroll
   for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
   if (threadIdx.x == 0) {  // the producer
@@ -295,13 +189,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     produce<kStages>(k_tiles, s.empty, load_w, load_x);
   } else if (consumer) {
-    if constexpr (kFolded) {
-      asm volatile("griddepcontrol.wait;" ::: "memory");
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        row_mean_rstd(ln.folded, m0 + 16 * w + lane / 4 + 8 * half, M, k_per_split, fold_mean[half], fold_rstd[half]);
-      }
-    }
     // Releases stage st in this CTA's cluster row and column (itself once): one arrival per warp.
     auto release = [&](int st) {
       if (lane != 0) return;
@@ -341,26 +228,14 @@ __global__ void __launch_bounds__(kThreads, 1)
       // This thread's bias pairs, all loaded before the first store: the compiler cannot tell that a store to Y
       // does not alias them, and kept each load after the store before it, one L2 round trip at a time (ncu: that
       // cost several us per kernel).
-      // With a folded layer norm: the folded bias in bias_at, the column sums in column_sums_at, and the rows'
-      // mean and rstd from the statistics the residual sum before left.
-      float2 bias_at[BN / 8], column_sums_at[kFolded ? BN / 8 : 1];
-      if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualSum) {
-        const bool bias_here = kOut != Out::kResidualSum || (bias != nullptr && blockIdx.z == 0);  // first split
+      float2 bias_at[BN / 8];
+      if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu) {
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const auto* pair = reinterpret_cast<const __nv_bfloat162*>(bias + n0 + 8 * j + 2 * (lane % 4));
-          bias_at[j] = bias_here ? __bfloat1622float2(__ldg(pair)) : make_float2(0.f, 0.f);
+          bias_at[j] = __bfloat1622float2(__ldg(pair));
         }
       }
-      if constexpr (kFolded) {
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          const int c = n0 + 8 * j + 2 * (lane % 4);
-          bias_at[j] = __ldg(reinterpret_cast<const float2*>(ln.folded.bias + c));
-          column_sums_at[j] = __ldg(reinterpret_cast<const float2*>(ln.folded.column_sums + c));
-        }
-      }
-      if constexpr (kOut == Out::kResidualSum) asm volatile("griddepcontrol.wait;" ::: "memory");  // the residual
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int r = r_top + 8 * half;
@@ -373,25 +248,12 @@ __global__ void __launch_bounds__(kThreads, 1)
           if constexpr (kOut == Out::kPartials) {
             float* plane = static_cast<float*>(y) + static_cast<std::size_t>(blockIdx.z) * M * N;
             *reinterpret_cast<float2*>(plane + at) = make_float2(v0, v1);
-          } else if constexpr (kOut == Out::kResidualSum) {
-            // This split's product (the first split's with the bias), kept for the sum below and stored in its
-            // plane of the partials for the split that finishes last.
-            d[4 * j + 2 * half] = v0 += bias_at[j].x;
-            d[4 * j + 2 * half + 1] = v1 += bias_at[j].y;
-            if (gridDim.z > 1) {
-              float* plane = ln.sum.partials + static_cast<std::size_t>(blockIdx.z) * M * N;
-              *reinterpret_cast<float2*>(plane + at) = make_float2(v0, v1);
-            }
           } else {
-            if constexpr (kFolded) {
-              v0 = fold_rstd[half] * (v0 - fold_mean[half] * column_sums_at[j].x);
-              v1 = fold_rstd[half] * (v1 - fold_mean[half] * column_sums_at[j].y);
-            }
             if constexpr (kOut != Out::kBf16) {
               v0 += bias_at[j].x;
               v1 += bias_at[j].y;
             }
-            if constexpr (kOut == Out::kBf16BiasGelu || kOut == Out::kFoldedBiasGelu) {
+            if constexpr (kOut == Out::kBf16BiasGelu) {
               v0 = gelu_tanh_bf16(v0);
               v1 = gelu_tanh_bf16(v1);
             }
@@ -399,9 +261,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
         }
       }
-    }
-    if constexpr (kOut == Out::kResidualSum) {
-      if (consumer) sum_into_residual<BN>(ln.sum, ln.residual, d, s.last_split, m0, n0, M, N, w, lane);
     }
   } else {
     // residual += Y + bias, then the layer norm of each full row, whose columns are spread over the cluster's CTAs:
@@ -490,30 +349,6 @@ __global__ void transpose_bf16_kernel(__nv_bfloat16* dst, const __nv_bfloat16* s
   }
 }
 
-/// A warp per column n of W: folded_wt[n][k] = bf16(g[k] * wt[n][k]), column_sums[n] = sum over k of those (as the
-/// GEMM will read them), folded_bias[n] = sum over k of b[k] * wt[n][k], plus bias[n] if any (fp32).
-__global__ void fold_layernorm_kernel(__nv_bfloat16* folded_wt, float* column_sums, float* folded_bias,
-                                      const __nv_bfloat16* wt, const __nv_bfloat16* bias, const float* g,
-                                      const float* b, int N, int K) {
-  const int n = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (n >= N) return;
-  float sum = 0.f, shift = 0.f;
-  for (int k = lane; k < K; k += 32) {
-    const std::size_t at = static_cast<std::size_t>(n) * K + k;
-    const float w = __bfloat162float(wt[at]);
-    const __nv_bfloat16 folded = __float2bfloat16_rn(g[k] * w);
-    folded_wt[at] = folded;
-    sum += __bfloat162float(folded);
-    shift += b[k] * w;
-  }
-  sum = warp_sum(sum);
-  shift = warp_sum(shift);
-  if (lane == 0) {
-    column_sums[n] = sum;
-    folded_bias[n] = shift + (bias != nullptr ? __bfloat162float(bias[n]) : 0.f);
-  }
-}
-
 /// kernel_attributes_once for a GEMM kernel: its shared memory, and non-portable clusters for the layer-norm
 /// epilogue's over 8 CTAs.
 template <int BN, int CX, int CY, Out kOut>
@@ -542,29 +377,15 @@ void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __n
                             w_map, y, bias, shape.M, shape.N, shape.K / splits, ln);
 }
 
-/// Whether kOut runs in every tiling of kWgmmaBenchTilings, or (the folded layer norm and the residual sum, which
-/// only the forward uses) in those of kWgmmaTilings only.
-constexpr bool bench_tilings(Out out) { return !folded(out) && out != Out::kResidualSum; }
-
-/// launch<BN, CX, CY, kOut> for `tiling` (which the caller checked).
-template <Out kOut>
-void launch_in(WgmmaTiling tiling, const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __nv_bfloat16* wt,
-               const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what, LayerNormEpilogue ln = {}) {
-  if (tiling == WgmmaTiling{128, 1, 1}) return launch<128, 1, 1, kOut>(shape, y, x, wt, bias, stream, what, ln);
-  if (tiling == WgmmaTiling{64, 1, 1}) return launch<64, 1, 1, kOut>(shape, y, x, wt, bias, stream, what, ln);
-  if constexpr (bench_tilings(kOut)) {
-    if (tiling == WgmmaTiling{128, 2, 1}) return launch<128, 2, 1, kOut>(shape, y, x, wt, bias, stream, what, ln);
-    if (tiling == WgmmaTiling{64, 1, 4}) return launch<64, 1, 4, kOut>(shape, y, x, wt, bias, stream, what, ln);
+template <int BN, int CX, int CY>
+void launch_tiling(const MatmulShape& shape, Epilogue epilogue, void* y, const __nv_bfloat16* x,
+                   const __nv_bfloat16* wt, const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what) {
+  if (shape.k_splits > 0) return launch<BN, CX, CY, Out::kPartials>(shape, y, x, wt, bias, stream, what);
+  switch (epilogue) {
+    case Epilogue::kBias: return launch<BN, CX, CY, Out::kBf16Bias>(shape, y, x, wt, bias, stream, what);
+    case Epilogue::kBiasGelu: return launch<BN, CX, CY, Out::kBf16BiasGelu>(shape, y, x, wt, bias, stream, what);
+    default: return launch<BN, CX, CY, Out::kBf16>(shape, y, x, wt, bias, stream, what);
   }
-  launch<128, 2, 4, kOut>(shape, y, x, wt, bias, stream, what, ln);
-}
-
-/// "wgmma_gemm_kernel 128x1x1 Y[M][N] = X[M][K] * W, S splits" (`kind` after the tiling, if any): a launch's name
-/// in errors.
-std::string gemm_name(const MatmulShape& shape, WgmmaTiling tiling, const std::string& kind) {
-  return "wgmma_gemm_kernel " + wgmma_tiling_name(tiling) + kind + " Y[" + std::to_string(shape.M) + "][" +
-         std::to_string(shape.N) + "] = X[" + std::to_string(shape.M) + "][" + std::to_string(shape.K) + "] * W, " +
-         std::to_string(shape.k_splits) + " splits";
 }
 
 }  // namespace
@@ -599,63 +420,23 @@ bool wgmma_gemm_takes(const MatmulShape& shape, WgmmaTiling tiling) {
 void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling tiling, void* d_y,
                         const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
                         cudaStream_t stream) {
-  const std::string what = gemm_name(shape, tiling, "");
+  const std::string what = "wgmma_gemm_kernel " + wgmma_tiling_name(tiling) + " Y[" + std::to_string(shape.M) + "][" +
+                           std::to_string(shape.N) + "] = X[" + std::to_string(shape.M) + "][" +
+                           std::to_string(shape.K) + "] * W, " + std::to_string(shape.k_splits) + " splits";
   if (!wgmma_gemm_takes(shape, tiling)) throw Error(ExitCode::kInternal, "wgmma_gemm_forward does not take " + what);
-  if (shape.k_splits > 0) return launch_in<Out::kPartials>(tiling, shape, d_y, d_x, d_wt, d_bias, stream, what);
-  switch (epilogue) {
-    case Epilogue::kBias: return launch_in<Out::kBf16Bias>(tiling, shape, d_y, d_x, d_wt, d_bias, stream, what);
-    case Epilogue::kBiasGelu:
-      return launch_in<Out::kBf16BiasGelu>(tiling, shape, d_y, d_x, d_wt, d_bias, stream, what);
-    default: return launch_in<Out::kBf16>(tiling, shape, d_y, d_x, d_wt, d_bias, stream, what);
+  if (tiling == WgmmaTiling{128, 1, 1}) {
+    return launch_tiling<128, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
   }
-}
-
-namespace {
-bool forward_tiling(WgmmaTiling tiling) {
-  bool known = false;
-  for (const WgmmaTiling t : kWgmmaTilings) known = known || t == tiling;
-  return known;
-}
-}  // namespace
-
-bool wgmma_folded_layernorm_takes(const MatmulShape& shape, WgmmaTiling tiling) {
-  return forward_tiling(tiling) && shape.k_splits == 0 && wgmma_gemm_takes(shape, tiling);
-}
-
-void wgmma_folded_layernorm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling tiling,
-                                    __nv_bfloat16* d_y, const __nv_bfloat16* d_x, const __nv_bfloat16* d_folded_wt,
-                                    FoldedLayerNorm folded, cudaStream_t stream) {
-  const std::string what = gemm_name(shape, tiling, " (folded layer norm)");
-  if (!wgmma_folded_layernorm_takes(shape, tiling) || epilogue == Epilogue::kNone || folded.stat_tiles < 1) {
-    throw Error(ExitCode::kInternal, "wgmma_folded_layernorm_forward does not take " + what);
+  if (tiling == WgmmaTiling{64, 1, 1}) {
+    return launch_tiling<64, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
   }
-  LayerNormEpilogue ln;
-  ln.folded = folded;
-  if (epilogue == Epilogue::kBiasGelu) {
-    return launch_in<Out::kFoldedBiasGelu>(tiling, shape, d_y, d_x, d_folded_wt, nullptr, stream, what, ln);
+  if (tiling == WgmmaTiling{128, 2, 1}) {
+    return launch_tiling<128, 2, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
   }
-  launch_in<Out::kFoldedBias>(tiling, shape, d_y, d_x, d_folded_wt, nullptr, stream, what, ln);
-}
-
-bool wgmma_residual_sum_takes(const MatmulShape& shape, WgmmaTiling tiling) {
-  return forward_tiling(tiling) && shape.k_splits >= 1 && wgmma_gemm_takes(shape, tiling);
-}
-
-int residual_sum_tiles(const MatmulShape& shape, WgmmaTiling tiling) {
-  return (shape.N / tiling.bn) * ((shape.M + kBM - 1) / kBM);
-}
-
-void wgmma_residual_sum_forward(const MatmulShape& shape, WgmmaTiling tiling, float* d_residual,
-                                const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
-                                ResidualSum sum, cudaStream_t stream) {
-  const std::string what = gemm_name(shape, tiling, " (residual sum)");
-  if (!wgmma_residual_sum_takes(shape, tiling)) {
-    throw Error(ExitCode::kInternal, "wgmma_residual_sum_forward does not take " + what);
+  if (tiling == WgmmaTiling{64, 1, 4}) {
+    return launch_tiling<64, 1, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
   }
-  LayerNormEpilogue ln;
-  ln.residual = d_residual;
-  ln.sum = sum;
-  launch_in<Out::kResidualSum>(tiling, shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
+  return launch_tiling<128, 2, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
 }
 
 bool wgmma_residual_layernorm_takes(const MatmulShape& shape, int tile_n) {
@@ -710,16 +491,6 @@ void wgmma_residual_layernorm_forward(const MatmulShape& shape, int tile_n, cons
     return launch<64, 1, 1, Out::kResidualLayerNorm>(shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
   }
   launch<128, 1, 1, Out::kResidualLayerNorm>(shape, nullptr, d_x, d_wt, d_bias, stream, what, ln);
-}
-
-void fold_layernorm_weights(__nv_bfloat16* d_folded_wt, float* d_column_sums, float* d_folded_bias,
-                            const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias, const float* d_ln_weight,
-                            const float* d_ln_bias, int N, int K, cudaStream_t stream) {
-  if (N <= 0 || K <= 0) return;
-  constexpr int kWarpsPerBlock = 8;
-  fold_layernorm_kernel<<<(N + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, stream>>>(
-      d_folded_wt, d_column_sums, d_folded_bias, d_wt, d_bias, d_ln_weight, d_ln_bias, N, K);
-  check_launch("fold_layernorm_kernel", "N=" + std::to_string(N) + " K=" + std::to_string(K));
 }
 
 void transpose_bf16(__nv_bfloat16* d_dst, const __nv_bfloat16* d_src, int rows, int cols, cudaStream_t stream) {
