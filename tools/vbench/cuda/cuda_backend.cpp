@@ -213,7 +213,7 @@ class CudaBackend final : public Backend {
   /// takes (for small models, where launches dominate; the GEMM plans' choice above is unaffected: the fused steps
   /// use only the LM head's).
   void choose_layer_fusion() {
-    if (forward_ms_.empty()) record_forward(median_forward_ms());  // the unfused forward kept so far
+    record_kept_forward();  // the unfused forward
     for (const cuda::FusedLayout layout : forward_->fused_layouts()) {
       forward_->use_fused_layers(layout);
       run_eagerly("the eager fused forward");  // loads the kernels' module outside the capture
@@ -445,7 +445,7 @@ class CudaBackend final : public Backend {
         });
       }
     }
-    if (forward_ms_.empty() && !options.empty()) record_forward(median_forward_ms());  // the kept forward itself
+    if (!options.empty()) record_kept_forward();
     for (unsigned mask = 1; mask < (1u << options.size()); ++mask) {
       for (std::size_t i = 0; i < options.size(); ++i) options[i](((mask >> i) & 1u) != 0);
       run_eagerly("the eager forward (" + forward_label() + ")");  // loads the modules an option adds
@@ -488,6 +488,12 @@ class CudaBackend final : public Backend {
 
   /// Records the forward as set up now, timed at `ms`, in forward_ms_.
   void record_forward(double ms) { forward_ms_.push_back({forward_label(), ms, current_setup()}); }
+
+  /// Times and records the forward kept so far where nothing was timed yet (no earlier choice had candidates), so
+  /// that the next choice compares its candidates against it.
+  void record_kept_forward() {
+    if (forward_ms_.empty()) record_forward(median_forward_ms());
+  }
 
   /// Median time of kPrepareReplays replays of the forward as planned now (after 3 warm-up ones); +inf when it
   /// cannot be captured (a candidate cuBLASLt refuses at launch).
