@@ -30,6 +30,7 @@
 #include "tools/vbench/cuda/device_buffer.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/cuda/lm_head_tf32.hpp"
 #include "tools/vbench/cuda/matmul.hpp"
 #include "tools/vbench/cuda/wgmma_gemm.hpp"
 
@@ -187,8 +188,9 @@ int run_layernorm() {
 /// `head`: the fp32 forward's LM head (M = 256 rows, N = Vp = 50304, width C) as it runs today, one TF32 GEMM over
 /// K = 3C of rows [x_lo | x_hi | x_hi] against weights [w_hi | w_lo | w_hi] (3xTF32), against one bf16 GEMM with fp32
 /// output over K = 6C of three-way bf16 splits (x = h + m + l, 24 significant bits as fp32 has): rows
-/// [xh | xh | xm | xh | xm | xl] against [wh | wm | wh | wl | wm | wh], the six products down to 2^-24; and a memset
-/// of the logits (the write floor). Relative error of each against an fp64 product over 16 sampled rows.
+/// [xh | xh | xm | xh | xm | xl] against [wh | wm | wh | wl | wm | wh], the six products down to 2^-24; the own 3xTF32
+/// kernel (lm_head_tf32.hpp, C <= 64); and a memset of the logits (the write floor). Relative error of each against an
+/// fp64 product over 16 sampled rows.
 int run_head() {
   cublasLtHandle_t lt = nullptr;
   cuda::check_cublas(cublasLtCreate(&lt), "cublasLtCreate", "bench");
@@ -266,6 +268,13 @@ int run_head() {
       mm.choose_fastest(y.get(), dx3.get(), dw3.get(), nullptr, workspace.get(), nullptr);
       report("3xTF32 (cuBLASLt)",
              [&](int i) { mm.run(y.get(), dx3.get(), ws[i].get(), nullptr, workspace.get(), g_stream); });
+      int device = 0;
+      cuda::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+      if (cuda::lm_head_tf32_takes(M, N, 3 * C, device)) {
+        report("3xTF32 (own)", [&](int i) {
+          cuda::lm_head_tf32_forward(y.as<float>(), dx3.as<float>(), ws[i].as<float>(), M, N, 3 * C, g_stream);
+        });
+      }
     }
     {
       const std::vector<cuda::DeviceBuffer> ws = copies_of(dw6, copies);

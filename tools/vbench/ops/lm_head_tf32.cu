@@ -1,0 +1,217 @@
+// cuda::lm_head_tf32_forward (see lm_head_tf32.hpp): the fp32 LM head as a persistent TF32 wgmma GEMM whose
+// logit tiles leave by TMA stores.
+//
+// A CTA (384 threads, one per SM) owns 128 rows of X (an M tile) and a strided set of the 64-column N tiles. Warp
+// group 0's thread 0 produces: the weights' first K chunks (32 floats = 128 bytes, one row of the 128-byte swizzle;
+// 64 rows x 32 floats = 8 KB each) into a ring before griddepcontrol.wait, since weights are never written; then
+// the CTA's whole X tile (at most 6 chunks of 128 x 32: 96 KB), which stays; then every later weight chunk as its
+// stage comes free. Warp groups 1 and 2 consume, each 64 of the 128 rows: wgmma m64n64k8 (TF32, fp32 accumulators)
+// per chunk, one group in flight; after a tile's last chunk each writes its 64 x 64 accumulators into one of two
+// staging buffers (two 64 x 32 halves, 128-byte swizzle, so that the 8 rows of a warp's store hit different banks)
+// and one thread stores them with two TMA stores. The stores are asynchronous: the warp group goes on with the next
+// tile's wgmmas while they drain, and only waits, two tiles later, until the stores from that buffer have read it.
+// So the tensor work (3C x 64 x 128 per tile) and the logits' write overlap, and the write, R x N x 4 bytes, sets
+// the pace at small C.
+#include <cuda.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "libcommon/error.hpp"
+#include "tools/vbench/cuda/cuda_error.hpp"
+#include "tools/vbench/cuda/lm_head_tf32.hpp"
+#include "tools/vbench/cuda/programmatic.cuh"
+#include "tools/vbench/cuda/wgmma.cuh"
+#include "tools/vbench/cuda/wgmma_gemm.hpp"
+
+namespace vtools::vbench::cuda {
+
+namespace {
+constexpr int kBM = 128;        // rows per CTA: 64 per consumer warp group
+constexpr int kBN = 64;         // logit columns per tile
+constexpr int kChunk = 32;      // 32 floats = 128 bytes of K: one row of the 128-byte swizzle, a TMA box's width
+constexpr int kMaxChunks = 6;   // K <= 192 (C <= 64): the X tile kept in shared memory
+constexpr int kStages = 6;      // weight chunks in flight
+constexpr int kThreads = 384;   // warp group 0 produces, 1 and 2 consume
+
+struct Smem {
+  float x[kMaxChunks][kBM * kChunk];   // 16 KB each, 1024-byte aligned: the swizzle's period
+  float w[kStages][kBN * kChunk];      // 8 KB each
+  float out[2][2][2][64 * kChunk];     // [consumer][buffer][half]: 64 rows x 32 columns, 8 KB each
+  std::uint64_t x_full, full[kStages], empty[kStages];
+};
+constexpr std::size_t kSmemBytes = sizeof(Smem) + 1024;  // + aligning the dynamic shared memory base to 1024
+
+using namespace wgmma;  // the helpers of wgmma.cuh
+
+#ifdef VTOOLS_WGMMA
+/// D[64][64] += A[64][8] . B[64][8]^T in TF32 (fp32 in shared memory, descriptors), fp32 accumulators.
+__device__ __forceinline__ void wgmma_tf32_k8(float (&d)[32], std::uint64_t a, std::uint64_t b) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "%32, %33, p, 1, 1;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(a), "l"(b), "r"(1));
+}
+
+__device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(x), "r"(y), "r"(smem_addr(src))
+               : "memory");
+}
+#endif  // VTOOLS_WGMMA
+
+/// Grid: m_tiles x (CTAs per M tile), one CTA per SM; CTA b takes M tile b % m_tiles and every (gridDim.x /
+/// m_tiles)-th N tile from b / m_tiles. See the top of the file.
+__global__ void __launch_bounds__(kThreads, 1)
+    lm_head_tf32_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
+                        const __grid_constant__ CUtensorMap y_map, int m_tiles, int n_tiles, int chunks) {
+#ifdef VTOOLS_WGMMA
+  extern __shared__ unsigned char raw[];
+  auto& s = *reinterpret_cast<Smem*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
+  const int m_tile = blockIdx.x % m_tiles, first_n = blockIdx.x / m_tiles, n_stride = gridDim.x / m_tiles;
+  const int my_tiles = first_n < n_tiles ? (n_tiles - first_n + n_stride - 1) / n_stride : 0;
+  const int group = threadIdx.x / 128, lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
+  if (threadIdx.x == 0) {
+    mbar_init(&s.x_full, 1);
+    for (int i = 0; i < kStages; ++i) {
+      mbar_init(&s.full[i], 1);
+      mbar_init(&s.empty[i], 8);  // each consumer warp
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  const int total = my_tiles * chunks;  // weight chunks this CTA reads, in order: tile by tile, K chunk by chunk
+  if (threadIdx.x == 0) {
+    auto load_w = [&](int i) {
+      const int st = i % kStages, n = first_n + (i / chunks) * n_stride;
+      mbar_expect_tx(&s.full[st], kBN * kChunk * sizeof(float));
+      tma_load(s.w[st], &w_map, (i % chunks) * kChunk, n * kBN, &s.full[st], 0);
+    };
+    const int early = total < kStages ? total : kStages;
+    for (int i = 0; i < early; ++i) load_w(i);
+    asm volatile("griddepcontrol.wait;" ::: "memory");  // X is the kernel before's output
+    mbar_expect_tx(&s.x_full, chunks * kBM * kChunk * sizeof(float));
+    for (int c = 0; c < chunks; ++c) tma_load(s.x[c], &x_map, c * kChunk, m_tile * kBM, &s.x_full, 0);
+    for (int i = kStages; i < total; ++i) {
+      mbar_wait(&s.empty[i % kStages], (i / kStages - 1) & 1);
+      load_w(i);
+    }
+  } else if (group > 0) {
+    const int g = group - 1;  // this consumer's rows: 64 g .. 64 g + 63 of the M tile
+    const bool leader = threadIdx.x % 128 == 0;
+    auto release = [&](int i) {
+      if (lane == 0) mbar_arrive(&s.empty[i % kStages]);
+    };
+    mbar_wait(&s.x_full, 0);
+    int i = 0;
+    for (int t = 0; t < my_tiles; ++t) {
+      float d[32];
+#pragma unroll
+      for (int k = 0; k < 32; ++k) d[k] = 0.f;
+      for (int c = 0; c < chunks; ++c, ++i) {
+        const int st = i % kStages;
+        mbar_wait(&s.full[st], (i / kStages) & 1);
+        fence_operands(d);
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+        const std::uint64_t da = descriptor(s.x[c] + 64 * g * kChunk), db = descriptor(s.w[st]);
+#pragma unroll
+        for (int kk = 0; kk < kChunk / 8; ++kk) wgmma_tf32_k8(d, da + 2 * kk, db + 2 * kk);  // +32 bytes along K
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+        fence_operands(d);
+        if (c > 0) release(i - 1);
+      }
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      fence_operands(d);
+      release(i - 1);
+      // The staging buffer of tile t - 2 is free once its stores have read it (at most one group, tile t - 1's,
+      // may still be reading).
+      float* const buf = s.out[g][t % 2][0];
+      if (leader) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+      asm volatile("bar.sync %0, 128;" ::"r"(1 + g) : "memory");
+      // Accumulators of m64n64: warp w holds rows 16w..16w+15; lane l, per 8 columns j, row 16w + l/4, columns
+      // 8j + 2(l%4) + {0, 1} in d[4j], d[4j+1], and the row 8 below in d[4j+2], d[4j+3]. Half j / 4 of the tile,
+      // at the 128-byte swizzle: 16-byte unit u of row r sits at unit u ^ (r % 8).
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = 16 * warp + lane / 4 + 8 * h, col = 8 * (j % 4) + 2 * (lane % 4);
+          float* const half = buf + (j / 4) * 64 * kChunk;
+          float* const at = half + r * kChunk + (((col / 4) ^ (r % 8)) * 4) + col % 4;
+          *reinterpret_cast<float2*>(at) = make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+        }
+      }
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the generic writes, visible to the TMA
+      asm volatile("bar.sync %0, 128;" ::"r"(1 + g) : "memory");
+      if (leader) {
+        const int n = first_n + t * n_stride, row = m_tile * kBM + 64 * g;
+        tma_store(&y_map, buf, n * kBN, row);
+        tma_store(&y_map, buf + 64 * kChunk, n * kBN + kChunk, row);
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      }
+    }
+    if (leader) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");  // the logits written before the exit
+  }
+#endif  // VTOOLS_WGMMA
+}
+
+/// A row-major fp32 [rows][cols] matrix as boxes of 32 columns x box_rows rows, 128-byte swizzle; reads past its
+/// edges give zeros, writes past them are dropped.
+CUtensorMap fp32_map(const float* p, int rows, int cols, int box_rows, const std::string& what) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * sizeof(float)};
+  const cuuint32_t box[2] = {kChunk, static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem[2] = {1, 1};
+  const CUresult r = wgmma::encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(p), dims,
+                                           strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    throw Error(ExitCode::kInternal, "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(r) + ") for " + what);
+  }
+  return map;
+}
+}  // namespace
+
+bool lm_head_tf32_takes(int M, int N, int K, int device) {
+  return M >= 1 && N >= kBN && N % kBN == 0 && K >= 4 && K % 4 == 0 && K <= kMaxChunks * kChunk &&
+         wgmma_gemm_available(device);
+}
+
+void lm_head_tf32_forward(float* d_y, const float* d_x, const float* d_w, int M, int N, int K, cudaStream_t stream) {
+  const std::string what = "lm_head_tf32_kernel Y[" + std::to_string(M) + "][" + std::to_string(N) + "] = X[" +
+                           std::to_string(M) + "][" + std::to_string(K) + "] W^T";
+  int device = 0, sms = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  if (!lm_head_tf32_takes(M, N, K, device)) throw Error(ExitCode::kInternal, "lm_head_tf32_forward does not take " + what);
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute", what);
+  static std::atomic<std::uint64_t> done{0};
+  if (!kernel_attributes_once(lm_head_tf32_kernel, done, {kSmemBytes, false, true})) {
+    throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
+  }
+  const int m_tiles = (M + kBM - 1) / kBM, n_tiles = N / kBN;
+  // One CTA per SM, the same number on each M tile; at least one per M tile (more than the SMs then run in waves).
+  const int per_m_tile = std::max(1, std::min(sms / m_tiles, n_tiles));
+  const CUtensorMap x_map = fp32_map(d_x, M, K, kBM, what), w_map = fp32_map(d_w, N, K, kBN, what);
+  const CUtensorMap y_map = fp32_map(d_y, M, N, 64, what);
+  launch_kernel(lm_head_tf32_kernel, dim3(m_tiles * per_m_tile), dim3(kThreads), kSmemBytes, stream, true,
+                what.c_str(), x_map, w_map, y_map, m_tiles, n_tiles, (K + kChunk - 1) / kChunk);
+}
+
+}  // namespace vtools::vbench::cuda
