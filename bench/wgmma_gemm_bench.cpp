@@ -270,9 +270,12 @@ int run_head() {
              [&](int i) { mm.run(y.get(), dx3.get(), ws[i].get(), nullptr, workspace.get(), g_stream); });
       int device = 0;
       cuda::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-      if (cuda::lm_head_tf32_takes(M, N, 3 * C, device)) {
+      if (cuda::lm_head_tf32_takes(M, N, C, device)) {  // x as above, w plain fp32
+        cuda::DeviceBuffer dw(w.size() * 4, "w");
+        dw.upload(w.data(), dw.bytes(), "w");
+        const std::vector<cuda::DeviceBuffer> plain = copies_of(dw, copies);
         report("3xTF32 (own)", [&](int i) {
-          cuda::lm_head_tf32_forward(y.as<float>(), dx3.as<float>(), ws[i].as<float>(), M, N, 3 * C, g_stream);
+          cuda::lm_head_tf32_forward(y.as<float>(), dx3.as<float>(), plain[i].as<float>(), M, N, C, g_stream);
         });
       }
     }

@@ -12,15 +12,18 @@
 
 namespace vtools::vbench::cuda {
 
-/// Whether lm_head_tf32_forward takes Y[M][N] = X[M][K] W[N][K]^T: M >= 1; N a multiple of 64; K a multiple of 4
-/// (rows 16-byte aligned, as TMA needs) and at most 192 (the rows of x a CTA keeps in shared memory: C <= 64); and
-/// whether this build and `device` run it (wgmma_gemm_available).
-bool lm_head_tf32_takes(int M, int N, int K, int device);
+/// Whether lm_head_tf32_forward takes M rows, N logits per row and width C: M >= 1; N a multiple of 64; C a multiple
+/// of 4 (rows 16-byte aligned, as TMA needs) and at most 64 (x_lo and x_hi of a CTA's 128 rows stay in shared
+/// memory); and whether this build and `device` run it (wgmma_gemm_available).
+bool lm_head_tf32_takes(int M, int N, int C, int device);
 
-/// Y[M][N] = X[M][K] W[N][K]^T in TF32 with fp32 accumulation and output, all row-major fp32 (the TF32 operands are
-/// the fp32 values with their low 13 mantissa bits ignored, as cuBLASLt's TF32 GEMM reads them). Enqueued on
-/// `stream` as a programmatic dependent of the work before it (it reads W before that work ends, X after); throws
-/// Error(kInternal) for a shape lm_head_tf32_takes refuses.
-void lm_head_tf32_forward(float* d_y, const float* d_x, const float* d_w, int M, int N, int K, cudaStream_t stream);
+/// Y[M][N] = X W^T in 3xTF32: x_hi w_hi + x_hi w_lo + x_lo w_hi with fp32 accumulation and output, the small products
+/// summed apart. X_split [M][3C] holds rows [x_lo | x_hi | x_hi] as layernorm_forward_split_tf32 writes them (the
+/// third part is not read); W [N][C] is plain fp32, split into TF32 hi + lo inside the kernel (a third of the bytes
+/// of the [w_hi | w_lo | w_hi] rows that cuBLASLt's GEMM reads). Enqueued on `stream` as a programmatic dependent of
+/// the work before it (it reads W before that work ends, X after); throws Error(kInternal) for a shape
+/// lm_head_tf32_takes refuses.
+void lm_head_tf32_forward(float* d_y, const float* d_x_split, const float* d_w, int M, int N, int C,
+                          cudaStream_t stream);
 
 }  // namespace vtools::vbench::cuda

@@ -33,15 +33,17 @@ namespace {
 constexpr int kBM = 128;        // rows per CTA: 64 per consumer warp group
 constexpr int kBN = 64;         // logit columns per tile
 constexpr int kChunk = 32;      // 32 floats = 128 bytes of K: one row of the 128-byte swizzle, a TMA box's width
-constexpr int kMaxChunks = 6;   // K <= 192 (C <= 64): the X tile kept in shared memory
-constexpr int kStages = 6;      // weight chunks in flight
-constexpr int kThreads = 384;   // warp group 0 produces, 1 and 2 consume
+constexpr int kMaxChunks = 2;   // C <= 64: x_lo and x_hi of the CTA's rows kept in shared memory
+constexpr int kStages = 5;      // weight chunks in flight
+constexpr int kThreads = 416;   // warp group 0 splits the weights, 1 and 2 consume, warp 12 copies
 
 struct Smem {
-  float x[kMaxChunks][kBM * kChunk];   // 16 KB each, 1024-byte aligned: the swizzle's period
-  float w[kStages][kBN * kChunk];      // 8 KB each
-  float out[2][2][2][64 * kChunk];     // [consumer][buffer][half]: 64 rows x 32 columns, 8 KB each
-  std::uint64_t x_full, full[kStages], empty[kStages];
+  float x_lo[kMaxChunks][kBM * kChunk];  // 16 KB each, 1024-byte aligned: the swizzle's period
+  float x_hi[kMaxChunks][kBM * kChunk];
+  float w_hi[kStages][kBN * kChunk];     // 8 KB each: the copied weights, split in place into hi
+  float w_lo[kStages][kBN * kChunk];     // and lo
+  float out[2][2][2][64 * kChunk];       // [consumer][buffer][half]: 64 rows x 32 columns, 8 KB each
+  std::uint64_t x_full, full[kStages], split[kStages], empty[kStages];
 };
 constexpr std::size_t kSmemBytes = sizeof(Smem) + 1024;  // + aligning the dynamic shared memory base to 1024
 
@@ -72,45 +74,73 @@ __device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* sr
                "r"(x), "r"(y), "r"(smem_addr(src))
                : "memory");
 }
+
+/// `x` rounded to TF32 (10 mantissa bits, ties away from zero, as tf32_round on the host): the low 13 bits zero.
+__device__ __forceinline__ float tf32_round(float x) {
+  return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xFFFFE000u);
+}
 #endif  // VTOOLS_WGMMA
 
 /// Grid: m_tiles x (CTAs per M tile), one CTA per SM; CTA b takes M tile b % m_tiles and every (gridDim.x /
 /// m_tiles)-th N tile from b / m_tiles. See the top of the file.
 __global__ void __launch_bounds__(kThreads, 1)
     lm_head_tf32_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
-                        const __grid_constant__ CUtensorMap y_map, int m_tiles, int n_tiles, int chunks) {
+                        const __grid_constant__ CUtensorMap y_map, int C, int m_tiles, int n_tiles) {
 #ifdef VTOOLS_WGMMA
   extern __shared__ unsigned char raw[];
   auto& s = *reinterpret_cast<Smem*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
   const int m_tile = blockIdx.x % m_tiles, first_n = blockIdx.x / m_tiles, n_stride = gridDim.x / m_tiles;
   const int my_tiles = first_n < n_tiles ? (n_tiles - first_n + n_stride - 1) / n_stride : 0;
+  const int chunks = (C + kChunk - 1) / kChunk;  // past C the weight copies read zeros
   const int group = threadIdx.x / 128, lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
   if (threadIdx.x == 0) {
     mbar_init(&s.x_full, 1);
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 1);
-      mbar_init(&s.empty[i], 8);  // each consumer warp
+      mbar_init(&s.split[i], 128);  // each splitting thread
+      mbar_init(&s.empty[i], 8);    // each consumer warp
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
   const int total = my_tiles * chunks;  // weight chunks this CTA reads, in order: tile by tile, K chunk by chunk
-  if (threadIdx.x == 0) {
+  if (threadIdx.x == 3 * 128) {  // the copier
     auto load_w = [&](int i) {
       const int st = i % kStages, n = first_n + (i / chunks) * n_stride;
       mbar_expect_tx(&s.full[st], kBN * kChunk * sizeof(float));
-      tma_load(s.w[st], &w_map, (i % chunks) * kChunk, n * kBN, &s.full[st], 0);
+      tma_load(s.w_hi[st], &w_map, (i % chunks) * kChunk, n * kBN, &s.full[st], 0);
     };
     const int early = total < kStages ? total : kStages;
     for (int i = 0; i < early; ++i) load_w(i);
-    asm volatile("griddepcontrol.wait;" ::: "memory");  // X is the kernel before's output
-    mbar_expect_tx(&s.x_full, chunks * kBM * kChunk * sizeof(float));
-    for (int c = 0; c < chunks; ++c) tma_load(s.x[c], &x_map, c * kChunk, m_tile * kBM, &s.x_full, 0);
+    asm volatile("griddepcontrol.wait;" ::: "memory");  // x is the kernel before's output
+    mbar_expect_tx(&s.x_full, 2 * chunks * kBM * kChunk * sizeof(float));
+    for (int c = 0; c < chunks; ++c) {
+      tma_load(s.x_lo[c], &x_map, c * kChunk, m_tile * kBM, &s.x_full, 0);
+      tma_load(s.x_hi[c], &x_map, C + c * kChunk, m_tile * kBM, &s.x_full, 0);
+    }
     for (int i = kStages; i < total; ++i) {
       mbar_wait(&s.empty[i % kStages], (i / kStages - 1) & 1);
       load_w(i);
     }
-  } else if (group > 0) {
+  } else if (group == 0) {  // the splitters: w = hi + lo, element by element (the swizzle moves both alike)
+    for (int i = 0; i < total; ++i) {
+      const int st = i % kStages;
+      mbar_wait(&s.full[st], (i / kStages) & 1);
+      float4* const hi = reinterpret_cast<float4*>(s.w_hi[st]);
+      float4* const lo = reinterpret_cast<float4*>(s.w_lo[st]);
+#pragma unroll
+      for (int k = 0; k < kBN * kChunk / 4 / 128; ++k) {
+        const int at = threadIdx.x + 128 * k;
+        const float4 w = hi[at];
+        const float4 h = make_float4(tf32_round(w.x), tf32_round(w.y), tf32_round(w.z), tf32_round(w.w));
+        hi[at] = h;
+        lo[at] = make_float4(tf32_round(w.x - h.x), tf32_round(w.y - h.y), tf32_round(w.z - h.z),
+                             tf32_round(w.w - h.w));
+      }
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the generic writes, visible to wgmma
+      mbar_arrive(&s.split[st]);
+    }
+  } else if (group < 3) {
     const int g = group - 1;  // this consumer's rows: 64 g .. 64 g + 63 of the M tile
     const bool leader = threadIdx.x % 128 == 0;
     auto release = [&](int i) {
@@ -119,24 +149,35 @@ __global__ void __launch_bounds__(kThreads, 1)
     mbar_wait(&s.x_full, 0);
     int i = 0;
     for (int t = 0; t < my_tiles; ++t) {
-      float d[32];
+      // The two small products (x_lo w_hi, x_hi w_lo) sum apart from the large one, so that they are not rounded
+      // at its magnitude along the way.
+      float big[32], small[32];
 #pragma unroll
-      for (int k = 0; k < 32; ++k) d[k] = 0.f;
+      for (int k = 0; k < 32; ++k) big[k] = small[k] = 0.f;
       for (int c = 0; c < chunks; ++c, ++i) {
         const int st = i % kStages;
-        mbar_wait(&s.full[st], (i / kStages) & 1);
-        fence_operands(d);
+        mbar_wait(&s.split[st], (i / kStages) & 1);
+        fence_operands(big);
+        fence_operands(small);
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-        const std::uint64_t da = descriptor(s.x[c] + 64 * g * kChunk), db = descriptor(s.w[st]);
+        const std::uint64_t lo_x = descriptor(s.x_lo[c] + 64 * g * kChunk);
+        const std::uint64_t hi_x = descriptor(s.x_hi[c] + 64 * g * kChunk);
+        const std::uint64_t hi_w = descriptor(s.w_hi[st]), lo_w = descriptor(s.w_lo[st]);
 #pragma unroll
-        for (int kk = 0; kk < kChunk / 8; ++kk) wgmma_tf32_k8(d, da + 2 * kk, db + 2 * kk);  // +32 bytes along K
+        for (int kk = 0; kk < kChunk / 8; ++kk) {  // +32 bytes along K
+          wgmma_tf32_k8(small, lo_x + 2 * kk, hi_w + 2 * kk);
+          wgmma_tf32_k8(small, hi_x + 2 * kk, lo_w + 2 * kk);
+          wgmma_tf32_k8(big, hi_x + 2 * kk, hi_w + 2 * kk);
+        }
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-        fence_operands(d);
+        fence_operands(big);
+        fence_operands(small);
         if (c > 0) release(i - 1);
       }
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-      fence_operands(d);
+      fence_operands(big);
+      fence_operands(small);
       release(i - 1);
       // The staging buffer of tile t - 2 is free once its stores have read it (at most one group, tile t - 1's,
       // may still be reading).
@@ -153,7 +194,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int r = 16 * warp + lane / 4 + 8 * h, col = 8 * (j % 4) + 2 * (lane % 4);
           float* const half = buf + (j / 4) * 64 * kChunk;
           float* const at = half + r * kChunk + (((col / 4) ^ (r % 8)) * 4) + col % 4;
-          *reinterpret_cast<float2*>(at) = make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+          const int k = 4 * j + 2 * h;
+          *reinterpret_cast<float2*>(at) = make_float2(big[k] + small[k], big[k + 1] + small[k + 1]);
         }
       }
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the generic writes, visible to the TMA
@@ -189,17 +231,20 @@ CUtensorMap fp32_map(const float* p, int rows, int cols, int box_rows, const std
 }
 }  // namespace
 
-bool lm_head_tf32_takes(int M, int N, int K, int device) {
-  return M >= 1 && N >= kBN && N % kBN == 0 && K >= 4 && K % 4 == 0 && K <= kMaxChunks * kChunk &&
+bool lm_head_tf32_takes(int M, int N, int C, int device) {
+  return M >= 1 && N >= kBN && N % kBN == 0 && C >= 4 && C % 4 == 0 && C <= kMaxChunks * kChunk &&
          wgmma_gemm_available(device);
 }
 
-void lm_head_tf32_forward(float* d_y, const float* d_x, const float* d_w, int M, int N, int K, cudaStream_t stream) {
+void lm_head_tf32_forward(float* d_y, const float* d_x_split, const float* d_w, int M, int N, int C,
+                          cudaStream_t stream) {
   const std::string what = "lm_head_tf32_kernel Y[" + std::to_string(M) + "][" + std::to_string(N) + "] = X[" +
-                           std::to_string(M) + "][" + std::to_string(K) + "] W^T";
+                           std::to_string(M) + "][" + std::to_string(C) + "] W^T (3xTF32)";
   int device = 0, sms = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  if (!lm_head_tf32_takes(M, N, K, device)) throw Error(ExitCode::kInternal, "lm_head_tf32_forward does not take " + what);
+  if (!lm_head_tf32_takes(M, N, C, device)) {
+    throw Error(ExitCode::kInternal, "lm_head_tf32_forward does not take " + what);
+  }
   check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute", what);
   static std::atomic<std::uint64_t> done{0};
   if (!kernel_attributes_once(lm_head_tf32_kernel, done, {kSmemBytes, false, true})) {
@@ -208,10 +253,10 @@ void lm_head_tf32_forward(float* d_y, const float* d_x, const float* d_w, int M,
   const int m_tiles = (M + kBM - 1) / kBM, n_tiles = N / kBN;
   // One CTA per SM, the same number on each M tile; at least one per M tile (more than the SMs then run in waves).
   const int per_m_tile = std::max(1, std::min(sms / m_tiles, n_tiles));
-  const CUtensorMap x_map = fp32_map(d_x, M, K, kBM, what), w_map = fp32_map(d_w, N, K, kBN, what);
+  const CUtensorMap x_map = fp32_map(d_x_split, M, 3 * C, kBM, what), w_map = fp32_map(d_w, N, C, kBN, what);
   const CUtensorMap y_map = fp32_map(d_y, M, N, 64, what);
   launch_kernel(lm_head_tf32_kernel, dim3(m_tiles * per_m_tile), dim3(kThreads), kSmemBytes, stream, true,
-                what.c_str(), x_map, w_map, y_map, m_tiles, n_tiles, (K + kChunk - 1) / kChunk);
+                what.c_str(), x_map, w_map, y_map, C, m_tiles, n_tiles);
 }
 
 }  // namespace vtools::vbench::cuda
