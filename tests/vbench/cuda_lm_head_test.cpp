@@ -5,12 +5,16 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "libcommon/error.hpp"
+#include "libcommon/stats.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
+#include "tools/vbench/cuda/gpt_forward.hpp"
 #include "tools/vbench/cuda/lm_head_tf32.hpp"
 
 namespace vtools::vbench {
@@ -94,6 +98,61 @@ TEST_CASE("lm_head_tf32: the shapes it takes, and an error for the others") {
       w(100 * 50 * sizeof(float), "w");
   CHECK_THROWS_AS(cuda::lm_head_tf32_forward(y.as<float>(), x.as<float>(), w.as<float>(), 256, 100, 50, nullptr),
                   Error);
+}
+
+/// The fp32 logits [R][V] of one captured forward (after an eager one, which loads the modules outside the capture).
+std::vector<float> forward_logits(cuda_test::Gpu& gpu, const cuda::GptForward& forward, int rows, int V, int Vp) {
+  forward.poison_activations(gpu.stream);
+  forward.enqueue(gpu.stream);
+  forward.poison_activations(gpu.stream);
+  cuda_test::run_as_graph(gpu.stream, [&](cudaStream_t stream) { forward.enqueue(stream); });
+  const std::size_t R = static_cast<std::size_t>(rows);
+  return cuda_test::unpadded(cuda_test::to_host<float>(forward.logits(), R * Vp), R, V, Vp);
+}
+
+TEST_CASE("lm_head_tf32 in the fp32 forward: the logits of cuBLASLt's 3xTF32 head, fused and unfused, with and "
+          "without the head prefetch") {
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  cuda_test::Gpu gpu;
+  for (const int C : {48, 64}) {
+    GptConfig cfg;
+    cfg.name = "custom";
+    cfg.n_layer = 2, cfg.n_head = C / 16, cfg.n_embd = C, cfg.vocab_size = 1001 + rng.uniform_int(0, 2000);
+    cfg.block_size = 64;
+    CAPTURE(C);
+    CAPTURE(cfg.vocab_size);
+    const GptWeights weights = cuda_test::random_weights(cfg, rng);
+    const int B = rng.uniform_int(1, 4), T = rng.uniform_int(1, 64);
+    const auto tokens = cuda_test::random_tokens(rng, B * T, cfg.vocab_size);
+    const cuda::DeviceWeights device_weights = cuda::upload_weights(weights, DType::kFp32);
+    cuda::GptForward forward(gpu.lt, device_weights, B, T);
+    if (!forward.own_head_available()) {
+      MESSAGE("no compute capability 9.0 device: the own TF32 head is skipped");
+      return;
+    }
+    cuda::check_cuda(cudaMemcpy(forward.d_tokens(), tokens.data(), tokens.size() * sizeof(int),
+                                cudaMemcpyHostToDevice), "cudaMemcpy", "tokens");
+    forward.choose_gemm_algorithms(gpu.stream);
+    std::vector<std::optional<cuda::FusedLayout>> layouts = {std::nullopt};
+    for (const cuda::FusedLayout layout : forward.fused_layouts()) layouts.emplace_back(layout);
+    for (const std::optional<cuda::FusedLayout> layout : layouts) {
+      CAPTURE(layout.has_value());
+      forward.use_fused_layers(layout);
+      forward.use_own_head(false);
+      forward.use_head_prefetch(false);
+      const int R = B * T, V = cfg.vocab_size, Vp = device_weights.padded_vocab;
+      const std::vector<float> cublas = forward_logits(gpu, forward, R, V, Vp);
+      forward.use_own_head(true);
+      const std::vector<float> own = forward_logits(gpu, forward, R, V, Vp);
+      // The same three products in another order: fp32 rounding apart (both ~1e-7 off the fp64 reference).
+      CHECK(stats::relative_l2_error(own, cublas) < 1e-6);
+      forward.use_head_prefetch(true);  // the plain weights prefetched now: the same logits to the bit
+      CHECK(forward_logits(gpu, forward, R, V, Vp) == own);
+    }
+    forward.use_own_head(false);
+  }
 }
 
 }  // namespace

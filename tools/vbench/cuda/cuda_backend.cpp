@@ -96,7 +96,7 @@ class CudaBackend final : public Backend {
     std::vector<std::string> notes;
     if (dtype_ == DType::kFp32) {
       notes.push_back("cuda fp32: the LM head runs as 3xTF32 on tensor cores (operands split into TF32 hi + lo, three "
-                      "products summed in one GEMM; fp32-level error); the other GEMMs in fp32");
+                      "products summed; fp32-level error); the other GEMMs in fp32");
     }
     if (!forward_ms_.empty()) {
       std::string times = times_us(forward_ms_);
@@ -117,6 +117,7 @@ class CudaBackend final : public Backend {
                            : std::string("the unfused forward")) +
                       (forward_->head_prefetch() ? " with the LM head's weights prefetched into L2" : "") +
                       (forward_->embedding_layernorm() ? ", the embeddings computed by the first layer norm" : "") +
+                      (forward_->own_head() ? ", the LM head as vbench's own 3xTF32 kernel (lm_head_tf32)" : "") +
                       (!layout && forward_->layernorm_blocks() == cuda::LayerNormBlocks::kFitted
                            ? ", layer norms in fitted blocks (as many warps as a row needs, at most 2 blocks per SM)"
                            : "") +
@@ -323,6 +324,7 @@ class CudaBackend final : public Backend {
     std::optional<cuda::FusedLayout> layout;  ///< GptForward::use_fused_layers
     bool head_prefetch = false;
     bool embedding_layernorm = false;
+    bool own_head = false;  ///< GptForward::use_own_head
   };
 
   /// A forward timed at prepare: its forward_label(), median ms and setup.
@@ -333,7 +335,8 @@ class CudaBackend final : public Backend {
   };
 
   [[nodiscard]] ForwardSetup current_setup() const {
-    return {current_plan(), forward_->fused_layout(), forward_->head_prefetch(), forward_->embedding_layernorm()};
+    return {current_plan(), forward_->fused_layout(), forward_->head_prefetch(), forward_->embedding_layernorm(),
+            forward_->own_head()};
   }
 
   void use_setup(const ForwardSetup& setup) {
@@ -341,6 +344,7 @@ class CudaBackend final : public Backend {
     forward_->use_fused_layers(setup.layout);
     forward_->use_head_prefetch(setup.head_prefetch);
     forward_->use_embedding_layernorm(setup.embedding_layernorm);
+    forward_->use_own_head(setup.own_head);
   }
 
   [[nodiscard]] WgmmaPlan current_plan() const {
@@ -428,7 +432,9 @@ class CudaBackend final : public Backend {
   ///   us either way (gpt2 faster, gpt_tile_large slower), so layer-norm code is not neutral here;
   /// - for an unfused forward whose layer-norm blocks the wgmma candidates did not try (!blocks_tried), fitted blocks
   ///   (LayerNormBlocks::kFitted): gpt_micro and gpt_tile_medium bf16 8-9% faster, gpt_mini 4%, gpt_tile_large 1%,
-  ///   gpt2 2% slower (session 16).
+  ///   gpt2 2% slower (session 16);
+  /// - in fp32 with a width of at most 64, the LM head as the own 3xTF32 kernel (GptForward::use_own_head): 28 against
+  ///   35.4 us for cuBLASLt's GEMM at gpt_nano's width, 28 against 40 at 64, alone (session 19).
   void time_option_combinations(bool blocks_tried) {
     std::vector<std::function<void(bool)>> options;
     int l2_bytes = 0;
@@ -437,6 +443,7 @@ class CudaBackend final : public Backend {
     if (forward_->head_weight_bytes() <= static_cast<std::size_t>(l2_bytes)) {
       options.emplace_back([&](bool on) { forward_->use_head_prefetch(on); });
     }
+    if (forward_->own_head_available()) options.emplace_back([&](bool on) { forward_->use_own_head(on); });
     if (!forward_->fused_layout() && !current_plan().persistent) {
       options.emplace_back([&](bool on) { forward_->use_embedding_layernorm(on); });
       if (!blocks_tried && cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
@@ -480,6 +487,7 @@ class CudaBackend final : public Backend {
                                           : "unfused with " + plan_name(plan);
     if (forward_->head_prefetch()) label += ", LM head weights prefetched into L2";
     if (forward_->embedding_layernorm()) label += ", embeddings in the first layer norm";
+    if (forward_->own_head()) label += ", own 3xTF32 LM head";
     if (!layout && forward_->layernorm_blocks() == cuda::LayerNormBlocks::kFitted) {
       label += ", fitted layer-norm blocks";  // the fused steps have their own layer norms
     }

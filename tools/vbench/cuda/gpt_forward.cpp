@@ -11,6 +11,7 @@
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/cuda/lm_head_tf32.hpp"
 
 namespace vtools::vbench::cuda {
 
@@ -81,6 +82,7 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
                                       split_head() ? DType::kTf32 : dt, Epilogue::kNone, kWorkspaceBytes);
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  own_head_available_ = split_head() && lm_head_tf32_takes(M, static_cast<int>(Vp), Ci, device);
   if (dt == DType::kBf16 && !w_.layers.empty() && wgmma_gemm_available(device)) {
     for (const WgmmaTiling tiling : kWgmmaTilings) {
       bool takes = true;
@@ -125,7 +127,22 @@ void GptForward::choose_gemm_algorithms(cudaStream_t stream) {
     fc_mm_->choose_fastest(fc_.get(), ln_.get(), l.fc_w.get(), l.fc_b.get(), ws, stream);
     fc_proj_mm_->choose_fastest(partials_.get(), fc_.get(), l.fc_proj_w.get(), nullptr, ws, stream);
   }
-  head_mm_->choose_fastest(logits_.get(), head_input(), head_weights(), nullptr, ws, stream);
+  head_mm_->choose_fastest(logits_.get(), head_input(), head_gemm_weights(), nullptr, ws, stream);
+}
+
+void GptForward::use_own_head(bool on) {
+  if (on && !own_head_available_) {
+    throw Error(ExitCode::kInternal, "the LM head cannot run as the own 3xTF32 kernel for this model");
+  }
+  own_head_ = on;
+}
+
+void GptForward::enqueue_head(cudaStream_t stream) const {
+  if (own_head_) {
+    return lm_head_tf32_forward(logits_.as<float>(), ln_split_.as<float>(), w_.head().as<float>(), B_ * T_,
+                                w_.padded_vocab, w_.config.n_embd, stream);
+  }
+  head_mm_->run(logits_.get(), head_input(), head_gemm_weights(), nullptr, workspace_.get(), stream);
 }
 
 void GptForward::use_fused_layers(std::optional<FusedLayout> layout) {
@@ -255,7 +272,7 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     fork_head_prefetch(stream);
     persistent_->enqueue(stream);
     join_head_prefetch(stream);
-    head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, workspace_.get(), stream);
+    enqueue_head(stream);
     return;
   }
   const GptConfig& cfg = w_.config;
@@ -343,7 +360,7 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
                       programmatic_, layernorm_blocks_);
   }
   join_head_prefetch(stream);
-  head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, ws, stream);
+  enqueue_head(stream);
 }
 
 template <typename A>
@@ -380,7 +397,7 @@ void GptForward::enqueue_fused(cudaStream_t stream) const {
     fused_layer_forward(step, stream);
   }
   join_head_prefetch(stream);
-  head_mm_->run(logits_.get(), head_input(), head_weights(), nullptr, workspace_.get(), stream);
+  enqueue_head(stream);
 }
 
 }  // namespace vtools::vbench::cuda

@@ -22,8 +22,8 @@
 // (wgmma_attention.hpp). Or the whole forward but the LM head runs as one persistent kernel (persistent_forward.hpp).
 // Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
 // (fused_layer.cu); CudaBackend keeps whichever forward is faster.
-// Either can also prefetch the LM head's weights into L2 on a side branch of the graph (use_head_prefetch), where
-// that is faster.
+// Either can also prefetch the LM head's weights into L2 on a side branch of the graph (use_head_prefetch), and in
+// fp32 run the head as an own 3xTF32 kernel instead of cuBLASLt's GEMM (use_own_head), where that is faster.
 #pragma once
 
 #include <cublasLt.h>
@@ -136,14 +136,22 @@ class GptForward {
   /// kFitted against the default kWide.
   void use_layernorm_blocks(LayerNormBlocks blocks) { layernorm_blocks_ = blocks; }
   [[nodiscard]] LayerNormBlocks layernorm_blocks() const { return layernorm_blocks_; }
+  /// Whether the fp32 LM head can run as vbench's own 3xTF32 kernel (lm_head_tf32.hpp: fp32, width at most 64, a
+  /// compute capability 9.0 device).
+  [[nodiscard]] bool own_head_available() const { return own_head_available_; }
+  /// Makes enqueue() run the LM head as that kernel (true) or as head_mm_'s cuBLASLt GEMM (false, the default).
+  /// Either way 3xTF32, with the same error (bench/RESULTS.md, session 19). CudaBackend times it.
+  void use_own_head(bool on);
+  [[nodiscard]] bool own_head() const { return own_head_; }
 
   [[nodiscard]] int* d_tokens() const { return tokens_.as<int>(); }  ///< [B][T] int32
   /// [B][T][Vp] in the activation type (float, or bf16 bits when the dtype is bf16); columns >= V are zero.
   [[nodiscard]] const DeviceBuffer& logits() const { return logits_; }
-  /// The LM head's weights as the head GEMM reads them (the 3xTF32 split in fp32).
-  [[nodiscard]] const void* head_weights() const { return split_head() ? w_.head_split.get() : w_.head().get(); }
+  /// The LM head's weights as the head reads them: cuBLASLt's GEMM the 3xTF32 split in fp32, the own kernel and
+  /// the other dtypes the plain matrix.
+  [[nodiscard]] const void* head_weights() const { return own_head_ ? w_.head().get() : head_gemm_weights(); }
   [[nodiscard]] std::size_t head_weight_bytes() const {
-    return split_head() ? w_.head_split.bytes() : w_.head().bytes();
+    return split_head() && !own_head_ ? w_.head_split.bytes() : w_.head().bytes();
   }
   [[nodiscard]] int batch() const { return B_; }
   [[nodiscard]] int seq() const { return T_; }
@@ -155,10 +163,14 @@ class GptForward {
   void enqueue_fused(cudaStream_t stream) const;
   [[nodiscard]] bool split_head() const { return w_.dtype == DType::kFp32; }  ///< the LM head in 3xTF32
   [[nodiscard]] const void* head_input() const { return split_head() ? ln_split_.get() : ln_.get(); }
+  /// The weights head_mm_'s GEMM reads (the 3xTF32 split in fp32).
+  [[nodiscard]] const void* head_gemm_weights() const { return split_head() ? w_.head_split.get() : w_.head().get(); }
   /// With head_prefetch(): fork_head_prefetch() starts it on side_ from this point of `stream`; join_head_prefetch()
   /// makes `stream` wait for it (every fork must join before a capture ends). Without: nothing.
   void fork_head_prefetch(cudaStream_t stream) const;
   void join_head_prefetch(cudaStream_t stream) const;
+  /// Enqueues the LM head (head_mm_'s GEMM, or the own kernel with own_head()) on `stream`.
+  void enqueue_head(cudaStream_t stream) const;
   /// Fills transposed_ (once), on `stream`.
   void make_transposed_weights(cudaStream_t stream);
 
@@ -180,6 +192,7 @@ class GptForward {
   std::vector<DeviceBuffer> transposed_;
   int attn_proj_splits_ = 1, fc_proj_splits_ = 1;  ///< split-K products of the two projections (partials_ holds them)
   bool head_prefetch_ = false;
+  bool own_head_available_ = false, own_head_ = false;
   bool embedding_layernorm_ = false;
   LayerNormBlocks layernorm_blocks_ = LayerNormBlocks::kWide;
   bool persistent_available_ = false, persistent_on_ = false;
