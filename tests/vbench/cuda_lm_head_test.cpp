@@ -78,10 +78,11 @@ TEST_CASE("lm_head_tf32: matches an fp64 product on random shapes") {
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
   for (int i = 0; i < 6; ++i) {
-    head_case(rng, rng.uniform_int(1, 300), 64 * rng.uniform_int(1, 40), 4 * rng.uniform_int(1, 16));
+    head_case(rng, rng.uniform_int(1, 300), 64 * rng.uniform_int(1, 40), 4 * rng.uniform_int(1, 32));
   }
   head_case(rng, 256, 64 * 97, 48);        // gpt_nano's head at B=4 T=64, fewer columns: C ends inside a chunk
   head_case(rng, 256, 64 * 97, 64);        // gpt_tile_small's: C fills both chunks
+  head_case(rng, 256, 64 * 97, 128);       // gpt_micro's: the wider kernel, 4 chunks
   head_case(rng, 128 * 140 + 5, 128, 12);  // more M tiles than SMs: CTAs in waves, one N tile each
 }
 
@@ -93,7 +94,7 @@ TEST_CASE("lm_head_tf32: the shapes it takes, and an error for the others") {
   CHECK_FALSE(cuda::lm_head_tf32_takes(0, 64, 48, d));
   CHECK_FALSE(cuda::lm_head_tf32_takes(256, 100, 48, d));  // N not a multiple of 64
   CHECK_FALSE(cuda::lm_head_tf32_takes(256, 64, 50, d));   // rows not 16-byte aligned
-  CHECK_FALSE(cuda::lm_head_tf32_takes(256, 64, 68, d));   // wider than the 64 a CTA keeps
+  CHECK_FALSE(cuda::lm_head_tf32_takes(256, 64, 132, d));  // wider than the 128 a CTA keeps
   cuda::DeviceBuffer y(256 * 100 * sizeof(float), "logits"), x(256 * 150 * sizeof(float), "x"),
       w(100 * 50 * sizeof(float), "w");
   CHECK_THROWS_AS(cuda::lm_head_tf32_forward(y.as<float>(), x.as<float>(), w.as<float>(), 256, 100, 50, nullptr),
@@ -116,7 +117,7 @@ TEST_CASE("lm_head_tf32 in the fp32 forward: the logits of cuBLASLt's 3xTF32 hea
   INFO("VTOOLS_TEST_SEED=" << seed);
   cuda_test::Random rng(seed);
   cuda_test::Gpu gpu;
-  for (const int C : {48, 64}) {
+  for (const int C : {48, 64, 128}) {
     GptConfig cfg;
     cfg.name = "custom";
     cfg.n_layer = 2, cfg.n_head = C / 16, cfg.n_embd = C, cfg.vocab_size = 1001 + rng.uniform_int(0, 2000);

@@ -13,7 +13,7 @@
 namespace vtools::vbench::cuda {
 
 /// Whether lm_head_tf32_forward takes M rows, N logits per row and width C: M >= 1; N a multiple of 64; C a multiple
-/// of 4 (rows 16-byte aligned, as TMA needs) and at most 64 (x_lo and x_hi of a CTA's 128 rows stay in shared
+/// of 4 (rows 16-byte aligned, as TMA needs) and at most 128 (x_lo and x_hi of a CTA's 128 rows stay in shared
 /// memory); and whether this build and `device` run it (wgmma_gemm_available).
 bool lm_head_tf32_takes(int M, int N, int C, int device);
 

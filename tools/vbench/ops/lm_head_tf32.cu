@@ -33,19 +33,26 @@ namespace {
 constexpr int kBM = 128;        // rows per CTA: 64 per consumer warp group
 constexpr int kBN = 64;         // logit columns per tile
 constexpr int kChunk = 32;      // 32 floats = 128 bytes of K: one row of the 128-byte swizzle, a TMA box's width
-constexpr int kMaxChunks = 2;   // C <= 64: x_lo and x_hi of the CTA's rows kept in shared memory
-constexpr int kStages = 5;      // weight chunks in flight
+constexpr int kMaxWidth = 128;  // x_lo and x_hi of the CTA's rows kept in shared memory: up to 4 chunks each
 constexpr int kThreads = 416;   // warp group 0 splits the weights, 1 and 2 consume, warp 12 copies
 
+/// Shared memory for widths up to kChunks * 32: 32 KB of x per chunk, kStages weight stages of 16 KB (hi and lo),
+/// kOutBuffers logit staging buffers of 16 KB per consumer; 208 KB at C <= 64 (5 stages, 2 buffers), 224 KB at
+/// C <= 128 (4 stages, 1 buffer).
+template <int kChunks>
 struct Smem {
-  float x_lo[kMaxChunks][kBM * kChunk];  // 16 KB each, 1024-byte aligned: the swizzle's period
-  float x_hi[kMaxChunks][kBM * kChunk];
-  float w_hi[kStages][kBN * kChunk];     // 8 KB each: the copied weights, split in place into hi
-  float w_lo[kStages][kBN * kChunk];     // and lo
-  float out[2][2][2][64 * kChunk];       // [consumer][buffer][half]: 64 rows x 32 columns, 8 KB each
+  static constexpr int kStages = kChunks <= 2 ? 5 : 4;     // weight chunks in flight
+  static constexpr int kOutBuffers = kChunks <= 2 ? 2 : 1;  // a tile's stores drain while the next is computed
+  float x_lo[kChunks][kBM * kChunk];  // 16 KB each, 1024-byte aligned: the swizzle's period
+  float x_hi[kChunks][kBM * kChunk];
+  float w_hi[kStages][kBN * kChunk];  // 8 KB each: the copied weights, split in place into hi
+  float w_lo[kStages][kBN * kChunk];  // and lo
+  float out[2][kOutBuffers][2][64 * kChunk];  // [consumer][buffer][half]: 64 rows x 32 columns, 8 KB each
   std::uint64_t x_full, full[kStages], split[kStages], empty[kStages];
 };
-constexpr std::size_t kSmemBytes = sizeof(Smem) + 1024;  // + aligning the dynamic shared memory base to 1024
+/// + aligning the dynamic shared memory base to 1024
+template <int kChunks>
+constexpr std::size_t kSmemBytes = sizeof(Smem<kChunks>) + 1024;
 
 using namespace wgmma;  // the helpers of wgmma.cuh
 
@@ -83,12 +90,15 @@ __device__ __forceinline__ float tf32_round(float x) {
 
 /// Grid: m_tiles x (CTAs per M tile), one CTA per SM; CTA b takes M tile b % m_tiles and every (gridDim.x /
 /// m_tiles)-th N tile from b / m_tiles. See the top of the file.
+template <int kChunks>
 __global__ void __launch_bounds__(kThreads, 1)
     lm_head_tf32_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
                         const __grid_constant__ CUtensorMap y_map, int C, int m_tiles, int n_tiles) {
 #ifdef VTOOLS_WGMMA
   extern __shared__ unsigned char raw[];
-  auto& s = *reinterpret_cast<Smem*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
+  using Shared = Smem<kChunks>;
+  constexpr int kStages = Shared::kStages, kOutBuffers = Shared::kOutBuffers;
+  auto& s = *reinterpret_cast<Shared*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
   const int m_tile = blockIdx.x % m_tiles, first_n = blockIdx.x / m_tiles, n_stride = gridDim.x / m_tiles;
   const int my_tiles = first_n < n_tiles ? (n_tiles - first_n + n_stride - 1) / n_stride : 0;
   const int chunks = (C + kChunk - 1) / kChunk;  // past C the weight copies read zeros
@@ -181,8 +191,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       release(i - 1);
       // The staging buffer of tile t - 2 is free once its stores have read it (at most one group, tile t - 1's,
       // may still be reading).
-      float* const buf = s.out[g][t % 2][0];
-      if (leader) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+      float* const buf = s.out[g][t % kOutBuffers][0];
+      if (leader) asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kOutBuffers - 1) : "memory");
       asm volatile("bar.sync %0, 128;" ::"r"(1 + g) : "memory");
       // Accumulators of m64n64: warp w holds rows 16w..16w+15; lane l, per 8 columns j, row 16w + l/4, columns
       // 8j + 2(l%4) + {0, 1} in d[4j], d[4j+1], and the row 8 below in d[4j+2], d[4j+3]. Half j / 4 of the tile,
@@ -232,7 +242,7 @@ CUtensorMap fp32_map(const float* p, int rows, int cols, int box_rows, const std
 }  // namespace
 
 bool lm_head_tf32_takes(int M, int N, int C, int device) {
-  return M >= 1 && N >= kBN && N % kBN == 0 && C >= 4 && C % 4 == 0 && C <= kMaxChunks * kChunk &&
+  return M >= 1 && N >= kBN && N % kBN == 0 && C >= 4 && C % 4 == 0 && C <= kMaxWidth &&
          wgmma_gemm_available(device);
 }
 
@@ -246,17 +256,21 @@ void lm_head_tf32_forward(float* d_y, const float* d_x_split, const float* d_w, 
     throw Error(ExitCode::kInternal, "lm_head_tf32_forward does not take " + what);
   }
   check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute", what);
-  static std::atomic<std::uint64_t> done{0};
-  if (!kernel_attributes_once(lm_head_tf32_kernel, done, {kSmemBytes, false, true})) {
-    throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
-  }
   const int m_tiles = (M + kBM - 1) / kBM, n_tiles = N / kBN;
   // One CTA per SM, the same number on each M tile; at least one per M tile (more than the SMs then run in waves).
   const int per_m_tile = std::max(1, std::min(sms / m_tiles, n_tiles));
   const CUtensorMap x_map = fp32_map(d_x_split, M, 3 * C, kBM, what), w_map = fp32_map(d_w, N, C, kBN, what);
   const CUtensorMap y_map = fp32_map(d_y, M, N, 64, what);
-  launch_kernel(lm_head_tf32_kernel, dim3(m_tiles * per_m_tile), dim3(kThreads), kSmemBytes, stream, true,
-                what.c_str(), x_map, w_map, y_map, C, m_tiles, n_tiles);
+  auto launch = [&](auto kernel, std::size_t smem, std::atomic<std::uint64_t>& done) {
+    if (!kernel_attributes_once(kernel, done, {smem, false, true})) {
+      throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
+    }
+    launch_kernel(kernel, dim3(m_tiles * per_m_tile), dim3(kThreads), smem, stream, true, what.c_str(), x_map, w_map,
+                  y_map, C, m_tiles, n_tiles);
+  };
+  static std::atomic<std::uint64_t> done2{0}, done4{0};
+  if (C <= 2 * kChunk) return launch(lm_head_tf32_kernel<2>, kSmemBytes<2>, done2);
+  launch(lm_head_tf32_kernel<4>, kSmemBytes<4>, done4);
 }
 
 }  // namespace vtools::vbench::cuda
