@@ -1,11 +1,11 @@
-// cuda::lm_head_tf32_forward: the fp32 forward's LM head (3xTF32: one TF32 GEMM over K = 3C of rows
-// [x_lo | x_hi | x_hi] against weights [w_hi | w_lo | w_hi], gpt_forward.hpp) as vbench's own Hopper kernel, the peer
-// of the cuBLASLt GEMM that head_mm_ plans for it. Why own: at small width the head is a write of R x Vp fp32 logits
-// (51.5 MB at B=4 T=64: 17.3 us as a memset on the H100) with little math, and cuBLASLt's GEMM took 35.7 us for it
-// at C = 48 (bench/RESULTS.md, session 15), half of gpt_nano fp32's forward. This kernel is built around the write:
-// persistent CTAs keep their 128 rows of x in shared memory, stream the weights through a ring, and write each
-// 128 x 64 logit tile by TMA stores from shared memory while the next tile's wgmmas run. Design: ops/lm_head_tf32.cu.
-// CudaBackend offers it as an option of the fp32 forward and keeps it only where the whole forward is faster.
+// cuda::lm_head_tf32_forward: the fp32 forward's LM head in 3xTF32 (gpt_forward.hpp) as vbench's own Hopper kernel,
+// the peer of the cuBLASLt GEMM over K = 3C that head_mm_ plans for it. Why own: at small width the head is mostly
+// the write of R x Vp fp32 logits (51.5 MB at B=4 T=64: 17.2 us as a memset on the H100), and cuBLASLt's GEMM reads
+// the weights split three ways ([w_hi | w_lo | w_hi]); this kernel reads the plain weights and splits them itself,
+// keeps its rows of x in shared memory and writes the logits by TMA stores while it computes the next tile:
+// 27-28 us against 35.5-39.3 at C = 48-64, 42 against 52 at C = 128 (bench/RESULTS.md, session 19). Design:
+// ops/lm_head_tf32.cu. CudaBackend offers it as an option of the fp32 forward (GptForward::use_own_head) and keeps
+// it only where the whole forward is faster.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -1,17 +1,24 @@
-// cuda::lm_head_tf32_forward (see lm_head_tf32.hpp): the fp32 LM head as a persistent TF32 wgmma GEMM whose
-// logit tiles leave by TMA stores.
+// cuda::lm_head_tf32_forward (see lm_head_tf32.hpp): the fp32 LM head as a persistent 3xTF32 wgmma GEMM that reads
+// the plain fp32 weights, splits them itself and writes its logit tiles by TMA stores.
 //
-// A CTA (384 threads, one per SM) owns 128 rows of X (an M tile) and a strided set of the 64-column N tiles. Warp
-// group 0's thread 0 produces: the weights' first K chunks (32 floats = 128 bytes, one row of the 128-byte swizzle;
-// 64 rows x 32 floats = 8 KB each) into a ring before griddepcontrol.wait, since weights are never written; then
-// the CTA's whole X tile (at most 6 chunks of 128 x 32: 96 KB), which stays; then every later weight chunk as its
-// stage comes free. Warp groups 1 and 2 consume, each 64 of the 128 rows: wgmma m64n64k8 (TF32, fp32 accumulators)
-// per chunk, one group in flight; after a tile's last chunk each writes its 64 x 64 accumulators into one of two
-// staging buffers (two 64 x 32 halves, 128-byte swizzle, so that the 8 rows of a warp's store hit different banks)
-// and one thread stores them with two TMA stores. The stores are asynchronous: the warp group goes on with the next
-// tile's wgmmas while they drain, and only waits, two tiles later, until the stores from that buffer have read it.
-// So the tensor work (3C x 64 x 128 per tile) and the logits' write overlap, and the write, R x N x 4 bytes, sets
-// the pace at small C.
+// A CTA (416 threads, one per SM) owns 128 rows (an M tile) and a strided set of the 64-column N tiles (CTA b of an
+// M tile takes tiles b, b + stride, ...: at any moment the CTAs write neighbouring columns of the same rows). Warp 12
+// copies: the weights' first 32-float chunks of K (128 bytes, one row of the 128-byte swizzle; 64 rows x 32 = 8 KB)
+// into a ring before griddepcontrol.wait, since weights are never written; then x_lo and x_hi of the CTA's rows (at
+// most 4 chunks each), which stay; then every later weight chunk as its stage comes free. Warp group 0 splits each
+// weight chunk in place into TF32 hi (the copy) and lo (a second buffer), element by element (the swizzle moves
+// both alike). Warp groups 1 and 2 consume, 64 of the 128 rows each: per chunk, wgmma m64n64k8 (TF32, fp32
+// accumulators) of x_lo w_hi and x_hi w_lo into one accumulator set and x_hi w_hi into another, one group in flight;
+// after a tile's last chunk each writes the sum into a staging buffer (two 64 x 32 halves, 128-byte swizzle, so
+// that the 8 rows of a warp's store hit different banks) and one thread stores them with two TMA stores, which drain
+// while the next tile's wgmmas run.
+// Why: cuBLASLt's 3xTF32 GEMM over K = 3C reads the [w_hi | w_lo | w_hi] weights, three times the plain ones, and
+// took 35.5 us at C = 48 for 51.5 MB of logits that a memset writes in 17.2 us. H100, bench/wgmma_gemm_bench head
+// (bench/RESULTS.md, session 19): this kernel 27-28 us at C = 48 and 64 (cuBLASLt 35.5, 39.3), 42 at C = 128
+// (52.2), the same error. Measured on the way: reading the split weights as cuBLASLt does, 36.4 us at C = 48; with
+// the weights split here, the copies alone take ~12 us (a chain of ring round trips), the stores alone with this
+// tile order ~20.5, and they overlap only in part; register stores instead of TMA stores, or 9 stages instead of 5,
+// or contiguous instead of strided N tiles per CTA: no faster.
 #include <cuda.h>
 
 #include <algorithm>
