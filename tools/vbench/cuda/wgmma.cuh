@@ -1,8 +1,8 @@
-// Shared pieces of vbench's own Hopper kernels (wgmma_gemm.cu, wgmma_attention.cu): shared-memory matrix
-// descriptors for the 128-byte swizzle, wgmma m64nNk16 (bf16 in, fp32 accumulators), mbarriers, TMA tile copies, and
-// the host side's tensor maps (their shared-memory attributes: programmatic.cuh's kernel_attributes_once). Device
-// code only where VTOOLS_WGMMA is defined (sm_90a); elsewhere the kernels using them compile to empty bodies
-// (wgmma_gemm_available says which).
+// Shared pieces of vbench's own Hopper kernels (wgmma_gemm.cu, wgmma_attention.cu, lm_head_tf32.cu): shared-memory
+// matrix descriptors for the 128-byte swizzle, wgmma m64nNk16 (bf16 in, fp32 accumulators) and m64n64k8 (TF32),
+// mbarriers, TMA tile copies, and the host side's tensor maps (their shared-memory attributes: programmatic.cuh's
+// kernel_attributes_once). Device code only where VTOOLS_WGMMA is defined (sm_90a); elsewhere the kernels using them
+// compile to empty bodies (wgmma_gemm_available says which).
 #pragma once
 
 #include <cuda.h>
@@ -146,6 +146,24 @@ __device__ __forceinline__ void wgmma_k16<192>(float (&d)[96], std::uint64_t a, 
         "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
         "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
         "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+      : "l"(a), "l"(b), "r"(1));
+}
+
+/// D[64][64] += A[64][8] . B[64][8]^T in TF32 (fp32 in shared memory, descriptors), fp32 accumulators.
+__device__ __forceinline__ void wgmma_tf32_k8(float (&d)[32], std::uint64_t a, std::uint64_t b) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "%32, %33, p, 1, 1;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
       : "l"(a), "l"(b), "r"(1));
 }
 
