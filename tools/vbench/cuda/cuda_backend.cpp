@@ -433,8 +433,10 @@ class CudaBackend final : public Backend {
   /// - for an unfused forward whose layer-norm blocks the wgmma candidates did not try (!blocks_tried), fitted blocks
   ///   (LayerNormBlocks::kFitted): gpt_micro and gpt_tile_medium bf16 8-9% faster, gpt_mini 4%, gpt_tile_large 1%,
   ///   gpt2 2% slower (session 16);
-  /// - in fp32 with a width of at most 64, the LM head as the own 3xTF32 kernel (GptForward::use_own_head): 28 against
-  ///   35.4 us for cuBLASLt's GEMM at gpt_nano's width, 28 against 40 at 64, alone (session 19).
+  /// - in fp32 with a width of at most 128, the LM head as the own 3xTF32 kernel (GptForward::use_own_head): alone
+  ///   27-28 against 35.5-39.3 us for cuBLASLt's GEMM at widths 48-64, 42 against 52 at 128; gpt_nano, gpt_tile_small,
+  ///   gpt_micro and gpt_tile_medium fp32 forwards 6-11% faster with it, and no longer with the head prefetch
+  ///   (session 19).
   void time_option_combinations(bool blocks_tried) {
     std::vector<std::function<void(bool)>> options;
     int l2_bytes = 0;
