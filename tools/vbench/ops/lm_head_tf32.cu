@@ -41,7 +41,8 @@ constexpr int kBM = 128;        // rows per CTA: 64 per consumer warp group
 constexpr int kBN = 64;         // logit columns per tile
 constexpr int kChunk = 32;      // 32 floats = 128 bytes of K: one row of the 128-byte swizzle, a TMA box's width
 constexpr int kMaxWidth = 128;  // x_lo and x_hi of the CTA's rows kept in shared memory: up to 4 chunks each
-constexpr int kThreads = 416;   // warp group 0 splits the weights, 1 and 2 consume, warp 12 copies
+constexpr int kThreads = 384;   // warp group 0: warps 0-1 split the weights, warp 2 copies; 1 and 2 consume
+constexpr int kSplitters = 64;  // (384 threads leave 168 registers to each, 416 only 128)
 
 /// Shared memory for widths up to kChunks * 32: 32 KB of x per chunk, kStages weight stages of 16 KB (hi and lo),
 /// kOutBuffers logit staging buffers of 16 KB per consumer; 208 KB at C <= 64 (5 stages, 2 buffers), 224 KB at
@@ -64,6 +65,21 @@ constexpr std::size_t kSmemBytes = sizeof(Smem<kChunks>) + 1024;
 using namespace wgmma;  // the helpers of wgmma.cuh
 
 #ifdef VTOOLS_WGMMA
+/// wgmma_tf32_k8 with A from registers: a[0..3] hold A[16w + l/4][l%4], A[16w + l/4 + 8][l%4], A[16w + l/4][l%4 + 4],
+/// A[16w + l/4 + 8][l%4 + 4] of the 64 x 8 slice for lane l of warp w (mma.m16n8k8's TF32 A layout, per warp).
+__device__ __forceinline__ void wgmma_tf32_k8_rs(float (&d)[32], const std::uint32_t (&a)[4], std::uint64_t b) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "{%32, %33, %34, %35}, %36, p, 1, 1;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+}
+
 __device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int x, int y) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
                    reinterpret_cast<std::uint64_t>(map)),
@@ -96,14 +112,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     mbar_init(&s.x_full, 1);
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 1);
-      mbar_init(&s.split[i], 128);  // each splitting thread
+      mbar_init(&s.split[i], kSplitters);  // each splitting thread
       mbar_init(&s.empty[i], 8);    // each consumer warp
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
   const int total = my_tiles * chunks;  // weight chunks this CTA reads, in order: tile by tile, K chunk by chunk
-  if (threadIdx.x == 3 * 128) {  // the copier
+  if (threadIdx.x == kSplitters) {  // the copier
     auto load_w = [&](int i) {
       const int st = i % kStages, n = first_n + (i / chunks) * n_stride;
       mbar_expect_tx(&s.full[st], kBN * kChunk * sizeof(float));
@@ -121,15 +137,15 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_wait(&s.empty[i % kStages], (i / kStages - 1) & 1);
       load_w(i);
     }
-  } else if (group == 0) {  // the splitters: w = hi + lo, element by element (the swizzle moves both alike)
+  } else if (threadIdx.x < kSplitters) {  // the splitters: w = hi + lo, element by element (the swizzle moves both alike)
     for (int i = 0; i < total; ++i) {
       const int st = i % kStages;
       mbar_wait(&s.full[st], (i / kStages) & 1);
       float4* const hi = reinterpret_cast<float4*>(s.w_hi[st]);
       float4* const lo = reinterpret_cast<float4*>(s.w_lo[st]);
 #pragma unroll
-      for (int k = 0; k < kBN * kChunk / 4 / 128; ++k) {
-        const int at = threadIdx.x + 128 * k;
+      for (int k = 0; k < kBN * kChunk / 4 / kSplitters; ++k) {
+        const int at = threadIdx.x + kSplitters * k;
         const float4 w = hi[at];
         const float4 h = make_float4(tf32_round(w.x), tf32_round(w.y), tf32_round(w.z), tf32_round(w.w));
         hi[at] = h;
@@ -139,13 +155,32 @@ __global__ void __launch_bounds__(kThreads, 1)
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the generic writes, visible to wgmma
       mbar_arrive(&s.split[st]);
     }
-  } else if (group < 3) {
+  } else if (group > 0) {
     const int g = group - 1;  // this consumer's rows: 64 g .. 64 g + 63 of the M tile
     const bool leader = threadIdx.x % 128 == 0;
     auto release = [&](int i) {
       if (lane == 0) mbar_arrive(&s.empty[i % kStages]);
     };
     mbar_wait(&s.x_full, 0);
+    // At C <= 64 the wgmmas take x from registers, loaded once: they then read only the weights from shared memory,
+    // half the bytes, which leaves shared memory to the copies, the split and the stores.
+    constexpr bool kRegisterX = kChunks <= 2;
+    std::uint32_t x_lo[kRegisterX ? kChunks : 1][kChunk / 8][4], x_hi[kRegisterX ? kChunks : 1][kChunk / 8][4];
+    if constexpr (kRegisterX) {
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+        for (int kk = 0; kk < kChunk / 8; ++kk) {
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            const int r = 16 * warp + lane / 4 + 8 * (q & 1), col = 8 * kk + lane % 4 + 4 * (q >> 1);
+            const int at = (64 * g + r) * kChunk + (((col / 4) ^ (r % 8)) * 4) + col % 4;  // 128-byte swizzle
+            x_lo[c][kk][q] = __float_as_uint(s.x_lo[c][at]);
+            x_hi[c][kk][q] = __float_as_uint(s.x_hi[c][at]);
+          }
+        }
+      }
+    }
     int i = 0;
     for (int t = 0; t < my_tiles; ++t) {
       // The two small products (x_lo w_hi, x_hi w_lo) sum apart from the large one, so that they are not rounded
@@ -153,31 +188,61 @@ __global__ void __launch_bounds__(kThreads, 1)
       float big[32], small[32];
 #pragma unroll
       for (int k = 0; k < 32; ++k) big[k] = small[k] = 0.f;
-      for (int c = 0; c < chunks; ++c, ++i) {
-        const int st = i % kStages;
-        mbar_wait(&s.split[st], (i / kStages) & 1);
+      if constexpr (kRegisterX) {  // the tile's chunks (kChunks of them) at once
+        for (int c = 0; c < kChunks; ++c) mbar_wait(&s.split[(i + c) % kStages], ((i + c) / kStages) & 1);
         fence_operands(big);
         fence_operands(small);
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-        const std::uint64_t lo_x = descriptor(s.x_lo[c] + 64 * g * kChunk);
-        const std::uint64_t hi_x = descriptor(s.x_hi[c] + 64 * g * kChunk);
-        const std::uint64_t hi_w = descriptor(s.w_hi[st]), lo_w = descriptor(s.w_lo[st]);
 #pragma unroll
-        for (int kk = 0; kk < kChunk / 8; ++kk) {  // +32 bytes along K
-          wgmma_tf32_k8(small, lo_x + 2 * kk, hi_w + 2 * kk);
-          wgmma_tf32_k8(small, hi_x + 2 * kk, lo_w + 2 * kk);
-          wgmma_tf32_k8(big, hi_x + 2 * kk, hi_w + 2 * kk);
+        for (int c = 0; c < kChunks; ++c) {  // unrolled: x's registers are indexed at compile time
+          const std::uint64_t hi_w = descriptor(s.w_hi[(i + c) % kStages]);
+          const std::uint64_t lo_w = descriptor(s.w_lo[(i + c) % kStages]);
+#pragma unroll
+          for (int kk = 0; kk < kChunk / 8; ++kk) {  // +32 bytes along K
+            wgmma_tf32_k8_rs(small, x_lo[c][kk], hi_w + 2 * kk);
+            wgmma_tf32_k8_rs(small, x_hi[c][kk], lo_w + 2 * kk);
+          }
+        }
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c) {
+          const std::uint64_t hi_w = descriptor(s.w_hi[(i + c) % kStages]);
+#pragma unroll
+          for (int kk = 0; kk < kChunk / 8; ++kk) wgmma_tf32_k8_rs(big, x_hi[c][kk], hi_w + 2 * kk);
         }
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         fence_operands(big);
         fence_operands(small);
-        if (c > 0) release(i - 1);
+        for (int c = 0; c < kChunks; ++c) release(i++);
+      } else {
+        // x from shared memory, a chunk at a time; one group of wgmmas in flight: chunk c's are issued before
+        // waiting for chunk c - 1's, whose stage is then released.
+        for (int c = 0; c < chunks; ++c, ++i) {
+          const int st = i % kStages;
+          mbar_wait(&s.split[st], (i / kStages) & 1);
+          fence_operands(big);
+          fence_operands(small);
+          asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+          const std::uint64_t lo_x = descriptor(s.x_lo[c] + 64 * g * kChunk);
+          const std::uint64_t hi_x = descriptor(s.x_hi[c] + 64 * g * kChunk);
+          const std::uint64_t hi_w = descriptor(s.w_hi[st]), lo_w = descriptor(s.w_lo[st]);
+#pragma unroll
+          for (int kk = 0; kk < kChunk / 8; ++kk) {  // +32 bytes along K
+            wgmma_tf32_k8(small, lo_x + 2 * kk, hi_w + 2 * kk);
+            wgmma_tf32_k8(small, hi_x + 2 * kk, lo_w + 2 * kk);
+            wgmma_tf32_k8(big, hi_x + 2 * kk, hi_w + 2 * kk);
+          }
+          asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+          asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+          fence_operands(big);
+          fence_operands(small);
+          if (c > 0) release(i - 1);
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        fence_operands(big);
+        fence_operands(small);
+        release(i - 1);
       }
-      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-      fence_operands(big);
-      fence_operands(small);
-      release(i - 1);
       // The staging buffer of tile t - 2 is free once its stores have read it (at most one group, tile t - 1's,
       // may still be reading).
       float* const buf = s.out[g][t % kOutBuffers][0];
@@ -257,7 +322,10 @@ void lm_head_tf32_forward(float* d_y, const float* d_x_split, const float* d_w, 
     launch_kernel(kernel, dim3(m_tiles * per_m_tile), dim3(kThreads), smem, stream, true, what.c_str(), x_map, w_map,
                   y_map, C, m_tiles, n_tiles);
   };
-  static std::atomic<std::uint64_t> done2{0}, done4{0};
+  // The register-x kernels take exactly kChunks chunks of x (their wgmma sequence has no branch); the wider one
+  // takes 3 or 4.
+  static std::atomic<std::uint64_t> done1{0}, done2{0}, done4{0};
+  if (C <= kChunk) return launch(lm_head_tf32_kernel<1>, kSmemBytes<1>, done1);
   if (C <= 2 * kChunk) return launch(lm_head_tf32_kernel<2>, kSmemBytes<2>, done2);
   launch(lm_head_tf32_kernel<4>, kSmemBytes<4>, done4);
 }
