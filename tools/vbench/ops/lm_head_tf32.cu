@@ -1,24 +1,27 @@
 // cuda::lm_head_tf32_forward (see lm_head_tf32.hpp): the fp32 LM head as a persistent 3xTF32 wgmma GEMM that reads
 // the plain fp32 weights, splits them itself and writes its logit tiles by TMA stores.
 //
-// A CTA (416 threads, one per SM) owns 128 rows (an M tile) and a strided set of the 64-column N tiles (CTA b of an
-// M tile takes tiles b, b + stride, ...: at any moment the CTAs write neighbouring columns of the same rows). Warp 12
-// copies: the weights' first 32-float chunks of K (128 bytes, one row of the 128-byte swizzle; 64 rows x 32 = 8 KB)
-// into a ring before griddepcontrol.wait, since weights are never written; then x_lo and x_hi of the CTA's rows (at
-// most 4 chunks each), which stay; then every later weight chunk as its stage comes free. Warp group 0 splits each
-// weight chunk in place into TF32 hi (the copy) and lo (a second buffer), element by element (the swizzle moves
-// both alike). Warp groups 1 and 2 consume, 64 of the 128 rows each: per chunk, wgmma m64n64k8 (TF32, fp32
-// accumulators) of x_lo w_hi and x_hi w_lo into one accumulator set and x_hi w_hi into another, one group in flight;
-// after a tile's last chunk each writes the sum into a staging buffer (two 64 x 32 halves, 128-byte swizzle, so
-// that the 8 rows of a warp's store hit different banks) and one thread stores them with two TMA stores, which drain
-// while the next tile's wgmmas run.
+// A CTA (one per SM) owns 128 rows (an M tile) and a strided set of the 64-column N tiles (CTA b of an M tile takes
+// tiles b, b + stride, ...: at any moment the CTAs write neighbouring columns of the same rows). One thread copies:
+// the weights' first 32-float chunks of K (128 bytes, one row of the 128-byte swizzle; 64 rows x 32 = 8 KB) into a
+// ring before griddepcontrol.wait, since weights are never written; then x_lo and x_hi of the CTA's rows (at most 4
+// chunks each); then every later weight chunk as its stage comes free. Splitter warps split each weight chunk in
+// place into TF32 hi (the copy) and lo (a second buffer), element by element (the swizzle moves both alike). Warp
+// groups 1 and 2 consume, 64 of the 128 rows each: wgmma m64n64k8 (TF32, fp32 accumulators) of x_lo w_hi and
+// x_hi w_lo into one accumulator set and x_hi w_hi into another. At C <= 64 each consumer first loads its x into
+// registers (64 of them), so that the wgmmas read only the weights from shared memory, and issues a tile's chunks
+// at once, the small products over all of K first (Roles: 384 threads, so that 168 registers fit); wider, the
+// wgmmas read x from shared memory a chunk at a time, one group in flight. After a tile each consumer writes the
+// sum into a staging buffer (two 64 x 32 halves, 128-byte swizzle, so that the 8 rows of a warp's store hit
+// different banks) and one thread stores it with two TMA stores, which drain while the next tile's wgmmas run.
 // Why: cuBLASLt's 3xTF32 GEMM over K = 3C reads the [w_hi | w_lo | w_hi] weights, three times the plain ones, and
 // took 35.5 us at C = 48 for 51.5 MB of logits that a memset writes in 17.2 us. H100, bench/wgmma_gemm_bench head
 // (bench/RESULTS.md, session 19): this kernel 27-28 us at C = 48 and 64 (cuBLASLt 35.5, 39.3), 42 at C = 128
-// (52.2), the same error. Measured on the way: reading the split weights as cuBLASLt does, 36.4 us at C = 48; with
-// the weights split here, the copies alone take ~12 us (a chain of ring round trips), the stores alone with this
-// tile order ~20.5, and they overlap only in part; register stores instead of TMA stores, or 9 stages instead of 5,
-// or contiguous instead of strided N tiles per CTA: no faster.
+// (52.2), the same error; x in registers took gpt_nano's fp32 forward from 65 to 62.7 us though the kernel alone
+// did not move. Measured on the way: reading the split weights as cuBLASLt does, 36.4 us at C = 48; with the
+// weights split here, the copies alone take ~12 us (a chain of ring round trips), the stores alone with this tile
+// order ~20.5, and they overlap only in part; register stores instead of TMA stores, 9 stages instead of 5,
+// contiguous instead of strided N tiles per CTA, L2 prefetches ahead, evict-first stores: no faster.
 #include <cuda.h>
 
 #include <algorithm>
@@ -41,8 +44,14 @@ constexpr int kBM = 128;        // rows per CTA: 64 per consumer warp group
 constexpr int kBN = 64;         // logit columns per tile
 constexpr int kChunk = 32;      // 32 floats = 128 bytes of K: one row of the 128-byte swizzle, a TMA box's width
 constexpr int kMaxWidth = 128;  // x_lo and x_hi of the CTA's rows kept in shared memory: up to 4 chunks each
-constexpr int kThreads = 384;   // warp group 0: warps 0-1 split the weights, warp 2 copies; 1 and 2 consume
-constexpr int kSplitters = 64;  // (384 threads leave 168 registers to each, 416 only 128)
+/// Warp groups 1 and 2 consume. With x in registers (kChunks <= 2) warps 0-1 split the weights and warp 2 copies:
+/// 384 threads, which leaves 168 registers to each (416 would leave 128); else warp group 0 splits and warp 12 copies.
+template <int kChunks>
+struct Roles {
+  static constexpr int kThreads = kChunks <= 2 ? 384 : 416;
+  static constexpr int kSplitters = kChunks <= 2 ? 64 : 128;
+  static constexpr int kCopier = kChunks <= 2 ? 64 : 384;  // the thread that issues the copies
+};
 
 /// Shared memory for widths up to kChunks * 32: 32 KB of x per chunk, kStages weight stages of 16 KB (hi and lo),
 /// kOutBuffers logit staging buffers of 16 KB per consumer; 208 KB at C <= 64 (5 stages, 2 buffers), 224 KB at
@@ -96,12 +105,13 @@ __device__ __forceinline__ float tf32_round(float x) {
 /// Grid: m_tiles x (CTAs per M tile), one CTA per SM; CTA b takes M tile b % m_tiles and every (gridDim.x /
 /// m_tiles)-th N tile from b / m_tiles. See the top of the file.
 template <int kChunks>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(Roles<kChunks>::kThreads, 1)
     lm_head_tf32_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
                         const __grid_constant__ CUtensorMap y_map, int C, int m_tiles, int n_tiles) {
 #ifdef VTOOLS_WGMMA
   extern __shared__ unsigned char raw[];
   using Shared = Smem<kChunks>;
+  constexpr int kSplitters = Roles<kChunks>::kSplitters;
   constexpr int kStages = Shared::kStages, kOutBuffers = Shared::kOutBuffers;
   auto& s = *reinterpret_cast<Shared*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
   const int m_tile = blockIdx.x % m_tiles, first_n = blockIdx.x / m_tiles, n_stride = gridDim.x / m_tiles;
@@ -119,7 +129,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();
   const int total = my_tiles * chunks;  // weight chunks this CTA reads, in order: tile by tile, K chunk by chunk
-  if (threadIdx.x == kSplitters) {  // the copier
+  if (threadIdx.x == Roles<kChunks>::kCopier) {
     auto load_w = [&](int i) {
       const int st = i % kStages, n = first_n + (i / chunks) * n_stride;
       mbar_expect_tx(&s.full[st], kBN * kChunk * sizeof(float));
@@ -137,7 +147,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_wait(&s.empty[i % kStages], (i / kStages - 1) & 1);
       load_w(i);
     }
-  } else if (threadIdx.x < kSplitters) {  // the splitters: w = hi + lo, element by element (the swizzle moves both alike)
+  } else if (threadIdx.x < kSplitters) {  // w = hi + lo, element by element (the swizzle moves both alike)
     for (int i = 0; i < total; ++i) {
       const int st = i % kStages;
       mbar_wait(&s.full[st], (i / kStages) & 1);
@@ -155,7 +165,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the generic writes, visible to wgmma
       mbar_arrive(&s.split[st]);
     }
-  } else if (group > 0) {
+  } else if (group == 1 || group == 2) {
     const int g = group - 1;  // this consumer's rows: 64 g .. 64 g + 63 of the M tile
     const bool leader = threadIdx.x % 128 == 0;
     auto release = [&](int i) {
@@ -315,19 +325,19 @@ void lm_head_tf32_forward(float* d_y, const float* d_x_split, const float* d_w, 
   const int per_m_tile = std::max(1, std::min(sms / m_tiles, n_tiles));
   const CUtensorMap x_map = fp32_map(d_x_split, M, 3 * C, kBM, what), w_map = fp32_map(d_w, N, C, kBN, what);
   const CUtensorMap y_map = fp32_map(d_y, M, N, 64, what);
-  auto launch = [&](auto kernel, std::size_t smem, std::atomic<std::uint64_t>& done) {
+  auto launch = [&](auto kernel, int threads, std::size_t smem, std::atomic<std::uint64_t>& done) {
     if (!kernel_attributes_once(kernel, done, {smem, false, true})) {
       throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
     }
-    launch_kernel(kernel, dim3(m_tiles * per_m_tile), dim3(kThreads), smem, stream, true, what.c_str(), x_map, w_map,
+    launch_kernel(kernel, dim3(m_tiles * per_m_tile), dim3(threads), smem, stream, true, what.c_str(), x_map, w_map,
                   y_map, C, m_tiles, n_tiles);
   };
   // The register-x kernels take exactly kChunks chunks of x (their wgmma sequence has no branch); the wider one
   // takes 3 or 4.
   static std::atomic<std::uint64_t> done1{0}, done2{0}, done4{0};
-  if (C <= kChunk) return launch(lm_head_tf32_kernel<1>, kSmemBytes<1>, done1);
-  if (C <= 2 * kChunk) return launch(lm_head_tf32_kernel<2>, kSmemBytes<2>, done2);
-  launch(lm_head_tf32_kernel<4>, kSmemBytes<4>, done4);
+  if (C <= kChunk) return launch(lm_head_tf32_kernel<1>, Roles<1>::kThreads, kSmemBytes<1>, done1);
+  if (C <= 2 * kChunk) return launch(lm_head_tf32_kernel<2>, Roles<2>::kThreads, kSmemBytes<2>, done2);
+  launch(lm_head_tf32_kernel<4>, Roles<4>::kThreads, kSmemBytes<4>, done4);
 }
 
 }  // namespace vtools::vbench::cuda
