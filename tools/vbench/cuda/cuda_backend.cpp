@@ -435,7 +435,7 @@ class CudaBackend final : public Backend {
   ///   gpt2 2% slower (session 16);
   /// - in fp32 with a width of at most 128, the LM head as the own 3xTF32 kernel (GptForward::use_own_head): alone
   ///   27-28 against 35.5-39.3 us for cuBLASLt's GEMM at widths 48-64, 42 against 52 at 128; gpt_nano, gpt_tile_small,
-  ///   gpt_micro and gpt_tile_medium fp32 forwards 6-11% faster with it, and no longer with the head prefetch
+  ///   gpt_micro and gpt_tile_medium fp32 forwards 4-14% faster with it, and no longer with the head prefetch
   ///   (session 19).
   void time_option_combinations(bool blocks_tried) {
     std::vector<std::function<void(bool)>> options;
