@@ -108,6 +108,9 @@ template <int kChunks>
 __global__ void __launch_bounds__(Roles<kChunks>::kThreads, 1)
     lm_head_tf32_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
                         const __grid_constant__ CUtensorMap y_map, int C, int m_tiles, int n_tiles) {
+  using R = Roles<kChunks>;
+  static_assert(R::kSplitters <= R::kCopier && R::kCopier < R::kThreads && (R::kCopier < 128 || R::kCopier >= 384),
+                "the copier is neither a splitter nor a consumer");
 #ifdef VTOOLS_WGMMA
   extern __shared__ unsigned char raw[];
   using Shared = Smem<kChunks>;
