@@ -167,6 +167,21 @@ __device__ __forceinline__ void wgmma_tf32_k8(float (&d)[32], std::uint64_t a, s
       : "l"(a), "l"(b), "r"(1));
 }
 
+/// wgmma_tf32_k8 with A from registers: a[0..3] hold A[16w + l/4][l%4], A[16w + l/4 + 8][l%4], A[16w + l/4][l%4 + 4],
+/// A[16w + l/4 + 8][l%4 + 4] of the 64 x 8 slice for lane l of warp w (mma.m16n8k8's TF32 A layout, per warp).
+__device__ __forceinline__ void wgmma_tf32_k8_rs(float (&d)[32], const std::uint32_t (&a)[4], std::uint64_t b) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "{%32, %33, %34, %35}, %36, p, 1, 1;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+}
+
 /// Keeps the compiler from moving accumulator reads or writes across the asynchronous wgmma (CUTLASS does the same).
 template <int N>
 __device__ __forceinline__ void fence_operands(float (&d)[N]) {
