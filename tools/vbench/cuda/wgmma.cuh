@@ -1,8 +1,8 @@
 // Shared pieces of vbench's own Hopper kernels (wgmma_gemm.cu, wgmma_attention.cu, lm_head_tf32.cu): shared-memory
-// matrix descriptors for the 128-byte swizzle, wgmma m64nNk16 (bf16 in, fp32 accumulators) and m64n64k8 (TF32),
-// mbarriers, TMA tile copies, and the host side's tensor maps (their shared-memory attributes: programmatic.cuh's
-// kernel_attributes_once). Device code only where VTOOLS_WGMMA is defined (sm_90a); elsewhere the kernels using them
-// compile to empty bodies (wgmma_gemm_available says which).
+// matrix descriptors for the 128-byte swizzle, wgmma m64nNk16 (bf16 in, fp32 accumulators) and m64n64k8 (TF32, A
+// from shared memory or registers), mbarriers, TMA tile copies, and the host side's tensor maps (their shared-memory
+// attributes: programmatic.cuh's kernel_attributes_once). Device code only where VTOOLS_WGMMA is defined (sm_90a);
+// elsewhere the kernels using them compile to empty bodies (wgmma_gemm_available says which).
 #pragma once
 
 #include <cuda.h>
