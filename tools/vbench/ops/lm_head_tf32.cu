@@ -8,12 +8,12 @@
 // chunks each); then every later weight chunk as its stage comes free. Splitter warps split each weight chunk in
 // place into TF32 hi (the copy) and lo (a second buffer), element by element (the swizzle moves both alike). Warp
 // groups 1 and 2 consume, 64 of the 128 rows each: wgmma m64n64k8 (TF32, fp32 accumulators) of x_lo w_hi and
-// x_hi w_lo into one accumulator set and x_hi w_hi into another. At C <= 64 each consumer first loads its x into
-// registers (64 of them), so that the wgmmas read only the weights from shared memory, and issues a tile's chunks
-// at once, the small products over all of K first (Roles: 384 threads, so that 168 registers fit); wider, the
-// wgmmas read x from shared memory a chunk at a time, one group in flight. After a tile each consumer writes the
-// sum into a staging buffer (two 64 x 32 halves, 128-byte swizzle, so that the 8 rows of a warp's store hit
-// different banks) and one thread stores it with two TMA stores, which drain while the next tile's wgmmas run.
+// x_hi w_lo into one accumulator set and x_hi w_hi into another. Each consumer first loads its x_hi into registers
+// (and at C <= 64 its x_lo too; 384 threads, so that 168 registers fit), so that the wgmmas read mostly only the
+// weights from shared memory. At C <= 64 it issues a tile's chunks at once, the small products over all of K
+// first; wider, a chunk at a time, one group in flight. After a tile each consumer writes the sum into a staging
+// buffer (two 64 x 32 halves, 128-byte swizzle, so that the 8 rows of a warp's store hit different banks) and one
+// thread stores it with two TMA stores, which drain while the next tile's wgmmas run.
 // Why: cuBLASLt's 3xTF32 GEMM over K = 3C reads the [w_hi | w_lo | w_hi] weights, three times the plain ones, and
 // took 35.5 us at C = 48 for 51.5 MB of logits that a memset writes in 17.2 us. H100, bench/wgmma_gemm_bench head
 // (bench/RESULTS.md, session 19): this kernel 27-28 us at C = 48 and 64 (cuBLASLt 35.5, 39.3), 42 at C = 128
@@ -44,22 +44,20 @@ constexpr int kBM = 128;        // rows per CTA: 64 per consumer warp group
 constexpr int kBN = 64;         // logit columns per tile
 constexpr int kChunk = 32;      // 32 floats = 128 bytes of K: one row of the 128-byte swizzle, a TMA box's width
 constexpr int kMaxWidth = 128;  // x_lo and x_hi of the CTA's rows kept in shared memory: up to 4 chunks each
-/// Warp groups 1 and 2 consume. With x in registers (kChunks <= 2) warps 0-1 split the weights and warp 2 copies:
-/// 384 threads, which leaves 168 registers to each (416 would leave 128); else warp group 0 splits and warp 12 copies.
-template <int kChunks>
-struct Roles {
-  static constexpr int kThreads = kChunks <= 2 ? 384 : 416;
-  static constexpr int kSplitters = kChunks <= 2 ? 64 : 128;
-  static constexpr int kCopier = kChunks <= 2 ? 64 : 384;  // the thread that issues the copies
-};
+/// Warp groups 1 and 2 consume; warps 0-1 split the weights and warp 2 copies: 384 threads, which leaves 168
+/// registers to each (416 would leave 128), enough for x_hi (and at C <= 64 x_lo) in registers.
+constexpr int kThreads = 384;
+constexpr int kSplitters = 64;
+constexpr int kCopier = 64;  // the thread that issues the copies
+static_assert(kSplitters <= kCopier && kCopier < 128, "the copier is neither a splitter nor a consumer");
 
 /// Shared memory for widths up to kChunks * 32: 32 KB of x per chunk, kStages weight stages of 16 KB (hi and lo),
 /// kOutBuffers logit staging buffers of 16 KB per consumer; 208 KB at C <= 64 (5 stages, 2 buffers), 224 KB at
-/// C <= 128 (4 stages, 1 buffer).
+/// C <= 96 (4 stages, 2 buffers) and C <= 128 (4 stages, 1 buffer).
 template <int kChunks>
 struct Smem {
   static constexpr int kStages = kChunks <= 2 ? 5 : 4;     // weight chunks in flight
-  static constexpr int kOutBuffers = kChunks <= 2 ? 2 : 1;  // a tile's stores drain while the next is computed
+  static constexpr int kOutBuffers = kChunks <= 3 ? 2 : 1;  // a tile's stores drain while the next is computed
   float x_lo[kChunks][kBM * kChunk];  // 16 KB each, 1024-byte aligned: the swizzle's period
   float x_hi[kChunks][kBM * kChunk];
   float w_hi[kStages][kBN * kChunk];  // 8 KB each: the copied weights, split in place into hi
@@ -90,21 +88,17 @@ __device__ __forceinline__ float tf32_round(float x) {
 /// Grid: m_tiles x (CTAs per M tile), one CTA per SM; CTA b takes M tile b % m_tiles and every (gridDim.x /
 /// m_tiles)-th N tile from b / m_tiles. See the top of the file.
 template <int kChunks>
-__global__ void __launch_bounds__(Roles<kChunks>::kThreads, 1)
+__global__ void __launch_bounds__(kThreads, 1)
     lm_head_tf32_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
                         const __grid_constant__ CUtensorMap y_map, int C, int m_tiles, int n_tiles) {
-  using R = Roles<kChunks>;
-  static_assert(R::kSplitters <= R::kCopier && R::kCopier < R::kThreads && (R::kCopier < 128 || R::kCopier >= 384),
-                "the copier is neither a splitter nor a consumer");
 #ifdef VTOOLS_WGMMA
   extern __shared__ unsigned char raw[];
   using Shared = Smem<kChunks>;
-  constexpr int kSplitters = Roles<kChunks>::kSplitters;
   constexpr int kStages = Shared::kStages, kOutBuffers = Shared::kOutBuffers;
   auto& s = *reinterpret_cast<Shared*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
   const int m_tile = blockIdx.x % m_tiles, first_n = blockIdx.x / m_tiles, n_stride = gridDim.x / m_tiles;
   const int my_tiles = first_n < n_tiles ? (n_tiles - first_n + n_stride - 1) / n_stride : 0;
-  const int chunks = (C + kChunk - 1) / kChunk;  // past C the weight copies read zeros
+  constexpr int chunks = kChunks;  // C's 32-float chunks (the launch picks the kernel); past C the copies read zeros
   const int group = threadIdx.x / 128, lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
   if (threadIdx.x == 0) {
     mbar_init(&s.x_full, 1);
@@ -117,7 +111,7 @@ __global__ void __launch_bounds__(Roles<kChunks>::kThreads, 1)
   }
   __syncthreads();
   const int total = my_tiles * chunks;  // weight chunks this CTA reads, in order: tile by tile, K chunk by chunk
-  if (threadIdx.x == Roles<kChunks>::kCopier) {
+  if (threadIdx.x == kCopier) {
     auto load_w = [&](int i) {
       const int st = i % kStages, n = first_n + (i / chunks) * n_stride;
       mbar_expect_tx(&s.full[st], kBN * kChunk * sizeof(float));
@@ -160,22 +154,21 @@ __global__ void __launch_bounds__(Roles<kChunks>::kThreads, 1)
       if (lane == 0) mbar_arrive(&s.empty[i % kStages]);
     };
     mbar_wait(&s.x_full, 0);
-    // At C <= 64 the wgmmas take x from registers, loaded once: they then read only the weights from shared memory,
-    // half the bytes, which leaves shared memory to the copies, the split and the stores.
+    // The wgmmas take x_hi (in two of the three products) from registers, loaded once, and at C <= 64 x_lo too:
+    // they then read (mostly) only the weights from shared memory, which leaves it to the copies, the split and
+    // the stores.
     constexpr bool kRegisterX = kChunks <= 2;
-    std::uint32_t x_lo[kRegisterX ? kChunks : 1][kChunk / 8][4], x_hi[kRegisterX ? kChunks : 1][kChunk / 8][4];
-    if constexpr (kRegisterX) {
+    std::uint32_t x_lo[kRegisterX ? kChunks : 1][kChunk / 8][4], x_hi[kChunks][kChunk / 8][4];
 #pragma unroll
-      for (int c = 0; c < kChunks; ++c) {
+    for (int c = 0; c < kChunks; ++c) {
 #pragma unroll
-        for (int kk = 0; kk < kChunk / 8; ++kk) {
+      for (int kk = 0; kk < kChunk / 8; ++kk) {
 #pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            const int r = 16 * warp + lane / 4 + 8 * (q & 1), col = 8 * kk + lane % 4 + 4 * (q >> 1);
-            const int at = (64 * g + r) * kChunk + (((col / 4) ^ (r % 8)) * 4) + col % 4;  // 128-byte swizzle
-            x_lo[c][kk][q] = __float_as_uint(s.x_lo[c][at]);
-            x_hi[c][kk][q] = __float_as_uint(s.x_hi[c][at]);
-          }
+        for (int q = 0; q < 4; ++q) {
+          const int r = 16 * warp + lane / 4 + 8 * (q & 1), col = 8 * kk + lane % 4 + 4 * (q >> 1);
+          const int at = (64 * g + r) * kChunk + (((col / 4) ^ (r % 8)) * 4) + col % 4;  // 128-byte swizzle
+          x_hi[c][kk][q] = __float_as_uint(s.x_hi[c][at]);
+          if constexpr (kRegisterX) x_lo[c][kk][q] = __float_as_uint(s.x_lo[c][at]);
         }
       }
     }
@@ -213,22 +206,22 @@ __global__ void __launch_bounds__(Roles<kChunks>::kThreads, 1)
         fence_operands(small);
         for (int c = 0; c < kChunks; ++c) release(i++);
       } else {
-        // x from shared memory, a chunk at a time; one group of wgmmas in flight: chunk c's are issued before
+        // A chunk at a time, x_lo from shared memory; one group of wgmmas in flight: chunk c's are issued before
         // waiting for chunk c - 1's, whose stage is then released.
-        for (int c = 0; c < chunks; ++c, ++i) {
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c, ++i) {  // unrolled: x_hi's registers are indexed at compile time
           const int st = i % kStages;
           mbar_wait(&s.split[st], (i / kStages) & 1);
           fence_operands(big);
           fence_operands(small);
           asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
           const std::uint64_t lo_x = descriptor(s.x_lo[c] + 64 * g * kChunk);
-          const std::uint64_t hi_x = descriptor(s.x_hi[c] + 64 * g * kChunk);
           const std::uint64_t hi_w = descriptor(s.w_hi[st]), lo_w = descriptor(s.w_lo[st]);
 #pragma unroll
           for (int kk = 0; kk < kChunk / 8; ++kk) {  // +32 bytes along K
             wgmma_tf32_k8(small, lo_x + 2 * kk, hi_w + 2 * kk);
-            wgmma_tf32_k8(small, hi_x + 2 * kk, lo_w + 2 * kk);
-            wgmma_tf32_k8(big, hi_x + 2 * kk, hi_w + 2 * kk);
+            wgmma_tf32_k8_rs(small, x_hi[c][kk], lo_w + 2 * kk);
+            wgmma_tf32_k8_rs(big, x_hi[c][kk], hi_w + 2 * kk);
           }
           asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
           asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
@@ -313,19 +306,21 @@ void lm_head_tf32_forward(float* d_y, const float* d_x_split, const float* d_w, 
   const int per_m_tile = std::max(1, std::min(sms / m_tiles, n_tiles));
   const CUtensorMap x_map = fp32_map(d_x_split, M, 3 * C, kBM, what), w_map = fp32_map(d_w, N, C, kBN, what);
   const CUtensorMap y_map = fp32_map(d_y, M, N, 64, what);
-  auto launch = [&](auto kernel, int threads, std::size_t smem, std::atomic<std::uint64_t>& done) {
+  auto launch = [&](auto kernel, std::size_t smem, std::atomic<std::uint64_t>& done) {
     if (!kernel_attributes_once(kernel, done, {smem, false, true})) {
       throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
     }
-    launch_kernel(kernel, dim3(m_tiles * per_m_tile), dim3(threads), smem, stream, true, what.c_str(), x_map, w_map,
+    launch_kernel(kernel, dim3(m_tiles * per_m_tile), dim3(kThreads), smem, stream, true, what.c_str(), x_map, w_map,
                   y_map, C, m_tiles, n_tiles);
   };
-  // The register-x kernels take exactly kChunks chunks of x (their wgmma sequence has no branch); the wider one
-  // takes 3 or 4.
-  static std::atomic<std::uint64_t> done1{0}, done2{0}, done4{0};
-  if (C <= kChunk) return launch(lm_head_tf32_kernel<1>, Roles<1>::kThreads, kSmemBytes<1>, done1);
-  if (C <= 2 * kChunk) return launch(lm_head_tf32_kernel<2>, Roles<2>::kThreads, kSmemBytes<2>, done2);
-  launch(lm_head_tf32_kernel<4>, Roles<4>::kThreads, kSmemBytes<4>, done4);
+  // Each kernel takes exactly kChunks chunks of x (its sequence of wgmmas has no branch).
+  static std::atomic<std::uint64_t> done1{0}, done2{0}, done3{0}, done4{0};
+  switch ((C + kChunk - 1) / kChunk) {
+    case 1: return launch(lm_head_tf32_kernel<1>, kSmemBytes<1>, done1);
+    case 2: return launch(lm_head_tf32_kernel<2>, kSmemBytes<2>, done2);
+    case 3: return launch(lm_head_tf32_kernel<3>, kSmemBytes<3>, done3);
+    default: return launch(lm_head_tf32_kernel<4>, kSmemBytes<4>, done4);
+  }
 }
 
 }  // namespace vtools::vbench::cuda
