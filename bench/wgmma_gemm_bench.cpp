@@ -189,7 +189,7 @@ int run_layernorm() {
 /// K = 3C of rows [x_lo | x_hi | x_hi] against weights [w_hi | w_lo | w_hi] (3xTF32), against one bf16 GEMM with fp32
 /// output over K = 6C of three-way bf16 splits (x = h + m + l, 24 significant bits as fp32 has): rows
 /// [xh | xh | xm | xh | xm | xl] against [wh | wm | wh | wl | wm | wh], the six products down to 2^-24; the own 3xTF32
-/// kernel (lm_head_tf32.hpp, C <= 64); and a memset of the logits (the write floor). Relative error of each against an
+/// kernel (lm_head_tf32.hpp, C <= 128); and a memset of the logits (the write floor). Relative error of each against an
 /// fp64 product over 16 sampled rows.
 int run_head() {
   cublasLtHandle_t lt = nullptr;

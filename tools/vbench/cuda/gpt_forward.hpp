@@ -136,7 +136,7 @@ class GptForward {
   /// kFitted against the default kWide.
   void use_layernorm_blocks(LayerNormBlocks blocks) { layernorm_blocks_ = blocks; }
   [[nodiscard]] LayerNormBlocks layernorm_blocks() const { return layernorm_blocks_; }
-  /// Whether the fp32 LM head can run as vbench's own 3xTF32 kernel (lm_head_tf32.hpp: fp32, width at most 64, a
+  /// Whether the fp32 LM head can run as vbench's own 3xTF32 kernel (lm_head_tf32.hpp: fp32, width at most 128, a
   /// compute capability 9.0 device).
   [[nodiscard]] bool own_head_available() const { return own_head_available_; }
   /// Makes enqueue() run the LM head as that kernel (true) or as head_mm_'s cuBLASLt GEMM (false, the default).

@@ -175,10 +175,14 @@ __device__ __forceinline__ void wgmma_tf32_k8_rs(float (&d)[32], const std::uint
       ".reg .pred p;\n"
       "setp.ne.b32 p, %37, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
       "{%32, %33, %34, %35}, %36, p, 1, 1;\n"
       "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
 }
 
@@ -279,21 +283,32 @@ inline EncodeTiled encode_tiled() {
   return fn;
 }
 
-/// A row-major bf16 [rows][K] matrix as boxes of 64 columns x box_rows rows, 128-byte swizzle; reads past its
-/// edges give zeros.
-inline CUtensorMap tensor_map(const __nv_bfloat16* p, int rows, int K, int box_rows, const std::string& what) {
+/// A row-major [rows][K] matrix of `type` (elements of `bytes` each) as boxes of 128 bytes of columns x box_rows
+/// rows, 128-byte swizzle; reads past its edges give zeros, writes past them are dropped.
+inline CUtensorMap tensor_map_128b(const void* p, CUtensorMapDataType type, std::size_t bytes, int rows, int K,
+                                   int box_rows, const std::string& what) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(K) * sizeof(__nv_bfloat16)};
-  const cuuint32_t box[2] = {kTileK, static_cast<cuuint32_t>(box_rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(K) * bytes};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(128 / bytes), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t elem[2] = {1, 1};
-  const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<__nv_bfloat16*>(p), dims,
-                                    strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+  const CUresult r = encode_tiled()(&map, type, 2, const_cast<void*>(p), dims, strides, box, elem,
+                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     throw Error(ExitCode::kInternal, "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(r) + ") for " + what);
   }
   return map;
+}
+
+/// A row-major bf16 [rows][K] matrix as boxes of 64 columns (kTileK) x box_rows rows, 128-byte swizzle.
+inline CUtensorMap tensor_map(const __nv_bfloat16* p, int rows, int K, int box_rows, const std::string& what) {
+  return tensor_map_128b(p, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, sizeof(__nv_bfloat16), rows, K, box_rows, what);
+}
+
+/// A row-major fp32 [rows][K] matrix as boxes of 32 columns x box_rows rows, 128-byte swizzle.
+inline CUtensorMap tensor_map(const float* p, int rows, int K, int box_rows, const std::string& what) {
+  return tensor_map_128b(p, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, sizeof(float), rows, K, box_rows, what);
 }
 
 }  // namespace vtools::vbench::cuda::wgmma

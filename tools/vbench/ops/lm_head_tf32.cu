@@ -98,7 +98,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto& s = *reinterpret_cast<Shared*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
   const int m_tile = blockIdx.x % m_tiles, first_n = blockIdx.x / m_tiles, n_stride = gridDim.x / m_tiles;
   const int my_tiles = first_n < n_tiles ? (n_tiles - first_n + n_stride - 1) / n_stride : 0;
-  constexpr int chunks = kChunks;  // C's 32-float chunks (the launch picks the kernel); past C the copies read zeros
   const int group = threadIdx.x / 128, lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
   if (threadIdx.x == 0) {
     mbar_init(&s.x_full, 1);
@@ -110,18 +109,20 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
-  const int total = my_tiles * chunks;  // weight chunks this CTA reads, in order: tile by tile, K chunk by chunk
+  // Weight chunks this CTA reads, in order: tile by tile, K chunk by chunk (the launch picks the kernel whose kChunks
+  // covers C; past C the copies read zeros).
+  const int total = my_tiles * kChunks;
   if (threadIdx.x == kCopier) {
     auto load_w = [&](int i) {
-      const int st = i % kStages, n = first_n + (i / chunks) * n_stride;
+      const int st = i % kStages, n = first_n + (i / kChunks) * n_stride;
       mbar_expect_tx(&s.full[st], kBN * kChunk * sizeof(float));
-      tma_load(s.w_hi[st], &w_map, (i % chunks) * kChunk, n * kBN, &s.full[st], 0);
+      tma_load(s.w_hi[st], &w_map, (i % kChunks) * kChunk, n * kBN, &s.full[st], 0);
     };
     const int early = total < kStages ? total : kStages;
     for (int i = 0; i < early; ++i) load_w(i);
     asm volatile("griddepcontrol.wait;" ::: "memory");  // x is the kernel before's output
-    mbar_expect_tx(&s.x_full, 2 * chunks * kBM * kChunk * sizeof(float));
-    for (int c = 0; c < chunks; ++c) {
+    mbar_expect_tx(&s.x_full, 2 * kChunks * kBM * kChunk * sizeof(float));
+    for (int c = 0; c < kChunks; ++c) {
       tma_load(s.x_lo[c], &x_map, c * kChunk, m_tile * kBM, &s.x_full, 0);
       tma_load(s.x_hi[c], &x_map, C + c * kChunk, m_tile * kBM, &s.x_full, 0);
     }
@@ -267,23 +268,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif  // VTOOLS_WGMMA
 }
 
-/// A row-major fp32 [rows][cols] matrix as boxes of 32 columns x box_rows rows, 128-byte swizzle; reads past its
-/// edges give zeros, writes past them are dropped.
-CUtensorMap fp32_map(const float* p, int rows, int cols, int box_rows, const std::string& what) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * sizeof(float)};
-  const cuuint32_t box[2] = {kChunk, static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t elem[2] = {1, 1};
-  const CUresult r = wgmma::encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(p), dims,
-                                           strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    throw Error(ExitCode::kInternal, "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(r) + ") for " + what);
-  }
-  return map;
-}
 }  // namespace
 
 bool lm_head_tf32_takes(int M, int N, int C, int device) {
@@ -304,8 +288,8 @@ void lm_head_tf32_forward(float* d_y, const float* d_x_split, const float* d_w, 
   const int m_tiles = (M + kBM - 1) / kBM, n_tiles = N / kBN;
   // One CTA per SM, the same number on each M tile; at least one per M tile (more than the SMs then run in waves).
   const int per_m_tile = std::max(1, std::min(sms / m_tiles, n_tiles));
-  const CUtensorMap x_map = fp32_map(d_x_split, M, 3 * C, kBM, what), w_map = fp32_map(d_w, N, C, kBN, what);
-  const CUtensorMap y_map = fp32_map(d_y, M, N, 64, what);
+  const CUtensorMap x_map = tensor_map(d_x_split, M, 3 * C, kBM, what), w_map = tensor_map(d_w, N, C, kBN, what);
+  const CUtensorMap y_map = tensor_map(d_y, M, N, 64, what);
   auto launch = [&](auto kernel, std::size_t smem, std::atomic<std::uint64_t>& done) {
     if (!kernel_attributes_once(kernel, done, {smem, false, true})) {
       throw Error(ExitCode::kInternal, "the device refuses the shared memory of " + what);
