@@ -61,6 +61,18 @@
 
 namespace cg = cooperative_groups;
 
+#ifdef VTOOLS_FUSED_TIMELINE
+__device__ unsigned int g_fused_calls;
+__device__ __forceinline__ unsigned long long ftl_now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#define FTL(i) (threadIdx.x == 0 ? (void)(ftl[i] = clock64(), ftg[i] = ftl_now()) : (void)0)
+#else
+#define FTL(i) ((void)0)
+#endif
+
 namespace vtools::vbench::cuda {
 
 namespace {
@@ -438,6 +450,11 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
   extern __shared__ float4 smem4[];
   __shared__ std::uint64_t bulk_barriers[2];
   float* smem = reinterpret_cast<float*>(smem4);
+#ifdef VTOOLS_FUSED_TIMELINE
+  long long ftl[16] = {};
+  unsigned long long ftg[16] = {};
+#endif
+  FTL(0);
   const int C = step.C, rows = step.B * step.T;
   float* xs = smem;
   float* u = xs + Rows * C;
@@ -470,7 +487,9 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
                                       : global_params<P, Cluster>(step, rank);
   // Everything after this reads what the previous kernels wrote (tokens, the residual, q, k, v): wait until they
   // have completed and their writes are visible.
+  FTL(1);
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  FTL(2);
   if (Cluster == 1 && threadIdx.x == 0) {
     if (!first && row0 < rows) {
       early.copy(xs, step.residual + static_cast<long long>(row0) * C, (key_hi - row0) * C * sizeof(float));
@@ -513,6 +532,7 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
       for (int i = max(0, rows - row0) * C + threadIdx.x; i < Rows * C; i += kThreads) xs[i] = 0.f;  // no rows
       __syncthreads();
       early.wait();
+      FTL(3);
     } else {
       for (int i = threadIdx.x; i < Rows * C; i += kThreads) {
         const int m = row0 + i / C;
@@ -537,26 +557,44 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
         if (lane < HS || e > 0) store_to_cluster<Cluster>(u + (hd * HS + d) * Rows + r, out[e]);
       }
     }
+    FTL(4);
     wait_params();
     sync_cluster<Cluster>();
+    FTL(5);
 
     // Attention projection, bias and residual add: this CTA's columns of xs, into every CTA's xs.
     gemm(u, params.proj, C, n_proj, Epilogue::kResidual, xs);
     sync_after_gemm<Cluster>();
+    FTL(6);
 
     layernorm_rows<Rows, kThreads>(xs, C, params.ln2_w, params.ln2_b, 0, 1, store_u);
     __syncthreads();
+    FTL(7);
+#ifdef VTOOLS_FUSED_TIMELINE
+    layernorm_rows<Rows, kThreads>(xs, C, params.ln2_w, params.ln2_b, 0, 1, store_u);
+    __syncthreads();
+#endif
+    FTL(8);
     gemm(u, params.fc, C, n_fc, Epilogue::kGelu, h);
     sync_after_gemm<Cluster>();
+    FTL(9);
+#ifdef VTOOLS_FUSED_TIMELINE
+    gemm(u, params.fc, C, n_fc, Epilogue::kGelu, h);
+    sync_after_gemm<Cluster>();
+#endif
+    FTL(10);
 
     gemm(h, params.fc_proj, 4 * C, n_proj, Epilogue::kResidual, xs);
     sync_after_gemm<Cluster>();  // the last remote write: no CTA leaves while another may still write into it
+    FTL(11);
   }
 
   if (!last) {  // the next layer's first half
     layernorm_rows<Rows, kThreads>(xs, C, params.ln_w, params.ln_b, 0, 1, store_u);
     __syncthreads();
+    FTL(12);
     gemm(u, params.qkv, C, n_qkv, Epilogue::kQkv, step.qkv_out);
+    FTL(13);
     for (int i = threadIdx.x; i < (Rows / Cluster) * C; i += kThreads) {  // rows rank, rank + Cluster, ...
       const int r = rank + Cluster * (i / C), c = i % C, m = row0 + r;
       if (m < rows) step.residual[static_cast<long long>(m) * C + c] = xs[r * C + c];
@@ -571,6 +609,25 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
       step.head_out[static_cast<long long>(m) * C + c] = from_float<P>(v);
     });
   }
+#ifdef VTOOLS_FUSED_TIMELINE
+  FTL(14);
+  if (threadIdx.x == 0 && (blockIdx.x == 0 || blockIdx.x == gridDim.x - 1)) {
+    const unsigned call = atomicAdd(&g_fused_calls, 1);
+    if (call % 97 < 16) {
+      long long d[15], prev = ftl[0];
+      for (int i = 1; i < 15; ++i) {
+        d[i] = ftl[i] ? ftl[i] - prev : -1;
+        if (ftl[i]) prev = ftl[i];
+      }
+      printf("FTL call %u blk %d/%d first %d last %d C %d rows %d g0 %llu gwait %llu gend %llu | stage %lld wait %lld "
+             "early %lld attn %lld params %lld proj %lld ln2 %lld ln2b %lld fc %lld fcb %lld fcproj %lld ln1 %lld "
+             "qkv %lld out %lld\n",
+             call, blockIdx.x, gridDim.x, first, last, C, Rows, ftg[0] % 100000000ull, ftg[2] - ftg[0],
+             ftg[14] - ftg[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11], d[12], d[13],
+             d[14]);
+    }
+  }
+#endif
 }
 
 template <typename P>
