@@ -156,6 +156,18 @@ __device__ __forceinline__ std::uint32_t shared_address(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
+extern __shared__ float4 dynamic_smem[];  // the kernel's dynamic shared memory (smem4 there)
+
+/// p, a generic pointer into the dynamic shared memory, rebuilt from the shared array so that the compiler knows its
+/// state space: loads through it are LDS with 32-bit addresses instead of generic loads (LD, 64-bit addresses,
+/// waited for on the long scoreboard: a quarter of the step's stall samples in ncu when the staged weights and q, k,
+/// v rows were read through generic pointers).
+template <typename T>
+__device__ __forceinline__ const T* in_shared(const T* p) {
+  const std::uint32_t offset = shared_address(p) - shared_address(dynamic_smem);
+  return reinterpret_cast<const T*>(reinterpret_cast<const char*>(dynamic_smem) + offset);
+}
+
 /// Bulk copies (the TMA's one-dimensional form) into shared memory, counted on an mbarrier: one thread calls copy()
 /// for each piece and then arrive(); every thread wait()s before reading the pieces.
 struct BulkCopies {
@@ -204,13 +216,14 @@ struct GemmOutput {
 
 /// cta_gemm for at most Threads columns: a thread per column. Threads split K when Nc is small, and all partial
 /// sums pass through `scratch` so that the epilogue is one loop: the kernel's steps run once each, so its code size
-/// (instruction fetch) costs more than this.
-template <typename P, int Rows, int Cluster, int Threads>
+/// (instruction fetch) costs more than this. kSharedW: W and out.bias point into shared memory (staged).
+template <typename P, int Rows, int Cluster, int Threads, bool kSharedW>
 __device__ __forceinline__ void cta_gemm_columns(const float* a, const P* __restrict__ W, int ldw, int K, int n0,
                                                  int Nc, float* scratch, GemmOutput<P> out) {
-  const int splits = max(1, min(Threads / Nc, K / kBatch));
-  const int chunk = ((K + splits - 1) / splits + kBatch - 1) / kBatch * kBatch;
-  const int col = threadIdx.x % Nc, s = threadIdx.x / Nc;
+  if constexpr (kSharedW) W = in_shared(W), out.bias = in_shared(out.bias);
+  const int splits = max(1, min(small_div(Threads, Nc), K / kBatch));
+  const int chunk = (small_div(K + splits - 1, splits) + kBatch - 1) / kBatch * kBatch;
+  const int s = small_div(threadIdx.x, Nc), col = threadIdx.x - s * Nc;
   if (s < splits) {
     float acc[Rows] = {};
     const int k_end = min(K, (s + 1) * chunk);
@@ -260,7 +273,7 @@ __device__ __forceinline__ void cta_gemm_columns(const float* a, const P* __rest
       continue;
     } else if (out.kind == Epilogue::kResidual) {
       dst = out.dst + r * out.C + n;
-      v += *dst;
+      v += *in_shared<float>(dst);
     } else {
       dst = out.dst + n * Rows + r;
       v = gelu_tanh(v);
@@ -271,16 +284,21 @@ __device__ __forceinline__ void cta_gemm_columns(const float* a, const P* __rest
 }
 
 /// The CTA's columns [n0, n0 + Nc) of A W for its Rows rows: A is u-shaped ([K][Rows] in shared memory), W points
-/// at column n0 of the weights (global [K][N], ldw = N, or a staged slice, ldw = Nc); `out` says where each result
+/// at column n0 of the weights (global [K][N], ldw = N, or with `staged` a slice in shared memory, ldw = Nc); `out` says where each result
 /// goes (out.bias at column n0). K a multiple of kBatch; every thread must call. Columns beyond Threads (widths
 /// over 128 in the block layouts) are done in further passes.
 template <typename P, int Rows, int Cluster, int Threads>
-__device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, int ldw, int K, int n0, int Nc,
-                                      float* scratch, GemmOutput<P> out) {
+__device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, bool staged, int ldw, int K, int n0,
+                                      int Nc, float* scratch, GemmOutput<P> out) {
   for (int c0 = 0; c0 < Nc; c0 += Threads) {
     GemmOutput<P> part = out;
     part.bias = out.bias + c0;
-    cta_gemm_columns<P, Rows, Cluster, Threads>(a, W + c0, ldw, K, n0 + c0, min(Threads, Nc - c0), scratch, part);
+    const int n = min(Threads, Nc - c0);
+    if (staged) {
+      cta_gemm_columns<P, Rows, Cluster, Threads, true>(a, W + c0, ldw, K, n0 + c0, n, scratch, part);
+    } else {
+      cta_gemm_columns<P, Rows, Cluster, Threads, false>(a, W + c0, ldw, K, n0 + c0, n, scratch, part);
+    }
   }
 }
 
@@ -317,16 +335,17 @@ __device__ __forceinline__ void layernorm_rows(const float* xs, int C, const flo
 }
 
 /// One warp's causal attention for query row t of batch b, head hd, reading rows [first_row, ...) of [B*T][3C] q,
-/// k, v at qkv (global memory, or a copy in shared memory). Scores a lane per key into p[0..t] (scaled by
-/// log2(e)/sqrt(HS) for exp2f), softmax over the warp, then P V a lane per output dimension (HS = 16: the two
-/// half-warps take alternate keys). Lane l returns dimension l % HS (and l + 32 in out[1] when HS = 64).
-template <int HS>
+/// k, v at qkv (global memory, or a copy in shared memory: Index int, and qkv from in_shared). Scores a lane per key
+/// into p[0..t] (scaled by log2(e)/sqrt(HS) for exp2f), softmax over the warp, then P V a lane per output dimension
+/// (HS = 16: the two half-warps take alternate keys). Lane l returns dimension l % HS (and l + 32 in out[1] when
+/// HS = 64).
+template <int HS, typename Index>
 __device__ __forceinline__ void attend(const float* __restrict__ qkv, int first_row, int b, int t, int T, int C,
                                        int hd, float q_scale, float* p, float (&out)[(HS + 31) / 32]) {
   const int lane = threadIdx.x % 32;
-  const long long stride = 3LL * C;
+  const Index stride = 3 * static_cast<Index>(C);
   // row j of sequence b: q, then k at +C, v at +2C
-  const float* base = qkv + (static_cast<long long>(b) * T - first_row) * stride + hd * HS;
+  const float* base = qkv + (static_cast<Index>(b) * T - first_row) * stride + hd * HS;
   float q[HS];
 #pragma unroll
   for (int d = 0; d < HS; d += 4) {
@@ -355,14 +374,24 @@ __device__ __forceinline__ void attend(const float* __restrict__ qkv, int first_
   const float inv = 1.f / warp_sum(sum);
   __syncwarp();
   constexpr int kGroups = HS < 32 ? 32 / HS : 1;  // lanes sharing an output dimension, on alternate keys
+  // Keys in batches of kUnroll whatever t is, those past t read row t again with weight 0: a loop with a remainder
+  // ran its last keys as a chain of dependent loads (one round trip each).
+  constexpr int kUnroll = HS == 64 ? 4 : 8;  // HS = 64: q takes 64 registers, 8 loads in flight spilled
   const float* v = base + 2 * C + lane % HS;
-#pragma unroll
+#pragma unroll 1  // at HS = 64, both dimensions' loops at once spilled registers
   for (int e = 0; e < (HS + 31) / 32; ++e) {
-    float acc = 0.f;
-#pragma unroll 16
-    for (int j = lane / HS % kGroups; j <= t; j += kGroups) acc += p[j] * v[j * stride + 32 * e];
-    for (int offset = 16; offset >= HS; offset /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
-    out[e] = acc * inv;
+    float acc[2] = {};
+    for (int j0 = lane / HS % kGroups; j0 <= t; j0 += kUnroll * kGroups) {
+#pragma unroll
+      for (int i = 0; i < kUnroll; ++i) {
+        const int j = min(j0 + i * kGroups, t);
+        const float weight = j0 + i * kGroups <= t ? p[j] : 0.f;
+        acc[i % 2] += weight * v[j * stride + 32 * e];
+      }
+    }
+    float sum = acc[0] + acc[1];
+    for (int offset = 16; offset >= HS; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    out[e] = sum * inv;
   }
 }
 
@@ -511,9 +540,9 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
   const auto store_u = [&](int r, int c, float v) { u[c * Rows + r] = v; };
   // This CTA's n columns [rank * n, (rank + 1) * n) of a x g.w for its rows (scalars captured by value: with [&] the
   // cluster kernels spilled more registers).
-  const auto gemm = [scratch, rank, row0, rows, C](const float* a, const typename StepParams<P>::Gemm& g, int K, int n,
-                                                   Epilogue kind, float* dst) {
-    cta_gemm<P, Rows, Cluster, kThreads>(a, g.w, g.ldw, K, rank * n, n, scratch,
+  const auto gemm = [scratch, rank, row0, rows, C, staged](const float* a, const typename StepParams<P>::Gemm& g,
+                                                           int K, int n, Epilogue kind, float* dst) {
+    cta_gemm<P, Rows, Cluster, kThreads>(a, g.w, staged, g.ldw, K, rank * n, n, scratch,
                                          GemmOutput<P>{kind, g.bias, dst, row0, rows, C});
   };
 
@@ -547,9 +576,12 @@ __global__ void __cluster_dims__(Geometry<L>::kCluster, 1, 1)
     for (int item = rank * kWarps + warp; item < Rows * step.NH; item += Cluster * kWarps) {
       const int r = item % Rows, hd = item / Rows, m = row0 + r;
       float out[(HS + 31) / 32] = {};
-      if (m < rows) {
-        attend<HS>(staged_qkv ? qkv_s : step.qkv_in, staged_qkv ? key_lo : 0, m / step.T, m % step.T, step.T, C, hd,
-                   q_scale, scratch + warp * step.T, out);
+      if (m < rows && staged_qkv) {
+        attend<HS, int>(in_shared(qkv_s), key_lo, m / step.T, m % step.T, step.T, C, hd, q_scale,
+                        scratch + warp * step.T, out);
+      } else if (m < rows) {
+        attend<HS, long long>(step.qkv_in, 0, m / step.T, m % step.T, step.T, C, hd, q_scale, scratch + warp * step.T,
+                              out);
       }
 #pragma unroll
       for (int e = 0; e < (HS + 31) / 32; ++e) {
