@@ -346,21 +346,24 @@ __device__ __forceinline__ void attend(const float* __restrict__ qkv, int first_
   const Index stride = 3 * static_cast<Index>(C);
   // row j of sequence b: q, then k at +C, v at +2C
   const float* base = qkv + (static_cast<Index>(b) * T - first_row) * stride + hd * HS;
-  float q[HS];
-#pragma unroll
-  for (int d = 0; d < HS; d += 4) {
-    const float4 v = *reinterpret_cast<const float4*>(base + t * stride + d);
-    q[d] = v.x * q_scale, q[d + 1] = v.y * q_scale, q[d + 2] = v.z * q_scale, q[d + 3] = v.w * q_scale;
-  }
+  // A lane per key, each reading its key's HS / 4 float4 chunks from chunk `lane` on: rows are 3C floats apart, a
+  // multiple of the 32 banks at most widths, so lanes reading the same chunk of consecutive keys hit the same banks
+  // (8-way conflicts at C = 64: attention took twice as long as at C = 48). q is read chunk by chunk in the same order
+  // (a broadcast per chunk), not kept in registers.
+  constexpr int kChunks = HS / 4;
+  const float* q = base + t * stride;
   float m = -INFINITY;
   for (int j = lane; j <= t; j += 32) {
     const float* k = base + j * stride + C;
     float s = 0.f;
 #pragma unroll
-    for (int d = 0; d < HS; d += 4) {
-      const float4 kv = *reinterpret_cast<const float4*>(k + d);
-      s += q[d] * kv.x + q[d + 1] * kv.y + q[d + 2] * kv.z + q[d + 3] * kv.w;
+    for (int i = 0; i < kChunks; ++i) {
+      const int c = 4 * ((i + lane) % kChunks);
+      const float4 qv = *reinterpret_cast<const float4*>(q + c);
+      const float4 kv = *reinterpret_cast<const float4*>(k + c);
+      s += qv.x * kv.x + qv.y * kv.y + qv.z * kv.z + qv.w * kv.w;
     }
+    s *= q_scale;
     p[j] = s;
     m = fmaxf(m, s);
   }
@@ -376,9 +379,9 @@ __device__ __forceinline__ void attend(const float* __restrict__ qkv, int first_
   constexpr int kGroups = HS < 32 ? 32 / HS : 1;  // lanes sharing an output dimension, on alternate keys
   // Keys in batches of kUnroll whatever t is, those past t read row t again with weight 0: a loop with a remainder
   // ran its last keys as a chain of dependent loads (one round trip each).
-  constexpr int kUnroll = HS == 64 ? 4 : 8;  // HS = 64: q takes 64 registers, 8 loads in flight spilled
+  constexpr int kUnroll = 8;
   const float* v = base + 2 * C + lane % HS;
-#pragma unroll 1  // at HS = 64, both dimensions' loops at once spilled registers
+#pragma unroll 1  // HS = 64: both dimensions' loops at once spilled registers
   for (int e = 0; e < (HS + 31) / 32; ++e) {
     float acc[2] = {};
     for (int j0 = lane / HS % kGroups; j0 <= t; j0 += kUnroll * kGroups) {
@@ -389,9 +392,9 @@ __device__ __forceinline__ void attend(const float* __restrict__ qkv, int first_
         acc[i % 2] += weight * v[j * stride + 32 * e];
       }
     }
-    float sum = acc[0] + acc[1];
-    for (int offset = 16; offset >= HS; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-    out[e] = sum * inv;
+    float o = acc[0] + acc[1];
+    for (int offset = 16; offset >= HS; offset /= 2) o += __shfl_xor_sync(0xffffffffu, o, offset);
+    out[e] = o * inv;
   }
 }
 
