@@ -45,6 +45,10 @@
 // body as one kernel with a cluster per sequence (gpt_nano fp32 220.8 vs 127.6 us); a cluster of 4 CTAs of 512
 // threads over 8 rows (slower than both layouts everywhere, e.g. gpt_micro bf16 212.0 vs 168.2 us); bulk copies
 // issued by 12 threads instead of one (no faster).
+// 2026-11-25 (bench/fused_timeline.sh, ncu; bench/RESULTS.md, session 20): staged data read through shared-space
+// pointers (in_shared), no integer divisions in the GEMM prologue, attention with rotated chunk reads and batched
+// P V, layer norms from registers: whole forwards (with the own LM head) gpt_nano fp32 63.4 -> 58.9 us,
+// gpt_tile_small 88.6 -> 78.7, gpt_micro 141.5 -> 125.6, gpt_tile_medium 188.3 -> 164.6, gpt_mini 322.2 -> 285.4.
 #include <cooperative_groups.h>
 
 #include <cmath>
