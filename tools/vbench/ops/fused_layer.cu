@@ -288,9 +288,9 @@ __device__ __forceinline__ void cta_gemm_columns(const float* a, const P* __rest
 }
 
 /// The CTA's columns [n0, n0 + Nc) of A W for its Rows rows: A is u-shaped ([K][Rows] in shared memory), W points
-/// at column n0 of the weights (global [K][N], ldw = N, or with `staged` a slice in shared memory, ldw = Nc); `out` says where each result
-/// goes (out.bias at column n0). K a multiple of kBatch; every thread must call. Columns beyond Threads (widths
-/// over 128 in the block layouts) are done in further passes.
+/// at column n0 of the weights (global [K][N], ldw = N, or with `staged` a slice in shared memory, ldw = Nc); `out`
+/// says where each result goes (out.bias at column n0). K a multiple of kBatch; every thread must call. Columns
+/// beyond Threads (widths over 128 in the block layouts) are done in further passes.
 template <typename P, int Rows, int Cluster, int Threads>
 __device__ __noinline__ void cta_gemm(const float* a, const P* __restrict__ W, bool staged, int ldw, int K, int n0,
                                       int Nc, float* scratch, GemmOutput<P> out) {
