@@ -185,6 +185,11 @@ TEST_CASE("LM head prefetch into L2, embeddings in the first layer norm, fitted 
   }
 }
 
+TEST_CASE("small_div, the fused step's fast division, is integer division over its whole range") {
+  // The step divides thread, column and K counts (below 2^11 and 2^13); the documented range is a < 2^20.
+  CHECK(cuda::small_div_mismatches(1 << 20, 2049) == 0);
+}
+
 TEST_CASE("l2_prefetch: any size, none at all, and the bytes stay as they were") {
   std::vector<float> host(250001);
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i);

@@ -91,6 +91,10 @@ void attention_forward(A* d_out, const A* d_qkv, int B, int T, int C, int NH, cu
 template <typename A>
 void bias_gelu_forward(A* d_x, const A* d_bias, bool gelu, int rows, int N, cudaStream_t stream);
 
+/// How many (a, b) with 0 <= a < a_end and 0 < b < b_end kernel_math.cuh's small_div (the fused step's fast
+/// division) gets wrong against integer division, computed on the device: its GPU test.
+long long small_div_mismatches(int a_end, int b_end);
+
 /// Starts fetching d_bytes[0..bytes) (cudaMalloc'd) into L2, marked evict-last, and returns at once: a tiny kernel
 /// issues bulk prefetches and ends; the lines arrive while later work runs. A hint: it changes no data.
 void l2_prefetch(const void* d_bytes, std::size_t bytes, cudaStream_t stream);
