@@ -405,7 +405,7 @@ __device__ __forceinline__ void attend(const float* __restrict__ qkv, int first_
   // ran its last keys as a chain of dependent loads (one round trip each).
   constexpr int kUnroll = 8;
   const float* v = base + 2 * C + lane % HS;
-#pragma unroll 1  // HS = 64: both dimensions' loops at once spilled registers
+#pragma unroll 1  // HS = 64 spilled with both dimensions at once while q sat in registers (not re-timed since)
   for (int e = 0; e < (HS + 31) / 32; ++e) {
     float acc[2] = {};
     for (int j0 = lane / HS % kGroups; j0 <= t; j0 += kUnroll * kGroups) {

@@ -1,6 +1,5 @@
 // cuda::small_div_mismatches: kernel_math.cuh's fast division (small_div) against integer division, on the device,
 // for its GPU test: a fast path checked against its reference over the whole range the kernels use it in.
-#include <cstdint>
 #include <string>
 
 #include "tools/vbench/cuda/cuda_error.hpp"
