@@ -321,12 +321,53 @@ __device__ __forceinline__ void stage_slice(P* dst, const P* W, int K, int N, in
 }
 
 /// Layer norm (eps 1e-5, biased variance, as layernorm_forward) of the rows first, first + stride, ... < Rows of
-/// xs, one warp per row; calls store(r, c, value) for each value. A lane keeps its columns (lane, lane + 32, ...) and
-/// their parameters in registers, all loaded at once: with loops over shared memory per pass, the passes' loads ran
-/// one after another and a step's layer norm took ~1,250 cycles for 2-4 rows of 48-64.
+/// xs, one warp per row; calls store(r, c, value) for each value. A lane keeps its columns (lane, lane + 32, ...,
+/// kPerLane of them) and their parameters in registers, all loaded at once: with loops over shared memory per pass,
+/// the passes' loads ran one after another and a step's layer norm took ~1,250 cycles for 2-4 rows of 48-64. Both
+/// moments come from one pass of d = x - x[0] and are summed over the warp together: the two chains of shuffles of a
+/// two-pass norm (the second waiting for the mean) were most of the phase. The variance E[d^2] - E[d]^2 then loses
+/// ~((x[0] - mean) / std)^2 * 2^-24 of itself to rounding; as (x[0] - mean)^2 <= (C - 1) var, at most ~C * 2^-24,
+/// and ~2^-24 unless x[0] alone carries the row's variance.
+template <int kPerLane, int Rows, int Threads, typename Store>
+__device__ __forceinline__ void layernorm_rows_of(const float* xs, int C, const float* __restrict__ weight,
+                                                  const float* __restrict__ bias, int first, int stride, Store store) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const float inv_c = 1.f / static_cast<float>(C);
+  for (int r = first + warp * stride; r < Rows; r += Threads / 32 * stride) {
+    const float* x = xs + r * C;
+    const float shift = x[0];
+    float d[kPerLane], g[kPerLane], b[kPerLane];
+    float sum = 0.f, squares = 0.f;
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const int c = lane + 32 * i;
+      const bool in = c < C;
+      d[i] = in ? x[c] - shift : 0.f;
+      g[i] = in ? weight[c] : 0.f;
+      b[i] = in ? bias[c] : 0.f;
+      sum += d[i];
+      squares += d[i] * d[i];
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+      squares += __shfl_xor_sync(0xffffffffu, squares, offset);
+    }
+    const float mean = sum * inv_c;  // of d
+    const float rstd = rsqrtf(fmaxf(squares * inv_c - mean * mean, 0.f) + 1e-5f);
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const int c = lane + 32 * i;
+      if (c < C) store(r, c, (d[i] - mean) * rstd * g[i] + b[i]);
+    }
+  }
+}
+/// layernorm_rows_of up to width 128 (4 columns per lane: a kernel at its 128 registers spilled with registers
+/// for kMaxFusedWidth, and gpt_micro fp32 ran ~4 us slower, the spilled values reloaded after each GEMM from an L1
+/// its weight reads had flushed); wider, a two-pass norm that holds no more.
 template <int Rows, int Threads, typename Store>
 __device__ __forceinline__ void layernorm_rows(const float* xs, int C, const float* __restrict__ weight,
                                                const float* __restrict__ bias, int first, int stride, Store store) {
+  if (C <= 128) return layernorm_rows_of<4, Rows, Threads>(xs, C, weight, bias, first, stride, store);
   constexpr int kPerLane = (kMaxFusedWidth + 31) / 32;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int r = first + warp * stride; r < Rows; r += Threads / 32 * stride) {
