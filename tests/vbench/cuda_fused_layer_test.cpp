@@ -51,6 +51,8 @@ std::vector<float> forward_logits(Gpu& gpu, const GptWeights& weights, DType dty
 struct Case {
   int n_layer, n_head, n_embd, B, T;
   bool tied;
+  float offset = 0.f;   ///< added to every token embedding
+  float outlier = 0.f;  ///< added to the token embeddings' column 0
 };
 
 TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the unfused forward's do") {
@@ -62,13 +64,18 @@ TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the un
   // last partial for 45 and 21); 45 keys; no layer at all; width 256, whose weights are read from global memory (too
   // many to stage in shared memory; the block layouts then compute its 1024 MLP columns in two passes of 512). Every
   // case runs in every fused layout (the block ones stage their weights up to width 64 here, and read them from
-  // global memory at 128 and 256).
+  // global memory at 128 and 256). The last two cases are the fused layer norms' one-pass variance at its worst:
+  // residual rows whose mean is ~30 standard deviations from 0 (E[x^2] - E[x]^2 unshifted would lose ~1e-4 of the
+  // variance to rounding), and rows with nearly all their variance in column 0 (~140 standard deviations of the
+  // others: with d = x - x[0], E[d^2] - E[d]^2 alone would lose ~1e-5).
   const Case cases[] = {{2, 3, 48, 2, 19, true},
                         {1, 2, 64, 1, 45, false},
                         {2, 2, 128, 3, 7, true},
                         {0, 1, 16, 1, 5, true},
                         {1, 4, 256, 1, 20, true},
-                        {1, 4, 64, rng.uniform_int(1, 4), rng.uniform_int(1, 40), true}};
+                        {1, 4, 64, rng.uniform_int(1, 4), rng.uniform_int(1, 40), true},
+                        {2, 4, 64, 2, 30, false, 20.f, 0.f},
+                        {2, 4, 64, 2, 30, false, 0.f, 100.f}};
   for (const Case& c : cases) {
     GptConfig cfg;
     cfg.name = "custom";
@@ -76,11 +83,16 @@ TEST_CASE("fused layer steps: logits match the fp64 reference forward, as the un
     cfg.vocab_size = 101;
     cfg.block_size = 48;
     cfg.tied_head = c.tied;
-    const GptWeights weights = cuda_test::random_weights(cfg, rng);
+    GptWeights weights = cuda_test::random_weights(cfg, rng);
+    for (std::size_t i = 0; i < weights.wte.size(); ++i) {
+      weights.wte[i] += c.offset + (i % static_cast<std::size_t>(c.n_embd) == 0 ? c.outlier : 0.f);
+    }
     const auto tokens = cuda_test::random_tokens(rng, c.B * c.T, cfg.vocab_size);
     const std::vector<double> ref = reference_forward(weights, tokens, c.B, c.T);
     // The fused steps compute in fp32 in every dtype; tf32 and bf16 still round the LM head's inputs.
     for (const auto& [dtype, limit] : {std::pair{DType::kFp32, 1e-5}, {DType::kTf32, 1e-2}, {DType::kBf16, 2e-2}}) {
+      // bf16 rounds the moved embeddings themselves (20 + x has an ulp of 1/8), unfused as fused
+      if (dtype == DType::kBf16 && (c.offset != 0.f || c.outlier != 0.f)) continue;
       std::vector<std::optional<cuda::FusedLayout>> layouts = {std::nullopt};
       layouts.insert(layouts.end(), std::begin(cuda::kFusedLayouts), std::end(cuda::kFusedLayouts));
       for (const std::optional<cuda::FusedLayout> layout : layouts) {

@@ -325,9 +325,11 @@ __device__ __forceinline__ void stage_slice(P* dst, const P* W, int K, int N, in
 /// kPerLane of them) and their parameters in registers, all loaded at once: with loops over shared memory per pass,
 /// the passes' loads ran one after another and a step's layer norm took ~1,250 cycles for 2-4 rows of 48-64. Both
 /// moments come from one pass of d = x - x[0] and are summed over the warp together: the two chains of shuffles of a
-/// two-pass norm (the second waiting for the mean) were most of the phase. The variance E[d^2] - E[d]^2 then loses
-/// ~((x[0] - mean) / std)^2 * 2^-24 of itself to rounding; as (x[0] - mean)^2 <= (C - 1) var, at most ~C * 2^-24,
-/// and ~2^-24 unless x[0] alone carries the row's variance.
+/// two-pass norm (the second waiting for the mean) were most of the phase. The variance E[d^2] - E[d]^2 loses
+/// ~(1 + E[d]^2 / var) * 2^-24 of itself to rounding, so a row whose x[0] lies more than ~3 standard deviations
+/// from its mean (E[d]^2 > 8 var: an outlier column, or one of a few rows) takes a second pass, around the mean.
+/// (A median of three columns as the shift, or registers sized for kMaxFusedWidth, made the kernels spill or slowed
+/// them as much as the one pass gained: they are at their 128 registers.)
 template <int kPerLane, int Rows, int Threads, typename Store>
 __device__ __forceinline__ void layernorm_rows_of(const float* xs, int C, const float* __restrict__ weight,
                                                   const float* __restrict__ bias, int first, int stride, Store store) {
@@ -353,7 +355,17 @@ __device__ __forceinline__ void layernorm_rows_of(const float* xs, int C, const 
       squares += __shfl_xor_sync(0xffffffffu, squares, offset);
     }
     const float mean = sum * inv_c;  // of d
-    const float rstd = rsqrtf(fmaxf(squares * inv_c - mean * mean, 0.f) + 1e-5f);
+    float var = squares * inv_c - mean * mean;
+    if (mean * mean > 8.f * var) {  // the same for the whole warp
+      squares = 0.f;
+#pragma unroll
+      for (int i = 0; i < kPerLane; ++i) {
+        const float e = lane + 32 * i < C ? d[i] - mean : 0.f;
+        squares += e * e;
+      }
+      var = warp_sum(squares) * inv_c;
+    }
+    const float rstd = rsqrtf(fmaxf(var, 0.f) + 1e-5f);
 #pragma unroll
     for (int i = 0; i < kPerLane; ++i) {
       const int c = lane + 32 * i;
