@@ -50,9 +50,9 @@
 // P V, layer norms from registers: whole forwards (with the own LM head) gpt_nano fp32 63.4 -> 58.9 us,
 // gpt_tile_small 88.6 -> 78.7, gpt_micro 141.5 -> 125.6, gpt_tile_medium 188.3 -> 164.6, gpt_mini 322.2 -> 285.4.
 // Session 21: layer norms in one pass up to width 128 (gpt_nano fp32 58.6 -> 57.1 us, bf16 47.2 -> 44.8). The
-// kernels sit at their 128 registers (512 threads): a change that makes one spill, or only moves its register
-// allocation, can cost the width-128 row-pair kernel 3-9 us, whatever it saves (ptxas -v before timing anything;
-// what was tried and dropped: bench/RESULTS.md, session 21).
+// kernels sit at 126-128 registers (512 threads): every change that made the width-128 row-pair kernel spill cost it
+// 3-12 us (ptxas -v before timing anything), though freeing ~20 registers (the parameters' addresses recomputed at
+// each use) made nothing faster. What was tried and dropped: bench/RESULTS.md, session 21.
 #include <cooperative_groups.h>
 
 #include <cmath>
