@@ -33,8 +33,8 @@ for v in "$@"; do
 done
 cp "$out/tree-source" "$file"
 stamp "built: $names"
-run() {  # run NAME CONFIGS DTYPE: one timed run, its medians on one line
-  local json="$out/$1-$3-$r.json"
+run() {  # run NAME CONFIGS DTYPE ROUND: one timed run, its medians on one line
+  local json="$out/$1-$3-$4.json"
   if "$out/bin/$1" run --config "$2" --backend cuda --dtype "$3" -B 4 -T 64 --warmup 20 --iters 100 --no-check \
       -o "$json" > /dev/null 2>&1; then
     python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], ' '.join(
@@ -45,9 +45,8 @@ run() {  # run NAME CONFIGS DTYPE: one timed run, its medians on one line
 }
 for r in $(seq "${AB_REPS:-2}"); do
   for n in $names; do run "$n" "${AB_CONFIGS:-gpt_nano,gpt_tile_small,gpt_micro,gpt_tile_medium,gpt_mini}" \
-    "${AB_DTYPE:-fp32}"; done
+    "${AB_DTYPE:-fp32}" "$r"; done
 done
-r=1
 configs2=${AB_CONFIGS2-gpt_nano,gpt_tile_small}
-[ -n "$configs2" ] && for n in $names; do run "$n" "$configs2" "${AB_DTYPE2:-bf16}"; done
+[ -n "$configs2" ] && for n in $names; do run "$n" "$configs2" "${AB_DTYPE2:-bf16}" 1; done
 stamp finished

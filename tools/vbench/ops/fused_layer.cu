@@ -382,7 +382,8 @@ __device__ __forceinline__ void layernorm_rows_of(const float* xs, int C, const 
 template <int Rows, int Threads, typename Store>
 __device__ __forceinline__ void layernorm_rows(const float* xs, int C, const float* __restrict__ weight,
                                                const float* __restrict__ bias, int first, int stride, Store store) {
-  if (C <= 128) return layernorm_rows_of<4, Rows, Threads>(xs, C, weight, bias, first, stride, store);
+  constexpr int kNarrow = 128;
+  if (C <= kNarrow) return layernorm_rows_of<kNarrow / 32, Rows, Threads>(xs, C, weight, bias, first, stride, store);
   constexpr int kPerLane = (kMaxFusedWidth + 31) / 32;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int r = first + warp * stride; r < Rows; r += Threads / 32 * stride) {
