@@ -19,17 +19,23 @@ __device__ __forceinline__ float from_float<float>(float x) { return x; }
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
+/// x rounded to TF32 (10 mantissa bits, ties away from zero: cvt.rna, the rounding tf32_round does on the host),
+/// as an fp32 value whose low 13 bits are zero. On sm_90 the same add and mask as a bit trick, plus a NaN/inf guard.
+__device__ __forceinline__ float tf32_rna(float x) {
+  std::uint32_t bits = 0;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
+  return __uint_as_float(bits);
+}
+
 /// Stores the normalised value v of column c: out[c], or with kSplit (fp32 only) the 3xTF32 row [lo | hi | hi] of
-/// 3C values, hi = tf32(v), lo = tf32(v - hi) (cvt.rna, the rounding tf32_round does on the host).
+/// 3C values, hi = tf32(v), lo = tf32(v - hi).
 template <bool kSplit, typename A>
 __device__ __forceinline__ void store_normalised(A* out_row, int c, int C, float v) {
   if constexpr (kSplit) {
     static_assert(std::is_same_v<A, float>, "the 3xTF32 split is an fp32 layout");
-    std::uint32_t hi = 0, lo = 0;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi) : "f"(v));
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo) : "f"(v - __uint_as_float(hi)));
-    out_row[c] = __uint_as_float(lo);
-    out_row[C + c] = out_row[2 * C + c] = __uint_as_float(hi);
+    const float hi = tf32_rna(v);
+    out_row[c] = tf32_rna(v - hi);
+    out_row[C + c] = out_row[2 * C + c] = hi;
   } else {
     out_row[c] = from_float<A>(v);
   }

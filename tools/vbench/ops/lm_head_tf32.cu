@@ -32,6 +32,7 @@
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
+#include "tools/vbench/cuda/kernel_math.cuh"
 #include "tools/vbench/cuda/lm_head_tf32.hpp"
 #include "tools/vbench/cuda/programmatic.cuh"
 #include "tools/vbench/cuda/wgmma.cuh"
@@ -79,10 +80,6 @@ __device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* sr
                : "memory");
 }
 
-/// `x` rounded to TF32 (10 mantissa bits, ties away from zero, as tf32_round on the host): the low 13 bits zero.
-__device__ __forceinline__ float tf32_round(float x) {
-  return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xFFFFE000u);
-}
 #endif  // VTOOLS_WGMMA
 
 /// Grid: m_tiles x (CTAs per M tile), one CTA per SM; CTA b takes M tile b % m_tiles and every (gridDim.x /
@@ -140,10 +137,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int k = 0; k < kBN * kChunk / 4 / kSplitters; ++k) {
         const int at = threadIdx.x + kSplitters * k;
         const float4 w = hi[at];
-        const float4 h = make_float4(tf32_round(w.x), tf32_round(w.y), tf32_round(w.z), tf32_round(w.w));
+        const float4 h = make_float4(tf32_rna(w.x), tf32_rna(w.y), tf32_rna(w.z), tf32_rna(w.w));
         hi[at] = h;
-        lo[at] = make_float4(tf32_round(w.x - h.x), tf32_round(w.y - h.y), tf32_round(w.z - h.z),
-                             tf32_round(w.w - h.w));
+        lo[at] = make_float4(tf32_rna(w.x - h.x), tf32_rna(w.y - h.y), tf32_rna(w.z - h.z),
+                             tf32_rna(w.w - h.w));
       }
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the generic writes, visible to wgmma
       mbar_arrive(&s.split[st]);
