@@ -427,11 +427,16 @@ __device__ __forceinline__ void attend(const float* __restrict__ qkv, int first_
   const Index stride = 3 * static_cast<Index>(C);
   // row j of sequence b: q, then k at +C, v at +2C
   const float* base = qkv + (static_cast<Index>(b) * T - first_row) * stride + hd * HS;
-  // A lane per key, each reading its key's HS / 4 float4 chunks from chunk `lane` on: rows are 3C floats apart, a
+  // A lane per key, each reading its key's HS / 4 float4 chunks in a rotated order: rows are 3C floats apart, a
   // multiple of the 32 banks at most widths, so lanes reading the same chunk of consecutive keys hit the same banks
-  // (8-way conflicts at C = 64: attention took twice as long as at C = 48). q is read chunk by chunk in the same order
-  // (a broadcast per chunk), not kept in registers.
+  // (8-way conflicts at C = 64: attention took twice as long as at C = 48). The 8 lanes of a quarter-warp then read 8
+  // different float4 slots of a bank row (8 in all) where they can: with 16-wide heads (4 chunks) and rows 4 slots
+  // apart modulo 8 (3C = 144, gpt_nano), lanes l and l + 1 sit 4 slots apart, so the rotation advances every other
+  // lane (lane by lane it left 2-way conflicts: gpt_nano fp32 57.9-58.1 -> 57.4 us); rows a multiple of 8 slots apart
+  // (C = 64) keep 2-way conflicts either way. q is read chunk by chunk in the same order (a broadcast per chunk), not
+  // kept in registers.
   constexpr int kChunks = HS / 4;
+  const int rotation = HS == 16 && stride / 4 % 8 == 4 ? lane / 2 : lane;
   const float* q = base + t * stride;
   float m = -INFINITY;
   for (int j = lane; j <= t; j += 32) {
@@ -439,7 +444,7 @@ __device__ __forceinline__ void attend(const float* __restrict__ qkv, int first_
     float s = 0.f;
 #pragma unroll
     for (int i = 0; i < kChunks; ++i) {
-      const int c = 4 * ((i + lane) % kChunks);
+      const int c = 4 * ((i + rotation) % kChunks);
       const float4 qv = *reinterpret_cast<const float4*>(q + c);
       const float4 kv = *reinterpret_cast<const float4*>(k + c);
       s += qv.x * kv.x + qv.y * kv.y + qv.z * kv.z + qv.w * kv.w;
