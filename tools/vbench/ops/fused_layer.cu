@@ -53,6 +53,10 @@
 // kernels sit at 126-128 registers (512 threads): every change that made the width-128 row-pair kernel spill cost it
 // 3-12 us (ptxas -v before timing anything), though freeing ~20 registers (the parameters' addresses recomputed at
 // each use) made nothing faster. What was tried and dropped: bench/RESULTS.md, session 21.
+// Session 22: at width 128 the row pairs are bound by L2 bandwidth (128 CTAs each read the whole layer: ~100 MB a
+// step at gpt_micro, ~7 TB/s), not by each thread's chain of weight loads: a cp.async ring with 32 weights in
+// flight per thread (not 8) made rows of 4 7-9% faster but the pairs 20-34% slower. Fewer bytes read per step (a
+// CTA computing a share of the columns) is what would help them, not deeper prefetch.
 #include <cooperative_groups.h>
 
 #include <cmath>
