@@ -17,14 +17,11 @@ patch -s -R -p1 < "$patch_file" && cmake --preset gpu -B build-before > /dev/nul
   cmake --build build-before -j16 --target vbench > "$out/before-build.log" 2>&1
 echo "before build $?"
 patch -s -p1 < "$patch_file"
+. "$(dirname "$0")/vbench_lib.sh"
 run() {  # run VBENCH CONFIGS DTYPE OUT.json
-  "$1" run --config "$2" --backend cuda --dtype "$3" -B 4 -T 64 --warmup 20 --iters 100 --no-check -o "$4" \
-    > /dev/null 2>&1 || echo "FAILED $1 $2"
+  vbench_timed_run "$@" || echo "FAILED $1 $2"
 }
-med() {  # med BENCH.json: "config=median_us ..."
-  python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(' '.join('%s=%.1fus' % (k, 1000 *
-v['timing']['median']) for k, v in d['benchmarks'].items()))" "$1" 2>&1 | head -c 600
-}
+med() { vbench_medians "$1" us; }  # med BENCH.json: "config=median_us ..."
 variants="before"
 for e in ${AB_AFTER_ENVS:-}; do variants="$variants after-$e"; done
 [ -z "${AB_AFTER_ENVS:-}" ] && variants="before after"

@@ -33,12 +33,11 @@ for v in "$@"; do
 done
 cp "$out/tree-source" "$file"
 stamp "built: $names"
+. "$(dirname "$0")/vbench_lib.sh"
 run() {  # run NAME CONFIGS DTYPE ROUND: one timed run, its medians on one line
   local json="$out/$1-$3-$4.json"
-  if "$out/bin/$1" run --config "$2" --backend cuda --dtype "$3" -B 4 -T 64 --warmup 20 --iters 100 --no-check \
-      -o "$json" > /dev/null 2>&1; then
-    python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], ' '.join(
-'%s=%.1f' % (k.split('/')[-1], 1000 * v['timing']['median']) for k, v in d['benchmarks'].items()))" "$json" "$1" "$3"
+  if vbench_timed_run "$out/bin/$1" "$2" "$3" "$json"; then
+    echo "$1 $3 $(vbench_medians "$json")"
   else
     echo "$1 $3 FAILED"
   fi
