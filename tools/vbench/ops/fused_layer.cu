@@ -55,8 +55,9 @@
 // each use) made nothing faster. What was tried and dropped: bench/RESULTS.md, session 21.
 // Session 22: at width 128 the row pairs are bound by L2 bandwidth (128 CTAs each read the whole layer: ~100 MB a
 // step at gpt_micro, ~7 TB/s), not by each thread's chain of weight loads: a cp.async ring with 32 weights in
-// flight per thread (not 8) made rows of 4 7-9% faster but the pairs 20-34% slower. Fewer bytes read per step (a
-// CTA computing a share of the columns) is what would help them, not deeper prefetch.
+// flight per thread (not 8) made rows of 4 faster (gpt_micro -7%, gpt_tile_large -12%) but the pairs slower
+// (gpt_micro +20%, gpt_mini +34%). Fewer bytes read per step (a CTA computing a share of the columns) is what would
+// help them, not deeper prefetch.
 #include <cooperative_groups.h>
 
 #include <cmath>
