@@ -437,9 +437,9 @@ __device__ __forceinline__ void attend(const float* __restrict__ qkv, int first_
   // (8-way conflicts at C = 64: attention took twice as long as at C = 48). The 8 lanes of a quarter-warp then read 8
   // different float4 slots of a bank row (8 in all) where they can: with 16-wide heads (4 chunks) and rows 4 slots
   // apart modulo 8 (3C = 144, gpt_nano), lanes l and l + 1 sit 4 slots apart, so the rotation advances every other
-  // lane (lane by lane it left 2-way conflicts: gpt_nano fp32 57.8-58.3 -> 57.0-57.3 us); rows a multiple of 8 slots apart
-  // (C = 64) keep 2-way conflicts either way. q is read chunk by chunk in the same order (a broadcast per chunk), not
-  // kept in registers.
+  // lane (lane by lane it left 2-way conflicts: gpt_nano fp32 57.8-58.3 -> 57.0-57.3 us); rows a multiple of 8
+  // slots apart (C = 64) keep 2-way conflicts either way. q is read chunk by chunk in the same order (a broadcast per
+  // chunk), not kept in registers.
   constexpr int kChunks = HS / 4;
   const int rotation = HS == 16 && stride / 4 % 8 == 4 ? lane / 2 : lane;
   const float* q = base + t * stride;
