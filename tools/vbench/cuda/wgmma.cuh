@@ -29,6 +29,15 @@ __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
+/// The dynamic shared memory raw[] as a T at the next 1024-byte boundary (the 128-byte swizzle's period). Offset
+/// from raw as a pointer, not rounded as an integer address, so that the compiler still knows the state space:
+/// accesses through it compile to LDS/STS with 32-bit addresses instead of generic LD/ST (64-bit addresses, waited
+/// for on the long scoreboard, and not reordered past each other's stores).
+template <typename T>
+__device__ __forceinline__ T& aligned_shared(unsigned char* raw) {
+  return *reinterpret_cast<T*>(raw + ((1024u - (smem_addr(raw) & 1023u)) & 1023u));
+}
+
 /// Matrix descriptor of a K-major tile in shared memory with the 128-byte swizzle: 128-byte rows, 8-row groups
 /// 1024 bytes apart (stride byte offset); the leading byte offset is unused for this layout.
 __device__ __forceinline__ std::uint64_t descriptor(const void* tile) {

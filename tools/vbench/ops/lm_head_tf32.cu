@@ -5,9 +5,12 @@
 // tiles b, b + stride, ...: at any moment the CTAs write neighbouring columns of the same rows). One thread copies:
 // the weights' first 32-float chunks of K (128 bytes, one row of the 128-byte swizzle; 64 rows x 32 = 8 KB) into a
 // ring before griddepcontrol.wait, since weights are never written; then x_lo and x_hi of the CTA's rows (at most 4
-// chunks each); then every later weight chunk as its stage comes free. Splitter warps split each weight chunk in
-// place into TF32 hi (the copy) and lo (a second buffer), element by element (the swizzle moves both alike). Warp
-// groups 1 and 2 consume, 64 of the 128 rows each: wgmma m64n64k8 (TF32, fp32 accumulators) of x_lo w_hi and
+// chunks each); then every later weight chunk as its stage comes free. Three splitter warps split each weight chunk
+// in place into TF32 hi (the copy, rounded) and lo (the exact rest, in a second buffer), element by element (the
+// swizzle moves both alike); where C ends in the first half of a chunk (gpt_nano's 48), only that half is split and
+// multiplied. The split is on the critical path: it once cost 15 us at C = 128 when its loads were serialised behind
+// its stores (generic pointers; shared memory is now addressed as such, aligned_shared). Warp groups 1 and 2
+// consume, 64 of the 128 rows each: wgmma m64n64k8 (TF32, fp32 accumulators) of x_lo w_hi and
 // x_hi w_lo into one accumulator set and x_hi w_hi into another. Each consumer first loads its x_hi into registers
 // (and at C <= 64 its x_lo too; 384 threads, so that 168 registers fit), so that the wgmmas read mostly only the
 // weights from shared memory. At C <= 64 it issues a tile's chunks at once, the small products over all of K
@@ -22,6 +25,9 @@
 // weights split here, the copies alone take ~12 us (a chain of ring round trips), the stores alone with this tile
 // order ~20.5, and they overlap only in part; register stores instead of TMA stores, 9 stages instead of 5,
 // contiguous instead of strided N tiles per CTA, L2 prefetches ahead, evict-first stores: no faster.
+// Session 23 (bench/RESULTS.md): three splitter warps instead of two, lo left unrounded, the half tail and shared
+// addressing took the kernel alone from 42.9 to 39.3 us at C = 128 (28.0 to 27.7 at 48) and gpt_nano's fp32 forward
+// from ~57.4 to ~53.3.
 #include <cuda.h>
 
 #include <algorithm>
@@ -45,12 +51,11 @@ constexpr int kBM = 128;        // rows per CTA: 64 per consumer warp group
 constexpr int kBN = 64;         // logit columns per tile
 constexpr int kChunk = 32;      // 32 floats = 128 bytes of K: one row of the 128-byte swizzle, a TMA box's width
 constexpr int kMaxWidth = 128;  // x_lo and x_hi of the CTA's rows kept in shared memory: up to 4 chunks each
-/// Warp groups 1 and 2 consume; warps 0-1 split the weights and warp 2 copies: 384 threads, which leaves 168
-/// registers to each (416 would leave 128), enough for x_hi (and at C <= 64 x_lo) in registers.
+/// Warp groups 1 and 2 consume; warps 0, 1 and 3 split the weights and one thread of warp 2 copies: 384 threads,
+/// which leaves 168 registers to each (416 would leave 128), enough for x_hi (and at C <= 64 x_lo) in registers.
 constexpr int kThreads = 384;
-constexpr int kSplitters = 64;
-constexpr int kCopier = 64;  // the thread that issues the copies
-static_assert(kSplitters <= kCopier && kCopier < 128, "the copier is neither a splitter nor a consumer");
+constexpr int kSplitters = 96;
+constexpr int kCopier = 64;  // the thread that issues the copies (warp 2)
 
 /// Shared memory for widths up to kChunks * 32: 32 KB of x per chunk, kStages weight stages of 16 KB (hi and lo),
 /// kOutBuffers logit staging buffers of 16 KB per consumer; 208 KB at C <= 64 (5 stages, 2 buffers), 224 KB at
@@ -83,8 +88,10 @@ __device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* sr
 #endif  // VTOOLS_WGMMA
 
 /// Grid: m_tiles x (CTAs per M tile), one CTA per SM; CTA b takes M tile b % m_tiles and every (gridDim.x /
-/// m_tiles)-th N tile from b / m_tiles. See the top of the file.
-template <int kChunks>
+/// m_tiles)-th N tile from b / m_tiles. kTailK8: the 8-float K steps of the last chunk that C reaches (4: all; 2
+/// where C ends in its first half, e.g. gpt_nano's 48 = 32 + 16): the wgmmas and the split skip the zeros past it.
+/// See the top of the file.
+template <int kChunks, int kTailK8>
 __global__ void __launch_bounds__(kThreads, 1)
     lm_head_tf32_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
                         const __grid_constant__ CUtensorMap y_map, int C, int m_tiles, int n_tiles) {
@@ -92,7 +99,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ unsigned char raw[];
   using Shared = Smem<kChunks>;
   constexpr int kStages = Shared::kStages, kOutBuffers = Shared::kOutBuffers;
-  auto& s = *reinterpret_cast<Shared*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
+  auto& s = aligned_shared<Shared>(raw);
   const int m_tile = blockIdx.x % m_tiles, first_n = blockIdx.x / m_tiles, n_stride = gridDim.x / m_tiles;
   const int my_tiles = first_n < n_tiles ? (n_tiles - first_n + n_stride - 1) / n_stride : 0;
   const int group = threadIdx.x / 128, lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
@@ -127,20 +134,33 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_wait(&s.empty[i % kStages], (i / kStages - 1) & 1);
       load_w(i);
     }
-  } else if (threadIdx.x < kSplitters) {  // w = hi + lo, element by element (the swizzle moves both alike)
+  } else if (threadIdx.x < 128 && warp != 2) {  // w = hi + lo, element by element (the swizzle moves both alike)
+    constexpr int kUnits = kBN * kChunk / 4;                           // float4s of a chunk
+    constexpr int kPerThread = (kUnits + kSplitters - 1) / kSplitters;  // the last one where at < kUnits
+    const int splitter = threadIdx.x < 64 ? threadIdx.x : threadIdx.x - 32;
     for (int i = 0; i < total; ++i) {
       const int st = i % kStages;
+      const bool tail = kTailK8 < kChunk / 8 && i % kChunks == kChunks - 1;
+      // Whether float4 `at` is read: inside the chunk and, in a tail chunk, among the first 2 kTailK8 16-byte units of
+      // K (its unit undoes the 128-byte swizzle); the wgmmas read nothing past them.
+      auto wanted = [&](int at) { return at < kUnits && (!tail || ((at % 8) ^ (at / 8 % 8)) < 2 * kTailK8); };
       mbar_wait(&s.full[st], (i / kStages) & 1);
       float4* const hi = reinterpret_cast<float4*>(s.w_hi[st]);
       float4* const lo = reinterpret_cast<float4*>(s.w_lo[st]);
+      float4 w[kPerThread];
 #pragma unroll
-      for (int k = 0; k < kBN * kChunk / 4 / kSplitters; ++k) {
-        const int at = threadIdx.x + kSplitters * k;
-        const float4 w = hi[at];
-        const float4 h = make_float4(tf32_rna(w.x), tf32_rna(w.y), tf32_rna(w.z), tf32_rna(w.w));
+      for (int k = 0; k < kPerThread; ++k) {  // every load first: the stores below may not pass them
+        const int at = splitter + kSplitters * k;
+        w[k] = wanted(at) ? hi[at] : make_float4(0.f, 0.f, 0.f, 0.f);
+      }
+#pragma unroll
+      for (int k = 0; k < kPerThread; ++k) {
+        const int at = splitter + kSplitters * k;
+        if (!wanted(at)) continue;
+        const float4 h = make_float4(tf32_rna(w[k].x), tf32_rna(w[k].y), tf32_rna(w[k].z), tf32_rna(w[k].w));
         hi[at] = h;
-        lo[at] = make_float4(tf32_rna(w.x - h.x), tf32_rna(w.y - h.y), tf32_rna(w.z - h.z),
-                             tf32_rna(w.w - h.w));
+        // w - h is exact; the tensor cores read its top 19 bits (TF32), dropping at most 2^-21 of w
+        lo[at] = make_float4(w[k].x - h.x, w[k].y - h.y, w[k].z - h.z, w[k].w - h.w);
       }
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the generic writes, visible to wgmma
       mbar_arrive(&s.split[st]);
@@ -187,7 +207,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           const std::uint64_t hi_w = descriptor(s.w_hi[(i + c) % kStages]);
           const std::uint64_t lo_w = descriptor(s.w_lo[(i + c) % kStages]);
 #pragma unroll
-          for (int kk = 0; kk < kChunk / 8; ++kk) {  // +32 bytes along K
+          for (int kk = 0; kk < (c == kChunks - 1 ? kTailK8 : kChunk / 8); ++kk) {  // +32 bytes along K
             wgmma_tf32_k8_rs(small, x_lo[c][kk], hi_w + 2 * kk);
             wgmma_tf32_k8_rs(small, x_hi[c][kk], lo_w + 2 * kk);
           }
@@ -196,7 +216,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int c = 0; c < kChunks; ++c) {
           const std::uint64_t hi_w = descriptor(s.w_hi[(i + c) % kStages]);
 #pragma unroll
-          for (int kk = 0; kk < kChunk / 8; ++kk) wgmma_tf32_k8_rs(big, x_hi[c][kk], hi_w + 2 * kk);
+          for (int kk = 0; kk < (c == kChunks - 1 ? kTailK8 : kChunk / 8); ++kk) {
+            wgmma_tf32_k8_rs(big, x_hi[c][kk], hi_w + 2 * kk);
+          }
         }
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
@@ -216,7 +238,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           const std::uint64_t lo_x = descriptor(s.x_lo[c] + 64 * g * kChunk);
           const std::uint64_t hi_w = descriptor(s.w_hi[st]), lo_w = descriptor(s.w_lo[st]);
 #pragma unroll
-          for (int kk = 0; kk < kChunk / 8; ++kk) {  // +32 bytes along K
+          for (int kk = 0; kk < (c == kChunks - 1 ? kTailK8 : kChunk / 8); ++kk) {  // +32 bytes along K
             wgmma_tf32_k8(small, lo_x + 2 * kk, hi_w + 2 * kk);
             wgmma_tf32_k8_rs(small, x_hi[c][kk], lo_w + 2 * kk);
             wgmma_tf32_k8_rs(big, x_hi[c][kk], hi_w + 2 * kk);
@@ -294,13 +316,19 @@ void lm_head_tf32_forward(float* d_y, const float* d_x_split, const float* d_w, 
     launch_kernel(kernel, dim3(m_tiles * per_m_tile), dim3(kThreads), smem, stream, true, what.c_str(), x_map, w_map,
                   y_map, C, m_tiles, n_tiles);
   };
-  // Each kernel takes exactly kChunks chunks of x (its sequence of wgmmas has no branch).
-  static std::atomic<std::uint64_t> done1{0}, done2{0}, done3{0}, done4{0};
+  // Each kernel takes exactly kChunks chunks of x (its sequence of wgmmas has no branch). Where x sits in registers
+  // (C <= 64), a C that ends in the first half of its last chunk skips the second half's K steps.
+  static std::atomic<std::uint64_t> done[6];
+  const bool half_tail = (C - 1) % kChunk < kChunk / 2;
   switch ((C + kChunk - 1) / kChunk) {
-    case 1: return launch(lm_head_tf32_kernel<1>, kSmemBytes<1>, done1);
-    case 2: return launch(lm_head_tf32_kernel<2>, kSmemBytes<2>, done2);
-    case 3: return launch(lm_head_tf32_kernel<3>, kSmemBytes<3>, done3);
-    default: return launch(lm_head_tf32_kernel<4>, kSmemBytes<4>, done4);
+    case 1:
+      return half_tail ? launch(lm_head_tf32_kernel<1, 2>, kSmemBytes<1>, done[0])
+                       : launch(lm_head_tf32_kernel<1, 4>, kSmemBytes<1>, done[1]);
+    case 2:
+      return half_tail ? launch(lm_head_tf32_kernel<2, 2>, kSmemBytes<2>, done[2])
+                       : launch(lm_head_tf32_kernel<2, 4>, kSmemBytes<2>, done[3]);
+    case 3: return launch(lm_head_tf32_kernel<3, 4>, kSmemBytes<3>, done[4]);
+    default: return launch(lm_head_tf32_kernel<4, 4>, kSmemBytes<4>, done[5]);
   }
 }
 

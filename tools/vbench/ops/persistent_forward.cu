@@ -405,7 +405,7 @@ __device__ __forceinline__ void norm_task(const Task& t, const Params& p, int w,
 __global__ void __launch_bounds__(kThreads, 1) persistent_forward_kernel(const Params p) {
 #ifdef VTOOLS_WGMMA
   extern __shared__ unsigned char raw[];
-  auto& s = *reinterpret_cast<Smem*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
+  auto& s = aligned_shared<Smem>(raw);
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 2);   // the weight producer's and the activation producer's arrivals

@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                                __nv_bfloat16* out, const __nv_bfloat16* bias, int T, int C) {
 #ifdef VTOOLS_WGMMA
   extern __shared__ unsigned char raw[];
-  auto& s = *reinterpret_cast<Smem<HS>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
+  auto& s = aligned_shared<Smem<HS>>(raw);
   const int h = blockIdx.x, b = blockIdx.y;
   const int k_tiles = (C + kTileK - 1) / kTileK;  // past C the copies read zeros
 #ifdef VTOOLS_QKV_TIMELINE

@@ -136,8 +136,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   static_assert((kBM / CX) % 8 == 0 && (BN / CY) % 8 == 0, "multicast slices keep whole 8-row swizzle groups");
   static_assert(!kLayerNorm || !kMulticast, "the layer-norm cluster spans a row of CTAs and multicasts nothing");
   extern __shared__ unsigned char raw[];
-  auto& s = *reinterpret_cast<Stages<BN, kLayerNorm>*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) &
-                                                        ~std::uintptr_t{1023});
+  auto& s = aligned_shared<Stages<BN, kLayerNorm>>(raw);
   const int n0 = blockIdx.x * BN, m0 = blockIdx.y * kBM, k0 = blockIdx.z * k_per_split;
   const int k_tiles = (k_per_split + kBK - 1) / kBK;  // past K the copies read zeros (out of bounds)
   const int cx = blockIdx.x % CX, cy = blockIdx.y % CY;  // multicast cluster rank = cx + CX * cy
