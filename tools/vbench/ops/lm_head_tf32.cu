@@ -56,6 +56,7 @@ constexpr int kMaxWidth = 128;  // x_lo and x_hi of the CTA's rows kept in share
 constexpr int kThreads = 384;
 constexpr int kSplitters = 96;
 constexpr int kCopier = 64;  // the thread that issues the copies (warp 2)
+static_assert(kSplitters == 96 && kCopier / 32 == 2, "warps 0, 1 and 3 split (96 threads), warp 2 copies");
 
 /// Shared memory for widths up to kChunks * 32: 32 KB of x per chunk, kStages weight stages of 16 KB (hi and lo),
 /// kOutBuffers logit staging buffers of 16 KB per consumer; 208 KB at C <= 64 (5 stages, 2 buffers), 224 KB at
