@@ -649,10 +649,12 @@ class CudaBackend final : public Backend {
   std::vector<TimedForward> forward_ms_;
   /// The finalists of playoff() and their medians over all its rounds; empty when it had fewer than two.
   std::vector<TimedForward> playoff_ms_;
-  /// Replays per forward timed at prepare, and the playoff: forwards within 5% of the fastest, at most 4, timed again
-  /// in 4 rounds (60 replays each: at most 16 more captures and 288 replays, 3 of each 18 for warm-up).
+  /// Replays per forward timed at prepare, and the playoff: forwards within 10% of the fastest, at most 4, timed
+  /// again in 4 rounds (60 replays each: at most 16 more captures and 288 replays, 3 of each 18 for warm-up). 10%,
+  /// not 5%: gpt_nano fp32's best forward (52.8 us in the playoff) was once timed at 59.7 in its first 15 replays
+  /// against 56.8 for one 4 us slower, missed the 5% cut and lost to it (bench/RESULTS.md, session 23).
   static constexpr int kPrepareReplays = 15;
-  static constexpr double kPlayoffMargin = 0.05;
+  static constexpr double kPlayoffMargin = 0.10;
   static constexpr std::size_t kFinalists = 4;
   static constexpr int kPlayoffRounds = 4;
   /// Notes on the wgmma tilings whose logits were off (choose_wgmma_gemms).
