@@ -44,7 +44,10 @@
 // each, a layer norm 0.7): chains of short dependent phases at 4 warps per scheduler. Tried and dropped: the whole
 // body as one kernel with a cluster per sequence (gpt_nano fp32 220.8 vs 127.6 us); a cluster of 4 CTAs of 512
 // threads over 8 rows (slower than both layouts everywhere, e.g. gpt_micro bf16 212.0 vs 168.2 us); bulk copies
-// issued by 12 threads instead of one (no faster).
+// issued by 12 threads instead of one (no faster); the q/k/v early copy as one bulk copy per 4-16 rows (no faster).
+// A persistent cluster of 16 CTAs per sequence would not pay either: its barrier alone takes ~740 ns, about a
+// programmatic kernel boundary, and pushing k and v by DSMEM plus the barrier ~1.4 us, more than the early copy it
+// would replace (bench/cluster_latency_bench.cu; bench/RESULTS.md, session 23).
 // 2026-11-25 (bench/fused_timeline.sh, ncu; bench/RESULTS.md, session 20): staged data read through shared-space
 // pointers (in_shared), no integer divisions in the GEMM prologue, attention with rotated chunk reads and batched
 // P V, layer norms from registers: whole forwards (with the own LM head) gpt_nano fp32 63.4 -> 58.9 us,
