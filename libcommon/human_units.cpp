@@ -67,4 +67,23 @@ std::string format_si(double value) {
   return s;
 }
 
+// Whether v converts to std::uint64_t without undefined behaviour: [0, 2^64), NaN excluded.
+static bool fits_u64(double v) { return v >= 0.0 && v < 18446744073709551616.0; }
+
+static std::string general(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string format_bytes_of(double v) {
+  return fits_u64(v) ? format_bytes(static_cast<std::uint64_t>(v)) : general(v) + " B";
+}
+
+std::string format_count_of(double v) { return fits_u64(v) ? format_count(static_cast<std::uint64_t>(v)) : general(v); }
+
+std::string format_address_of(double v) {
+  return fits_u64(v) ? format_address(static_cast<std::uint64_t>(v)) : general(v);
+}
+
 }  // namespace vtools

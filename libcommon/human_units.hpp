@@ -24,4 +24,11 @@ std::string format_count(std::uint64_t n);
 /// 1.23e12 -> "1.23 T" with SI prefixes (k, M, G, T, P), three significant digits.
 std::string format_si(double value);
 
+/// format_bytes, format_count and format_address of a number read from a document, which may hold anything: the
+/// value rounded toward zero where it lies in [0, 2^64), else the number itself as "%.4g" ("-5", "1.106e+80").
+/// Converting such a value to an integer type would be undefined behaviour (a fuzzer found one in vrender).
+std::string format_bytes_of(double v);
+std::string format_count_of(double v);
+std::string format_address_of(double v);
+
 }  // namespace vtools

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <sstream>
 
 #include "libcommon/table.hpp"
@@ -22,6 +23,19 @@ TEST_CASE("human_units: sizes, durations, addresses, counts") {
   CHECK(format_count(12) == "12");
   CHECK(format_si(1.23e12) == "1.23 T");
   CHECK(format_si(950) == "950");
+}
+
+TEST_CASE("human_units: numbers read from documents, in and out of an integer's range") {
+  CHECK(format_bytes_of(1536.0) == "1.5 KiB");
+  CHECK(format_count_of(1234567.9) == "1,234,567");  // rounded toward zero, as a cast would
+  CHECK(format_address_of(4096.0) == "0x1000");
+  CHECK(format_count_of(18446744073709549568.0) == "18,446,744,073,709,549,568");  // the largest double below 2^64
+  // Out of range (a cast would be undefined): the number itself.
+  CHECK(format_count_of(1.10631e80) == "1.106e+80");
+  CHECK(format_count_of(18446744073709551616.0) == "1.845e+19");
+  CHECK(format_bytes_of(-5) == "-5 B");
+  CHECK(format_address_of(-1) == "-1");
+  CHECK(format_count_of(std::nan("")) == "nan");
 }
 
 TEST_CASE("table: text columns align, markdown escapes pipes") {

@@ -105,6 +105,26 @@ TEST_CASE("render: missing optional fields do not stop a page") {
   }
 }
 
+TEST_CASE("render: numbers past an integer's range are shown as numbers, not converted") {
+  // A fuzzer's find: a throughput of 1.1e80 tokens/s was cast to an integer for its thousands separators (undefined
+  // behaviour). Counts, bytes and addresses read from documents go through format_*_of now.
+  Page bench = build_page({classify_input(
+      R"({"format":"vtools.bench","version":1,"metadata":{},"benchmarks":{"x":{"throughput_tokens_per_sec":1.1e80},)"
+      R"("y":{"throughput_tokens_per_sec":-3}}})",
+      "huge.json")});
+  const auto& rows = bench.sections.back().tables.at(0).table.rows;
+  REQUIRE(rows.size() == 2);
+  CHECK(std::count(rows[0].begin(), rows[0].end(), "1.1e+80") == 1);
+  CHECK(std::count(rows[1].begin(), rows[1].end(), "-3") == 1);
+  for (const char* doc :
+       {R"({"format":"vtools.plan","version":1,"kernel":{},"buffers":[{"bytes":-5}],)"
+        R"("summary":{"smem_limit_bytes":1e40}})",
+        R"({"format":"vtools.trace","version":1,"run":{},"dropped_records":1e30,"kernels":[{}]})"}) {
+    Page page = build_page({classify_input(doc, "huge.json")});
+    CHECK_NOTHROW(test::parse_xml(render_page(page, "svg", {})));
+  }
+}
+
 TEST_CASE("render: bench page has the system panel, six charts and the results table") {
   Page page = build_page({load("bench.bench.json")});
   REQUIRE(page.sections.size() == 2);

@@ -86,7 +86,7 @@ double Scale::operator()(double v) const {
 }
 
 std::string format_tick(double v, double step, std::string_view unit) {
-  if (unit == "B") return format_bytes(static_cast<std::uint64_t>(std::max(v, 0.0)));
+  if (unit == "B") return format_bytes_of(std::max(v, 0.0));
   double a = std::abs(v);
   static constexpr struct {
     double scale;

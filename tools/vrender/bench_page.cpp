@@ -139,7 +139,7 @@ void add_run_charts(const BenchRun& run, Section& s) {
   for (const auto& r : rs) {
     t.table.add_row({r.config, num(r.n_layer, 0) + "/" + num(r.n_head, 0) + "/" + num(r.n_embd, 0), num(r.batch_size, 0),
                      num(r.seq_len, 0), ms(r.mean_ms), ms(r.median_ms), ms(r.p95_ms), ms(r.std_ms),
-                     std::isfinite(r.tokens_per_s) ? format_count(static_cast<std::uint64_t>(r.tokens_per_s)) : "–",
+                     std::isfinite(r.tokens_per_s) ? format_count_of(r.tokens_per_s) : "–",
                      std::isfinite(r.roofline_fraction) ? num(r.roofline_fraction * 100, 1) + "%" : "–", r.status});
   }
   s.tables.push_back(std::move(t));

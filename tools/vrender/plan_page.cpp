@@ -83,7 +83,7 @@ std::vector<PlanBuffer> read_buffers(const JsonView& root) {
 
 std::string size_text(const PlanBuffer& b) {
   if (b.space == "tmem") return (std::isfinite(b.rows) ? num(b.rows, 0) + "x" : "") + num(b.cols, 0) + " cols";
-  return std::isfinite(b.bytes) ? format_bytes(static_cast<std::uint64_t>(b.bytes)) : "?";
+  return std::isfinite(b.bytes) ? format_bytes_of(b.bytes) : "?";
 }
 
 std::string tooltip(const PlanBuffer& b) {
@@ -154,7 +154,7 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
   JsonView kernel = root.at("kernel"), sum = root.at("summary");
   Page page{"Memory plan: " + kernel.text_or("name", "kernel"), std::string(name), {}};
   Section summary{"Summary", {}, {}, {}, {}, {}};
-  auto bytes = [](std::optional<double> v) { return v ? format_bytes(static_cast<std::uint64_t>(*v)) : std::string(); };
+  auto bytes = [](std::optional<double> v) { return v ? format_bytes_of(*v) : std::string(); };
   std::vector<Fact> facts = {{"kernel", kernel.text_or("name", "")},
                              {"target", kernel.text_or("target", "")},
                              {"warps", kernel.number("num_warps") ? num(*kernel.number("num_warps"), 0) : ""},
@@ -183,7 +183,7 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
   if (!has_smem) charts.notes.push_back("No SMEM buffers in this plan.");
 
   BoxChart space{"SMEM address space (offset x time)", {}, {"op index", ""}, {"offset", "B"}, {}, 900, 360};
-  if (auto limit = sum.number("smem_limit_bytes")) space.ref_lines.push_back({*limit, "limit " + format_bytes(static_cast<std::uint64_t>(*limit))});
+  if (auto limit = sum.number("smem_limit_bytes")) space.ref_lines.push_back({*limit, "limit " + format_bytes_of(*limit)});
   int i = 0;
   for (const auto& b : buffers) {
     if (b.space != "smem" || !std::isfinite(b.offset) || !std::isfinite(b.start) || !std::isfinite(b.bytes)) continue;

@@ -93,7 +93,7 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
   for (const JsonView& m : memcpys) {
     Activity a{rel(m, "start_ns"), rel(m, "end_ns"), "memcpy " + m.text_or("kind", ""), -1, ""};
     if (a.end_ns < a.start_ns) a.end_ns = a.start_ns;
-    a.detail = m.number("bytes") ? format_bytes(static_cast<std::uint64_t>(*m.number("bytes"))) : "";
+    a.detail = m.number("bytes") ? format_bytes_of(*m.number("bytes")) : "";
     note_time(a.start_ns, a.end_ns);
     lanes[{sort_key(id_text(m, "device_id")), sort_key(id_text(m, "stream_id"))}].push_back(std::move(a));
   }
@@ -119,6 +119,12 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
   chart.x_hi = (t1 - t0) / div;
   std::size_t count = kernels.size() + memcpys.size();
   double bucket_ns = (t1 - t0) / static_cast<double>(kTimelineBuckets);
+  // An activity's time bucket; times read from a document may be anything (a span past the doubles' range makes
+  // the quotient NaN), and converting a NaN or huge quotient to an integer is undefined: those take bucket 0.
+  const auto bucket_of = [&](double start_ns) {
+    const double q = (start_ns - t0) / std::max(bucket_ns, 1e-9);
+    return q >= 0 && q < 1e18 ? static_cast<long long>(q) : 0LL;
+  };
   std::size_t drawn = 0;
   for (auto& [key, acts] : lanes) {
     std::sort(acts.begin(), acts.end(), [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
@@ -134,11 +140,11 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
         continue;
       }
       // One span per time bucket: first start to last end of the activities starting in it.
-      auto b = static_cast<long long>((a.start_ns - t0) / std::max(bucket_ns, 1e-9));
+      const long long b = bucket_of(a.start_ns);
       double end = a.end_ns, busy = 0;
       std::size_t j = i;
       std::map<std::string, double> share;
-      for (; j < acts.size() && static_cast<long long>((acts[j].start_ns - t0) / std::max(bucket_ns, 1e-9)) == b; ++j) {
+      for (; j < acts.size() && bucket_of(acts[j].start_ns) == b; ++j) {
         end = std::max(end, acts[j].end_ns);
         busy += acts[j].end_ns - acts[j].start_ns;
         share[acts[j].name] += acts[j].end_ns - acts[j].start_ns;
@@ -280,6 +286,7 @@ void add_heat_maps(const JsonView& root, Section& s) {
     int idx = 0;
     for (auto& [b, i] : block_index) i = idx++;
     // Power-of-two byte bins (at most 64 over the touched range) so 4 KiB tiles land on whole cells.
+    if (!std::isfinite(hi)) hi = 1;  // a sum past the doubles' range would make the column count NaN below
     double bin = std::exp2(std::ceil(std::log2(std::max(hi, 1.0) / 64)));
     int rows = std::min<int>(idx, 64), cols = std::max(1, static_cast<int>(std::ceil(std::max(hi, 1.0) / bin)));
     double per_row = static_cast<double>(idx) / rows;
@@ -324,8 +331,8 @@ void add_findings(const JsonView& root, Section& s) {
   for (const JsonView& f : findings) {
     auto addr = f.number("address");
     t.table.add_row({f.text_or("kind", ""), shorten(f.text_or("kernel", ""), 40), f.number("launch") ? num(*f.number("launch"), 0) : "",
-                     dims(f, "block"), dims(f, "thread"), f.number("pc_offset") ? format_address(static_cast<std::uint64_t>(*f.number("pc_offset"))) : "",
-                     addr ? format_address(static_cast<std::uint64_t>(*addr)) : "", f.number("size") ? num(*f.number("size"), 0) : "",
+                     dims(f, "block"), dims(f, "thread"), f.number("pc_offset") ? format_address_of(*f.number("pc_offset")) : "",
+                     addr ? format_address_of(*addr) : "", f.number("size") ? num(*f.number("size"), 0) : "",
                      f.text_or("operation", ""),
                      f.at("allocation").present() ? f.at("allocation").as_text() + argument_suffix(f) : "",
                      f.number("distance") ? num(*f.number("distance"), 0) : ""});
@@ -349,13 +356,13 @@ Page trace_page(const OrderedJson& doc, std::string_view name) {
     std::string v = d.text_or("name", "?");
     if (d.at("compute_capability").present()) v += ", CC " + d.at("compute_capability").as_text();
     if (d.number("sm_count")) v += ", " + num(*d.number("sm_count"), 0) + " SMs";
-    if (d.number("memory_bytes")) v += ", " + format_bytes(static_cast<std::uint64_t>(*d.number("memory_bytes")));
+    if (d.number("memory_bytes")) v += ", " + format_bytes_of(*d.number("memory_bytes"));
     facts.facts.push_back({"GPU " + (d.at("id").present() ? d.at("id").as_text() : "?"), v});
   }
   facts.facts.push_back({"launches", format_count(root.items("kernels").size())});
   if (root.boolean("partial").value_or(false)) facts.notes.push_back("Partial trace: the program ended before vtrace flushed everything.");
   if (root.number_or("dropped_records", 0) > 0)
-    facts.notes.push_back(format_count(static_cast<std::uint64_t>(root.number_or("dropped_records", 0))) + " records were dropped by the tracer.");
+    facts.notes.push_back(format_count_of(root.number_or("dropped_records", 0)) + " records were dropped by the tracer.");
   page.sections.push_back(std::move(facts));
 
   Section timeline{"Timeline", {}, {}, {}, {}, {}};
