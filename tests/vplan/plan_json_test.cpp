@@ -53,4 +53,10 @@ TEST_CASE("plan_json: documents without required fields are refused by name") {
         "p.json: field 'buffers[].liveness' must be [start, end]");
   CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 3, "name": "a", "liveness": [0, 1]}], "summary": {}})") ==
         "p.json: buffers[0].id is 3, expected ids 0, 1, 2, ...");
+  // Integers must be JSON integers within range: a float id or liveness end would be cast (undefined past int).
+  CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 1e80, "name": "a", "liveness": [0, 1]}], )"
+                        R"("summary": {}})") ==
+        "p.json: field 'buffers[].id' has the wrong type");
+  CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 0, "name": "a", "liveness": [0, 3e9]}], "summary": {}})") ==
+        "p.json: field 'buffers[].liveness' has the wrong type");
 }

@@ -1,5 +1,11 @@
 #include "tools/vplan/plan_json.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
 #include "libcommon/error.hpp"
 
 namespace vtools::vplan {
@@ -112,6 +118,24 @@ OrderedJson plan_document(const Plan& plan, std::string_view source_format) {
 
 namespace {
 
+// Whether v holds a T: integers only from JSON integers within T's range (nlohmann's get<int>() would cast a float
+// such as 1e80 to int, which is undefined behaviour), vectors element by element; other types as nlohmann checks.
+template <class T>
+bool holds(const OrderedJson& v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= kMax;
+    if (!v.is_number_integer()) return false;
+    const std::int64_t x = v.get<std::int64_t>();
+    return x >= 0 ? static_cast<std::uint64_t>(x) <= kMax
+                  : std::is_signed_v<T> && x >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
+  } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const OrderedJson& e) { return holds<int>(e); });
+  } else {
+    return true;
+  }
+}
+
 // Field access that names the missing/mistyped field in its error.
 class Fields {
  public:
@@ -125,6 +149,7 @@ class Fields {
   T get(const OrderedJson& obj, const char* key, const std::string& where) const {
     const OrderedJson& v = at(obj, key, where);
     try {
+      if (!holds<T>(v)) fail("field '" + where + key + "' has the wrong type");
       return v.get<T>();
     } catch (const std::exception&) {
       fail("field '" + where + key + "' has the wrong type");
@@ -132,7 +157,7 @@ class Fields {
   }
   template <class T>
   T get_or(const OrderedJson& obj, const char* key, T fallback) const {
-    if (!obj.is_object() || !obj.contains(key) || obj.at(key).is_null()) return fallback;
+    if (!obj.is_object() || !obj.contains(key) || obj.at(key).is_null() || !holds<T>(obj.at(key))) return fallback;
     try {
       return obj.at(key).get<T>();
     } catch (const std::exception&) {
