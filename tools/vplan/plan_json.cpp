@@ -148,8 +148,8 @@ class Fields {
   template <class T>
   T get(const OrderedJson& obj, const char* key, const std::string& where) const {
     const OrderedJson& v = at(obj, key, where);
+    if (!holds<T>(v)) fail("field '" + where + key + "' has the wrong type");
     try {
-      if (!holds<T>(v)) fail("field '" + where + key + "' has the wrong type");
       return v.get<T>();
     } catch (const std::exception&) {
       fail("field '" + where + key + "' has the wrong type");

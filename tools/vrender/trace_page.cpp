@@ -286,7 +286,6 @@ void add_heat_maps(const JsonView& root, Section& s) {
     int idx = 0;
     for (auto& [b, i] : block_index) i = idx++;
     // Power-of-two byte bins (at most 64 over the touched range) so 4 KiB tiles land on whole cells.
-    if (!std::isfinite(hi)) hi = 1;  // a sum past the doubles' range would make the column count NaN below
     double bin = std::exp2(std::ceil(std::log2(std::max(hi, 1.0) / 64)));
     int rows = std::min<int>(idx, 64), cols = std::max(1, static_cast<int>(std::ceil(std::max(hi, 1.0) / bin)));
     double per_row = static_cast<double>(idx) / rows;
