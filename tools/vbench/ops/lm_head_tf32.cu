@@ -177,6 +177,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // they then read (mostly) only the weights from shared memory, which leaves it to the copies, the split and
     // the stores.
     constexpr bool kRegisterX = kChunks <= 2;
+    // 8-float K steps of chunk c: all 4, or kTailK8 in the last one
+    constexpr auto k8_steps = [](int c) { return c == kChunks - 1 ? kTailK8 : kChunk / 8; };
     std::uint32_t x_lo[kRegisterX ? kChunks : 1][kChunk / 8][4], x_hi[kChunks][kChunk / 8][4];
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
@@ -208,7 +210,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           const std::uint64_t hi_w = descriptor(s.w_hi[(i + c) % kStages]);
           const std::uint64_t lo_w = descriptor(s.w_lo[(i + c) % kStages]);
 #pragma unroll
-          for (int kk = 0; kk < (c == kChunks - 1 ? kTailK8 : kChunk / 8); ++kk) {  // +32 bytes along K
+          for (int kk = 0; kk < k8_steps(c); ++kk) {  // +32 bytes along K
             wgmma_tf32_k8_rs(small, x_lo[c][kk], hi_w + 2 * kk);
             wgmma_tf32_k8_rs(small, x_hi[c][kk], lo_w + 2 * kk);
           }
@@ -217,7 +219,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int c = 0; c < kChunks; ++c) {
           const std::uint64_t hi_w = descriptor(s.w_hi[(i + c) % kStages]);
 #pragma unroll
-          for (int kk = 0; kk < (c == kChunks - 1 ? kTailK8 : kChunk / 8); ++kk) {
+          for (int kk = 0; kk < k8_steps(c); ++kk) {
             wgmma_tf32_k8_rs(big, x_hi[c][kk], hi_w + 2 * kk);
           }
         }
@@ -239,7 +241,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           const std::uint64_t lo_x = descriptor(s.x_lo[c] + 64 * g * kChunk);
           const std::uint64_t hi_w = descriptor(s.w_hi[st]), lo_w = descriptor(s.w_lo[st]);
 #pragma unroll
-          for (int kk = 0; kk < (c == kChunks - 1 ? kTailK8 : kChunk / 8); ++kk) {  // +32 bytes along K
+          for (int kk = 0; kk < k8_steps(c); ++kk) {  // +32 bytes along K
             wgmma_tf32_k8(small, lo_x + 2 * kk, hi_w + 2 * kk);
             wgmma_tf32_k8_rs(small, x_hi[c][kk], lo_w + 2 * kk);
             wgmma_tf32_k8_rs(big, x_hi[c][kk], hi_w + 2 * kk);
