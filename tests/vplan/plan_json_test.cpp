@@ -59,4 +59,10 @@ TEST_CASE("plan_json: documents without required fields are refused by name") {
         "p.json: field 'buffers[].id' has the wrong type");
   CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 0, "name": "a", "liveness": [0, 3e9]}], "summary": {}})") ==
         "p.json: field 'buffers[].liveness' has the wrong type");
+  // Optional fields too (the fuzzer's find: a float in a shape was cast to int64); wrong types are errors, not
+  // silently replaced by the default.
+  CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 0, "name": "a", "liveness": [0, 1], "shape": [3.3e90]}], )"
+                        R"("summary": {}})") == "p.json: field 'shape' has the wrong type");
+  CHECK(error_of(head + R"("kernel": {"num_warps": "4"}, "buffers": [], "summary": {}})") ==
+        "p.json: field 'num_warps' has the wrong type");
 }

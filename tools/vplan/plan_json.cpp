@@ -118,6 +118,11 @@ OrderedJson plan_document(const Plan& plan, std::string_view source_format) {
 
 namespace {
 
+template <class T>
+struct is_vector : std::false_type {};
+template <class E>
+struct is_vector<std::vector<E>> : std::true_type {};
+
 // Whether v holds a T: integers only from JSON integers within T's range (nlohmann's get<int>() would cast a float
 // such as 1e80 to int, which is undefined behaviour), vectors element by element; other types as nlohmann checks.
 template <class T>
@@ -129,8 +134,9 @@ bool holds(const OrderedJson& v) {
     const std::int64_t x = v.get<std::int64_t>();
     return x >= 0 ? static_cast<std::uint64_t>(x) <= kMax
                   : std::is_signed_v<T> && x >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
-  } else if constexpr (std::is_same_v<T, std::vector<int>>) {
-    return v.is_array() && std::all_of(v.begin(), v.end(), [](const OrderedJson& e) { return holds<int>(e); });
+  } else if constexpr (is_vector<T>::value) {
+    using Element = typename T::value_type;
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const OrderedJson& e) { return holds<Element>(e); });
   } else {
     return true;
   }
@@ -155,13 +161,17 @@ class Fields {
       fail("field '" + where + key + "' has the wrong type");
     }
   }
+  /// An optional field: `fallback` where it is absent or null; present with the wrong type, an error (not the
+  /// fallback: that would drop the value silently).
   template <class T>
   T get_or(const OrderedJson& obj, const char* key, T fallback) const {
-    if (!obj.is_object() || !obj.contains(key) || obj.at(key).is_null() || !holds<T>(obj.at(key))) return fallback;
+    if (!obj.is_object() || !obj.contains(key) || obj.at(key).is_null()) return fallback;
+    const std::string what = std::string("field '") + key + "' has the wrong type";
+    if (!holds<T>(obj.at(key))) fail(what);
     try {
       return obj.at(key).get<T>();
     } catch (const std::exception&) {
-      return fallback;
+      fail(what);
     }
   }
   [[noreturn]] void fail(const std::string& what) const {
@@ -279,8 +289,8 @@ Plan plan_from_document(const OrderedJson& doc, std::string_view name) {
   sum.tmem_peak_op = f.get_or<int>(s, "tmem_peak_op", 0);
   sum.tmem_live_at_peak = f.get_or<std::vector<int>>(s, "tmem_live_at_peak", {});
   sum.capture_bytes = f.get_or<std::int64_t>(s, "capture_bytes", 0);
-  if (s.contains("triton_shared_bytes") && s["triton_shared_bytes"].is_number_integer())
-    sum.triton_shared_bytes = s["triton_shared_bytes"].get<std::int64_t>();
+  if (s.is_object() && s.contains("triton_shared_bytes") && !s["triton_shared_bytes"].is_null())
+    sum.triton_shared_bytes = f.get<std::int64_t>(s, "triton_shared_bytes", "summary.");
   sum.fits = f.get_or<bool>(s, "fits", true);
   sum.notes = f.get_or<std::vector<std::string>>(s, "notes", {});
   for (int id : sum.smem_live_at_peak)
