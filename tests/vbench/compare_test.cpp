@@ -69,6 +69,15 @@ TEST_CASE("merge: joins benchmarks, suffixes repeated names, refuses mixed shape
                        "pass --allow-mixed to merge them anyway",
                        Error);
   CHECK(merge_bench_documents({doc(4), doc(8)}, {"a.json", "b.json"}, true)["benchmarks"].size() == 2);
+  // A name that a document already holds with a suffix does not overwrite it; metadata that is not an object is
+  // replaced, not written into.
+  OrderedJson odd = doc(4);
+  odd["benchmarks"]["gpt_nano@2"] = odd["benchmarks"]["gpt_nano"];
+  odd["metadata"] = 3;
+  const OrderedJson all = merge_bench_documents({odd, odd}, {"a.json", "b.json"}, true);
+  CHECK(all["benchmarks"].size() == 4);
+  CHECK(all["benchmarks"]["gpt_nano@2.1"]["source"] == "b.json");
+  CHECK(all["metadata"]["merged_from"].size() == 2);
 }
 
 TEST_CASE("bench_document: entries are read with their samples; mistyped fields are named") {
@@ -82,4 +91,8 @@ TEST_CASE("bench_document: entries are read with their samples; mistyped fields 
   CHECK(entries[0].status == "ok");
   d["benchmarks"]["x"]["timing"]["samples_ms"] = {1.0, "2"};
   CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmark 'x': 'samples_ms' holds a non-number", Error);
+  d["benchmarks"]["x"]["timing"]["samples_ms"] = {1.0};
+  d["benchmarks"]["x"]["batch_size"] = 1e80;  // an int field: a float would be cast (undefined), so it is refused
+  CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmark 'x': field 'batch_size' has the wrong type",
+                       Error);
 }

@@ -168,6 +168,11 @@ TEST_CASE("trace_reader: bad fields are refused with their JSON path") {
   CHECK(error_of(kHead + R"("run": {}, "kernels": [], "accesses": [{"ranges": [[8, 4]]}]})") ==
         "t.json: accesses[0].ranges: expected an array of [lo, hi) pairs with lo <= hi");
   CHECK(error_of(kHead + R"("run": {}, "kernels": {}})") == "t.json: kernels: expected an array");
+  // A value its field cannot hold is refused, not wrapped around (device ids are 32-bit).
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [{"device_id": 4294967296}]})") ==
+        "t.json: kernels[0].device_id: 4294967296 is out of range");
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [{"block": [1, 1, 18446744073709551615]}]})") ==
+        "t.json: kernels[0].block: 18446744073709551615 is out of range");
   CHECK(error_of(R"({"format": "vtools.plan", "version": 1})") ==
         "t.json: document format 'vtools.plan' where 'vtools.trace' was expected");
 }

@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "libcommon/error.hpp"
 
@@ -106,9 +109,16 @@ std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_v
     auto field = [&](const OrderedJson& obj, const char* f, auto fallback) {
       using T = decltype(fallback);
       if (!obj.contains(f) || obj[f].is_null()) return fallback;
-      const bool ok = std::is_same_v<T, std::string> ? obj[f].is_string() : obj[f].is_number();
+      const OrderedJson& v = obj[f];
+      bool ok = v.is_number();
+      if constexpr (std::is_same_v<T, std::string>) {
+        ok = v.is_string();
+      } else if constexpr (std::is_integral_v<T>) {  // get<int>() of 1e80 would be undefined: integers only
+        ok = (v.is_number_unsigned() && std::in_range<T>(v.template get<std::uint64_t>())) ||
+             (v.is_number_integer() && !v.is_number_unsigned() && std::in_range<T>(v.template get<std::int64_t>()));
+      }
       if (!ok) fail("benchmark '" + key + "': field '" + f + "' has the wrong type");
-      return obj[f].template get<T>();
+      return v.template get<T>();
     };
     BenchEntry e;
     e.name = key;

@@ -8,7 +8,9 @@ namespace vtools::vbench {
 OrderedJson merge_bench_documents(const std::vector<OrderedJson>& docs, const std::vector<std::string>& names,
                                   bool allow_mixed) {
   OrderedJson out = new_document(kBenchFormat, "vbench");
-  OrderedJson meta = docs.empty() || !docs[0].contains("metadata") ? OrderedJson::object() : docs[0]["metadata"];
+  OrderedJson meta = docs.empty() || !docs[0].contains("metadata") || !docs[0]["metadata"].is_object()
+                         ? OrderedJson::object()
+                         : docs[0]["metadata"];
   OrderedJson sources = OrderedJson::array();
   OrderedJson benchmarks = OrderedJson::object();
   const BenchEntry* first = nullptr;
@@ -35,7 +37,9 @@ OrderedJson merge_bench_documents(const std::vector<OrderedJson>& docs, const st
                     SourceLocation{names[i], 0, 0});
       }
       std::string key = e.name;
-      if (benchmarks.contains(key)) key += "@" + std::to_string(i + 1);
+      // name@N for input N; where a document already holds that name too, further suffixes (never overwrite one)
+      for (int n = 0; benchmarks.contains(key); ++n)
+        key = e.name + "@" + std::to_string(i + 1) + (n ? "." + std::to_string(n) : "");
       OrderedJson b = docs[i]["benchmarks"][e.name];
       b["source"] = names[i];
       benchmarks[key] = b;

@@ -1,5 +1,9 @@
 #include "tools/vtrace/trace_reader.hpp"
 
+#include <cstdint>
+#include <string>
+#include <utility>
+
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
 
@@ -29,16 +33,29 @@ class Fields {
   template <class T>
   void get_uint(const std::string& key, T& out) const {
     if (const auto* v = find(key)) {
-      if (!v->is_number_integer() || v->get<long long>() < 0) fail(key, "expected a non-negative integer");
-      out = static_cast<T>(v->get<unsigned long long>());
+      if (!v->is_number_integer() || (!v->is_number_unsigned() && v->get<std::int64_t>() < 0))
+        fail(key, "expected a non-negative integer");
+      out = in_range<T>(key, *v);
     }
   }
   template <class T>
   void get_int(const std::string& key, T& out) const {
     if (const auto* v = find(key)) {
       if (!v->is_number_integer()) fail(key, "expected an integer");
-      out = static_cast<T>(v->get<long long>());
+      out = in_range<T>(key, *v);
     }
+  }
+  /// v (a JSON integer) as a T; a value T cannot hold is an error, not wrapped around.
+  template <class T>
+  T in_range(const std::string& key, const OrderedJson& v) const {
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      if (!std::in_range<T>(u)) fail(key, std::to_string(u) + " is out of range");
+      return static_cast<T>(u);
+    }
+    const auto x = v.get<std::int64_t>();
+    if (!std::in_range<T>(x)) fail(key, std::to_string(x) + " is out of range");
+    return static_cast<T>(x);
   }
   void get_double(const std::string& key, double& out) const {
     if (const auto* v = find(key)) {
@@ -63,7 +80,7 @@ class Fields {
       if (!v->is_array() || v->size() != 3) fail(key, "expected an array of 3 integers");
       for (int i = 0; i < 3; ++i) {
         if (!(*v)[i].is_number_integer()) fail(key, "expected an array of 3 integers");
-        out[i] = (*v)[i].get<long long>();
+        out[i] = in_range<std::int64_t>(key, (*v)[i]);
       }
     }
   }

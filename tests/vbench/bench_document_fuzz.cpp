@@ -1,0 +1,32 @@
+// libFuzzer target: vtools.bench bytes -> parse_document -> read_bench_entries -> compare (the document with itself:
+// bootstrap, compare document, both tables) and merge (with itself). Only vtools::Error may escape.
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string_view>
+
+#include "libcommon/document.hpp"
+#include "libcommon/error.hpp"
+#include "tools/vbench/bench_document.hpp"
+#include "tools/vbench/compare.hpp"
+#include "tools/vbench/merge.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    const auto doc = vtools::parse_document(text, "fuzz.json", {vtools::kBenchFormat});
+    const auto entries = vtools::vbench::read_bench_entries(doc, "fuzz.json");
+    std::size_t samples = 0;
+    for (const auto& e : entries) samples += e.samples_ms.size();
+    if (samples <= 4096) {  // the bootstrap resamples each config 1000s of times: keep an input quick
+      const auto cmp = vtools::vbench::compare_benchmarks(entries, entries, 5.0);
+      std::ostringstream out;
+      out << vtools::dump_json(vtools::vbench::compare_document(cmp, doc, "a.json", doc, "b.json"));
+      vtools::vbench::write_compare_table(cmp, "table", out);
+      vtools::vbench::write_compare_table(cmp, "markdown", out);
+    }
+    (void)vtools::dump_json(vtools::vbench::merge_bench_documents({doc, doc}, {"a.json", "b.json"}, true));
+  } catch (const vtools::Error&) {
+  }
+  return 0;
+}
