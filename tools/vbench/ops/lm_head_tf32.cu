@@ -27,7 +27,10 @@
 // contiguous instead of strided N tiles per CTA, L2 prefetches ahead, evict-first stores: no faster.
 // Session 23 (bench/RESULTS.md): three splitter warps instead of two, lo left unrounded, the half tail and shared
 // addressing took the kernel alone from 42.9 to 39.3 us at C = 128 (28.0 to 27.7 at 48) and gpt_nano's fp32 forward
-// from ~57.4 to ~53.3.
+// from ~57.4 to ~53.3. Session 24: in gpt_nano's forward the head ends ~19 us after the last step, and without its
+// stores, its loads or both it still takes ~17 (its own chain of x copy, split, wgmmas and staging, 12 tiles a CTA);
+// 4 more ring stages in x's memory (free once x sits in registers) made the kernel alone 8% faster and the forward
+// not (bench/RESULTS.md).
 #include <cuda.h>
 
 #include <algorithm>
