@@ -1,6 +1,7 @@
 // vbench's own wgmma GEMM (tools/vbench/ops/wgmma_gemm.cu) against its cuBLASLt plan (cuda::Matmul, the algorithm
 // choose_fastest keeps) on gpt2 bf16's four layer products at B=4 T=64, with the epilogues and split-K the forward
-// uses: qkv + bias, attention projection as 2 fp32 partials, fc + bias + GELU, fc projection as 4 partials. Prints
+// uses: qkv + bias, attention projection as 2 fp32 partials, fc + bias + GELU, fc projection as 4 partials; and its
+// LM head (bf16 logits over the padded vocabulary). Prints
 // the median time of one launch in a CUDA graph of launches that each read their own weight copy (cold L2, as in the
 // forward) and the relative error against cuBLASLt per tiling.
 // Why: the own mma.sync GEMMs lost to cuBLASLt 2-3x (bench/RESULTS.md, sessions 3 and 7); this says whether the
@@ -313,7 +314,8 @@ int run(const std::string& which) {
   const Product products[] = {{"qkv", {M, 2304, 768}, cuda::Epilogue::kBias},
                               {"attn_proj", {M, 768, 768, false, 2}, cuda::Epilogue::kNone},
                               {"fc", {M, 3072, 768}, cuda::Epilogue::kBiasGelu},
-                              {"fc_proj", {M, 768, 3072, false, 4}, cuda::Epilogue::kNone}};
+                              {"fc_proj", {M, 768, 3072, false, 4}, cuda::Epilogue::kNone},
+                              {"lm_head", {M, 50304, 768}, cuda::Epilogue::kNone}};  // gpt2's, wte padded to Vp
   std::mt19937 rng(1234);
   std::printf("%-10s %-10s %9s %10s\n", "product", "kernel", "us", "rel err");
   constexpr double kHbmBytesPerUs = 3.35e6;  // H100 SXM HBM3
