@@ -1,6 +1,7 @@
 #include "tools/vplan/plan_inputs.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 
 #include "libcommon/document.hpp"
@@ -26,8 +27,10 @@ std::optional<std::int64_t> triton_shared_for(const fs::path& ttgir) {
         if (!j.contains(key)) return std::nullopt;
         obj = &j[key];
       }
-      if (obj->is_object() && obj->contains("shared") && (*obj)["shared"].is_number_integer())
-        return (*obj)["shared"].get<std::int64_t>();
+      if (!obj->is_object() || !obj->contains("shared")) return std::nullopt;
+      const OrderedJson& shared = (*obj)["shared"];  // a byte count: an unsigned JSON integer that fits int64
+      if (shared.is_number_unsigned() && shared.get<std::uint64_t>() <= INT64_MAX)
+        return static_cast<std::int64_t>(shared.get<std::uint64_t>());
     } catch (const Error&) {
     }
     return std::nullopt;
