@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <ctime>
 
 #include "error.hpp"
@@ -108,10 +109,12 @@ OrderedJson parse_document(std::string_view text, std::string_view name, std::ve
   if (!match) throw Error(ExitCode::kDataError, "document format '" + format + "' where " + expected + " was expected", where);
   if (!doc.contains("version") || !doc["version"].is_number_integer())
     throw Error(ExitCode::kDataError, "document has no integer \"version\"", where);
-  auto version = doc["version"].get<long long>();
-  if (version < 1 || version > match->version)
+  const OrderedJson& version = doc["version"];  // printed as written: a cast would wrap 2^63 and more negative
+  const bool known = version.is_number_unsigned() && version.get<std::uint64_t>() >= 1 &&
+                     version.get<std::uint64_t>() <= static_cast<std::uint64_t>(match->version);
+  if (!known)
     throw Error(ExitCode::kDataError,
-                format + " version " + std::to_string(version) + " is not supported (this vtools reads 1.." +
+                format + " version " + version.dump() + " is not supported (this vtools reads 1.." +
                     std::to_string(match->version) + ")",
                 where);
   return doc;

@@ -41,6 +41,10 @@ TEST_CASE("document: wrong format, missing format, newer version and non-objects
   CHECK(std::string(error_of(R"({"version": 1})").what()).find("no \"format\"") != std::string::npos);
   CHECK(std::string(error_of(R"({"format": "vtools.bench", "version": 9})").what()) ==
         "in.json: vtools.bench version 9 is not supported (this vtools reads 1..1)");
+  CHECK(std::string(error_of(R"({"format": "vtools.bench", "version": 18446744073709551615})").what()) ==
+        "in.json: vtools.bench version 18446744073709551615 is not supported (this vtools reads 1..1)");
+  CHECK(std::string(error_of(R"({"format": "vtools.bench", "version": -1})").what()) ==
+        "in.json: vtools.bench version -1 is not supported (this vtools reads 1..1)");
   CHECK(error_of("[1, 2]").code() == ExitCode::kDataError);
   CHECK(std::string(error_of("").what()).find("empty input") != std::string::npos);
 }
