@@ -110,9 +110,8 @@ OrderedJson parse_document(std::string_view text, std::string_view name, std::ve
   if (!doc.contains("version") || !doc["version"].is_number_integer())
     throw Error(ExitCode::kDataError, "document has no integer \"version\"", where);
   const OrderedJson& version = doc["version"];  // printed as written: a cast would wrap 2^63 and more negative
-  const bool known = version.is_number_unsigned() && version.get<std::uint64_t>() >= 1 &&
-                     version.get<std::uint64_t>() <= static_cast<std::uint64_t>(match->version);
-  if (!known)
+  const std::optional<int> v = json_integer<int>(version);
+  if (!v || *v < 1 || *v > match->version)
     throw Error(ExitCode::kDataError,
                 format + " version " + version.dump() + " is not supported (this vtools reads 1.." +
                     std::to_string(match->version) + ")",

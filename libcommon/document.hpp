@@ -4,8 +4,11 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace vtools {
@@ -55,5 +58,20 @@ std::string dump_json(const OrderedJson& doc);
 
 /// dump_json + write_output (atomic; "-" = stdout).
 void write_document(const OrderedJson& doc, const std::string& path);
+
+/// v as a T where v is a JSON integer that T holds; nullopt for anything else (a float, an integer out of T's range,
+/// a non-number). Readers take integers from documents through this, never nlohmann's get<T>(), which casts: 1e80
+/// to int is undefined behaviour, 2^32 to a uint32 wraps.
+template <class T>
+std::optional<T> json_integer(const OrderedJson& v) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (std::in_range<T>(u)) return static_cast<T>(u);
+  } else if (v.is_number_integer()) {
+    const auto x = v.get<std::int64_t>();
+    if (std::in_range<T>(x)) return static_cast<T>(x);
+  }
+  return std::nullopt;
+}
 
 }  // namespace vtools

@@ -3,9 +3,7 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <cstdint>
 #include <type_traits>
-#include <utility>
 
 #include "libcommon/error.hpp"
 
@@ -114,8 +112,7 @@ std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_v
       if constexpr (std::is_same_v<T, std::string>) {
         ok = v.is_string();
       } else if constexpr (std::is_integral_v<T>) {  // get<int>() of 1e80 would be undefined: integers only
-        ok = (v.is_number_unsigned() && std::in_range<T>(v.template get<std::uint64_t>())) ||
-             (v.is_number_integer() && !v.is_number_unsigned() && std::in_range<T>(v.template get<std::int64_t>()));
+        ok = json_integer<T>(v).has_value();
       }
       if (!ok) fail("benchmark '" + key + "': field '" + f + "' has the wrong type");
       return v.template get<T>();

@@ -28,9 +28,8 @@ std::optional<std::int64_t> triton_shared_for(const fs::path& ttgir) {
         obj = &j[key];
       }
       if (!obj->is_object() || !obj->contains("shared")) return std::nullopt;
-      const OrderedJson& shared = (*obj)["shared"];  // a byte count: an unsigned JSON integer that fits int64
-      if (shared.is_number_unsigned() && shared.get<std::uint64_t>() <= INT64_MAX)
-        return static_cast<std::int64_t>(shared.get<std::uint64_t>());
+      const std::optional<std::int64_t> shared = json_integer<std::int64_t>((*obj)["shared"]);  // a byte count
+      if (shared && *shared >= 0) return shared;
     } catch (const Error&) {
     }
     return std::nullopt;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -128,12 +127,7 @@ struct is_vector<std::vector<E>> : std::true_type {};
 template <class T>
 bool holds(const OrderedJson& v) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
-    if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= kMax;
-    if (!v.is_number_integer()) return false;
-    const std::int64_t x = v.get<std::int64_t>();
-    return x >= 0 ? static_cast<std::uint64_t>(x) <= kMax
-                  : std::is_signed_v<T> && x >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
+    return json_integer<T>(v).has_value();
   } else if constexpr (is_vector<T>::value) {
     using Element = typename T::value_type;
     return v.is_array() && std::all_of(v.begin(), v.end(), [](const OrderedJson& e) { return holds<Element>(e); });
@@ -166,13 +160,7 @@ class Fields {
   template <class T>
   T get_or(const OrderedJson& obj, const char* key, T fallback) const {
     if (!obj.is_object() || !obj.contains(key) || obj.at(key).is_null()) return fallback;
-    const std::string what = std::string("field '") + key + "' has the wrong type";
-    if (!holds<T>(obj.at(key))) fail(what);
-    try {
-      return obj.at(key).get<T>();
-    } catch (const std::exception&) {
-      fail(what);
-    }
+    return get<T>(obj, key, "");
   }
   [[noreturn]] void fail(const std::string& what) const {
     throw Error(ExitCode::kDataError, what, SourceLocation{std::string(name_)});

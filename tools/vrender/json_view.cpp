@@ -115,10 +115,8 @@ double JsonView::number_or(std::string_view key, double fallback) const { return
 std::int64_t JsonView::integer_or(std::string_view key, std::int64_t fallback) const {
   const OrderedJson* v = member(key);
   if (!v) return fallback;
-  if (v->is_number_integer() && !v->is_number_unsigned()) return v->get<std::int64_t>();
   // Casting a value outside int64's range is undefined (UBSan, found by vrender_document_fuzz): refuse it.
-  if (v->is_number_unsigned() && v->get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX))
-    return static_cast<std::int64_t>(v->get<std::uint64_t>());
+  if (const auto i = json_integer<std::int64_t>(*v)) return *i;
   if (v->is_number_float() && std::abs(v->get<double>()) < 0x1p63) return static_cast<std::int64_t>(v->get<double>());
   fail(key, v->is_number() ? "an integer within 64 bits" : "a number");
 }

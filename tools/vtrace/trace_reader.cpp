@@ -1,8 +1,7 @@
 #include "tools/vtrace/trace_reader.hpp"
 
-#include <cstdint>
+#include <optional>
 #include <string>
-#include <utility>
 
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
@@ -48,14 +47,9 @@ class Fields {
   /// v (a JSON integer) as a T; a value T cannot hold is an error, not wrapped around.
   template <class T>
   T in_range(const std::string& key, const OrderedJson& v) const {
-    if (v.is_number_unsigned()) {
-      const auto u = v.get<std::uint64_t>();
-      if (!std::in_range<T>(u)) fail(key, std::to_string(u) + " is out of range");
-      return static_cast<T>(u);
-    }
-    const auto x = v.get<std::int64_t>();
-    if (!std::in_range<T>(x)) fail(key, std::to_string(x) + " is out of range");
-    return static_cast<T>(x);
+    const std::optional<T> x = json_integer<T>(v);
+    if (!x) fail(key, v.dump() + " is out of range");
+    return *x;
   }
   void get_double(const std::string& key, double& out) const {
     if (const auto* v = find(key)) {
