@@ -1,10 +1,9 @@
 // cuda::wgmma_gemm_forward (wgmma + TMA, clusters multicasting shared tiles) vs cpu::matmul_forward (+ GELU) in every
 // tiling, epilogue and split, on random shapes with partial row blocks and K tails; wgmma_residual_layernorm_forward
 // vs the cpu ops for every cluster width; wgmma_qkv_attention_forward vs the cpu qkv GEMM and attention;
-// wgmma_attention_block_forward vs the cpu ops from qkv to the second layer norm; transpose_bf16; and GptForward
-// with the wgmma GEMMs in each tiling, with and without the layer-norm projections, the qkv + attention kernel and
-// the attention block, vs the fp64 reference forward and the cuBLASLt forward, eager and captured; the persistent
-// forward likewise, replay after replay (gpu label; the wgmma cases need a compute capability 9.0 device
+// transpose_bf16; and GptForward with the wgmma GEMMs in each tiling, with and without the layer-norm projections and
+// the qkv + attention kernel, vs the fp64 reference forward and the cuBLASLt forward, eager and captured; the
+// persistent forward likewise, replay after replay (gpu label; the wgmma cases need a compute capability 9.0 device
 // and say so where there is none).
 #include <doctest/doctest.h>
 
@@ -232,67 +231,6 @@ TEST_CASE("wgmma qkv + attention: the shapes it takes, and an error for the othe
                   Error);
 }
 
-/// The attention block (qkv, attention, projection, residual, layer norm in one kernel) vs the cpu ops on the unfused
-/// forward's path: qkv and the attention output rounded to bf16 as they are stored between its kernels.
-void attention_block_case(cuda_test::Random& rng, int B, int T, int NH) {
-  CAPTURE(B);
-  CAPTURE(T);
-  CAPTURE(NH);
-  const int C = 64 * NH, R = B * T;
-  const std::size_t n = static_cast<std::size_t>(R) * C;
-  REQUIRE(cuda::wgmma_attention_block_ready(B, T, C, NH));
-  const auto x = cuda_test::representable<Bf16>(rng.normal(n));
-  const auto w = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(C) * 3 * C, 1.f / std::sqrt(C)));
-  const auto bias = cuda_test::representable<Bf16>(rng.normal(3 * C, 0.3f));
-  const auto wp = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(C) * C, 1.f / std::sqrt(C)));
-  const auto bias_p = cuda_test::representable<Bf16>(rng.normal(C, 0.3f));
-  const auto residual = rng.normal(n, 1.f, 0.5f);  // a mean away from zero, as a residual stream has
-  const auto ln_w = rng.normal(C, 0.2f, 1.f), ln_b = rng.normal(C, 0.2f);
-  std::vector<float> qkv(static_cast<std::size_t>(R) * 3 * C), y(n), ref_residual(n), ref_ln(n);
-  cpu::matmul_forward(qkv.data(), x.data(), w.data(), bias.data(), R, C, 3 * C, cpu::WeightLayout::kInOut);
-  qkv = cuda_test::representable<Bf16>(qkv);
-  cpu::attention_forward(y.data(), qkv.data(), B, T, C, NH);
-  y = cuda_test::representable<Bf16>(y);
-  cpu::matmul_forward(ref_residual.data(), y.data(), wp.data(), bias_p.data(), R, C, C, cpu::WeightLayout::kInOut);
-  cpu::residual_forward(ref_residual.data(), ref_residual.data(), residual.data(), static_cast<std::int64_t>(n));
-  cpu::layernorm_forward(ref_ln.data(), ref_residual.data(), ln_w.data(), ln_b.data(), R, C);
-
-  const cuda::DeviceBuffer d_x = cuda_test::to_device<Bf16>(x);
-  const cuda::DeviceBuffer d_wt = transposed_on_device(w, C, 3 * C);
-  const cuda::DeviceBuffer d_bias = cuda_test::to_device<Bf16>(bias);
-  const cuda::DeviceBuffer d_wpt = transposed_on_device(wp, C, C);
-  const cuda::DeviceBuffer d_bias_p = cuda_test::to_device<Bf16>(bias_p);
-  const cuda::DeviceBuffer d_residual = cuda_test::to_device<float>(residual);
-  const cuda::DeviceBuffer d_ln_w = cuda_test::to_device<float>(ln_w), d_ln_b = cuda_test::to_device<float>(ln_b);
-  cuda::DeviceBuffer d_ln(n * sizeof(Bf16), "layer norm output");
-  cuda::check_cuda(cudaMemset(d_ln.get(), 0xFF, d_ln.bytes()), "cudaMemset", "NaN output");  // unwritten shows
-  cuda::AttentionBlock block;
-  block.x = d_x.as<Bf16>(), block.qkv_wt = d_wt.as<Bf16>(), block.qkv_bias = d_bias.as<Bf16>();
-  block.proj_wt = d_wpt.as<Bf16>(), block.proj_bias = d_bias_p.as<Bf16>(), block.residual = d_residual.as<float>();
-  block.ln_weight = d_ln_w.as<float>(), block.ln_bias = d_ln_b.as<float>(), block.ln_out = d_ln.as<Bf16>();
-  block.B = B, block.T = T, block.C = C, block.NH = NH;
-  cuda::wgmma_attention_block_forward(block, nullptr);
-  // The softmax weights are bf16 tensor-core inputs here (as in the qkv + attention kernel's test), so y is off by
-  // up to ~1e-2 before the projection, which sums C of them with weights ~1/sqrt(C): the residual within ~2e-2.
-  cuda_test::check_close(cuda_test::to_host<float>(d_residual, n), ref_residual, 3e-2, 1e-2, "attention block residual");
-  cuda_test::check_close(cuda_test::to_host<Bf16>(d_ln, n), ref_ln, 3e-2, 1e-2, "attention block layer norm");
-}
-
-TEST_CASE("wgmma attention block: matches the cpu qkv GEMM, attention, projection and layer norm") {
-  if (!have_wgmma()) return;
-  const auto seed = cuda_test::test_seed();
-  INFO("VTOOLS_TEST_SEED=" << seed);
-  cuda_test::Random rng(seed);
-  for (int round = 0; round < 3; ++round) {
-    attention_block_case(rng, rng.uniform_int(1, 4), rng.uniform_int(1, 64), rng.uniform_int(1, 12));
-  }
-  attention_block_case(rng, 1, 1, 1);
-  attention_block_case(rng, 3, 63, 5);   // the last sequence's tile reads past the rows (zeros); 5 K steps: the
-                                         // ring's second turn reuses one stage only
-  attention_block_case(rng, 2, 37, 3);   // fewer K steps than ring stages
-  attention_block_case(rng, 4, 64, 12);  // gpt2 at B=4, T=64
-}
-
 TEST_CASE("transpose_bf16: every element lands transposed, exactly") {
   const auto seed = cuda_test::test_seed();
   INFO("VTOOLS_TEST_SEED=" << seed);
@@ -441,56 +379,6 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
     CHECK_FALSE(forward.wgmma_tiling().has_value());
     // Back on the cuBLASLt plan (the own kernels' logits differ from its by ~1e-3).
     CHECK(stats::relative_l2_error(logits_of(gpu, forward, rows, V, Vp, true),
-                                    std::vector<double>(cublas.begin(), cublas.end())) < 1e-4);
-  }
-}
-
-TEST_CASE("attention block in the forward: logits match the fp64 reference and cuBLASLt's") {
-  if (!have_wgmma()) return;
-  const auto seed = cuda_test::test_seed();
-  INFO("VTOOLS_TEST_SEED=" << seed);
-  cuda_test::Random rng(seed);
-  Gpu gpu;
-  struct Case {
-    int n_embd, n_head, B, T;
-  };
-  // Heads of 64; T = 50 leaves each sequence's tile reading the next one's rows, which the other clusters overwrite.
-  const Case cases[] = {{256, 4, 4, 64}, {384, 6, 3, 50}, {768, 12, 2, 64}};
-  for (const Case& c : cases) {
-    CAPTURE(c.n_embd);
-    CAPTURE(c.B);
-    CAPTURE(c.T);
-    RandomForward model(gpu, rng, 2, c.n_head, c.n_embd, c.B, c.T);
-    cuda::GptForward& forward = model.forward;
-    REQUIRE(forward.attention_block_available());
-    const std::vector<float> cublas = logits_of(gpu, forward, model.rows, model.V, model.Vp, false);
-    std::vector<std::optional<cuda::WgmmaTiling>> tilings_and_none = {std::nullopt};
-    tilings_and_none.insert(tilings_and_none.end(), forward.wgmma_tilings().begin(), forward.wgmma_tilings().end());
-    int turn = 0;
-    for (const std::optional<cuda::WgmmaTiling> tiling : tilings_and_none) {
-      const bool programmatic = turn++ % 2 == 1;
-      const std::string tile = tiling ? cuda::wgmma_tiling_name(*tiling) : "cuBLASLt";
-      CAPTURE(tile);
-      CAPTURE(programmatic);
-      forward.use_wgmma_gemms(tiling, gpu.stream);
-      forward.use_programmatic_launches(programmatic);
-      forward.use_attention_block(true, gpu.stream);
-      for (const bool captured : {false, true}) {
-        CAPTURE(captured);
-        const std::vector<float> logits = logits_of(gpu, forward, model.rows, model.V, model.Vp, captured);
-        const double rel = stats::relative_l2_error(logits, model.ref);
-        const double vs_cublas = stats::relative_l2_error(logits, cublas);
-        MESSAGE("attention block with " << tile << (programmatic ? " programmatic" : "") << " B " << c.B << " T "
-                                        << c.T << (captured ? " captured" : " eager") << ": rel err " << rel
-                                        << " vs fp64, " << vs_cublas << " vs the cuBLASLt forward");
-        CHECK(rel <= 2e-2);
-        CHECK(vs_cublas <= 2e-2);
-      }
-    }
-    forward.use_attention_block(false, gpu.stream);
-    forward.use_wgmma_gemms(std::nullopt, gpu.stream);
-    forward.use_programmatic_launches(false);
-    CHECK(stats::relative_l2_error(logits_of(gpu, forward, model.rows, model.V, model.Vp, true),
                                     std::vector<double>(cublas.begin(), cublas.end())) < 1e-4);
   }
 }

@@ -1,10 +1,8 @@
-// The shapes the own wgmma kernels take (cuda/wgmma_gemm.hpp; the attention block of cuda/wgmma_attention.hpp) and the
-// error for the others: host logic only, so this runs on every machine (unit label); the kernels themselves are in
-// cuda_wgmma_gemm_test.cpp (gpu label).
+// The shapes the own wgmma kernels take (cuda/wgmma_gemm.hpp) and the error for the others: host logic only, so
+// this runs on every machine (unit label); the kernels themselves are in cuda_wgmma_gemm_test.cpp (gpu label).
 #include <doctest/doctest.h>
 
 #include "libcommon/error.hpp"
-#include "tools/vbench/cuda/wgmma_attention.hpp"
 #include "tools/vbench/cuda/wgmma_gemm.hpp"
 
 namespace vtools::vbench {
@@ -53,18 +51,6 @@ TEST_CASE("wgmma GEMM with the residual add and layer norm: the shapes it takes"
   } catch (const Error& e) {
     CHECK(e.code() == ExitCode::kInternal);
   }
-}
-
-TEST_CASE("wgmma attention block: the shapes it takes, and an error for the others") {
-  CHECK(cuda::wgmma_attention_block_takes(4, 64, 768, 12));
-  CHECK(cuda::wgmma_attention_block_takes(1, 1, 64, 1));
-  CHECK_FALSE(cuda::wgmma_attention_block_takes(4, 65, 768, 12));  // over one wgmma's 64 rows
-  CHECK_FALSE(cuda::wgmma_attention_block_takes(4, 64, 768, 24));  // head size 32
-  CHECK_FALSE(cuda::wgmma_attention_block_takes(2, 64, 1024, 16));  // gpt2-medium: y and the ring would not fit
-  CHECK_FALSE(cuda::wgmma_attention_block_takes(0, 64, 768, 12));
-  cuda::AttentionBlock block;
-  block.B = 4, block.T = 65, block.C = 768, block.NH = 12;
-  CHECK_THROWS_AS(cuda::wgmma_attention_block_forward(block, nullptr), Error);
 }
 
 }  // namespace

@@ -260,16 +260,6 @@ class CudaBackend final : public Backend {
         }
       }
     }
-    // Each with the qkv + attention kernel also as the whole attention block where it runs: the same GEMMs otherwise.
-    if (forward_->attention_block_available()) {
-      std::vector<WgmmaPlan> blocks;
-      for (WgmmaPlan plan : candidates) {
-        if (!plan.qkv_attention) continue;
-        plan.attention_block = true;
-        blocks.push_back(plan);
-      }
-      candidates.insert(candidates.end(), blocks.begin(), blocks.end());
-    }
     // Each in fitted layer-norm blocks too: their gain differs from plan to plan, so choosing them after the plan
     // can keep a plan that another one beats with them (gpt_tile_medium bf16 once ran 96.4 instead of 91.8 us).
     if (cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
@@ -321,9 +311,8 @@ class CudaBackend final : public Backend {
     bool persistent = false;  ///< GptForward::use_persistent (the other fields then do not matter)
     /// GptForward::use_layernorm_blocks; not a part of plain() or plan_name() (forward_label names it)
     cuda::LayerNormBlocks layernorm_blocks = cuda::LayerNormBlocks::kWide;
-    bool attention_block = false;  ///< GptForward::use_attention_block (with qkv_attention set)
     [[nodiscard]] bool plain() const {
-      return !tiling && !programmatic && !qkv_attention && !attention_block &&
+      return !tiling && !programmatic && !qkv_attention &&
              layernorm_projections == cuda::LayerNormProjections::kNone && !persistent;
     }
   };
@@ -361,14 +350,13 @@ class CudaBackend final : public Backend {
   [[nodiscard]] WgmmaPlan current_plan() const {
     return {forward_->wgmma_tiling(), forward_->wgmma_gemms(), forward_->programmatic_launches(),
             forward_->qkv_attention(), forward_->layernorm_projections(), forward_->layernorm_tile(),
-            forward_->persistent(), forward_->layernorm_blocks(), forward_->attention_block()};
+            forward_->persistent(), forward_->layernorm_blocks()};
   }
 
   void use_plan(const WgmmaPlan& plan) {
     forward_->use_wgmma_gemms(plan.tiling, stream_, plan.gemms);
     forward_->use_programmatic_launches(plan.programmatic);
     forward_->use_qkv_attention(plan.qkv_attention, stream_);
-    forward_->use_attention_block(plan.attention_block, stream_);
     forward_->use_layernorm_projections(plan.layernorm_projections, plan.layernorm_tile, stream_);
     forward_->use_persistent(plan.persistent, stream_);
     forward_->use_layernorm_blocks(plan.layernorm_blocks);
@@ -387,11 +375,7 @@ class CudaBackend final : public Backend {
           (plan.gemms == cuda::WgmmaGemms::kProjections ? " for the projections" : ""));
     }
     if (plan.programmatic) add("programmatic launches");
-    if (plan.attention_block) {
-      add("qkv, attention, its projection and layer norm in one wgmma kernel");
-    } else if (plan.qkv_attention) {
-      add("qkv and attention in one wgmma kernel");
-    }
+    if (plan.qkv_attention) add("qkv and attention in one wgmma kernel");
     const std::string tiles = " (" + std::to_string(plan.layernorm_tile) + "-wide tiles)";
     if (plan.layernorm_projections == LayerNormProjections::kAttention) {
       add("the attention projection fused with its layer norm" + tiles);

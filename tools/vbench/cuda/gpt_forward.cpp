@@ -92,7 +92,6 @@ GptForward::GptForward(cublasLtHandle_t lt, const DeviceWeights& weights, int B,
       if (takes) wgmma_tilings_.push_back(tiling);
     }
     qkv_attention_available_ = wgmma_qkv_attention_takes(B, T, Ci, cfg.n_head);
-    attention_block_available_ = wgmma_attention_block_ready(B, T, Ci, cfg.n_head);
     persistent_available_ = persistent_forward_takes(B, T, Ci, cfg.n_head, cfg.n_layer, device);
   }
   check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreate", "the prefetch branch");
@@ -172,14 +171,6 @@ void GptForward::use_qkv_attention(bool on, cudaStream_t stream) {
   }
   if (on) make_transposed_weights(stream);
   qkv_attention_ = on;
-}
-
-void GptForward::use_attention_block(bool on, cudaStream_t stream) {
-  if (on && !attention_block_available_) {
-    throw Error(ExitCode::kInternal, "the attention half of a layer cannot run as one kernel for this model and shape");
-  }
-  if (on) make_transposed_weights(stream);
-  attention_block_ = on;
 }
 
 void GptForward::use_persistent(bool on, cudaStream_t stream) {
@@ -330,37 +321,24 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
       layernorm_forward(ln, residual, pending, l.ln1_w.as<float>(), l.ln1_b.as<float>(), R, C, stream, programmatic_,
                         layernorm_blocks_);
     }
-    const A* fc_in = ln;  // what the fc GEMM reads
-    if (attention_block_) {  // qkv, attention, the projection and the second layer norm in one kernel (bf16 only)
-      if constexpr (std::is_same_v<A, __nv_bfloat16>) {
-        AttentionBlock block;
-        block.x = ln, block.qkv_wt = transposed_[4 * layer].as<A>(), block.qkv_bias = l.attn_b.as<A>();
-        block.proj_wt = transposed_[4 * layer + 1].as<A>(), block.proj_bias = l.attn_proj_b.as<A>();
-        block.residual = residual, block.ln_weight = l.ln2_w.as<float>(), block.ln_bias = l.ln2_b.as<float>();
-        block.ln_out = attn_.as<A>();  // not ln, which its CTAs of other sequences may still read
-        block.B = B_, block.T = T_, block.C = C, block.NH = cfg.n_head;
-        wgmma_attention_block_forward(block, stream);
-        fc_in = attn_.as<A>();
-      }
-    } else {
+    if constexpr (std::is_same_v<A, __nv_bfloat16>) {
       if (qkv_attention_) {
-        if constexpr (std::is_same_v<A, __nv_bfloat16>) {
-          wgmma_qkv_attention_forward(attn_.as<A>(), ln, transposed_[4 * layer].as<A>(), l.attn_b.as<A>(), B_, T_, C,
-                                      cfg.n_head, stream);
-        }
-      } else {
-        gemm(0, *qkv_mm_, qkv_.get(), ln, l.attn_w, &l.attn_b);
-        attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream, programmatic_);
-      }
-      if (fused_attn_ln) {
-        projection_layernorm(1, *attn_proj_mm_, attn_.get(), l.attn_proj_b, l.ln2_w, l.ln2_b);
-      } else {
-        gemm(1, *attn_proj_mm_, partials, attn_.get(), l.attn_proj_w, nullptr);
-        layernorm_forward(ln, residual, SublayerOutput<A>{partials, attn_proj_splits_, l.attn_proj_b.as<A>()},
-                          l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream, programmatic_, layernorm_blocks_);
+        wgmma_qkv_attention_forward(attn_.as<A>(), ln, transposed_[4 * layer].as<A>(), l.attn_b.as<A>(), B_, T_, C,
+                                    cfg.n_head, stream);
       }
     }
-    gemm(2, *fc_mm_, fc_.get(), fc_in, l.fc_w, &l.fc_b);
+    if (!qkv_attention_) {
+      gemm(0, *qkv_mm_, qkv_.get(), ln, l.attn_w, &l.attn_b);
+      attention_forward(attn_.as<A>(), qkv_.as<A>(), B_, T_, C, cfg.n_head, stream, programmatic_);
+    }
+    if (fused_attn_ln) {
+      projection_layernorm(1, *attn_proj_mm_, attn_.get(), l.attn_proj_b, l.ln2_w, l.ln2_b);
+    } else {
+      gemm(1, *attn_proj_mm_, partials, attn_.get(), l.attn_proj_w, nullptr);
+      layernorm_forward(ln, residual, SublayerOutput<A>{partials, attn_proj_splits_, l.attn_proj_b.as<A>()},
+                        l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream, programmatic_, layernorm_blocks_);
+    }
+    gemm(2, *fc_mm_, fc_.get(), ln, l.fc_w, &l.fc_b);
     if (fused_fc_ln) {  // the next layer's first layer norm, or the final one
       const bool last = layer + 1 == w_.layers.size();
       projection_layernorm(3, *fc_proj_mm_, fc_.get(), l.fc_proj_b, last ? w_.lnf_w : w_.layers[layer + 1].ln1_w,

@@ -95,14 +95,6 @@ class GptForward {
   /// says) and attention_forward (false, the default). The first use makes the transposed weights, on `stream`.
   void use_qkv_attention(bool on, cudaStream_t stream);
   [[nodiscard]] bool qkv_attention() const { return qkv_attention_; }
-  /// Whether the unfused forward can run each layer's qkv GEMM, attention, attention projection and second layer norm
-  /// as one kernel (wgmma_attention_block_ready: bf16 on a compute capability 9.0 device, head size 64, at most 12
-  /// heads, T <= 64).
-  [[nodiscard]] bool attention_block_available() const { return attention_block_available_; }
-  /// Makes the unfused forward do so (true; it then ignores use_qkv_attention), or not (false, the default). The
-  /// first use makes the transposed weights, on `stream`.
-  void use_attention_block(bool on, cudaStream_t stream);
-  [[nodiscard]] bool attention_block() const { return attention_block_; }
   /// Whether the layers can run as one persistent kernel (persistent_forward.hpp: bf16 on a compute capability 9.0
   /// device, head size 64, T <= 64, n_embd a multiple of 256 up to 1024).
   [[nodiscard]] bool persistent_available() const { return persistent_available_; }
@@ -193,7 +185,6 @@ class GptForward {
   WgmmaGemms wgmma_gemms_ = WgmmaGemms::kAll;
   bool programmatic_ = false;
   bool qkv_attention_available_ = false, qkv_attention_ = false;
-  bool attention_block_available_ = false, attention_block_ = false;
   std::optional<std::vector<int>> layernorm_tiles_;  ///< layernorm_tiles(), once looked up
   LayerNormProjections layernorm_projections_ = LayerNormProjections::kNone;
   int layernorm_tile_ = 0;

@@ -237,33 +237,6 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
-/// Stores this CTA's partial sums of rows `row` and row + 8 (one per lane group of 4, reduced over it first: every
-/// lane of the group is left holding the group's sum) at [rank][row] in the shared memory of every CTA of the cluster
-/// (ranks 0..ranks-1). The caller's cluster_sync after it makes them visible.
-template <int Ranks, int Rows>
-__device__ __forceinline__ void share_row_partials(float (&partial)[2], float (&table)[Ranks][Rows], int rank,
-                                                   int ranks, int row, int lane) {
-#pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    partial[half] += __shfl_xor_sync(0xffffffffu, partial[half], 1);
-    partial[half] += __shfl_xor_sync(0xffffffffu, partial[half], 2);
-  }
-  if (lane % 4 != 0) return;
-  for (int q = 0; q < ranks; ++q) {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      asm volatile(
-          "{\n"
-          ".reg .b32 remote;\n"
-          "mapa.shared::cluster.u32 remote, %0, %1;\n"
-          "st.shared::cluster.f32 [remote], %2;\n"
-          "}\n" ::"r"(smem_addr(&table[rank][row + 8 * half])),
-          "r"(q), "f"(partial[half])
-          : "memory");
-    }
-  }
-}
-
 /// The producer's schedule over k_tiles K steps in a ring of kStages stages whose consumers release each stage on
 /// empty[stage]: the weights of the first stages (load_w) before griddepcontrol.wait, since they never depend on the
 /// kernel before, so they arrive while its last CTAs still run; the activations (load_x) after it; then each later

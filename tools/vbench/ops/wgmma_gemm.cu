@@ -95,6 +95,32 @@ constexpr std::size_t smem_bytes() {
 
 using namespace wgmma;  // the helpers of wgmma.cuh
 
+#ifdef VTOOLS_WGMMA
+/// Stores this CTA's partial sums of rows `row` and row + 8 (one per lane group of 4, reduced over it first) at
+/// [rank][row] in the shared memory of every CTA of the cluster.
+__device__ __forceinline__ void share_row_partials(float (&partial)[2], float (&table)[kMaxRowCluster][kBM], int rank,
+                                                   int ranks, int row, int lane) {
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    partial[half] += __shfl_xor_sync(0xffffffffu, partial[half], 1);
+    partial[half] += __shfl_xor_sync(0xffffffffu, partial[half], 2);
+  }
+  if (lane % 4 != 0) return;
+  for (int q = 0; q < ranks; ++q) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      asm volatile(
+          "{\n"
+          ".reg .b32 remote;\n"
+          "mapa.shared::cluster.u32 remote, %0, %1;\n"
+          "st.shared::cluster.f32 [remote], %2;\n"
+          "}\n" ::"r"(smem_addr(&table[rank][row + 8 * half])),
+          "r"(q), "f"(partial[half])
+          : "memory");
+    }
+  }
+}
+#endif  // VTOOLS_WGMMA
 
 /// Grid (N / BN, ceil(M / 64), max(1, splits)) in clusters of CX x CY; see the top of the file. With
 /// Out::kResidualLayerNorm the cluster is instead a whole row of CTAs (N / BN of them, CX = CY = 1: no multicast).
