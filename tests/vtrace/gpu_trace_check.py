@@ -109,8 +109,16 @@ def main():
         c.eq("run.exit_status", doc["run"]["exit_status"], 0)
         check_sample_work(c, doc)
         s = subprocess.run([a.vtrace, "summary", "--format", "json", path], capture_output=True, text=True)
-        rows = {k["name"]: k for k in json.loads(s.stdout)["kernels"]}
+        summary = json.loads(s.stdout)
+        rows = {k["name"]: k for k in summary["kernels"]}
         c.eq("summary fill calls", rows.get(FILL, {}).get("calls"), 3)
+        # Real CUPTI times: the exposed times sum to the busy time, which no kernel's total undercuts.
+        exposed = sum(k["exposed_ns"] for k in summary["kernels"])
+        c.true(f"exposed times sum to busy_ns ({exposed} vs {summary['busy_ns']})",
+               abs(exposed - summary["busy_ns"]) <= 1e-6 * max(1.0, summary["busy_ns"]))
+        c.true("busy_ns within the GPU time", 0 < summary["busy_ns"] <= summary["gpu_time_ns"] + 1e-6)
+        c.true("each kernel's exposed time within its total", all(k["exposed_ns"] <= k["total_ns"] + 1e-6
+                                                                   for k in summary["kernels"]))
         c.eq("check exit", subprocess.run([a.vtrace, "check", path], capture_output=True).returncode, 0)
         e = subprocess.run([a.vtrace, "export", "--chrome", path], capture_output=True, text=True)
         events = [x for x in json.loads(e.stdout)["traceEvents"] if x["ph"] == "X" and x["cat"] == "kernel"]

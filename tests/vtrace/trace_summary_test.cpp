@@ -97,10 +97,58 @@ TEST_CASE("trace_summary: --graph keeps one graph's kernels, with calls and time
   CHECK(*summarize_trace(t, TraceSelection{"last", ""}).graph == 2);  // the graph that launched last
   std::ostringstream text;
   write_summary_tables(s, false, text);
-  CHECK(text.str().find("graph 5: 4 launches of 3 kernel nodes, 80.0 ns of kernel time per launch\n") !=
-        std::string::npos);
+  // Graph 5's kernels never overlap: as busy as their summed time.
+  CHECK(text.str().find("graph 5: 4 launches of 3 kernel nodes, 80.0 ns of kernel time and 80.0 ns busy per "
+                        "launch\n") != std::string::npos);
+  CHECK(s.kernels[0].exposed_per_launch_ns == doctest::Approx(180.0 / 4));
+  CHECK(text.str().find("exposed/launch") != std::string::npos);
   CHECK(text.str().find("calls/launch") != std::string::npos);
   CHECK(text.str().find("0.75") != std::string::npos);
+}
+
+/// A programmatic chain on device 0 (each kernel starts while the one before runs and waits for it), a kernel wholly
+/// inside another's run, an idle gap, and a kernel on device 1 at the same time as device 0's.
+Trace overlapping() {
+  Trace t;
+  t.kernels = {launch("ln", 0, 100, {1, 1, 1}), launch("mm", 40, 160, {1, 1, 1}),  // mm adds 200 - 100
+               launch("side", 50, 30, {1, 1, 1}),                                  // inside ln: adds nothing
+               launch("ln", 180, 70, {1, 1, 1}),                                   // adds 250 - 200
+               launch("mm", 1000, 100, {1, 1, 1})};                                // after a gap: all of it
+  Kernel other = launch("mm", 0, 500, {1, 1, 1});
+  other.device_id = 1;  // another device's clock of work: its own frontier
+  t.kernels.push_back(other);
+  return t;
+}
+
+TEST_CASE("trace_summary: exposed time is what each kernel adds to the time some kernel runs") {
+  const TraceSummary s = summarize_trace(overlapping());
+  CHECK(s.gpu_time_ns == doctest::Approx(100 + 160 + 30 + 70 + 100 + 500));
+  CHECK(s.busy_ns == doctest::Approx(250 + 100 + 500));  // the gap from 250 to 1000 is idle
+  auto kernel = [&](const std::string& name) {
+    for (const auto& k : s.kernels) {
+      if (k.name == name) return k;
+    }
+    FAIL("no kernel " << name);
+    return KernelStats{};
+  };
+  CHECK(kernel("ln").exposed_ns == doctest::Approx(100 + 50));
+  CHECK(kernel("mm").exposed_ns == doctest::Approx(100 + 100 + 500));
+  CHECK(kernel("side").exposed_ns == 0);
+  double sum = 0, shares = 0;
+  for (const auto& k : s.kernels) {
+    CHECK(k.exposed_ns <= k.total_ns);
+    sum += k.exposed_ns;
+    shares += k.exposed_share;
+  }
+  CHECK(sum == doctest::Approx(s.busy_ns));
+  CHECK(shares == doctest::Approx(1.0));
+  std::ostringstream text;
+  write_summary_tables(s, false, text);
+  CHECK(text.str().find("6 kernel launches, 960 ns of GPU time, 850 ns busy\n") != std::string::npos);
+  const auto j = summary_to_json(s);
+  CHECK(j["busy_ns"].get<double>() == doctest::Approx(850));
+  CHECK(j["kernels"][0]["exposed_ns"].get<double>() == doctest::Approx(700));  // mm: the most time
+  CHECK(j["kernels"][0]["exposed_share"].get<double>() == doctest::Approx(700.0 / 850));
 }
 
 TEST_CASE("trace_summary: --kernel keeps matching names and their accesses; copies stay") {
@@ -224,7 +272,7 @@ TEST_CASE("summary_writer: JSON carries every kernel row; tables carry every ker
   std::ostringstream text, md;
   write_summary_tables(s, false, text);
   write_summary_tables(s, true, md);
-  CHECK(text.str().find("4 kernel launches, 1.30 us of GPU time\n") == 0);
+  CHECK(text.str().find("4 kernel launches, 1.30 us of GPU time, 1.30 us busy\n") == 0);
   CHECK(text.str().find("varies") != std::string::npos);
   CHECK(md.str().find("| kernel |") != std::string::npos);
   CHECK(md.str().find("| htod ") != std::string::npos);

@@ -69,6 +69,7 @@ OrderedJson summary_to_json(const TraceSummary& s) {
   j["summary_of"] = "vtools.trace";
   j["launches"] = s.launches;
   j["gpu_time_ns"] = s.gpu_time_ns;
+  j["busy_ns"] = s.busy_ns;
   j["span_ns"] = s.span_ns;
   j["failed_launches"] = s.failed_launches;
   j["findings"] = s.findings;
@@ -88,6 +89,8 @@ OrderedJson summary_to_json(const TraceSummary& s) {
                                        {"max_ns", k.max_ns},
                                        {"std_ns", k.std_ns},
                                        {"share", k.share},
+                                       {"exposed_ns", k.exposed_ns},
+                                       {"exposed_share", k.exposed_share},
                                        {"grid", k.grid},
                                        {"grid_varies", k.grid_varies},
                                        {"block", k.block},
@@ -96,6 +99,7 @@ OrderedJson summary_to_json(const TraceSummary& s) {
     if (s.graph) {
       j["kernels"].back()["calls_per_launch"] = k.calls_per_launch;
       j["kernels"].back()["time_per_launch_ns"] = k.time_per_launch_ns;
+      j["kernels"].back()["exposed_per_launch_ns"] = k.exposed_per_launch_ns;
     }
   }
   j["graphs"] = OrderedJson::array();
@@ -134,11 +138,14 @@ void write_summary_tables(const TraceSummary& s, bool markdown, std::ostream& ou
                      "regs", "smem"};
   kernels.align.assign(kernels.headers.size(), A::kRight);
   kernels.align[0] = A::kLeft;
+  // After the share: the exposed time (KernelStats::exposed_ns), or with a graph what one launch of it spends in each
+  // kernel and exposes.
   constexpr int kAfterShare = 9;
-  if (per_launch) {  // after the share: what one launch of the graph spends in each kernel
-    kernels.headers.insert(kernels.headers.begin() + kAfterShare, {"calls/launch", "per launch"});
-    kernels.align.insert(kernels.align.begin() + kAfterShare, {A::kRight, A::kRight});
-  }
+  const std::vector<std::string> after_share =
+      per_launch ? std::vector<std::string>{"calls/launch", "per launch", "exposed/launch"}
+                 : std::vector<std::string>{"exposed"};
+  kernels.headers.insert(kernels.headers.begin() + kAfterShare, after_share.begin(), after_share.end());
+  kernels.align.insert(kernels.align.begin() + kAfterShare, after_share.size(), A::kRight);
   for (const auto& k : s.kernels) {
     std::vector<std::string> row = {table_kernel_name(k.name), format_count(k.calls), format_duration_ns(k.total_ns),
                                     format_duration_ns(k.mean_ns), format_duration_ns(k.median_ns),
@@ -149,12 +156,15 @@ void write_summary_tables(const TraceSummary& s, bool markdown, std::ostream& ou
     if (per_launch) {
       const bool whole = k.calls_per_launch == std::floor(k.calls_per_launch);  // fractions: a partial launch
       row.insert(row.begin() + kAfterShare,
-                 {fixed(k.calls_per_launch, whole ? 0 : 2), format_duration_ns(k.time_per_launch_ns)});
+                 {fixed(k.calls_per_launch, whole ? 0 : 2), format_duration_ns(k.time_per_launch_ns),
+                  format_duration_ns(k.exposed_per_launch_ns)});
+    } else {
+      row.insert(row.begin() + kAfterShare, format_duration_ns(k.exposed_ns));
     }
     kernels.add_row(row);
   }
-  out << format_count(s.launches) << " kernel launches, " << format_duration_ns(s.gpu_time_ns) << " of GPU time"
-      << (s.partial ? " (partial trace)" : "");
+  out << format_count(s.launches) << " kernel launches, " << format_duration_ns(s.gpu_time_ns) << " of GPU time, "
+      << format_duration_ns(s.busy_ns) << " busy" << (s.partial ? " (partial trace)" : "");
   if (s.graph || !s.kernel_regex.empty()) {
     out << "; selected";
     if (s.graph) out << ": CUDA graph " << *s.graph;
@@ -166,7 +176,8 @@ void write_summary_tables(const TraceSummary& s, bool markdown, std::ostream& ou
   if (per_launch) {
     const GraphStats& g = s.graphs.front();
     out << "graph " << g.id << ": " << format_count(g.launches) << " launches of " << format_count(g.kernel_nodes)
-        << " kernel nodes, " << format_duration_ns(g.gpu_time_per_launch_ns) << " of kernel time per launch\n";
+        << " kernel nodes, " << format_duration_ns(g.gpu_time_per_launch_ns) << " of kernel time and "
+        << format_duration_ns(s.busy_ns / static_cast<double>(g.launches)) << " busy per launch\n";
   }
   out << "\n";
   write_table(kernels, markdown, out);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "libcommon/stats.hpp"
 
@@ -42,6 +43,29 @@ std::vector<KernelStats> kernel_stats(const Trace& t, double& gpu_time_ns) {
   for (auto& s : out) s.share = gpu_time_ns > 0 ? s.total_ns / gpu_time_ns : 0;
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
   return out;
+}
+
+/// Each kernel's exposed time (KernelStats::exposed_ns) by name, and their sum (the busy time): the kernels in order
+/// of start on each device, each adding what it runs past the latest end before it.
+std::map<std::string, double> exposed_times(const Trace& t, double& busy_ns) {
+  std::vector<const Kernel*> order;
+  for (const auto& k : t.kernels) order.push_back(&k);
+  std::stable_sort(order.begin(), order.end(), [](const Kernel* a, const Kernel* b) {
+    return std::tie(a->device_id, a->start_ns, a->end_ns) < std::tie(b->device_id, b->start_ns, b->end_ns);
+  });
+  std::map<std::string, double> exposed;
+  busy_ns = 0;
+  std::uint64_t frontier = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const Kernel& k = *order[i];
+    if (i == 0 || k.device_id != order[i - 1]->device_id) frontier = 0;
+    const std::uint64_t from = std::max(k.start_ns, frontier);
+    const double added = k.end_ns > from ? static_cast<double>(k.end_ns - from) : 0;
+    exposed[k.name] += added;
+    busy_ns += added;
+    frontier = std::max(frontier, k.end_ns);
+  }
+  return exposed;
 }
 
 std::vector<CopyStats> copy_stats(const Trace& t) {
@@ -132,12 +156,18 @@ TraceSummary summarize_trace(const Trace& trace, const TraceSelection& selection
   const Trace& t = selection.everything() ? trace : selected;
   s.left_out_launches = trace.kernels.size() - t.kernels.size();
   s.kernels = kernel_stats(t, s.gpu_time_ns);
+  const std::map<std::string, double> exposed = exposed_times(t, s.busy_ns);
+  for (auto& k : s.kernels) {
+    k.exposed_ns = exposed.at(k.name);
+    k.exposed_share = s.busy_ns > 0 ? k.exposed_ns / s.busy_ns : 0;
+  }
   s.graphs = graph_stats(t);
   if (s.graph && !s.graphs.empty()) {
     const auto launches = static_cast<double>(s.graphs.front().launches);
     for (auto& k : s.kernels) {
       k.calls_per_launch = static_cast<double>(k.calls) / launches;
       k.time_per_launch_ns = k.total_ns / launches;
+      k.exposed_per_launch_ns = k.exposed_ns / launches;
     }
   }
   s.copies = copy_stats(t);

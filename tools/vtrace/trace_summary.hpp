@@ -24,8 +24,15 @@ struct KernelStats {
   Dim3 block{0, 0, 0};
   std::uint32_t registers_per_thread = 0;  ///< largest over the launches
   std::uint64_t shared_bytes = 0;          ///< largest static + dynamic over the launches
-  /// With one graph selected: calls and time per launch of that graph (total / TraceSummary::graphs[0].launches).
-  double calls_per_launch = 0, time_per_launch_ns = 0;
+  /// Time its launches add to the time some kernel runs (TraceSummary::busy_ns): per launch, its end minus the later
+  /// of its start and the latest end of the kernels that started before it on its device, or 0 if it ends before
+  /// that. A kernel launched as a programmatic dependent, or beside another, runs long but exposes only what it adds
+  /// past the others; the exposed times of all kernels sum to busy_ns.
+  double exposed_ns = 0;
+  double exposed_share = 0;  ///< exposed_ns / TraceSummary::busy_ns, in [0, 1]
+  /// With one graph selected: calls, time and exposed time per launch of that graph (each total /
+  /// TraceSummary::graphs[0].launches).
+  double calls_per_launch = 0, time_per_launch_ns = 0, exposed_per_launch_ns = 0;
 };
 
 /// The kernels one CUDA graph ran in the trace. A graph launch runs each kernel node once, so `launches` is the most
@@ -62,6 +69,7 @@ struct TraceSummary {
   std::vector<AccessStats> accesses; ///< access mode only, by kernel name
   std::uint64_t launches = 0;
   double gpu_time_ns = 0;  ///< summed kernel durations (overlapping kernels count twice)
+  double busy_ns = 0;      ///< time some kept kernel runs: the union of their intervals, per device, summed
   std::uint64_t span_ns = 0;  ///< first kernel/copy start to last end
   std::uint64_t failed_launches = 0, findings = 0, dropped_records = 0;
   bool partial = false;
