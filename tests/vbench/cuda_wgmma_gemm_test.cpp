@@ -1,10 +1,10 @@
 // cuda::wgmma_gemm_forward (wgmma + TMA, clusters multicasting shared tiles) vs cpu::matmul_forward (+ GELU) in every
 // tiling, epilogue and split, on random shapes with partial row blocks and K tails; wgmma_residual_layernorm_forward
-// vs the cpu ops for every cluster width; wgmma_residual_add_forward vs the cpu ops in every tiling and split;
-// wgmma_qkv_attention_forward vs the cpu qkv GEMM and attention; transpose_bf16; and GptForward with the wgmma GEMMs
-// in each tiling, with and without the layer-norm projections, the residual atomics and the qkv + attention kernel,
-// vs the fp64 reference forward and the cuBLASLt forward, eager and captured; the persistent forward likewise, replay
-// after replay (gpu label; the wgmma cases need a compute capability 9.0 device and say so where there is none).
+// vs the cpu ops for every cluster width; wgmma_qkv_attention_forward vs the cpu qkv GEMM and attention;
+// transpose_bf16; and GptForward with the wgmma GEMMs in each tiling, with and without the layer-norm projections and
+// the qkv + attention kernel, vs the fp64 reference forward and the cuBLASLt forward, eager and captured; the
+// persistent forward likewise, replay after replay (gpu label; the wgmma cases need a compute capability 9.0 device
+// and say so where there is none).
 #include <doctest/doctest.h>
 
 #include <cublasLt.h>
@@ -116,45 +116,6 @@ TEST_CASE("wgmma GEMM: matches cpu::matmul_forward in every tiling, epilogue and
     wgmma_case(rng, {256, 768, 768, false, 2}, cuda::Epilogue::kNone, tiling);
     wgmma_case(rng, {256, 3072, 768}, cuda::Epilogue::kBiasGelu, tiling);
     wgmma_case(rng, {256, 768, 3072, false, 4}, cuda::Epilogue::kNone, tiling);
-  }
-}
-
-TEST_CASE("wgmma GEMM adding to the residual by atomics: matches cpu::matmul_forward plus the residual") {
-  if (!have_wgmma()) return;
-  const auto seed = cuda_test::test_seed();
-  INFO("VTOOLS_TEST_SEED=" << seed);
-  cuda_test::Random rng(seed);
-  for (const cuda::WgmmaTiling tiling : cuda::kWgmmaBenchTilings) {
-    for (const int splits : {0, 1, 2, 4}) {
-      const int cy = tiling.cluster_y;
-      cuda::MatmulShape shape{64 * cy * rng.uniform_int(1, 4) - rng.uniform_int(0, 63), tiling.bn * tiling.cluster_x,
-                              64 * 4 * rng.uniform_int(1, 3)};
-      shape.k_splits = splits;
-      if (splits == 0) shape.K -= 8 * rng.uniform_int(0, 7);  // a K tail
-      const int M = shape.M, N = shape.N, K = shape.K;
-      CAPTURE(cuda::wgmma_tiling_name(tiling));
-      CAPTURE(M);
-      CAPTURE(N);
-      CAPTURE(K);
-      CAPTURE(splits);
-      REQUIRE(cuda::wgmma_gemm_takes(shape, tiling));
-      const std::size_t n = static_cast<std::size_t>(M) * N;
-      const auto x = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(M) * K));
-      const auto w = cuda_test::representable<Bf16>(rng.normal(static_cast<std::size_t>(K) * N, 1.f / std::sqrt(K)));
-      const auto bias = cuda_test::representable<Bf16>(rng.normal(N));
-      const auto residual = rng.normal(n, 1.f, 0.5f);
-      std::vector<float> ref(n);
-      cpu::matmul_forward(ref.data(), x.data(), w.data(), bias.data(), M, K, N, cpu::WeightLayout::kInOut);
-      cpu::residual_forward(ref.data(), ref.data(), residual.data(), static_cast<std::int64_t>(n));
-      const cuda::DeviceBuffer d_x = cuda_test::to_device<Bf16>(x);
-      const cuda::DeviceBuffer d_wt = transposed_on_device(w, K, N);
-      const cuda::DeviceBuffer d_bias = cuda_test::to_device<Bf16>(bias);
-      const cuda::DeviceBuffer d_residual = cuda_test::to_device<float>(residual);
-      cuda::wgmma_residual_add_forward(shape, tiling, d_residual.as<float>(), d_x.as<Bf16>(), d_wt.as<Bf16>(),
-                                       d_bias.as<Bf16>(), nullptr);
-      // Exact bf16 inputs, fp32 sums in another order (the splits' in any order).
-      cuda_test::check_close(cuda_test::to_host<float>(d_residual, n), ref, 1e-4, 1e-4, "residual by atomics");
-    }
   }
 }
 
@@ -396,10 +357,6 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
         CAPTURE(projections_only);
         forward.use_wgmma_gemms(tiling, gpu.stream, gemms);
         forward.use_layernorm_projections(which, ln_tile, gpu.stream);
-        // The own projections add to the residual by atomics every other time they run.
-        const bool atomics = tiling && which == LayerNormProjections::kNone && turn % 4 < 2;
-        CAPTURE(atomics);
-        forward.use_residual_atomics(atomics);
         for (const bool captured : {false, true}) {
           CAPTURE(captured);
           const std::vector<float> logits = logits_of(gpu, forward, rows, V, Vp, captured);
@@ -407,7 +364,6 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
           const double vs_cublas = stats::relative_l2_error(logits, cublas);
           MESSAGE("wgmma " << tile << (projections_only ? " (projections)" : "")
                            << (programmatic ? " programmatic" : "") << (qkv_attention ? " qkv+attention" : "")
-                           << (atomics ? " residual atomics" : "")
                            << " + layer-norm projections " << fused_ln << " (" << ln_tile << "-wide if any) B " << B
                            << " T " << T << (captured ? " captured" : " eager") << ": rel err " << rel
                            << " vs fp64, " << vs_cublas << " vs the cuBLASLt forward");

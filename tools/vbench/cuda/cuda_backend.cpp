@@ -260,14 +260,6 @@ class CudaBackend final : public Backend {
         }
       }
     }
-    // Each with the own projections also adding to the residual by atomics (no partial planes for the layer norm).
-    std::vector<WgmmaPlan> atomics;
-    for (WgmmaPlan plan : candidates) {
-      if (!plan.tiling || plan.layernorm_projections != LayerNormProjections::kNone) continue;
-      plan.residual_atomics = true;
-      atomics.push_back(plan);
-    }
-    candidates.insert(candidates.end(), atomics.begin(), atomics.end());
     // Each in fitted layer-norm blocks too: their gain differs from plan to plan, so choosing them after the plan
     // can keep a plan that another one beats with them (gpt_tile_medium bf16 once ran 96.4 instead of 91.8 us).
     if (cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
@@ -319,9 +311,8 @@ class CudaBackend final : public Backend {
     bool persistent = false;  ///< GptForward::use_persistent (the other fields then do not matter)
     /// GptForward::use_layernorm_blocks; not a part of plain() or plan_name() (forward_label names it)
     cuda::LayerNormBlocks layernorm_blocks = cuda::LayerNormBlocks::kWide;
-    bool residual_atomics = false;  ///< GptForward::use_residual_atomics (with a tiling)
     [[nodiscard]] bool plain() const {
-      return !tiling && !programmatic && !qkv_attention && !residual_atomics &&
+      return !tiling && !programmatic && !qkv_attention &&
              layernorm_projections == cuda::LayerNormProjections::kNone && !persistent;
     }
   };
@@ -359,12 +350,11 @@ class CudaBackend final : public Backend {
   [[nodiscard]] WgmmaPlan current_plan() const {
     return {forward_->wgmma_tiling(), forward_->wgmma_gemms(), forward_->programmatic_launches(),
             forward_->qkv_attention(), forward_->layernorm_projections(), forward_->layernorm_tile(),
-            forward_->persistent(), forward_->layernorm_blocks(), forward_->residual_atomics()};
+            forward_->persistent(), forward_->layernorm_blocks()};
   }
 
   void use_plan(const WgmmaPlan& plan) {
     forward_->use_wgmma_gemms(plan.tiling, stream_, plan.gemms);
-    forward_->use_residual_atomics(plan.residual_atomics);
     forward_->use_programmatic_launches(plan.programmatic);
     forward_->use_qkv_attention(plan.qkv_attention, stream_);
     forward_->use_layernorm_projections(plan.layernorm_projections, plan.layernorm_tile, stream_);
@@ -384,7 +374,6 @@ class CudaBackend final : public Backend {
       add("wgmma GEMMs " + cuda::wgmma_tiling_name(*plan.tiling) +
           (plan.gemms == cuda::WgmmaGemms::kProjections ? " for the projections" : ""));
     }
-    if (plan.residual_atomics) add("the projections added to the residual by atomics");
     if (plan.programmatic) add("programmatic launches");
     if (plan.qkv_attention) add("qkv and attention in one wgmma kernel");
     const std::string tiles = " (" + std::to_string(plan.layernorm_tile) + "-wide tiles)";

@@ -163,14 +163,6 @@ void GptForward::use_wgmma_gemms(std::optional<WgmmaTiling> tiling, cudaStream_t
   }
   wgmma_ = tiling;
   wgmma_gemms_ = which;
-  if (!tiling) residual_atomics_ = false;  // they need the own GEMMs
-}
-
-void GptForward::use_residual_atomics(bool on) {
-  if (on && !wgmma_) {
-    throw Error(ExitCode::kInternal, "the projections add to the residual by atomics only as the own wgmma GEMMs");
-  }
-  residual_atomics_ = on;
 }
 
 void GptForward::use_qkv_attention(bool on, cudaStream_t stream) {
@@ -310,20 +302,6 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     }
     mm.run(y, x, w.get(), b, ws, stream);
   };
-  // The i-th GEMM (1 or 3), a projection: its output as the layer norm after it adds it (split-K partials + bias), or
-  // nothing where it added itself to the residual (residual_atomics_).
-  auto projection = [&](int i, const Matmul& mm, const void* x, const DeviceBuffer& w, const DeviceBuffer& bias,
-                        int splits) {
-    if constexpr (std::is_same_v<A, __nv_bfloat16>) {
-      if (residual_atomics_) {
-        wgmma_residual_add_forward(mm.shape(), *wgmma_, residual, static_cast<const A*>(x),
-                                   transposed_[4 * layer + i].as<A>(), bias.as<A>(), stream);
-        return SublayerOutput<A>{};
-      }
-    }
-    gemm(i, mm, partials, x, w, nullptr);
-    return SublayerOutput<A>{partials, splits, bias.as<A>()};
-  };
   // With layernorm_projections_ (bf16 only), the i-th GEMM (1 or 3) adds its product and bias to the residual and
   // writes the layer norm of the result with ln_w, ln_b into ln: one kernel instead of a GEMM and a layer norm.
   const bool fused_attn_ln = layernorm_projections_ != LayerNormProjections::kNone;
@@ -356,8 +334,8 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
     if (fused_attn_ln) {
       projection_layernorm(1, *attn_proj_mm_, attn_.get(), l.attn_proj_b, l.ln2_w, l.ln2_b);
     } else {
-      layernorm_forward(ln, residual,
-                        projection(1, *attn_proj_mm_, attn_.get(), l.attn_proj_w, l.attn_proj_b, attn_proj_splits_),
+      gemm(1, *attn_proj_mm_, partials, attn_.get(), l.attn_proj_w, nullptr);
+      layernorm_forward(ln, residual, SublayerOutput<A>{partials, attn_proj_splits_, l.attn_proj_b.as<A>()},
                         l.ln2_w.as<float>(), l.ln2_b.as<float>(), R, C, stream, programmatic_, layernorm_blocks_);
     }
     gemm(2, *fc_mm_, fc_.get(), ln, l.fc_w, &l.fc_b);
@@ -366,7 +344,8 @@ void GptForward::enqueue_as(cudaStream_t stream) const {
       projection_layernorm(3, *fc_proj_mm_, fc_.get(), l.fc_proj_b, last ? w_.lnf_w : w_.layers[layer + 1].ln1_w,
                            last ? w_.lnf_b : w_.layers[layer + 1].ln1_b);
     } else {
-      pending = projection(3, *fc_proj_mm_, fc_.get(), l.fc_proj_w, l.fc_proj_b, fc_proj_splits_);
+      gemm(3, *fc_proj_mm_, partials, fc_.get(), l.fc_proj_w, nullptr);
+      pending = SublayerOutput<A>{partials, fc_proj_splits_, l.fc_proj_b.as<A>()};
     }
     ++layer;
   }

@@ -107,13 +107,6 @@ class GptForward {
   /// kernel before them (programmatic.cuh; default off), so that the own wgmma GEMMs after them start early.
   void use_programmatic_launches(bool on) { programmatic_ = on; }
   [[nodiscard]] bool programmatic_launches() const { return programmatic_; }
-  /// With the own wgmma GEMMs for the projections (use_wgmma_gemms first): each projection adds its split-K products
-  /// and bias to the residual by atomics (wgmma_residual_add_forward; the sum's last bits then differ from run to
-  /// run), and the layer norm after it reads the residual alone, instead of adding the partial planes (true); or not
-  /// (false, the default). Throws Error(kInternal) for true without the own GEMMs; use_wgmma_gemms(nullopt) turns it
-  /// off.
-  void use_residual_atomics(bool on);
-  [[nodiscard]] bool residual_atomics() const { return residual_atomics_; }
   /// The tile widths (kLayerNormTiles) in which the unfused forward can run each projection together with the layer
   /// norm after it (wgmma_residual_layernorm_forward: bf16, compute capability 9.0, width a multiple of the tile up
   /// to 8 or 16 tiles, and the device fits a cluster of that many CTAs); empty when it cannot. Looked up on the first
@@ -191,7 +184,6 @@ class GptForward {
   std::optional<WgmmaTiling> wgmma_;
   WgmmaGemms wgmma_gemms_ = WgmmaGemms::kAll;
   bool programmatic_ = false;
-  bool residual_atomics_ = false;
   bool qkv_attention_available_ = false, qkv_attention_ = false;
   std::optional<std::vector<int>> layernorm_tiles_;  ///< layernorm_tiles(), once looked up
   LayerNormProjections layernorm_projections_ = LayerNormProjections::kNone;

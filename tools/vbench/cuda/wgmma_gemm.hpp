@@ -57,15 +57,6 @@ void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling
                         const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
                         cudaStream_t stream);
 
-/// residual += X W + bias (fp32, in place) in `tiling`: X [M][K] and bias [N] bf16, Wt = W transposed [N][K]; with
-/// shape.k_splits = S >= 1 the S partial products over K/S inputs each, else one product, are added by atomics
-/// (red.global.add), so the sum's order, and its last bits, differ from run to run. What wgmma_gemm_forward's
-/// partials and the layer norm that adds them compute, without the partial planes; wgmma_gemm_takes says which
-/// shapes. Enqueued on `stream`; throws Error(kInternal) for a shape it does not take.
-void wgmma_residual_add_forward(const MatmulShape& shape, WgmmaTiling tiling, float* d_residual,
-                                const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
-                                cudaStream_t stream);
-
 /// The tile widths of wgmma_residual_layernorm_forward: 128 columns per CTA, up to 8 CTAs (the portable cluster
 /// size) across a row; or 64, up to 16 (a non-portable cluster size the H100 allows): twice the CTAs at small M.
 inline constexpr int kLayerNormTiles[] = {128, 64};

@@ -53,8 +53,7 @@ constexpr int kThreads = 256;
 
 /// What the consumers write: fp32 split-K partial products, bf16 Y with or without bias / GELU, or (a projection
 /// followed by a layer norm) the residual plus Y plus bias, and the layer norm of that in bf16.
-// kResidualAdd: y is the fp32 residual [M][N]; each split adds its product to it by atomics (split 0 the bias too).
-enum class Out { kPartials, kBf16, kBf16Bias, kBf16BiasGelu, kResidualLayerNorm, kResidualAdd };
+enum class Out { kPartials, kBf16, kBf16Bias, kBf16BiasGelu, kResidualLayerNorm };
 
 /// Out::kResidualLayerNorm's operands: residual [M][N] (fp32, updated in place), the norm's weight and bias [N]
 /// (fp32) and its output [M][N] (bf16). Unused (null) otherwise.
@@ -148,8 +147,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   // The tile's bias (read by the epilogue) into L2 now: never written, and otherwise a cold HBM read after the
   // main loop, on the critical path.
-  if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualLayerNorm ||
-                kOut == Out::kResidualAdd) {
+  if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualLayerNorm) {
     if (threadIdx.x >= 128 && threadIdx.x < 128 + BN / 64) {
       asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + n0 + 64 * (threadIdx.x - 128)));
     }
@@ -230,12 +228,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       // does not alias them, and kept each load after the store before it, one L2 round trip at a time (ncu: that
       // cost several us per kernel).
       float2 bias_at[BN / 8];
-      if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu || kOut == Out::kResidualAdd) {
+      if constexpr (kOut == Out::kBf16Bias || kOut == Out::kBf16BiasGelu) {
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const auto* pair = reinterpret_cast<const __nv_bfloat162*>(bias + n0 + 8 * j + 2 * (lane % 4));
-          bias_at[j] = kOut == Out::kResidualAdd && blockIdx.z != 0 ? make_float2(0.f, 0.f)
-                                                                    : __bfloat1622float2(__ldg(pair));
+          bias_at[j] = __bfloat1622float2(__ldg(pair));
         }
       }
 #pragma unroll
@@ -250,10 +247,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           if constexpr (kOut == Out::kPartials) {
             float* plane = static_cast<float*>(y) + static_cast<std::size_t>(blockIdx.z) * M * N;
             *reinterpret_cast<float2*>(plane + at) = make_float2(v0, v1);
-          } else if constexpr (kOut == Out::kResidualAdd) {
-            asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(static_cast<float*>(y) + at),
-                         "f"(v0 + bias_at[j].x), "f"(v1 + bias_at[j].y)
-                         : "memory");
           } else {
             if constexpr (kOut != Out::kBf16) {
               v0 += bias_at[j].x;
@@ -383,25 +376,6 @@ void launch(const MatmulShape& shape, void* y, const __nv_bfloat16* x, const __n
                             w_map, y, bias, shape.M, shape.N, shape.K / splits, ln);
 }
 
-/// f(BN, CX, CY) as std::integral_constants for one of kWgmmaBenchTilings (the last one for any other).
-template <typename F>
-void with_tiling(WgmmaTiling tiling, F f) {
-  using std::integral_constant;
-  if (tiling == WgmmaTiling{128, 1, 1}) {
-    return f(integral_constant<int, 128>{}, integral_constant<int, 1>{}, integral_constant<int, 1>{});
-  }
-  if (tiling == WgmmaTiling{64, 1, 1}) {
-    return f(integral_constant<int, 64>{}, integral_constant<int, 1>{}, integral_constant<int, 1>{});
-  }
-  if (tiling == WgmmaTiling{128, 2, 1}) {
-    return f(integral_constant<int, 128>{}, integral_constant<int, 2>{}, integral_constant<int, 1>{});
-  }
-  if (tiling == WgmmaTiling{64, 1, 4}) {
-    return f(integral_constant<int, 64>{}, integral_constant<int, 1>{}, integral_constant<int, 4>{});
-  }
-  f(integral_constant<int, 128>{}, integral_constant<int, 2>{}, integral_constant<int, 4>{});
-}
-
 template <int BN, int CX, int CY>
 void launch_tiling(const MatmulShape& shape, Epilogue epilogue, void* y, const __nv_bfloat16* x,
                    const __nv_bfloat16* wt, const __nv_bfloat16* bias, cudaStream_t stream, const std::string& what) {
@@ -449,24 +423,19 @@ void wgmma_gemm_forward(const MatmulShape& shape, Epilogue epilogue, WgmmaTiling
                            std::to_string(shape.N) + "] = X[" + std::to_string(shape.M) + "][" +
                            std::to_string(shape.K) + "] * W, " + std::to_string(shape.k_splits) + " splits";
   if (!wgmma_gemm_takes(shape, tiling)) throw Error(ExitCode::kInternal, "wgmma_gemm_forward does not take " + what);
-  with_tiling(tiling, [&](auto bn, auto cx, auto cy) {
-    launch_tiling<bn, cx, cy>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
-  });
-}
-
-void wgmma_residual_add_forward(const MatmulShape& shape, WgmmaTiling tiling, float* d_residual,
-                                const __nv_bfloat16* d_x, const __nv_bfloat16* d_wt, const __nv_bfloat16* d_bias,
-                                cudaStream_t stream) {
-  const std::string what = "wgmma_gemm_kernel (residual add) " + wgmma_tiling_name(tiling) + " R[" +
-                           std::to_string(shape.M) + "][" + std::to_string(shape.N) + "] += X[" +
-                           std::to_string(shape.M) + "][" + std::to_string(shape.K) + "] * W, " +
-                           std::to_string(shape.k_splits) + " splits";
-  if (!wgmma_gemm_takes(shape, tiling)) {
-    throw Error(ExitCode::kInternal, "wgmma_residual_add_forward does not take " + what);
+  if (tiling == WgmmaTiling{128, 1, 1}) {
+    return launch_tiling<128, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
   }
-  with_tiling(tiling, [&](auto bn, auto cx, auto cy) {
-    launch<bn, cx, cy, Out::kResidualAdd>(shape, d_residual, d_x, d_wt, d_bias, stream, what);
-  });
+  if (tiling == WgmmaTiling{64, 1, 1}) {
+    return launch_tiling<64, 1, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  }
+  if (tiling == WgmmaTiling{128, 2, 1}) {
+    return launch_tiling<128, 2, 1>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  }
+  if (tiling == WgmmaTiling{64, 1, 4}) {
+    return launch_tiling<64, 1, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
+  }
+  return launch_tiling<128, 2, 4>(shape, epilogue, d_y, d_x, d_wt, d_bias, stream, what);
 }
 
 bool wgmma_residual_layernorm_takes(const MatmulShape& shape, int tile_n) {
