@@ -54,7 +54,7 @@ TEST_CASE("cuda_backend: logits match the fp64 reference forward in fp32, tf32 a
       const std::vector<float> logits = backend->logits(tokens);
       REQUIRE(logits.size() == ref.size());
       const double rel = stats::relative_l2_error(logits, ref);
-      MESSAGE("dtype " << static_cast<int>(dtype) << (tied ? " tied" : " untied") << ": rel err " << rel);
+      MESSAGE("dtype " << static_cast<int>(dtype) << std::string(tied ? " tied" : " untied") << ": rel err " << rel);
       CHECK(rel <= limit);
       if (dtype == DType::kFp32) {
         std::vector<float> ref_f(ref.begin(), ref.end());

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <memory>
+#include <string>
 
 #include "libcommon/error.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
@@ -53,8 +54,8 @@ void matmul_case(cublasLtHandle_t lt, cuda_test::Random& rng, cuda::MatmulShape 
   // The measured choice must compute the same product as any other candidate.
   const int measured = mm.choose_fastest(d_y.get(), d_x.get(), d_w.get(), has_bias ? d_bias.get() : nullptr,
                                          d_ws.get(), nullptr);
-  MESSAGE(mm.description() << (mm.epilogue_fused() ? ": fused epilogue" : ": separate epilogue kernel") << ", "
-                           << measured << " algorithms measured");
+  const std::string epilogue_kind = mm.epilogue_fused() ? ": fused epilogue" : ": separate epilogue kernel";
+  MESSAGE(mm.description() << epilogue_kind << ", " << measured << " algorithms measured");
   mm.run(d_y.get(), d_x.get(), d_w.get(), has_bias ? d_bias.get() : nullptr, d_ws.get(), nullptr);
   // Outputs are ~N(0, 1) (weights scaled by 1/sqrt(K)). fp32: summation order only. tf32: 10-bit mantissa
   // products (~5e-4 relative each, random signs). bf16: exact bf16 inputs, fp32 accumulation, output rounded to bf16.

@@ -362,11 +362,12 @@ TEST_CASE("wgmma GEMMs and layer-norm projections in the forward: logits match t
           const std::vector<float> logits = logits_of(gpu, forward, rows, V, Vp, captured);
           const double rel = stats::relative_l2_error(logits, ref);
           const double vs_cublas = stats::relative_l2_error(logits, cublas);
-          MESSAGE("wgmma " << tile << (projections_only ? " (projections)" : "")
-                           << (programmatic ? " programmatic" : "") << (qkv_attention ? " qkv+attention" : "")
-                           << " + layer-norm projections " << fused_ln << " (" << ln_tile << "-wide if any) B " << B
-                           << " T " << T << (captured ? " captured" : " eager") << ": rel err " << rel
-                           << " vs fp64, " << vs_cublas << " vs the cuBLASLt forward");
+          MESSAGE("wgmma " << tile << std::string(projections_only ? " (projections)" : "")
+                           << std::string(programmatic ? " programmatic" : "")
+                           << std::string(qkv_attention ? " qkv+attention" : "") << " + layer-norm projections "
+                           << fused_ln << " (" << ln_tile << "-wide if any) B " << B << " T " << T
+                           << std::string(captured ? " captured" : " eager") << ": rel err " << rel << " vs fp64, "
+                           << vs_cublas << " vs the cuBLASLt forward");
           CHECK(rel <= 2e-2);
           CHECK(vs_cublas <= 2e-2);
         }
