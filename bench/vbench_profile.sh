@@ -4,8 +4,8 @@
 # (scripts/gpu-check without tests or benchmarks). Usage: bench/vbench_profile.sh OUTDIR [CONFIG] [DTYPE]   (repo
 # root; defaults gpt2 bf16, B=4 T=64). Environment, e.g. VTOOLS_VBENCH_WGMMA, passes through to vbench. Where the
 # kept forward launches kernels as programmatic dependents, each one's time includes its wait for the one before
-# (man vtrace, LIMITS): set VTOOLS_VBENCH_PROGRAMMATIC=0 for per-kernel times, or compare the forward medians vbench
-# prints per candidate.
+# (man vtrace, LIMITS): read the "exposed/launch" column, what each kernel adds to the replay, or set
+# VTOOLS_VBENCH_PROGRAMMATIC=0 for per-kernel times without the overlap.
 set -uo pipefail
 out=${1:?usage: bench/vbench_profile.sh OUTDIR [CONFIG] [DTYPE]}
 config=${2:-gpt2}

@@ -27,6 +27,10 @@
 // 7 stages, 394-403 us against 375-377 for this kernel in the same call; 3 or 2 stages, slower still. A templated
 // rewrite of this very kernel (stages and warpgroups as template parameters, its epilogue branching on a run-time
 // q/k/v index, 217 registers against 189) measured 415 us in the same configuration: re-measure any change here.
+// Also tried and reverted (8e2df8d): the attention projection, residual and second layer norm in this kernel, the
+// sequence's heads as one 12-CTA cluster exchanging outputs and row statistics through distributed shared memory:
+// 452-473 us against 383-391 for the same plans; its phases after attention took ~20k cycles (bench/RESULTS.md,
+// session 25).
 #include "tools/vbench/cuda/wgmma_attention.hpp"
 
 #include <atomic>
