@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "libcommon/error.hpp"
@@ -205,6 +206,29 @@ TEST_CASE("render: trace page counts CUDA graph launches as vtrace summary does"
   CHECK(graphs.table.rows[0] == std::vector<std::string>{"3", "1", "5", "5", "250 us", "250 us"});
   CHECK(graphs.table.rows[1] == std::vector<std::string>{"7", "4", "3", "12", "40.0 us", "10.0 us"});
   CHECK(build_page({load("trace.trace.json")}).sections[1].tables.size() == 1);  // no graph, no table
+}
+
+TEST_CASE("render: trace page gives each kernel's exposed time as vtrace summary does") {
+  // A programmatic chain on GPU 0 (mm starts while ln runs and waits for it), a kernel inside ln's run, and GPU 1.
+  const char* doc = R"({"format":"vtools.trace","version":1,"run":{},"kernels":[
+    {"name":"ln","device_id":0,"stream_id":7,"start_ns":1000,"end_ns":1100},
+    {"name":"mm","device_id":0,"stream_id":7,"start_ns":1040,"end_ns":1200},
+    {"name":"side","device_id":0,"stream_id":9,"start_ns":1050,"end_ns":1080},
+    {"name":"mm","device_id":1,"stream_id":7,"start_ns":1000,"end_ns":1500}]})";
+  Page page = build_page({classify_input(doc, "chain.json")});
+  const Section& timeline = page.sections[1];
+  REQUIRE(!timeline.tables.empty());
+  const Table& kernels = timeline.tables[0].table;
+  const auto column = std::find(kernels.headers.begin(), kernels.headers.end(), "exposed") - kernels.headers.begin();
+  REQUIRE(column < static_cast<std::ptrdiff_t>(kernels.headers.size()));
+  std::map<std::string, std::string> exposed;
+  for (const auto& row : kernels.rows) exposed[row[0]] = row[static_cast<std::size_t>(column)];
+  CHECK(exposed["mm"] == "600 ns");  // 100 past ln on GPU 0, all 500 on GPU 1
+  CHECK(exposed["ln"] == "100 ns");
+  CHECK(exposed["side"] == "0.00 ns");
+  bool noted = false;
+  for (const auto& note : timeline.notes) noted = noted || note.find("ran during 700 ns (busy)") != std::string::npos;
+  CHECK(noted);
 }
 
 TEST_CASE("render: trace heat maps and findings name the kernel argument of an allocation") {

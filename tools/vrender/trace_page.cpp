@@ -6,6 +6,7 @@
 #include <map>
 
 #include "libcommon/human_units.hpp"
+#include "libcommon/timeline.hpp"
 #include "tools/vrender/chart_frame.hpp"
 #include "tools/vrender/json_view.hpp"
 #include "tools/vrender/svg_markup.hpp"
@@ -26,6 +27,7 @@ struct KernelTotals {
   std::string name;
   std::size_t launches = 0;
   double total_ns = 0, min_ns = 0, max_ns = 0;
+  double exposed_ns = 0;  ///< what its launches add to the time some kernel runs (libcommon/timeline.hpp)
 };
 
 std::string id_text(const JsonView& obj, std::string_view key) { return obj.text_or(key, "0"); }
@@ -70,6 +72,8 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
                                                  : static_cast<double>(d);
   };
   bool aggregate = kernels.size() + memcpys.size() > kMaxTimelineSpans;
+  std::vector<TimeSpan> kernel_spans;  // for the exposed times, as vtrace summary computes them
+  std::vector<std::string> kernel_names;
   double t0 = 0, t1 = 0;
   bool any = false;
   auto note_time = [&](double a, double b) {
@@ -88,6 +92,8 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
     t.max_ns = std::max(t.max_ns, d);
     t.total_ns += d;
     ++t.launches;
+    kernel_spans.push_back({k.integer_or("device_id", 0), a.start_ns, a.end_ns});
+    kernel_names.push_back(a.name);
     lanes[{sort_key(id_text(k, "device_id")), sort_key(id_text(k, "stream_id"))}].push_back(std::move(a));
   }
   for (const JsonView& m : memcpys) {
@@ -96,6 +102,19 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
     a.detail = m.number("bytes") ? format_bytes_of(*m.number("bytes")) : "";
     note_time(a.start_ns, a.end_ns);
     lanes[{sort_key(id_text(m, "device_id")), sort_key(id_text(m, "stream_id"))}].push_back(std::move(a));
+  }
+  const std::vector<double> exposed = exposed_times(kernel_spans);
+  double busy_ns = 0, kernel_ns = 0;
+  for (std::size_t i = 0; i < exposed.size(); ++i) {
+    by_name[kernel_names[i]].exposed_ns += exposed[i];
+    busy_ns += exposed[i];
+    kernel_ns += kernel_spans[i].end - kernel_spans[i].start;
+  }
+  if (!exposed.empty()) {
+    s.notes.push_back("Kernels ran " + format_duration_ns(kernel_ns) + " in all and some kernel ran during " +
+                      format_duration_ns(busy_ns) + " (busy); a kernel's exposed time is what it adds to the busy "
+                      "time, so a kernel that overlaps others (a programmatic dependent waiting for the one before, "
+                      "another stream) exposes less than it runs.");
   }
   for (auto& [name, t] : by_name) totals.push_back(t);
   std::sort(totals.begin(), totals.end(), [](const KernelTotals& a, const KernelTotals& b) {
@@ -172,9 +191,9 @@ void add_top_kernels(const std::vector<KernelTotals>& totals, Section& s) {
   double per_unit = small ? 1e3 : 1e6;
   BarChart chart{"Top kernels by total time", {}, {{"total", {}, {}, {}, {}}}, {"total time", small ? "µs" : "ms"}, {}, 900, 360};
   PageTable table{"Kernels by total time", {}, true};
-  table.table.headers = {"kernel", "launches", "total", "mean", "min", "max", "share"};
+  table.table.headers = {"kernel", "launches", "total", "mean", "min", "max", "share", "exposed"};
   table.table.align = {Table::Align::kLeft};
-  table.table.align.resize(7, Table::Align::kRight);
+  table.table.align.resize(8, Table::Align::kRight);
   for (std::size_t i = 0; i < totals.size(); ++i) {
     const auto& t = totals[i];
     if (i < 15) {
@@ -185,7 +204,8 @@ void add_top_kernels(const std::vector<KernelTotals>& totals, Section& s) {
     if (i < 50)
       table.table.add_row({shorten(t.name, 60), format_count(t.launches), format_duration_ns(t.total_ns),
                            format_duration_ns(t.total_ns / static_cast<double>(t.launches)), format_duration_ns(t.min_ns),
-                           format_duration_ns(t.max_ns), num(all > 0 ? 100 * t.total_ns / all : 0, 1) + "%"});
+                           format_duration_ns(t.max_ns), num(all > 0 ? 100 * t.total_ns / all : 0, 1) + "%",
+                           format_duration_ns(t.exposed_ns)});
   }
   if (totals.size() > 50) s.notes.push_back("The table lists the 50 kernels with the most time of " + format_count(totals.size()) + ".");
   s.figures.push_back({"", render_bar_chart(chart)});

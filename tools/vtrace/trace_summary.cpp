@@ -4,9 +4,9 @@
 #include <limits>
 #include <map>
 #include <set>
-#include <tuple>
 
 #include "libcommon/stats.hpp"
+#include "libcommon/timeline.hpp"
 
 namespace vtools::vtrace {
 
@@ -45,27 +45,24 @@ std::vector<KernelStats> kernel_stats(const Trace& t, double& gpu_time_ns) {
   return out;
 }
 
-/// Each kernel's exposed time (KernelStats::exposed_ns) by name, and their sum (the busy time): the kernels in order
-/// of start on each device, each adding what it runs past the latest end before it.
+/// Each kernel's exposed time (KernelStats::exposed_ns) by name, and their sum (the busy time): libcommon's
+/// exposed_times over the launches, a lane per device, in ns from the earliest start.
 std::map<std::string, double> exposed_times(const Trace& t, double& busy_ns) {
-  std::vector<const Kernel*> order;
-  for (const auto& k : t.kernels) order.push_back(&k);
-  std::stable_sort(order.begin(), order.end(), [](const Kernel* a, const Kernel* b) {
-    return std::tie(a->device_id, a->start_ns, a->end_ns) < std::tie(b->device_id, b->start_ns, b->end_ns);
-  });
-  std::map<std::string, double> exposed;
-  busy_ns = 0;
-  std::uint64_t frontier = 0;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const Kernel& k = *order[i];
-    if (i == 0 || k.device_id != order[i - 1]->device_id) frontier = 0;
-    const std::uint64_t from = std::max(k.start_ns, frontier);
-    const double added = k.end_ns > from ? static_cast<double>(k.end_ns - from) : 0;
-    exposed[k.name] += added;
-    busy_ns += added;
-    frontier = std::max(frontier, k.end_ns);
+  std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
+  for (const auto& k : t.kernels) origin = std::min(origin, k.start_ns);
+  std::vector<TimeSpan> spans;
+  for (const auto& k : t.kernels) {
+    spans.push_back({k.device_id, static_cast<double>(k.start_ns - origin),
+                     static_cast<double>(std::max(k.end_ns, k.start_ns) - origin)});
   }
-  return exposed;
+  const std::vector<double> exposed = vtools::exposed_times(spans);
+  std::map<std::string, double> by_name;
+  busy_ns = 0;
+  for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+    by_name[t.kernels[i].name] += exposed[i];
+    busy_ns += exposed[i];
+  }
+  return by_name;
 }
 
 std::vector<CopyStats> copy_stats(const Trace& t) {
