@@ -151,6 +151,35 @@ TEST_CASE("trace_summary: exposed time is what each kernel adds to the time some
   CHECK(j["kernels"][0]["exposed_share"].get<double>() == doctest::Approx(700.0 / 850));
 }
 
+TEST_CASE("trace_summary: --sort orders the kernels by total, exposed time, calls or name") {
+  TraceSummary s = summarize_trace(overlapping());
+  auto names = [&] {
+    std::string out;
+    for (const auto& k : s.kernels) out += k.name + " ";
+    return out;
+  };
+  CHECK(names() == "mm ln side ");  // summarize_trace's order: total time
+  REQUIRE(kernel_order("exposed"));
+  sort_kernels(s, *kernel_order("exposed"));
+  CHECK(names() == "mm ln side ");
+  sort_kernels(s, KernelOrder::kName);
+  CHECK(names() == "ln mm side ");
+  sort_kernels(s, KernelOrder::kCalls);
+  CHECK(names() == "mm ln side ");  // 3, 2, 1 calls
+  s.kernels[2].calls = 2;           // a tie with ln: the larger total first
+  sort_kernels(s, KernelOrder::kCalls);
+  CHECK(names() == "mm ln side ");
+  s.kernels[2].total_ns = 1e9;
+  sort_kernels(s, KernelOrder::kCalls);
+  CHECK(names() == "mm side ln ");
+  sort_kernels(s, KernelOrder::kTotal);
+  CHECK(names() == "side mm ln ");
+  CHECK(kernel_order("calls") == KernelOrder::kCalls);
+  CHECK(kernel_order("total") == KernelOrder::kTotal);
+  CHECK_FALSE(kernel_order("Total"));
+  CHECK_FALSE(kernel_order(""));
+}
+
 TEST_CASE("trace_summary: --kernel keeps matching names and their accesses; copies stay") {
   TraceSummary s = summarize_trace(with_graphs(), TraceSelection{"", "^(a|ln)$"});
   REQUIRE(s.kernels.size() == 2);

@@ -23,6 +23,7 @@ Trace load(const std::string& path) { return read_trace(read_input(path), input_
 
 int summary_command(const SummaryOptions& o) {
   TraceSummary summary = summarize_trace(load(o.input), o.selection, input_display_name(o.input));
+  sort_kernels(summary, kernel_order(o.sort).value_or(KernelOrder::kTotal));  // the CLI admits only known names
   std::string format = resolve_format(o.output, "json", true);
   if (format == "json") {
     write_output(o.output.output, dump_json(summary_to_json(summary)));

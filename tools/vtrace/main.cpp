@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
                               "  vtrace run --kernel 'gemm|softmax' -o t.json -- ./app --n 4096\n"
                               "  vtrace summary t.json --format table\n"
                               "  vtrace summary --graph last --format table t.json\n"
+                              "  vtrace summary --graph last --sort exposed --format table t.json\n"
                               "  vtrace export --chrome t.json -o t.perfetto.json\n"
                               "  vtrace export --chrome --graph last t.json -o graph.perfetto.json\n"
                               "  vtrace check t.json || echo 'failed launches or out-of-bounds accesses'\n");
@@ -40,8 +41,10 @@ int main(int argc, char** argv) {
   run_cmd->footer("Everything after -- is the command; its stdin, stdout, stderr and exit status pass through.");
 
   SummaryOptions summary;
-  auto* summary_cmd = app->add_subcommand("summary", "per-kernel and per-CUDA-graph tables: calls, times, share, grid, registers, smem");
+  auto* summary_cmd = app->add_subcommand("summary", "per-kernel and per-CUDA-graph tables: calls, times, share, exposed time, grid, registers, smem");
   add_selection_options(summary_cmd, summary.selection);
+  summary_cmd->add_option("--sort", summary.sort, "kernel order: total (time, the default), exposed, calls or name")
+      ->check(CLI::IsMember({"total", "exposed", "calls", "name"}));
   summary_cmd->add_option("trace", summary.input, "vtools.trace document ('-' = stdin)");
   vtools::add_output_options(summary_cmd, summary.output, {"json", "table", "markdown"});
 

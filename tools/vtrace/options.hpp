@@ -23,6 +23,7 @@ struct RunOptions {
 struct SummaryOptions {
   std::string input = "-";
   TraceSelection selection;  ///< --graph ID|last, --kernel REGEX
+  std::string sort = "total";  ///< --sort total|exposed|calls|name: the kernels' order (trace_summary.hpp)
   OutputOptions output;      ///< --format json|table|markdown
 };
 

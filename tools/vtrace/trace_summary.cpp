@@ -145,6 +145,30 @@ std::vector<GraphStats> graph_stats(const Trace& t) {
 
 }  // namespace
 
+std::optional<KernelOrder> kernel_order(const std::string& name) {
+  if (name == "total") return KernelOrder::kTotal;
+  if (name == "exposed") return KernelOrder::kExposed;
+  if (name == "calls") return KernelOrder::kCalls;
+  if (name == "name") return KernelOrder::kName;
+  return std::nullopt;
+}
+
+void sort_kernels(TraceSummary& summary, KernelOrder order) {
+  auto key = [order](const KernelStats& k) {
+    switch (order) {
+      case KernelOrder::kExposed: return k.exposed_ns;
+      case KernelOrder::kCalls: return static_cast<double>(k.calls);
+      default: return k.total_ns;
+    }
+  };
+  std::stable_sort(summary.kernels.begin(), summary.kernels.end(), [&](const KernelStats& a, const KernelStats& b) {
+    if (order == KernelOrder::kName) return a.name < b.name;
+    if (key(a) != key(b)) return key(a) > key(b);
+    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+    return a.name < b.name;
+  });
+}
+
 TraceSummary summarize_trace(const Trace& trace, const TraceSelection& selection, const std::string& source) {
   TraceSummary s;
   s.graph = selected_graph(trace, selection, source);

@@ -78,6 +78,16 @@ struct TraceSummary {
   std::uint64_t left_out_launches = 0;  ///< kernel launches the selection left out
 };
 
+/// The order of TraceSummary::kernels: by total time (summarize_trace's), exposed time or calls, largest first, or
+/// by name; ties by total time, then name.
+enum class KernelOrder { kTotal, kExposed, kCalls, kName };
+
+/// "total", "exposed", "calls", "name" (the --sort values) -> KernelOrder; nullopt for anything else.
+std::optional<KernelOrder> kernel_order(const std::string& name);
+
+/// Puts summary.kernels in `order`.
+void sort_kernels(TraceSummary& summary, KernelOrder order);
+
 /// Summarises the kernels `selection` keeps (trace_selection.hpp; its errors name the trace as `source`).
 TraceSummary summarize_trace(const Trace& trace, const TraceSelection& selection = {},
                              const std::string& source = "the trace");
