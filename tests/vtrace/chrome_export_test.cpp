@@ -1,6 +1,7 @@
 // Chrome Trace Event Format: processes per device, threads per stream, relative microsecond timestamps.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <set>
 
 #include "tools/vtrace/chrome_export.hpp"
@@ -46,6 +47,26 @@ TEST_CASE("chrome_export: one process per device, one thread per stream, times r
   CHECK((*first)["args"]["grid"][0] == 4);
   CHECK(out["otherData"]["origin_ns"] == 4000);
   CHECK(out["displayTimeUnit"] == "ns");
+}
+
+TEST_CASE("chrome_export: each kernel event carries its exposed time, as vtrace summary computes it") {
+  Trace t;
+  Kernel ln;
+  ln.name = "ln";
+  ln.start_ns = 1000;
+  ln.end_ns = 1100;
+  Kernel mm = ln;  // a programmatic dependent: starts while ln runs, ends 100 ns after it
+  mm.name = "mm";
+  mm.start_ns = 1040;
+  mm.end_ns = 1200;
+  t.kernels = {mm, ln};  // the events keep the trace's order; the exposed time follows the start times
+  const auto out = chrome_trace(t);
+  std::map<std::string, double> exposed;
+  for (const auto& e : out["traceEvents"]) {
+    if (e["ph"] == "X") exposed[e["name"].get<std::string>()] = e["args"]["exposed_ns"].get<double>();
+  }
+  CHECK(exposed["ln"] == 100);
+  CHECK(exposed["mm"] == 100);
 }
 
 TEST_CASE("chrome_export: an empty trace is an empty event list") {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "libcommon/human_units.hpp"
+#include "tools/vtrace/trace_summary.hpp"
 
 namespace vtools::vtrace {
 
@@ -53,9 +54,12 @@ OrderedJson chrome_trace(const Trace& t) {
                       {"tid", stream},
                       {"args", {{"name", "stream " + std::to_string(stream)}}}});
 
-  for (const auto& k : t.kernels)
+  const std::vector<double> exposed = launch_exposed_ns(t);
+  for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+    const Kernel& k = t.kernels[i];
     events.push_back(complete_event(k.name, "kernel", k.device_id, k.stream_id, k.start_ns, k.end_ns, clock,
-                                    {{"grid", k.grid},
+                                    {{"exposed_ns", exposed[i]},
+                                     {"grid", k.grid},
                                      {"block", k.block},
                                      {"cluster", k.cluster},
                                      {"registers_per_thread", k.registers_per_thread},
@@ -66,6 +70,7 @@ OrderedJson chrome_trace(const Trace& t) {
                                      {"graph_id", k.graph_id},
                                      {"correlation_id", k.correlation_id},
                                      {"mangled_name", k.mangled_name}}));
+  }
   for (const auto& m : t.memcpys)
     events.push_back(complete_event("memcpy " + m.kind + " " + format_bytes(m.bytes), "memcpy", m.device_id,
                                     m.stream_id, m.start_ns, m.end_ns, clock,

@@ -45,17 +45,9 @@ std::vector<KernelStats> kernel_stats(const Trace& t, double& gpu_time_ns) {
   return out;
 }
 
-/// Each kernel's exposed time (KernelStats::exposed_ns) by name, and their sum (the busy time): libcommon's
-/// exposed_times over the launches, a lane per device, in ns from the earliest start.
+/// Each kernel's exposed time (KernelStats::exposed_ns) by name, and their sum (the busy time).
 std::map<std::string, double> exposed_times(const Trace& t, double& busy_ns) {
-  std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
-  for (const auto& k : t.kernels) origin = std::min(origin, k.start_ns);
-  std::vector<TimeSpan> spans;
-  for (const auto& k : t.kernels) {
-    spans.push_back({k.device_id, static_cast<double>(k.start_ns - origin),
-                     static_cast<double>(std::max(k.end_ns, k.start_ns) - origin)});
-  }
-  const std::vector<double> exposed = vtools::exposed_times(spans);
+  const std::vector<double> exposed = launch_exposed_ns(t);
   std::map<std::string, double> by_name;
   busy_ns = 0;
   for (std::size_t i = 0; i < t.kernels.size(); ++i) {
@@ -144,6 +136,17 @@ std::vector<GraphStats> graph_stats(const Trace& t) {
 }
 
 }  // namespace
+
+std::vector<double> launch_exposed_ns(const Trace& trace) {
+  std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
+  for (const auto& k : trace.kernels) origin = std::min(origin, k.start_ns);
+  std::vector<TimeSpan> spans;  // in ns from the earliest start: exact as doubles, unlike CUPTI's ~1.8e18
+  for (const auto& k : trace.kernels) {
+    spans.push_back({k.device_id, static_cast<double>(k.start_ns - origin),
+                     static_cast<double>(std::max(k.end_ns, k.start_ns) - origin)});
+  }
+  return vtools::exposed_times(spans);
+}
 
 std::optional<KernelOrder> kernel_order(const std::string& name) {
   if (name == "total") return KernelOrder::kTotal;

@@ -78,6 +78,10 @@ struct TraceSummary {
   std::uint64_t left_out_launches = 0;  ///< kernel launches the selection left out
 };
 
+/// Each launch's exposed time in ns (what KernelStats::exposed_ns adds up), in the order of trace.kernels: libcommon's
+/// exposed_times with a lane per device.
+std::vector<double> launch_exposed_ns(const Trace& trace);
+
 /// The order of TraceSummary::kernels: by total time (summarize_trace's), exposed time or calls, largest first, or
 /// by name; ties by total time, then name.
 enum class KernelOrder { kTotal, kExposed, kCalls, kName };
