@@ -41,12 +41,11 @@ std::vector<KernelStats> kernel_stats(const Trace& t, double& gpu_time_ns) {
     out.push_back(s);
   }
   for (auto& s : out) s.share = gpu_time_ns > 0 ? s.total_ns / gpu_time_ns : 0;
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
-  return out;
+  return out;  // by name; summarize_trace puts them in KernelOrder::kTotal
 }
 
 /// Each kernel's exposed time (KernelStats::exposed_ns) by name, and their sum (the busy time).
-std::map<std::string, double> exposed_times(const Trace& t, double& busy_ns) {
+std::map<std::string, double> exposed_by_name(const Trace& t, double& busy_ns) {
   const std::vector<double> exposed = launch_exposed_ns(t);
   std::map<std::string, double> by_name;
   busy_ns = 0;
@@ -145,7 +144,7 @@ std::vector<double> launch_exposed_ns(const Trace& trace) {
     spans.push_back({k.device_id, static_cast<double>(k.start_ns - origin),
                      static_cast<double>(std::max(k.end_ns, k.start_ns) - origin)});
   }
-  return vtools::exposed_times(spans);
+  return exposed_times(spans);
 }
 
 std::optional<KernelOrder> kernel_order(const std::string& name) {
@@ -180,11 +179,12 @@ TraceSummary summarize_trace(const Trace& trace, const TraceSelection& selection
   const Trace& t = selection.everything() ? trace : selected;
   s.left_out_launches = trace.kernels.size() - t.kernels.size();
   s.kernels = kernel_stats(t, s.gpu_time_ns);
-  const std::map<std::string, double> exposed = exposed_times(t, s.busy_ns);
+  const std::map<std::string, double> exposed = exposed_by_name(t, s.busy_ns);
   for (auto& k : s.kernels) {
     k.exposed_ns = exposed.at(k.name);
     k.exposed_share = s.busy_ns > 0 ? k.exposed_ns / s.busy_ns : 0;
   }
+  sort_kernels(s, KernelOrder::kTotal);
   s.graphs = graph_stats(t);
   if (s.graph && !s.graphs.empty()) {
     const auto launches = static_cast<double>(s.graphs.front().launches);
