@@ -39,6 +39,13 @@ step run-seeds-fp32 180 "$vb" run --config "$seeds" --backend cuda --dtype fp32 
   -o "$out/vbench-seeds-fp32.json"
 step run-seeds-bf16 180 "$vb" run --config "$seeds" --backend cuda --dtype bf16 -B 4 -T 64 --iters 50 \
   -o "$out/vbench-seeds-bf16.json"
+# Informational: the same forwards with L2 flushed before each one (--caches cold), beside the warm figures above.
+step run-nano-fp32-cold 120 "$vb" run --config gpt_nano --backend cuda --dtype fp32 -B 4 -T 64 --warmup 20 --iters 100 \
+  --caches cold --no-check -o "$out/vbench-gpt_nano-fp32-cold.json"
+step run-gpt2-bf16-cold 180 "$vb" run --config gpt2 --backend cuda --dtype bf16 -B 4 -T 64 --warmup 20 --iters 100 \
+  --caches cold --no-check -o "$out/vbench-gpt2-bf16-cold.json"
+step run-seeds-bf16-cold 180 "$vb" run --config "$seeds" --backend cuda --dtype bf16 -B 4 -T 64 --iters 50 \
+  --caches cold --no-check -o "$out/vbench-seeds-bf16-cold.json"
 step logits-nano-fp32 60 "$dump" --weights "$out/gpt_nano.safetensors" --dtype fp32 -B 4 -T 64 \
   -o "$out/logits/gpt_nano.fp32.vbench-cuda.npy" --tokens-out "$out/tokens.npy"
 quick=${VBENCH_QUICK:-0}
@@ -110,14 +117,19 @@ for cfg, dtype, m, target, kern, e, c, rel, limit, top1, check_ok, target_ok, sk
     verdict = ("ok" if target_ok else "SLOW") + "/" + ("skipped" if skipped else "match" if check_ok else "MISMATCH")
     print(f"{cfg:<9} {dtype:<5} {fmt(m, '9.1f')} {target:6.0f} {kern if kern is not None else '-':>4} "
           f"{fmt(e, '9.1f')} {fmt(c, '10.1f')} {fmt(rel, '8.1e')} {limit:6.0e} {fmt(top1, '5.3f')}  {verdict}")
+for cfg, dtype in (("gpt_nano", "fp32"), ("gpt2", "bf16")):
+    print(f"  {cfg} {dtype} with cold caches (--caches cold): median "
+          f"{fmt(median_us(load(f'vbench-{cfg}-{dtype}-cold.json'), cfg), '8.1f')} us")
 for dtype in ("fp32", "bf16"):
     seeds = load(f"vbench-seeds-{dtype}.json")
+    cold = load(f"vbench-seeds-{dtype}-cold.json")
     for cfg, b in seeds.items():
         t = (b.get("timing") or {}).get("median")
         rf = (b.get("roofline") or {}).get("fraction")
         st = b.get("status")
         print(f"  seed {cfg:<16} {dtype} median {fmt(t * 1e3 if t else None, '8.1f')} us  roofline "
-              f"{fmt(rf, '5.2f')}  kernels {b.get('kernels_per_forward')}  {st}")
+              f"{fmt(rf, '5.2f')}  kernels {b.get('kernels_per_forward')}  {st}"
+              + (f"  cold {fmt(median_us(cold, cfg), '8.1f')} us" if cfg in cold else ""))
         ok = ok and st == "ok"
 sys.exit(0 if ok else 1)
 PYEOF

@@ -19,6 +19,7 @@ BenchEntry entry(std::string name, double center, double spread = 0.01) {
   e.batch_size = 4;
   e.seq_len = 64;
   e.dtype = "fp32";
+  e.caches = "warm";
   return e;
 }
 }  // namespace
@@ -53,6 +54,18 @@ TEST_CASE("compare: a slowdown under the threshold, or no threshold, is not a re
   CHECK_FALSE(cmp.has_regression());
 }
 
+TEST_CASE("compare: runs set up differently are compared and say how they differ") {
+  BenchEntry cold = entry("a", 12), bf16 = entry("a", 5);
+  cold.caches = "cold";
+  bf16.dtype = "bf16";
+  bf16.seq_len = 32;
+  const Comparison cmp = compare_benchmarks({entry("a", 10)}, {cold}, -1);
+  CHECK(cmp.configs[0].verdict == "slower");
+  CHECK(cmp.configs[0].differs == "caches warm vs cold");
+  CHECK(compare_benchmarks({entry("a", 10)}, {bf16}, -1).configs[0].differs == "dtype fp32 vs bf16, T 64 vs 32");
+  CHECK(compare_benchmarks({entry("a", 10)}, {entry("a", 10)}, -1).configs[0].differs.empty());
+}
+
 TEST_CASE("merge: joins benchmarks, suffixes repeated names, refuses mixed shapes unless allowed") {
   auto doc = [](int batch) {
     OrderedJson d = new_document(kBenchFormat, "vbench");
@@ -65,8 +78,14 @@ TEST_CASE("merge: joins benchmarks, suffixes repeated names, refuses mixed shape
   CHECK(m["benchmarks"]["gpt_nano@2"]["source"] == "b.json");
   CHECK(m["metadata"]["merged_from"].size() == 2);
   CHECK_THROWS_WITH_AS(merge_bench_documents({doc(4), doc(8)}, {"a.json", "b.json"}, false),
-                       "b.json: benchmark 'gpt_nano' ran at B=8 T=64 fp32 but 'gpt_nano' in a.json at B=4 T=64 fp32; "
-                       "pass --allow-mixed to merge them anyway",
+                       "b.json: benchmark 'gpt_nano' ran at B=8 T=64 fp32, warm caches but 'gpt_nano' in a.json at "
+                       "B=4 T=64 fp32, warm caches; pass --allow-mixed to merge them anyway",
+                       Error);
+  OrderedJson cold = doc(4);  // documents from before --caches are warm
+  cold["metadata"]["caches"] = "cold";
+  CHECK_THROWS_WITH_AS(merge_bench_documents({doc(4), cold}, {"a.json", "b.json"}, false),
+                       "b.json: benchmark 'gpt_nano' ran at B=4 T=64 fp32, cold caches but 'gpt_nano' in a.json at "
+                       "B=4 T=64 fp32, warm caches; pass --allow-mixed to merge them anyway",
                        Error);
   CHECK(merge_bench_documents({doc(4), doc(8)}, {"a.json", "b.json"}, true)["benchmarks"].size() == 2);
   // A name that a document already holds with a suffix does not overwrite it; metadata that is not an object is
@@ -89,6 +108,7 @@ TEST_CASE("bench_document: entries are read with their samples; mistyped fields 
   CHECK(entries[0].samples_ms.size() == 3);
   CHECK(entries[0].dtype == "bf16");
   CHECK(entries[0].status == "ok");
+  CHECK(entries[0].caches == "warm");  // absent: warm, as every run was before --caches
   d["benchmarks"]["x"]["timing"]["samples_ms"] = {1.0, "2"};
   CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmark 'x': 'samples_ms' holds a non-number", Error);
   d["benchmarks"]["x"]["timing"]["samples_ms"] = {1.0};

@@ -81,13 +81,17 @@ TEST_CASE("cuda_backend: graph replays are deterministic, timed and counted") {
   // LM head), plus whatever extra kernels cuBLASLt launches: whichever was faster.
   CHECK(backend->kernels_per_forward() >= 2 + weights.config.n_layer);
   CHECK(backend->kernels_per_forward() <= 3 * (3 + 7 * weights.config.n_layer));
-  const auto samples = backend->time_forwards(tokens, 2, 5);
-  REQUIRE(samples.size() == 5);
-  for (const double ms : samples) {
-    CHECK(ms > 0);
-    CHECK(ms < 1000);
+  for (const CacheState caches : {CacheState::kWarm, CacheState::kCold}) {
+    CAPTURE(static_cast<int>(caches));
+    const auto samples = backend->time_forwards(tokens, 2, 5, caches);
+    REQUIRE(samples.size() == 5);
+    for (const double ms : samples) {
+      CHECK(ms > 0);
+      CHECK(ms < 1000);
+    }
+    CHECK(backend->time_forwards(tokens, 0, 0, caches).empty());
   }
-  CHECK(backend->time_forwards(tokens, 0, 0).empty());
+  CHECK(backend->logits(tokens) == first);  // the flush between cold replays touches no forward buffer
 }
 
 TEST_CASE("cuda_backend: device info names the GPU and its peaks") {

@@ -35,6 +35,27 @@ TEST_CASE("harness: a cpu run is gated against fp64, timed, and its summary is o
   CHECK(r.cost.flops > 0);
 }
 
+TEST_CASE("harness: cold caches are timed the same way and recorded in the document") {
+  auto backend = make_cpu_backend();
+  HarnessSettings s;
+  s.batch = 1;
+  s.seq = 4;
+  s.warmup = 1;
+  s.iters = 3;
+  s.caches = CacheState::kCold;
+  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
+  const BenchRun run = run_benchmarks({{c, nullptr}}, s, *backend);
+  REQUIRE(run.results.size() == 1);
+  CHECK(run.results[0].samples_ms.size() == 3);
+  const OrderedJson doc = bench_document(run, {"vbench run --caches cold", "host"});
+  CHECK(doc["metadata"]["caches"] == "cold");
+  CHECK(doc["benchmarks"]["small"]["caches"] == "cold");
+  CHECK(read_bench_entries(doc, "d.json")[0].caches == "cold");
+  CHECK(cache_flush_bytes() >= (1u << 20));
+  CHECK(parse_cache_state("warm") == CacheState::kWarm);
+  CHECK_THROWS_WITH_AS(parse_cache_state("hot"), "--caches must be warm or cold, not 'hot'", Error);
+}
+
 TEST_CASE("harness: verify runs the gate only; --no-check times without it") {
   auto backend = make_cpu_backend();
   HarnessSettings s;
@@ -80,8 +101,9 @@ class NotingBackend final : public Backend {
     model_ = weights.config.name;
   }
   std::vector<float> logits(const std::vector<std::int32_t>& tokens) override { return cpu_->logits(tokens); }
-  std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters) override {
-    return cpu_->time_forwards(tokens, warmup, iters);
+  std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters,
+                                    CacheState caches) override {
+    return cpu_->time_forwards(tokens, warmup, iters, caches);
   }
   [[nodiscard]] std::vector<std::string> notes() const override { return {"shared", "kept for " + model_}; }
 

@@ -13,6 +13,11 @@ namespace vtools::vbench {
 
 enum class DType { kFp32, kTf32, kBf16 };
 
+/// What the caches hold when a timed forward starts (--caches). Warm: what the forward before it left (forwards
+/// back to back, as a serving loop runs them; small models then read their weights from L2). Cold: the caches were
+/// filled with other data first (GPU: L2; CPU: the last-level and per-core caches), so weights come from memory.
+enum class CacheState { kWarm, kCold };
+
 /// What a backend reports about the machine it runs on (goes into the document's metadata).
 struct DeviceInfo {
   std::string name;                ///< "NVIDIA H100 80GB HBM3" or the CPU model
@@ -39,8 +44,10 @@ class Backend {
   virtual std::vector<float> logits(const std::vector<std::int32_t>& tokens) = 0;
 
   /// Runs `warmup` untimed forwards, then `iters` timed ones on `tokens`; returns one duration per timed forward
-  /// in milliseconds (CUDA events around each graph replay on a non-default stream; host clock on CPU).
-  virtual std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters) = 0;
+  /// in milliseconds (CUDA events around each graph replay on a non-default stream; host clock on CPU). With
+  /// CacheState::kCold every forward, warm-up included, follows a cache flush that is not timed.
+  virtual std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters,
+                                            CacheState caches) = 0;
 
   /// Kernels launched per forward (CUDA); 0 on CPU.
   [[nodiscard]] virtual int kernels_per_forward() const { return 0; }

@@ -33,6 +33,7 @@ OrderedJson metadata_json(const BenchRun& run, const RunContext& ctx) {
   m["seq_len"] = run.settings.seq;
   m["warmup"] = run.settings.warmup;
   m["iters"] = run.settings.iters;
+  m["caches"] = cache_state_name(run.settings.caches);
   m["seed"] = run.settings.seed;
   m["weights"] = run.weights_source;
   m["threads"] = d.threads;
@@ -56,6 +57,7 @@ OrderedJson result_json(const ConfigResult& r, const BenchRun& run) {
   b["dtype"] = dtype_name(run.settings.dtype);
   b["batch_size"] = run.settings.batch;
   b["seq_len"] = run.settings.seq;
+  b["caches"] = cache_state_name(run.settings.caches);
   if (!r.samples_ms.empty()) {
     const auto& t = r.timing;
     b["timing"] = {{"mean", t.mean}, {"std", t.std},   {"min", t.min}, {"max", t.max},
@@ -124,6 +126,7 @@ std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_v
     e.seq_len = field(b, "seq_len", field(meta, "seq_len", 0));
     e.dtype = field(b, "dtype", field(meta, "dtype", std::string()));
     e.backend = field(b, "backend", field(meta, "backend", std::string()));
+    e.caches = field(b, "caches", field(meta, "caches", std::string("warm")));  // documents before --caches: warm
     e.median_ms = NAN;
     if (b.contains("timing")) {
       const auto& t = b["timing"];

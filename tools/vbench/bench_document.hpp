@@ -29,6 +29,7 @@ struct BenchEntry {
   double median_ms = 0;    ///< timing.median (NaN when untimed)
   int batch_size = 0, seq_len = 0;
   std::string dtype, backend;
+  std::string caches;      ///< "warm" or "cold" (--caches); "warm" when absent
 };
 
 /// Entries of a parsed vtools.bench document in document order. Error(kDataError) at `name` naming the config for

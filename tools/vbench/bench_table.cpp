@@ -30,7 +30,8 @@ void write_bench_table(const BenchRun& run, const std::string& format, std::ostr
                r.correctness ? fixed(100 * r.correctness->top1_agreement, "%.0f%%") : "-"});
   }
   out << "vbench: " << run.backend << " (" << run.device.name << "), " << dtype_name(run.settings.dtype) << ", B="
-      << run.settings.batch << " T=" << run.settings.seq << "\n";
+      << run.settings.batch << " T=" << run.settings.seq
+      << (run.settings.caches == CacheState::kCold ? ", cold caches" : "") << "\n";
   if (format == "markdown") write_markdown_table(t, out);
   else write_text_table(t, out);
 }

@@ -11,6 +11,18 @@ bool Comparison::has_regression() const {
   return std::any_of(configs.begin(), configs.end(), [](const ConfigComparison& c) { return c.regression; });
 }
 
+std::string setup_differences(const BenchEntry& a, const BenchEntry& b) {
+  std::string out;
+  auto add = [&](const char* what, const std::string& x, const std::string& y) {
+    if (x != y) out += (out.empty() ? "" : ", ") + std::string(what) + " " + x + " vs " + y;
+  };
+  add("dtype", a.dtype, b.dtype);
+  add("B", std::to_string(a.batch_size), std::to_string(b.batch_size));
+  add("T", std::to_string(a.seq_len), std::to_string(b.seq_len));
+  add("caches", a.caches, b.caches);
+  return out;
+}
+
 Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std::vector<BenchEntry>& candidate,
                               double threshold_pct) {
   Comparison cmp;
@@ -28,6 +40,7 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
     }
     ConfigComparison r;
     r.config = b.name;
+    r.differs = setup_differences(b, *c);
     r.baseline_n = b.samples_ms.size();
     r.candidate_n = c->samples_ms.size();
     r.baseline_median_ms = b.samples_ms.empty() ? b.median_ms : stats::median(b.samples_ms);
@@ -59,7 +72,8 @@ OrderedJson side_json(const OrderedJson& doc, const std::string& name) {
   auto get = [&](const char* key) { return meta.is_object() && meta.contains(key) ? meta[key] : OrderedJson(nullptr); };
   return {{"file", name},          {"timestamp", get("timestamp")}, {"gpu_name", get("gpu_name")},
           {"device_name", get("device_name")}, {"backend", get("backend")}, {"dtype", get("dtype")},
-          {"batch_size", get("batch_size")},   {"seq_len", get("seq_len")}};
+          {"batch_size", get("batch_size")},   {"seq_len", get("seq_len")},
+          {"caches", meta.is_object() && meta.contains("caches") ? meta["caches"] : OrderedJson("warm")}};
 }
 }  // namespace
 
@@ -82,7 +96,8 @@ OrderedJson compare_document(const Comparison& cmp, const OrderedJson& baseline_
                     {"ci_high", number_or_null(c.ci_high)},
                     {"change_pct", number_or_null(c.change_pct)},
                     {"verdict", c.verdict},
-                    {"regression", c.regression}});
+                    {"regression", c.regression},
+                    {"differs", c.differs.empty() ? OrderedJson(nullptr) : OrderedJson(c.differs)}});
   }
   doc["comparisons"] = rows;
   doc["only_in_baseline"] = cmp.only_in_baseline;

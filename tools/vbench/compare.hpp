@@ -21,6 +21,9 @@ struct ConfigComparison {
   double change_pct = 0;           ///< (candidate / baseline − 1)·100; positive = slower
   std::string verdict;
   bool regression = false;         ///< "slower" and change_pct > the threshold
+  /// How the two runs were set up differently ("dtype fp32 vs bf16, caches warm vs cold"); "" when alike. A speedup
+  /// between such runs is still computed: comparing dtypes or warm and cold caches can be the point.
+  std::string differs;
 };
 
 struct Comparison {
@@ -29,6 +32,9 @@ struct Comparison {
   double threshold_pct = -1;                 ///< --fail-on-regression; < 0 when not asked
   [[nodiscard]] bool has_regression() const;
 };
+
+/// The settings two runs of a config differ in (dtype, B, T, caches; not the backend), "" when none.
+std::string setup_differences(const BenchEntry& baseline, const BenchEntry& candidate);
 
 /// Compares entries; `threshold_pct` < 0 marks no regressions.
 Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std::vector<BenchEntry>& candidate,

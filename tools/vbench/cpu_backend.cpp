@@ -1,7 +1,11 @@
 #include "tools/vbench/cpu_backend.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <fstream>
 #include <string>
 
@@ -9,6 +13,7 @@
 #include "tools/vbench/cpu_forward.hpp"
 #include "tools/vbench/forward_cost.hpp"
 #include "tools/vbench/ops/cpu_ops.hpp"
+#include "tools/vbench/ops/parallel_for.hpp"
 
 #ifdef VTOOLS_HAVE_OPENBLAS
 #include <cblas.h>
@@ -48,11 +53,20 @@ class CpuBackend final : public Backend {
     return forward_->logits();
   }
 
-  std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters) override {
-    for (int i = 0; i < warmup; ++i) forward_->forward(tokens.data());
+  std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters,
+                                    CacheState caches) override {
+    if (caches == CacheState::kCold && flush_buffer_.empty()) flush_buffer_.assign(cache_flush_bytes() / 8, 1);
+    auto flush = [&] {
+      if (caches == CacheState::kCold) read_flush_buffer();
+    };
+    for (int i = 0; i < warmup; ++i) {
+      flush();
+      forward_->forward(tokens.data());
+    }
     std::vector<double> ms;
     ms.reserve(static_cast<std::size_t>(iters));
     for (int i = 0; i < iters; ++i) {
+      flush();
       const auto start = std::chrono::steady_clock::now();
       forward_->forward(tokens.data());
       const auto stop = std::chrono::steady_clock::now();
@@ -62,7 +76,21 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  /// Each worker thread reads its share of the buffer, so that its core's own caches are refilled too (the weights
+  /// then come from memory, as after a cold start). The sum goes to a volatile so the reads are kept.
+  void read_flush_buffer() {
+    std::atomic<std::uint64_t> total{0};
+    cpu::parallel_for(static_cast<std::int64_t>(flush_buffer_.size()), 1 << 16, [&](std::int64_t b, std::int64_t e) {
+      std::uint64_t sum = 0;
+      for (std::int64_t i = b; i < e; i += 8) sum += flush_buffer_[static_cast<std::size_t>(i)];  // a cache line a read
+      total += sum;
+    });
+    flush_sink_ = total.load();
+  }
+
   std::unique_ptr<CpuForward> forward_;
+  std::vector<std::uint64_t> flush_buffer_;  ///< --caches cold: read before each forward (cache_flush_bytes())
+  volatile std::uint64_t flush_sink_ = 0;
 };
 
 template <typename F>
@@ -96,6 +124,18 @@ const CpuPeaks& measured_cpu_peaks() {
     return p;
   }();
   return peaks;
+}
+
+std::size_t cache_flush_bytes() {
+  // Twice what the caches hold: the last level plus every worker core's L2 (a non-inclusive L3 does not hold those).
+  auto bytes_of = [](int name) {
+    const long v = ::sysconf(name);
+    return v > 0 ? static_cast<std::size_t>(v) : std::size_t{0};
+  };
+  std::size_t caches = bytes_of(_SC_LEVEL3_CACHE_SIZE) +
+                       static_cast<std::size_t>(cpu::cpu_threads()) * bytes_of(_SC_LEVEL2_CACHE_SIZE);
+  if (caches == 0) caches = 32u << 20;  // sysconf knows no sizes on this machine: more than most CPUs have
+  return 2 * caches;
 }
 
 std::string cpu_model_name() {

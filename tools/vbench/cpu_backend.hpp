@@ -2,6 +2,7 @@
 // backends are gated against and the default where no GPU exists.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 
 #include "tools/vbench/backend.hpp"
@@ -19,6 +20,10 @@ struct CpuPeaks {
   double flops = 0;
 };
 const CpuPeaks& measured_cpu_peaks();
+
+/// Bytes `--caches cold` reads before each forward on the cpu backend: twice the last-level cache plus each worker
+/// thread's L2 (sysconf), 64 MiB where those are unknown.
+std::size_t cache_flush_bytes();
 
 /// The CPU model from /proc/cpuinfo ("unknown CPU" when it cannot be read).
 std::string cpu_model_name();

@@ -41,13 +41,21 @@ Correctness check_correctness(const GptWeights& weights, const std::vector<std::
 
 void time_config(ConfigResult& r, const std::vector<std::int32_t>& tokens, const HarnessSettings& s,
                  Backend& backend) {
-  r.samples_ms = backend.time_forwards(tokens, s.warmup, s.iters);
+  r.samples_ms = backend.time_forwards(tokens, s.warmup, s.iters, s.caches);
   r.timing = stats::summarize(r.samples_ms);
   r.tokens_per_s = r.timing.median > 0 ? 1e3 * s.batch * s.seq / r.timing.median : 0;
   r.roofline_fraction = r.floor.floor_ms > 0 && r.timing.median > 0 ? r.floor.floor_ms / r.timing.median : 0;
 }
 
 }  // namespace
+
+std::string cache_state_name(CacheState caches) { return caches == CacheState::kCold ? "cold" : "warm"; }
+
+CacheState parse_cache_state(const std::string& name) {
+  if (name == "warm") return CacheState::kWarm;
+  if (name == "cold") return CacheState::kCold;
+  throw Error(ExitCode::kUsage, "--caches must be warm or cold, not '" + name + "'");
+}
 
 std::vector<std::int32_t> make_tokens(int B, int T, int V, std::uint64_t seed) {
   NormalStream stream(seed ^ fnv1a64("tokens"));

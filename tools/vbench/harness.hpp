@@ -19,6 +19,7 @@ struct HarnessSettings {
   int batch = 4, seq = 64;
   DType dtype = DType::kFp32;
   int warmup = 3, iters = 20;
+  CacheState caches = CacheState::kWarm;
   std::uint64_t seed = 1337;
   bool check = true;   ///< run the correctness gate before timing
   bool time = true;    ///< false for `vbench verify`
@@ -55,6 +56,11 @@ struct ConfigJob {
   GptConfig config;
   const GptWeights* weights = nullptr;  ///< null: init_weights(config, settings.seed)
 };
+
+/// "warm", "cold".
+std::string cache_state_name(CacheState caches);
+/// Inverse of cache_state_name; Error(kUsage) for anything else.
+CacheState parse_cache_state(const std::string& name);
 
 /// The tokens every backend sees: [B][T] values in [0, V), from the seed (SplitMix64 stream "tokens").
 std::vector<std::int32_t> make_tokens(int B, int T, int V, std::uint64_t seed);

@@ -26,6 +26,8 @@ void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
   if (timing) {
     cmd->add_option("--warmup", o.warmup, "untimed forwards first")->capture_default_str();
     cmd->add_option("--iters", o.iters, "timed forwards")->capture_default_str();
+    cmd->add_option("--caches", o.caches, "warm|cold: caches as the forward before left them, or flushed first")
+        ->capture_default_str();
     cmd->add_flag("--no-check", o.no_check, "skip the correctness gate");
   }
   cmd->add_option("--seed", o.seed, "weights and tokens seed")->capture_default_str();

@@ -27,9 +27,11 @@ OrderedJson merge_bench_documents(const std::vector<OrderedJson>& docs, const st
         first = &e;
         first_file = names[i];
       } else if (!allow_mixed &&
-                 (e.batch_size != first->batch_size || e.seq_len != first->seq_len || e.dtype != first->dtype)) {
+                 (e.batch_size != first->batch_size || e.seq_len != first->seq_len || e.dtype != first->dtype ||
+                  e.caches != first->caches)) {
         auto shape = [](const BenchEntry& x) {
-          return "B=" + std::to_string(x.batch_size) + " T=" + std::to_string(x.seq_len) + " " + x.dtype;
+          return "B=" + std::to_string(x.batch_size) + " T=" + std::to_string(x.seq_len) + " " + x.dtype + ", " +
+                 x.caches + " caches";
         };
         throw Error(ExitCode::kDataError, "benchmark '" + e.name + "' ran at " + shape(e) + " but '" + first->name +
                                               "' in " + first_file + " at " + shape(*first) +

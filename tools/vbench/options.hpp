@@ -24,6 +24,7 @@ struct RunOptions {
   std::string dtype = "fp32";
   std::string backend = "auto";  ///< cpu | cuda | auto
   int warmup = 3, iters = 20;
+  std::string caches = "warm";   ///< warm | cold (flushed before each forward)
   std::uint64_t seed = 1337;
   std::string weights;           ///< safetensors file; "" = init from seed
   bool no_check = false;

@@ -30,6 +30,7 @@ BenchRun run_harness(const RunOptions& o, bool time) {
   s.dtype = parse_dtype(o.dtype);
   s.warmup = o.warmup;
   s.iters = o.iters;
+  s.caches = parse_cache_state(o.caches);
   s.seed = o.seed;
   s.check = time ? !o.no_check : true;
   s.time = time;

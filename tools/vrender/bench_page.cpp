@@ -29,7 +29,7 @@ BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
       {"cuda_version", "CUDA"},  {"driver_version", "driver"}, {"blas_version", "BLAS"},
       {"timestamp", "date"},     {"command", "command"},     {"command_line", "command"},
       {"host", "host"},          {"backend", "backend"},     {"dtype", "dtype"},
-      {"batch_size", "batch"},   {"seq_len", "sequence"},    {"iters", "iterations"},
+      {"batch_size", "batch"},   {"seq_len", "sequence"},    {"caches", "caches"},       {"iters", "iterations"},
       {"threads", "threads"},    {"vtools_version", "vtools"}};
   for (const auto& fact : kFacts) {
     const char* key = fact.first;

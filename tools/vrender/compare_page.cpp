@@ -50,6 +50,8 @@ Page compare_page(const OrderedJson& doc, std::string_view name) {
     double sp = c.number_or("speedup", std::isfinite(b) && k > 0 ? b / k : kNoValue);
     double lo = c.number_or("ci_low", kNoValue), hi = c.number_or("ci_high", kNoValue);
     std::string verdict = c.text_or("verdict", "");
+    if (const std::string differs = c.text_or("differs", ""); !differs.empty())
+      res.notes.push_back(config + ": the two runs differ in " + differs + ".");
     faster += verdict == "faster", slower += verdict == "slower", same += verdict == "same";
     medians.categories.push_back(config);
     speed.categories.push_back(config);

@@ -1,7 +1,8 @@
 // The cuda backend: weights on the device in the dtype's storage type, the whole forward (gpt_forward.hpp) captured
-// once into a CUDA graph on a non-default stream, replayed for logits() and time_forwards(). Timing is "hot": graph
-// replays enqueued back to back with an event pair around each, so each sample is one forward's device time with
-// warm L2 and no host launch gap (the host enqueues ahead of the GPU).
+// once into a CUDA graph on a non-default stream, replayed for logits() and time_forwards(). Timing: graph replays
+// enqueued back to back with an event pair around each, so each sample is one forward's device time with no host
+// launch gap (the host enqueues ahead of the GPU); L2 warm from the forward before, or (--caches cold) flushed by
+// two kernels enqueued before each replay, outside its events.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -24,6 +25,7 @@
 #include "libcommon/stats.hpp"
 #include "tools/vbench/backend.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
+#include "tools/vbench/cuda/device_buffer.hpp"
 #include "tools/vbench/cuda/device_info.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/gpt_forward.hpp"
@@ -158,9 +160,14 @@ class CudaBackend final : public Backend {
     return download_logits();
   }
 
-  std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters) override {
+  std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters,
+                                    CacheState caches) override {
     upload_tokens(tokens);
-    return replay_ms(warmup, iters);
+    if (caches == CacheState::kCold && flush_buffer_.bytes() == 0) {
+      flush_buffer_ = cuda::DeviceBuffer(cuda::l2_flush_bytes() + sizeof(unsigned), "the L2 flush buffer");
+      check_cuda(cudaMemset(flush_buffer_.get(), 0, flush_buffer_.bytes()), "cudaMemset", "the L2 flush buffer");
+    }
+    return replay_ms(warmup, iters, caches);
   }
 
  private:
@@ -577,11 +584,21 @@ class CudaBackend final : public Backend {
   }
 
   /// Replays the captured forward `warmup` times, then `iters` times with an event pair around each; their ms.
-  std::vector<double> replay_ms(int warmup, int iters) {
-    for (int i = 0; i < warmup; ++i) check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch", "warm-up");
+  std::vector<double> replay_ms(int warmup, int iters, CacheState caches = CacheState::kWarm) {
+    auto flush = [&] {
+      if (caches != CacheState::kCold) return;
+      const std::size_t bytes = flush_buffer_.bytes() - sizeof(unsigned);  // the sink is the last word
+      auto* sink = reinterpret_cast<unsigned*>(flush_buffer_.as<char>() + bytes);
+      cuda::l2_flush(flush_buffer_.get(), bytes, sink, stream_);
+    };
+    for (int i = 0; i < warmup; ++i) {
+      flush();
+      check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch", "warm-up");
+    }
     const std::size_t n = iters > 0 ? static_cast<std::size_t>(iters) : 0;
     EventPool events(2 * n);
     for (std::size_t i = 0; i < n; ++i) {
+      flush();
       check_cuda(cudaEventRecord(events[2 * i], stream_), "cudaEventRecord");
       check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
       check_cuda(cudaEventRecord(events[2 * i + 1], stream_), "cudaEventRecord");
@@ -641,6 +658,8 @@ class CudaBackend final : public Backend {
   cublasLtHandle_t lt_ = nullptr;
   std::unique_ptr<cuda::DeviceWeights> weights_;
   std::unique_ptr<cuda::GptForward> forward_;
+  /// Zeros that --caches cold reads through L2 before each forward (cuda::l2_flush), and a last word it may write.
+  cuda::DeviceBuffer flush_buffer_;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
   int kernels_ = 0;

@@ -99,6 +99,15 @@ long long small_div_mismatches(int a_end, int b_end);
 /// issues bulk prefetches and ends; the lines arrive while later work runs. A hint: it changes no data.
 void l2_prefetch(const void* d_bytes, std::size_t bytes, cudaStream_t stream);
 
+/// Bytes of the buffer l2_flush needs on the current device: twice its L2.
+std::size_t l2_flush_bytes();
+/// Leaves L2 holding only clean, evict-normal lines of d_buffer[0..bytes) (zero-filled, at least l2_flush_bytes()):
+/// reads it marked evict-last, so that earlier evict-last lines go too, then sets its lines back to evict-normal.
+/// d_sink: one unsigned of device memory the reads may write (they do not, on zeros), so that they are kept.
+void l2_flush(const void* d_buffer, std::size_t bytes, unsigned* d_sink, cudaStream_t stream);
+/// Reads d_bytes[0..bytes) once with plain loads (what tests time to see where the bytes come from).
+void l2_read(const void* d_bytes, std::size_t bytes, unsigned* d_sink, cudaStream_t stream);
+
 /// Widest model fused_layer_forward takes: each CTA holds 6 C x 16 floats of rows in shared memory.
 inline constexpr int kMaxFusedWidth = 384;
 /// Longest sequence it takes: a warp keeps one query row's attention probabilities in shared memory.
