@@ -108,6 +108,11 @@ TEST_CASE("cuda_backend: device info names the GPU and its peaks") {
   CHECK(info.memory_bytes > (1ull << 30));
   CHECK(info.peak_bandwidth_bytes_per_s > 1e11);
   CHECK(info.blas_version.rfind("cuBLASLt ", 0) == 0);
+  // Before any prepare, device() is fp32's; `vbench list --device --dtype bf16` asks for bf16's peak (it printed
+  // gpt2's bf16 floor as 950 us, compute bound, from the fp32 peak).
+  CHECK(backend->device_for(DType::kFp32).peak_flops == doctest::Approx(info.peak_flops));
+  CHECK(backend->device_for(DType::kBf16).peak_flops > 4 * info.peak_flops);
+  CHECK(backend->device_for(DType::kBf16).peak_bandwidth_bytes_per_s == info.peak_bandwidth_bytes_per_s);
 }
 
 TEST_CASE("cuda_backend: bad tokens and a sequence over the block size are refused") {

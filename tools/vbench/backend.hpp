@@ -35,6 +35,12 @@ class Backend {
   virtual ~Backend() = default;
   [[nodiscard]] virtual std::string name() const = 0;  ///< "cpu", "cuda"
   [[nodiscard]] virtual DeviceInfo device() const = 0;
+  /// The device as it would run `dtype` (its peak FLOP/s are the dtype's), without prepare(): for `vbench list
+  /// --device`. The cpu backend has one set of measured peaks (fp32).
+  [[nodiscard]] virtual DeviceInfo device_for(DType dtype) const {
+    (void)dtype;
+    return device();
+  }
 
   /// Copies weights in and allocates activations for batch B and sequence T (T <= block_size).
   virtual void prepare(const GptWeights& weights, int B, int T, DType dtype) = 0;

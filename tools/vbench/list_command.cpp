@@ -21,7 +21,7 @@ int list_command(const ListOptions& o) {
   std::unique_ptr<Backend> backend;
   if (o.device) {
     backend = choose_backend(o.backend, nullptr);
-    device = backend->device();
+    device = backend->device_for(dtype);  // bf16's peak for a bf16 list (device() is fp32's until a prepare)
   }
   using A = Table::Align;
   Table t;

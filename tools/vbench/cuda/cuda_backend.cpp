@@ -93,6 +93,7 @@ class CudaBackend final : public Backend {
 
   [[nodiscard]] std::string name() const override { return "cuda"; }
   [[nodiscard]] DeviceInfo device() const override { return cuda::query_device_info(device_, dtype_); }
+  [[nodiscard]] DeviceInfo device_for(DType dtype) const override { return cuda::query_device_info(device_, dtype); }
   [[nodiscard]] int kernels_per_forward() const override { return kernels_; }
   [[nodiscard]] std::vector<std::string> notes() const override {
     std::vector<std::string> notes;
