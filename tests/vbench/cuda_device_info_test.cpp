@@ -18,6 +18,15 @@
 namespace vtools::vbench {
 namespace {
 
+TEST_CASE("driver_version_from_proc: the kernel module's version, proprietary or open; none where there is none") {
+  CHECK(cuda::driver_version_from_proc("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct 16 "
+                                       "2025\nGCC version:  gcc version 13.3.0\n") == "580.159.04");
+  CHECK(cuda::driver_version_from_proc("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release "
+                                       "Build  (dvs-builder@U16-I1-N07-12-3)  Thu Jan 23 2025") == "570.86.15");
+  CHECK(cuda::driver_version_from_proc("").empty());
+  CHECK(cuda::driver_version_from_proc("NVRM version: NVIDIA UNIX x86_64 Kernel Module\n580.1\n").empty());
+}
+
 TEST_CASE("tf32_round: nearest TF32 value; hi + tf32(x - hi) recovers x to ~2^-22 (the 3xTF32 LM head split)") {
   auto bits = [](float x) {
     std::uint32_t u = 0;

@@ -4,6 +4,10 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <cctype>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 
 #include "tools/vbench/cuda/cuda_error.hpp"
@@ -49,6 +53,20 @@ double peak_bandwidth_bytes_per_s(double memory_clock_khz, int bus_width_bits) {
   return 2.0 * memory_clock_khz * 1e3 * bus_width_bits / 8.0;
 }
 
+std::string driver_version_from_proc(const std::string& text) {
+  const std::size_t module = text.find("Kernel Module");
+  if (module == std::string::npos) return "";
+  // The first word after it made of digits and dots, with a dot ("for" and "x86_64" are passed over).
+  const std::size_t end = text.find('\n', module);
+  std::istringstream words(text.substr(module, end == std::string::npos ? std::string::npos : end - module));
+  for (std::string word; words >> word;) {
+    if (std::isdigit(static_cast<unsigned char>(word.front())) && word.find('.') != std::string::npos &&
+        word.find_first_not_of("0123456789.") == std::string::npos)
+      return word;
+  }
+  return "";
+}
+
 DeviceInfo query_device_info(int device, DType dtype) {
   cudaDeviceProp prop{};
   check_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
@@ -60,7 +78,10 @@ DeviceInfo query_device_info(int device, DType dtype) {
   int driver = 0, runtime = 0;
   check_cuda(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
   check_cuda(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
-  info.driver_version = cuda_version_string(driver);
+  std::ifstream proc("/proc/driver/nvidia/version");
+  const std::string module = driver_version_from_proc(std::string(std::istreambuf_iterator<char>(proc), {}));
+  info.driver_version = module.empty() ? "CUDA " + cuda_version_string(driver)
+                                       : module + " (CUDA " + cuda_version_string(driver) + ")";
   info.runtime_version = cuda_version_string(runtime);
   const std::size_t blas = cublasLtGetVersion();  // major * 10000 + minor * 100 + patch
   info.blas_version = "cuBLASLt " + std::to_string(blas / 10000) + "." + std::to_string(blas / 100 % 100) + "." +
