@@ -151,11 +151,25 @@ class Gpt(torch.nn.Module):
         return F.linear(x, self.head)
 
 
-def time_calls(fn, idx, warmup, iters, mark_step):
-    """Milliseconds per call from a CUDA event pair around each of `iters` calls after `warmup` untimed ones."""
+def l2_flusher(caches):
+    """None for warm caches; for cold, a function that reads twice the L2 size of zeros (vbench run --caches cold
+    flushes the same amount; a read leaves clean lines, where a memset's dirty ones would be written back while the
+    next forward runs)."""
+    if caches != "cold":
+        return None
+    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (50 << 20)
+    buf = torch.zeros(2 * l2 // 4, dtype=torch.int32, device="cuda")
+    return lambda: buf.sum()
+
+
+def time_calls(fn, idx, warmup, iters, mark_step, flush=None):
+    """Milliseconds per call from a CUDA event pair around each of `iters` calls after `warmup` untimed ones; with
+    `flush`, it runs (untimed) before every call."""
     for _ in range(warmup):
         if mark_step:
             torch.compiler.cudagraph_mark_step_begin()
+        if flush:
+            flush()
         fn(idx)
     torch.cuda.synchronize()
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
@@ -163,6 +177,8 @@ def time_calls(fn, idx, warmup, iters, mark_step):
     for i in range(iters):
         if mark_step:
             torch.compiler.cudagraph_mark_step_begin()
+        if flush:
+            flush()
         starts[i].record()
         fn(idx)
         ends[i].record()
@@ -191,7 +207,7 @@ def bench_document(backend, args, results, notes):
             "cuda_version": torch.version.cuda, "device_name": torch.cuda.get_device_name(),
             "sm_count": props.multi_processor_count, "memory_bytes": props.total_memory, "backend": backend,
             "dtype": args.dtype, "batch_size": args.batch, "seq_len": args.seq, "warmup": args.warmup,
-            "iters": args.iters, "seed": args.seed, "weights": " ".join(args.weights), "host": socket.gethostname(),
+            "iters": args.iters, "caches": args.caches, "seed": args.seed, "weights": " ".join(args.weights), "host": socket.gethostname(),
             "command_line": " ".join(sys.argv), "torch_version": torch.__version__, "notes": notes,
         },
         "benchmarks": results,
@@ -214,6 +230,8 @@ def main():
     ap.add_argument("-T", "--seq", type=int, default=64)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--caches", choices=["warm", "cold"], default="warm",
+                    help="cold: read twice the L2 size before each forward, untimed (as vbench run --caches cold)")
     ap.add_argument("--seed", type=int, default=1337, help="vbench's token seed (when --tokens is not given)")
     ap.add_argument("--tokens", help="int32 .npy [B][T] to run instead of vbench's seeded tokens")
     ap.add_argument("--compile-configs", default="", help="configs to also time with torch.compile (a,b; 'all')")
@@ -250,7 +268,7 @@ def main():
         with torch.no_grad():
             for backend, fn, compiled in modes:
                 warmup = max(args.warmup, 3) if compiled else args.warmup  # cudagraph trees record on the 3rd call
-                samples = time_calls(fn, idx, warmup, args.iters, compiled)
+                samples = time_calls(fn, idx, warmup, args.iters, compiled, l2_flusher(args.caches))
                 if compiled:
                     torch.compiler.cudagraph_mark_step_begin()
                 logits = fn(idx).float().cpu().numpy()
@@ -261,7 +279,7 @@ def main():
                     "config": {k: cfg[k] for k in ("n_layer", "n_head", "n_embd", "vocab_size", "block_size",
                                                    "tied_head")},
                     "status": "unchecked", "backend": backend, "dtype": args.dtype, "batch_size": args.batch,
-                    "seq_len": args.seq, "timing": t,
+                    "seq_len": args.seq, "caches": args.caches, "timing": t,
                     "throughput_tokens_per_sec": 1e3 * args.batch * args.seq / t["median"] if t["median"] > 0 else 0,
                 }
                 print(f"{cfg['name']:<16} {backend:<16} {args.dtype} median {t['median'] * 1e3:9.1f} us", flush=True)
