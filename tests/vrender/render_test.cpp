@@ -350,6 +350,12 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   bool device = false;
   for (const auto& f : page.sections[0].facts) device = device || f.key == "device";
   CHECK(device);
+  Input cold = bench;  // vbench run --caches cold says so in its metadata; the system panel shows it
+  cold.doc["metadata"]["caches"] = "cold";
+  bool caches = false;
+  const Page cold_page = build_page({cold});
+  for (const auto& f : cold_page.sections[0].facts) caches = caches || (f.key == "caches" && f.value == "cold");
+  CHECK(caches);
 
   Page history = build_page({bench, load("vbench_gpt_nano_cpu_rerun.bench.json")});
   CHECK(history.sections[0].tables[0].table.rows.size() == 2);
