@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "libcommon/stats.hpp"
@@ -92,6 +93,15 @@ TEST_CASE("cuda_backend: graph replays are deterministic, timed and counted") {
     CHECK(backend->time_forwards(tokens, 0, 0, caches).empty());
   }
   CHECK(backend->logits(tokens) == first);  // the flush between cold replays touches no forward buffer
+  // NVML is there wherever the driver is: the clocks were read while the replays ran.
+  backend->time_forwards(tokens, 2, 200, CacheState::kWarm);
+  const std::optional<ClockReading> clocks = backend->timing_clocks();
+  REQUIRE(clocks.has_value());
+  std::string limits;
+  for (const auto& l : clocks->limits) limits += " " + l;
+  MESSAGE("SM clock while timed " << clocks->sm_mhz << " of " << clocks->sm_max_mhz << " MHz; limits:" << limits);
+  CHECK(clocks->sm_mhz > 0);
+  CHECK(clocks->sm_max_mhz >= clocks->sm_mhz);
 }
 
 TEST_CASE("cuda_backend: device info names the GPU and its peaks") {

@@ -10,13 +10,25 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "tools/vbench/backend.hpp"
 #include "tools/vbench/cuda/device_info.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
+#include "tools/vbench/cuda/gpu_clocks.hpp"
 
 namespace vtools::vbench {
 namespace {
+
+TEST_CASE("clock_limit_names: NVML's clock event reasons by name, unknown bits in hex; no GPU, no reading") {
+  CHECK(cuda::clock_limit_names(0).empty());
+  CHECK(cuda::clock_limit_names(0x5) == std::vector<std::string>{"gpu_idle", "sw_power_cap"});
+  CHECK(cuda::clock_limit_names(0x1e0) ==
+        std::vector<std::string>{"sw_thermal", "hw_thermal", "hw_power_brake", "display_clocks"});
+  CHECK(cuda::clock_limit_names(1ull << 40) == std::vector<std::string>{"0x10000000000"});
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) CHECK_FALSE(cuda::read_gpu_clocks(0).has_value());
+}
 
 TEST_CASE("driver_version_from_proc: the kernel module's version, proprietary or open; none where there is none") {
   CHECK(cuda::driver_version_from_proc("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct 16 "

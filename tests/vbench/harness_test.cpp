@@ -2,8 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include "libcommon/error.hpp"
 #include "tools/vbench/bench_document.hpp"
+#include "tools/vbench/bench_table.hpp"
 #include "tools/vbench/cpu_backend.hpp"
 
 using namespace vtools;
@@ -123,4 +126,26 @@ TEST_CASE("harness: the notes of every prepared model are kept, each distinct on
   const GptConfig a{"a", 1, 1, 8, 13, 8, true}, b{"b", 1, 1, 8, 13, 8, true};
   const BenchRun run = run_benchmarks({{a, nullptr}, {b, nullptr}}, s, backend);
   CHECK(run.notes == std::vector<std::string>{"shared", "kept for a", "kept for b"});
+}
+
+TEST_CASE("bench table: a GPU below its maximum clock while timed gets a line saying so; the cpu none") {
+  auto backend = make_cpu_backend();
+  HarnessSettings s;
+  s.batch = 1;
+  s.seq = 4;
+  s.check = false;
+  s.iters = 2;
+  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
+  BenchRun run = run_benchmarks({{c, nullptr}}, s, *backend);
+  CHECK_FALSE(run.results[0].clocks.has_value());
+  CHECK_FALSE(bench_document(run, {"vbench run", "host"})["benchmarks"]["small"].contains("clocks"));
+  run.results[0].clocks = ClockReading{1755, 1980, {"sw_power_cap"}};
+  std::ostringstream table;
+  write_bench_table(run, "table", table);
+  CHECK(table.str().find("small: SM clock 1755 of 1980 MHz while timed (sw_power_cap)\n") != std::string::npos);
+  CHECK(bench_document(run, {"vbench run", "host"})["benchmarks"]["small"]["clocks"]["limits"][0] == "sw_power_cap");
+  run.results[0].clocks = ClockReading{1980, 1980, {}};
+  std::ostringstream at_max;
+  write_bench_table(run, "table", at_max);
+  CHECK(at_max.str().find("SM clock") == std::string::npos);
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,13 @@ struct DeviceInfo {
   int threads = 0;                        ///< CPU threads used
 };
 
+/// The GPU's SM clock while timed forwards ran, and what held it down (NVML's reasons as names, e.g. sw_power_cap).
+struct ClockReading {
+  int sm_mhz = 0;
+  int sm_max_mhz = 0;
+  std::vector<std::string> limits;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -54,6 +62,9 @@ class Backend {
   /// CacheState::kCold every forward, warm-up included, follows a cache flush that is not timed.
   virtual std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters,
                                             CacheState caches) = 0;
+
+  /// The clocks read while the last time_forwards() ran, where the backend can read them (cuda, through NVML).
+  [[nodiscard]] virtual std::optional<ClockReading> timing_clocks() const { return std::nullopt; }
 
   /// Kernels launched per forward (CUDA); 0 on CPU.
   [[nodiscard]] virtual int kernels_per_forward() const { return 0; }

@@ -71,6 +71,9 @@ OrderedJson result_json(const ConfigResult& r, const BenchRun& run) {
                    {"fraction", positive_or_null(r.roofline_fraction)},
                    {"bound", or_null(r.floor.bound)}};
   b["kernels_per_forward"] = r.kernels_per_forward;
+  if (r.clocks) {
+    b["clocks"] = {{"sm_mhz", r.clocks->sm_mhz}, {"sm_max_mhz", r.clocks->sm_max_mhz}, {"limits", r.clocks->limits}};
+  }
   if (r.correctness) {
     const Correctness& k = *r.correctness;
     b["correctness"] = {{"max_abs_err", std::isfinite(k.max_abs_err) ? OrderedJson(k.max_abs_err) : OrderedJson()},

@@ -34,6 +34,13 @@ void write_bench_table(const BenchRun& run, const std::string& format, std::ostr
       << (run.settings.caches == CacheState::kCold ? ", cold caches" : "") << "\n";
   if (format == "markdown") write_markdown_table(t, out);
   else write_text_table(t, out);
+  // A GPU held below its maximum clock while timed makes slower numbers than the code deserves: say so.
+  for (const auto& r : run.results) {
+    if (!r.clocks || (r.clocks->sm_mhz >= r.clocks->sm_max_mhz && r.clocks->limits.empty())) continue;
+    out << r.config.name << ": SM clock " << r.clocks->sm_mhz << " of " << r.clocks->sm_max_mhz << " MHz while timed";
+    for (std::size_t i = 0; i < r.clocks->limits.size(); ++i) out << (i ? ", " : " (") << r.clocks->limits[i];
+    out << (r.clocks->limits.empty() ? "" : ")") << "\n";
+  }
 }
 
 }  // namespace vtools::vbench

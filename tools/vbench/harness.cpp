@@ -42,6 +42,7 @@ Correctness check_correctness(const GptWeights& weights, const std::vector<std::
 void time_config(ConfigResult& r, const std::vector<std::int32_t>& tokens, const HarnessSettings& s,
                  Backend& backend) {
   r.samples_ms = backend.time_forwards(tokens, s.warmup, s.iters, s.caches);
+  r.clocks = backend.timing_clocks();
   r.timing = stats::summarize(r.samples_ms);
   r.tokens_per_s = r.timing.median > 0 ? 1e3 * s.batch * s.seq / r.timing.median : 0;
   r.roofline_fraction = r.floor.floor_ms > 0 && r.timing.median > 0 ? r.floor.floor_ms / r.timing.median : 0;

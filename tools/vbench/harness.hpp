@@ -39,6 +39,7 @@ struct ConfigResult {
   double tokens_per_s = 0;
   double roofline_fraction = 0;  ///< floor_ms / median_ms; 0 when the floor is unknown
   int kernels_per_forward = 0;
+  std::optional<ClockReading> clocks;  ///< the GPU's clocks while timed, where the backend reads them
 };
 
 struct BenchRun {

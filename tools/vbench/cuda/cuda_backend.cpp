@@ -29,6 +29,7 @@
 #include "tools/vbench/cuda/device_info.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/gpt_forward.hpp"
+#include "tools/vbench/cuda/gpu_clocks.hpp"
 #include "tools/vbench/cuda/kernels.hpp"
 
 namespace vtools::vbench {
@@ -168,8 +169,11 @@ class CudaBackend final : public Backend {
       flush_buffer_ = cuda::DeviceBuffer(cuda::l2_flush_bytes() + sizeof(unsigned), "the L2 flush buffer");
       check_cuda(cudaMemset(flush_buffer_.get(), 0, flush_buffer_.bytes()), "cudaMemset", "the L2 flush buffer");
     }
-    return replay_ms(warmup, iters, caches);
+    timing_clocks_.reset();
+    return replay_ms(warmup, iters, caches, &timing_clocks_);
   }
+
+  [[nodiscard]] std::optional<ClockReading> timing_clocks() const override { return timing_clocks_; }
 
  private:
   /// Which forwards with own wgmma kernels prepare tries (VTOOLS_VBENCH_WGMMA): 0 none, unset (or anything else) the
@@ -585,7 +589,10 @@ class CudaBackend final : public Backend {
   }
 
   /// Replays the captured forward `warmup` times, then `iters` times with an event pair around each; their ms.
-  std::vector<double> replay_ms(int warmup, int iters, CacheState caches = CacheState::kWarm) {
+  /// With `clocks`, the GPU's clocks are read (NVML) once every replay is enqueued, while they run: from the host,
+  /// which is by then ahead of the GPU by all of them.
+  std::vector<double> replay_ms(int warmup, int iters, CacheState caches = CacheState::kWarm,
+                                std::optional<ClockReading>* clocks = nullptr) {
     auto flush = [&] {
       if (caches != CacheState::kCold) return;
       const std::size_t bytes = flush_buffer_.bytes() - sizeof(unsigned);  // the sink is the last word
@@ -604,6 +611,7 @@ class CudaBackend final : public Backend {
       check_cuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
       check_cuda(cudaEventRecord(events[2 * i + 1], stream_), "cudaEventRecord");
     }
+    if (clocks != nullptr && n > 0) *clocks = cuda::read_gpu_clocks(device_);
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the timed forwards");
     std::vector<double> samples_ms;
     samples_ms.reserve(n);
@@ -659,6 +667,8 @@ class CudaBackend final : public Backend {
   cublasLtHandle_t lt_ = nullptr;
   std::unique_ptr<cuda::DeviceWeights> weights_;
   std::unique_ptr<cuda::GptForward> forward_;
+  /// The clocks read during the last time_forwards (nullopt without NVML).
+  std::optional<ClockReading> timing_clocks_;
   /// Zeros that --caches cold reads through L2 before each forward (cuda::l2_flush), and a last word it may write.
   cuda::DeviceBuffer flush_buffer_;
   cudaGraph_t graph_ = nullptr;
