@@ -55,6 +55,7 @@ TEST_CASE("harness: cold caches are timed the same way and recorded in the docum
   CHECK(doc["benchmarks"]["small"]["caches"] == "cold");
   CHECK(read_bench_entries(doc, "d.json")[0].caches == "cold");
   CHECK(cache_flush_bytes() >= (1u << 20));
+  CHECK(cache_flush_bytes() <= (std::size_t{1} << 30));
   CHECK(parse_cache_state("warm") == CacheState::kWarm);
   CHECK_THROWS_WITH_AS(parse_cache_state("hot"), "--caches must be warm or cold, not 'hot'", Error);
 }

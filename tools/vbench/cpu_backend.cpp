@@ -135,7 +135,8 @@ std::size_t cache_flush_bytes() {
   std::size_t caches = bytes_of(_SC_LEVEL3_CACHE_SIZE) +
                        static_cast<std::size_t>(cpu::cpu_threads()) * bytes_of(_SC_LEVEL2_CACHE_SIZE);
   if (caches == 0) caches = 32u << 20;  // sysconf knows no sizes on this machine: more than most CPUs have
-  return 2 * caches;
+  // At most 1 GiB: some virtual machines report the host's whole L3 (300 MB on the build machine).
+  return std::min<std::size_t>(2 * caches, std::size_t{1} << 30);
 }
 
 std::string cpu_model_name() {

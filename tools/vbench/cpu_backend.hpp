@@ -22,7 +22,7 @@ struct CpuPeaks {
 const CpuPeaks& measured_cpu_peaks();
 
 /// Bytes `--caches cold` reads before each forward on the cpu backend: twice the last-level cache plus each worker
-/// thread's L2 (sysconf), 64 MiB where those are unknown.
+/// thread's L2 (sysconf), 64 MiB where those are unknown, at most 1 GiB.
 std::size_t cache_flush_bytes();
 
 /// The CPU model from /proc/cpuinfo ("unknown CPU" when it cannot be read).
