@@ -365,7 +365,8 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   CHECK(cpage.sections[1].tables[0].table.rows.size() == cmp.doc["comparisons"].size());
   cmp.doc["comparisons"][0]["differs"] = "caches warm vs cold";  // vbench compare's note on runs set up differently
   const std::vector<std::string> cnotes = build_page({cmp}).sections[1].notes;
-  CHECK(std::find(cnotes.begin(), cnotes.end(), "gpt_nano: the two runs differ in caches warm vs cold.") != cnotes.end());
+  const std::string differs_note = "gpt_nano: the two runs differ in caches warm vs cold.";
+  CHECK(std::find(cnotes.begin(), cnotes.end(), differs_note) != cnotes.end());
 
   Input plan = load("vplan_matmul_ws_sm90.plan.json");
   std::size_t smem = 0;
