@@ -73,7 +73,7 @@ OrderedJson side_json(const OrderedJson& doc, const std::string& name) {
   return {{"file", name},          {"timestamp", get("timestamp")}, {"gpu_name", get("gpu_name")},
           {"device_name", get("device_name")}, {"backend", get("backend")}, {"dtype", get("dtype")},
           {"batch_size", get("batch_size")},   {"seq_len", get("seq_len")},
-          {"caches", meta.is_object() && meta.contains("caches") ? meta["caches"] : OrderedJson("warm")}};
+          {"caches", get("caches").is_null() ? OrderedJson("warm") : get("caches")}};  // absent: before --caches
 }
 }  // namespace
 

@@ -2,6 +2,7 @@
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/bench_document.hpp"
+#include "tools/vbench/compare.hpp"
 
 namespace vtools::vbench {
 
@@ -26,9 +27,7 @@ OrderedJson merge_bench_documents(const std::vector<OrderedJson>& docs, const st
       if (!first) {
         first = &e;
         first_file = names[i];
-      } else if (!allow_mixed &&
-                 (e.batch_size != first->batch_size || e.seq_len != first->seq_len || e.dtype != first->dtype ||
-                  e.caches != first->caches)) {
+      } else if (!allow_mixed && !setup_differences(*first, e).empty()) {  // compare's notion of a different setup
         auto shape = [](const BenchEntry& x) {
           return "B=" + std::to_string(x.batch_size) + " T=" + std::to_string(x.seq_len) + " " + x.dtype + ", " +
                  x.caches + " caches";
