@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/merge.hpp"
@@ -66,6 +67,30 @@ TEST_CASE("compare: runs set up differently are compared and say how they differ
   CHECK(compare_benchmarks({entry("a", 10)}, {entry("a", 10)}, -1).configs[0].differs.empty());
 }
 
+TEST_CASE("compare: different forwards kept at prepare are named, in the document and the table") {
+  BenchEntry base = entry("a", 10), cand = entry("a", 11);
+  base.kept_forward = "unfused with programmatic launches";
+  cand.kept_forward = "fused block rows";
+  const Comparison cmp = compare_benchmarks({base}, {cand}, -1);
+  CHECK(cmp.configs[0].baseline_forward == "unfused with programmatic launches");
+  CHECK(cmp.configs[0].candidate_forward == "fused block rows");
+  CHECK(cmp.configs[0].differs.empty());  // a different pick is not a different setup: merge takes such runs
+  std::ostringstream table;
+  write_compare_table(cmp, "table", table);
+  CHECK(table.str().find("a: prepare kept different forwards: baseline unfused with programmatic launches; "
+                         "candidate fused block rows\n") != std::string::npos);
+  const OrderedJson doc = compare_document(cmp, OrderedJson::object(), "a.json", OrderedJson::object(), "b.json");
+  CHECK(doc["comparisons"][0]["kept_forwards"]["candidate"] == "fused block rows");
+  // The same pick, or a side that names none (cpu, older documents): nothing to say.
+  cand.kept_forward = base.kept_forward;
+  CHECK(compare_benchmarks({base}, {cand}, -1).configs[0].baseline_forward.empty());
+  cand.kept_forward.clear();
+  const Comparison one_sided = compare_benchmarks({base}, {cand}, -1);
+  CHECK(one_sided.configs[0].baseline_forward.empty());
+  CHECK(compare_document(one_sided, OrderedJson::object(), "a", OrderedJson::object(), "b")["comparisons"][0]
+            ["kept_forwards"].is_null());
+}
+
 TEST_CASE("merge: joins benchmarks, suffixes repeated names, refuses mixed shapes unless allowed") {
   auto doc = [](int batch) {
     OrderedJson d = new_document(kBenchFormat, "vbench");
@@ -109,6 +134,14 @@ TEST_CASE("bench_document: entries are read with their samples; mistyped fields 
   CHECK(entries[0].dtype == "bf16");
   CHECK(entries[0].status == "ok");
   CHECK(entries[0].caches == "warm");  // absent: warm, as every run was before --caches
+  CHECK(entries[0].kept_forward.empty());
+  d["benchmarks"]["x"]["plan_search"] = {{"kept", "fused block rows"}};
+  CHECK(read_bench_entries(d, "d.json")[0].kept_forward == "fused block rows");
+  d["benchmarks"]["x"]["plan_search"] = "fused";
+  CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmark 'x': 'plan_search' is not an object", Error);
+  d["benchmarks"]["x"]["plan_search"] = {{"kept", 3}};
+  CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmark 'x': field 'kept' has the wrong type", Error);
+  d["benchmarks"]["x"].erase("plan_search");
   d["benchmarks"]["x"]["timing"]["samples_ms"] = {1.0, "2"};
   CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmark 'x': 'samples_ms' holds a non-number", Error);
   d["benchmarks"]["x"]["timing"]["samples_ms"] = {1.0};

@@ -2,6 +2,8 @@
 // configs in every dtype, replay determinism, timing samples, kernel count, device info and input errors (gpu label).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -82,6 +84,22 @@ TEST_CASE("cuda_backend: graph replays are deterministic, timed and counted") {
   // LM head), plus whatever extra kernels cuBLASLt launches: whichever was faster.
   CHECK(backend->kernels_per_forward() >= 2 + weights.config.n_layer);
   CHECK(backend->kernels_per_forward() <= 3 * (3 + 7 * weights.config.n_layer));
+  // prepare chose among several forwards (fused steps, own GEMMs, options): each timed one has a median, and the
+  // kept one is among them, the fastest of the playoff when there was one.
+  const std::optional<PlanSearch> search = backend->plan_search();
+  REQUIRE(search.has_value());
+  MESSAGE("kept " << search->kept << " of " << search->timed.size() << " timed, " << search->playoff.size()
+                  << " in the playoff, " << search->rejected.size() << " rejected");
+  CHECK(search->timed.size() >= 2);
+  CHECK(search->replays > 0);
+  const auto kept = [&](const TimedPlan& p) { return p.forward == search->kept; };
+  CHECK(std::any_of(search->timed.begin(), search->timed.end(), kept));
+  if (!search->playoff.empty()) {
+    const auto fastest = std::min_element(search->playoff.begin(), search->playoff.end(),
+                                          [](const TimedPlan& a, const TimedPlan& b) { return a.median_ms < b.median_ms; });
+    CHECK(fastest->forward == search->kept);
+    CHECK(search->playoff_replays == search->playoff_rounds * search->replays);
+  }
   for (const CacheState caches : {CacheState::kWarm, CacheState::kCold}) {
     CAPTURE(static_cast<int>(caches));
     const auto samples = backend->time_forwards(tokens, 2, 5, caches);

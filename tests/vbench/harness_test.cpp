@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <sstream>
 
 #include "libcommon/error.hpp"
@@ -95,7 +96,8 @@ TEST_CASE("harness: a sequence longer than the block size is a usage error; toke
 }
 
 namespace {
-/// The cpu backend with a note per prepared model, one of them shared: notes as the cuda backend gives them.
+/// The cpu backend with a note per prepared model, one of them shared, and a plan search per model: notes and plan
+/// searches as the cuda backend gives them.
 class NotingBackend final : public Backend {
  public:
   [[nodiscard]] std::string name() const override { return cpu_->name(); }
@@ -110,6 +112,17 @@ class NotingBackend final : public Backend {
     return cpu_->time_forwards(tokens, warmup, iters, caches);
   }
   [[nodiscard]] std::vector<std::string> notes() const override { return {"shared", "kept for " + model_}; }
+  [[nodiscard]] std::optional<PlanSearch> plan_search() const override {
+    PlanSearch search;
+    search.kept = "fused " + model_;
+    search.replays = 15;
+    search.timed = {{"unfused", 0.060}, {"fused " + model_, 0.050}, {"uncapturable", INFINITY}, {"close", 0.051}};
+    search.playoff_rounds = 4;
+    search.playoff_replays = 60;
+    search.playoff = {{"fused " + model_, 0.050}, {"close", 0.052}};
+    search.rejected = {{"wrong", "its logits are 1.00e+00 off the cuBLASLt forward's (limit 2e-02)"}};
+    return search;
+  }
 
  private:
   std::unique_ptr<Backend> cpu_ = make_cpu_backend();
@@ -149,4 +162,39 @@ TEST_CASE("bench table: a GPU below its maximum clock while timed gets a line sa
   std::ostringstream at_max;
   write_bench_table(run, "table", at_max);
   CHECK(at_max.str().find("SM clock") == std::string::npos);
+}
+
+TEST_CASE("plan search: recorded per config, written with null for a forward that could not run, in the table") {
+  NotingBackend backend;
+  HarnessSettings s;
+  s.batch = 1;
+  s.seq = 4;
+  s.check = false;
+  s.iters = 2;
+  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
+  BenchRun run = run_benchmarks({{c, nullptr}}, s, backend);
+  REQUIRE(run.results[0].plan_search.has_value());
+  const OrderedJson doc = bench_document(run, {"vbench run", "host"});
+  const OrderedJson& search = doc["benchmarks"]["small"]["plan_search"];
+  CHECK(search["kept"] == "fused small");
+  CHECK(search["replays"] == 15);
+  REQUIRE(search["timed"].size() == 4);
+  CHECK(search["timed"][1]["median_ms"] == 0.050);
+  CHECK(search["timed"][2]["median_ms"].is_null());
+  CHECK(search["playoff"]["rounds"] == 4);
+  CHECK(search["playoff"]["replays"] == 60);
+  CHECK(search["playoff"]["timed"][1]["forward"] == "close");
+  CHECK(search["rejected"][0]["forward"] == "wrong");
+  CHECK(read_bench_entries(doc, "run.json")[0].kept_forward == "fused small");
+  std::ostringstream table;
+  write_bench_table(run, "table", table);
+  // The margin comes from the playoff's medians (0.052 / 0.050), not from the first timing's (0.051).
+  CHECK(table.str().find("small: kept the fastest of 4 forwards timed at prepare (next +4.0%): fused small\n") !=
+        std::string::npos);
+  run.results[0].plan_search->playoff.clear();
+  std::ostringstream no_playoff;
+  write_bench_table(run, "table", no_playoff);
+  CHECK(no_playoff.str().find("(next +2.0%)") != std::string::npos);
+  run.results[0].plan_search.reset();
+  CHECK_FALSE(bench_document(run, {"vbench run", "host"})["benchmarks"]["small"].contains("plan_search"));
 }

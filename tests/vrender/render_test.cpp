@@ -357,6 +357,26 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   for (const auto& f : cold_page.sections[0].facts) caches = caches || (f.key == "caches" && f.value == "cold");
   CHECK(caches);
 
+  // vbench run on cuda lists the forwards its prepare tried: a table per config, fastest first, the kept one marked.
+  Input searched = bench;
+  searched.doc["benchmarks"]["gpt_nano"]["plan_search"] = OrderedJson::parse(R"({"kept": "fused block rows",
+      "replays": 15, "timed": [{"forward": "unfused", "median_ms": 0.060}, {"forward": "fused block rows",
+      "median_ms": 0.050}, {"forward": "persistent", "median_ms": null}, {"forward": "close", "median_ms": 0.051}],
+      "playoff": {"rounds": 4, "replays": 60, "timed": [{"forward": "fused block rows", "median_ms": 0.0502},
+      {"forward": "close", "median_ms": 0.0521}]},
+      "rejected": [{"forward": "wrong", "reason": "its logits are 1.00e+00 off"}]})");
+  const Page searched_page = build_page({searched});
+  REQUIRE(searched_page.sections.size() == 3);
+  CHECK(searched_page.sections[2].heading == "Plan search at prepare");
+  const Table& plans = searched_page.sections[2].tables.at(0).table;
+  REQUIRE(plans.rows.size() == 5);
+  CHECK(plans.rows[0] == std::vector<std::string>{"fused block rows", "0.05", "0.0502", "–", "kept"});
+  CHECK(plans.rows[1] == std::vector<std::string>{"close", "0.051", "0.0521", "+2.0%", ""});
+  CHECK(plans.rows[2][3] == "+20.0%");
+  CHECK(plans.rows[3][0] == "persistent");  // could not run: after every timed one
+  CHECK(plans.rows[4] == std::vector<std::string>{"wrong", "–", "–", "–", "not used: its logits are 1.00e+00 off"});
+  CHECK_NOTHROW(test::parse_xml(render_page(searched_page, "svg", {})));
+
   Page history = build_page({bench, load("vbench_gpt_nano_cpu_rerun.bench.json")});
   CHECK(history.sections[0].tables[0].table.rows.size() == 2);
 
@@ -367,6 +387,11 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   const std::vector<std::string> cnotes = build_page({cmp}).sections[1].notes;
   const std::string differs_note = "gpt_nano: the two runs differ in caches warm vs cold.";
   CHECK(std::find(cnotes.begin(), cnotes.end(), differs_note) != cnotes.end());
+  cmp.doc["comparisons"][0]["kept_forwards"] = {{"baseline", "unfused"}, {"candidate", "fused block rows"}};
+  const std::vector<std::string> knotes = build_page({cmp}).sections[1].notes;
+  CHECK(std::find(knotes.begin(), knotes.end(),
+                  "gpt_nano: prepare kept different forwards: baseline unfused; candidate fused block rows.") !=
+        knotes.end());
 
   Input plan = load("vplan_matmul_ws_sm90.plan.json");
   std::size_t smem = 0;

@@ -38,6 +38,30 @@ struct ClockReading {
   std::vector<std::string> limits;
 };
 
+/// A way to run the forward that prepare() timed while choosing one, and its median (+inf: it could not run).
+struct TimedPlan {
+  std::string forward;  ///< the backend's name for it, e.g. "unfused with wgmma GEMMs 64x1x1, own 3xTF32 LM head"
+  double median_ms = 0;
+};
+
+/// A way to run the forward that prepare() did not time, and why (its logits were off, a launch was refused).
+struct RejectedPlan {
+  std::string forward, reason;
+};
+
+/// How prepare() chose the forward it runs (cuda's search over kernels and launch options): what it kept, every
+/// forward it timed, the finalists it timed again against each other, and those it refused. A reader needs it to
+/// tell a code change from a different pick (two runs of the same code can keep different forwards when their
+/// times are close).
+struct PlanSearch {
+  std::string kept;
+  int replays = 0;  ///< replays behind each median in `timed`
+  std::vector<TimedPlan> timed;
+  int playoff_rounds = 0, playoff_replays = 0;  ///< replays behind each median in `playoff`, over all rounds
+  std::vector<TimedPlan> playoff;               ///< empty when fewer than two forwards came close to the fastest
+  std::vector<RejectedPlan> rejected;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -68,6 +92,9 @@ class Backend {
 
   /// Kernels launched per forward (CUDA); 0 on CPU.
   [[nodiscard]] virtual int kernels_per_forward() const { return 0; }
+
+  /// How the last prepare() chose its forward, where it chose among several (cuda).
+  [[nodiscard]] virtual std::optional<PlanSearch> plan_search() const { return std::nullopt; }
 
   /// How the last prepare() computes, where a reader of the numbers should know (the document's notes).
   [[nodiscard]] virtual std::vector<std::string> notes() const { return {}; }

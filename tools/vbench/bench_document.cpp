@@ -46,6 +46,29 @@ OrderedJson metadata_json(const BenchRun& run, const RunContext& ctx) {
   return m;
 }
 
+/// A median that may be +inf (a forward that could not run): null then.
+OrderedJson finite_or_null(double v) { return std::isfinite(v) ? OrderedJson(v) : OrderedJson(nullptr); }
+
+OrderedJson timed_plans_json(const std::vector<TimedPlan>& plans) {
+  OrderedJson out = OrderedJson::array();
+  for (const TimedPlan& p : plans) out.push_back({{"forward", p.forward}, {"median_ms", finite_or_null(p.median_ms)}});
+  return out;
+}
+
+OrderedJson plan_search_json(const PlanSearch& s) {
+  OrderedJson j;
+  j["kept"] = s.kept;
+  j["replays"] = s.replays;
+  j["timed"] = timed_plans_json(s.timed);
+  if (!s.playoff.empty()) {
+    j["playoff"] = {{"rounds", s.playoff_rounds}, {"replays", s.playoff_replays}, {"timed", timed_plans_json(s.playoff)}};
+  }
+  OrderedJson rejected = OrderedJson::array();
+  for (const RejectedPlan& p : s.rejected) rejected.push_back({{"forward", p.forward}, {"reason", p.reason}});
+  j["rejected"] = rejected;
+  return j;
+}
+
 OrderedJson result_json(const ConfigResult& r, const BenchRun& run) {
   const GptConfig& c = r.config;
   OrderedJson b;
@@ -74,6 +97,7 @@ OrderedJson result_json(const ConfigResult& r, const BenchRun& run) {
   if (r.clocks) {
     b["clocks"] = {{"sm_mhz", r.clocks->sm_mhz}, {"sm_max_mhz", r.clocks->sm_max_mhz}, {"limits", r.clocks->limits}};
   }
+  if (r.plan_search) b["plan_search"] = plan_search_json(*r.plan_search);
   if (r.correctness) {
     const Correctness& k = *r.correctness;
     b["correctness"] = {{"max_abs_err", std::isfinite(k.max_abs_err) ? OrderedJson(k.max_abs_err) : OrderedJson()},
@@ -130,6 +154,10 @@ std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_v
     e.dtype = field(b, "dtype", field(meta, "dtype", std::string()));
     e.backend = field(b, "backend", field(meta, "backend", std::string()));
     e.caches = field(b, "caches", field(meta, "caches", std::string("warm")));  // documents before --caches: warm
+    if (b.contains("plan_search")) {
+      if (!b["plan_search"].is_object()) fail("benchmark '" + key + "': 'plan_search' is not an object");
+      e.kept_forward = field(b["plan_search"], "kept", std::string());
+    }
     e.median_ms = NAN;
     if (b.contains("timing")) {
       const auto& t = b["timing"];

@@ -30,6 +30,7 @@ struct BenchEntry {
   int batch_size = 0, seq_len = 0;
   std::string dtype, backend;
   std::string caches;      ///< "warm" or "cold" (--caches); "warm" when absent
+  std::string kept_forward;  ///< plan_search.kept: the forward prepare chose; "" when absent (cpu, older documents)
 };
 
 /// Entries of a parsed vtools.bench document in document order. Error(kDataError) at `name` naming the config for

@@ -1,6 +1,9 @@
 #include "tools/vbench/bench_table.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "libcommon/human_units.hpp"
 #include "libcommon/table.hpp"
@@ -13,6 +16,18 @@ std::string fixed(double v, const char* fmt) {
   std::snprintf(buf, sizeof buf, fmt, v);
   return buf;
 }
+/// How much slower the runner-up of a plan search was than the forward kept: from the playoff when there was one
+/// (its medians are the ones the choice was made on), else from the first timing; nullopt with one forward timed.
+std::optional<double> runner_up_margin(const PlanSearch& search) {
+  std::vector<double> ms;
+  for (const TimedPlan& p : search.playoff.empty() ? search.timed : search.playoff) {
+    if (std::isfinite(p.median_ms)) ms.push_back(p.median_ms);
+  }
+  if (ms.size() < 2) return std::nullopt;
+  std::partial_sort(ms.begin(), ms.begin() + 2, ms.end());
+  return ms[0] > 0 ? std::optional<double>(ms[1] / ms[0] - 1) : std::nullopt;
+}
+
 }  // namespace
 
 void write_bench_table(const BenchRun& run, const std::string& format, std::ostream& out) {
@@ -40,6 +55,15 @@ void write_bench_table(const BenchRun& run, const std::string& format, std::ostr
     out << r.config.name << ": SM clock " << r.clocks->sm_mhz << " of " << r.clocks->sm_max_mhz << " MHz while timed";
     for (std::size_t i = 0; i < r.clocks->limits.size(); ++i) out << (i ? ", " : " (") << r.clocks->limits[i];
     out << (r.clocks->limits.empty() ? "" : ")") << "\n";
+  }
+  // Which forward prepare kept, and how close the next one came: a small margin means another run may keep it.
+  for (const auto& r : run.results) {
+    if (!r.plan_search) continue;
+    out << r.config.name << ": kept the fastest of " << r.plan_search->timed.size() << " forwards timed at prepare";
+    if (const std::optional<double> margin = runner_up_margin(*r.plan_search)) {
+      out << " (next " << fixed(100 * *margin, "+%.1f%%") << ")";
+    }
+    out << ": " << r.plan_search->kept << "\n";
   }
 }
 

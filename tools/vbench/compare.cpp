@@ -41,6 +41,10 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
     ConfigComparison r;
     r.config = b.name;
     r.differs = setup_differences(b, *c);
+    if (!b.kept_forward.empty() && !c->kept_forward.empty() && b.kept_forward != c->kept_forward) {
+      r.baseline_forward = b.kept_forward;
+      r.candidate_forward = c->kept_forward;
+    }
     r.baseline_n = b.samples_ms.size();
     r.candidate_n = c->samples_ms.size();
     r.baseline_median_ms = b.samples_ms.empty() ? b.median_ms : stats::median(b.samples_ms);
@@ -97,7 +101,11 @@ OrderedJson compare_document(const Comparison& cmp, const OrderedJson& baseline_
                     {"change_pct", number_or_null(c.change_pct)},
                     {"verdict", c.verdict},
                     {"regression", c.regression},
-                    {"differs", c.differs.empty() ? OrderedJson(nullptr) : OrderedJson(c.differs)}});
+                    {"differs", c.differs.empty() ? OrderedJson(nullptr) : OrderedJson(c.differs)},
+                    {"kept_forwards", c.baseline_forward.empty()
+                                          ? OrderedJson(nullptr)
+                                          : OrderedJson{{"baseline", c.baseline_forward},
+                                                        {"candidate", c.candidate_forward}}}});
   }
   doc["comparisons"] = rows;
   doc["only_in_baseline"] = cmp.only_in_baseline;

@@ -24,6 +24,9 @@ struct ConfigComparison {
   /// How the two runs were set up differently ("dtype fp32 vs bf16, caches warm vs cold"); "" when alike. A speedup
   /// between such runs is still computed: comparing dtypes or warm and cold caches can be the point.
   std::string differs;
+  /// The forwards each run's prepare kept (cuda's plan search), where both name one and they differ; else "". A
+  /// change then may come from the pick rather than the code.
+  std::string baseline_forward, candidate_forward;
 };
 
 struct Comparison {

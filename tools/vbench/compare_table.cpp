@@ -32,8 +32,13 @@ void write_compare_table(const Comparison& cmp, const std::string& format, std::
   }
   if (format == "markdown") write_markdown_table(t, out);
   else write_text_table(t, out);
-  for (const auto& c : cmp.configs)
+  for (const auto& c : cmp.configs) {
     if (!c.differs.empty()) out << c.config << ": the runs differ in " << c.differs << "\n";
+    if (!c.baseline_forward.empty()) {
+      out << c.config << ": prepare kept different forwards: baseline " << c.baseline_forward << "; candidate "
+          << c.candidate_forward << "\n";
+    }
+  }
   for (const auto& n : cmp.only_in_baseline) out << "only in baseline: " << n << "\n";
   for (const auto& n : cmp.only_in_candidate) out << "only in candidate: " << n << "\n";
 }

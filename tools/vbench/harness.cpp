@@ -88,6 +88,7 @@ BenchRun run_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSetting
     r.cost = forward_cost(job.config, s.batch, s.seq, s.dtype);
     const auto tokens = make_tokens(s.batch, s.seq, job.config.vocab_size, s.seed);
     backend.prepare(weights, s.batch, s.seq, s.dtype);
+    r.plan_search = backend.plan_search();
     for (std::string& note : backend.notes()) {  // per prepared model (some name it), each distinct one once
       if (std::find(run.notes.begin(), run.notes.end(), note) == run.notes.end()) run.notes.push_back(std::move(note));
     }

@@ -40,6 +40,7 @@ struct ConfigResult {
   double roofline_fraction = 0;  ///< floor_ms / median_ms; 0 when the floor is unknown
   int kernels_per_forward = 0;
   std::optional<ClockReading> clocks;  ///< the GPU's clocks while timed, where the backend reads them
+  std::optional<PlanSearch> plan_search;  ///< how prepare chose the forward, where the backend chose (cuda)
 };
 
 struct BenchRun {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "libcommon/human_units.hpp"
 #include "tools/vrender/json_view.hpp"
@@ -64,6 +65,19 @@ BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
     r.roofline_fraction = roof.number_or("fraction", kNaN);
     r.floor_ms = roof.number_or("floor_ms", kNaN);
     r.status = b.text_or("status", "");
+    const JsonView search = b.at("plan_search");
+    r.kept_forward = search.string_or("kept", "");
+    for (const JsonView& p : search.items("timed")) {
+      r.plans.push_back({p.string_or("forward", "?"), p.number_or("median_ms", kNaN), kNaN, ""});
+    }
+    for (const JsonView& p : search.at("playoff").items("timed")) {
+      const std::string forward = p.string_or("forward", "?");
+      auto it = std::find_if(r.plans.begin(), r.plans.end(), [&](const PlanTrial& t) { return t.forward == forward; });
+      if (it != r.plans.end()) it->playoff_ms = p.number_or("median_ms", kNaN);
+    }
+    for (const JsonView& p : search.items("rejected")) {
+      r.plans.push_back({p.string_or("forward", "?"), kNaN, kNaN, p.string_or("reason", "?")});
+    }
     run.results.push_back(std::move(r));
   }
   return run;
@@ -145,6 +159,39 @@ void add_run_charts(const BenchRun& run, Section& s) {
   s.tables.push_back(std::move(t));
 }
 
+/// One table per config whose document lists the forwards its prepare tried (vbench's cuda plan search), fastest
+/// first: the kept one marked, each one's time against it, those not used with the reason. HTML only: it is long.
+std::string signed_pct(double pct) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
+  return buf;
+}
+
+void add_plan_search_tables(const BenchRun& run, Section& s) {
+  for (const BenchResult& r : run.results) {
+    if (r.plans.empty()) continue;
+    std::vector<PlanTrial> plans = r.plans;
+    auto key = [](const PlanTrial& p) { return std::isfinite(p.median_ms) ? p.median_ms : INFINITY; };
+    std::stable_sort(plans.begin(), plans.end(), [&](const PlanTrial& a, const PlanTrial& b) { return key(a) < key(b); });
+    double kept_ms = kNaN;
+    for (const PlanTrial& p : plans) {
+      if (p.forward == r.kept_forward && p.rejected.empty()) kept_ms = p.median_ms;
+    }
+    PageTable t{r.config + ": forwards timed at prepare (" + std::to_string(plans.size()) + ")", {}, false};
+    t.table.headers = {"forward", "median ms", "playoff ms", "vs kept", ""};
+    t.table.align = {Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight,
+                     Table::Align::kLeft};
+    for (const PlanTrial& p : plans) {
+      const bool kept = p.forward == r.kept_forward && p.rejected.empty();
+      const bool compared = std::isfinite(p.median_ms) && std::isfinite(kept_ms) && kept_ms > 0;
+      t.table.add_row({p.forward, ms(p.median_ms), ms(p.playoff_ms),
+                       compared && !kept ? signed_pct(100 * (p.median_ms / kept_ms - 1)) : "–",
+                       kept ? "kept" : !p.rejected.empty() ? "not used: " + p.rejected : ""});
+    }
+    s.tables.push_back(std::move(t));
+  }
+}
+
 }  // namespace
 
 Page bench_page(std::vector<BenchRun> runs) {
@@ -199,6 +246,13 @@ Page bench_page(std::vector<BenchRun> runs) {
   if (last.results.empty()) charts.notes.push_back("The document has no benchmarks.");
   else add_run_charts(last, charts);
   page.sections.push_back(std::move(charts));
+  Section plans{"Plan search at prepare", {}, {}, {}, {}, {}};
+  add_plan_search_tables(last, plans);
+  if (!plans.tables.empty()) {
+    plans.notes.push_back("Each forward's median over the replays prepare timed it with; the playoff timed the "
+                          "closest ones again in alternating rounds, and the fastest there was kept.");
+    page.sections.push_back(std::move(plans));
+  }
   return page;
 }
 

@@ -11,6 +11,14 @@
 
 namespace vtools::vrender {
 
+/// A forward vbench's prepare tried for a config (plan_search): its medians (NaN where not timed) or why it was not
+/// used.
+struct PlanTrial {
+  std::string forward{};
+  double median_ms = 0, playoff_ms = 0;
+  std::string rejected{};  ///< the reason, for a forward that was not timed
+};
+
 /// One config's results (NaN where the document has no value).
 struct BenchResult {
   std::string config{};
@@ -19,6 +27,8 @@ struct BenchResult {
   std::size_t samples = 0;
   double tokens_per_s = 0, batch_size = 0, seq_len = 0, roofline_fraction = 0, floor_ms = 0;
   std::string status{};
+  std::string kept_forward{};      ///< plan_search.kept; "" when the document has no plan search
+  std::vector<PlanTrial> plans{};  ///< plan_search: timed forwards in document order, then the rejected ones
 };
 
 /// One vtools.bench document.

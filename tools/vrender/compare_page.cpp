@@ -52,6 +52,10 @@ Page compare_page(const OrderedJson& doc, std::string_view name) {
     std::string verdict = c.text_or("verdict", "");
     if (const std::string differs = c.text_or("differs", ""); !differs.empty())
       res.notes.push_back(config + ": the two runs differ in " + differs + ".");
+    if (const JsonView kept = c.at("kept_forwards"); kept.present()) {
+      res.notes.push_back(config + ": prepare kept different forwards: baseline " + kept.text_or("baseline", "?") +
+                          "; candidate " + kept.text_or("candidate", "?") + ".");
+    }
     faster += verdict == "faster", slower += verdict == "slower", same += verdict == "same";
     medians.categories.push_back(config);
     speed.categories.push_back(config);

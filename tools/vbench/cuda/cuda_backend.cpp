@@ -103,13 +103,6 @@ class CudaBackend final : public Backend {
                       "products summed; fp32-level error); the other GEMMs in fp32");
     }
     if (!forward_ms_.empty()) {
-      std::string times = times_us(forward_ms_);
-      if (!playoff_ms_.empty()) {
-        times += "; the " + std::to_string(playoff_ms_.size()) + " within " +
-                 std::to_string(static_cast<int>(100 * kPlayoffMargin + 0.5)) + "% of the fastest timed again in " +
-                 std::to_string(kPlayoffRounds) + " alternating rounds, median of " +
-                 std::to_string(kPlayoffRounds * kPrepareReplays) + " replays each: " + times_us(playoff_ms_);
-      }
       const std::optional<cuda::FusedLayout> layout = forward_->fused_layout();
       const WgmmaPlan plan = current_plan();
       notes.push_back("cuda " + weights_->config.name + ": " +
@@ -125,11 +118,30 @@ class CudaBackend final : public Backend {
                       (!layout && forward_->layernorm_blocks() == cuda::LayerNormBlocks::kFitted
                            ? ", layer norms in fitted blocks (as many warps as a row needs, at most 2 blocks per SM)"
                            : "") +
-                      ", the fastest at prepare (median of " + std::to_string(kPrepareReplays) +
-                      " replays: " + times + ")");
+                      ", the fastest of " + std::to_string(forward_ms_.size()) +
+                      " forwards timed at prepare (its benchmark's plan_search lists them)");
     }
-    notes.insert(notes.end(), rejected_.begin(), rejected_.end());
+    if (!rejected_.empty()) {
+      notes.push_back("cuda " + weights_->config.name + ": " + std::to_string(rejected_.size()) +
+                      " forwards were not used (their logits were off or a launch was refused; its benchmark's "
+                      "plan_search.rejected says why)");
+    }
     return notes;
+  }
+
+  [[nodiscard]] std::optional<PlanSearch> plan_search() const override {
+    if (forward_ms_.empty()) return std::nullopt;
+    PlanSearch search;
+    search.kept = forward_label();
+    search.replays = kPrepareReplays;
+    for (const TimedForward& t : forward_ms_) search.timed.push_back({t.label, t.ms});
+    if (!playoff_ms_.empty()) {
+      search.playoff_rounds = kPlayoffRounds;
+      search.playoff_replays = kPlayoffRounds * kPrepareReplays;
+      for (const TimedForward& t : playoff_ms_) search.playoff.push_back({t.label, t.ms});
+    }
+    search.rejected = rejected_;
+    return search;
   }
 
   void prepare(const GptWeights& weights, int B, int T, DType dtype) override {
@@ -286,7 +298,8 @@ class CudaBackend final : public Backend {
       candidates.push_back(persistent);
     }
     for (const WgmmaPlan& c : candidates) {
-      std::string unused = "cuda " + weights_->config.name + ": the forward with " + plan_name(c) + " was not used: ";
+      const std::string label = plan_label(c) + (c.layernorm_blocks == cuda::LayerNormBlocks::kFitted
+                                                      ? ", fitted layer-norm blocks" : "");
       double err = 0;
       try {
         use_plan(c);
@@ -297,14 +310,14 @@ class CudaBackend final : public Backend {
         // A refused launch (e.g. a tensor map the driver rejects) leaves the context usable and the cuBLASLt forward
         // runs on; a fault in the kernel does not (every later call fails), so that one is the error to report.
         if (cudaDeviceSynchronize() != cudaSuccess) throw;
-        rejected_.push_back(unused + e.what());
+        rejected_.push_back({label, e.what()});
         continue;
       }
       if (!(err <= kWgmmaTolerance)) {
         char off[96];
         std::snprintf(off, sizeof off, "its logits are %.2e off the cuBLASLt forward's (limit %.0e)", err,
                       kWgmmaTolerance);
-        rejected_.push_back(unused + off);
+        rejected_.push_back({label, off});
         continue;
       }
       record_forward(median_forward_ms());
@@ -396,6 +409,11 @@ class CudaBackend final : public Backend {
       add("both projections fused with their layer norms" + tiles);
     }
     return name.empty() ? "cuBLASLt GEMMs" : name;
+  }
+
+  /// "persistent", "unfused" or "unfused with <plan_name>": an unfused forward's name in forward_label().
+  static std::string plan_label(const WgmmaPlan& plan) {
+    return plan.persistent ? "persistent" : plan.plain() ? "unfused" : "unfused with " + plan_name(plan);
   }
 
   static WgmmaTrials wgmma_trials() {
@@ -495,10 +513,7 @@ class CudaBackend final : public Backend {
   [[nodiscard]] std::string forward_label() const {
     const std::optional<cuda::FusedLayout> layout = forward_->fused_layout();
     const WgmmaPlan plan = current_plan();
-    std::string label = layout             ? std::string("fused ") + cuda::fused_layout_name(*layout)
-                        : plan.persistent ? std::string("persistent")
-                        : plan.plain()    ? std::string("unfused")
-                                          : "unfused with " + plan_name(plan);
+    std::string label = layout ? std::string("fused ") + cuda::fused_layout_name(*layout) : plan_label(plan);
     if (forward_->head_prefetch()) label += ", LM head weights prefetched into L2";
     if (forward_->embedding_layernorm()) label += ", embeddings in the first layer norm";
     if (forward_->own_head()) label += ", own 3xTF32 LM head";
@@ -575,17 +590,6 @@ class CudaBackend final : public Backend {
     }
     use_setup(finalists[best].setup);
     playoff_ms_ = std::move(finalists);
-  }
-
-  /// "name x.x us, ..." of timed forwards, for the notes.
-  static std::string times_us(const std::vector<TimedForward>& forwards) {
-    std::string times;
-    for (const TimedForward& t : forwards) {
-      char us[32];
-      std::snprintf(us, sizeof us, " %.1f us", 1000 * t.ms);
-      times += (times.empty() ? "" : ", ") + t.label + us;
-    }
-    return times;
   }
 
   /// Replays the captured forward `warmup` times, then `iters` times with an event pair around each; their ms.
@@ -687,8 +691,8 @@ class CudaBackend final : public Backend {
   static constexpr double kPlayoffMargin = 0.10;
   static constexpr std::size_t kFinalists = 4;
   static constexpr int kPlayoffRounds = 4;
-  /// Notes on the wgmma tilings whose logits were off (choose_wgmma_gemms).
-  std::vector<std::string> rejected_;
+  /// The forwards choose_wgmma_gemms did not time: a refused launch, or logits off the cuBLASLt forward's.
+  std::vector<RejectedPlan> rejected_;
   /// The bf16 correctness gate's limit (logits_check.hpp): two correct bf16 forwards differ far less.
   static constexpr double kWgmmaTolerance = 2e-2;
 };
