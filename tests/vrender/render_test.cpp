@@ -377,6 +377,16 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   CHECK(plans.rows[4] == std::vector<std::string>{"wrong", "–", "–", "–", "not used: its logits are 1.00e+00 off"});
   CHECK_NOTHROW(test::parse_xml(render_page(searched_page, "svg", {})));
 
+  // A real cuda run (gpt2 bf16, H200): its search, fastest first, the kept forward among the playoff's.
+  Input gpt2 = load("vbench_gpt2_bf16_cuda_h200.bench.json");
+  const Page gpt2_page = build_page({gpt2});
+  REQUIRE(gpt2_page.sections.size() == 3);
+  const Table& gpt2_plans = gpt2_page.sections[2].tables.at(0).table;
+  const OrderedJson& gpt2_search = gpt2.doc["benchmarks"]["gpt2"]["plan_search"];
+  CHECK(gpt2_plans.rows.size() == gpt2_search["timed"].size() + gpt2_search["rejected"].size());
+  CHECK(std::count_if(gpt2_plans.rows.begin(), gpt2_plans.rows.end(),
+                      [](const std::vector<std::string>& row) { return row.back() == "kept"; }) == 1);
+
   Page history = build_page({bench, load("vbench_gpt_nano_cpu_rerun.bench.json")});
   CHECK(history.sections[0].tables[0].table.rows.size() == 2);
 
