@@ -32,7 +32,7 @@ GptConfig tiny_config(bool tied) {
 
 std::unique_ptr<Backend> backend_or_fail() {
   std::string why;
-  auto backend = make_cuda_backend(&why);
+  auto backend = make_cuda_backend(-1, &why);
   REQUIRE_MESSAGE(backend != nullptr, "make_cuda_backend: " << why);
   CHECK(why.empty());
   return backend;

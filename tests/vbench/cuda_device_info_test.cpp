@@ -79,8 +79,17 @@ TEST_CASE("device_info: make_cuda_backend says why when there is no usable GPU")
   int count = 0;
   const bool have_gpu = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
   std::string why;
-  const auto backend = make_cuda_backend(&why);
+  const auto backend = make_cuda_backend(-1, &why);
   CHECK((backend != nullptr) == have_gpu);
+  // A device past the last one is refused with the ones there are.
+  std::string past;
+  CHECK(make_cuda_backend(have_gpu ? count : 0, &past) == nullptr);
+  if (have_gpu) {
+    CHECK(past == "there is no CUDA device " + std::to_string(count) + " (" + std::to_string(count) + " visible: 0" +
+                      (count > 1 ? ".." + std::to_string(count - 1) : "") + ")");
+    CHECK(backend->device().gpu_index == 0);
+    CHECK(backend->device().pci_bus_id.size() >= 12);  // "0000:19:00.0"
+  }
   if (!have_gpu) {
     const bool explained = why.rfind("cudaGetDeviceCount failed: ", 0) == 0 ||
                            why == "no CUDA device found (cudaGetDeviceCount returned 0)";

@@ -29,6 +29,8 @@ struct DeviceInfo {
   double peak_bandwidth_bytes_per_s = 0;  ///< for the roofline floor; 0 when unknown
   double peak_flops = 0;                  ///< for the dtype in use; 0 when unknown
   int threads = 0;                        ///< CPU threads used
+  int gpu_index = -1;                     ///< the CUDA device index (as CUDA_VISIBLE_DEVICES numbers them); -1 on CPU
+  std::string pci_bus_id;                 ///< "0000:19:00.0": which card it was on a host with several; "" on CPU
 };
 
 /// The GPU's SM clock while timed forwards ran, and what held it down (NVML's reasons as names, e.g. sw_power_cap).
@@ -100,8 +102,9 @@ class Backend {
   [[nodiscard]] virtual std::vector<std::string> notes() const { return {}; }
 };
 
-/// The CUDA backend, or nullptr with `why` filled when this build or machine has none (no nvcc at build time, no
-/// GPU, no driver). Defined in cuda/cuda_backend.cu, or in cuda_unavailable.cpp when CUDA is not built.
-std::unique_ptr<Backend> make_cuda_backend(std::string* why);
+/// The CUDA backend on device `gpu` (an index as CUDA_VISIBLE_DEVICES numbers them; < 0: device 0), or nullptr with
+/// `why` filled when this build or machine has none (no nvcc at build time, no GPU, no driver, no such device).
+/// Defined in cuda/cuda_backend.cpp, or in cuda_unavailable.cpp when CUDA is not built.
+std::unique_ptr<Backend> make_cuda_backend(int gpu, std::string* why);
 
 }  // namespace vtools::vbench

@@ -1,5 +1,6 @@
-// Picks the backend for --backend cpu|cuda|auto: auto is cuda when make_cuda_backend gives one, else cpu (with a
-// note saying why). An explicit cuda without one is Error(kUnavailable) carrying the reason.
+// Picks the backend for --backend cpu|cuda|auto and --gpu N: auto is cuda when make_cuda_backend gives one, else cpu
+// (with a note saying why). An explicit cuda without one is Error(kUnavailable) carrying the reason; so is auto with
+// a --gpu given (a named GPU is a request for cuda), while cpu with a --gpu is Error(kUsage).
 #pragma once
 
 #include <memory>
@@ -10,6 +11,6 @@
 
 namespace vtools::vbench {
 
-std::unique_ptr<Backend> choose_backend(const std::string& name, std::vector<std::string>* notes);
+std::unique_ptr<Backend> choose_backend(const std::string& name, int gpu, std::vector<std::string>* notes);
 
 }  // namespace vtools::vbench

@@ -21,6 +21,8 @@ OrderedJson metadata_json(const BenchRun& run, const RunContext& ctx) {
   m["timestamp"] = run.timestamp;
   m["gpu_name"] = gpu ? or_null(d.name) : OrderedJson(nullptr);
   m["compute_capability"] = gpu ? or_null(d.compute_capability) : OrderedJson(nullptr);
+  m["gpu_index"] = gpu && d.gpu_index >= 0 ? OrderedJson(d.gpu_index) : OrderedJson(nullptr);
+  m["pci_bus_id"] = gpu ? or_null(d.pci_bus_id) : OrderedJson(nullptr);
   m["cuda_version"] = gpu ? or_null(d.runtime_version) : OrderedJson(nullptr);
   m["driver_version"] = or_null(d.driver_version);
   m["blas_version"] = or_null(d.blas_version);

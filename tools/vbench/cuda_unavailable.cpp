@@ -3,7 +3,8 @@
 
 namespace vtools::vbench {
 
-std::unique_ptr<Backend> make_cuda_backend(std::string* why) {
+std::unique_ptr<Backend> make_cuda_backend(int gpu, std::string* why) {
+  (void)gpu;
   if (why) *why = "this vbench was built without CUDA (nvcc not found at configure time)";
   return nullptr;
 }

@@ -20,7 +20,7 @@ int list_command(const ListOptions& o) {
   DeviceInfo device;
   std::unique_ptr<Backend> backend;
   if (o.device) {
-    backend = choose_backend(o.backend, nullptr);
+    backend = choose_backend(o.backend, o.gpu, nullptr);
     device = backend->device_for(dtype);  // bf16's peak for a bf16 list (device() is fp32's until a prepare)
   }
   using A = Table::Align;

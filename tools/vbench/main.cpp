@@ -17,12 +17,18 @@ void add_model_flags(CLI::App* cmd, vb::ModelOptions& m) {
   cmd->add_flag("--untied", m.untied, "separate LM head (minGPT) instead of tying it to wte");
 }
 
+CLI::Option* add_gpu_flag(CLI::App* cmd, int& gpu) {
+  return cmd->add_option("--gpu", gpu, "CUDA device index as CUDA_VISIBLE_DEVICES numbers them (default 0); asks for cuda")
+      ->check(CLI::Range(0, 65535));
+}
+
 void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
   add_model_flags(cmd, o.model);
   cmd->add_option("--batch,-B", o.batch, "batch size B")->capture_default_str();
   cmd->add_option("--seq,-T", o.seq, "sequence length T")->capture_default_str();
   cmd->add_option("--dtype", o.dtype, "fp32|tf32|bf16")->capture_default_str();
   cmd->add_option("--backend", o.backend, "cpu|cuda|auto")->capture_default_str();
+  add_gpu_flag(cmd, o.gpu);
   if (timing) {
     cmd->add_option("--warmup", o.warmup, "untimed forwards first")->capture_default_str();
     cmd->add_option("--iters", o.iters, "timed forwards")->capture_default_str();
@@ -60,8 +66,9 @@ int main(int argc, char** argv) {
   add_run_flags(verify_cmd, verify, false);
 
   auto* list_cmd = app->add_subcommand("list", "configs with parameters, FLOPs per token, bytes per forward");
-  list_cmd->add_flag("--device", list.device, "add the roofline floor on the detected device");
+  auto* list_device = list_cmd->add_flag("--device", list.device, "add the roofline floor on the detected device");
   list_cmd->add_option("--backend", list.backend, "device for --device: cpu|cuda|auto")->capture_default_str();
+  add_gpu_flag(list_cmd, list.gpu)->needs(list_device);
   list_cmd->add_option("--batch,-B", list.batch, "batch size for the costs")->capture_default_str();
   list_cmd->add_option("--seq,-T", list.seq, "sequence length for the costs")->capture_default_str();
   list_cmd->add_option("--dtype", list.dtype, "fp32|tf32|bf16")->capture_default_str();

@@ -23,6 +23,7 @@ struct RunOptions {
   int batch = 4, seq = 64;
   std::string dtype = "fp32";
   std::string backend = "auto";  ///< cpu | cuda | auto
+  int gpu = -1;                  ///< --gpu: CUDA device index; -1: not given (device 0)
   int warmup = 3, iters = 20;
   std::string caches = "warm";   ///< warm | cold (flushed before each forward)
   std::uint64_t seed = 1337;
@@ -35,6 +36,7 @@ struct RunOptions {
 struct ListOptions {
   bool device = false;           ///< add the roofline floor on the detected device
   std::string backend = "auto";
+  int gpu = -1;                  ///< --gpu, as for run
   int batch = 4, seq = 64;
   std::string dtype = "fp32";
   OutputOptions out;

@@ -37,7 +37,7 @@ BenchRun run_harness(const RunOptions& o, bool time) {
   std::unique_ptr<GptWeights> storage;
   const auto jobs = select_jobs(o.model, o.weights, storage);
   std::vector<std::string> notes;
-  auto backend = choose_backend(o.backend, &notes);
+  auto backend = choose_backend(o.backend, o.gpu, &notes);
   BenchRun run = run_benchmarks(jobs, s, *backend);  // collects the backend's notes of each prepared model
   run.notes.insert(run.notes.begin(), notes.begin(), notes.end());
   run.weights_source = o.weights.empty() ? "init (seed " + std::to_string(o.seed) + ")" : o.weights;

@@ -27,6 +27,7 @@ BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
   // Seed field names first, then what vbench adds (device_name on CPU runs, command_line, run settings).
   static const std::pair<const char*, const char*> kFacts[] = {
       {"gpu_name", "GPU"},       {"device_name", "device"},  {"compute_capability", "compute capability"},
+      {"gpu_index", "GPU index"}, {"pci_bus_id", "PCI bus"},
       {"cuda_version", "CUDA"},  {"driver_version", "driver"}, {"blas_version", "BLAS"},
       {"timestamp", "date"},     {"command", "command"},     {"command_line", "command"},
       {"host", "host"},          {"backend", "backend"},     {"dtype", "dtype"},

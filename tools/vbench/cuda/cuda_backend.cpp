@@ -699,7 +699,7 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend(std::string* why) {
+std::unique_ptr<Backend> make_cuda_backend(int gpu, std::string* why) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
@@ -714,8 +714,15 @@ std::unique_ptr<Backend> make_cuda_backend(std::string* why) {
     if (why != nullptr) *why = "no CUDA device found (cudaGetDeviceCount returned 0)";
     return nullptr;
   }
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  const int device = gpu < 0 ? 0 : gpu;
+  if (device >= count) {
+    if (why != nullptr) {
+      *why = "there is no CUDA device " + std::to_string(device) + " (" + std::to_string(count) + " visible: 0" +
+             (count > 1 ? ".." + std::to_string(count - 1) : "") + ")";
+    }
+    return nullptr;
+  }
+  check_cuda(cudaSetDevice(device), "cudaSetDevice");
   return std::make_unique<CudaBackend>(device);
 }
 

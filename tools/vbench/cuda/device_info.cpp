@@ -91,6 +91,9 @@ DeviceInfo query_device_info(int device, DType dtype) {
   const int sm_clock_khz = attribute(cudaDevAttrClockRate, device, "cudaDevAttrClockRate");
   info.peak_bandwidth_bytes_per_s = peak_bandwidth_bytes_per_s(memory_clock_khz, bus_width_bits);
   info.peak_flops = info.sm_count * (sm_clock_khz * 1e3) * flops_per_clock_per_sm(prop.major, prop.minor, dtype);
+  info.gpu_index = device;
+  char pci[32] = {};
+  if (cudaDeviceGetPCIBusId(pci, sizeof pci, device) == cudaSuccess) info.pci_bus_id = pci;
   return info;
 }
 
