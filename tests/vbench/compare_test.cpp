@@ -113,6 +113,22 @@ TEST_CASE("merge: joins benchmarks, suffixes repeated names, refuses mixed shape
                        "B=4 T=64 fp32, warm caches; pass --allow-mixed to merge them anyway",
                        Error);
   CHECK(merge_bench_documents({doc(4), doc(8)}, {"a.json", "b.json"}, true)["benchmarks"].size() == 2);
+  // Sweeps (keys that name their shape) at different B or T are different benchmarks, not a mix; a plain key beside
+  // them still is.
+  auto sweep = [](int batch) {
+    OrderedJson d = new_document(kBenchFormat, "vbench");
+    d["metadata"] = {{"dtype", "fp32"}, {"batch_size", nullptr}, {"seq_len", nullptr}};
+    for (const int t : {32, 64}) {
+      d["benchmarks"]["gpt_nano/B:" + std::to_string(batch) + "/T:" + std::to_string(t)] = {
+          {"batch_size", batch}, {"seq_len", t}, {"timing", {{"median", 1.0}}}};
+    }
+    return d;
+  };
+  CHECK(merge_bench_documents({sweep(1), sweep(4)}, {"a.json", "b.json"}, false)["benchmarks"].size() == 4);
+  CHECK_THROWS_WITH_AS(merge_bench_documents({sweep(1), doc(4)}, {"a.json", "b.json"}, false),
+                       "b.json: benchmark 'gpt_nano' ran at B=4 T=64 fp32, warm caches but 'gpt_nano/B:1/T:32' in "
+                       "a.json at B=1 T=32 fp32, warm caches; pass --allow-mixed to merge them anyway",
+                       Error);
   // A name that a document already holds with a suffix does not overwrite it; metadata that is not an object is
   // replaced, not written into.
   OrderedJson odd = doc(4);

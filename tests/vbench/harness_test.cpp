@@ -16,8 +16,7 @@ using namespace vtools::vbench;
 TEST_CASE("harness: a cpu run is gated against fp64, timed, and its summary is ordered") {
   auto backend = make_cpu_backend();
   HarnessSettings s;
-  s.batch = 2;
-  s.seq = 20;
+  s.shapes = {{2, 20}};
   s.warmup = 1;
   s.iters = 9;
   const GptConfig c{"small", 2, 2, 16, 97, 32, true};
@@ -42,8 +41,7 @@ TEST_CASE("harness: a cpu run is gated against fp64, timed, and its summary is o
 TEST_CASE("harness: cold caches are timed the same way and recorded in the document") {
   auto backend = make_cpu_backend();
   HarnessSettings s;
-  s.batch = 1;
-  s.seq = 4;
+  s.shapes = {{1, 4}};
   s.warmup = 1;
   s.iters = 3;
   s.caches = CacheState::kCold;
@@ -64,8 +62,7 @@ TEST_CASE("harness: cold caches are timed the same way and recorded in the docum
 TEST_CASE("harness: verify runs the gate only; --no-check times without it") {
   auto backend = make_cpu_backend();
   HarnessSettings s;
-  s.batch = 1;
-  s.seq = 4;
+  s.shapes = {{1, 4}};
   s.iters = 2;
   const GptConfig c{"small", 1, 1, 8, 13, 8, true};
   s.time = false;
@@ -86,7 +83,7 @@ TEST_CASE("harness: verify runs the gate only; --no-check times without it") {
 TEST_CASE("harness: a sequence longer than the block size is a usage error; tokens are deterministic") {
   auto backend = make_cpu_backend();
   HarnessSettings s;
-  s.seq = 9;
+  s.shapes = {{4, 9}};
   const GptConfig c{"short", 1, 1, 8, 13, 8, true};
   CHECK_THROWS_WITH_AS(run_benchmarks({{c, nullptr}}, s, *backend), "--seq 9 exceeds the block size 8 of config 'short'",
                        Error);
@@ -105,7 +102,9 @@ class NotingBackend final : public Backend {
   void prepare(const GptWeights& weights, int B, int T, DType dtype) override {
     cpu_->prepare(weights, B, T, dtype);
     model_ = weights.config.name;
+    ++prepares;
   }
+  int prepares = 0;
   std::vector<float> logits(const std::vector<std::int32_t>& tokens) override { return cpu_->logits(tokens); }
   std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters,
                                     CacheState caches) override {
@@ -133,8 +132,7 @@ class NotingBackend final : public Backend {
 TEST_CASE("harness: the notes of every prepared model are kept, each distinct one once") {
   NotingBackend backend;
   HarnessSettings s;
-  s.batch = 1;
-  s.seq = 4;
+  s.shapes = {{1, 4}};
   s.check = false;
   s.iters = 1;
   const GptConfig a{"a", 1, 1, 8, 13, 8, true}, b{"b", 1, 1, 8, 13, 8, true};
@@ -145,8 +143,7 @@ TEST_CASE("harness: the notes of every prepared model are kept, each distinct on
 TEST_CASE("bench table: a GPU below its maximum clock while timed gets a line saying so; the cpu none") {
   auto backend = make_cpu_backend();
   HarnessSettings s;
-  s.batch = 1;
-  s.seq = 4;
+  s.shapes = {{1, 4}};
   s.check = false;
   s.iters = 2;
   const GptConfig c{"small", 1, 1, 8, 13, 8, true};
@@ -167,8 +164,7 @@ TEST_CASE("bench table: a GPU below its maximum clock while timed gets a line sa
 TEST_CASE("plan search: recorded per config, written with null for a forward that could not run, in the table") {
   NotingBackend backend;
   HarnessSettings s;
-  s.batch = 1;
-  s.seq = 4;
+  s.shapes = {{1, 4}};
   s.check = false;
   s.iters = 2;
   const GptConfig c{"small", 1, 1, 8, 13, 8, true};
@@ -197,4 +193,54 @@ TEST_CASE("plan search: recorded per config, written with null for a forward tha
   CHECK(no_playoff.str().find("(next +2.0%)") != std::string::npos);
   run.results[0].plan_search.reset();
   CHECK_FALSE(bench_document(run, {"vbench run", "host"})["benchmarks"]["small"].contains("plan_search"));
+}
+
+TEST_CASE("sweep: every config at every (B, T), keyed config/B:b/T:t, each with its own shape") {
+  NotingBackend backend;
+  HarnessSettings s;
+  s.shapes = shapes_of({1, 2}, {4, 8});
+  REQUIRE(s.shapes == std::vector<Shape>{{1, 4}, {1, 8}, {2, 4}, {2, 8}});  // batches outer
+  s.check = false;
+  s.iters = 2;
+  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
+  const BenchRun run = run_benchmarks({{c, nullptr}}, s, backend);
+  REQUIRE(run.results.size() == 4);
+  CHECK(backend.prepares == 4);
+  CHECK(run.results[1].name == "small/B:1/T:8");
+  CHECK(run.results[1].shape == Shape{1, 8});
+  CHECK(run.results[3].cost.flops > run.results[0].cost.flops);
+  CHECK(run.results[2].tokens_per_s == doctest::Approx(1e3 * 2 * 4 / run.results[2].timing.median));
+  const OrderedJson doc = bench_document(run, {"vbench run", "host"});
+  CHECK(doc["metadata"]["batch_size"].is_null());
+  CHECK(doc["metadata"]["sweep"]["batch_sizes"] == OrderedJson::array({1, 2}));
+  CHECK(doc["metadata"]["sweep"]["seq_lens"] == OrderedJson::array({4, 8}));
+  CHECK(doc["benchmarks"]["small/B:2/T:4"]["batch_size"] == 2);
+  CHECK(doc["benchmarks"]["small/B:2/T:4"]["seq_len"] == 4);
+  const std::vector<BenchEntry> entries = read_bench_entries(doc, "sweep.json");
+  CHECK(entries[3].name == "small/B:2/T:8");
+  CHECK(entries[3].batch_size == 2);
+  std::ostringstream table;
+  write_bench_table(run, "table", table);
+  CHECK(table.str().find("B=") == std::string::npos);  // no one shape for the header
+  CHECK(table.str().find("small/B:2/T:8") != std::string::npos);
+  // One shape: keys and metadata as documents always had them.
+  s.shapes = shapes_of({1}, {4});
+  const OrderedJson single = bench_document(run_benchmarks({{c, nullptr}}, s, backend), {"vbench run", "host"});
+  CHECK(single["benchmarks"].contains("small"));
+  CHECK(single["metadata"]["batch_size"] == 1);
+  CHECK_FALSE(single["metadata"].contains("sweep"));
+}
+
+TEST_CASE("sweep: bad lists, and a T over one config's block size, are refused before anything runs") {
+  CHECK_THROWS_WITH_AS(shapes_of({4, 0}, {64}), "--batch and --seq must be positive", Error);
+  CHECK_THROWS_WITH_AS(shapes_of({4}, {64, 32, 64}), "--seq lists 64 twice", Error);
+  CHECK_THROWS_WITH_AS(shapes_of({}, {64}), "--batch needs at least one value", Error);
+  NotingBackend backend;
+  HarnessSettings s;
+  s.shapes = shapes_of({1}, {4, 8});
+  s.check = false;
+  const GptConfig fits{"fits", 1, 1, 8, 13, 8, true}, short_block{"short", 1, 1, 8, 13, 4, true};
+  CHECK_THROWS_WITH_AS(run_benchmarks({{fits, nullptr}, {short_block, nullptr}}, s, backend),
+                       "--seq 8 exceeds the block size 4 of config 'short'", Error);
+  CHECK(backend.prepares == 0);
 }

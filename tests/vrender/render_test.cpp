@@ -387,6 +387,15 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   CHECK(std::count_if(gpt2_plans.rows.begin(), gpt2_plans.rows.end(),
                       [](const std::vector<std::string>& row) { return row.back() == "kept"; }) == 1);
 
+  // A sweep (vbench run -B 1,4 -T 16,64): latency and throughput against B and against T, a line per config and
+  // value of the other axis, after the usual charts.
+  const Page sweep_page = build_page({load("vbench_gpt_nano_cpu_sweep.bench.json")});
+  const auto& sweep_figures = sweep_page.sections[1].figures;
+  REQUIRE(sweep_figures.size() == page.sections[1].figures.size() + 4);
+  const auto by_batch = test::parse_xml(sweep_figures[sweep_figures.size() - 4].svg.markup);
+  CHECK(by_batch->find("polyline").size() == 2);  // gpt_nano at T=16 and at T=64
+  CHECK(sweep_page.sections[1].tables[0].table.rows.size() == 4);
+
   Page history = build_page({bench, load("vbench_gpt_nano_cpu_rerun.bench.json")});
   CHECK(history.sections[0].tables[0].table.rows.size() == 2);
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
@@ -31,8 +32,19 @@ OrderedJson metadata_json(const BenchRun& run, const RunContext& ctx) {
   m["device_name"] = d.name;
   m["backend"] = run.backend;
   m["dtype"] = dtype_name(run.settings.dtype);
-  m["batch_size"] = run.settings.batch;
-  m["seq_len"] = run.settings.seq;
+  // One shape: its B and T, as documents always had. A sweep: null there, and the lists in `sweep`.
+  const std::vector<Shape>& shapes = run.settings.shapes;
+  const bool sweep = shapes.size() > 1;
+  m["batch_size"] = sweep ? OrderedJson(nullptr) : OrderedJson(shapes.at(0).batch);
+  m["seq_len"] = sweep ? OrderedJson(nullptr) : OrderedJson(shapes.at(0).seq);
+  if (sweep) {
+    OrderedJson batches = OrderedJson::array(), seqs = OrderedJson::array();
+    for (const Shape& shape : shapes) {
+      if (std::find(batches.begin(), batches.end(), shape.batch) == batches.end()) batches.push_back(shape.batch);
+      if (std::find(seqs.begin(), seqs.end(), shape.seq) == seqs.end()) seqs.push_back(shape.seq);
+    }
+    m["sweep"] = {{"batch_sizes", batches}, {"seq_lens", seqs}};
+  }
   m["warmup"] = run.settings.warmup;
   m["iters"] = run.settings.iters;
   m["caches"] = cache_state_name(run.settings.caches);
@@ -80,8 +92,8 @@ OrderedJson result_json(const ConfigResult& r, const BenchRun& run) {
   b["status"] = r.status;
   b["backend"] = run.backend;
   b["dtype"] = dtype_name(run.settings.dtype);
-  b["batch_size"] = run.settings.batch;
-  b["seq_len"] = run.settings.seq;
+  b["batch_size"] = r.shape.batch;
+  b["seq_len"] = r.shape.seq;
   b["caches"] = cache_state_name(run.settings.caches);
   if (!r.samples_ms.empty()) {
     const auto& t = r.timing;
@@ -119,7 +131,7 @@ OrderedJson bench_document(const BenchRun& run, const RunContext& context) {
   OrderedJson doc = new_document(kBenchFormat, "vbench");
   doc["metadata"] = metadata_json(run, context);
   OrderedJson benchmarks = OrderedJson::object();
-  for (const auto& r : run.results) benchmarks[r.config.name] = result_json(r, run);
+  for (const auto& r : run.results) benchmarks[r.name] = result_json(r, run);
   doc["benchmarks"] = benchmarks;
   return doc;
 }

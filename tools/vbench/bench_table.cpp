@@ -37,29 +37,31 @@ void write_bench_table(const BenchRun& run, const std::string& format, std::ostr
   t.align = {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight};
   for (const auto& r : run.results) {
     const bool timed = !r.samples_ms.empty();
-    t.add_row({r.config.name, r.status, timed ? format_duration_ms(r.timing.median) : "-",
+    t.add_row({r.name, r.status, timed ? format_duration_ms(r.timing.median) : "-",
                timed ? format_duration_ms(r.timing.p95) : "-", timed ? format_si(r.tokens_per_s) : "-",
                r.floor.floor_ms > 0 ? format_duration_ms(r.floor.floor_ms) : "-",
                timed && r.roofline_fraction > 0 ? fixed(100 * r.roofline_fraction, "%.1f%%") : "-",
                r.correctness ? fixed(r.correctness->rel_err, "%.2e") : "-",
                r.correctness ? fixed(100 * r.correctness->top1_agreement, "%.0f%%") : "-"});
   }
-  out << "vbench: " << run.backend << " (" << run.device.name << "), " << dtype_name(run.settings.dtype) << ", B="
-      << run.settings.batch << " T=" << run.settings.seq
-      << (run.settings.caches == CacheState::kCold ? ", cold caches" : "") << "\n";
+  out << "vbench: " << run.backend << " (" << run.device.name << "), " << dtype_name(run.settings.dtype);
+  if (run.settings.shapes.size() == 1) {
+    out << ", B=" << run.settings.shapes[0].batch << " T=" << run.settings.shapes[0].seq;
+  }
+  out << (run.settings.caches == CacheState::kCold ? ", cold caches" : "") << "\n";
   if (format == "markdown") write_markdown_table(t, out);
   else write_text_table(t, out);
   // A GPU held below its maximum clock while timed makes slower numbers than the code deserves: say so.
   for (const auto& r : run.results) {
     if (!r.clocks || (r.clocks->sm_mhz >= r.clocks->sm_max_mhz && r.clocks->limits.empty())) continue;
-    out << r.config.name << ": SM clock " << r.clocks->sm_mhz << " of " << r.clocks->sm_max_mhz << " MHz while timed";
+    out << r.name << ": SM clock " << r.clocks->sm_mhz << " of " << r.clocks->sm_max_mhz << " MHz while timed";
     for (std::size_t i = 0; i < r.clocks->limits.size(); ++i) out << (i ? ", " : " (") << r.clocks->limits[i];
     out << (r.clocks->limits.empty() ? "" : ")") << "\n";
   }
   // Which forward prepare kept, and how close the next one came: a small margin means another run may keep it.
   for (const auto& r : run.results) {
     if (!r.plan_search) continue;
-    out << r.config.name << ": kept the fastest of " << r.plan_search->timed.size() << " forwards timed at prepare";
+    out << r.name << ": kept the fastest of " << r.plan_search->timed.size() << " forwards timed at prepare";
     if (const std::optional<double> margin = runner_up_margin(*r.plan_search)) {
       out << " (next " << fixed(100 * *margin, "+%.1f%%") << ")";
     }

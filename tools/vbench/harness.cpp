@@ -17,12 +17,12 @@ namespace {
 /// t < n depend on tokens t < n only, so a prefix is an exact check at a fraction of the naive cost.
 constexpr int kReferencePositions = 16;
 
-Correctness check_correctness(const GptWeights& weights, const std::vector<std::int32_t>& tokens,
+Correctness check_correctness(const GptWeights& weights, const std::vector<std::int32_t>& tokens, const Shape& shape,
                               const HarnessSettings& s, Backend& backend) {
   const std::vector<float> got = backend.logits(tokens);
   const std::int64_t V = weights.config.vocab_size;
   if (backend.name() == "cpu") {
-    const int n = std::min(s.seq, kReferencePositions);
+    const int n = std::min(shape.seq, kReferencePositions);
     std::vector<std::int32_t> prefix(tokens.begin(), tokens.begin() + n);
     const std::vector<double> ref = reference_forward(weights, prefix, 1, n);
     Correctness c = compare_logits(std::span<const float>(got.data(), static_cast<std::size_t>(n * V)), ref, V,
@@ -31,7 +31,7 @@ Correctness check_correctness(const GptWeights& weights, const std::vector<std::
     return c;
   }
   auto cpu = make_cpu_backend();
-  cpu->prepare(weights, s.batch, s.seq, DType::kFp32);
+  cpu->prepare(weights, shape.batch, shape.seq, DType::kFp32);
   const std::vector<float> ref_f = cpu->logits(tokens);
   const std::vector<double> ref(ref_f.begin(), ref_f.end());
   Correctness c = compare_logits(got, ref, V, tolerance_for(s.dtype));
@@ -44,7 +44,7 @@ void time_config(ConfigResult& r, const std::vector<std::int32_t>& tokens, const
   r.samples_ms = backend.time_forwards(tokens, s.warmup, s.iters, s.caches);
   r.clocks = backend.timing_clocks();
   r.timing = stats::summarize(r.samples_ms);
-  r.tokens_per_s = r.timing.median > 0 ? 1e3 * s.batch * s.seq / r.timing.median : 0;
+  r.tokens_per_s = r.timing.median > 0 ? 1e3 * r.shape.batch * r.shape.seq / r.timing.median : 0;
   r.roofline_fraction = r.floor.floor_ms > 0 && r.timing.median > 0 ? r.floor.floor_ms / r.timing.median : 0;
 }
 
@@ -56,6 +56,30 @@ CacheState parse_cache_state(const std::string& name) {
   if (name == "warm") return CacheState::kWarm;
   if (name == "cold") return CacheState::kCold;
   throw Error(ExitCode::kUsage, "--caches must be warm or cold, not '" + name + "'");
+}
+
+std::string shape_key(const std::string& config, const Shape& shape) {
+  return config + "/B:" + std::to_string(shape.batch) + "/T:" + std::to_string(shape.seq);
+}
+
+std::vector<Shape> shapes_of(const std::vector<int>& batches, const std::vector<int>& seqs) {
+  auto check = [](const std::vector<int>& values, const char* flag) {
+    if (values.empty()) throw Error(ExitCode::kUsage, std::string(flag) + " needs at least one value");
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (values[i] <= 0) throw Error(ExitCode::kUsage, "--batch and --seq must be positive");
+      if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=
+          values.begin() + static_cast<std::ptrdiff_t>(i)) {
+        throw Error(ExitCode::kUsage, std::string(flag) + " lists " + std::to_string(values[i]) + " twice");
+      }
+    }
+  };
+  check(batches, "--batch");
+  check(seqs, "--seq");
+  std::vector<Shape> shapes;
+  for (const int b : batches) {
+    for (const int t : seqs) shapes.push_back({b, t});
+  }
+  return shapes;
 }
 
 std::vector<std::int32_t> make_tokens(int B, int T, int V, std::uint64_t seed) {
@@ -71,41 +95,52 @@ BenchRun run_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSetting
   run.device = backend.device();
   run.settings = s;
   run.timestamp = iso8601_now();
-  ProgressBar progress("vbench", jobs.size());
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const ConfigJob& job = jobs[i];
-    progress.update(i, job.config.name);
+  // Every shape against every config's block size first: a sweep must not stop at its last config.
+  for (const ConfigJob& job : jobs) {
     validate_config(job.config);
-    if (s.seq > job.config.block_size)
-      throw Error(ExitCode::kUsage, "--seq " + std::to_string(s.seq) + " exceeds the block size " +
-                                        std::to_string(job.config.block_size) + " of config '" + job.config.name + "'");
+    for (const Shape& shape : s.shapes) {
+      if (shape.seq > job.config.block_size)
+        throw Error(ExitCode::kUsage, "--seq " + std::to_string(shape.seq) + " exceeds the block size " +
+                                          std::to_string(job.config.block_size) + " of config '" + job.config.name +
+                                          "'");
+    }
+  }
+  const std::size_t steps = jobs.size() * s.shapes.size();
+  ProgressBar progress("vbench", steps);
+  std::size_t step = 0;
+  for (const ConfigJob& job : jobs) {
     GptWeights initialised;
     if (!job.weights) initialised = init_weights(job.config, s.seed);
     const GptWeights& weights = job.weights ? *job.weights : initialised;
-    ConfigResult r;
-    r.config = job.config;
-    r.params = count_parameters(job.config);
-    r.cost = forward_cost(job.config, s.batch, s.seq, s.dtype);
-    const auto tokens = make_tokens(s.batch, s.seq, job.config.vocab_size, s.seed);
-    backend.prepare(weights, s.batch, s.seq, s.dtype);
-    r.plan_search = backend.plan_search();
-    for (std::string& note : backend.notes()) {  // per prepared model (some name it), each distinct one once
-      if (std::find(run.notes.begin(), run.notes.end(), note) == run.notes.end()) run.notes.push_back(std::move(note));
+    for (const Shape& shape : s.shapes) {
+      ConfigResult r;
+      r.name = s.shapes.size() > 1 ? shape_key(job.config.name, shape) : job.config.name;
+      progress.update(step++, r.name);
+      r.config = job.config;
+      r.shape = shape;
+      r.params = count_parameters(job.config);
+      r.cost = forward_cost(job.config, shape.batch, shape.seq, s.dtype);
+      const auto tokens = make_tokens(shape.batch, shape.seq, job.config.vocab_size, s.seed);
+      backend.prepare(weights, shape.batch, shape.seq, s.dtype);
+      r.plan_search = backend.plan_search();
+      for (std::string& note : backend.notes()) {  // per prepared model (some name it), each distinct one once
+        if (std::find(run.notes.begin(), run.notes.end(), note) == run.notes.end()) run.notes.push_back(std::move(note));
+      }
+      // The peak FLOP/s depend on the dtype, which the backend knows only once prepared (fp32 peak for a bf16 run
+      // gave roofline fractions above 1 on the H100).
+      run.device = backend.device();
+      r.floor = roofline_floor(r.cost, run.device);
+      r.kernels_per_forward = backend.kernels_per_forward();
+      if (s.check) r.correctness = check_correctness(weights, tokens, shape, s, backend);
+      const bool gate_ok = !r.correctness || r.correctness->passed;
+      if (!gate_ok) r.status = "failed";
+      else if (!s.time) r.status = "passed";
+      else r.status = s.check ? "ok" : "unchecked";
+      if (gate_ok && s.time) time_config(r, tokens, s, backend);
+      run.results.push_back(std::move(r));
     }
-    // The peak FLOP/s depend on the dtype, which the backend knows only once prepared (fp32 peak for a bf16 run
-    // gave roofline fractions above 1 on the H100).
-    run.device = backend.device();
-    r.floor = roofline_floor(r.cost, run.device);
-    r.kernels_per_forward = backend.kernels_per_forward();
-    if (s.check) r.correctness = check_correctness(weights, tokens, s, backend);
-    const bool gate_ok = !r.correctness || r.correctness->passed;
-    if (!gate_ok) r.status = "failed";
-    else if (!s.time) r.status = "passed";
-    else r.status = s.check ? "ok" : "unchecked";
-    if (gate_ok && s.time) time_config(r, tokens, s, backend);
-    run.results.push_back(std::move(r));
   }
-  progress.update(jobs.size());
+  progress.update(steps);
   return run;
 }
 

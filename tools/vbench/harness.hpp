@@ -15,8 +15,14 @@
 
 namespace vtools::vbench {
 
-struct HarnessSettings {
+/// One (B, T) a config runs at.
+struct Shape {
   int batch = 4, seq = 64;
+  bool operator==(const Shape&) const = default;
+};
+
+struct HarnessSettings {
+  std::vector<Shape> shapes = {Shape{}};  ///< every config runs at each, in this order (--batch and --seq lists)
   DType dtype = DType::kFp32;
   int warmup = 3, iters = 20;
   CacheState caches = CacheState::kWarm;
@@ -28,7 +34,9 @@ struct HarnessSettings {
 /// One config's outcome. status: "ok" (checked and timed), "unchecked" (timed, --no-check), "failed" (gate
 /// failed, not timed), "passed" (verify only: gate passed, not timed).
 struct ConfigResult {
+  std::string name;  ///< the benchmark's key: the config's name, with "/B:<b>/T:<t>" when the run has several shapes
   GptConfig config;
+  Shape shape;
   ParameterCount params;
   std::string status;
   ForwardCost cost;
@@ -67,7 +75,15 @@ CacheState parse_cache_state(const std::string& name);
 /// The tokens every backend sees: [B][T] values in [0, V), from the seed (SplitMix64 stream "tokens").
 std::vector<std::int32_t> make_tokens(int B, int T, int V, std::uint64_t seed);
 
-/// Runs every job on `backend` (progress on a TTY). Throws Error(kUsage) when seq exceeds a config's block size.
+/// "gpt2/B:4/T:64": a benchmark's key in a run of several shapes (Google Benchmark's named arguments).
+std::string shape_key(const std::string& config, const Shape& shape);
+
+/// Every (B, T) of `batches` x `seqs`, batches outer. Error(kUsage) for a value that is not positive or is listed
+/// twice.
+std::vector<Shape> shapes_of(const std::vector<int>& batches, const std::vector<int>& seqs);
+
+/// Runs every job at every shape on `backend` (progress on a TTY). Throws Error(kUsage), before running anything,
+/// when a shape's seq exceeds a config's block size.
 BenchRun run_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSettings& settings, Backend& backend);
 
 }  // namespace vtools::vbench

@@ -24,8 +24,12 @@ CLI::Option* add_gpu_flag(CLI::App* cmd, int& gpu) {
 
 void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
   add_model_flags(cmd, o.model);
-  cmd->add_option("--batch,-B", o.batch, "batch size B")->capture_default_str();
-  cmd->add_option("--seq,-T", o.seq, "sequence length T")->capture_default_str();
+  cmd->add_option("--batch,-B", o.batches, "batch size B, or a list: 1,4,16 (every config at each)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--seq,-T", o.seqs, "sequence length T, or a list: 32,64 (every config at each B and T)")
+      ->delimiter(',')
+      ->capture_default_str();
   cmd->add_option("--dtype", o.dtype, "fp32|tf32|bf16")->capture_default_str();
   cmd->add_option("--backend", o.backend, "cpu|cuda|auto")->capture_default_str();
   add_gpu_flag(cmd, o.gpu);

@@ -6,6 +6,26 @@
 
 namespace vtools::vbench {
 
+namespace {
+
+/// Whether a benchmark's key names its shape, as a sweep's do ("gpt2/B:4/T:64"): such entries at different B or T
+/// are different benchmarks, not a mix of setups.
+bool names_its_shape(const BenchEntry& e) {
+  const std::string suffix = "/B:" + std::to_string(e.batch_size) + "/T:" + std::to_string(e.seq_len);
+  return e.name.size() > suffix.size() && e.name.compare(e.name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// compare's notion of a different setup (setup_differences), less B and T where both keys name their shape.
+bool mixed_setups(const BenchEntry& a, const BenchEntry& b) {
+  if (!names_its_shape(a) || !names_its_shape(b)) return !setup_differences(a, b).empty();
+  BenchEntry same_shape = b;
+  same_shape.batch_size = a.batch_size;
+  same_shape.seq_len = a.seq_len;
+  return !setup_differences(a, same_shape).empty();
+}
+
+}  // namespace
+
 OrderedJson merge_bench_documents(const std::vector<OrderedJson>& docs, const std::vector<std::string>& names,
                                   bool allow_mixed) {
   OrderedJson out = new_document(kBenchFormat, "vbench");
@@ -27,7 +47,7 @@ OrderedJson merge_bench_documents(const std::vector<OrderedJson>& docs, const st
       if (!first) {
         first = &e;
         first_file = names[i];
-      } else if (!allow_mixed && !setup_differences(*first, e).empty()) {  // compare's notion of a different setup
+      } else if (!allow_mixed && mixed_setups(*first, e)) {
         auto shape = [](const BenchEntry& x) {
           return "B=" + std::to_string(x.batch_size) + " T=" + std::to_string(x.seq_len) + " " + x.dtype + ", " +
                  x.caches + " caches";

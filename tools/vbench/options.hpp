@@ -20,7 +20,7 @@ struct ModelOptions {
 
 struct RunOptions {
   ModelOptions model;
-  int batch = 4, seq = 64;
+  std::vector<int> batches = {4}, seqs = {64};  ///< --batch and --seq lists: every config runs at each (B, T)
   std::string dtype = "fp32";
   std::string backend = "auto";  ///< cpu | cuda | auto
   int gpu = -1;                  ///< --gpu: CUDA device index; -1: not given (device 0)

@@ -18,15 +18,13 @@ namespace vtools::vbench {
 namespace {
 
 void check_sizes(const RunOptions& o) {
-  if (o.batch <= 0 || o.seq <= 0) throw Error(ExitCode::kUsage, "--batch and --seq must be positive");
   if (o.warmup < 0 || o.iters <= 0) throw Error(ExitCode::kUsage, "--warmup must be >= 0 and --iters positive");
 }
 
 BenchRun run_harness(const RunOptions& o, bool time) {
   check_sizes(o);
   HarnessSettings s;
-  s.batch = o.batch;
-  s.seq = o.seq;
+  s.shapes = shapes_of(o.batches, o.seqs);
   s.dtype = parse_dtype(o.dtype);
   s.warmup = o.warmup;
   s.iters = o.iters;
