@@ -9,6 +9,9 @@ each model's logits as float32 .npy [B][T][V] for the cross-check with vbench (b
     torch_gpt.py --weights nano.safetensors gpt2.safetensors --dtype bf16 -B 4 -T 64 \
         --compile-configs gpt_nano,gpt2 --out-eager eager.json --out-compile compile.json --logits-dir logits/
 
+-B and -T take lists too (-B 1,4,16): every model at every (B, T), keyed "<config>/B:<b>/T:<t>" as `vbench run`
+keys a sweep, so `vbench compare` pairs them; the logits files are then named <config>.B<b>.T<t>.<dtype>.<backend>.npy.
+
 Tokens: --tokens FILE.npy (int32 [B][T], e.g. from vbench_cuda_logits --tokens-out), else vbench's own seeded
 tokens (tools/vbench/harness.hpp make_tokens: SplitMix64 from seed ^ fnv1a64("tokens"), token = next() % V).
 """
@@ -195,24 +198,39 @@ def timing_summary(samples):
             "p75": pct["p75"], "p95": pct["p95"], "p99": pct["p99"], "n": int(a.size), "samples_ms": list(map(float, a))}
 
 
+def shape_list(text, flag):
+    """'1,4,16' -> [1, 4, 16]: positive, each once (as vbench's -B/-T lists)."""
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        raise SystemExit(f"torch_gpt.py: error: {flag} takes integers separated by commas, not '{text}'")
+    if any(v <= 0 for v in values) or len(set(values)) != len(values):
+        raise SystemExit(f"torch_gpt.py: error: {flag} values must be positive and listed once: '{text}'")
+    return values
+
+
 def bench_document(backend, args, results, notes):
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     major, minor = torch.cuda.get_device_capability()
     props = torch.cuda.get_device_properties(0)
-    return {
+    doc = {
         "format": "vtools.bench", "version": 1, "tool": {"name": "torch_gpt.py", "version": torch.__version__},
         "created": now,
         "metadata": {
             "timestamp": now, "gpu_name": torch.cuda.get_device_name(), "compute_capability": f"{major}.{minor}",
             "cuda_version": torch.version.cuda, "device_name": torch.cuda.get_device_name(),
             "sm_count": props.multi_processor_count, "memory_bytes": props.total_memory, "backend": backend,
-            "dtype": args.dtype, "batch_size": args.batch, "seq_len": args.seq, "warmup": args.warmup,
+            "dtype": args.dtype, "batch_size": args.batch if len(args.shapes) == 1 else None,
+            "seq_len": args.seq if len(args.shapes) == 1 else None, "warmup": args.warmup,
             "iters": args.iters, "caches": args.caches, "seed": args.seed, "weights": " ".join(args.weights),
             "host": socket.gethostname(),
             "command_line": " ".join(sys.argv), "torch_version": torch.__version__, "notes": notes,
         },
         "benchmarks": results,
     }
+    if len(args.shapes) > 1:
+        doc["metadata"]["sweep"] = {"batch_sizes": args.batches, "seq_lens": args.seqs}
+    return doc
 
 
 def write_json(path, doc):
@@ -227,8 +245,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--weights", nargs="+", required=True, help=".safetensors files from `vbench init`")
     ap.add_argument("--dtype", choices=["fp32", "tf32", "bf16"], default="fp32")
-    ap.add_argument("-B", "--batch", type=int, default=4)
-    ap.add_argument("-T", "--seq", type=int, default=64)
+    ap.add_argument("-B", "--batch", default="4", help="batch size, or a list 1,4,16 (a sweep, as vbench run's)")
+    ap.add_argument("-T", "--seq", default="64", help="sequence length, or a list 64,128")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--caches", choices=["warm", "cold"], default="warm",
@@ -240,6 +258,11 @@ def main():
     ap.add_argument("--out-compile", help="vtools.bench document for pytorch-compile")
     ap.add_argument("--logits-dir", help="write <config>.<dtype>.<backend>.npy (float32 [B][T][V]) here")
     args = ap.parse_args()
+    args.batches, args.seqs = shape_list(args.batch, "--batch"), shape_list(args.seq, "--seq")
+    args.shapes = [(b, t) for b in args.batches for t in args.seqs]  # batches outer, as vbench run
+    args.batch, args.seq = args.batches[0], args.seqs[0]
+    if args.tokens and len(args.shapes) > 1:
+        raise SystemExit("torch_gpt.py: error: --tokens holds one [B][T]; it cannot go with a list of B or T")
     if not torch.cuda.is_available():
         print("torch_gpt.py: error: no CUDA device visible to PyTorch", file=sys.stderr)
         return 69
@@ -253,37 +276,42 @@ def main():
     for path in args.weights:
         tensors, meta = read_safetensors(path)
         cfg = config_from_metadata(meta, path)
-        if args.seq > cfg["block_size"]:
-            raise SystemExit(f"torch_gpt.py: error: sequence length {args.seq} exceeds the block size of {cfg['name']}")
+        if max(args.seqs) > cfg["block_size"]:
+            raise SystemExit(f"torch_gpt.py: error: sequence length {max(args.seqs)} exceeds the block size of "
+                             f"{cfg['name']}")
         model = Gpt(cfg, tensors, dtype, "cuda").eval()
         del tensors
-        if args.tokens:
-            tokens = np.load(args.tokens).astype(np.int64).reshape(args.batch, args.seq)
-        else:
-            tokens = vbench_tokens(args.batch, args.seq, cfg["vocab_size"], args.seed)
-        idx = torch.from_numpy(tokens).to("cuda")
-        modes = [("pytorch-eager", model, False)]
-        if "all" in compile_set or cfg["name"] in compile_set:
-            torch._dynamo.reset()  # no graphs or guards carried over from the previous model
-            modes.append(("pytorch-compile", torch.compile(model, mode="reduce-overhead"), True))
-        with torch.no_grad():
-            for backend, fn, compiled in modes:
-                warmup = max(args.warmup, 3) if compiled else args.warmup  # cudagraph trees record on the 3rd call
-                samples = time_calls(fn, idx, warmup, args.iters, compiled, l2_flusher(args.caches))
-                if compiled:
-                    torch.compiler.cudagraph_mark_step_begin()
-                logits = fn(idx).float().cpu().numpy()
-                if args.logits_dir:
-                    np.save(os.path.join(args.logits_dir, f"{cfg['name']}.{args.dtype}.{backend}.npy"), logits)
-                t = timing_summary(samples)
-                results[backend][cfg["name"]] = {
-                    "config": {k: cfg[k] for k in ("n_layer", "n_head", "n_embd", "vocab_size", "block_size",
-                                                   "tied_head")},
-                    "status": "unchecked", "backend": backend, "dtype": args.dtype, "batch_size": args.batch,
-                    "seq_len": args.seq, "caches": args.caches, "timing": t,
-                    "throughput_tokens_per_sec": 1e3 * args.batch * args.seq / t["median"] if t["median"] > 0 else 0,
-                }
-                print(f"{cfg['name']:<16} {backend:<16} {args.dtype} median {t['median'] * 1e3:9.1f} us", flush=True)
+        for batch, seq in args.shapes:
+            # A sweep's keys name their shape, as vbench's do ("gpt2/B:4/T:64"), so `vbench compare` pairs them.
+            key = cfg["name"] if len(args.shapes) == 1 else f"{cfg['name']}/B:{batch}/T:{seq}"
+            if args.tokens:
+                tokens = np.load(args.tokens).astype(np.int64).reshape(batch, seq)
+            else:
+                tokens = vbench_tokens(batch, seq, cfg["vocab_size"], args.seed)
+            idx = torch.from_numpy(tokens).to("cuda")
+            modes = [("pytorch-eager", model, False)]
+            if "all" in compile_set or cfg["name"] in compile_set:
+                torch._dynamo.reset()  # no graphs or guards carried over from the previous model or shape
+                modes.append(("pytorch-compile", torch.compile(model, mode="reduce-overhead"), True))
+            with torch.no_grad():
+                for backend, fn, compiled in modes:
+                    warmup = max(args.warmup, 3) if compiled else args.warmup  # cudagraph trees record on the 3rd call
+                    samples = time_calls(fn, idx, warmup, args.iters, compiled, l2_flusher(args.caches))
+                    if compiled:
+                        torch.compiler.cudagraph_mark_step_begin()
+                    logits = fn(idx).float().cpu().numpy()
+                    if args.logits_dir:
+                        name = key.replace("/", ".").replace(":", "")
+                        np.save(os.path.join(args.logits_dir, f"{name}.{args.dtype}.{backend}.npy"), logits)
+                    t = timing_summary(samples)
+                    results[backend][key] = {
+                        "config": {k: cfg[k] for k in ("n_layer", "n_head", "n_embd", "vocab_size", "block_size",
+                                                       "tied_head")},
+                        "status": "unchecked", "backend": backend, "dtype": args.dtype, "batch_size": batch,
+                        "seq_len": seq, "caches": args.caches, "timing": t,
+                        "throughput_tokens_per_sec": 1e3 * batch * seq / t["median"] if t["median"] > 0 else 0,
+                    }
+                    print(f"{key:<24} {backend:<16} {args.dtype} median {t['median'] * 1e3:9.1f} us", flush=True)
         del model
         torch.cuda.empty_cache()
     write_json(args.out_eager, bench_document("pytorch-eager", args, results["pytorch-eager"], notes))
