@@ -105,7 +105,7 @@ class CudaBackend final : public Backend {
     if (!forward_ms_.empty()) {
       const std::optional<cuda::FusedLayout> layout = forward_->fused_layout();
       const WgmmaPlan plan = current_plan();
-      notes.push_back("cuda " + weights_->config.name + ": " +
+      notes.push_back("cuda " + model_name() + ": " +
                       (layout   ? std::string("fused layer steps in the ") + cuda::fused_layout_name(*layout) +
                                       " layout (one kernel per layer, fp32 math on CUDA cores in every dtype)"
                        : plan.persistent ? "the embeddings, layers and final layer norm as one persistent kernel, "
@@ -122,11 +122,17 @@ class CudaBackend final : public Backend {
                       " forwards timed at prepare (its benchmark's plan_search lists them)");
     }
     if (!rejected_.empty()) {
-      notes.push_back("cuda " + weights_->config.name + ": " + std::to_string(rejected_.size()) +
+      notes.push_back("cuda " + model_name() + ": " + std::to_string(rejected_.size()) +
                       " forwards were not used (their logits were off or a launch was refused; its benchmark's "
                       "plan_search.rejected says why)");
     }
     return notes;
+  }
+
+  /// "gpt2 (B=4 T=64)": what the notes name, since a sweep prepares one model at several shapes.
+  [[nodiscard]] std::string model_name() const {
+    return weights_->config.name + " (B=" + std::to_string(forward_->batch()) +
+           " T=" + std::to_string(forward_->seq()) + ")";
   }
 
   [[nodiscard]] std::optional<PlanSearch> plan_search() const override {
