@@ -67,6 +67,24 @@ TEST_CASE("compare: runs set up differently are compared and say how they differ
   CHECK(compare_benchmarks({entry("a", 10)}, {entry("a", 10)}, -1).configs[0].differs.empty());
 }
 
+TEST_CASE("compare: the geometric mean of the speedups over the configs timed on both sides") {
+  BenchEntry untimed = entry("c", 1);
+  untimed.samples_ms.clear();
+  untimed.median_ms = NAN;
+  const Comparison cmp = compare_benchmarks({entry("a", 10), entry("b", 10), entry("c", 1)},
+                                            {entry("a", 5), entry("b", 20), untimed}, -1);
+  CHECK(cmp.geomean_n == 2);
+  CHECK(cmp.geomean_speedup == doctest::Approx(1.0));  // sqrt(2 x 0.5)
+  std::ostringstream table;
+  write_compare_table(cmp, "table", table);
+  CHECK(table.str().find("geomean speedup over 2 configs: 1.000x\n") != std::string::npos);
+  const OrderedJson doc = compare_document(cmp, OrderedJson::object(), "a", OrderedJson::object(), "b");
+  CHECK(doc["geomean_configs"] == 2);
+  const Comparison none = compare_benchmarks({untimed}, {untimed}, -1);
+  CHECK(none.geomean_n == 0);
+  CHECK(compare_document(none, OrderedJson::object(), "a", OrderedJson::object(), "b")["geomean_speedup"].is_null());
+}
+
 TEST_CASE("compare: different forwards kept at prepare are named, in the document and the table") {
   BenchEntry base = entry("a", 10), cand = entry("a", 11);
   base.kept_forward = "unfused with programmatic launches";

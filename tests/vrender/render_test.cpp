@@ -406,6 +406,11 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   const std::vector<std::string> cnotes = build_page({cmp}).sections[1].notes;
   const std::string differs_note = "gpt_nano: the two runs differ in caches warm vs cold.";
   CHECK(std::find(cnotes.begin(), cnotes.end(), differs_note) != cnotes.end());
+  cmp.doc["geomean_speedup"] = 2.5;  // vbench compare's geometric mean over the configs timed on both sides
+  cmp.doc["geomean_configs"] = 3;
+  const std::vector<std::string> gnotes = build_page({cmp}).sections[1].notes;
+  CHECK(std::find(gnotes.begin(), gnotes.end(), "Geometric mean of the speedups over 3 configs: 2.5×.") !=
+        gnotes.end());
   cmp.doc["comparisons"][0]["kept_forwards"] = {{"baseline", "unfused"}, {"candidate", "fused block rows"}};
   const std::vector<std::string> knotes = build_page({cmp}).sections[1].notes;
   CHECK(std::find(knotes.begin(), knotes.end(),

@@ -65,6 +65,13 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
   }
   for (const auto& c : candidate)
     if (!find(baseline, c.name)) cmp.only_in_candidate.push_back(c.name);
+  double log_sum = 0;
+  for (const ConfigComparison& c : cmp.configs) {
+    if (!(std::isfinite(c.speedup) && c.speedup > 0)) continue;
+    log_sum += std::log(c.speedup);
+    ++cmp.geomean_n;
+  }
+  cmp.geomean_speedup = cmp.geomean_n > 0 ? std::exp(log_sum / static_cast<double>(cmp.geomean_n)) : NAN;
   return cmp;
 }
 
@@ -108,6 +115,8 @@ OrderedJson compare_document(const Comparison& cmp, const OrderedJson& baseline_
                                                         {"candidate", c.candidate_forward}}}});
   }
   doc["comparisons"] = rows;
+  doc["geomean_speedup"] = number_or_null(cmp.geomean_speedup);
+  doc["geomean_configs"] = cmp.geomean_n;
   doc["only_in_baseline"] = cmp.only_in_baseline;
   doc["only_in_candidate"] = cmp.only_in_candidate;
   return doc;

@@ -33,6 +33,10 @@ struct Comparison {
   std::vector<ConfigComparison> configs;     ///< configs present in both, in baseline order
   std::vector<std::string> only_in_baseline, only_in_candidate;
   double threshold_pct = -1;                 ///< --fail-on-regression; < 0 when not asked
+  /// Geometric mean of the speedups of the configs timed on both sides (Google Benchmark's OVERALL_GEOMEAN): one
+  /// figure for a sweep or a suite. NaN when none was; `geomean_n` configs went into it.
+  double geomean_speedup = 0;
+  std::size_t geomean_n = 0;
   [[nodiscard]] bool has_regression() const;
 };
 

@@ -39,6 +39,9 @@ void write_compare_table(const Comparison& cmp, const std::string& format, std::
           << c.candidate_forward << "\n";
     }
   }
+  if (cmp.geomean_n > 1) {
+    out << "geomean speedup over " << cmp.geomean_n << " configs: " << fixed(cmp.geomean_speedup, "%.3fx") << "\n";
+  }
   for (const auto& n : cmp.only_in_baseline) out << "only in baseline: " << n << "\n";
   for (const auto& n : cmp.only_in_candidate) out << "only in candidate: " << n << "\n";
 }

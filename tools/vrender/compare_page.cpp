@@ -79,6 +79,12 @@ Page compare_page(const OrderedJson& doc, std::string_view name) {
   } else {
     res.notes.push_back(std::to_string(faster) + " faster, " + std::to_string(slower) + " slower, " + std::to_string(same) +
                         " unchanged (speedup > 1 means the candidate is faster; a verdict needs the CI to exclude 1).");
+    const double geomean = root.number_or("geomean_speedup", kNoValue);
+    const double geomean_n = root.number_or("geomean_configs", 0);
+    if (std::isfinite(geomean) && geomean_n > 1) {
+      res.notes.push_back("Geometric mean of the speedups over " + num(geomean_n, 0) + " configs: " + num(geomean, 3) +
+                          "×.");
+    }
     medians.series = {std::move(base), std::move(cand)};
     res.figures.push_back({"", render_bar_chart(medians)});
     res.figures.push_back({"", render_bar_chart(speed)});
