@@ -1,6 +1,9 @@
 #include "table.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <system_error>
 
 namespace vtools {
 
@@ -65,6 +68,38 @@ void write_markdown_table(const Table& table, std::ostream& out) {
     for (std::size_t c = 0; c < cols; ++c) out << " " << (c < r.size() ? escape_md(r[c]) : "") << " |";
     out << "\n";
   }
+}
+
+namespace {
+void write_csv_cell(const std::string& cell, std::ostream& out) {
+  if (cell.find_first_of(",\"\r\n") == std::string::npos) {
+    out << cell;
+    return;
+  }
+  out << '"';
+  for (const char c : cell) out << (c == '"' ? "\"\"" : std::string(1, c));
+  out << '"';
+}
+
+void write_csv_line(const std::vector<std::string>& cells, std::size_t cols, std::ostream& out) {
+  for (std::size_t c = 0; c < cols; ++c) {
+    if (c > 0) out << ',';
+    if (c < cells.size()) write_csv_cell(cells[c], out);
+  }
+  out << '\n';
+}
+}  // namespace
+
+std::string csv_number(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : "";
+}
+
+void write_csv_table(const Table& table, std::ostream& out) {
+  write_csv_line(table.headers, table.headers.size(), out);
+  for (const auto& r : table.rows) write_csv_line(r, table.headers.size(), out);
 }
 
 }  // namespace vtools

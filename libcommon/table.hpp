@@ -1,4 +1,5 @@
-// Plain-text and Markdown tables for human output (`--format table|markdown`); writers only, no data logic.
+// Plain-text and Markdown tables for human output (`--format table|markdown`), and CSV for spreadsheets and
+// dataframes (`--format csv`); writers only, no data logic.
 #pragma once
 
 #include <ostream>
@@ -21,5 +22,12 @@ void write_text_table(const Table& table, std::ostream& out);
 
 /// GitHub-flavoured Markdown; '|' in cells is escaped.
 void write_markdown_table(const Table& table, std::ostream& out);
+
+/// CSV with RFC 4180 quoting: a header line, then one line per row; a cell holding a comma, a quote or a line break
+/// is quoted (quotes doubled). Lines end in \n, as other command-line tools expect. Alignment is ignored.
+void write_csv_table(const Table& table, std::ostream& out);
+
+/// A number for a CSV cell: the shortest text that reads back as the same double; "" when not finite.
+std::string csv_number(double v);
 
 }  // namespace vtools

@@ -49,4 +49,13 @@ TEST_CASE("table: text columns align, markdown escapes pipes") {
   CHECK(text.str() == "name  bytes\n-----------\nacc   65536\na|b       8\n");
   write_markdown_table(t, md);
   CHECK(md.str() == "| name | bytes |\n| --- | ---: |\n| acc | 65536 |\n| a\\|b | 8 |\n");
+  std::ostringstream csv;
+  t.add_row({"say \"hi\", twice", ""});
+  t.add_row({"short"});  // missing cells are empty
+  write_csv_table(t, csv);
+  CHECK(csv.str() == "name,bytes\nacc,65536\na|b,8\n\"say \"\"hi\"\", twice\",\nshort,\n");
+  CHECK(csv_number(0.1) == "0.1");  // the shortest text that reads back as the same double
+  CHECK(csv_number(0.053119998425245285) == "0.053119998425245285");
+  CHECK(csv_number(1e80) == "1e+80");
+  CHECK(csv_number(NAN).empty());
 }

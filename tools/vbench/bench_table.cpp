@@ -28,9 +28,37 @@ std::optional<double> runner_up_margin(const PlanSearch& search) {
   return ms[0] > 0 ? std::optional<double>(ms[1] / ms[0] - 1) : std::nullopt;
 }
 
+/// One row per benchmark with raw numbers (ms, tokens/s, FLOPs, bytes; empty where absent), for dataframes.
+void write_bench_csv(const BenchRun& run, std::ostream& out) {
+  Table t;
+  t.headers = {"name",    "config",  "batch_size", "seq_len", "dtype",  "caches",  "backend",  "status",
+               "median_ms", "mean_ms", "std_ms",   "min_ms",  "max_ms", "p5_ms",   "p95_ms",   "p99_ms",
+               "samples", "tokens_per_s", "flops", "bytes", "floor_ms", "roofline_fraction", "kernels_per_forward",
+               "rel_err", "max_abs_err", "top1_agreement"};
+  for (const auto& r : run.results) {
+    const bool timed = !r.samples_ms.empty();
+    const stats::Summary& s = r.timing;
+    auto timing = [&](double v) { return timed ? csv_number(v) : std::string(); };
+    t.add_row({r.name, r.config.name, std::to_string(r.shape.batch), std::to_string(r.shape.seq),
+               dtype_name(run.settings.dtype), cache_state_name(run.settings.caches), run.backend, r.status,
+               timing(s.median), timing(s.mean), timing(s.std), timing(s.min), timing(s.max), timing(s.p5),
+               timing(s.p95), timing(s.p99), std::to_string(r.samples_ms.size()), timing(r.tokens_per_s),
+               csv_number(r.cost.flops), csv_number(r.cost.bytes), r.floor.floor_ms > 0 ? csv_number(r.floor.floor_ms) : "",
+               timed && r.roofline_fraction > 0 ? csv_number(r.roofline_fraction) : "",
+               std::to_string(r.kernels_per_forward), r.correctness ? csv_number(r.correctness->rel_err) : "",
+               r.correctness ? csv_number(r.correctness->max_abs_err) : "",
+               r.correctness ? csv_number(r.correctness->top1_agreement) : ""});
+  }
+  write_csv_table(t, out);
+}
+
 }  // namespace
 
 void write_bench_table(const BenchRun& run, const std::string& format, std::ostream& out) {
+  if (format == "csv") {
+    write_bench_csv(run, out);
+    return;
+  }
   using A = Table::Align;
   Table t;
   t.headers = {"config", "status", "median", "p95", "tokens/s", "floor", "of floor", "rel err", "top-1"};

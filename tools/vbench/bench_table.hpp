@@ -1,5 +1,5 @@
 // Human tables of a BenchRun (`--format table|markdown`, or a TTY stdout): one row per config with status, median,
-// p95, tokens/s, floor and fraction, correctness.
+// p95, tokens/s, floor and fraction, correctness; and `--format csv`: one row per benchmark with the raw numbers.
 #pragma once
 
 #include <ostream>
@@ -9,7 +9,7 @@
 
 namespace vtools::vbench {
 
-/// `format` is "table" or "markdown".
+/// `format` is "table", "markdown" or "csv".
 void write_bench_table(const BenchRun& run, const std::string& format, std::ostream& out);
 
 }  // namespace vtools::vbench

@@ -42,7 +42,7 @@ void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
   }
   cmd->add_option("--seed", o.seed, "weights and tokens seed")->capture_default_str();
   cmd->add_option("--weights", o.weights, "load weights from a .safetensors file");
-  vtools::add_output_options(cmd, o.out, {"json", "table", "markdown"});
+  vtools::add_output_options(cmd, o.out, {"json", "table", "markdown", "csv"});
 }
 
 }  // namespace
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("candidate", compare.candidate, "candidate document")->required();
   compare_cmd->add_option("--fail-on-regression", compare.fail_on_regression_pct,
                           "exit 1 when a config is significantly slower by more than PCT percent");
-  vtools::add_output_options(compare_cmd, compare.out, {"json", "table", "markdown"});
+  vtools::add_output_options(compare_cmd, compare.out, {"json", "table", "markdown", "csv"});
 
   auto* merge_cmd = app->add_subcommand("merge", "join vtools.bench documents into one");
   merge_cmd->add_option("inputs", merge.inputs, "documents")->required();
