@@ -380,6 +380,7 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   // A real cuda run (gpt2 bf16, H200): its search, fastest first, the kept forward among the playoff's.
   Input gpt2 = load("vbench_gpt2_bf16_cuda_h200.bench.json");
   const Page gpt2_page = build_page({gpt2});
+  for (const auto& f : gpt2_page.sections[0].facts) CHECK(f.key != "threads");  // 0 on cuda: not shown
   REQUIRE(gpt2_page.sections.size() == 3);
   const Table& gpt2_plans = gpt2_page.sections[2].tables.at(0).table;
   const OrderedJson& gpt2_search = gpt2.doc["benchmarks"]["gpt2"]["plan_search"];

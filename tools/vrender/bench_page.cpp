@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 #include <cstdio>
 
 #include "libcommon/human_units.hpp"
@@ -38,6 +39,8 @@ BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
     const std::string label = fact.second;  // a named variable, not a binding: lambdas capture it (clang 14)
     JsonView v = meta.at(key);
     if (!v.present()) continue;
+    const bool no_threads = std::string_view(key) == "threads" && v.raw()->is_number() && v.raw()->get<double>() == 0;
+    if (no_threads) continue;  // a GPU run: no CPU threads to name
     std::string text = v.raw()->is_number() ? num(*v.as_number(), 3) : v.as_text();
     bool duplicate = std::any_of(run.system.begin(), run.system.end(),
                                  [&](const Fact& f) { return f.key == label || (f.key == "GPU" && f.value == text); });
