@@ -67,6 +67,21 @@ TEST_CASE("compare: runs set up differently are compared and say how they differ
   CHECK(compare_benchmarks({entry("a", 10)}, {entry("a", 10)}, -1).configs[0].differs.empty());
 }
 
+TEST_CASE("compare: a single run pairs with a sweep's key of the same config and shape") {
+  BenchEntry swept = entry("a/B:4/T:64", 9), other = entry("a/B:1/T:64", 3);
+  other.batch_size = 1;
+  const Comparison cmp = compare_benchmarks({entry("a", 10)}, {other, swept}, -1);
+  REQUIRE(cmp.configs.size() == 1);
+  CHECK(cmp.configs[0].config == "a/B:4/T:64");
+  CHECK(cmp.configs[0].candidate_median_ms == doctest::Approx(9));
+  CHECK(cmp.only_in_candidate == std::vector<std::string>{"a/B:1/T:64"});
+  // and the other way round; a key whose shape is not the entry's own does not pair
+  CHECK(compare_benchmarks({swept}, {entry("a", 10)}, -1).configs.size() == 1);
+  BenchEntry mislabelled = entry("a/B:4/T:64", 9);
+  mislabelled.seq_len = 32;
+  CHECK(compare_benchmarks({entry("a", 10)}, {mislabelled}, -1).configs.empty());
+}
+
 TEST_CASE("compare: the geometric mean of the speedups over the configs timed on both sides") {
   BenchEntry untimed = entry("c", 1);
   untimed.samples_ms.clear();

@@ -27,19 +27,27 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
                               double threshold_pct) {
   Comparison cmp;
   cmp.threshold_pct = threshold_pct;
-  auto find = [](const std::vector<BenchEntry>& v, const std::string& name) -> const BenchEntry* {
+  // By name; failing that, a plain config name and a sweep's key of the same config and shape are the same
+  // benchmark ("gpt2" run at B=4 T=64 and "gpt2/B:4/T:64"), so a single run compares with a sweep.
+  auto same_shape_key = [](const BenchEntry& plain, const BenchEntry& e) {
+    return e.name == shape_key(plain.name, {plain.batch_size, plain.seq_len}) && e.batch_size == plain.batch_size &&
+           e.seq_len == plain.seq_len;
+  };
+  auto find = [&](const std::vector<BenchEntry>& v, const BenchEntry& x) -> const BenchEntry* {
     for (const auto& e : v)
-      if (e.name == name) return &e;
+      if (e.name == x.name) return &e;
+    for (const auto& e : v)
+      if (same_shape_key(x, e) || same_shape_key(e, x)) return &e;
     return nullptr;
   };
   for (const auto& b : baseline) {
-    const BenchEntry* c = find(candidate, b.name);
+    const BenchEntry* c = find(candidate, b);
     if (!c) {
       cmp.only_in_baseline.push_back(b.name);
       continue;
     }
     ConfigComparison r;
-    r.config = b.name;
+    r.config = b.name.size() >= c->name.size() ? b.name : c->name;  // the sweep's key where one side has it
     r.differs = setup_differences(b, *c);
     if (!b.kept_forward.empty() && !c->kept_forward.empty() && b.kept_forward != c->kept_forward) {
       r.baseline_forward = b.kept_forward;
@@ -64,7 +72,7 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
     cmp.configs.push_back(r);
   }
   for (const auto& c : candidate)
-    if (!find(baseline, c.name)) cmp.only_in_candidate.push_back(c.name);
+    if (!find(baseline, c)) cmp.only_in_candidate.push_back(c.name);
   double log_sum = 0;
   for (const ConfigComparison& c : cmp.configs) {
     if (!(std::isfinite(c.speedup) && c.speedup > 0)) continue;
