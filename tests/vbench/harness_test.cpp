@@ -244,3 +244,25 @@ TEST_CASE("sweep: bad lists, and a T over one config's block size, are refused b
                        "--seq 8 exceeds the block size 4 of config 'short'", Error);
   CHECK(backend.prepares == 0);
 }
+
+TEST_CASE("min time: timed forwards continue until they add up to --min-time; the table shows their noise") {
+  auto backend = make_cpu_backend();
+  HarnessSettings s;
+  s.shapes = {{1, 4}};
+  s.check = false;
+  s.iters = 2;
+  s.min_time_s = 0.05;
+  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
+  const BenchRun run = run_benchmarks({{c, nullptr}}, s, *backend);
+  const ConfigResult& r = run.results[0];
+  double total_ms = 0;
+  for (const double ms : r.samples_ms) total_ms += ms;
+  CHECK(total_ms >= 50);
+  CHECK(r.samples_ms.size() > 2);
+  CHECK(r.timing.n == r.samples_ms.size());
+  CHECK(bench_document(run, {"vbench run", "host"})["metadata"]["min_time_s"] == 0.05);
+  std::ostringstream table;
+  write_bench_table(run, "table", table);
+  CHECK(table.str().find("noise") != std::string::npos);
+  CHECK(table.str().find("%") != std::string::npos);
+}

@@ -47,6 +47,7 @@ OrderedJson metadata_json(const BenchRun& run, const RunContext& ctx) {
   }
   m["warmup"] = run.settings.warmup;
   m["iters"] = run.settings.iters;
+  m["min_time_s"] = run.settings.min_time_s;
   m["caches"] = cache_state_name(run.settings.caches);
   m["seed"] = run.settings.seed;
   m["weights"] = run.weights_source;

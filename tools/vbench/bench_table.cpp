@@ -61,12 +61,16 @@ void write_bench_table(const BenchRun& run, const std::string& format, std::ostr
   }
   using A = Table::Align;
   Table t;
-  t.headers = {"config", "status", "median", "p95", "tokens/s", "floor", "of floor", "rel err", "top-1"};
-  t.align = {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight};
+  // noise: the samples' relative standard deviation (nvbench's "Noise"), to tell a stable median from a lucky one.
+  t.headers = {"config", "status", "median", "p95", "noise", "tokens/s", "floor", "of floor", "rel err", "top-1"};
+  t.align = {A::kLeft,  A::kLeft,  A::kRight, A::kRight, A::kRight,
+             A::kRight, A::kRight, A::kRight, A::kRight, A::kRight};
   for (const auto& r : run.results) {
     const bool timed = !r.samples_ms.empty();
     t.add_row({r.name, r.status, timed ? format_duration_ms(r.timing.median) : "-",
-               timed ? format_duration_ms(r.timing.p95) : "-", timed ? format_si(r.tokens_per_s) : "-",
+               timed ? format_duration_ms(r.timing.p95) : "-",
+               timed && r.timing.n > 1 && r.timing.mean > 0 ? fixed(100 * r.timing.std / r.timing.mean, "%.1f%%") : "-",
+               timed ? format_si(r.tokens_per_s) : "-",
                r.floor.floor_ms > 0 ? format_duration_ms(r.floor.floor_ms) : "-",
                timed && r.roofline_fraction > 0 ? fixed(100 * r.roofline_fraction, "%.1f%%") : "-",
                r.correctness ? fixed(r.correctness->rel_err, "%.2e") : "-",

@@ -1,6 +1,7 @@
 #include "tools/vbench/harness.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
@@ -42,6 +43,18 @@ Correctness check_correctness(const GptWeights& weights, const std::vector<std::
 void time_config(ConfigResult& r, const std::vector<std::int32_t>& tokens, const HarnessSettings& s,
                  Backend& backend) {
   r.samples_ms = backend.time_forwards(tokens, s.warmup, s.iters, s.caches);
+  double total_ms = 0;
+  for (const double ms : r.samples_ms) total_ms += ms;
+  // --min-time: more batches, each sized from the mean so far to reach the time left (the clocks of the last one).
+  while (total_ms < 1e3 * s.min_time_s && r.samples_ms.size() < kMaxSamples && total_ms > 0) {
+    const double mean_ms = total_ms / static_cast<double>(r.samples_ms.size());
+    const double wanted = std::ceil((1e3 * s.min_time_s - total_ms) / mean_ms);
+    const auto more = static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(kMaxSamples - r.samples_ms.size())));
+    for (const double ms : backend.time_forwards(tokens, 0, more, s.caches)) {
+      r.samples_ms.push_back(ms);
+      total_ms += ms;
+    }
+  }
   r.clocks = backend.timing_clocks();
   r.timing = stats::summarize(r.samples_ms);
   r.tokens_per_s = r.timing.median > 0 ? 1e3 * r.shape.batch * r.shape.seq / r.timing.median : 0;

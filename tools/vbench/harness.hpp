@@ -25,6 +25,9 @@ struct HarnessSettings {
   std::vector<Shape> shapes = {Shape{}};  ///< every config runs at each, in this order (--batch and --seq lists)
   DType dtype = DType::kFp32;
   int warmup = 3, iters = 20;
+  /// --min-time: after the `iters` forwards, more until the timed ones add up to this many seconds (Google
+  /// Benchmark's min_time), at most kMaxSamples in all; 0: exactly `iters`.
+  double min_time_s = 0;
   CacheState caches = CacheState::kWarm;
   std::uint64_t seed = 1337;
   bool check = true;   ///< run the correctness gate before timing
@@ -74,6 +77,9 @@ CacheState parse_cache_state(const std::string& name);
 
 /// The tokens every backend sees: [B][T] values in [0, V), from the seed (SplitMix64 stream "tokens").
 std::vector<std::int32_t> make_tokens(int B, int T, int V, std::uint64_t seed);
+
+/// The most timed forwards --min-time takes per benchmark (their samples all go into the document).
+inline constexpr std::size_t kMaxSamples = 100000;
 
 /// "gpt2/B:4/T:64": a benchmark's key in a run of several shapes (Google Benchmark's named arguments).
 std::string shape_key(const std::string& config, const Shape& shape);

@@ -25,6 +25,7 @@ struct RunOptions {
   std::string backend = "auto";  ///< cpu | cuda | auto
   int gpu = -1;                  ///< --gpu: CUDA device index; -1: not given (device 0)
   int warmup = 3, iters = 20;
+  double min_time = 0;           ///< --min-time seconds of timed forwards at least (0: just --iters)
   std::string caches = "warm";   ///< warm | cold (flushed before each forward)
   std::uint64_t seed = 1337;
   std::string weights;           ///< safetensors file; "" = init from seed

@@ -19,6 +19,7 @@ namespace {
 
 void check_sizes(const RunOptions& o) {
   if (o.warmup < 0 || o.iters <= 0) throw Error(ExitCode::kUsage, "--warmup must be >= 0 and --iters positive");
+  if (!(o.min_time >= 0 && o.min_time <= 3600)) throw Error(ExitCode::kUsage, "--min-time must be 0 to 3600 seconds");
 }
 
 BenchRun run_harness(const RunOptions& o, bool time) {
@@ -28,6 +29,7 @@ BenchRun run_harness(const RunOptions& o, bool time) {
   s.dtype = parse_dtype(o.dtype);
   s.warmup = o.warmup;
   s.iters = o.iters;
+  s.min_time_s = o.min_time;
   s.caches = parse_cache_state(o.caches);
   s.seed = o.seed;
   s.check = time ? !o.no_check : true;
