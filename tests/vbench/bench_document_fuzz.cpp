@@ -1,5 +1,6 @@
 // libFuzzer target: vtools.bench bytes -> parse_document -> read_bench_entries -> compare (the document with itself:
-// bootstrap, compare document, both tables) and merge (with itself). Only vtools::Error may escape.
+// bootstrap, compare document, both tables) and merge (with itself); read_bench_run and its tables (vbench show).
+// Only vtools::Error may escape.
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
 #include "tools/vbench/bench_document.hpp"
+#include "tools/vbench/bench_table.hpp"
 #include "tools/vbench/compare.hpp"
 #include "tools/vbench/merge.hpp"
 
@@ -24,8 +26,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       out << vtools::dump_json(vtools::vbench::compare_document(cmp, doc, "a.json", doc, "b.json"));
       vtools::vbench::write_compare_table(cmp, "table", out);
       vtools::vbench::write_compare_table(cmp, "markdown", out);
+      vtools::vbench::write_compare_table(cmp, "csv", out);
     }
     (void)vtools::dump_json(vtools::vbench::merge_bench_documents({doc, doc}, {"a.json", "b.json"}, true));
+    const auto run = vtools::vbench::read_bench_run(doc, "fuzz.json");
+    std::ostringstream shown;
+    for (const char* format : {"table", "markdown", "csv"}) vtools::vbench::write_bench_table(run, format, shown);
   } catch (const vtools::Error&) {
   }
   return 0;

@@ -266,3 +266,31 @@ TEST_CASE("min time: timed forwards continue until they add up to --min-time; th
   CHECK(table.str().find("noise") != std::string::npos);
   CHECK(table.str().find("%") != std::string::npos);
 }
+
+TEST_CASE("show: a document read back gives the table and csv the run gave; mistyped fields are named") {
+  NotingBackend backend;
+  HarnessSettings s;
+  s.shapes = shapes_of({1, 2}, {4});
+  s.iters = 3;
+  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
+  BenchRun run = run_benchmarks({{c, nullptr}}, s, backend);
+  run.results[1].clocks = ClockReading{1755, 1980, {"sw_power_cap"}};
+  OrderedJson doc = bench_document(run, {"vbench run", "host"});
+  const BenchRun back = read_bench_run(doc, "run.json");
+  for (const char* format : {"table", "markdown", "csv"}) {
+    CAPTURE(format);
+    std::ostringstream direct, read_back;
+    write_bench_table(run, format, direct);
+    write_bench_table(back, format, read_back);
+    CHECK(read_back.str() == direct.str());
+  }
+  CHECK(back.results[0].plan_search->timed[2].median_ms == INFINITY);  // written as null
+  CHECK(back.notes == run.notes);
+  doc["benchmarks"]["small/B:2/T:4"]["correctness"]["passed"] = "yes";
+  CHECK_THROWS_WITH_AS(read_bench_run(doc, "run.json"),
+                       "run.json: benchmark 'small/B:2/T:4': field 'passed' has the wrong type", Error);
+  doc["benchmarks"]["small/B:2/T:4"]["correctness"]["passed"] = true;
+  doc["metadata"]["dtype"] = "fp64";
+  CHECK_THROWS_WITH_AS(read_bench_run(doc, "run.json"),
+                       "run.json: metadata: unknown dtype 'fp64'", Error);
+}

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <utility>
 
 #include "libcommon/error.hpp"
 
@@ -137,58 +138,201 @@ OrderedJson bench_document(const BenchRun& run, const RunContext& context) {
   return doc;
 }
 
+namespace {
+
+/// Typed reads of one part of a document ("benchmark 'x'", "metadata"), each mistyped field an Error(kDataError) at
+/// the document naming the part and the field.
+class FieldReader {
+ public:
+  FieldReader(std::string_view doc, std::string part) : doc_(doc), part_(std::move(part)) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(ExitCode::kDataError, part_.empty() ? what : part_ + ": " + what, SourceLocation{std::string(doc_), 0, 0});
+  }
+
+  /// obj[f] as T; `fallback` when absent or null. Integers must be JSON integers (get<int>() of 1e80 is undefined).
+  template <typename T>
+  T get(const OrderedJson& obj, const char* f, T fallback) const {
+    if (!obj.contains(f) || obj[f].is_null()) return fallback;
+    const OrderedJson& v = obj[f];
+    bool ok = v.is_number();
+    if constexpr (std::is_same_v<T, std::string>) {
+      ok = v.is_string();
+    } else if constexpr (std::is_same_v<T, bool>) {
+      ok = v.is_boolean();
+    } else if constexpr (std::is_integral_v<T>) {
+      ok = json_integer<T>(v).has_value();
+    }
+    if (!ok) fail("field '" + std::string(f) + "' has the wrong type");
+    return v.template get<T>();
+  }
+
+  /// obj[f] when it is an object; an empty object when absent or null; fails when it is something else.
+  const OrderedJson& object(const OrderedJson& obj, const char* f) const {
+    static const OrderedJson kEmpty = OrderedJson::object();
+    if (!obj.contains(f) || obj[f].is_null()) return kEmpty;
+    if (!obj[f].is_object()) fail("'" + std::string(f) + "' is not an object");
+    return obj[f];
+  }
+
+  /// The elements of array obj[f] (none when absent or null); fails when it is something else.
+  std::vector<const OrderedJson*> array(const OrderedJson& obj, const char* f) const {
+    std::vector<const OrderedJson*> out;
+    if (!obj.contains(f) || obj[f].is_null()) return out;
+    if (!obj[f].is_array()) fail("'" + std::string(f) + "' is not an array");
+    for (const OrderedJson& x : obj[f]) out.push_back(&x);
+    return out;
+  }
+
+ private:
+  std::string_view doc_;
+  std::string part_;
+};
+
+const OrderedJson& metadata_of(const OrderedJson& doc) {
+  static const OrderedJson kEmpty = OrderedJson::object();
+  return doc.contains("metadata") && doc["metadata"].is_object() ? doc["metadata"] : kEmpty;
+}
+
+}  // namespace
+
 std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_view name) {
-  auto fail = [&](const std::string& what) {
-    throw Error(ExitCode::kDataError, what, SourceLocation{std::string(name), 0, 0});
-  };
-  if (!doc.contains("benchmarks") || !doc["benchmarks"].is_object()) fail("missing object 'benchmarks'");
-  const OrderedJson meta = doc.contains("metadata") && doc["metadata"].is_object() ? doc["metadata"] : OrderedJson::object();
+  if (!doc.contains("benchmarks") || !doc["benchmarks"].is_object()) FieldReader(name, "").fail("missing object 'benchmarks'");
+  const OrderedJson& meta = metadata_of(doc);
   std::vector<BenchEntry> entries;
   for (const auto& item : doc["benchmarks"].items()) {
-    const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture those in lambdas
+    const std::string& key = item.key();
     const OrderedJson& b = item.value();
-    if (!b.is_object()) fail("benchmark '" + key + "' is not an object");
-    auto field = [&](const OrderedJson& obj, const char* f, auto fallback) {
-      using T = decltype(fallback);
-      if (!obj.contains(f) || obj[f].is_null()) return fallback;
-      const OrderedJson& v = obj[f];
-      bool ok = v.is_number();
-      if constexpr (std::is_same_v<T, std::string>) {
-        ok = v.is_string();
-      } else if constexpr (std::is_integral_v<T>) {  // get<int>() of 1e80 would be undefined: integers only
-        ok = json_integer<T>(v).has_value();
-      }
-      if (!ok) fail("benchmark '" + key + "': field '" + f + "' has the wrong type");
-      return v.template get<T>();
-    };
+    if (!b.is_object()) FieldReader(name, "").fail("benchmark '" + key + "' is not an object");
+    const FieldReader f(name, "benchmark '" + key + "'");
     BenchEntry e;
     e.name = key;
-    e.status = field(b, "status", std::string("ok"));
-    e.batch_size = field(b, "batch_size", field(meta, "batch_size", 0));
-    e.seq_len = field(b, "seq_len", field(meta, "seq_len", 0));
-    e.dtype = field(b, "dtype", field(meta, "dtype", std::string()));
-    e.backend = field(b, "backend", field(meta, "backend", std::string()));
-    e.caches = field(b, "caches", field(meta, "caches", std::string("warm")));  // documents before --caches: warm
-    if (b.contains("plan_search")) {
-      if (!b["plan_search"].is_object()) fail("benchmark '" + key + "': 'plan_search' is not an object");
-      e.kept_forward = field(b["plan_search"], "kept", std::string());
-    }
-    e.median_ms = NAN;
-    if (b.contains("timing")) {
-      const auto& t = b["timing"];
-      if (!t.is_object()) fail("benchmark '" + key + "': 'timing' is not an object");
-      e.median_ms = field(t, "median", static_cast<double>(NAN));
-      if (t.contains("samples_ms")) {
-        if (!t["samples_ms"].is_array()) fail("benchmark '" + key + "': 'samples_ms' is not an array");
-        for (const auto& x : t["samples_ms"]) {
-          if (!x.is_number()) fail("benchmark '" + key + "': 'samples_ms' holds a non-number");
-          e.samples_ms.push_back(x.get<double>());
-        }
-      }
+    e.status = f.get(b, "status", std::string("ok"));
+    e.batch_size = f.get(b, "batch_size", f.get(meta, "batch_size", 0));
+    e.seq_len = f.get(b, "seq_len", f.get(meta, "seq_len", 0));
+    e.dtype = f.get(b, "dtype", f.get(meta, "dtype", std::string()));
+    e.backend = f.get(b, "backend", f.get(meta, "backend", std::string()));
+    e.caches = f.get(b, "caches", f.get(meta, "caches", std::string("warm")));  // documents before --caches: warm
+    e.kept_forward = f.get(f.object(b, "plan_search"), "kept", std::string());
+    const OrderedJson& t = f.object(b, "timing");
+    e.median_ms = f.get(t, "median", static_cast<double>(NAN));
+    for (const OrderedJson* x : f.array(t, "samples_ms")) {
+      if (!x->is_number()) f.fail("'samples_ms' holds a non-number");
+      e.samples_ms.push_back(x->get<double>());
     }
     entries.push_back(std::move(e));
   }
   return entries;
+}
+
+namespace {
+
+/// An element of a string array.
+std::string text_of(const FieldReader& f, const OrderedJson& v, const char* array) {
+  if (!v.is_string()) f.fail("'" + std::string(array) + "' holds a non-string");
+  return v.get<std::string>();
+}
+
+/// A median that the document writes as null (a forward that could not run) reads back as +inf.
+std::vector<TimedPlan> read_timed_plans(const FieldReader& f, const OrderedJson& obj) {
+  std::vector<TimedPlan> plans;
+  for (const OrderedJson* p : f.array(obj, "timed")) {
+    if (!p->is_object()) f.fail("a plan_search entry is not an object");
+    plans.push_back({f.get(*p, "forward", std::string()), f.get(*p, "median_ms", static_cast<double>(INFINITY))});
+  }
+  return plans;
+}
+
+}  // namespace
+
+BenchRun read_bench_run(const OrderedJson& doc, std::string_view name) {
+  const std::vector<BenchEntry> entries = read_bench_entries(doc, name);
+  const OrderedJson& meta = metadata_of(doc);
+  const FieldReader m(name, "metadata");
+  BenchRun run;
+  run.backend = m.get(meta, "backend", std::string(entries.empty() ? "" : entries[0].backend));
+  run.device.name = m.get(meta, "device_name", m.get(meta, "gpu_name", std::string()));
+  run.timestamp = m.get(meta, "timestamp", std::string());
+  try {
+    run.settings.dtype = parse_dtype(m.get(meta, "dtype", std::string(entries.empty() ? "fp32" : entries[0].dtype)));
+    run.settings.caches = parse_cache_state(m.get(meta, "caches", std::string("warm")));
+  } catch (const Error& e) {
+    m.fail(e.what());
+  }
+  run.settings.warmup = m.get(meta, "warmup", 0);
+  run.settings.iters = m.get(meta, "iters", 0);
+  run.settings.min_time_s = m.get(meta, "min_time_s", 0.0);
+  run.settings.shapes.clear();
+  for (const OrderedJson* n : m.array(meta, "notes")) run.notes.push_back(text_of(m, *n, "notes"));
+  for (const BenchEntry& e : entries) {
+    const OrderedJson& b = doc["benchmarks"][e.name];
+    const FieldReader f(name, "benchmark '" + e.name + "'");
+    ConfigResult r;
+    r.name = e.name;
+    r.config.name = e.name.substr(0, e.name.find("/B:"));
+    r.shape = {e.batch_size, e.seq_len};
+    if (std::find(run.settings.shapes.begin(), run.settings.shapes.end(), r.shape) == run.settings.shapes.end()) {
+      run.settings.shapes.push_back(r.shape);
+    }
+    r.status = e.status;
+    r.samples_ms = e.samples_ms;
+    const OrderedJson& t = f.object(b, "timing");
+    if (!t.empty()) {
+      r.timing.n = f.get(t, "n", e.samples_ms.size());
+      r.timing.mean = f.get(t, "mean", static_cast<double>(NAN));
+      r.timing.std = f.get(t, "std", static_cast<double>(NAN));
+      r.timing.min = f.get(t, "min", static_cast<double>(NAN));
+      r.timing.max = f.get(t, "max", static_cast<double>(NAN));
+      r.timing.median = e.median_ms;
+      r.timing.p5 = f.get(t, "p5", static_cast<double>(NAN));
+      r.timing.p25 = f.get(t, "p25", static_cast<double>(NAN));
+      r.timing.p75 = f.get(t, "p75", static_cast<double>(NAN));
+      r.timing.p95 = f.get(t, "p95", static_cast<double>(NAN));
+      r.timing.p99 = f.get(t, "p99", static_cast<double>(NAN));
+    }
+    r.tokens_per_s = f.get(b, "throughput_tokens_per_sec", 0.0);
+    r.cost.flops = f.get(b, "flops_per_forward", static_cast<double>(NAN));
+    r.cost.bytes = f.get(b, "bytes_per_forward", static_cast<double>(NAN));
+    const OrderedJson& roofline = f.object(b, "roofline");
+    r.floor.floor_ms = f.get(roofline, "floor_ms", 0.0);
+    r.floor.bound = f.get(roofline, "bound", std::string());
+    r.roofline_fraction = f.get(roofline, "fraction", 0.0);
+    r.kernels_per_forward = f.get(b, "kernels_per_forward", 0);
+    if (const OrderedJson& k = f.object(b, "correctness"); !k.empty()) {
+      Correctness c;
+      c.max_abs_err = f.get(k, "max_abs_err", static_cast<double>(NAN));
+      c.rel_err = f.get(k, "rel_err", static_cast<double>(NAN));
+      c.top1_agreement = f.get(k, "top1_agreement", 0.0);
+      c.tolerance = f.get(k, "tolerance", 0.0);
+      c.passed = f.get(k, "passed", false);
+      c.reference = f.get(k, "reference", std::string());
+      c.compared_rows = f.get(k, "compared_positions", static_cast<std::int64_t>(0));
+      r.correctness = c;
+    }
+    if (const OrderedJson& c = f.object(b, "clocks"); !c.empty()) {
+      ClockReading clocks{f.get(c, "sm_mhz", 0), f.get(c, "sm_max_mhz", 0), {}};
+      for (const OrderedJson* l : f.array(c, "limits")) clocks.limits.push_back(text_of(f, *l, "limits"));
+      r.clocks = clocks;
+    }
+    if (const OrderedJson& p = f.object(b, "plan_search"); !p.empty()) {
+      PlanSearch search;
+      search.kept = e.kept_forward;
+      search.replays = f.get(p, "replays", 0);
+      search.timed = read_timed_plans(f, p);
+      const OrderedJson& playoff = f.object(p, "playoff");
+      search.playoff_rounds = f.get(playoff, "rounds", 0);
+      search.playoff_replays = f.get(playoff, "replays", 0);
+      search.playoff = read_timed_plans(f, playoff);
+      for (const OrderedJson* x : f.array(p, "rejected")) {
+        if (!x->is_object()) f.fail("a plan_search entry is not an object");
+        search.rejected.push_back({f.get(*x, "forward", std::string()), f.get(*x, "reason", std::string())});
+      }
+      r.plan_search = search;
+    }
+    run.results.push_back(std::move(r));
+  }
+  if (run.settings.shapes.empty()) run.settings.shapes.push_back(Shape{});
+  return run;
 }
 
 std::string host_name() {

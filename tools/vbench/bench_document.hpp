@@ -37,6 +37,12 @@ struct BenchEntry {
 /// a benchmark that is not an object or holds a mistyped field.
 std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_view name);
 
+/// A vtools.bench document back as the BenchRun that wrote it, as far as its tables need (`vbench show`): the
+/// metadata's backend, device, dtype, caches and notes, and per benchmark its shape, status, samples and timing
+/// summary, throughput, cost, roofline, kernels, correctness, clocks and plan search. Error(kDataError) at `name`
+/// for a mistyped field, as read_bench_entries.
+BenchRun read_bench_run(const OrderedJson& doc, std::string_view name);
+
 /// This machine's host name ("unknown" when it cannot be read).
 std::string host_name();
 

@@ -12,5 +12,6 @@ int list_command(const ListOptions& options);
 int init_command(const InitOptions& options);
 int compare_command(const CompareOptions& options);  ///< exit 1 on a regression over --fail-on-regression
 int merge_command(const MergeOptions& options);
+int show_command(const ShowOptions& options);  ///< a document's table again (table, markdown or csv)
 
 }  // namespace vtools::vbench

@@ -1,9 +1,11 @@
-// `vbench compare` and `vbench merge`: read vtools.bench documents, call compare/merge, write the result.
+// `vbench compare`, `vbench merge` and `vbench show`: read vtools.bench documents, call compare/merge or read one
+// back, write the result.
 #include <sstream>
 
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
 #include "libcommon/output_file.hpp"
+#include "tools/vbench/bench_table.hpp"
 #include "tools/vbench/commands.hpp"
 #include "tools/vbench/compare.hpp"
 #include "tools/vbench/merge.hpp"
@@ -25,6 +27,15 @@ int compare_command(const CompareOptions& o) {
     write_output(o.out.output, text.str());
   }
   return cmp.has_regression() ? static_cast<int>(ExitCode::kCheckFailed) : 0;
+}
+
+int show_command(const ShowOptions& o) {
+  const std::string name = input_display_name(o.input);
+  const BenchRun run = read_bench_run(read_document(o.input, {kBenchFormat}), name);
+  std::ostringstream text;
+  write_bench_table(run, resolve_format(o.out, "table", false), text);
+  write_output(o.out.output, text.str());
+  return 0;
 }
 
 int merge_command(const MergeOptions& o) {

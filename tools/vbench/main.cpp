@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
                               "  vbench run --config all --backend cuda --dtype bf16 -o new.json\n"
                               "  vbench compare old.json new.json --fail-on-regression 5\n"
                               "  vbench merge a.json b.json -o all.json\n"
+                              "  vbench show new.json --format markdown\n"
                               "  vbench init --config gpt2 -o gpt2.safetensors\n"
                               "  vbench verify --config all --backend cuda\n");
   vb::RunOptions run, verify;
@@ -97,6 +98,11 @@ int main(int argc, char** argv) {
   merge_cmd->add_flag("--allow-mixed", merge.allow_mixed, "merge runs of different batch/seq/dtype");
   vtools::add_output_options(merge_cmd, merge.out, {});
 
+  vb::ShowOptions show;
+  auto* show_cmd = app->add_subcommand("show", "a vtools.bench document's table again: table, markdown or csv");
+  show_cmd->add_option("input", show.input, "document ('-' = stdin)")->required();
+  vtools::add_output_options(show_cmd, show.out, {"table", "markdown", "csv"});
+
   return vtools::run_main(*app, argc, argv, [&] {
     if (*run_cmd) return vb::run_command(run);
     if (*verify_cmd) return vb::verify_command(verify);
@@ -104,6 +110,7 @@ int main(int argc, char** argv) {
     if (*init_cmd) return vb::init_command(init);
     if (*compare_cmd) return vb::compare_command(compare);
     if (*merge_cmd) return vb::merge_command(merge);
+    if (*show_cmd) return vb::show_command(show);
     std::cout << app->help();
     return 2;
   });

@@ -55,6 +55,11 @@ struct CompareOptions {
   OutputOptions out;
 };
 
+struct ShowOptions {
+  std::string input;
+  OutputOptions out;
+};
+
 struct MergeOptions {
   std::vector<std::string> inputs;
   bool allow_mixed = false;
