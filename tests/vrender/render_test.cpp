@@ -396,6 +396,11 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   const auto by_batch = test::parse_xml(sweep_figures[sweep_figures.size() - 4].svg.markup);
   CHECK(by_batch->find("polyline").size() == 2);  // gpt_nano at T=16 and at T=64
   CHECK(sweep_page.sections[1].tables[0].table.rows.size() == 4);
+  const Table& sweep_results = sweep_page.sections[1].tables[0].table;
+  const auto noise = static_cast<std::size_t>(
+      std::find(sweep_results.headers.begin(), sweep_results.headers.end(), "noise") - sweep_results.headers.begin());
+  REQUIRE(noise < sweep_results.headers.size());
+  CHECK(sweep_results.rows[0][noise].back() == '%');  // std / mean, as vbench's table
 
   Page history = build_page({bench, load("vbench_gpt_nano_cpu_rerun.bench.json")});
   CHECK(history.sections[0].tables[0].table.rows.size() == 2);

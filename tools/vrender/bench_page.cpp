@@ -150,13 +150,15 @@ void add_run_charts(const BenchRun& run, Section& s) {
   else s.notes.push_back("No roofline figures in this document (roofline.fraction missing).");
 
   PageTable t{"Results", {}, true};
-  t.table.headers = {"config", "L/H/E", "batch", "seq", "mean ms", "median ms", "p95 ms", "std ms", "tokens/s", "roofline", "status"};
+  t.table.headers = {"config", "L/H/E", "batch", "seq", "mean ms", "median ms", "p95 ms", "std ms", "noise", "tokens/s",
+                     "roofline", "status"};
   t.table.align = {Table::Align::kLeft, Table::Align::kLeft};
   t.table.align.resize(t.table.headers.size(), Table::Align::kRight);
   t.table.align.back() = Table::Align::kLeft;
   for (const auto& r : rs) {
     t.table.add_row({r.config, num(r.n_layer, 0) + "/" + num(r.n_head, 0) + "/" + num(r.n_embd, 0), num(r.batch_size, 0),
                      num(r.seq_len, 0), ms(r.mean_ms), ms(r.median_ms), ms(r.p95_ms), ms(r.std_ms),
+                     std::isfinite(r.std_ms) && r.mean_ms > 0 ? num(100 * r.std_ms / r.mean_ms, 1) + "%" : "–",
                      std::isfinite(r.tokens_per_s) ? format_count_of(r.tokens_per_s) : "–",
                      std::isfinite(r.roofline_fraction) ? num(r.roofline_fraction * 100, 1) + "%" : "–", r.status});
   }
