@@ -95,8 +95,8 @@ TEST_CASE("cuda_backend: graph replays are deterministic, timed and counted") {
   const auto kept = [&](const TimedPlan& p) { return p.forward == search->kept; };
   CHECK(std::any_of(search->timed.begin(), search->timed.end(), kept));
   if (!search->playoff.empty()) {
-    const auto fastest = std::min_element(search->playoff.begin(), search->playoff.end(),
-                                          [](const TimedPlan& a, const TimedPlan& b) { return a.median_ms < b.median_ms; });
+    auto faster = [](const TimedPlan& a, const TimedPlan& b) { return a.median_ms < b.median_ms; };
+    const auto fastest = std::min_element(search->playoff.begin(), search->playoff.end(), faster);
     CHECK(fastest->forward == search->kept);
     CHECK(search->playoff_replays == search->playoff_rounds * search->replays);
   }

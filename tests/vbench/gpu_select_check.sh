@@ -34,7 +34,8 @@ print(m["gpu_index"], m["pci_bus_id"])' "$tmp/gpu$g.json")
   [ "$index" = "$g" ] || fail "--gpu $g recorded gpu_index $index"
   # CUDA writes a 4-digit PCI domain, nvidia-smi an 8-digit one: compare bus:device.function.
   bus=${bus,,} smi_bus=${smi_bus,,}
-  [ ${#bus} -ge 7 ] && [ "${bus: -7}" = "${smi_bus: -7}" ] || fail "--gpu $g recorded PCI bus $bus, nvidia-smi: $smi_bus"
+  [ ${#bus} -ge 7 ] && [ "${bus: -7}" = "${smi_bus: -7}" ] ||
+    fail "--gpu $g recorded PCI bus $bus, nvidia-smi: $smi_bus"
   ((peak[g] >= 200)) || fail "--gpu $g: GPU $g's memory grew by ${peak[g]} MiB only"
   for ((i = 0; i < n; ++i)); do
     ((i == g || peak[i] * 4 < peak[g])) || fail "--gpu $g: GPU $i's memory grew by ${peak[i]} MiB too"
