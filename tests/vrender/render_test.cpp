@@ -423,6 +423,13 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
                   "gpt_nano: prepare kept different forwards: baseline unfused; candidate fused block rows.") !=
         knotes.end());
 
+  // Sweeps compared (vbench against torch.compile, B 1,4,16 x T 32,64): the speedup against B and against T too.
+  const Page sweeps = build_page({load("vbench_gpt_nano_sweep_h200.compare.json")});
+  REQUIRE(sweeps.sections[1].figures.size() == 4);
+  const auto speedup_by_batch = test::parse_xml(sweeps.sections[1].figures[2].svg.markup);
+  CHECK(speedup_by_batch->find("polyline").size() == 2);  // gpt_nano at T=32 and at T=64
+  CHECK(sweeps.sections[1].figures[3].svg.markup.find("sequence length T") != std::string::npos);
+
   Input plan = load("vplan_matmul_ws_sm90.plan.json");
   std::size_t smem = 0;
   for (const auto& b : plan.doc["buffers"]) smem += b["space"] == "smem";

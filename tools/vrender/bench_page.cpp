@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string_view>
 #include <cstdio>
+#include <string_view>
 
 #include "libcommon/human_units.hpp"
 #include "tools/vrender/json_view.hpp"
