@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string_view>
 
 #include "libcommon/human_units.hpp"
 #include "tools/vrender/json_view.hpp"
 #include "tools/vrender/svg_markup.hpp"
+#include "tools/vrender/sweep_lines.hpp"
 
 namespace vtools::vrender {
 
@@ -165,64 +167,46 @@ void add_run_charts(const BenchRun& run, Section& s) {
   s.tables.push_back(std::move(t));
 }
 
-/// A sweep key's config ("gpt2/B:4/T:64" -> "gpt2"); any other key as it is.
-std::string base_config(const std::string& key) {
-  const std::size_t at = key.find("/B:");
-  return at == std::string::npos ? key : key.substr(0, at);
-}
-
 /// For a sweep (vbench run --batch/--seq lists): median latency and throughput against B, and against T, one line
 /// per config and value of the other axis; an axis that no line varies along gets no chart.
 void add_sweep_charts(const std::vector<BenchResult>& rs, Section& s) {
+  std::vector<SweepPoint> latency_points, tput_points;
+  for (const BenchResult& r : rs) {
+    if (!std::isfinite(r.batch_size) || !std::isfinite(r.seq_len) || !std::isfinite(r.median_ms)) continue;
+    const std::optional<SweepKey> key = parse_sweep_key(r.config);
+    const std::string config = key ? key->config : r.config;
+    latency_points.push_back({config, r.batch_size, r.seq_len, r.median_ms,
+                              r.config + ": median " + ms(r.median_ms) + " ms"});
+    tput_points.push_back({config, r.batch_size, r.seq_len, r.tokens_per_s,
+                           r.config + ": " + format_count_of(r.tokens_per_s) + " tokens/s"});
+  }
   for (const bool by_batch : {true, false}) {
-    std::vector<std::pair<std::string, std::vector<const BenchResult*>>> lines;
-    for (const BenchResult& r : rs) {
-      if (!std::isfinite(r.batch_size) || !std::isfinite(r.seq_len) || !std::isfinite(r.median_ms)) continue;
-      const std::string line =
-          base_config(r.config) + (by_batch ? " T=" + num(r.seq_len, 0) : " B=" + num(r.batch_size, 0));
-      auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == line; });
-      if (it == lines.end()) it = lines.insert(lines.end(), {line, {}});
-      it->second.push_back(&r);
-    }
     const char* axis = by_batch ? "batch size B" : "sequence length T";
-    XYChart latency{std::string("Median latency vs ") + axis, {}, {axis, "", true}, {"median latency", "ms"}, {}, true, {}, 720, 340};
-    XYChart tput{std::string("Throughput vs ") + axis, {}, {axis, "", true}, {"throughput", "tokens/s"}, {}, true, {}, 720, 340};
-    for (auto& [line, points] : lines) {
-      auto x_of = [by_batch](const BenchResult* r) { return by_batch ? r->batch_size : r->seq_len; };
-      std::stable_sort(points.begin(), points.end(), [&](const auto* a, const auto* b) { return x_of(a) < x_of(b); });
-      if (x_of(points.front()) == x_of(points.back())) continue;  // this line does not move along the axis
-      XYSeries lat{line, {}, {}, {}}, tok{line, {}, {}, {}};
-      for (const BenchResult* r : points) {
-        lat.x.push_back(x_of(r));
-        lat.y.push_back(r->median_ms);
-        lat.tooltips.push_back(r->config + ": median " + ms(r->median_ms) + " ms");
-        tok.x.push_back(x_of(r));
-        tok.y.push_back(r->tokens_per_s);
-        tok.tooltips.push_back(r->config + ": " + format_count_of(r->tokens_per_s) + " tokens/s");
-      }
-      latency.series.push_back(std::move(lat));
-      tput.series.push_back(std::move(tok));
-    }
+    XYChart latency{std::string("Median latency vs ") + axis, sweep_series(latency_points, by_batch),
+                    {axis, "", true}, {"median latency", "ms"}, {}, true, {}, 720, 340};
     if (latency.series.empty()) continue;
+    XYChart tput{std::string("Throughput vs ") + axis, sweep_series(tput_points, by_batch), {axis, "", true},
+                 {"throughput", "tokens/s"}, {}, true, {}, 720, 340};
     s.figures.push_back({"", render_xy_chart(latency)});
     s.figures.push_back({"", render_xy_chart(tput)});
   }
 }
 
-/// One table per config whose document lists the forwards its prepare tried (vbench's cuda plan search), fastest
-/// first: the kept one marked, each one's time against it, those not used with the reason. HTML only: it is long.
 std::string signed_pct(double pct) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
   return buf;
 }
 
+/// One table per config whose document lists the forwards its prepare tried (vbench's cuda plan search), fastest
+/// first: the kept one marked, each one's time against it, those not used with the reason. HTML only: it is long.
 void add_plan_search_tables(const BenchRun& run, Section& s) {
   for (const BenchResult& r : run.results) {
     if (r.plans.empty()) continue;
     std::vector<PlanTrial> plans = r.plans;
     auto key = [](const PlanTrial& p) { return std::isfinite(p.median_ms) ? p.median_ms : INFINITY; };
-    std::stable_sort(plans.begin(), plans.end(), [&](const PlanTrial& a, const PlanTrial& b) { return key(a) < key(b); });
+    std::stable_sort(plans.begin(), plans.end(),
+                     [&](const PlanTrial& a, const PlanTrial& b) { return key(a) < key(b); });
     double kept_ms = kNaN;
     for (const PlanTrial& p : plans) {
       if (p.forward == r.kept_forward && p.rejected.empty()) kept_ms = p.median_ms;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -10,6 +9,7 @@
 
 #include "tools/vrender/json_view.hpp"
 #include "tools/vrender/svg_markup.hpp"
+#include "tools/vrender/sweep_lines.hpp"
 
 namespace vtools::vrender {
 
@@ -31,50 +31,22 @@ void add_side_facts(const JsonView& side, const std::string& label, std::vector<
   }
 }
 
-/// "gpt2/B:4/T:64" (a vbench sweep's key) -> {"gpt2", 4, 64}; nullopt for any other key.
-struct SweepKey {
-  std::string config;
-  double batch = 0, seq = 0;
-};
-std::optional<SweepKey> parse_sweep_key(const std::string& key) {
-  const std::size_t b = key.rfind("/B:"), t = key.rfind("/T:");
-  if (b == std::string::npos || t == std::string::npos || t < b) return std::nullopt;
-  char* end = nullptr;
-  const std::string batch = key.substr(b + 3, t - b - 3), seq = key.substr(t + 3);
-  const double bv = std::strtod(batch.c_str(), &end);
-  if (batch.empty() || *end != '\0' || !(bv > 0)) return std::nullopt;
-  const double tv = std::strtod(seq.c_str(), &end);
-  if (seq.empty() || *end != '\0' || !(tv > 0)) return std::nullopt;
-  return SweepKey{key.substr(0, b), bv, tv};
-}
-
 /// For a comparison of sweeps: the speedup against B, and against T, one line per config and value of the other
 /// axis (where a line moves along the axis), with the line at 1.
 void add_sweep_speedups(const std::vector<std::pair<std::string, double>>& speedups, Section& s) {
   for (const bool by_batch : {true, false}) {
-    std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> lines;
+    std::vector<SweepPoint> points;
     for (const auto& [key, speedup] : speedups) {
       const std::optional<SweepKey> k = parse_sweep_key(key);
       if (!k || !std::isfinite(speedup)) continue;
       const std::string line = k->config + (by_batch ? " T=" + num(k->seq, 0) : " B=" + num(k->batch, 0));
-      auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == line; });
-      if (it == lines.end()) it = lines.insert(lines.end(), {line, {}});
-      it->second.push_back({by_batch ? k->batch : k->seq, speedup});
+      const double x = by_batch ? k->batch : k->seq;
+      points.push_back({k->config, k->batch, k->seq, speedup,
+                        line + (by_batch ? ", B=" : ", T=") + num(x, 0) + ": " + num(speedup, 3) + "×"});
     }
     const char* axis = by_batch ? "batch size B" : "sequence length T";
-    XYChart chart{std::string("Speedup vs ") + axis, {}, {axis, "", true}, {"speedup", "×"}, {}, true,
-                  {{1.0, "no change"}}, 720, 340};
-    for (auto& [line, points] : lines) {
-      std::sort(points.begin(), points.end());
-      if (points.front().first == points.back().first) continue;
-      XYSeries series{line, {}, {}, {}};
-      for (const auto& [x, y] : points) {
-        series.x.push_back(x);
-        series.y.push_back(y);
-        series.tooltips.push_back(line + (by_batch ? ", B=" : ", T=") + num(x, 0) + ": " + num(y, 3) + "×");
-      }
-      chart.series.push_back(std::move(series));
-    }
+    XYChart chart{std::string("Speedup vs ") + axis, sweep_series(points, by_batch), {axis, "", true},
+                  {"speedup", "×"}, {}, true, {{1.0, "no change"}}, 720, 340};
     if (!chart.series.empty()) s.figures.push_back({"", render_xy_chart(chart)});
   }
 }
