@@ -77,7 +77,8 @@ OrderedJson plan_search_json(const PlanSearch& s) {
   j["replays"] = s.replays;
   j["timed"] = timed_plans_json(s.timed);
   if (!s.playoff.empty()) {
-    j["playoff"] = {{"rounds", s.playoff_rounds}, {"replays", s.playoff_replays}, {"timed", timed_plans_json(s.playoff)}};
+    j["playoff"] = {
+        {"rounds", s.playoff_rounds}, {"replays", s.playoff_replays}, {"timed", timed_plans_json(s.playoff)}};
   }
   OrderedJson rejected = OrderedJson::array();
   for (const RejectedPlan& p : s.rejected) rejected.push_back({{"forward", p.forward}, {"reason", p.reason}});
@@ -147,7 +148,8 @@ class FieldReader {
   FieldReader(std::string_view doc, std::string part) : doc_(doc), part_(std::move(part)) {}
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error(ExitCode::kDataError, part_.empty() ? what : part_ + ": " + what, SourceLocation{std::string(doc_), 0, 0});
+    throw Error(ExitCode::kDataError, part_.empty() ? what : part_ + ": " + what,
+                SourceLocation{std::string(doc_), 0, 0});
   }
 
   /// obj[f] as T; `fallback` when absent or null. Integers must be JSON integers (get<int>() of 1e80 is undefined).
@@ -197,7 +199,9 @@ const OrderedJson& metadata_of(const OrderedJson& doc) {
 }  // namespace
 
 std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_view name) {
-  if (!doc.contains("benchmarks") || !doc["benchmarks"].is_object()) FieldReader(name, "").fail("missing object 'benchmarks'");
+  if (!doc.contains("benchmarks") || !doc["benchmarks"].is_object()) {
+    FieldReader(name, "").fail("missing object 'benchmarks'");
+  }
   const OrderedJson& meta = metadata_of(doc);
   std::vector<BenchEntry> entries;
   for (const auto& item : doc["benchmarks"].items()) {

@@ -71,9 +71,11 @@ CacheState parse_cache_state(const std::string& name) {
   throw Error(ExitCode::kUsage, "--caches must be warm or cold, not '" + name + "'");
 }
 
-std::string shape_key(const std::string& config, const Shape& shape) {
-  return config + "/B:" + std::to_string(shape.batch) + "/T:" + std::to_string(shape.seq);
+std::string shape_suffix(const Shape& shape) {
+  return "/B:" + std::to_string(shape.batch) + "/T:" + std::to_string(shape.seq);
 }
+
+std::string shape_key(const std::string& config, const Shape& shape) { return config + shape_suffix(shape); }
 
 std::vector<Shape> shapes_of(const std::vector<int>& batches, const std::vector<int>& seqs) {
   auto check = [](const std::vector<int>& values, const char* flag) {
@@ -137,7 +139,8 @@ BenchRun run_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSetting
       backend.prepare(weights, shape.batch, shape.seq, s.dtype);
       r.plan_search = backend.plan_search();
       for (std::string& note : backend.notes()) {  // per prepared model (some name it), each distinct one once
-        if (std::find(run.notes.begin(), run.notes.end(), note) == run.notes.end()) run.notes.push_back(std::move(note));
+        const bool seen = std::find(run.notes.begin(), run.notes.end(), note) != run.notes.end();
+        if (!seen) run.notes.push_back(std::move(note));
       }
       // The peak FLOP/s depend on the dtype, which the backend knows only once prepared (fp32 peak for a bf16 run
       // gave roofline fractions above 1 on the H100).

@@ -81,6 +81,8 @@ std::vector<std::int32_t> make_tokens(int B, int T, int V, std::uint64_t seed);
 /// The most timed forwards --min-time takes per benchmark (their samples all go into the document).
 inline constexpr std::size_t kMaxSamples = 100000;
 
+/// "/B:4/T:64": what a benchmark's key in a run of several shapes has after the config's name.
+std::string shape_suffix(const Shape& shape);
 /// "gpt2/B:4/T:64": a benchmark's key in a run of several shapes (Google Benchmark's named arguments).
 std::string shape_key(const std::string& config, const Shape& shape);
 

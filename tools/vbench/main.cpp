@@ -18,7 +18,8 @@ void add_model_flags(CLI::App* cmd, vb::ModelOptions& m) {
 }
 
 CLI::Option* add_gpu_flag(CLI::App* cmd, int& gpu) {
-  return cmd->add_option("--gpu", gpu, "CUDA device index as CUDA_VISIBLE_DEVICES numbers them (default 0); asks for cuda")
+  return cmd
+      ->add_option("--gpu", gpu, "CUDA device index as CUDA_VISIBLE_DEVICES numbers them (default 0); asks for cuda")
       ->check(CLI::Range(0, 65535));
 }
 

@@ -11,8 +11,8 @@ namespace {
 /// Whether a benchmark's key names its shape, as a sweep's do ("gpt2/B:4/T:64"): such entries at different B or T
 /// are different benchmarks, not a mix of setups.
 bool names_its_shape(const BenchEntry& e) {
-  const std::string suffix = "/B:" + std::to_string(e.batch_size) + "/T:" + std::to_string(e.seq_len);
-  return e.name.size() > suffix.size() && e.name.compare(e.name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const std::string suffix = shape_suffix({e.batch_size, e.seq_len});
+  return e.name.size() > suffix.size() && e.name.ends_with(suffix);
 }
 
 /// compare's notion of a different setup (setup_differences), less B and T where both keys name their shape.

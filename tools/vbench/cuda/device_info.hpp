@@ -21,9 +21,10 @@ double peak_bandwidth_bytes_per_s(double memory_clock_khz, int bus_width_bits);
 std::string driver_version_from_proc(const std::string& text);
 
 /// Fills DeviceInfo for `device`: name, CC, SMs, memory, driver ("580.159.04 (CUDA 13.0)": the kernel module's
-/// version where /proc tells it, and the CUDA version the driver supports), runtime and cuBLASLt versions, peak
-/// bandwidth and peak FLOPs = SMs x max SM clock x flops_per_clock_per_sm (an upper bound: tensor cores throttle below the max
-/// clock, measured bf16 GEMMs on H100 reach ~80% of it). Throws Error naming the failing CUDA call.
+/// version where /proc tells it, and the CUDA version the driver supports), runtime and cuBLASLt versions, the device
+/// index and PCI bus id, peak bandwidth and peak FLOPs = SMs x max SM clock x flops_per_clock_per_sm (an upper
+/// bound: tensor cores throttle below the max clock, measured bf16 GEMMs on H100 reach ~80% of it). Throws Error
+/// naming the failing CUDA call.
 DeviceInfo query_device_info(int device, DType dtype);
 
 }  // namespace vtools::vbench::cuda
