@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/bench_document.hpp"
@@ -12,6 +13,20 @@
 
 using namespace vtools;
 using namespace vtools::vbench;
+
+namespace {
+/// Timed without the correctness gate: `iters` forwards at each of `shapes`, as most tests here want them.
+HarnessSettings unchecked(std::vector<Shape> shapes, int iters) {
+  HarnessSettings s;
+  s.shapes = std::move(shapes);
+  s.check = false;
+  s.iters = iters;
+  return s;
+}
+
+/// One layer of width 8 over 13 tokens: cheap enough for every harness test.
+const GptConfig kSmall{"small", 1, 1, 8, 13, 8, true};
+}  // namespace
 
 TEST_CASE("harness: a cpu run is gated against fp64, timed, and its summary is ordered") {
   auto backend = make_cpu_backend();
@@ -45,7 +60,7 @@ TEST_CASE("harness: cold caches are timed the same way and recorded in the docum
   s.warmup = 1;
   s.iters = 3;
   s.caches = CacheState::kCold;
-  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
+  const GptConfig& c = kSmall;
   const BenchRun run = run_benchmarks({{c, nullptr}}, s, *backend);
   REQUIRE(run.results.size() == 1);
   CHECK(run.results[0].samples_ms.size() == 3);
@@ -64,7 +79,7 @@ TEST_CASE("harness: verify runs the gate only; --no-check times without it") {
   HarnessSettings s;
   s.shapes = {{1, 4}};
   s.iters = 2;
-  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
+  const GptConfig& c = kSmall;
   s.time = false;
   BenchRun run = run_benchmarks({{c, nullptr}}, s, *backend);
   CHECK(run.results[0].status == "passed");
@@ -131,10 +146,7 @@ class NotingBackend final : public Backend {
 
 TEST_CASE("harness: the notes of every prepared model are kept, each distinct one once") {
   NotingBackend backend;
-  HarnessSettings s;
-  s.shapes = {{1, 4}};
-  s.check = false;
-  s.iters = 1;
+  const HarnessSettings s = unchecked({{1, 4}}, 1);
   const GptConfig a{"a", 1, 1, 8, 13, 8, true}, b{"b", 1, 1, 8, 13, 8, true};
   const BenchRun run = run_benchmarks({{a, nullptr}, {b, nullptr}}, s, backend);
   CHECK(run.notes == std::vector<std::string>{"shared", "kept for a", "kept for b"});
@@ -142,12 +154,7 @@ TEST_CASE("harness: the notes of every prepared model are kept, each distinct on
 
 TEST_CASE("bench table: a GPU below its maximum clock while timed gets a line saying so; the cpu none") {
   auto backend = make_cpu_backend();
-  HarnessSettings s;
-  s.shapes = {{1, 4}};
-  s.check = false;
-  s.iters = 2;
-  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
-  BenchRun run = run_benchmarks({{c, nullptr}}, s, *backend);
+  BenchRun run = run_benchmarks({{kSmall, nullptr}}, unchecked({{1, 4}}, 2), *backend);
   CHECK_FALSE(run.results[0].clocks.has_value());
   CHECK_FALSE(bench_document(run, {"vbench run", "host"})["benchmarks"]["small"].contains("clocks"));
   run.results[0].clocks = ClockReading{1755, 1980, {"sw_power_cap"}};
@@ -163,12 +170,7 @@ TEST_CASE("bench table: a GPU below its maximum clock while timed gets a line sa
 
 TEST_CASE("plan search: recorded per config, written with null for a forward that could not run, in the table") {
   NotingBackend backend;
-  HarnessSettings s;
-  s.shapes = {{1, 4}};
-  s.check = false;
-  s.iters = 2;
-  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
-  BenchRun run = run_benchmarks({{c, nullptr}}, s, backend);
+  BenchRun run = run_benchmarks({{kSmall, nullptr}}, unchecked({{1, 4}}, 2), backend);
   REQUIRE(run.results[0].plan_search.has_value());
   const OrderedJson doc = bench_document(run, {"vbench run", "host"});
   const OrderedJson& search = doc["benchmarks"]["small"]["plan_search"];
@@ -197,12 +199,9 @@ TEST_CASE("plan search: recorded per config, written with null for a forward tha
 
 TEST_CASE("sweep: every config at every (B, T), keyed config/B:b/T:t, each with its own shape") {
   NotingBackend backend;
-  HarnessSettings s;
-  s.shapes = shapes_of({1, 2}, {4, 8});
+  HarnessSettings s = unchecked(shapes_of({1, 2}, {4, 8}), 2);
   REQUIRE(s.shapes == std::vector<Shape>{{1, 4}, {1, 8}, {2, 4}, {2, 8}});  // batches outer
-  s.check = false;
-  s.iters = 2;
-  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
+  const GptConfig& c = kSmall;
   const BenchRun run = run_benchmarks({{c, nullptr}}, s, backend);
   REQUIRE(run.results.size() == 4);
   CHECK(backend.prepares == 4);
@@ -247,13 +246,9 @@ TEST_CASE("sweep: bad lists, and a T over one config's block size, are refused b
 
 TEST_CASE("min time: timed forwards continue until they add up to --min-time; the table shows their noise") {
   auto backend = make_cpu_backend();
-  HarnessSettings s;
-  s.shapes = {{1, 4}};
-  s.check = false;
-  s.iters = 2;
+  HarnessSettings s = unchecked({{1, 4}}, 2);
   s.min_time_s = 0.05;
-  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
-  const BenchRun run = run_benchmarks({{c, nullptr}}, s, *backend);
+  const BenchRun run = run_benchmarks({{kSmall, nullptr}}, s, *backend);
   const ConfigResult& r = run.results[0];
   double total_ms = 0;
   for (const double ms : r.samples_ms) total_ms += ms;
@@ -272,7 +267,7 @@ TEST_CASE("show: a document read back gives the table and csv the run gave; mist
   HarnessSettings s;
   s.shapes = shapes_of({1, 2}, {4});
   s.iters = 3;
-  const GptConfig c{"small", 1, 1, 8, 13, 8, true};
+  const GptConfig& c = kSmall;
   BenchRun run = run_benchmarks({{c, nullptr}}, s, backend);
   run.results[1].clocks = ClockReading{1755, 1980, {"sw_power_cap"}};
   OrderedJson doc = bench_document(run, {"vbench run", "host"});
