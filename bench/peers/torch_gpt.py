@@ -220,8 +220,8 @@ def bench_document(backend, args, results, notes):
             "timestamp": now, "gpu_name": torch.cuda.get_device_name(), "compute_capability": f"{major}.{minor}",
             "cuda_version": torch.version.cuda, "device_name": torch.cuda.get_device_name(),
             "sm_count": props.multi_processor_count, "memory_bytes": props.total_memory, "backend": backend,
-            "dtype": args.dtype, "batch_size": args.batch if len(args.shapes) == 1 else None,
-            "seq_len": args.seq if len(args.shapes) == 1 else None, "warmup": args.warmup,
+            "dtype": args.dtype, "batch_size": args.batches[0] if len(args.shapes) == 1 else None,
+            "seq_len": args.seqs[0] if len(args.shapes) == 1 else None, "warmup": args.warmup,
             "iters": args.iters, "caches": args.caches, "seed": args.seed, "weights": " ".join(args.weights),
             "host": socket.gethostname(),
             "command_line": " ".join(sys.argv), "torch_version": torch.__version__, "notes": notes,
@@ -260,7 +260,6 @@ def main():
     args = ap.parse_args()
     args.batches, args.seqs = shape_list(args.batch, "--batch"), shape_list(args.seq, "--seq")
     args.shapes = [(b, t) for b in args.batches for t in args.seqs]  # batches outer, as vbench run
-    args.batch, args.seq = args.batches[0], args.seqs[0]
     if args.tokens and len(args.shapes) > 1:
         raise SystemExit("torch_gpt.py: error: --tokens holds one [B][T]; it cannot go with a list of B or T")
     if not torch.cuda.is_available():
