@@ -122,6 +122,75 @@ TEST_CASE("cuda_backend: graph replays are deterministic, timed and counted") {
   CHECK(clocks->sm_max_mhz >= clocks->sm_mhz);
 }
 
+TEST_CASE("cuda_backend: every forward a search timed can be pinned; a pinned prepare searches nothing") {
+  const auto seed = cuda_test::test_seed();
+  INFO("VTOOLS_TEST_SEED=" << seed);
+  cuda_test::Random rng(seed);
+  auto backend = backend_or_fail();
+  GptConfig wide = tiny_config(true);  // width 128 and head size 64: the own wgmma GEMMs and qkv + attention kernel
+  wide.n_embd = 128;
+  wide.n_head = 2;
+  wide.block_size = 64;
+  for (const auto& [config, dtype] : {std::pair{tiny_config(true), DType::kFp32}, {wide, DType::kBf16}}) {
+    CAPTURE(config.n_embd);
+    const GptWeights weights = cuda_test::random_weights(config, rng);
+    const int B = 2, T = 32 < config.block_size ? 32 : config.block_size;
+    const auto tokens = cuda_test::random_tokens(rng, B * T, config.vocab_size);
+    const std::vector<double> ref = reference_forward(weights, tokens, B, T);
+    const double limit = dtype == DType::kFp32 ? 1e-5 : 2e-2;
+    backend->pin_forward(std::nullopt);
+    backend->prepare(weights, B, T, dtype);
+    const std::optional<PlanSearch> search = backend->plan_search();
+    REQUIRE(search.has_value());
+    CHECK(search->pinned_from.empty());
+    REQUIRE(search->gemm_algorithms.size() == 5);
+    CHECK(search->gemm_algorithms[4].gemm == "LM head");
+    for (const GemmChoice& g : search->gemm_algorithms) CHECK((g.candidate >= 0 && g.candidate < g.of));
+    const std::vector<float> kept_logits = backend->logits(tokens);
+
+    // The kept forward with its GEMM algorithms, as --forwards-from gives it: the same kernels, the same logits.
+    const DeviceInfo device = backend->device();
+    backend->pin_forward(ForwardPin{search->kept, search->gemm_algorithms, device.name, device.blas_version, "a.json"});
+    backend->prepare(weights, B, T, dtype);
+    const std::optional<PlanSearch> pinned = backend->plan_search();
+    REQUIRE(pinned.has_value());
+    CHECK(pinned->kept == search->kept);
+    CHECK(pinned->pinned_from == "a.json");
+    CHECK(pinned->timed.empty());
+    CHECK(pinned->playoff.empty());
+    REQUIRE(pinned->gemm_algorithms.size() == 5);
+    for (std::size_t i = 0; i < 5; ++i) {
+      CHECK(pinned->gemm_algorithms[i].candidate == search->gemm_algorithms[i].candidate);
+    }
+    const double again = stats::relative_l2_error(backend->logits(tokens), kept_logits);
+    MESSAGE(search->kept << ": pinned against searched rel err " << again);
+    CHECK(again <= 1e-6);
+
+    // Every forward the search timed, by name alone (--forward): each runs and is right.
+    int pinned_count = 0;
+    for (const TimedPlan& t : search->timed) {
+      if (!std::isfinite(t.median_ms)) continue;
+      CAPTURE(t.forward);
+      backend->pin_forward(ForwardPin{t.forward, {}, "", "", "--forward"});
+      backend->prepare(weights, B, T, dtype);
+      CHECK(backend->plan_search()->kept == t.forward);
+      CHECK(stats::relative_l2_error(backend->logits(tokens), ref) <= limit);
+      ++pinned_count;
+    }
+    MESSAGE(pinned_count << " forwards pinned in turn");
+    CHECK(pinned_count >= 2);
+    backend->pin_forward(ForwardPin{"no such forward", {}, "", "", "--forward"});
+    try {
+      backend->prepare(weights, B, T, dtype);
+      FAIL("a forward that does not exist was run");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::kUsage);
+      CHECK(e.message().find("--forward: no forward named 'no such forward' runs custom (B=2 T=") == 0);
+    }
+  }
+  backend->pin_forward(std::nullopt);
+}
+
 TEST_CASE("cuda_backend: device info names the GPU and its peaks") {
   auto backend = backend_or_fail();
   CHECK(backend->name() == "cuda");

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <utility>
@@ -126,8 +127,20 @@ class NotingBackend final : public Backend {
     return cpu_->time_forwards(tokens, warmup, iters, caches);
   }
   [[nodiscard]] std::vector<std::string> notes() const override { return {"shared", "kept for " + model_}; }
+  /// Pins as the cuda backend takes them: the next prepares run the pinned forward, and say so.
+  void pin_forward(const std::optional<ForwardPin>& pin) override {
+    pin_ = pin;
+    pins_seen.push_back(pin);
+  }
+  std::vector<std::optional<ForwardPin>> pins_seen;  ///< one per prepare, in order
   [[nodiscard]] std::optional<PlanSearch> plan_search() const override {
     PlanSearch search;
+    search.gemm_algorithms = {{"qkv", 2, 8}, {"LM head", 0, 5}};
+    if (pin_) {
+      search.kept = pin_->forward;
+      search.pinned_from = pin_->from;
+      return search;
+    }
     search.kept = "fused " + model_;
     search.replays = 15;
     search.timed = {{"unfused", 0.060}, {"fused " + model_, 0.050}, {"uncapturable", INFINITY}, {"close", 0.051}};
@@ -141,6 +154,7 @@ class NotingBackend final : public Backend {
  private:
   std::unique_ptr<Backend> cpu_ = make_cpu_backend();
   std::string model_;
+  std::optional<ForwardPin> pin_;
 };
 }  // namespace
 
@@ -288,4 +302,107 @@ TEST_CASE("show: a document read back gives the table and csv the run gave; mist
   doc["metadata"]["dtype"] = "fp64";
   CHECK_THROWS_WITH_AS(read_bench_run(doc, "run.json"),
                        "run.json: metadata: unknown dtype 'fp64'", Error);
+}
+
+TEST_CASE("pinned forwards: each benchmark's prepare runs the forward a document kept; the rest search, noted") {
+  NotingBackend first;
+  const GptConfig a{"a", 1, 1, 8, 13, 8, true}, b{"b", 1, 1, 8, 13, 8, true};
+  HarnessSettings s = unchecked({{1, 4}, {2, 4}}, 1);
+  const OrderedJson kept = bench_document(run_benchmarks({{a, nullptr}}, s, first), {"vbench run", "host"});
+  CHECK(kept["benchmarks"]["a/B:1/T:4"]["plan_search"]["gemm_algorithms"][0] ==
+        OrderedJson({{"gemm", "qkv"}, {"candidate", 2}, {"of", 8}}));
+  CHECK_FALSE(kept["benchmarks"]["a/B:1/T:4"]["plan_search"].contains("pinned_from"));
+
+  s.pins = read_forward_pins(kept, "main.json", DType::kFp32);
+  REQUIRE(s.pins.per_benchmark.size() == 2);
+  s.shapes = {{2, 4}, {3, 4}};  // B=3 is not in main.json, nor is config b
+  NotingBackend second;
+  const BenchRun run = run_benchmarks({{a, nullptr}, {b, nullptr}}, s, second);
+  REQUIRE(second.pins_seen.size() == 4);
+  REQUIRE(second.pins_seen[0].has_value());
+  CHECK(second.pins_seen[0]->forward == "fused a");
+  CHECK(second.pins_seen[0]->from == "main.json");
+  REQUIRE(second.pins_seen[0]->gemm_algorithms.size() == 2);
+  CHECK(second.pins_seen[0]->gemm_algorithms[1].gemm == "LM head");
+  CHECK(second.pins_seen[0]->gemm_algorithms[1].of == 5);
+  CHECK_FALSE(second.pins_seen[1].has_value());
+  CHECK_FALSE(second.pins_seen[2].has_value());
+  CHECK_FALSE(second.pins_seen[3].has_value());
+  CHECK(std::count(run.notes.begin(), run.notes.end(),
+                   "a (B=3 T=4): main.json names no forward for it, so prepare chose one") == 1);
+  CHECK(std::count(run.notes.begin(), run.notes.end(),
+                   "b (B=2 T=4): main.json names no forward for it, so prepare chose one") == 1);
+
+  const OrderedJson doc = bench_document(run, {"vbench run --forwards-from main.json", "host"});
+  const OrderedJson& pinned = doc["benchmarks"]["a/B:2/T:4"]["plan_search"];
+  CHECK(pinned["pinned_from"] == "main.json");
+  CHECK(pinned["kept"] == "fused a");
+  CHECK(pinned["timed"].empty());
+  std::ostringstream table;
+  write_bench_table(run, "table", table);
+  CHECK(table.str().find("a/B:2/T:4: ran the forward main.json named (no search at prepare): fused a\n") !=
+        std::string::npos);
+  CHECK(table.str().find("a/B:3/T:4: kept the fastest of 4 forwards") != std::string::npos);
+  // vbench show reads the pin and the GEMM algorithms back.
+  const BenchRun back = read_bench_run(doc, "pr.json");
+  REQUIRE(back.results[0].plan_search.has_value());
+  CHECK(back.results[0].plan_search->pinned_from == "main.json");
+  CHECK(back.results[0].plan_search->gemm_algorithms.size() == 2);
+  CHECK(back.results[0].plan_search->gemm_algorithms[0].candidate == 2);
+
+  // --forward: one forward for every benchmark.
+  s.pins = {};
+  s.pins.source = "--forward";
+  s.pins.every = ForwardPin{"unfused", {}, "", "", "--forward"};
+  NotingBackend third;
+  run_benchmarks({{a, nullptr}, {b, nullptr}}, s, third);
+  REQUIRE(third.pins_seen.size() == 4);
+  for (const auto& pin : third.pins_seen) CHECK((pin && pin->forward == "unfused"));
+}
+
+TEST_CASE("pinned forwards: the cpu backend takes none; a document must name forwards of this run's dtype, once") {
+  auto cpu = make_cpu_backend();
+  CHECK_NOTHROW(cpu->pin_forward(std::nullopt));
+  CHECK_THROWS_WITH_AS(cpu->pin_forward(ForwardPin{"unfused", {}, "", "", "--forward"}),
+                       "the cpu backend has one forward: --forward needs cuda", Error);
+
+  NotingBackend searching;
+  const OrderedJson doc = bench_document(run_benchmarks({{kSmall, nullptr}}, unchecked({{1, 4}}, 1), searching),
+                                         {"vbench run", "host"});
+  const ForwardPins pins = read_forward_pins(doc, "main.json", DType::kFp32);
+  REQUIRE(pins.per_benchmark.size() == 1);
+  CHECK(pins.per_benchmark[0].config == "small");
+  CHECK(pins.per_benchmark[0].shape == Shape{1, 4});
+  CHECK(pins.find("small", {1, 4}).has_value());
+  CHECK_FALSE(pins.find("small", {1, 5}).has_value());
+  try {
+    read_forward_pins(doc, "main.json", DType::kBf16);
+    FAIL("a bf16 run took fp32 forwards");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kUsage);
+    CHECK(std::string(e.what()) == "main.json: benchmark 'small' ran in fp32 and this run is bf16: pass --dtype "
+                                   "fp32 to run the forwards it kept");
+  }
+
+  // Two runs merged: the same forward twice is one pin; two different ones at one config and shape are refused.
+  OrderedJson merged = doc;
+  merged["benchmarks"]["small@2"] = doc["benchmarks"]["small"];
+  CHECK(read_forward_pins(merged, "all.json", DType::kFp32).per_benchmark.size() == 1);
+  merged["benchmarks"]["small@2"]["plan_search"]["kept"] = "unfused";
+  try {
+    read_forward_pins(merged, "all.json", DType::kFp32);
+    FAIL("two forwards for one benchmark were taken");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kDataError);
+    CHECK(std::string(e.what()).find("benchmark 'small@2'") != std::string::npos);
+    CHECK(std::string(e.what()).find("names another forward for small at B=1 T=4") != std::string::npos);
+  }
+
+  // A document without a kept forward (the cpu backend's) pins nothing: refused, not silently searched.
+  auto plain = make_cpu_backend();
+  const OrderedJson cpu_doc =
+      bench_document(run_benchmarks({{kSmall, nullptr}}, unchecked({{1, 4}}, 1), *plain), {"vbench run", "host"});
+  CHECK_THROWS_WITH_AS(read_forward_pins(cpu_doc, "cpu.json", DType::kFp32),
+                       "cpu.json: no benchmark names the forward its prepare kept (plan_search.kept): only cuda runs "
+                       "record one", Error);
 }

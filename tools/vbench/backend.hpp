@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "libcommon/error.hpp"
 #include "tools/vbench/model.hpp"
 
 namespace vtools::vbench {
@@ -51,10 +52,17 @@ struct RejectedPlan {
   std::string forward, reason;
 };
 
+/// The cuBLASLt algorithm one GEMM of the forward runs where it runs cuBLASLt's: the index among the heuristic's
+/// candidates that ran on this device, of `of` (the heuristic answers alike for one device and cuBLASLt version).
+struct GemmChoice {
+  std::string gemm;  ///< "qkv", "attention projection", "fc", "fc projection", "LM head"
+  int candidate = 0, of = 0;
+};
+
 /// How prepare() chose the forward it runs (cuda's search over kernels and launch options): what it kept, every
 /// forward it timed, the finalists it timed again against each other, and those it refused. A reader needs it to
 /// tell a code change from a different pick (two runs of the same code can keep different forwards when their
-/// times are close).
+/// times are close). With a ForwardPin, prepare searched nothing: `pinned_from` names the pin, `timed` is empty.
 struct PlanSearch {
   std::string kept;
   int replays = 0;  ///< replays behind each median in `timed`
@@ -62,6 +70,18 @@ struct PlanSearch {
   int playoff_rounds = 0, playoff_replays = 0;  ///< replays behind each median in `playoff`, over all rounds
   std::vector<TimedPlan> playoff;               ///< empty when fewer than two forwards came close to the fastest
   std::vector<RejectedPlan> rejected;
+  std::vector<GemmChoice> gemm_algorithms;  ///< cuBLASLt's algorithm per GEMM as prepare left it (empty: unknown)
+  std::string pinned_from;                  ///< "" when prepare searched; else the pin's `from`
+};
+
+/// A forward for prepare() to run instead of searching (vbench run --forward, --forwards-from), so that two runs
+/// time the same kernels: a name that PlanSearch::kept gives, and where known the GEMM algorithms with the device
+/// and cuBLASLt version they were chosen on (used only on the same; otherwise prepare tunes them as a search does).
+struct ForwardPin {
+  std::string forward;
+  std::vector<GemmChoice> gemm_algorithms;
+  std::string device_name, blas_version;
+  std::string from;  ///< "--forward", or the document it came from
 };
 
 class Backend {
@@ -74,6 +94,12 @@ class Backend {
   [[nodiscard]] virtual DeviceInfo device_for(DType dtype) const {
     (void)dtype;
     return device();
+  }
+
+  /// Makes the following prepare() calls run `pin` instead of choosing a forward (nullopt: choose). A backend with
+  /// one way to run the forward (cpu) takes no pin: Error(kUsage).
+  virtual void pin_forward(const std::optional<ForwardPin>& pin) {
+    if (pin) throw Error(ExitCode::kUsage, "the " + name() + " backend has one forward: " + pin->from + " needs cuda");
   }
 
   /// Copies weights in and allocates activations for batch B and sequence T (T <= block_size).

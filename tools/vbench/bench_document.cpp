@@ -83,6 +83,14 @@ OrderedJson plan_search_json(const PlanSearch& s) {
   OrderedJson rejected = OrderedJson::array();
   for (const RejectedPlan& p : s.rejected) rejected.push_back({{"forward", p.forward}, {"reason", p.reason}});
   j["rejected"] = rejected;
+  if (!s.gemm_algorithms.empty()) {
+    OrderedJson gemms = OrderedJson::array();
+    for (const GemmChoice& g : s.gemm_algorithms) {
+      gemms.push_back({{"gemm", g.gemm}, {"candidate", g.candidate}, {"of", g.of}});
+    }
+    j["gemm_algorithms"] = gemms;
+  }
+  if (!s.pinned_from.empty()) j["pinned_from"] = s.pinned_from;
   return j;
 }
 
@@ -247,7 +255,54 @@ std::vector<TimedPlan> read_timed_plans(const FieldReader& f, const OrderedJson&
   return plans;
 }
 
+std::vector<GemmChoice> read_gemm_choices(const FieldReader& f, const OrderedJson& plan_search) {
+  std::vector<GemmChoice> gemms;
+  for (const OrderedJson* g : f.array(plan_search, "gemm_algorithms")) {
+    if (!g->is_object()) f.fail("a gemm_algorithms entry is not an object");
+    gemms.push_back({f.get(*g, "gemm", std::string()), f.get(*g, "candidate", 0), f.get(*g, "of", 0)});
+  }
+  return gemms;
+}
+
+/// "gpt2" of "gpt2", "gpt2/B:4/T:64" and merge's "gpt2/B:4/T:64@2".
+std::string config_of_key(const std::string& key) { return key.substr(0, std::min(key.find("/B:"), key.find('@'))); }
+
 }  // namespace
+
+ForwardPins read_forward_pins(const OrderedJson& doc, std::string_view name, DType dtype) {
+  const std::vector<BenchEntry> entries = read_bench_entries(doc, name);
+  const OrderedJson& meta = metadata_of(doc);
+  const FieldReader m(name, "metadata");
+  ForwardPins pins;
+  pins.source = std::string(name);
+  for (const BenchEntry& e : entries) {
+    if (e.kept_forward.empty()) continue;
+    const FieldReader f(name, "benchmark '" + e.name + "'");
+    if (e.dtype != dtype_name(dtype)) {
+      throw Error(ExitCode::kUsage, std::string(name) + ": benchmark '" + e.name + "' ran in " + e.dtype +
+                                        " and this run is " + dtype_name(dtype) + ": pass --dtype " + e.dtype +
+                                        " to run the forwards it kept");
+    }
+    ForwardPins::Entry entry{config_of_key(e.name), {e.batch_size, e.seq_len}, {}};
+    entry.pin.forward = e.kept_forward;
+    entry.pin.gemm_algorithms = read_gemm_choices(f, f.object(doc["benchmarks"][e.name], "plan_search"));
+    entry.pin.device_name = m.get(meta, "gpu_name", std::string());
+    entry.pin.blas_version = m.get(meta, "blas_version", std::string());
+    entry.pin.from = pins.source;
+    const std::optional<ForwardPin> seen = pins.find(entry.config, entry.shape);
+    if (seen && seen->forward != entry.pin.forward) {
+      f.fail("names another forward for " + entry.config + " at B=" + std::to_string(e.batch_size) + " T=" +
+             std::to_string(e.seq_len) + " than an earlier benchmark (a merge of several runs?): '" +
+             entry.pin.forward + "' against '" + seen->forward + "'");
+    }
+    if (!seen) pins.per_benchmark.push_back(std::move(entry));
+  }
+  if (pins.per_benchmark.empty()) {
+    throw Error(ExitCode::kUsage, std::string(name) + ": no benchmark names the forward its prepare kept "
+                                  "(plan_search.kept): only cuda runs record one");
+  }
+  return pins;
+}
 
 BenchRun read_bench_run(const OrderedJson& doc, std::string_view name) {
   const std::vector<BenchEntry> entries = read_bench_entries(doc, name);
@@ -331,6 +386,8 @@ BenchRun read_bench_run(const OrderedJson& doc, std::string_view name) {
         if (!x->is_object()) f.fail("a plan_search entry is not an object");
         search.rejected.push_back({f.get(*x, "forward", std::string()), f.get(*x, "reason", std::string())});
       }
+      search.gemm_algorithms = read_gemm_choices(f, p);
+      search.pinned_from = f.get(p, "pinned_from", std::string());
       r.plan_search = search;
     }
     run.results.push_back(std::move(r));

@@ -43,6 +43,13 @@ std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_v
 /// for a mistyped field, as read_bench_entries.
 BenchRun read_bench_run(const OrderedJson& doc, std::string_view name);
 
+/// The forward each benchmark of a vtools.bench document kept (plan_search.kept, its gemm_algorithms, and the
+/// metadata's GPU and cuBLASLt version), per config and shape: `vbench run --forwards-from`. Error(kUsage) when a
+/// benchmark that names one ran another dtype than `dtype`, or when none names one (only cuda runs do);
+/// Error(kDataError) at `name` for two different forwards at one config and shape (merged runs) and for mistyped
+/// fields, as read_bench_entries.
+ForwardPins read_forward_pins(const OrderedJson& doc, std::string_view name, DType dtype);
+
 /// This machine's host name ("unknown" when it cannot be read).
 std::string host_name();
 

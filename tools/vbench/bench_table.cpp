@@ -94,6 +94,11 @@ void write_bench_table(const BenchRun& run, const std::string& format, std::ostr
   // Which forward prepare kept, and how close the next one came: a small margin means another run may keep it.
   for (const auto& r : run.results) {
     if (!r.plan_search) continue;
+    if (!r.plan_search->pinned_from.empty()) {
+      out << r.name << ": ran the forward " << r.plan_search->pinned_from << " named (no search at prepare): "
+          << r.plan_search->kept << "\n";
+      continue;
+    }
     out << r.name << ": kept the fastest of " << r.plan_search->timed.size() << " forwards timed at prepare";
     if (const std::optional<double> margin = runner_up_margin(*r.plan_search)) {
       out << " (next " << fixed(100 * *margin, "+%.1f%%") << ")";

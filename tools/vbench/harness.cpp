@@ -97,6 +97,14 @@ std::vector<Shape> shapes_of(const std::vector<int>& batches, const std::vector<
   return shapes;
 }
 
+std::optional<ForwardPin> ForwardPins::find(const std::string& config, const Shape& shape) const {
+  if (every) return every;
+  for (const Entry& e : per_benchmark) {
+    if (e.config == config && e.shape == shape) return e.pin;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::int32_t> make_tokens(int B, int T, int V, std::uint64_t seed) {
   NormalStream stream(seed ^ fnv1a64("tokens"));
   std::vector<std::int32_t> tokens(static_cast<std::size_t>(B) * static_cast<std::size_t>(T));
@@ -136,6 +144,13 @@ BenchRun run_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSetting
       r.params = count_parameters(job.config);
       r.cost = forward_cost(job.config, shape.batch, shape.seq, s.dtype);
       const auto tokens = make_tokens(shape.batch, shape.seq, job.config.vocab_size, s.seed);
+      const std::optional<ForwardPin> pin = s.pins.find(job.config.name, shape);
+      if (!s.pins.source.empty() && !pin) {
+        run.notes.push_back(job.config.name + " (B=" + std::to_string(shape.batch) + " T=" +
+                            std::to_string(shape.seq) + "): " + s.pins.source +
+                            " names no forward for it, so prepare chose one");
+      }
+      backend.pin_forward(pin);
       backend.prepare(weights, shape.batch, shape.seq, s.dtype);
       r.plan_search = backend.plan_search();
       for (std::string& note : backend.notes()) {  // per prepared model (some name it), each distinct one once

@@ -21,6 +21,20 @@ struct Shape {
   bool operator==(const Shape&) const = default;
 };
 
+/// Which forward each benchmark runs instead of prepare's search (--forward, --forwards-from).
+struct ForwardPins {
+  std::string source;               ///< "--forward" or the document's path; "" = no pins, every prepare searches
+  std::optional<ForwardPin> every;  ///< --forward: one forward for every benchmark
+  struct Entry {
+    std::string config;
+    Shape shape;
+    ForwardPin pin;
+  };
+  std::vector<Entry> per_benchmark;  ///< --forwards-from: per config and shape, as the document's benchmarks kept
+  /// The pin for `config` at `shape`; nullopt where there is none (that benchmark's prepare searches).
+  [[nodiscard]] std::optional<ForwardPin> find(const std::string& config, const Shape& shape) const;
+};
+
 struct HarnessSettings {
   std::vector<Shape> shapes = {Shape{}};  ///< every config runs at each, in this order (--batch and --seq lists)
   DType dtype = DType::kFp32;
@@ -32,6 +46,7 @@ struct HarnessSettings {
   std::uint64_t seed = 1337;
   bool check = true;   ///< run the correctness gate before timing
   bool time = true;    ///< false for `vbench verify`
+  ForwardPins pins;
 };
 
 /// One config's outcome. status: "ok" (checked and timed), "unchecked" (timed, --no-check), "failed" (gate

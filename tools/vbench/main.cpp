@@ -45,6 +45,11 @@ void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
   }
   cmd->add_option("--seed", o.seed, "weights and tokens seed")->capture_default_str();
   cmd->add_option("--weights", o.weights, "load weights from a .safetensors file");
+  auto* forward = cmd->add_option("--forward", o.forward,
+                                  "cuda: run this forward (a name plan_search gives) instead of searching at prepare");
+  cmd->add_option("--forwards-from", o.forwards_from,
+                  "cuda: each benchmark runs the forward it kept in this vbench document (no search)")
+      ->excludes(forward);
   vtools::add_output_options(cmd, o.out, {"json", "table", "markdown", "csv"});
 }
 

@@ -30,6 +30,8 @@ struct RunOptions {
   std::uint64_t seed = 1337;
   std::string weights;           ///< safetensors file; "" = init from seed
   bool no_check = false;
+  std::string forward;           ///< --forward: the forward every benchmark runs, instead of prepare's search
+  std::string forwards_from;     ///< --forwards-from: a vtools.bench document; each benchmark runs the one it kept
   OutputOptions out;
   std::string command_line;      ///< recorded in metadata
 };

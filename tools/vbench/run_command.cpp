@@ -5,7 +5,9 @@
 #include <utility>
 #include <vector>
 
+#include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
+#include "libcommon/input_file.hpp"
 #include "libcommon/output_file.hpp"
 #include "tools/vbench/backend_choice.hpp"
 #include "tools/vbench/bench_document.hpp"
@@ -22,6 +24,19 @@ void check_sizes(const RunOptions& o) {
   if (!(o.min_time >= 0 && o.min_time <= 3600)) throw Error(ExitCode::kUsage, "--min-time must be 0 to 3600 seconds");
 }
 
+/// --forward NAME for every benchmark, or --forwards-from DOC per benchmark; none: prepare searches.
+ForwardPins forward_pins(const RunOptions& o, DType dtype) {
+  ForwardPins pins;
+  if (!o.forward.empty()) {
+    pins.source = "--forward";
+    pins.every = ForwardPin{o.forward, {}, "", "", pins.source};
+  } else if (!o.forwards_from.empty()) {
+    pins = read_forward_pins(read_document(o.forwards_from, {kBenchFormat}), input_display_name(o.forwards_from),
+                             dtype);
+  }
+  return pins;
+}
+
 BenchRun run_harness(const RunOptions& o, bool time) {
   check_sizes(o);
   HarnessSettings s;
@@ -34,10 +49,16 @@ BenchRun run_harness(const RunOptions& o, bool time) {
   s.seed = o.seed;
   s.check = time ? !o.no_check : true;
   s.time = time;
+  s.pins = forward_pins(o, s.dtype);
   std::unique_ptr<GptWeights> storage;
   const auto jobs = select_jobs(o.model, o.weights, storage);
   std::vector<std::string> notes;
   auto backend = choose_backend(o.backend, o.gpu, &notes);
+  if (!s.pins.source.empty() && backend->name() != "cuda") {
+    throw Error(ExitCode::kUsage, (o.forward.empty() ? "--forwards-from" : "--forward") +
+                                      std::string(" picks among the cuda backend's forwards; this run is on ") +
+                                      backend->name());
+  }
   BenchRun run = run_benchmarks(jobs, s, *backend);  // collects the backend's notes of each prepared model
   run.notes.insert(run.notes.begin(), notes.begin(), notes.end());
   run.weights_source = o.weights.empty() ? "init (seed " + std::to_string(o.seed) + ")" : o.weights;

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -102,7 +103,7 @@ class CudaBackend final : public Backend {
       notes.push_back("cuda fp32: the LM head runs as 3xTF32 on tensor cores (operands split into TF32 hi + lo, three "
                       "products summed; fp32-level error); the other GEMMs in fp32");
     }
-    if (!forward_ms_.empty()) {
+    if (!forward_ms_.empty() || !pinned_.empty()) {
       const std::optional<cuda::FusedLayout> layout = forward_->fused_layout();
       const WgmmaPlan plan = current_plan();
       notes.push_back("cuda " + model_name() + ": " +
@@ -118,9 +119,11 @@ class CudaBackend final : public Backend {
                       (!layout && forward_->layernorm_blocks() == cuda::LayerNormBlocks::kFitted
                            ? ", layer norms in fitted blocks (as many warps as a row needs, at most 2 blocks per SM)"
                            : "") +
-                      ", the fastest of " + std::to_string(forward_ms_.size()) +
-                      " forwards timed at prepare (its benchmark's plan_search lists them)");
+                      (pinned_.empty() ? ", the fastest of " + std::to_string(forward_ms_.size()) +
+                                             " forwards timed at prepare (its benchmark's plan_search lists them)"
+                                       : ", as " + pinned_ + " named it (no search at prepare)"));
     }
+    if (!gemms_retuned_.empty()) notes.push_back(gemms_retuned_);
     if (!rejected_.empty()) {
       notes.push_back("cuda " + model_name() + ": " + std::to_string(rejected_.size()) +
                       " forwards were not used (their logits were off or a launch was refused; its benchmark's "
@@ -136,9 +139,11 @@ class CudaBackend final : public Backend {
   }
 
   [[nodiscard]] std::optional<PlanSearch> plan_search() const override {
-    if (forward_ms_.empty()) return std::nullopt;
+    if (forward_ms_.empty() && pinned_.empty()) return std::nullopt;
     PlanSearch search;
     search.kept = forward_label();
+    search.gemm_algorithms = gemm_choices();
+    search.pinned_from = pinned_;
     search.replays = kPrepareReplays;
     for (const TimedForward& t : forward_ms_) search.timed.push_back({t.label, t.ms});
     if (!playoff_ms_.empty()) {
@@ -164,15 +169,21 @@ class CudaBackend final : public Backend {
     check_cuda(cudaMemsetAsync(forward_->d_tokens(), 0, token_bytes, stream_), "cudaMemsetAsync", "tokens");
     forward_->choose_gemm_algorithms(stream_);
     run_eagerly("the eager warm-up forward");
-    tune_gemms();
-    const WgmmaTrials trials = wgmma_trials();
-    const bool wgmma_tried = !forward_->wgmma_tilings().empty() && trials != WgmmaTrials::kNone;
-    if (wgmma_tried) choose_wgmma_gemms(trials);
-    if (!forward_->fused_layouts().empty()) choose_layer_fusion();
-    time_option_combinations(wgmma_tried);  // the wgmma candidates try both layer-norm blocks
-    playoff();
+    if (pin_) {
+      use_pinned_forward(*pin_);
+    } else {
+      tune_gemms();
+      const WgmmaTrials trials = wgmma_trials();
+      const bool wgmma_tried = !forward_->wgmma_tilings().empty() && trials != WgmmaTrials::kNone;
+      if (wgmma_tried) choose_wgmma_gemms(trials);
+      if (!forward_->fused_layouts().empty()) choose_layer_fusion();
+      time_option_combinations(wgmma_tried);  // the wgmma candidates try both layer-norm blocks
+      playoff();
+    }
     capture();
   }
+
+  void pin_forward(const std::optional<ForwardPin>& pin) override { pin_ = pin; }
 
   std::vector<float> logits(const std::vector<std::int32_t>& tokens) override {
     upload_tokens(tokens);
@@ -267,43 +278,7 @@ class CudaBackend final : public Backend {
     const std::vector<float> reference = download_logits();
     forward_ms_.clear();
     record_forward(median_forward_ms());
-    using cuda::LayerNormProjections;
-    std::vector<WgmmaPlan> candidates;
-    std::vector<std::optional<cuda::WgmmaTiling>> gemms = {std::nullopt};  // cuBLASLt's, then each tiling
-    gemms.insert(gemms.end(), forward_->wgmma_tilings().begin(), forward_->wgmma_tilings().end());
-    for (const bool qkv_attention : {false, true}) {
-      if (qkv_attention && !forward_->qkv_attention_available()) continue;
-      for (const std::optional<cuda::WgmmaTiling> tiling : gemms) {
-        for (const bool programmatic : {false, true}) {
-          if (programmatic && !cuda::programmatic_launches_allowed()) continue;  // the same forward
-          if (!tiling && qkv_attention) candidates.push_back({tiling, cuda::WgmmaGemms::kAll, programmatic, true});
-          if (tiling) {
-            candidates.push_back({tiling, cuda::WgmmaGemms::kAll, programmatic, qkv_attention});
-            candidates.push_back({tiling, cuda::WgmmaGemms::kProjections, programmatic, qkv_attention});
-          }
-        }
-        if (trials != WgmmaTrials::kAll || qkv_attention) continue;
-        for (const auto which : {LayerNormProjections::kAttention, LayerNormProjections::kBoth}) {
-          for (const int tile_n : forward_->layernorm_tiles()) {
-            candidates.push_back({tiling, cuda::WgmmaGemms::kAll, false, false, which, tile_n});
-          }
-        }
-      }
-    }
-    // Each in fitted layer-norm blocks too: their gain differs from plan to plan, so choosing them after the plan
-    // can keep a plan that another one beats with them (gpt_tile_medium bf16 once ran 96.4 instead of 91.8 us).
-    if (cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
-      std::vector<WgmmaPlan> fitted = {WgmmaPlan{}};  // the plain cuBLASLt forward too
-      fitted.insert(fitted.end(), candidates.begin(), candidates.end());
-      for (WgmmaPlan& plan : fitted) plan.layernorm_blocks = cuda::LayerNormBlocks::kFitted;
-      candidates.insert(candidates.end(), fitted.begin(), fitted.end());
-    }
-    if (forward_->persistent_available() && persistent_trials()) {
-      WgmmaPlan persistent;
-      persistent.persistent = true;
-      candidates.push_back(persistent);
-    }
-    for (const WgmmaPlan& c : candidates) {
+    for (const WgmmaPlan& c : wgmma_candidates(trials)) {
       const std::string label = plan_label(c) + (c.layernorm_blocks == cuda::LayerNormBlocks::kFitted
                                                       ? ", fitted layer-norm blocks" : "");
       double err = 0;
@@ -347,6 +322,47 @@ class CudaBackend final : public Backend {
              layernorm_projections == cuda::LayerNormProjections::kNone && !persistent;
     }
   };
+
+  /// choose_wgmma_gemms' candidates (see there), in the order it times them.
+  [[nodiscard]] std::vector<WgmmaPlan> wgmma_candidates(WgmmaTrials trials) const {
+    using cuda::LayerNormProjections;
+    std::vector<WgmmaPlan> candidates;
+    std::vector<std::optional<cuda::WgmmaTiling>> gemms = {std::nullopt};  // cuBLASLt's, then each tiling
+    gemms.insert(gemms.end(), forward_->wgmma_tilings().begin(), forward_->wgmma_tilings().end());
+    for (const bool qkv_attention : {false, true}) {
+      if (qkv_attention && !forward_->qkv_attention_available()) continue;
+      for (const std::optional<cuda::WgmmaTiling> tiling : gemms) {
+        for (const bool programmatic : {false, true}) {
+          if (programmatic && !cuda::programmatic_launches_allowed()) continue;  // the same forward
+          if (!tiling && qkv_attention) candidates.push_back({tiling, cuda::WgmmaGemms::kAll, programmatic, true});
+          if (tiling) {
+            candidates.push_back({tiling, cuda::WgmmaGemms::kAll, programmatic, qkv_attention});
+            candidates.push_back({tiling, cuda::WgmmaGemms::kProjections, programmatic, qkv_attention});
+          }
+        }
+        if (trials != WgmmaTrials::kAll || qkv_attention) continue;
+        for (const auto which : {LayerNormProjections::kAttention, LayerNormProjections::kBoth}) {
+          for (const int tile_n : forward_->layernorm_tiles()) {
+            candidates.push_back({tiling, cuda::WgmmaGemms::kAll, false, false, which, tile_n});
+          }
+        }
+      }
+    }
+    // Each in fitted layer-norm blocks too: their gain differs from plan to plan, so choosing them after the plan
+    // can keep a plan that another one beats with them (gpt_tile_medium bf16 once ran 96.4 instead of 91.8 us).
+    if (cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
+      std::vector<WgmmaPlan> fitted = {WgmmaPlan{}};  // the plain cuBLASLt forward too
+      fitted.insert(fitted.end(), candidates.begin(), candidates.end());
+      for (WgmmaPlan& plan : fitted) plan.layernorm_blocks = cuda::LayerNormBlocks::kFitted;
+      candidates.insert(candidates.end(), fitted.begin(), fitted.end());
+    }
+    if (forward_->persistent_available() && persistent_trials()) {
+      WgmmaPlan persistent;
+      persistent.persistent = true;
+      candidates.push_back(persistent);
+    }
+    return candidates;
+  }
 
   /// Everything prepare chooses for the forward but the cuBLASLt algorithms (tune_gemms, settled before the
   /// rest): enough to set up a forward timed earlier again (playoff).
@@ -475,10 +491,7 @@ class CudaBackend final : public Backend {
   ///   (session 19).
   void time_option_combinations(bool blocks_tried) {
     std::vector<std::function<void(bool)>> options;
-    int l2_bytes = 0;
-    check_cuda(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_), "cudaDeviceGetAttribute",
-               "the L2 size");
-    if (forward_->head_weight_bytes() <= static_cast<std::size_t>(l2_bytes)) {
+    if (head_prefetch_fits()) {
       options.emplace_back([&](bool on) { forward_->use_head_prefetch(on); });
     }
     if (forward_->own_head_available()) options.emplace_back([&](bool on) { forward_->use_own_head(on); });
@@ -516,17 +529,114 @@ class CudaBackend final : public Backend {
   /// "unfused", "unfused with <candidate_name>" (as the forward is planned now) or "fused <layout>", and the
   /// options on now (head prefetch, embeddings in the first layer norm, fitted layer-norm blocks): a forward's name
   /// in forward_ms_, one per setup.
-  [[nodiscard]] std::string forward_label() const {
-    const std::optional<cuda::FusedLayout> layout = forward_->fused_layout();
-    const WgmmaPlan plan = current_plan();
-    std::string label = layout ? std::string("fused ") + cuda::fused_layout_name(*layout) : plan_label(plan);
-    if (forward_->head_prefetch()) label += ", LM head weights prefetched into L2";
-    if (forward_->embedding_layernorm()) label += ", embeddings in the first layer norm";
-    if (forward_->own_head()) label += ", own 3xTF32 LM head";
-    if (!layout && forward_->layernorm_blocks() == cuda::LayerNormBlocks::kFitted) {
+  [[nodiscard]] std::string forward_label() const { return setup_label(current_setup()); }
+
+  /// forward_label() of the forward `setup` sets up.
+  static std::string setup_label(const ForwardSetup& setup) {
+    std::string label = setup.layout ? std::string("fused ") + cuda::fused_layout_name(*setup.layout)
+                                     : plan_label(setup.plan);
+    if (setup.head_prefetch) label += ", LM head weights prefetched into L2";
+    if (setup.embedding_layernorm) label += ", embeddings in the first layer norm";
+    if (setup.own_head) label += ", own 3xTF32 LM head";
+    if (!setup.layout && setup.plan.layernorm_blocks == cuda::LayerNormBlocks::kFitted) {
       label += ", fitted layer-norm blocks";  // the fused steps have their own layer norms
     }
     return label;
+  }
+
+  /// Every forward a search at prepare may time for this model: the unfused one and choose_wgmma_gemms'
+  /// candidates (with every trial), in both kinds of layer-norm blocks where they apply, and the fused layouts,
+  /// each with every combination of the options time_option_combinations adds. A pin names one of them.
+  [[nodiscard]] std::vector<ForwardSetup> every_setup() const {
+    std::vector<WgmmaPlan> plans = {WgmmaPlan{}};
+    if (!forward_->wgmma_tilings().empty()) {
+      const std::vector<WgmmaPlan> candidates = wgmma_candidates(WgmmaTrials::kAll);
+      plans.insert(plans.end(), candidates.begin(), candidates.end());
+    }
+    if (cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
+      WgmmaPlan fitted;
+      fitted.layernorm_blocks = cuda::LayerNormBlocks::kFitted;
+      plans.push_back(fitted);  // where no wgmma candidate is, time_option_combinations tries it
+    }
+    std::vector<ForwardSetup> bases;
+    for (const WgmmaPlan& plan : plans) bases.push_back({plan, std::nullopt});
+    for (const cuda::FusedLayout layout : forward_->fused_layouts()) bases.push_back({WgmmaPlan{}, layout});
+    const bool prefetch = head_prefetch_fits(), own_head = forward_->own_head_available();
+    std::vector<ForwardSetup> setups;
+    for (const ForwardSetup& base : bases) {
+      const bool embedding = !base.layout && !base.plan.persistent;
+      for (unsigned mask = 0; mask < 8; ++mask) {
+        ForwardSetup setup = base;
+        setup.head_prefetch = (mask & 1u) != 0;
+        setup.own_head = (mask & 2u) != 0;
+        setup.embedding_layernorm = (mask & 4u) != 0;
+        if ((setup.head_prefetch && !prefetch) || (setup.own_head && !own_head) ||
+            (setup.embedding_layernorm && !embedding)) {
+          continue;
+        }
+        setups.push_back(setup);
+      }
+    }
+    return setups;
+  }
+
+  /// Whether the LM head's weights fit in L2, so that prefetching them there is an option.
+  [[nodiscard]] bool head_prefetch_fits() const {
+    int l2_bytes = 0;
+    check_cuda(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_), "cudaDeviceGetAttribute",
+               "the L2 size");
+    return forward_->head_weight_bytes() <= static_cast<std::size_t>(l2_bytes);
+  }
+
+  /// Sets up the forward `pin` names, with its GEMM algorithms where they were chosen on this device and cuBLASLt
+  /// version (else tuned as a search tunes them): no forward is timed. Error(kUsage) when this model offers no
+  /// forward of that name.
+  void use_pinned_forward(const ForwardPin& pin) {
+    std::optional<ForwardSetup> named;
+    for (const ForwardSetup& setup : every_setup()) {
+      if (setup_label(setup) == pin.forward) {
+        named = setup;
+        break;
+      }
+    }
+    if (!named) {
+      const char* dtype = dtype_ == DType::kBf16 ? "bf16" : dtype_ == DType::kTf32 ? "tf32" : "fp32";
+      throw Error(ExitCode::kUsage, pin.from + ": no forward named '" + pin.forward + "' runs " + model_name() +
+                                        " in " + dtype + " here (a search's plan_search.timed names those that do)");
+    }
+    const DeviceInfo device = cuda::query_device_info(device_, dtype_);
+    const std::vector<cuda::Matmul*> matmuls = forward_->matmuls();
+    bool same_gemms = !pin.gemm_algorithms.empty() && pin.device_name == device.name &&
+                      pin.blas_version == device.blas_version && pin.gemm_algorithms.size() == matmuls.size();
+    for (std::size_t i = 0; same_gemms && i < matmuls.size(); ++i) {
+      const GemmChoice& g = pin.gemm_algorithms[i];
+      same_gemms = g.gemm == kGemmNames[i] && g.of == matmuls[i]->candidate_count() && g.candidate >= 0 &&
+                   g.candidate < g.of;
+    }
+    if (same_gemms) {
+      for (std::size_t i = 0; i < matmuls.size(); ++i) matmuls[i]->use_candidate(pin.gemm_algorithms[i].candidate);
+    } else {
+      tune_gemms();
+      if (!pin.gemm_algorithms.empty()) {
+        gemms_retuned_ = "cuda " + model_name() + ": the cuBLASLt algorithms of " + pin.from + " were chosen on " +
+                         pin.device_name + " with cuBLASLt " + pin.blas_version + ", so prepare chose them again";
+      }
+    }
+    use_setup(*named);
+    run_eagerly("the eager forward (" + pin.forward + ")");  // loads its kernels' modules outside the capture
+    pinned_ = pin.from;
+  }
+
+  /// Names of forward_->matmuls() in GemmChoice.
+  static constexpr const char* kGemmNames[] = {"qkv", "attention projection", "fc", "fc projection", "LM head"};
+
+  [[nodiscard]] std::vector<GemmChoice> gemm_choices() const {
+    std::vector<GemmChoice> gemms;
+    const std::vector<cuda::Matmul*> matmuls = forward_->matmuls();
+    for (std::size_t i = 0; i < matmuls.size() && i < std::size(kGemmNames); ++i) {
+      gemms.push_back({kGemmNames[i], matmuls[i]->chosen_candidate(), matmuls[i]->candidate_count()});
+    }
+    return gemms;
   }
 
   /// Records the forward as set up now, timed at `ms`, in forward_ms_.
@@ -664,6 +774,8 @@ class CudaBackend final : public Backend {
 
   void release_forward() {
     release_graph();
+    pinned_.clear();
+    gemms_retuned_.clear();
     forward_ms_.clear();
     playoff_ms_.clear();
     rejected_.clear();
@@ -699,6 +811,10 @@ class CudaBackend final : public Backend {
   static constexpr int kPlayoffRounds = 4;
   /// The forwards choose_wgmma_gemms did not time: a refused launch, or logits off the cuBLASLt forward's.
   std::vector<RejectedPlan> rejected_;
+  /// What the next prepare() runs instead of searching (pin_forward), and where the forward prepared last came from
+  /// when it was pinned ("" when searched); a note when a pin's GEMM algorithms were chosen again.
+  std::optional<ForwardPin> pin_;
+  std::string pinned_, gemms_retuned_;
   /// The bf16 correctness gate's limit (logits_check.hpp): two correct bf16 forwards differ far less.
   static constexpr double kWgmmaTolerance = 2e-2;
 };
