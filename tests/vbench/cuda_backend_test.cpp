@@ -157,6 +157,7 @@ TEST_CASE("cuda_backend: every forward a search timed can be pinned; a pinned pr
     CHECK(pinned->kept == search->kept);
     CHECK(pinned->pinned_from == "a.json");
     CHECK(pinned->timed.empty());
+    CHECK(pinned->replays == 0);
     CHECK(pinned->playoff.empty());
     REQUIRE(pinned->gemm_algorithms.size() == 5);
     for (std::size_t i = 0; i < 5; ++i) {

@@ -73,6 +73,7 @@ BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
     r.status = b.text_or("status", "");
     const JsonView search = b.at("plan_search");
     r.kept_forward = search.string_or("kept", "");
+    r.pinned_from = search.string_or("pinned_from", "");
     for (const JsonView& p : search.items("timed")) {
       r.plans.push_back({p.string_or("forward", "?"), p.number_or("median_ms", kNaN), kNaN, ""});
     }
@@ -202,6 +203,9 @@ std::string signed_pct(double pct) {
 /// first: the kept one marked, each one's time against it, those not used with the reason. HTML only: it is long.
 void add_plan_search_tables(const BenchRun& run, Section& s) {
   for (const BenchResult& r : run.results) {
+    if (!r.pinned_from.empty()) {
+      s.notes.push_back(r.config + ": no search; ran the forward " + r.pinned_from + " named: " + r.kept_forward);
+    }
     if (r.plans.empty()) continue;
     std::vector<PlanTrial> plans = r.plans;
     auto key = [](const PlanTrial& p) { return std::isfinite(p.median_ms) ? p.median_ms : INFINITY; };
@@ -284,10 +288,11 @@ Page bench_page(std::vector<BenchRun> runs) {
   Section plans{"Plan search at prepare", {}, {}, {}, {}, {}};
   add_plan_search_tables(last, plans);
   if (!plans.tables.empty()) {
-    plans.notes.push_back("Each forward's median over the replays prepare timed it with; the playoff timed the "
-                          "closest ones again in alternating rounds, and the fastest there was kept.");
-    page.sections.push_back(std::move(plans));
+    plans.notes.insert(plans.notes.begin(), "Each forward's median over the replays prepare timed it with; the "
+                                            "playoff timed the closest ones again in alternating rounds, and the "
+                                            "fastest there was kept.");
   }
+  if (!plans.tables.empty() || !plans.notes.empty()) page.sections.push_back(std::move(plans));
   return page;
 }
 

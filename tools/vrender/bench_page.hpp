@@ -28,6 +28,7 @@ struct BenchResult {
   double tokens_per_s = 0, batch_size = 0, seq_len = 0, roofline_fraction = 0, floor_ms = 0;
   std::string status{};
   std::string kept_forward{};      ///< plan_search.kept; "" when the document has no plan search
+  std::string pinned_from{};       ///< plan_search.pinned_from: vbench ran the forward this named, without a search
   std::vector<PlanTrial> plans{};  ///< plan_search: timed forwards in document order, then the rejected ones
 };
 

@@ -144,7 +144,7 @@ class CudaBackend final : public Backend {
     search.kept = forward_label();
     search.gemm_algorithms = gemm_choices();
     search.pinned_from = pinned_;
-    search.replays = kPrepareReplays;
+    search.replays = pinned_.empty() ? kPrepareReplays : 0;
     for (const TimedForward& t : forward_ms_) search.timed.push_back({t.label, t.ms});
     if (!playoff_ms_.empty()) {
       search.playoff_rounds = kPlayoffRounds;
