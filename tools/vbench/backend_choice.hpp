@@ -1,6 +1,7 @@
 // Picks the backend for --backend cpu|cuda|auto and --gpu N: auto is cuda when make_cuda_backend gives one, else cpu
 // (with a note saying why). An explicit cuda without one is Error(kUnavailable) carrying the reason; so is auto with
-// a --gpu given (a named GPU is a request for cuda), while cpu with a --gpu is Error(kUsage).
+// a --gpu given (a named GPU is a request for cuda) or with `cuda_flag` (another flag that asks for cuda, such as
+// "--forward"), while cpu with either is Error(kUsage).
 #pragma once
 
 #include <memory>
@@ -11,6 +12,7 @@
 
 namespace vtools::vbench {
 
-std::unique_ptr<Backend> choose_backend(const std::string& name, int gpu, std::vector<std::string>* notes);
+std::unique_ptr<Backend> choose_backend(const std::string& name, int gpu, std::vector<std::string>* notes,
+                                        const std::string& cuda_flag = "");
 
 }  // namespace vtools::vbench

@@ -53,12 +53,8 @@ BenchRun run_harness(const RunOptions& o, bool time) {
   std::unique_ptr<GptWeights> storage;
   const auto jobs = select_jobs(o.model, o.weights, storage);
   std::vector<std::string> notes;
-  auto backend = choose_backend(o.backend, o.gpu, &notes);
-  if (!s.pins.source.empty() && backend->name() != "cuda") {
-    throw Error(ExitCode::kUsage, (o.forward.empty() ? "--forwards-from" : "--forward") +
-                                      std::string(" picks among the cuda backend's forwards; this run is on ") +
-                                      backend->name());
-  }
+  const std::string pin_flag = !o.forward.empty() ? "--forward" : !o.forwards_from.empty() ? "--forwards-from" : "";
+  auto backend = choose_backend(o.backend, o.gpu, &notes, pin_flag);
   BenchRun run = run_benchmarks(jobs, s, *backend);  // collects the backend's notes of each prepared model
   run.notes.insert(run.notes.begin(), notes.begin(), notes.end());
   run.weights_source = o.weights.empty() ? "init (seed " + std::to_string(o.seed) + ")" : o.weights;
