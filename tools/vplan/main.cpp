@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   auto* table = app->add_subcommand("table", "SMEM / TMEM / channel tables and the budget");
   add_input(table, o, kInput);
   add_planning(table, o);
-  vtools::add_output_options(table, o.out, {"text", "markdown"});
+  vtools::add_output_options(table, o.out, {"table", "markdown", "text"});  // text: the older name of table
 
   auto* check = app->add_subcommand("check", "exit 1 when the plan does not fit, naming the buffers at the peak");
   add_input(check, o, kInput);

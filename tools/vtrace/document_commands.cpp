@@ -29,7 +29,8 @@ int summary_command(const SummaryOptions& o) {
     write_output(o.output.output, dump_json(summary_to_json(summary)));
   } else {
     std::ostringstream out;
-    write_summary_tables(summary, format == "markdown", out);
+    if (format == "csv") write_summary_csv(summary, out);
+    else write_summary_tables(summary, format == "markdown", out);
     write_output(o.output.output, out.str());
   }
   return 0;

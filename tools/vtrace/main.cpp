@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
                               "  vtrace summary t.json --format table\n"
                               "  vtrace summary --graph last --format table t.json\n"
                               "  vtrace summary --graph last --sort exposed --format table t.json\n"
+                              "  vtrace summary --format csv t.json > kernels.csv\n"
                               "  vtrace export --chrome t.json -o t.perfetto.json\n"
                               "  vtrace export --chrome --graph last t.json -o graph.perfetto.json\n"
                               "  vtrace check t.json || echo 'failed launches or out-of-bounds accesses'\n");
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
   summary_cmd->add_option("--sort", summary.sort, "kernel order: total (time, the default), exposed, calls or name")
       ->check(CLI::IsMember({"total", "exposed", "calls", "name"}));
   summary_cmd->add_option("trace", summary.input, "vtools.trace document ('-' = stdin)");
-  vtools::add_output_options(summary_cmd, summary.output, {"json", "table", "markdown"});
+  vtools::add_output_options(summary_cmd, summary.output, {"json", "table", "markdown", "csv"});
 
   ExportOptions export_opts;
   auto* export_cmd = app->add_subcommand("export", "convert a trace for other viewers");

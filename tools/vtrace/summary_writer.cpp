@@ -218,4 +218,34 @@ void write_summary_tables(const TraceSummary& s, bool markdown, std::ostream& ou
         << " dropped records\n";
 }
 
+void write_summary_csv(const TraceSummary& s, std::ostream& out) {
+  const bool per_launch = s.graph && !s.graphs.empty();
+  Table t;
+  t.headers = {"kernel", "calls", "total_ns", "mean_ns", "median_ns", "min_ns", "max_ns", "std_ns", "share",
+               "exposed_ns", "exposed_share"};
+  if (per_launch) t.headers.insert(t.headers.end(), {"calls_per_launch", "time_per_launch_ns", "exposed_per_launch_ns"});
+  t.headers.insert(t.headers.end(), {"grid", "block", "registers_per_thread", "shared_bytes"});
+  for (const auto& k : s.kernels) {
+    std::vector<std::string> row = {k.name,
+                                    std::to_string(k.calls),
+                                    csv_number(k.total_ns),
+                                    csv_number(k.mean_ns),
+                                    csv_number(k.median_ns),
+                                    csv_number(k.min_ns),
+                                    csv_number(k.max_ns),
+                                    k.calls > 1 ? csv_number(k.std_ns) : "",
+                                    csv_number(k.share),
+                                    csv_number(k.exposed_ns),
+                                    csv_number(k.exposed_share)};
+    if (per_launch) {
+      row.insert(row.end(), {csv_number(k.calls_per_launch), csv_number(k.time_per_launch_ns),
+                             csv_number(k.exposed_per_launch_ns)});
+    }
+    row.insert(row.end(), {k.grid_varies ? "varies" : dim3_text(k.grid), dim3_text(k.block),
+                           std::to_string(k.registers_per_thread), std::to_string(k.shared_bytes)});
+    t.add_row(std::move(row));
+  }
+  write_csv_table(t, out);
+}
+
 }  // namespace vtools::vtrace

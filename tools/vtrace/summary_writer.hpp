@@ -1,4 +1,4 @@
-// Writes a TraceSummary as JSON (tests/data/vtrace/summary.schema.json), a text table or Markdown.
+// Writes a TraceSummary as JSON (tests/data/vtrace/summary.schema.json), a text table, Markdown or CSV.
 #pragma once
 
 #include <ostream>
@@ -13,5 +13,10 @@ OrderedJson summary_to_json(const TraceSummary& summary);
 /// Kernel table (per graph launch too when one graph is selected), then the CUDA graph table (when no graph is
 /// selected), the memcpy table and (access mode) the access table; `markdown` picks the table flavour.
 void write_summary_tables(const TraceSummary& summary, bool markdown, std::ostream& out);
+
+/// The kernel table as CSV (`--format csv`, like `nsys stats --format csv`): a row per kernel with its full name and
+/// raw numbers (nanoseconds, shares in [0, 1]; with one graph selected, its per-launch columns too). The other
+/// tables and the totals are in the JSON.
+void write_summary_csv(const TraceSummary& summary, std::ostream& out);
 
 }  // namespace vtools::vtrace
