@@ -167,6 +167,17 @@ TEST_CASE("cuda_backend: every forward a search timed can be pinned; a pinned pr
     MESSAGE(search->kept << ": pinned against searched rel err " << again);
     CHECK(again <= 1e-6);
 
+    // Algorithms chosen on another GPU are chosen again here, and a note says so.
+    const ForwardPin elsewhere{search->kept, search->gemm_algorithms, "Another GPU", device.blas_version, "b.json"};
+    backend->pin_forward(elsewhere);
+    backend->prepare(weights, B, T, dtype);
+    CHECK(backend->plan_search()->kept == search->kept);
+    const std::vector<std::string> notes = backend->notes();
+    CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+      return n.find("b.json's cuBLASLt algorithms were chosen on Another GPU with cuBLASLt ") != std::string::npos;
+    }));
+    CHECK(stats::relative_l2_error(backend->logits(tokens), ref) <= limit);
+
     // Every forward the search timed, by name alone (--forward): each runs and is right.
     int pinned_count = 0;
     for (const TimedPlan& t : search->timed) {

@@ -618,8 +618,11 @@ class CudaBackend final : public Backend {
     } else {
       tune_gemms();
       if (!pin.gemm_algorithms.empty()) {
-        gemms_retuned_ = "cuda " + model_name() + ": the cuBLASLt algorithms of " + pin.from + " were chosen on " +
-                         pin.device_name + " with cuBLASLt " + pin.blas_version + ", so prepare chose them again";
+        const bool elsewhere = pin.device_name != device.name || pin.blas_version != device.blas_version;
+        gemms_retuned_ = "cuda " + model_name() + ": " + pin.from + "'s cuBLASLt algorithms " +
+                         (elsewhere ? "were chosen on " + pin.device_name + " with " + pin.blas_version
+                                    : std::string("are not among this build's candidates")) +
+                         ", so prepare chose them again";
       }
     }
     use_setup(*named);
