@@ -377,15 +377,14 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   CHECK(plans.rows[4] == std::vector<std::string>{"wrong", "–", "–", "–", "not used: its logits are 1.00e+00 off"});
   CHECK_NOTHROW(test::parse_xml(render_page(searched_page, "svg", {})));
 
-  // vbench run --forwards-from: no search, so no table; a note names the forward and where it came from.
-  Input pinned = bench;
-  pinned.doc["benchmarks"]["gpt_nano"]["plan_search"] = OrderedJson::parse(R"({"kept": "fused block rows",
-      "replays": 0, "timed": [], "rejected": [], "pinned_from": "main.json"})");
-  const Page pinned_page = build_page({pinned});
+  // vbench run --forwards-from (a real one, H100): no search, so no table; a note names the forward and where it
+  // came from.
+  const Page pinned_page = build_page({load("vbench_gpt2_bf16_pinned_h100.bench.json")});
   REQUIRE(pinned_page.sections.size() == 3);
   CHECK(pinned_page.sections[2].tables.empty());
   CHECK(pinned_page.sections[2].notes ==
-        std::vector<std::string>{"gpt_nano: no search; ran the forward main.json named: fused block rows"});
+        std::vector<std::string>{"gpt2: no search; ran the forward searched.json named: unfused with wgmma GEMMs "
+                                 "64x1x1 and programmatic launches and qkv and attention in one wgmma kernel"});
 
   // A real cuda run (gpt2 bf16, H200): its search, fastest first, the kept forward among the playoff's.
   Input gpt2 = load("vbench_gpt2_bf16_cuda_h200.bench.json");
