@@ -1,6 +1,6 @@
 // libFuzzer target: vtools.bench bytes -> parse_document -> read_bench_entries -> compare (the document with itself:
-// bootstrap, compare document, both tables) and merge (with itself); read_bench_run and its tables (vbench show).
-// Only vtools::Error may escape.
+// bootstrap, compare document, both tables) and merge (with itself); read_bench_run and its tables (vbench show);
+// read_forward_pins (vbench run --forwards-from) in each dtype. Only vtools::Error may escape.
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
@@ -32,6 +32,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto run = vtools::vbench::read_bench_run(doc, "fuzz.json");
     std::ostringstream shown;
     for (const char* format : {"table", "markdown", "csv"}) vtools::vbench::write_bench_table(run, format, shown);
+  } catch (const vtools::Error&) {
+  }
+  try {  // apart: a document that compare refuses may still be read for its kept forwards
+    const auto doc = vtools::parse_document(text, "fuzz.json", {vtools::kBenchFormat});
+    using vtools::vbench::DType;
+    for (const DType dtype : {DType::kFp32, DType::kTf32, DType::kBf16}) {
+      try {
+        const auto pins = vtools::vbench::read_forward_pins(doc, "fuzz.json", dtype);
+        for (const auto& e : pins.per_benchmark) (void)pins.find(e.config, e.shape);
+      } catch (const vtools::Error&) {
+      }
+    }
   } catch (const vtools::Error&) {
   }
   return 0;
