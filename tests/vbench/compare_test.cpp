@@ -124,6 +124,37 @@ TEST_CASE("compare: different forwards kept at prepare are named, in the documen
             ["kept_forwards"].is_null());
 }
 
+TEST_CASE("compare: with repetitions on both sides the CI resamples their medians, so drift widens it") {
+  // Two runs whose samples are tight (1%) but whose repetitions' medians move by 4% (as prepared forwards can): over
+  // the samples a 2% change is "slower"; over the repetitions it is "same".
+  BenchEntry base = entry("a", 10), cand = entry("a", 10.2);
+  CHECK(compare_benchmarks({base}, {cand}, -1).configs[0].verdict == "slower");
+  base.repetitions = {{9.8, 30}, {10.2, 30}, {10.0, 30}, {10.2, 30}};
+  cand.repetitions = {{10.0, 30}, {10.4, 30}, {10.2, 30}, {10.0, 30}};
+  const Comparison cmp = compare_benchmarks({base}, {cand}, 1.0);
+  const ConfigComparison& c = cmp.configs[0];
+  CHECK(c.baseline_repetitions == 4);
+  CHECK(c.candidate_repetitions == 4);
+  CHECK(c.verdict == "same");
+  CHECK_FALSE(c.regression);
+  CHECK(c.ci_low < 1.0);
+  CHECK(c.ci_high > 1.0);
+  CHECK(c.speedup == doctest::Approx(10.0 / 10.2));  // still the ratio of the overall medians
+  std::ostringstream table;
+  write_compare_table(cmp, "table", table);
+  CHECK(table.str().find("a: 95% CI over the medians of 4 and 4 repetitions\n") != std::string::npos);
+  const OrderedJson doc = compare_document(cmp, OrderedJson::object(), "a.json", OrderedJson::object(), "b.json");
+  CHECK(doc["comparisons"][0]["ci_over"] == "repetitions");
+  CHECK(doc["comparisons"][0]["candidate_repetitions"] == 4);
+  // One side without repetitions: the samples, as before.
+  cand.repetitions.clear();
+  const Comparison samples = compare_benchmarks({base}, {cand}, -1);
+  CHECK(samples.configs[0].baseline_repetitions == 0);
+  CHECK(samples.configs[0].verdict == "slower");
+  CHECK(compare_document(samples, OrderedJson::object(), "a", OrderedJson::object(), "b")["comparisons"][0]
+            ["ci_over"] == "samples");
+}
+
 TEST_CASE("merge: joins benchmarks, suffixes repeated names, refuses mixed shapes unless allowed") {
   auto doc = [](int batch) {
     OrderedJson d = new_document(kBenchFormat, "vbench");

@@ -406,3 +406,44 @@ TEST_CASE("pinned forwards: the cpu backend takes none; a document must name for
                        "cpu.json: no benchmark names the forward its prepare kept (plan_search.kept): only cuda runs "
                        "record one", Error);
 }
+
+TEST_CASE("repetitions: each benchmark timed N times, each after its own prepare of the same forward") {
+  NotingBackend backend;
+  HarnessSettings s = unchecked({{1, 4}}, 3);
+  s.repetitions = 3;
+  const BenchRun run = run_benchmarks({{kSmall, nullptr}}, s, backend);
+  const ConfigResult& r = run.results[0];
+  REQUIRE(r.repetitions.size() == 3);
+  CHECK(r.samples_ms.size() == 9);
+  CHECK(r.timing.n == 9);
+  for (const Repetition& x : r.repetitions) CHECK(x.n == 3);
+  CHECK(r.repetitions[1].median_ms == doctest::Approx(stats::median(std::vector<double>(
+                                           r.samples_ms.begin() + 3, r.samples_ms.begin() + 6))));
+  // Three prepares: the first searched; the others ran the forward it kept, with its GEMM algorithms.
+  CHECK(backend.prepares == 3);
+  REQUIRE(backend.pins_seen.size() == 3);
+  CHECK_FALSE(backend.pins_seen[0].has_value());
+  for (int i = 1; i < 3; ++i) {
+    REQUIRE(backend.pins_seen[i].has_value());
+    CHECK(backend.pins_seen[i]->forward == "fused small");
+    CHECK(backend.pins_seen[i]->gemm_algorithms.size() == 2);
+  }
+  CHECK(r.plan_search->pinned_from.empty());  // the document tells the first prepare's search
+  const OrderedJson doc = bench_document(run, {"vbench run --repetitions 3", "host"});
+  CHECK(doc["metadata"]["repetitions"] == 3);
+  REQUIRE(doc["benchmarks"]["small"]["repetitions"].size() == 3);
+  CHECK(doc["benchmarks"]["small"]["repetitions"][2]["n"] == 3);
+  const std::vector<BenchEntry> entries = read_bench_entries(doc, "r.json");
+  REQUIRE(entries[0].repetitions.size() == 3);
+  CHECK(entries[0].repetitions[0].median_ms == r.repetitions[0].median_ms);
+  std::ostringstream table;
+  write_bench_table(read_bench_run(doc, "r.json"), "table", table);
+  CHECK(table.str().find("small: 3 repetitions, medians ") != std::string::npos);
+
+  // One repetition (the default) writes none.
+  s.repetitions = 1;
+  NotingBackend once;
+  const BenchRun single = run_benchmarks({{kSmall, nullptr}}, s, once);
+  CHECK(single.results[0].repetitions.empty());
+  CHECK_FALSE(bench_document(single, {"vbench run", "host"})["benchmarks"]["small"].contains("repetitions"));
+}

@@ -49,6 +49,7 @@ OrderedJson metadata_json(const BenchRun& run, const RunContext& ctx) {
   m["warmup"] = run.settings.warmup;
   m["iters"] = run.settings.iters;
   m["min_time_s"] = run.settings.min_time_s;
+  m["repetitions"] = run.settings.repetitions;
   m["caches"] = cache_state_name(run.settings.caches);
   m["seed"] = run.settings.seed;
   m["weights"] = run.weights_source;
@@ -112,6 +113,11 @@ OrderedJson result_json(const ConfigResult& r, const BenchRun& run) {
                    {"median", t.median}, {"p5", t.p5}, {"p25", t.p25}, {"p75", t.p75},
                    {"p95", t.p95},   {"p99", t.p99},   {"n", t.n},     {"samples_ms", r.samples_ms}};
     b["throughput_tokens_per_sec"] = r.tokens_per_s;
+  }
+  if (r.repetitions.size() > 1) {
+    OrderedJson reps = OrderedJson::array();
+    for (const Repetition& x : r.repetitions) reps.push_back({{"median_ms", x.median_ms}, {"n", x.n}});
+    b["repetitions"] = reps;
   }
   b["flops_per_forward"] = r.cost.flops;
   b["bytes_per_forward"] = r.cost.bytes;
@@ -232,6 +238,10 @@ std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_v
       if (!x->is_number()) f.fail("'samples_ms' holds a non-number");
       e.samples_ms.push_back(x->get<double>());
     }
+    for (const OrderedJson* x : f.array(b, "repetitions")) {
+      if (!x->is_object()) f.fail("a repetitions entry is not an object");
+      e.repetitions.push_back({f.get(*x, "median_ms", static_cast<double>(NAN)), f.get(*x, "n", std::size_t{0})});
+    }
     entries.push_back(std::move(e));
   }
   return entries;
@@ -321,6 +331,7 @@ BenchRun read_bench_run(const OrderedJson& doc, std::string_view name) {
   run.settings.warmup = m.get(meta, "warmup", 0);
   run.settings.iters = m.get(meta, "iters", 0);
   run.settings.min_time_s = m.get(meta, "min_time_s", 0.0);
+  run.settings.repetitions = m.get(meta, "repetitions", 1);
   run.settings.shapes.clear();
   for (const OrderedJson* n : m.array(meta, "notes")) run.notes.push_back(text_of(m, *n, "notes"));
   for (const BenchEntry& e : entries) {
@@ -335,6 +346,7 @@ BenchRun read_bench_run(const OrderedJson& doc, std::string_view name) {
     }
     r.status = e.status;
     r.samples_ms = e.samples_ms;
+    r.repetitions = e.repetitions;
     const OrderedJson& t = f.object(b, "timing");
     if (!t.empty()) {
       r.timing.n = f.get(t, "n", e.samples_ms.size());

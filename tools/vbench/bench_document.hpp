@@ -26,6 +26,7 @@ struct BenchEntry {
   std::string name;        ///< key in "benchmarks"
   std::string status;      ///< "ok" when absent (documents from the seed had none)
   std::vector<double> samples_ms;
+  std::vector<Repetition> repetitions;  ///< --repetitions 2 or more: each one's median and count; else empty
   double median_ms = 0;    ///< timing.median (NaN when untimed)
   int batch_size = 0, seq_len = 0;
   std::string dtype, backend;

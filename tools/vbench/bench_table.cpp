@@ -91,6 +91,16 @@ void write_bench_table(const BenchRun& run, const std::string& format, std::ostr
     for (std::size_t i = 0; i < r.clocks->limits.size(); ++i) out << (i ? ", " : " (") << r.clocks->limits[i];
     out << (r.clocks->limits.empty() ? "" : ")") << "\n";
   }
+  // How far the repetitions' medians are apart: the drift between prepared forwards that one timing cannot show.
+  for (const auto& r : run.results) {
+    if (r.repetitions.size() < 2) continue;
+    std::vector<double> medians;
+    for (const Repetition& x : r.repetitions) medians.push_back(x.median_ms);
+    const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
+    out << r.name << ": " << medians.size() << " repetitions, medians " << format_duration_ms(*lo) << " .. "
+        << format_duration_ms(*hi) << " (spread " << fixed(100 * (*hi - *lo) / stats::median(medians), "%.1f%%")
+        << ")\n";
+  }
   // Which forward prepare kept, and how close the next one came: a small margin means another run may keep it.
   for (const auto& r : run.results) {
     if (!r.plan_search) continue;

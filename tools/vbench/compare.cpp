@@ -63,7 +63,19 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
     } else {
       r.speedup = r.baseline_median_ms / r.candidate_median_ms;
       r.change_pct = (r.candidate_median_ms / r.baseline_median_ms - 1.0) * 100.0;
-      const stats::Interval ci = stats::bootstrap_ratio_of_medians(b.samples_ms, c->samples_ms);
+      const bool repeated = b.repetitions.size() > 1 && c->repetitions.size() > 1;
+      auto medians = [](const std::vector<Repetition>& reps) {
+        std::vector<double> m;
+        for (const Repetition& x : reps) m.push_back(x.median_ms);
+        return m;
+      };
+      const stats::Interval ci = repeated ? stats::bootstrap_ratio_of_medians(medians(b.repetitions),
+                                                                              medians(c->repetitions))
+                                          : stats::bootstrap_ratio_of_medians(b.samples_ms, c->samples_ms);
+      if (repeated) {
+        r.baseline_repetitions = b.repetitions.size();
+        r.candidate_repetitions = c->repetitions.size();
+      }
       r.ci_low = ci.low;
       r.ci_high = ci.high;
       r.verdict = ci.low > 1.0 ? "faster" : ci.high < 1.0 ? "slower" : "same";
@@ -113,6 +125,9 @@ OrderedJson compare_document(const Comparison& cmp, const OrderedJson& baseline_
                     {"speedup", number_or_null(c.speedup)},
                     {"ci_low", number_or_null(c.ci_low)},
                     {"ci_high", number_or_null(c.ci_high)},
+                    {"ci_over", c.baseline_repetitions > 0 ? "repetitions" : "samples"},
+                    {"baseline_repetitions", c.baseline_repetitions},
+                    {"candidate_repetitions", c.candidate_repetitions},
                     {"change_pct", number_or_null(c.change_pct)},
                     {"verdict", c.verdict},
                     {"regression", c.regression},

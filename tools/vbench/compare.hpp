@@ -1,7 +1,8 @@
 // Compares two vtools.bench documents config by config: medians, speedup = baseline median / candidate median
 // (> 1: the candidate is faster), a bootstrap 95% CI of that ratio (stats::bootstrap_ratio_of_medians over the raw
-// samples), and a verdict: "faster" when the CI lies above 1, "slower" below 1, "same" when it contains 1,
-// "untimed" when either side has no samples.
+// samples, or over the repetitions' medians where both runs have two or more: vbench run --repetitions), and a
+// verdict: "faster" when the CI lies above 1, "slower" below 1, "same" when it contains 1, "untimed" when either
+// side has no samples.
 #pragma once
 
 #include <string>
@@ -18,6 +19,11 @@ struct ConfigComparison {
   std::size_t baseline_n = 0, candidate_n = 0;
   double speedup = 0;              ///< NaN when untimed
   double ci_low = 0, ci_high = 0;  ///< NaN when untimed
+  /// Where both runs have 2 or more repetitions, how many each: the CI then resamples their medians, which moves
+  /// with what changes from one prepared forward to the next (allocations, the graph, clocks), not only the
+  /// samples of one timing, whose CI is far narrower than the drift between runs (bench/RESULTS.md, session 28).
+  /// 0 and 0: the CI resamples the samples.
+  std::size_t baseline_repetitions = 0, candidate_repetitions = 0;
   double change_pct = 0;           ///< (candidate / baseline − 1)·100; positive = slower
   std::string verdict;
   bool regression = false;         ///< "slower" and change_pct > the threshold

@@ -47,6 +47,10 @@ void write_compare_table(const Comparison& cmp, const std::string& format, std::
   else write_text_table(t, out);
   for (const auto& c : cmp.configs) {
     if (!c.differs.empty()) out << c.config << ": the runs differ in " << c.differs << "\n";
+    if (c.baseline_repetitions > 0) {
+      out << c.config << ": 95% CI over the medians of " << c.baseline_repetitions << " and "
+          << c.candidate_repetitions << " repetitions\n";
+    }
     if (!c.baseline_forward.empty()) {
       out << c.config << ": prepare kept different forwards: baseline " << c.baseline_forward << "; candidate "
           << c.candidate_forward << "\n";

@@ -40,19 +40,44 @@ Correctness check_correctness(const GptWeights& weights, const std::vector<std::
   return c;
 }
 
-void time_config(ConfigResult& r, const std::vector<std::int32_t>& tokens, const HarnessSettings& s,
-                 Backend& backend) {
-  r.samples_ms = backend.time_forwards(tokens, s.warmup, s.iters, s.caches);
+/// One timing of the prepared forward: warm-up, `iters` forwards, then more until --min-time is reached.
+std::vector<double> timed_forwards(const std::vector<std::int32_t>& tokens, const HarnessSettings& s,
+                                   Backend& backend) {
+  std::vector<double> samples = backend.time_forwards(tokens, s.warmup, s.iters, s.caches);
   double total_ms = 0;
-  for (const double ms : r.samples_ms) total_ms += ms;
+  for (const double ms : samples) total_ms += ms;
   // --min-time: more batches, each sized from the mean so far to reach the time left (the clocks of the last one).
-  while (total_ms < 1e3 * s.min_time_s && r.samples_ms.size() < kMaxSamples && total_ms > 0) {
-    const double mean_ms = total_ms / static_cast<double>(r.samples_ms.size());
+  while (total_ms < 1e3 * s.min_time_s && samples.size() < kMaxSamples && total_ms > 0) {
+    const double mean_ms = total_ms / static_cast<double>(samples.size());
     const double wanted = std::ceil((1e3 * s.min_time_s - total_ms) / mean_ms);
-    const auto more = static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(kMaxSamples - r.samples_ms.size())));
+    const auto more = static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(kMaxSamples - samples.size())));
     for (const double ms : backend.time_forwards(tokens, 0, more, s.caches)) {
-      r.samples_ms.push_back(ms);
+      samples.push_back(ms);
       total_ms += ms;
+    }
+  }
+  return samples;
+}
+
+/// Times the prepared forward, and with --repetitions prepares it again (pinned to the forward the first prepare
+/// ran, so that every repetition times the same kernels) and times it again, each repetition's samples kept.
+void time_config(ConfigResult& r, const std::vector<std::int32_t>& tokens, const GptWeights& weights,
+                 const std::optional<ForwardPin>& pin, const HarnessSettings& s, Backend& backend) {
+  r.samples_ms = timed_forwards(tokens, s, backend);
+  if (s.repetitions > 1) {
+    r.repetitions.push_back({stats::median(r.samples_ms), r.samples_ms.size()});
+    std::optional<ForwardPin> same = pin;
+    if (r.plan_search) {
+      const DeviceInfo device = backend.device();
+      same = ForwardPin{r.plan_search->kept, r.plan_search->gemm_algorithms, device.name, device.blas_version,
+                        "repetition 1"};
+    }
+    for (int i = 1; i < s.repetitions; ++i) {
+      backend.pin_forward(same);
+      backend.prepare(weights, r.shape.batch, r.shape.seq, s.dtype);
+      const std::vector<double> samples = timed_forwards(tokens, s, backend);
+      r.repetitions.push_back({stats::median(samples), samples.size()});
+      r.samples_ms.insert(r.samples_ms.end(), samples.begin(), samples.end());
     }
   }
   r.clocks = backend.timing_clocks();
@@ -167,7 +192,7 @@ BenchRun run_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSetting
       if (!gate_ok) r.status = "failed";
       else if (!s.time) r.status = "passed";
       else r.status = s.check ? "ok" : "unchecked";
-      if (gate_ok && s.time) time_config(r, tokens, s, backend);
+      if (gate_ok && s.time) time_config(r, tokens, weights, pin, s, backend);
       run.results.push_back(std::move(r));
     }
   }

@@ -42,11 +42,21 @@ struct HarnessSettings {
   /// --min-time: after the `iters` forwards, more until the timed ones add up to this many seconds (Google
   /// Benchmark's min_time), at most kMaxSamples in all; 0: exactly `iters`.
   double min_time_s = 0;
+  /// --repetitions: the timing (warm-up, iters, min-time) this many times per benchmark, each after a prepare of its
+  /// own that runs the forward the first one ran (Google Benchmark's repetitions), so that compare can see how much
+  /// a median moves from one prepared forward to the next and not only within one timing.
+  int repetitions = 1;
   CacheState caches = CacheState::kWarm;
   std::uint64_t seed = 1337;
   bool check = true;   ///< run the correctness gate before timing
   bool time = true;    ///< false for `vbench verify`
   ForwardPins pins;
+};
+
+/// One repetition's timing (--repetitions): its median and how many forwards it timed.
+struct Repetition {
+  double median_ms = 0;
+  std::size_t n = 0;
 };
 
 /// One config's outcome. status: "ok" (checked and timed), "unchecked" (timed, --no-check), "failed" (gate
@@ -60,7 +70,8 @@ struct ConfigResult {
   ForwardCost cost;
   Floor floor;
   std::optional<Correctness> correctness;
-  std::vector<double> samples_ms;
+  std::vector<double> samples_ms;  ///< every repetition's, in order
+  std::vector<Repetition> repetitions;  ///< with --repetitions 2 or more: one per repetition; else empty
   stats::Summary timing;
   double tokens_per_s = 0;
   double roofline_fraction = 0;  ///< floor_ms / median_ms; 0 when the floor is unknown

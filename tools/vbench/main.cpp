@@ -39,6 +39,9 @@ void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
     cmd->add_option("--iters", o.iters, "timed forwards")->capture_default_str();
     cmd->add_option("--min-time", o.min_time, "then more timed forwards until they add up to SECONDS (at most 100000)")
         ->capture_default_str();
+    cmd->add_option("--repetitions", o.repetitions,
+                    "time each benchmark N times, each after its own prepare of the same forward")
+        ->capture_default_str();
     cmd->add_option("--caches", o.caches, "warm|cold: caches as the forward before left them, or flushed first")
         ->capture_default_str();
     cmd->add_flag("--no-check", o.no_check, "skip the correctness gate");

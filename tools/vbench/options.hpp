@@ -26,6 +26,7 @@ struct RunOptions {
   int gpu = -1;                  ///< --gpu: CUDA device index; -1: not given (device 0)
   int warmup = 3, iters = 20;
   double min_time = 0;           ///< --min-time seconds of timed forwards at least (0: just --iters)
+  int repetitions = 1;           ///< --repetitions: the timing this many times, each after its own prepare
   std::string caches = "warm";   ///< warm | cold (flushed before each forward)
   std::uint64_t seed = 1337;
   std::string weights;           ///< safetensors file; "" = init from seed

@@ -22,6 +22,7 @@ namespace {
 void check_sizes(const RunOptions& o) {
   if (o.warmup < 0 || o.iters <= 0) throw Error(ExitCode::kUsage, "--warmup must be >= 0 and --iters positive");
   if (!(o.min_time >= 0 && o.min_time <= 3600)) throw Error(ExitCode::kUsage, "--min-time must be 0 to 3600 seconds");
+  if (o.repetitions < 1 || o.repetitions > 100) throw Error(ExitCode::kUsage, "--repetitions must be 1 to 100");
 }
 
 /// --forward NAME for every benchmark, or --forwards-from DOC per benchmark; none: prepare searches.
@@ -45,6 +46,7 @@ BenchRun run_harness(const RunOptions& o, bool time) {
   s.warmup = o.warmup;
   s.iters = o.iters;
   s.min_time_s = o.min_time;
+  s.repetitions = o.repetitions;
   s.caches = parse_cache_state(o.caches);
   s.seed = o.seed;
   s.check = time ? !o.no_check : true;
