@@ -223,7 +223,9 @@ void write_summary_csv(const TraceSummary& s, std::ostream& out) {
   Table t;
   t.headers = {"kernel", "calls", "total_ns", "mean_ns", "median_ns", "min_ns", "max_ns", "std_ns", "share",
                "exposed_ns", "exposed_share"};
-  if (per_launch) t.headers.insert(t.headers.end(), {"calls_per_launch", "time_per_launch_ns", "exposed_per_launch_ns"});
+  if (per_launch) {
+    t.headers.insert(t.headers.end(), {"calls_per_launch", "time_per_launch_ns", "exposed_per_launch_ns"});
+  }
   t.headers.insert(t.headers.end(), {"grid", "block", "registers_per_thread", "shared_bytes"});
   for (const auto& k : s.kernels) {
     std::vector<std::string> row = {k.name,
