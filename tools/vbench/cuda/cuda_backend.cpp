@@ -160,6 +160,7 @@ class CudaBackend final : public Backend {
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
     if (stream_ == nullptr) check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     if (lt_ == nullptr) check_cublas(cublasLtCreate(&lt_), "cublasLtCreate", "the cuBLASLt handle");
+    ensure_flush_buffer();  // first, so that every prepare allocates its buffers beside the same ones
     dtype_ = dtype;
     weights_ = std::make_unique<cuda::DeviceWeights>(cuda::upload_weights(weights, dtype));
     forward_ = std::make_unique<cuda::GptForward>(lt_, *weights_, B, T);
@@ -180,6 +181,7 @@ class CudaBackend final : public Backend {
       time_option_combinations(wgmma_tried);  // the wgmma candidates try both layer-norm blocks
       playoff();
     }
+    reset_l2();
     capture();
   }
 
@@ -194,10 +196,6 @@ class CudaBackend final : public Backend {
   std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters,
                                     CacheState caches) override {
     upload_tokens(tokens);
-    if (caches == CacheState::kCold && flush_buffer_.bytes() == 0) {
-      flush_buffer_ = cuda::DeviceBuffer(cuda::l2_flush_bytes() + sizeof(unsigned), "the L2 flush buffer");
-      check_cuda(cudaMemset(flush_buffer_.get(), 0, flush_buffer_.bytes()), "cudaMemset", "the L2 flush buffer");
-    }
     timing_clocks_.reset();
     return replay_ms(warmup, iters, caches, &timing_clocks_);
   }
@@ -225,6 +223,26 @@ class CudaBackend final : public Backend {
     check_cuda(cudaGraphInstantiate(&exec_, graph_, 0), "cudaGraphInstantiate");
     check_cuda(cudaGraphUpload(exec_, stream_), "cudaGraphUpload");
     kernels_ = count_kernel_nodes(graph_);
+  }
+
+  /// Leaves L2 as a forward prepared alone would find it (cuda::l2_flush: clean, evict-normal lines of a buffer of
+  /// zeros); before each forward timed at prepare and before the kept one is captured. Without it the forwards
+  /// timed at prepare left their mark on the next ones and on the kept one: a candidate with the LM head's weights
+  /// prefetched marks them evict-last, and nothing marks them back, so gpt_nano fp32's kept forward (no prefetch)
+  /// then found them in L2 through every timed forward: 53.1-53.5 us right after a search against 58.1-58.6 when
+  /// prepared again with the same forward, or pinned without a search (H100, bench/RESULTS.md, session 28). The
+  /// same goes for an earlier model's lines in a run of several.
+  void reset_l2() {
+    const std::size_t bytes = flush_buffer_.bytes() - sizeof(unsigned);  // the sink is the last word
+    cuda::l2_flush(flush_buffer_.get(), bytes, reinterpret_cast<unsigned*>(flush_buffer_.as<char>() + bytes), stream_);
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", "the L2 flush");
+  }
+
+  /// Allocates the zero-filled buffer of l2_flush (2 x L2: reset_l2 and --caches cold), once.
+  void ensure_flush_buffer() {
+    if (flush_buffer_.bytes() != 0) return;
+    flush_buffer_ = cuda::DeviceBuffer(cuda::l2_flush_bytes() + sizeof(unsigned), "the L2 flush buffer");
+    check_cuda(cudaMemset(flush_buffer_.get(), 0, flush_buffer_.bytes()), "cudaMemset", "the L2 flush buffer");
   }
 
   /// Refines each GEMM plan's algorithm by the time of whole forwards, one plan at a time: every candidate is
@@ -658,9 +676,10 @@ class CudaBackend final : public Backend {
     return ms.empty() ? std::numeric_limits<double>::infinity() : stats::median(ms);
   }
 
-  /// kPrepareReplays replays of the forward as planned now, captured for them (after 3 warm-up ones); empty when it
-  /// cannot be captured.
+  /// kPrepareReplays replays of the forward as planned now, captured for them (after 3 warm-up ones), from an L2
+  /// that no earlier candidate left its lines in (reset_l2); empty when it cannot be captured.
   std::vector<double> forward_samples_ms() {
+    reset_l2();
     try {
       capture();
     } catch (const Error&) {
