@@ -431,6 +431,12 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   CHECK(std::find(knotes.begin(), knotes.end(),
                   "gpt_nano: prepare kept different forwards: baseline unfused; candidate fused block rows.") !=
         knotes.end());
+  cmp.doc["comparisons"][0]["ci_over"] = "repetitions";  // vbench run --repetitions on both sides
+  cmp.doc["comparisons"][0]["baseline_repetitions"] = 5;
+  cmp.doc["comparisons"][0]["candidate_repetitions"] = 3;
+  const std::vector<std::string> rnotes = build_page({cmp}).sections[1].notes;
+  CHECK(std::find(rnotes.begin(), rnotes.end(), "gpt_nano: 95% CI over the medians of 5 and 3 repetitions.") !=
+        rnotes.end());
 
   // Sweeps compared (vbench against torch.compile, B 1,4,16 x T 32,64): the speedup against B and against T too.
   const Page sweeps = build_page({load("vbench_gpt_nano_sweep_h200.compare.json")});

@@ -79,6 +79,11 @@ Page compare_page(const OrderedJson& doc, std::string_view name) {
     std::string verdict = c.text_or("verdict", "");
     if (const std::string differs = c.text_or("differs", ""); !differs.empty())
       res.notes.push_back(config + ": the two runs differ in " + differs + ".");
+    if (c.text_or("ci_over", "samples") == "repetitions") {
+      res.notes.push_back(config + ": 95% CI over the medians of " +
+                          std::to_string(c.integer_or("baseline_repetitions", 0)) + " and " +
+                          std::to_string(c.integer_or("candidate_repetitions", 0)) + " repetitions.");
+    }
     if (const JsonView kept = c.at("kept_forwards"); kept.present()) {
       res.notes.push_back(config + ": prepare kept different forwards: baseline " + kept.text_or("baseline", "?") +
                           "; candidate " + kept.text_or("candidate", "?") + ".");
