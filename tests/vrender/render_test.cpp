@@ -386,6 +386,13 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
         std::vector<std::string>{"gpt2: no search; ran the forward searched.json named: unfused with wgmma GEMMs "
                                  "64x1x1 and programmatic launches and qkv and attention in one wgmma kernel"});
 
+  // vbench run --repetitions 3: the results say how far the repetitions' medians are apart.
+  const Page reps_page = build_page({load("vbench_gpt_nano_cpu_reps.bench.json")});
+  const std::vector<std::string>& reps_notes = reps_page.sections[1].notes;
+  CHECK(std::count_if(reps_notes.begin(), reps_notes.end(), [](const std::string& n) {
+          return n.rfind("gpt_nano: 3 repetitions (each a prepare of its own), medians ", 0) == 0;
+        }) == 1);
+
   // A real cuda run (gpt2 bf16, H200): its search, fastest first, the kept forward among the playoff's.
   Input gpt2 = load("vbench_gpt2_bf16_cuda_h200.bench.json");
   const Page gpt2_page = build_page({gpt2});

@@ -74,6 +74,7 @@ BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
     const JsonView search = b.at("plan_search");
     r.kept_forward = search.string_or("kept", "");
     r.pinned_from = search.string_or("pinned_from", "");
+    for (const JsonView& x : b.items("repetitions")) r.repetition_medians_ms.push_back(x.number_or("median_ms", NAN));
     for (const JsonView& p : search.items("timed")) {
       r.plans.push_back({p.string_or("forward", "?"), p.number_or("median_ms", kNaN), kNaN, ""});
     }
@@ -284,6 +285,20 @@ Page bench_page(std::vector<BenchRun> runs) {
   if (last.results.empty()) charts.notes.push_back("The document has no benchmarks.");
   else add_run_charts(last, charts);
   add_sweep_charts(last.results, charts);
+  for (const BenchResult& r : last.results) {  // how far a prepared forward's median moves from one to the next
+    const std::vector<double>& m = r.repetition_medians_ms;
+    if (m.size() < 2) continue;
+    const auto [lo, hi] = std::minmax_element(m.begin(), m.end());
+    std::vector<double> sorted = m;
+    std::sort(sorted.begin(), sorted.end());
+    const double mid = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                         : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+    char spread[32];
+    std::snprintf(spread, sizeof spread, "%.1f%%", 100 * (*hi - *lo) / mid);
+    charts.notes.push_back(r.config + ": " + std::to_string(m.size()) + " repetitions (each a prepare of its own), "
+                           "medians " + format_duration_ms(*lo) + " .. " + format_duration_ms(*hi) + " (spread " +
+                           spread + ").");
+  }
   page.sections.push_back(std::move(charts));
   Section plans{"Plan search at prepare", {}, {}, {}, {}, {}};
   add_plan_search_tables(last, plans);

@@ -30,6 +30,7 @@ struct BenchResult {
   std::string kept_forward{};      ///< plan_search.kept; "" when the document has no plan search
   std::string pinned_from{};       ///< plan_search.pinned_from: vbench ran the forward this named, without a search
   std::vector<PlanTrial> plans{};  ///< plan_search: timed forwards in document order, then the rejected ones
+  std::vector<double> repetition_medians_ms{};  ///< vbench run --repetitions: each repetition's median, in order
 };
 
 /// One vtools.bench document.
