@@ -94,8 +94,7 @@ void write_bench_table(const BenchRun& run, const std::string& format, std::ostr
   // How far the repetitions' medians are apart: the drift between prepared forwards that one timing cannot show.
   for (const auto& r : run.results) {
     if (r.repetitions.size() < 2) continue;
-    std::vector<double> medians;
-    for (const Repetition& x : r.repetitions) medians.push_back(x.median_ms);
+    const std::vector<double> medians = repetition_medians(r.repetitions);
     const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
     out << r.name << ": " << medians.size() << " repetitions, medians " << format_duration_ms(*lo) << " .. "
         << format_duration_ms(*hi) << " (spread " << fixed(100 * (*hi - *lo) / stats::median(medians), "%.1f%%")

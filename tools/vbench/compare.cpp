@@ -64,14 +64,10 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
       r.speedup = r.baseline_median_ms / r.candidate_median_ms;
       r.change_pct = (r.candidate_median_ms / r.baseline_median_ms - 1.0) * 100.0;
       const bool repeated = b.repetitions.size() > 1 && c->repetitions.size() > 1;
-      auto medians = [](const std::vector<Repetition>& reps) {
-        std::vector<double> m;
-        for (const Repetition& x : reps) m.push_back(x.median_ms);
-        return m;
-      };
-      const stats::Interval ci = repeated ? stats::bootstrap_ratio_of_medians(medians(b.repetitions),
-                                                                              medians(c->repetitions))
-                                          : stats::bootstrap_ratio_of_medians(b.samples_ms, c->samples_ms);
+      const stats::Interval ci =
+          repeated ? stats::bootstrap_ratio_of_medians(repetition_medians(b.repetitions),
+                                                       repetition_medians(c->repetitions))
+                   : stats::bootstrap_ratio_of_medians(b.samples_ms, c->samples_ms);
       if (repeated) {
         r.baseline_repetitions = b.repetitions.size();
         r.candidate_repetitions = c->repetitions.size();

@@ -122,6 +122,12 @@ std::vector<Shape> shapes_of(const std::vector<int>& batches, const std::vector<
   return shapes;
 }
 
+std::vector<double> repetition_medians(const std::vector<Repetition>& repetitions) {
+  std::vector<double> medians;
+  for (const Repetition& x : repetitions) medians.push_back(x.median_ms);
+  return medians;
+}
+
 std::optional<ForwardPin> ForwardPins::find(const std::string& config, const Shape& shape) const {
   if (every) return every;
   for (const Entry& e : per_benchmark) {

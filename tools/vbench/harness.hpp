@@ -59,6 +59,9 @@ struct Repetition {
   std::size_t n = 0;
 };
 
+/// The medians of `repetitions`, in order.
+std::vector<double> repetition_medians(const std::vector<Repetition>& repetitions);
+
 /// One config's outcome. status: "ok" (checked and timed), "unchecked" (timed, --no-check), "failed" (gate
 /// failed, not timed), "passed" (verify only: gate passed, not timed).
 struct ConfigResult {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "libcommon/human_units.hpp"
+#include "libcommon/stats.hpp"
 #include "tools/vrender/json_view.hpp"
 #include "tools/vrender/svg_markup.hpp"
 #include "tools/vrender/sweep_lines.hpp"
@@ -289,12 +290,8 @@ Page bench_page(std::vector<BenchRun> runs) {
     const std::vector<double>& m = r.repetition_medians_ms;
     if (m.size() < 2) continue;
     const auto [lo, hi] = std::minmax_element(m.begin(), m.end());
-    std::vector<double> sorted = m;
-    std::sort(sorted.begin(), sorted.end());
-    const double mid = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                         : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
     char spread[32];
-    std::snprintf(spread, sizeof spread, "%.1f%%", 100 * (*hi - *lo) / mid);
+    std::snprintf(spread, sizeof spread, "%.1f%%", 100 * (*hi - *lo) / stats::median(m));
     charts.notes.push_back(r.config + ": " + std::to_string(m.size()) + " repetitions (each a prepare of its own), "
                            "medians " + format_duration_ms(*lo) + " .. " + format_duration_ms(*hi) + " (spread " +
                            spread + ").");

@@ -297,8 +297,7 @@ class CudaBackend final : public Backend {
     forward_ms_.clear();
     record_forward(median_forward_ms());
     for (const WgmmaPlan& c : wgmma_candidates(trials)) {
-      const std::string label = plan_label(c) + (c.layernorm_blocks == cuda::LayerNormBlocks::kFitted
-                                                      ? ", fitted layer-norm blocks" : "");
+      const std::string label = setup_label({c, std::nullopt});
       double err = 0;
       try {
         use_plan(c);
@@ -568,13 +567,12 @@ class CudaBackend final : public Backend {
   [[nodiscard]] std::vector<ForwardSetup> every_setup() const {
     std::vector<WgmmaPlan> plans = {WgmmaPlan{}};
     if (!forward_->wgmma_tilings().empty()) {
-      const std::vector<WgmmaPlan> candidates = wgmma_candidates(WgmmaTrials::kAll);
+      const std::vector<WgmmaPlan> candidates = wgmma_candidates(WgmmaTrials::kAll);  // fitted blocks included
       plans.insert(plans.end(), candidates.begin(), candidates.end());
-    }
-    if (cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
+    } else if (cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
       WgmmaPlan fitted;
       fitted.layernorm_blocks = cuda::LayerNormBlocks::kFitted;
-      plans.push_back(fitted);  // where no wgmma candidate is, time_option_combinations tries it
+      plans.push_back(fitted);  // without wgmma candidates, time_option_combinations tries it
     }
     std::vector<ForwardSetup> bases;
     for (const WgmmaPlan& plan : plans) bases.push_back({plan, std::nullopt});
