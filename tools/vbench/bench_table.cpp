@@ -34,11 +34,15 @@ void write_bench_csv(const BenchRun& run, std::ostream& out) {
   t.headers = {"name",    "config",  "batch_size", "seq_len", "dtype",  "caches",  "backend",  "status",
                "median_ms", "mean_ms", "std_ms",   "min_ms",  "max_ms", "p5_ms",   "p95_ms",   "p99_ms",
                "samples", "tokens_per_s", "flops", "bytes", "floor_ms", "roofline_fraction", "kernels_per_forward",
-               "rel_err", "max_abs_err", "top1_agreement"};
+               "rel_err", "max_abs_err", "top1_agreement", "repetitions", "repetition_min_median_ms",
+               "repetition_max_median_ms"};
   for (const auto& r : run.results) {
     const bool timed = r.timing.n > 0;  // a document read back may keep its summary without samples
     const stats::Summary& s = r.timing;
     auto timing = [&](double v) { return timed ? csv_number(v) : std::string(); };
+    // --repetitions: how many, and the range of their medians (the drift one timing's statistics cannot show).
+    const std::vector<double> medians = repetition_medians(r.repetitions);
+    const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
     t.add_row({r.name, r.config.name, std::to_string(r.shape.batch), std::to_string(r.shape.seq),
                dtype_name(run.settings.dtype), cache_state_name(run.settings.caches), run.backend, r.status,
                timing(s.median), timing(s.mean), timing(s.std), timing(s.min), timing(s.max), timing(s.p5),
@@ -48,7 +52,9 @@ void write_bench_csv(const BenchRun& run, std::ostream& out) {
                timed && r.roofline_fraction > 0 ? csv_number(r.roofline_fraction) : "",
                std::to_string(r.kernels_per_forward), r.correctness ? csv_number(r.correctness->rel_err) : "",
                r.correctness ? csv_number(r.correctness->max_abs_err) : "",
-               r.correctness ? csv_number(r.correctness->top1_agreement) : ""});
+               r.correctness ? csv_number(r.correctness->top1_agreement) : "",
+               timed ? std::to_string(std::max<std::size_t>(1, medians.size())) : "",
+               medians.empty() ? "" : csv_number(*lo), medians.empty() ? "" : csv_number(*hi)});
   }
   write_csv_table(t, out);
 }

@@ -121,7 +121,7 @@ OrderedJson compare_document(const Comparison& cmp, const OrderedJson& baseline_
                     {"speedup", number_or_null(c.speedup)},
                     {"ci_low", number_or_null(c.ci_low)},
                     {"ci_high", number_or_null(c.ci_high)},
-                    {"ci_over", c.baseline_repetitions > 0 ? "repetitions" : "samples"},
+                    {"ci_over", c.ci_over()},
                     {"baseline_repetitions", c.baseline_repetitions},
                     {"candidate_repetitions", c.candidate_repetitions},
                     {"change_pct", number_or_null(c.change_pct)},

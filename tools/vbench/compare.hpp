@@ -24,6 +24,8 @@ struct ConfigComparison {
   /// samples of one timing, whose CI is far narrower than the drift between runs (bench/RESULTS.md, session 28).
   /// 0 and 0: the CI resamples the samples.
   std::size_t baseline_repetitions = 0, candidate_repetitions = 0;
+  /// What the CI resampled: "repetitions" (their medians) or "samples".
+  [[nodiscard]] const char* ci_over() const { return baseline_repetitions > 0 ? "repetitions" : "samples"; }
   double change_pct = 0;           ///< (candidate / baseline − 1)·100; positive = slower
   std::string verdict;
   bool regression = false;         ///< "slower" and change_pct > the threshold

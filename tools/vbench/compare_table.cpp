@@ -21,12 +21,14 @@ void write_compare_table(const Comparison& cmp, const std::string& format, std::
   if (format == "csv") {  // raw numbers, one row per config in both; the geometric mean is the JSON's
     Table t;
     t.headers = {"config", "baseline_median_ms", "candidate_median_ms", "baseline_n", "candidate_n", "speedup",
-                 "ci_low", "ci_high", "change_pct", "verdict", "regression", "differs"};
+                 "ci_low", "ci_high", "change_pct", "verdict", "regression", "differs", "ci_over",
+                 "baseline_repetitions", "candidate_repetitions"};
     for (const auto& c : cmp.configs) {
       t.add_row({c.config, csv_number(c.baseline_median_ms), csv_number(c.candidate_median_ms),
                  std::to_string(c.baseline_n), std::to_string(c.candidate_n), csv_number(c.speedup),
                  csv_number(c.ci_low), csv_number(c.ci_high), csv_number(c.change_pct), c.verdict,
-                 c.regression ? "true" : "false", c.differs});
+                 c.regression ? "true" : "false", c.differs, c.ci_over(),
+                 std::to_string(c.baseline_repetitions), std::to_string(c.candidate_repetitions)});
     }
     write_csv_table(t, out);
     return;
