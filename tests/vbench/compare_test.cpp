@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/merge.hpp"
@@ -133,8 +134,8 @@ TEST_CASE("compare: with repetitions on both sides the CI resamples their median
   cand.repetitions = {{10.0, 30}, {10.4, 30}, {10.2, 30}, {10.0, 30}};
   const Comparison cmp = compare_benchmarks({base}, {cand}, 1.0);
   const ConfigComparison& c = cmp.configs[0];
-  CHECK(c.baseline_repetitions == 4);
-  CHECK(c.candidate_repetitions == 4);
+  CHECK(c.baseline_repetition_medians == std::vector<double>{9.8, 10.2, 10.0, 10.2});
+  CHECK(c.candidate_repetition_medians.size() == 4);
   CHECK(c.verdict == "same");
   CHECK_FALSE(c.regression);
   CHECK(c.ci_low < 1.0);
@@ -146,10 +147,11 @@ TEST_CASE("compare: with repetitions on both sides the CI resamples their median
   const OrderedJson doc = compare_document(cmp, OrderedJson::object(), "a.json", OrderedJson::object(), "b.json");
   CHECK(doc["comparisons"][0]["ci_over"] == "repetitions");
   CHECK(doc["comparisons"][0]["candidate_repetitions"] == 4);
+  CHECK(doc["comparisons"][0]["candidate_repetition_medians_ms"][1] == 10.4);
   // One side without repetitions: the samples, as before.
   cand.repetitions.clear();
   const Comparison samples = compare_benchmarks({base}, {cand}, -1);
-  CHECK(samples.configs[0].baseline_repetitions == 0);
+  CHECK(samples.configs[0].baseline_repetition_medians.empty());
   CHECK(samples.configs[0].verdict == "slower");
   CHECK(compare_document(samples, OrderedJson::object(), "a", OrderedJson::object(), "b")["comparisons"][0]
             ["ci_over"] == "samples");

@@ -445,6 +445,21 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   CHECK(std::find(rnotes.begin(), rnotes.end(), "gpt_nano: 95% CI over the medians of 5 and 3 repetitions.") !=
         rnotes.end());
 
+  // Real repetitions on both sides (vbench compare of two `vbench run --repetitions 3`): whiskers over the
+  // repetitions' medians on the median bars, and a line per side of each repetition's median.
+  const Page reps = build_page({load("vbench_gpt_nano_cpu_reps.compare.json")});
+  const std::vector<std::string>& reps_cnotes = reps.sections[1].notes;
+  CHECK(std::find(reps_cnotes.begin(), reps_cnotes.end(),
+                  "gpt_nano: 95% CI over the medians of 3 and 3 repetitions; the median bars' whiskers span them.") !=
+        reps_cnotes.end());
+  REQUIRE(reps.sections[1].figures.size() == 3);
+  CHECK(reps.sections[1].figures[0].svg.markup.find("<line") != std::string::npos);  // the whiskers
+  const auto reps_chart = test::parse_xml(reps.sections[1].figures[2].svg.markup);
+  CHECK(reps.sections[1].figures[2].svg.markup.find("Median of each repetition") != std::string::npos);
+  CHECK(reps_chart->find("polyline").size() == 2);
+  CHECK(reps.sections[1].figures[2].svg.markup.find("gpt_nano candidate, repetition 2: 4.873 ms") !=
+        std::string::npos);
+
   // Sweeps compared (vbench against torch.compile, B 1,4,16 x T 32,64): the speedup against B and against T too.
   const Page sweeps = build_page({load("vbench_gpt_nano_sweep_h200.compare.json")});
   REQUIRE(sweeps.sections[1].figures.size() == 4);

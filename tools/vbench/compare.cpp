@@ -63,15 +63,14 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
     } else {
       r.speedup = r.baseline_median_ms / r.candidate_median_ms;
       r.change_pct = (r.candidate_median_ms / r.baseline_median_ms - 1.0) * 100.0;
-      const bool repeated = b.repetitions.size() > 1 && c->repetitions.size() > 1;
-      const stats::Interval ci =
-          repeated ? stats::bootstrap_ratio_of_medians(repetition_medians(b.repetitions),
-                                                       repetition_medians(c->repetitions))
-                   : stats::bootstrap_ratio_of_medians(b.samples_ms, c->samples_ms);
-      if (repeated) {
-        r.baseline_repetitions = b.repetitions.size();
-        r.candidate_repetitions = c->repetitions.size();
+      if (b.repetitions.size() > 1 && c->repetitions.size() > 1) {
+        r.baseline_repetition_medians = repetition_medians(b.repetitions);
+        r.candidate_repetition_medians = repetition_medians(c->repetitions);
       }
+      const stats::Interval ci =
+          r.baseline_repetition_medians.empty()
+              ? stats::bootstrap_ratio_of_medians(b.samples_ms, c->samples_ms)
+              : stats::bootstrap_ratio_of_medians(r.baseline_repetition_medians, r.candidate_repetition_medians);
       r.ci_low = ci.low;
       r.ci_high = ci.high;
       r.verdict = ci.low > 1.0 ? "faster" : ci.high < 1.0 ? "slower" : "same";
@@ -122,8 +121,10 @@ OrderedJson compare_document(const Comparison& cmp, const OrderedJson& baseline_
                     {"ci_low", number_or_null(c.ci_low)},
                     {"ci_high", number_or_null(c.ci_high)},
                     {"ci_over", c.ci_over()},
-                    {"baseline_repetitions", c.baseline_repetitions},
-                    {"candidate_repetitions", c.candidate_repetitions},
+                    {"baseline_repetitions", c.baseline_repetition_medians.size()},
+                    {"candidate_repetitions", c.candidate_repetition_medians.size()},
+                    {"baseline_repetition_medians_ms", c.baseline_repetition_medians},
+                    {"candidate_repetition_medians_ms", c.candidate_repetition_medians},
                     {"change_pct", number_or_null(c.change_pct)},
                     {"verdict", c.verdict},
                     {"regression", c.regression},

@@ -22,10 +22,12 @@ struct ConfigComparison {
   /// Where both runs have 2 or more repetitions, how many each: the CI then resamples their medians, which moves
   /// with what changes from one prepared forward to the next (allocations, the graph, clocks), not only the
   /// samples of one timing, whose CI is far narrower than the drift between runs (bench/RESULTS.md, session 28).
-  /// 0 and 0: the CI resamples the samples.
-  std::size_t baseline_repetitions = 0, candidate_repetitions = 0;
+  /// Empty: the CI resamples the samples.
+  std::vector<double> baseline_repetition_medians, candidate_repetition_medians;
   /// What the CI resampled: "repetitions" (their medians) or "samples".
-  [[nodiscard]] const char* ci_over() const { return baseline_repetitions > 0 ? "repetitions" : "samples"; }
+  [[nodiscard]] const char* ci_over() const {
+    return baseline_repetition_medians.empty() ? "samples" : "repetitions";
+  }
   double change_pct = 0;           ///< (candidate / baseline − 1)·100; positive = slower
   std::string verdict;
   bool regression = false;         ///< "slower" and change_pct > the threshold

@@ -28,7 +28,8 @@ void write_compare_table(const Comparison& cmp, const std::string& format, std::
                  std::to_string(c.baseline_n), std::to_string(c.candidate_n), csv_number(c.speedup),
                  csv_number(c.ci_low), csv_number(c.ci_high), csv_number(c.change_pct), c.verdict,
                  c.regression ? "true" : "false", c.differs, c.ci_over(),
-                 std::to_string(c.baseline_repetitions), std::to_string(c.candidate_repetitions)});
+                 std::to_string(c.baseline_repetition_medians.size()),
+                 std::to_string(c.candidate_repetition_medians.size())});
     }
     write_csv_table(t, out);
     return;
@@ -49,9 +50,9 @@ void write_compare_table(const Comparison& cmp, const std::string& format, std::
   else write_text_table(t, out);
   for (const auto& c : cmp.configs) {
     if (!c.differs.empty()) out << c.config << ": the runs differ in " << c.differs << "\n";
-    if (c.baseline_repetitions > 0) {
-      out << c.config << ": 95% CI over the medians of " << c.baseline_repetitions << " and "
-          << c.candidate_repetitions << " repetitions\n";
+    if (!c.baseline_repetition_medians.empty()) {
+      out << c.config << ": 95% CI over the medians of " << c.baseline_repetition_medians.size() << " and "
+          << c.candidate_repetition_medians.size() << " repetitions\n";
     }
     if (!c.baseline_forward.empty()) {
       out << c.config << ": prepare kept different forwards: baseline " << c.baseline_forward << "; candidate "

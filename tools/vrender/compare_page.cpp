@@ -51,6 +51,38 @@ void add_sweep_speedups(const std::vector<std::pair<std::string, double>>& speed
   }
 }
 
+/// The medians of `key` (vbench run --repetitions), in order; empty when absent.
+std::vector<double> repetition_medians(const JsonView& c, const char* key) {
+  std::vector<double> v;
+  for (const JsonView& x : c.items(key)) v.push_back(x.as_number().value_or(kNoValue));
+  return v;
+}
+
+/// A median bar, with a whisker over the repetitions' medians where there are some.
+void add_bar(BarSeries& bars, double median_ms, const std::vector<double>& repetitions) {
+  bars.values.push_back(median_ms);
+  bars.low.push_back(repetitions.empty() ? kNoValue : *std::min_element(repetitions.begin(), repetitions.end()));
+  bars.high.push_back(repetitions.empty() ? kNoValue : *std::max_element(repetitions.begin(), repetitions.end()));
+}
+
+/// Each repetition's median against its index, a line per config and side: drift across prepared forwards (a
+/// trend, one outlier) that the CI's width alone does not show.
+void add_repetition_chart(const std::vector<std::pair<std::string, std::vector<double>>>& lines, Section& s) {
+  XYChart chart{"Median of each repetition", {}, {"repetition", "", false}, {"median latency", "ms"}, {}, true, {},
+                720, 300};
+  for (const auto& [name, medians] : lines) {
+    XYSeries series{name, {}, {}, {}};
+    for (std::size_t i = 0; i < medians.size(); ++i) {
+      series.x.push_back(static_cast<double>(i));  // an index into x_labels: whole repetitions on the axis
+      while (chart.x_labels.size() <= i) chart.x_labels.push_back(std::to_string(chart.x_labels.size() + 1));
+      series.y.push_back(medians[i]);
+      series.tooltips.push_back(name + ", repetition " + std::to_string(i + 1) + ": " + ms(medians[i]) + " ms");
+    }
+    chart.series.push_back(std::move(series));
+  }
+  if (!chart.series.empty()) s.figures.push_back({"", render_xy_chart(chart)});
+}
+
 }  // namespace
 
 Page compare_page(const OrderedJson& doc, std::string_view name) {
@@ -71,6 +103,7 @@ Page compare_page(const OrderedJson& doc, std::string_view name) {
                           Table::Align::kRight, Table::Align::kLeft};
   int faster = 0, slower = 0, same = 0;
   std::vector<std::pair<std::string, double>> speedups;
+  std::vector<std::pair<std::string, std::vector<double>>> repetition_lines;
   for (const JsonView& c : root.items("comparisons")) {
     std::string config = c.text_or("config", "?");
     double b = c.number_or("baseline_median_ms", kNoValue), k = c.number_or("candidate_median_ms", kNoValue);
@@ -79,11 +112,17 @@ Page compare_page(const OrderedJson& doc, std::string_view name) {
     std::string verdict = c.text_or("verdict", "");
     if (const std::string differs = c.text_or("differs", ""); !differs.empty())
       res.notes.push_back(config + ": the two runs differ in " + differs + ".");
+    // With repetitions the median bars get whiskers from the lowest to the highest repetition's median.
+    const std::vector<double> base_reps = repetition_medians(c, "baseline_repetition_medians_ms");
+    const std::vector<double> cand_reps = repetition_medians(c, "candidate_repetition_medians_ms");
     if (c.text_or("ci_over", "samples") == "repetitions") {
       res.notes.push_back(config + ": 95% CI over the medians of " +
                           std::to_string(c.integer_or("baseline_repetitions", 0)) + " and " +
-                          std::to_string(c.integer_or("candidate_repetitions", 0)) + " repetitions.");
+                          std::to_string(c.integer_or("candidate_repetitions", 0)) + " repetitions" +
+                          (base_reps.empty() ? "" : "; the median bars' whiskers span them") + ".");
     }
+    if (!base_reps.empty()) repetition_lines.push_back({config + " baseline", base_reps});
+    if (!cand_reps.empty()) repetition_lines.push_back({config + " candidate", cand_reps});
     if (const JsonView kept = c.at("kept_forwards"); kept.present()) {
       res.notes.push_back(config + ": prepare kept different forwards: baseline " + kept.text_or("baseline", "?") +
                           "; candidate " + kept.text_or("candidate", "?") + ".");
@@ -92,13 +131,8 @@ Page compare_page(const OrderedJson& doc, std::string_view name) {
     speedups.push_back({config, sp});
     medians.categories.push_back(config);
     speed.categories.push_back(config);
-    // Optional per-side intervals (e.g. p5..p95) when the document carries them.
-    base.values.push_back(b);
-    base.low.push_back(c.number_or("baseline_low_ms", kNoValue));
-    base.high.push_back(c.number_or("baseline_high_ms", kNoValue));
-    cand.values.push_back(k);
-    cand.low.push_back(c.number_or("candidate_low_ms", kNoValue));
-    cand.high.push_back(c.number_or("candidate_high_ms", kNoValue));
+    add_bar(base, b, base_reps);
+    add_bar(cand, k, cand_reps);
     auto& s = speed.series[0];
     s.values.push_back(sp);
     s.low.push_back(lo);
@@ -122,6 +156,7 @@ Page compare_page(const OrderedJson& doc, std::string_view name) {
     res.figures.push_back({"", render_bar_chart(medians)});
     res.figures.push_back({"", render_bar_chart(speed)});
     add_sweep_speedups(speedups, res);
+    add_repetition_chart(repetition_lines, res);
   }
   for (const char* side : {"only_in_baseline", "only_in_candidate"}) {
     std::string names;
