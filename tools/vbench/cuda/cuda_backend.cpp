@@ -507,12 +507,11 @@ class CudaBackend final : public Backend {
   ///   gpt_micro and gpt_tile_medium fp32 forwards 4-14% faster with it, and no longer with the head prefetch
   ///   (session 19).
   void time_option_combinations(bool blocks_tried) {
+    const ForwardOptions applies = options_for(current_setup());
     std::vector<std::function<void(bool)>> options;
-    if (head_prefetch_fits()) {
-      options.emplace_back([&](bool on) { forward_->use_head_prefetch(on); });
-    }
-    if (forward_->own_head_available()) options.emplace_back([&](bool on) { forward_->use_own_head(on); });
-    if (!forward_->fused_layout() && !current_plan().persistent) {
+    if (applies.head_prefetch) options.emplace_back([&](bool on) { forward_->use_head_prefetch(on); });
+    if (applies.own_head) options.emplace_back([&](bool on) { forward_->use_own_head(on); });
+    if (applies.embedding_layernorm) {
       options.emplace_back([&](bool on) { forward_->use_embedding_layernorm(on); });
       if (!blocks_tried && cuda::fitted_layernorm_applies(weights_->config.n_embd)) {
         options.emplace_back([&](bool on) {
@@ -577,23 +576,33 @@ class CudaBackend final : public Backend {
     std::vector<ForwardSetup> bases;
     for (const WgmmaPlan& plan : plans) bases.push_back({plan, std::nullopt});
     for (const cuda::FusedLayout layout : forward_->fused_layouts()) bases.push_back({WgmmaPlan{}, layout});
-    const bool prefetch = head_prefetch_fits(), own_head = forward_->own_head_available();
     std::vector<ForwardSetup> setups;
     for (const ForwardSetup& base : bases) {
-      const bool embedding = !base.layout && !base.plan.persistent;
+      const ForwardOptions applies = options_for(base);
       for (unsigned mask = 0; mask < 8; ++mask) {
         ForwardSetup setup = base;
         setup.head_prefetch = (mask & 1u) != 0;
         setup.own_head = (mask & 2u) != 0;
         setup.embedding_layernorm = (mask & 4u) != 0;
-        if ((setup.head_prefetch && !prefetch) || (setup.own_head && !own_head) ||
-            (setup.embedding_layernorm && !embedding)) {
+        if ((setup.head_prefetch && !applies.head_prefetch) || (setup.own_head && !applies.own_head) ||
+            (setup.embedding_layernorm && !applies.embedding_layernorm)) {
           continue;
         }
         setups.push_back(setup);
       }
     }
     return setups;
+  }
+
+  /// The options time_option_combinations tries on a forward, and every_setup lists for it: one place decides
+  /// which apply, so that what a search times and what a pin may name cannot drift apart.
+  struct ForwardOptions {
+    bool head_prefetch = false, own_head = false, embedding_layernorm = false;
+  };
+  /// Which options apply to a forward of `base`'s layout and plan (the options' own fields are ignored).
+  [[nodiscard]] ForwardOptions options_for(const ForwardSetup& base) const {
+    // The fused steps and the persistent forward do their own first layer norm, so embeddings cannot move into it.
+    return {head_prefetch_fits(), forward_->own_head_available(), !base.layout && !base.plan.persistent};
   }
 
   /// Whether the LM head's weights fit in L2, so that prefetching them there is an option.
