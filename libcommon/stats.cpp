@@ -85,6 +85,38 @@ Interval bootstrap_ratio_of_medians(std::span<const double> a, std::span<const d
   return {percentile_sorted(ratios, 2.5), percentile_sorted(ratios, 97.5)};
 }
 
+double student_t_975(double df) {
+  // t(0.975, df) for df = 1..30 (any statistics table).
+  static constexpr double kTable[30] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                        2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                        2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (!(df >= 1)) df = 1;
+  if (df < 31) return kTable[static_cast<int>(std::floor(df)) - 1];
+  const double z = 1.959964, z3 = z * z * z, z5 = z3 * z * z;
+  return z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df * df);
+}
+
+Interval welch_ratio_interval(std::span<const double> a, std::span<const double> b) {
+  if (a.size() < 2 || b.size() < 2) return {kNaN, kNaN};
+  auto logs = [](std::span<const double> xs) {
+    std::vector<double> out;
+    for (const double x : xs) out.push_back(x > 0 ? std::log(x) : kNaN);  // NaN propagates below
+    return out;
+  };
+  const std::vector<double> la = logs(a), lb = logs(b);
+  const double va = std::pow(sample_std(la), 2) / static_cast<double>(la.size());  // squared standard errors
+  const double vb = std::pow(sample_std(lb), 2) / static_cast<double>(lb.size());
+  const double diff = mean(la) - mean(lb);
+  if (!std::isfinite(diff + va + vb)) return {kNaN, kNaN};
+  const double se2 = va + vb;
+  // Welch-Satterthwaite; with no spread on either side the pooled df (the interval is a point anyway).
+  const double df = se2 > 0 ? se2 * se2 / (va * va / static_cast<double>(la.size() - 1) +
+                                           vb * vb / static_cast<double>(lb.size() - 1))
+                            : static_cast<double>(la.size() + lb.size() - 2);
+  const double half = student_t_975(df) * std::sqrt(se2);
+  return {std::exp(diff - half), std::exp(diff + half)};
+}
+
 namespace {
 template <typename Ref>
 double relative_l2(std::span<const float> got, std::span<const Ref> ref) {

@@ -67,10 +67,11 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
         r.baseline_repetition_medians = repetition_medians(b.repetitions);
         r.candidate_repetition_medians = repetition_medians(c->repetitions);
       }
+      // Over repetitions: a handful of medians, too few for a bootstrap's percentiles (welch_ratio_interval).
       const stats::Interval ci =
           r.baseline_repetition_medians.empty()
               ? stats::bootstrap_ratio_of_medians(b.samples_ms, c->samples_ms)
-              : stats::bootstrap_ratio_of_medians(r.baseline_repetition_medians, r.candidate_repetition_medians);
+              : stats::welch_ratio_interval(r.baseline_repetition_medians, r.candidate_repetition_medians);
       r.ci_low = ci.low;
       r.ci_high = ci.high;
       r.verdict = ci.low > 1.0 ? "faster" : ci.high < 1.0 ? "slower" : "same";

@@ -1,7 +1,7 @@
 // Compares two vtools.bench documents config by config: medians, speedup = baseline median / candidate median
-// (> 1: the candidate is faster), a bootstrap 95% CI of that ratio (stats::bootstrap_ratio_of_medians over the raw
-// samples, or over the repetitions' medians where both runs have two or more: vbench run --repetitions), and a
-// verdict: "faster" when the CI lies above 1, "slower" below 1, "same" when it contains 1, "untimed" when either
+// (> 1: the candidate is faster), a 95% CI of that ratio (a bootstrap over the raw samples,
+// stats::bootstrap_ratio_of_medians; where both runs have two or more repetitions, vbench run --repetitions, Welch's
+// t interval over the logarithms of the repetitions' medians, stats::welch_ratio_interval), and a verdict: "faster" when the CI lies above 1, "slower" below 1, "same" when it contains 1, "untimed" when either
 // side has no samples.
 #pragma once
 
@@ -19,12 +19,12 @@ struct ConfigComparison {
   std::size_t baseline_n = 0, candidate_n = 0;
   double speedup = 0;              ///< NaN when untimed
   double ci_low = 0, ci_high = 0;  ///< NaN when untimed
-  /// Where both runs have 2 or more repetitions, how many each: the CI then resamples their medians, which moves
+  /// Where both runs have 2 or more repetitions, their medians: the CI is then taken over them, which moves
   /// with what changes from one prepared forward to the next (allocations, the graph, clocks), not only the
   /// samples of one timing, whose CI is far narrower than the drift between runs (bench/RESULTS.md, session 28).
   /// Empty: the CI resamples the samples.
   std::vector<double> baseline_repetition_medians, candidate_repetition_medians;
-  /// What the CI resampled: "repetitions" (their medians) or "samples".
+  /// What the CI was taken over: "repetitions" (their medians) or "samples".
   [[nodiscard]] const char* ci_over() const {
     return baseline_repetition_medians.empty() ? "samples" : "repetitions";
   }
