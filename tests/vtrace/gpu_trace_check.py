@@ -2,7 +2,8 @@
 """GPU tests of `vtrace run` (launch mode): runs a traced program and asserts exact kernels, grids and counts.
 
 Usage: gpu_trace_check.py CASE --vtrace BIN [--sample BIN]
-Cases: sample_ok, sample_exit3, sample_abort, sample_badlaunch, sample_nocuda, sample_filter, torch, triton.
+Cases: sample_ok, sample_exit3, sample_abort, sample_badlaunch, sample_nocuda, sample_filter, sample_ranges, torch,
+torch_ranges, triton.
 Exit 0 when every assertion holds, 1 with the failures listed, 77 (skipped) when no GPU (or no torch/triton).
 """
 import argparse
@@ -152,6 +153,44 @@ def main():
         p, doc, _ = trace_of(a.vtrace, [a.sample, "ok"], ["--kernel", "^scale"])
         c.eq("kernels kept", [k["name"] for k in doc["kernels"]], [SCALE])
         c.eq("filtered", doc["filtered_kernels"], 3)
+    elif a.case == "sample_ranges":
+        # Without --capture-range the calls change nothing; with it, only the second fill, scale2d and the dtoh copy.
+        p, doc, _ = trace_of(a.vtrace, [a.sample, "ranges"])
+        c.eq("exit status", p.returncode, 0)
+        check_sample_work(c, doc)
+        c.eq("ranges listed without the option", len(doc["run"]["capture_ranges"]), 2)
+        p, doc, path = trace_of(a.vtrace, [a.sample, "ranges"], ["--capture-range", "cudaProfilerApi"])
+        c.eq("exit status", p.returncode, 0)
+        c.eq("run.capture_range", doc["run"]["capture_range"], "cudaProfilerApi")
+        ranges = doc["run"]["capture_ranges"]
+        c.eq("ranges", len(ranges), 2)
+        if len(ranges) == 2:
+            c.true(f"the first range is closed and ordered: {ranges[0]}",
+                   ranges[0]["end_ns"] is not None and ranges[0]["start_ns"] < ranges[0]["end_ns"])
+            c.eq("the second range has no stop", ranges[1]["end_ns"], None)
+        fills = kernels_named(doc, FILL)
+        c.eq("fill launches in the range", len(fills), 1)
+        c.eq("scale2d launches in the range", len(kernels_named(doc, SCALE)), 1)
+        c.eq("kernels left out", doc["filtered_kernels"], 2)
+        copies = [(m["kind"], m["bytes"]) for m in doc["memcpys"]]
+        c.eq("copies of 4000 bytes in the ranges", [x for x in copies if x[1] == 4000], [("dtoh", 4000)])
+        c.eq("memsets of 16384 bytes (before any range)", [m["bytes"] for m in doc["memsets"]].count(16384), 0)
+        if fills and ranges:
+            c.true("the kept fill ran after the first start", fills[0]["start_ns"] >= ranges[0]["start_ns"])
+        s = subprocess.run([a.vtrace, "summary", "--format", "json", path], capture_output=True, text=True)
+        c.eq("summary fill calls", {k["name"]: k["calls"] for k in json.loads(s.stdout)["kernels"]}.get(FILL), 1)
+    elif a.case == "torch_ranges":
+        if not have_module("torch"):
+            return 77
+        p, doc, _ = trace_of(a.vtrace, [PYTHON, os.path.join(a.scripts, "torch_ops.py"), "--profile"],
+                             ["--capture-range", "cudaProfilerApi"])
+        c.eq("exit status", p.returncode, 0)
+        names = [k["name"] for k in doc["kernels"]]
+        softmax = [n for n in names if "softmax" in n.lower()]
+        c.eq(f"softmax kernels in the range ({set(softmax)})", len(softmax), 2)
+        c.eq("ranges", [r["end_ns"] is not None for r in doc["run"]["capture_ranges"]], [True])
+        c.true(f"kernels left out (randn, 3 iterations, the final sum): {doc['filtered_kernels']}",
+               doc["filtered_kernels"] >= 6)
     elif a.case == "torch":
         if not have_module("torch"):
             return 77

@@ -153,3 +153,60 @@ TEST_CASE("trace_builder: failed launches are demangled and filtered like kernel
   CHECK(t.failed_launches[0].status == 9);
   CHECK(t.failed_launches[0].correlation_id == 5);
 }
+
+TEST_CASE("trace_builder: --capture-range cudaProfilerApi keeps what was launched between start and stop") {
+  // Correlation ids order the calls: fill 1, start (runtime 2, driver 3), fill 4, copy 5, stop (runtime 6, driver
+  // 7), fill 8, start 9 (driver only: the first call of a program can precede the tracer), fill 10, no stop.
+  raw::Capture c = capture(10, true);
+  auto launched = [](raw::NamedKernel k, std::uint32_t correlation_id) {
+    k.record.correlation_id = correlation_id;
+    return k;
+  };
+  c.kernels = {launched(kernel("_Z4fillPfif", 100, 110, 4), 1), launched(kernel("_Z4fillPfif", 200, 210, 4), 4),
+               launched(kernel("_Z4fillPfif", 300, 310, 4), 8), launched(kernel("add_kernel", 400, 410, 8), 10)};
+  raw::MemcpyRecord before{}, inside{};
+  before.correlation_id = 1, inside.correlation_id = 5;
+  inside.start_ns = 220, inside.end_ns = 230;
+  c.memcpys = {before, inside};
+  c.failed_launches = {{{1, 8}, "cudaLaunchKernel", "_Z4fillPfif"}};  // outside: left out with its launch
+  c.profiler_calls = {{150, 2, 1}, {151, 3, 1}, {250, 6, 0}, {251, 7, 0}, {350, 9, 1}};
+  RunInfo run;
+  run.capture_range = "cudaProfilerApi";
+  const Trace t = build_trace({c}, run, KernelFilter(""));
+  REQUIRE(t.kernels.size() == 2);
+  CHECK(t.kernels[0].correlation_id == 4);
+  CHECK(t.kernels[1].correlation_id == 10);
+  REQUIRE(t.memcpys.size() == 1);
+  CHECK(t.memcpys[0].correlation_id == 5);
+  CHECK(t.failed_launches.empty());
+  CHECK(t.filtered_kernels == 2);
+  REQUIRE(t.run.capture_ranges.size() == 2);
+  CHECK(t.run.capture_ranges[0].start_ns == 150);
+  CHECK(t.run.capture_ranges[0].end_ns == 250);
+  CHECK(t.run.capture_ranges[1].start_ns == 350);
+  CHECK(t.run.capture_ranges[1].end_ns == 0);  // open to the end of the process
+  CHECK(t.run.notes ==
+        std::vector<std::string>{"--capture-range cudaProfilerApi left out 2 kernel launches and 1 copies and sets "
+                                 "launched outside the cudaProfilerStart/Stop ranges (2 in run.capture_ranges)"});
+
+  // With --kernel as well: both filters apply, and both counts add up in filtered_kernels.
+  const Trace adds = build_trace({c}, run, KernelFilter("^add"));
+  REQUIRE(adds.kernels.size() == 1);
+  CHECK(adds.filtered_kernels == 3);
+
+  // Without the option the calls are still seen (the ranges are listed), but nothing is left out.
+  RunInfo all;
+  const Trace whole = build_trace({c}, all, KernelFilter(""));
+  CHECK(whole.kernels.size() == 4);
+  CHECK(whole.memcpys.size() == 2);
+  CHECK(whole.filtered_kernels == 0);
+  CHECK(whole.run.capture_ranges.size() == 2);
+
+  // A process that never called cudaProfilerStart: nothing of it, and a note naming it.
+  raw::Capture silent = capture(11, true);
+  silent.kernels = {launched(kernel("add_kernel", 500, 510, 8), 3)};
+  const Trace none = build_trace({silent}, run, KernelFilter(""));
+  CHECK(none.kernels.empty());
+  CHECK(none.run.notes.front() ==
+        "process 11 never called cudaProfilerStart: none of its 1 kernel launches is in the trace");
+}

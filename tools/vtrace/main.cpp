@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   auto app = vtools::make_app("vtrace", "trace the CUDA kernels of any program to JSON",
                               "  vtrace run -o t.json -- python my_kernel.py\n"
                               "  vtrace run --kernel 'gemm|softmax' -o t.json -- ./app --n 4096\n"
+                              "  vtrace run --capture-range cudaProfilerApi -o t.json -- python train.py\n"
                               "  vtrace summary t.json --format table\n"
                               "  vtrace summary --graph last --format table t.json\n"
                               "  vtrace summary --graph last --sort exposed --format table t.json\n"
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--launch", run.launch, "access mode: record only launch N (0-based) of each kernel");
   run_cmd->add_option("--blocks", run.blocks, "access mode: blocks to record, e.g. '0,5,10-12' or 'every:8'");
   run_cmd->add_option("--max-bytes", run.max_bytes, "access mode: device buffer per recorded launch, bytes (default 64 MiB)");
+  run_cmd->add_option("--capture-range", run.capture_range,
+                      "none (default) or cudaProfilerApi: only what runs between cudaProfilerStart and Stop")
+      ->check(CLI::IsMember({"none", "cudaProfilerApi"}));
   vtools::add_output_options(run_cmd, run.output, {});
   run_cmd->add_option("command", run.command, "the command and its arguments, after --")->required();
   run_cmd->footer("Everything after -- is the command; its stdin, stdout, stderr and exit status pass through.");

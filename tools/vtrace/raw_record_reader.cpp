@@ -92,6 +92,9 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         c.failed_launches.push_back(std::move(f));
         break;
       }
+      case Tag::kProfilerCall:
+        c.profiler_calls.push_back(fixed_part<ProfilerCallRecord>(payload, false, name, at, "profiler call"));
+        break;
       case Tag::kDropped:
         c.dropped += fixed_part<DroppedRecord>(payload, false, name, at, "dropped").count;
         break;

@@ -40,6 +40,7 @@ struct Capture {
   std::vector<MemoryRecord> memory;
   std::vector<NamedFailedLaunch> failed_launches;
   std::vector<std::string> notes;
+  std::vector<ProfilerCallRecord> profiler_calls;  ///< in call order
   std::vector<NamedLaunch> launches;         ///< access mode
   std::vector<WarpAccessRecord> warps;       ///< access mode
   /// Access mode: kMemory, kLaunch and kWarpAccess records in file order, as (tag, index into its vector), so

@@ -24,6 +24,7 @@ enum class Tag : std::uint32_t {
   kLaunch = 11,       ///< access mode: access/access_records.hpp LaunchRecord + kernel name bytes
   kWarpAccess = 12,   ///< access mode: WarpAccessRecord of the launch before it
   kLaunchParams = 13, ///< access mode: one u64 per kernel parameter of the launch before it (0 if not 8 bytes)
+  kProfilerCall = 14, ///< ProfilerCallRecord: a cudaProfilerStart/Stop (or cuProfilerStart/Stop) call
 };
 
 struct FrameHeader {
@@ -82,6 +83,15 @@ struct MemoryRecord {
 struct FailedLaunchRecord {
   std::int32_t status;
   std::uint32_t correlation_id;
+};
+
+/// The program called cudaProfilerStart or cudaProfilerStop (also as cuProfilerStart/Stop, or both: the runtime
+/// calls the driver). Records whose launch call's correlation id lies between a start and the next stop are in
+/// that capture range (vtrace run --capture-range cudaProfilerApi).
+struct ProfilerCallRecord {
+  std::uint64_t timestamp_ns;
+  std::uint32_t correlation_id;
+  std::uint32_t start;  ///< 1 start, 0 stop
 };
 
 struct DroppedRecord {

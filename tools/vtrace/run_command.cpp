@@ -202,6 +202,8 @@ int run_command(const RunOptions& o) {
   if (o.command.empty()) throw Error(ExitCode::kUsage, "no command to run (usage: vtrace run [options] -- CMD ARGS...)");
   if (!o.accesses && (o.launch >= 0 || !o.blocks.empty()))
     throw Error(ExitCode::kUsage, "--launch and --blocks apply to access mode only (add --accesses)");
+  if (o.accesses && o.capture_range != "none")
+    throw Error(ExitCode::kUsage, "--capture-range applies to launch mode only (access mode: --kernel, --launch)");
 
   TempDir dir;
   RunInfo run;
@@ -209,6 +211,7 @@ int run_command(const RunOptions& o) {
   run.start_time = iso8601_now();
   run.host = host_name();
   run.tool_version = tool_version();
+  run.capture_range = o.capture_range;
   auto env = tracer_environment(o, dir.path(), run);
   ChildExit exit = run_child(o.command, env);
   // vtrace itself was told to stop (the command got the signal too and has ended): stop without a trace, as every

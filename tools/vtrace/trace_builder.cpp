@@ -94,6 +94,40 @@ void add_allocations(const raw::Capture& c, Trace& t) {
   }
 }
 
+/// One process's capture ranges as windows of launch-call correlation ids, [start, stop) (CUPTI numbers API calls
+/// in call order, and a kernel or copy record carries the id of the call that launched it).
+struct CaptureWindows {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> windows;  ///< stop = UINT32_MAX while no stop came
+  [[nodiscard]] bool contains(std::uint32_t correlation_id) const {
+    // Windows are in order and do not overlap: only the last one starting before the id can hold it.
+    auto after = std::partition_point(windows.begin(), windows.end(),
+                                      [&](const auto& w) { return w.first < correlation_id; });
+    return after != windows.begin() && correlation_id < std::prev(after)->second;
+  }
+};
+
+/// The windows of `c` (also appended to `ranges` with their times). A start while a range is open, or a stop while
+/// none is, is the same call seen twice (cudaProfilerStart reaches cuProfilerStart) or a stray call: ignored.
+CaptureWindows capture_windows(const raw::Capture& c, std::vector<CaptureRange>& ranges) {
+  std::vector<raw::ProfilerCallRecord> calls = c.profiler_calls;
+  std::stable_sort(calls.begin(), calls.end(),
+                   [](const auto& a, const auto& b) { return a.correlation_id < b.correlation_id; });
+  CaptureWindows w;
+  bool open = false;
+  for (const raw::ProfilerCallRecord& call : calls) {
+    if (call.start != 0 && !open) {
+      w.windows.emplace_back(call.correlation_id, UINT32_MAX);
+      ranges.push_back({c.process.pid, call.timestamp_ns, 0});
+      open = true;
+    } else if (call.start == 0 && open) {
+      w.windows.back().second = call.correlation_id;
+      ranges.back().end_ns = call.timestamp_ns;
+      open = false;
+    }
+  }
+  return w;
+}
+
 }  // namespace
 
 Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const KernelFilter& filter) {
@@ -111,8 +145,19 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
   for (const auto& c : captures) kernels += c.kernels.size(), memcpys += c.memcpys.size();
   t.kernels.reserve(kernels);  // 10^5 records: growing the vector would move each of them several times
   t.memcpys.reserve(memcpys);
+  const bool in_ranges_only = t.run.capture_range == "cudaProfilerApi";
+  std::size_t outside_kernels = 0, outside_copies = 0;  // launched outside every capture range
   for (const auto& c : captures) {
     t.run.process_ids.push_back(c.process.pid);
+    const CaptureWindows windows = capture_windows(c, t.run.capture_ranges);
+    auto in_range = [&](std::uint32_t correlation_id) {
+      return !in_ranges_only || windows.contains(correlation_id);
+    };
+    if (in_ranges_only && windows.windows.empty() && (!c.kernels.empty() || !c.memcpys.empty())) {
+      t.run.notes.push_back("process " + std::to_string(c.process.pid) +
+                            " never called cudaProfilerStart: none of its " + std::to_string(c.kernels.size()) +
+                            " kernel launches is in the trace");
+    }
     if (!c.ended || c.torn_bytes > 0) t.partial = true;
     t.dropped_records += c.dropped;
     for (const auto& note : c.notes)
@@ -127,6 +172,10 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
       devices.emplace(dev.id, dev);
     }
     for (const auto& nk : c.kernels) {
+      if (!in_range(nk.record.correlation_id)) {
+        ++outside_kernels;
+        continue;
+      }
       auto it = names.find(nk.mangled_name);
       if (it == names.end()) {
         std::string name = demangle(nk.mangled_name);
@@ -138,14 +187,25 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
       else
         ++t.filtered_kernels;
     }
-    for (const auto& r : c.memcpys)
+    for (const auto& r : c.memcpys) {
+      if (!in_range(r.correlation_id)) {
+        ++outside_copies;
+        continue;
+      }
       t.memcpys.push_back({memcpy_kind_name(r.copy_kind), r.bytes, r.start_ns, std::max(r.start_ns, r.end_ns),
                            r.device_id, r.context_id, r.stream_id, r.correlation_id});
-    for (const auto& r : c.memsets)
+    }
+    for (const auto& r : c.memsets) {
+      if (!in_range(r.correlation_id)) {
+        ++outside_copies;
+        continue;
+      }
       t.memsets.push_back({r.bytes, r.value, r.start_ns, std::max(r.start_ns, r.end_ns), r.device_id, r.context_id,
                            r.stream_id, r.correlation_id});
+    }
     if (t.run.mode != "accesses") add_allocations(c, t);  // access mode replays them with its launches
     for (const auto& f : c.failed_launches) {
+      if (!in_range(f.record.correlation_id)) continue;
       std::string kernel = demangle(f.kernel);
       if (!filter.keeps(kernel, f.kernel)) continue;
       t.failed_launches.push_back({f.api, kernel, f.record.status, f.record.correlation_id});
@@ -163,6 +223,13 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
   if (t.filtered_kernels > 0)
     t.run.notes.push_back("--kernel '" + filter.pattern() + "' left out " + std::to_string(t.filtered_kernels) +
                           " kernel launches");
+  if (in_ranges_only) {
+    t.run.notes.push_back("--capture-range cudaProfilerApi left out " + std::to_string(outside_kernels) +
+                          " kernel launches and " + std::to_string(outside_copies) +
+                          " copies and sets launched outside the cudaProfilerStart/Stop ranges (" +
+                          std::to_string(t.run.capture_ranges.size()) + " in run.capture_ranges)");
+    t.filtered_kernels += outside_kernels;
+  }
   if (t.dropped_records > 0)
     t.run.notes.push_back(std::to_string(t.dropped_records) + " activity records were dropped by the tracer");
   return t;

@@ -12,6 +12,13 @@
 namespace vtools::vtrace {
 
 /// How the traced command ended. `signal` is 0 unless it was killed by one (then exit_status = 128 + signal).
+/// --capture-range cudaProfilerApi: from a cudaProfilerStart to the next cudaProfilerStop of one process.
+struct CaptureRange {
+  std::int64_t process_id = 0;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;  ///< 0: no stop came (the range ran to the end of the process)
+};
+
 struct RunInfo {
   std::vector<std::string> command;
   int exit_status = 0;
@@ -23,6 +30,9 @@ struct RunInfo {
   std::uint64_t duration_ns = 0;  ///< wall time of the command, host clock
   std::vector<std::int64_t> process_ids;  ///< processes that initialised CUDA under the tracer
   std::vector<std::string> notes;  ///< things the user should know (CUPTI taken, kernels filtered, ...)
+  /// --capture-range: "none" (everything) or "cudaProfilerApi" (only what was launched inside the ranges).
+  std::string capture_range = "none";
+  std::vector<CaptureRange> capture_ranges;  ///< with cudaProfilerApi: every range, per process in call order
 };
 
 struct Device {
@@ -135,7 +145,7 @@ struct Trace {
   std::vector<std::string> tma_kernels;
   bool partial = false;
   std::uint64_t dropped_records = 0;   ///< records the tracer lost (buffers full, write failures, size cap)
-  std::uint64_t filtered_kernels = 0;  ///< launches left out by --kernel
+  std::uint64_t filtered_kernels = 0;  ///< launches left out by --kernel, --launch or --capture-range
 };
 
 }  // namespace vtools::vtrace

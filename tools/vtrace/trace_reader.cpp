@@ -207,6 +207,14 @@ Trace read_trace(std::string_view text, std::string_view name) {
     r.get_string("mode", t.run.mode);
     r.get_uint("duration_ns", t.run.duration_ns);
     r.get_strings("notes", t.run.notes);
+    r.get_string("capture_range", t.run.capture_range);
+    r.for_each("capture_ranges", [&](const Fields& f) {
+      CaptureRange c;
+      f.get_int("process_id", c.process_id);
+      f.get_uint("start_ns", c.start_ns);
+      f.get_uint("end_ns", c.end_ns);  // null: no stop came
+      t.run.capture_ranges.push_back(c);
+    });
   }
   top.for_each("devices", [&](const Fields& f) {
     Device d;

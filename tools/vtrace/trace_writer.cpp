@@ -34,6 +34,19 @@ void write_run(JsonWriter& w, const RunInfo& r) {
   w.begin_array();
   for (const auto& n : r.notes) w.value(n);
   w.end_array();
+  w.field("capture_range", r.capture_range);
+  w.key("capture_ranges");
+  w.begin_array();
+  for (const CaptureRange& c : r.capture_ranges) {
+    w.begin_object();
+    w.field("process_id", c.process_id);
+    w.field("start_ns", c.start_ns);
+    w.key("end_ns");  // null: no stop came
+    if (c.end_ns > 0) w.value(c.end_ns);
+    else w.value(nullptr);
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
 }
 

@@ -3,7 +3,10 @@
 //   scale2d<<<(8,4), (16,16), 1024 B dynamic smem>>>  x1
 //   one 4000-byte htod copy, one memset, one 4000-byte dtoh copy.
 // Mode (argv[1]): ok (exit 0, prints "launch_sample: done"), exit3 (exit 3 after the work), abort (abort() after the
-// work, before any flush), badlaunch (also a launch with 2048 threads per block, which fails), nocuda (no CUDA call).
+// work, before any flush), badlaunch (also a launch with 2048 threads per block, which fails), nocuda (no CUDA call),
+// ranges (the same work with cudaProfilerStart/Stop around the second fill and scale2d, and a start with no stop
+// before the dtoh copy: --capture-range cudaProfilerApi keeps those three).
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -41,12 +44,18 @@ int main(int argc, char** argv) {
     return 1;
   check(cudaMemcpy(d_a, host, n * sizeof(float), cudaMemcpyHostToDevice), "htod");
   check(cudaMemset(d_b, 0, 128 * 32 * sizeof(float)), "memset");
-  for (int i = 0; i < 3; ++i) fill<<<4, 256>>>(d_a, n, 1.0f + i);
-  scale2d<<<dim3(8, 4), dim3(16, 16), 1024>>>(d_b, 128, 32);
+  const bool ranges = std::strcmp(mode, "ranges") == 0;
+  for (int i = 0; i < 3; ++i) {
+    if (ranges && i == 1) check(cudaProfilerStart(), "cudaProfilerStart");
+    fill<<<4, 256>>>(d_a, n, 1.0f + i);
+    if (i == 1) scale2d<<<dim3(8, 4), dim3(16, 16), 1024>>>(d_b, 128, 32);
+    if (ranges && i == 1) check(cudaProfilerStop(), "cudaProfilerStop");
+  }
   if (std::strcmp(mode, "badlaunch") == 0) {
     fill<<<1, 2048>>>(d_a, n, 0.0f);
     std::fprintf(stderr, "launch_sample: bad launch: %s\n", cudaGetErrorString(cudaGetLastError()));
   }
+  if (ranges) check(cudaProfilerStart(), "cudaProfilerStart");  // no stop: the range runs to the exit
   check(cudaMemcpy(host, d_a, n * sizeof(float), cudaMemcpyDeviceToHost), "dtoh");
   check(cudaDeviceSynchronize(), "synchronize");
   if (std::strcmp(mode, "abort") == 0) std::abort();

@@ -1,6 +1,7 @@
 // libvtrace_cupti.so: the CUPTI injection library `vtrace run` puts into the traced program through
 // CUDA_INJECTION64_PATH (the driver calls InitializeInjection from cuInit). It records kernels (concurrent-kernel
-// records), memcpy, memset, allocations, devices and failed launch calls, converts each CUPTI record into the plain
+// records), memcpy, memset, allocations, devices, failed launch calls and cudaProfilerStart/Stop calls (for
+// --capture-range; always recorded, they are rare), converts each CUPTI record into the plain
 // structs of raw_records.hpp and appends them to $VTRACE_RAW_DIR/raw-<pid>.bin. It runs inside someone else's
 // process: no exception leaves a callback, nothing calls exit(), failures become notes or dropped-record counts.
 #include <cuda.h>
@@ -130,6 +131,19 @@ void record_failed_launch(const CUpti_CallbackData* cb) {
   write_batch(b);
 }
 
+/// 1 for a profiler start call, 0 for a stop, -1 for anything else. The runtime's calls reach the driver's too;
+/// the trace builder takes a start while a range is open (or a stop while none is) as the same call.
+int profiler_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) return 1;
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) return 0;
+  } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart) return 1;
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop) return 0;
+  }
+  return -1;
+}
+
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   try {
     if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
@@ -138,6 +152,14 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
       return;
     }
     const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+    if (const int start = profiler_call(domain, cbid); start >= 0) {
+      if (cb->callbackSite == CUPTI_API_ENTER) {  // its correlation id orders it among the launches
+        RecordBatch b;
+        b.add(Tag::kProfilerCall, raw::ProfilerCallRecord{now_ns(), cb->correlationId, static_cast<uint32_t>(start)});
+        write_batch(b);
+      }
+      return;
+    }
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
       if (cb->callbackSite == CUPTI_API_ENTER) {
         ++t_runtime_depth;
@@ -202,13 +224,15 @@ void enable_callbacks() {
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,           CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-      CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,           CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
+      CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,           CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+      CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000,          CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000};
   for (auto id : runtime_ids) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
   const CUpti_CallbackId driver_ids[] = {
       CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
       CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
       CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-      CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
+      CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuProfilerStart,          CUPTI_DRIVER_TRACE_CBID_cuProfilerStop};
   for (auto id : driver_ids) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
 }
 
