@@ -74,3 +74,34 @@ TEST_CASE("chrome_export: an empty trace is an empty event list") {
   CHECK(out["traceEvents"].empty());
   CHECK(out["otherData"]["origin_ns"] == 0);
 }
+
+TEST_CASE("chrome_export: NVTX ranges and capture ranges on a host process, a track per thread") {
+  Trace t;
+  Kernel k;
+  k.name = "k";
+  k.stream_id = 7;
+  k.start_ns = 5000;
+  k.end_ns = 6000;
+  t.kernels = {k};
+  t.nvtx_ranges = {{"forward", "", 42, 4711, 3000, 7000, false}, {"step", "train", 42, 4711, 3500, 3500, true},
+                   {"open", "", 42, 4712, 4000, 0, false}};
+  t.run.capture_ranges = {{42, 2000, 0}};
+  const auto out = chrome_trace(t);
+  CHECK(out["otherData"]["origin_ns"] == 2000);  // the earliest host range, not the kernel
+  std::map<std::string, vtools::OrderedJson> by_name;
+  std::set<std::string> threads;
+  for (const auto& e : out["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") threads.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] != "M") by_name[e["name"].get<std::string>()] = e;
+  }
+  CHECK(threads == std::set<std::string>{"stream 7", "thread 4711 NVTX", "thread 4712 NVTX", "cudaProfilerStart/Stop"});
+  CHECK(by_name["forward"]["pid"] == 42);
+  CHECK(by_name["forward"]["tid"] == 4711);
+  CHECK(by_name["forward"]["ts"].get<double>() == doctest::Approx(1.0));
+  CHECK(by_name["forward"]["dur"].get<double>() == doctest::Approx(4.0));
+  CHECK(by_name["step"]["ph"] == "i");
+  CHECK(by_name["step"]["args"]["domain"] == "train");
+  CHECK(by_name["open"]["args"]["open"] == true);
+  CHECK(by_name["open"]["dur"].get<double>() == doctest::Approx(3.0));  // to the last event, the range at 7000
+  CHECK(by_name["capture range"]["dur"].get<double>() == doctest::Approx(5.0));
+}

@@ -122,3 +122,41 @@ TEST_CASE("cupti_record_mapping: memcpy, memset, memory and device records") {
   CHECK(t.devices[0].sm_count == 132);
   CHECK(t.devices[0].memory_bytes == 85045460992ull);
 }
+
+TEST_CASE("cupti_record_mapping: NVTX marker records become ranges of their thread, by marker id") {
+  auto marker = [](CUpti_ActivityFlag flags, std::uint64_t t, std::uint32_t id, const char* name,
+                   const char* domain) {
+    CUpti_ActivityMarker2 m{};
+    m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+    m.flags = flags;
+    m.timestamp = t;
+    m.id = id;
+    m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+    m.objectId.pt.processId = 9;
+    m.objectId.pt.threadId = 4711;
+    m.name = name;
+    m.domain = domain;
+    return m;
+  };
+  raw::RecordBatch b;
+  // A push at 100, a mark at 150 in another domain, the pop at 300 (CUPTI names only the start).
+  const CUpti_ActivityMarker2 records[] = {marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 100, 1, "forward", nullptr),
+                                           marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 150, 2, "step", "train"),
+                                           marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 300, 1, nullptr, nullptr)};
+  for (const auto& m : records) injection::add_activity_record(reinterpret_cast<const CUpti_Activity*>(&m), b);
+  const raw::Capture c = capture_of(b);
+  REQUIRE(c.markers.size() == 3);
+  CHECK(c.markers[1].domain == "train");
+  const Trace t = build_trace({c}, RunInfo{}, KernelFilter(""));
+  REQUIRE(t.nvtx_ranges.size() == 2);
+  CHECK(t.nvtx_ranges[0].name == "forward");
+  CHECK(t.nvtx_ranges[0].domain == "");
+  CHECK(t.nvtx_ranges[0].process_id == 9);
+  CHECK(t.nvtx_ranges[0].thread_id == 4711);
+  CHECK(t.nvtx_ranges[0].start_ns == 100);
+  CHECK(t.nvtx_ranges[0].end_ns == 300);
+  CHECK_FALSE(t.nvtx_ranges[0].mark);
+  CHECK(t.nvtx_ranges[1].name == "step");
+  CHECK(t.nvtx_ranges[1].mark);
+  CHECK(t.nvtx_ranges[1].end_ns == 150);
+}

@@ -178,7 +178,20 @@ def main():
         if fills and ranges:
             c.true("the kept fill ran after the first start", fills[0]["start_ns"] >= ranges[0]["start_ns"])
         s = subprocess.run([a.vtrace, "summary", "--format", "json", path], capture_output=True, text=True)
-        c.eq("summary fill calls", {k["name"]: k["calls"] for k in json.loads(s.stdout)["kernels"]}.get(FILL), 1)
+        summary = json.loads(s.stdout)
+        c.eq("summary fill calls", {k["name"]: k["calls"] for k in summary["kernels"]}.get(FILL), 1)
+        # NVTX (recorded whatever --capture-range says): the sample's range, mark and domain range, on its thread.
+        nvtx = {(r["domain"], r["name"]): r for r in doc.get("nvtx_ranges", [])}
+        c.eq("NVTX ranges and marks", sorted(nvtx), [("", "after fills"), ("", "fills"), ("sample", "copy back")])
+        fills_range = nvtx.get(("", "fills"), {})
+        c.true(f"the fills range ended after it started: {fills_range}",
+               fills_range.get("end_ns") is not None and fills_range["end_ns"] > fills_range["start_ns"])
+        c.true("the fills range holds the start of the kept fill",
+               bool(fills and fills_range) and fills_range["start_ns"] < fills[0]["start_ns"])
+        c.eq("the mark", nvtx.get(("", "after fills"), {}).get("mark"), True)
+        c.true("one thread", len({r["thread_id"] for r in nvtx.values()}) == 1)
+        c.eq("summary NVTX rows", sorted((r["domain"], r["name"], r["count"]) for r in summary["nvtx_ranges"]),
+             [("", "fills", 1), ("sample", "copy back", 1)])
     elif a.case == "torch_ranges":
         if not have_module("torch"):
             return 77
@@ -191,6 +204,9 @@ def main():
         c.eq("ranges", [r["end_ns"] is not None for r in doc["run"]["capture_ranges"]], [True])
         c.true(f"kernels left out (randn, 3 iterations, the final sum): {doc['filtered_kernels']}",
                doc["filtered_kernels"] >= 6)
+        iterations = [r for r in doc.get("nvtx_ranges", []) if r["name"] == "iteration"]
+        c.eq("NVTX iteration ranges (all 5: NVTX is not cut by --capture-range)", len(iterations), 5)
+        c.true("each iteration range ended", all(r["end_ns"] and r["end_ns"] > r["start_ns"] for r in iterations))
     elif a.case == "torch":
         if not have_module("torch"):
             return 77

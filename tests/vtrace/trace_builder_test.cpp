@@ -210,3 +210,24 @@ TEST_CASE("trace_builder: --capture-range cudaProfilerApi keeps what was launche
   CHECK(none.run.notes.front() ==
         "process 11 never called cudaProfilerStart: none of its 1 kernel launches is in the trace");
 }
+
+TEST_CASE("trace_builder: NVTX starts and ends pair by id; nested and open ranges, and ends without a start") {
+  raw::Capture c = capture(10, true);
+  auto marker = [](std::uint64_t t, std::uint32_t id, std::uint32_t flags, const char* name = "") {
+    return raw::NamedMarker{{t, id, flags, 0, 77}, name, ""};  // process 0: the capture's
+  };
+  // outer 100..900 holds inner 200..300; id 5 ends with no start (NVTX used before the tracer started); "tail"
+  // never ends.
+  c.markers = {marker(50, 5, 4),           marker(100, 1, 2, "outer"), marker(200, 2, 2, "inner"),
+               marker(300, 2, 4),          marker(900, 1, 4),          marker(950, 3, 2, "tail")};
+  const Trace t = build_trace({c}, RunInfo{}, KernelFilter(""));
+  REQUIRE(t.nvtx_ranges.size() == 3);
+  CHECK(t.nvtx_ranges[0].name == "outer");
+  CHECK(t.nvtx_ranges[0].end_ns == 900);
+  CHECK(t.nvtx_ranges[0].process_id == 10);
+  CHECK(t.nvtx_ranges[0].thread_id == 77);
+  CHECK(t.nvtx_ranges[1].name == "inner");
+  CHECK(t.nvtx_ranges[1].end_ns == 300);
+  CHECK(t.nvtx_ranges[2].name == "tail");
+  CHECK(t.nvtx_ranges[2].end_ns == 0);
+}

@@ -261,6 +261,28 @@ TEST_CASE("trace_summary: memcpy totals by direction with bandwidth") {
   CHECK(s.copies[1].gb_per_s == doctest::Approx(4.0));
 }
 
+TEST_CASE("trace_summary: NVTX ranges per name and domain, host time; marks and open ranges left out") {
+  Trace t = three_kernels();
+  t.nvtx_ranges = {{"forward", "", 1, 7, 100, 400, false},  {"forward", "", 1, 7, 500, 600, false},
+                   {"forward", "", 1, 7, 700, 1300, false}, {"forward", "opt", 1, 7, 0, 50, false},
+                   {"step", "", 1, 7, 90, 90, true},        {"open", "", 1, 8, 10, 0, false}};
+  const TraceSummary s = summarize_trace(t);
+  REQUIRE(s.nvtx.size() == 2);
+  CHECK(s.nvtx[0].name == "forward");
+  CHECK(s.nvtx[0].domain == "");
+  CHECK(s.nvtx[0].count == 3);
+  CHECK(s.nvtx[0].total_ns == doctest::Approx(1000));
+  CHECK(s.nvtx[0].median_ns == doctest::Approx(300));
+  CHECK(s.nvtx[0].min_ns == doctest::Approx(100));
+  CHECK(s.nvtx[0].max_ns == doctest::Approx(600));
+  CHECK(s.nvtx[1].domain == "opt");
+  std::ostringstream table;
+  write_summary_tables(s, false, table);
+  CHECK(table.str().find("NVTX range") != std::string::npos);
+  CHECK(table.str().find("opt: forward") != std::string::npos);
+  CHECK(summary_to_json(s)["nvtx_ranges"][0]["count"] == 3);
+}
+
 TEST_CASE("trace_summary: access totals weight sectors per request by request count") {
   Trace t;
   Access x;

@@ -17,11 +17,52 @@ struct Clock {
   [[nodiscard]] double us(std::uint64_t ns) const { return static_cast<double>(ns - origin_ns) / 1000.0; }
 };
 
-OrderedJson complete_event(const std::string& name, const char* category, std::uint32_t device, std::uint32_t stream,
+/// pid: a device (its stream as tid) or, for host ranges, a process (its thread as tid).
+OrderedJson complete_event(const std::string& name, const char* category, std::int64_t pid, std::uint32_t tid,
                            std::uint64_t start_ns, std::uint64_t end_ns, const Clock& clock, OrderedJson args) {
   return OrderedJson{{"name", name},     {"cat", category},          {"ph", "X"},
-                     {"pid", device},    {"tid", stream},            {"ts", clock.us(start_ns)},
+                     {"pid", pid},       {"tid", tid},               {"ts", clock.us(start_ns)},
                      {"dur", static_cast<double>(end_ns - start_ns) / 1000.0}, {"args", std::move(args)}};
+}
+
+/// The host side, a process per traced process: its NVTX ranges and marks on a track per thread, and the
+/// cudaProfilerStart/Stop ranges on a track of their own. A range that never ended runs to the last event.
+void add_host_ranges(const Trace& t, const Clock& clock, OrderedJson& events) {
+  std::uint64_t last_ns = clock.origin_ns;
+  for (const auto& k : t.kernels) last_ns = std::max(last_ns, k.end_ns);
+  for (const auto& m : t.memcpys) last_ns = std::max(last_ns, m.end_ns);
+  for (const auto& m : t.memsets) last_ns = std::max(last_ns, m.end_ns);
+  for (const auto& r : t.nvtx_ranges) last_ns = std::max({last_ns, r.start_ns, r.end_ns});
+  for (const auto& r : t.run.capture_ranges) last_ns = std::max({last_ns, r.start_ns, r.end_ns});
+  std::set<std::int64_t> processes;
+  std::set<std::pair<std::int64_t, std::uint32_t>> threads;
+  for (const auto& r : t.nvtx_ranges) processes.insert(r.process_id), threads.insert({r.process_id, r.thread_id});
+  for (const auto& r : t.run.capture_ranges) processes.insert(r.process_id), threads.insert({r.process_id, 0});
+  for (const std::int64_t pid : processes) {
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid},
+                      {"args", {{"name", "process " + std::to_string(pid) + " (host)"}}}});
+  }
+  for (const auto& [pid, tid] : threads) {
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid},
+                      {"args", {{"name", tid == 0 ? std::string("cudaProfilerStart/Stop")
+                                                  : "thread " + std::to_string(tid) + " NVTX"}}}});
+  }
+  for (const auto& r : t.nvtx_ranges) {
+    OrderedJson args{{"domain", r.domain}};
+    if (r.mark) {
+      events.push_back({{"name", r.name}, {"cat", "nvtx"}, {"ph", "i"}, {"s", "t"}, {"pid", r.process_id},
+                        {"tid", r.thread_id}, {"ts", clock.us(r.start_ns)}, {"args", std::move(args)}});
+      continue;
+    }
+    if (r.end_ns == 0) args["open"] = true;
+    const std::uint64_t end = r.end_ns == 0 ? last_ns : r.end_ns;
+    events.push_back(complete_event(r.name, "nvtx", r.process_id, r.thread_id, r.start_ns, end, clock, std::move(args)));
+  }
+  for (const auto& r : t.run.capture_ranges) {
+    const std::uint64_t end = r.end_ns == 0 ? last_ns : r.end_ns;
+    events.push_back(complete_event("capture range", "capture_range", r.process_id, 0, r.start_ns, end, clock,
+                                    {{"open", r.end_ns == 0}}));
+  }
 }
 
 }  // namespace
@@ -31,6 +72,8 @@ OrderedJson chrome_trace(const Trace& t) {
   for (const auto& k : t.kernels) origin = std::min(origin, k.start_ns);
   for (const auto& m : t.memcpys) origin = std::min(origin, m.start_ns);
   for (const auto& m : t.memsets) origin = std::min(origin, m.start_ns);
+  for (const auto& r : t.nvtx_ranges) origin = std::min(origin, r.start_ns);
+  for (const auto& r : t.run.capture_ranges) origin = std::min(origin, r.start_ns);
   Clock clock{origin == std::numeric_limits<std::uint64_t>::max() ? 0 : origin};
 
   OrderedJson events = OrderedJson::array();
@@ -79,6 +122,8 @@ OrderedJson chrome_trace(const Trace& t) {
     events.push_back(complete_event("memset " + format_bytes(m.bytes), "memset", m.device_id, m.stream_id,
                                     m.start_ns, m.end_ns, clock,
                                     {{"bytes", m.bytes}, {"value", m.value}, {"correlation_id", m.correlation_id}}));
+
+  add_host_ranges(t, clock, events);
 
   OrderedJson out;
   out["traceEvents"] = std::move(events);

@@ -1,6 +1,8 @@
 #include "tools/vtrace/raw_record_reader.hpp"
 
 #include <cstring>
+#include <tuple>
+#include <utility>
 
 #include "libcommon/error.hpp"
 
@@ -47,6 +49,13 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
     std::size_t at = pos;
     pos += sizeof h + h.bytes;
     auto tail = [&](std::size_t fixed) { return std::string(payload.substr(fixed)); };
+    // A tail of two strings split by a NUL ("api\0kernel", "name\0domain"); no NUL: all of it is the first.
+    auto two_strings = [&](std::size_t fixed) {
+      const std::string rest = tail(fixed);
+      const auto nul = rest.find('\0');
+      return std::pair<std::string, std::string>(rest.substr(0, nul),
+                                                 nul == std::string::npos ? "" : rest.substr(nul + 1));
+    };
     switch (static_cast<Tag>(h.tag)) {
       case Tag::kProcess:
         c.process = fixed_part<ProcessRecord>(payload, false, name, at, "process");
@@ -85,16 +94,19 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         break;
       case Tag::kFailedLaunch: {
         NamedFailedLaunch f{fixed_part<FailedLaunchRecord>(payload, true, name, at, "failed launch"), "", ""};
-        std::string rest = tail(sizeof(FailedLaunchRecord));
-        auto nul = rest.find('\0');
-        f.api = rest.substr(0, nul);
-        if (nul != std::string::npos) f.kernel = rest.substr(nul + 1);
+        std::tie(f.api, f.kernel) = two_strings(sizeof(FailedLaunchRecord));
         c.failed_launches.push_back(std::move(f));
         break;
       }
       case Tag::kProfilerCall:
         c.profiler_calls.push_back(fixed_part<ProfilerCallRecord>(payload, false, name, at, "profiler call"));
         break;
+      case Tag::kMarker: {
+        NamedMarker m{fixed_part<MarkerRecord>(payload, true, name, at, "marker"), "", ""};
+        std::tie(m.name, m.domain) = two_strings(sizeof(MarkerRecord));
+        c.markers.push_back(std::move(m));
+        break;
+      }
       case Tag::kDropped:
         c.dropped += fixed_part<DroppedRecord>(payload, false, name, at, "dropped").count;
         break;

@@ -24,6 +24,11 @@ struct NamedFailedLaunch {
   std::string api, kernel;
 };
 
+struct NamedMarker {
+  MarkerRecord record;
+  std::string name, domain;
+};
+
 struct NamedLaunch {
   LaunchRecord record;
   std::string kernel;  ///< as the driver names it (mangled for C++)
@@ -41,6 +46,7 @@ struct Capture {
   std::vector<NamedFailedLaunch> failed_launches;
   std::vector<std::string> notes;
   std::vector<ProfilerCallRecord> profiler_calls;  ///< in call order
+  std::vector<NamedMarker> markers;                ///< NVTX, as CUPTI delivered them
   std::vector<NamedLaunch> launches;         ///< access mode
   std::vector<WarpAccessRecord> warps;       ///< access mode
   /// Access mode: kMemory, kLaunch and kWarpAccess records in file order, as (tag, index into its vector), so

@@ -25,6 +25,7 @@ enum class Tag : std::uint32_t {
   kWarpAccess = 12,   ///< access mode: WarpAccessRecord of the launch before it
   kLaunchParams = 13, ///< access mode: one u64 per kernel parameter of the launch before it (0 if not 8 bytes)
   kProfilerCall = 14, ///< ProfilerCallRecord: a cudaProfilerStart/Stop (or cuProfilerStart/Stop) call
+  kMarker = 15,       ///< MarkerRecord + "name\0domain" bytes: an NVTX range's start or end, or a mark
 };
 
 struct FrameHeader {
@@ -92,6 +93,15 @@ struct ProfilerCallRecord {
   std::uint64_t timestamp_ns;
   std::uint32_t correlation_id;
   std::uint32_t start;  ///< 1 start, 0 stop
+};
+
+/// An NVTX event (CUPTI marker activity): the start or end of a range (push/pop or start/end; the two share `id`),
+/// or an instantaneous mark. Names come with starts and marks.
+struct MarkerRecord {
+  std::uint64_t timestamp_ns;
+  std::uint32_t id;
+  std::uint32_t flags;  ///< CUpti_ActivityFlag: 1 mark, 2 start, 4 end
+  std::uint32_t process_id, thread_id;
 };
 
 struct DroppedRecord {

@@ -166,6 +166,11 @@ std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOpt
     if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old)
       run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to '") + old + "'; vtrace replaced it");
     env.emplace_back("CUDA_INJECTION64_PATH", library);
+    // NVTX loads the library NVTX_INJECTION64_PATH names at the program's first NVTX call; the injection library
+    // hands NVTX on to the libcupti it uses, which then records the ranges (marker activity).
+    if (const char* old = std::getenv("NVTX_INJECTION64_PATH"); old && *old && library != old)
+      run.notes.push_back(std::string("NVTX_INJECTION64_PATH was set to '") + old + "'; vtrace replaced it");
+    env.emplace_back("NVTX_INJECTION64_PATH", library);
     return env;
   }
 #ifndef VTOOLS_HAVE_SANITIZER

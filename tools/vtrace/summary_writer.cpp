@@ -114,6 +114,16 @@ OrderedJson summary_to_json(const TraceSummary& s) {
   for (const auto& c : s.copies)
     j["memcpys"].push_back(OrderedJson{
         {"kind", c.kind}, {"count", c.count}, {"bytes", c.bytes}, {"total_ns", c.total_ns}, {"gb_per_s", c.gb_per_s}});
+  j["nvtx_ranges"] = OrderedJson::array();
+  for (const auto& r : s.nvtx)
+    j["nvtx_ranges"].push_back(OrderedJson{{"name", r.name},
+                                           {"domain", r.domain},
+                                           {"count", r.count},
+                                           {"total_ns", r.total_ns},
+                                           {"mean_ns", r.mean_ns},
+                                           {"median_ns", r.median_ns},
+                                           {"min_ns", r.min_ns},
+                                           {"max_ns", r.max_ns}});
   j["accesses"] = OrderedJson::array();
   for (const auto& a : s.accesses)
     j["accesses"].push_back(OrderedJson{{"kernel", a.kernel},
@@ -201,6 +211,17 @@ void write_summary_tables(const TraceSummary& s, bool markdown, std::ostream& ou
                       fixed(c.gb_per_s, 2)});
     out << "\n";
     write_table(copies, markdown, out);
+  }
+  if (!s.nvtx.empty()) {
+    Table nvtx;
+    nvtx.headers = {"NVTX range", "count", "total", "mean", "median", "min", "max"};
+    nvtx.align = {A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight};
+    for (const auto& r : s.nvtx)
+      nvtx.add_row({r.domain.empty() ? r.name : r.domain + ": " + r.name, format_count(r.count),
+                    format_duration_ns(r.total_ns), format_duration_ns(r.mean_ns), format_duration_ns(r.median_ns),
+                    format_duration_ns(r.min_ns), format_duration_ns(r.max_ns)});
+    out << "\n";
+    write_table(nvtx, markdown, out);
   }
   if (!s.accesses.empty()) {
     Table acc;

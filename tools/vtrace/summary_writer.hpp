@@ -11,7 +11,8 @@ namespace vtools::vtrace {
 OrderedJson summary_to_json(const TraceSummary& summary);
 
 /// Kernel table (per graph launch too when one graph is selected), then the CUDA graph table (when no graph is
-/// selected), the memcpy table and (access mode) the access table; `markdown` picks the table flavour.
+/// selected), the memcpy table, the NVTX range table and (access mode) the access table; `markdown` picks the table
+/// flavour.
 void write_summary_tables(const TraceSummary& summary, bool markdown, std::ostream& out);
 
 /// The kernel table as CSV (`--format csv`, like `nsys stats --format csv`): a row per kernel with its full name and

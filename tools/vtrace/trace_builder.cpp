@@ -128,6 +128,27 @@ CaptureWindows capture_windows(const raw::Capture& c, std::vector<CaptureRange>&
   return w;
 }
 
+/// Pairs one process's NVTX starts and ends (by CUPTI's marker id) into ranges, and keeps marks; an end whose start
+/// was not recorded (NVTX used before CUDA initialised the tracer) is dropped.
+void add_nvtx_ranges(const raw::Capture& c, std::vector<NvtxRange>& out) {
+  constexpr std::uint32_t kMark = 1, kStart = 2, kEnd = 4;  // CUpti_ActivityFlag's marker bits
+  std::unordered_map<std::uint32_t, std::size_t> open;       // marker id -> index in out
+  for (const raw::NamedMarker& m : c.markers) {
+    const raw::MarkerRecord& r = m.record;
+    if (r.flags & (kMark | kStart)) {
+      NvtxRange range{m.name, m.domain, r.process_id ? r.process_id : c.process.pid, r.thread_id, r.timestamp_ns,
+                      (r.flags & kMark) ? r.timestamp_ns : 0, (r.flags & kMark) != 0};
+      if (r.flags & kStart) open[r.id] = out.size();
+      out.push_back(std::move(range));
+    } else if (r.flags & kEnd) {
+      if (auto it = open.find(r.id); it != open.end()) {
+        out[it->second].end_ns = std::max(r.timestamp_ns, out[it->second].start_ns);
+        open.erase(it);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const KernelFilter& filter) {
@@ -204,6 +225,7 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
                            r.stream_id, r.correlation_id});
     }
     if (t.run.mode != "accesses") add_allocations(c, t);  // access mode replays them with its launches
+    add_nvtx_ranges(c, t.nvtx_ranges);
     for (const auto& f : c.failed_launches) {
       if (!in_range(f.record.correlation_id)) continue;
       std::string kernel = demangle(f.kernel);
@@ -220,6 +242,7 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
   by_start(t.kernels);
   by_start(t.memcpys);
   by_start(t.memsets);
+  by_start(t.nvtx_ranges);
   if (t.filtered_kernels > 0)
     t.run.notes.push_back("--kernel '" + filter.pattern() + "' left out " + std::to_string(t.filtered_kernels) +
                           " kernel launches");

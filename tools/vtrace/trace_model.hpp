@@ -95,6 +95,17 @@ struct FailedLaunch {
   std::uint32_t correlation_id = 0;
 };
 
+/// An NVTX range (push/pop or start/end) or mark of one thread, in host time on CUPTI's clock (the kernels' too).
+struct NvtxRange {
+  std::string name;
+  std::string domain;  ///< "" for the default domain
+  std::int64_t process_id = 0;
+  std::uint32_t thread_id = 0;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;  ///< a mark: start_ns; 0: the range never ended (still open at exit, or lost)
+  bool mark = false;         ///< nvtxMark: an instant, not a range
+};
+
 /// Access mode: what one block of one launch did to one allocation.
 struct Access {
   std::string kernel;
@@ -139,6 +150,7 @@ struct Trace {
   std::vector<Memset> memsets;
   std::vector<Allocation> allocations;
   std::vector<FailedLaunch> failed_launches;
+  std::vector<NvtxRange> nvtx_ranges;  ///< by start time
   std::vector<Access> accesses;
   std::vector<Finding> findings;
   /// Kernels that ran through TMA tensor copies, invisible to access tracing (access mode only).

@@ -213,6 +213,8 @@ Trace read_trace(std::string_view text, std::string_view name) {
       f.get_int("process_id", c.process_id);
       f.get_uint("start_ns", c.start_ns);
       f.get_uint("end_ns", c.end_ns);  // null: no stop came
+      if (c.end_ns != 0 && c.end_ns < c.start_ns)
+        f.fail("end_ns", "ends before it starts (start_ns " + std::to_string(c.start_ns) + ")");
       t.run.capture_ranges.push_back(c);
     });
   }
@@ -263,6 +265,19 @@ Trace read_trace(std::string_view text, std::string_view name) {
     f.get_int("status", x.status);
     f.get_uint("correlation_id", x.correlation_id);
     t.failed_launches.push_back(x);
+  });
+  top.for_each("nvtx_ranges", [&](const Fields& f) {
+    NvtxRange x;
+    f.get_string("name", x.name);
+    f.get_string("domain", x.domain);
+    f.get_int("process_id", x.process_id);
+    f.get_uint("thread_id", x.thread_id);
+    f.get_uint("start_ns", x.start_ns);
+    f.get_uint("end_ns", x.end_ns);  // null: never ended
+    f.get_bool("mark", x.mark);
+    if (x.end_ns != 0 && x.end_ns < x.start_ns)
+      f.fail("end_ns", "ends before it starts (start_ns " + std::to_string(x.start_ns) + ")");
+    t.nvtx_ranges.push_back(x);
   });
   top.for_each("accesses", [&](const Fields& f) { t.accesses.push_back(read_access(f)); });
   top.for_each("findings", [&](const Fields& f) { t.findings.push_back(read_finding(f)); });

@@ -61,6 +61,7 @@ Trace select_kernels(const Trace& t, const TraceSelection& selection, std::optio
   if (graph) return kept;
   kept.memcpys = t.memcpys;
   kept.memsets = t.memsets;
+  kept.nvtx_ranges = t.nvtx_ranges;  // host-side context for the kernels kept; not tied to any graph
   auto named = [&](const std::string& kernel) { return names.count(kernel) != 0; };
   std::copy_if(t.accesses.begin(), t.accesses.end(), std::back_inserter(kept.accesses),
                [&](const Access& a) { return named(a.kernel); });

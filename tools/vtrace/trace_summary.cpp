@@ -73,6 +73,20 @@ std::vector<CopyStats> copy_stats(const Trace& t) {
   return out;
 }
 
+std::vector<NvtxStats> nvtx_stats(const Trace& t) {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> durations;  // (domain, name) -> ns
+  for (const auto& r : t.nvtx_ranges)
+    if (!r.mark && r.end_ns != 0) durations[{r.domain, r.name}].push_back(static_cast<double>(r.end_ns - r.start_ns));
+  std::vector<NvtxStats> out;
+  for (auto& [key, ns] : durations) {
+    const stats::Summary s = stats::summarize(ns);
+    out.push_back({key.second, key.first, ns.size(), s.mean * static_cast<double>(ns.size()), s.mean, s.median,
+                   s.min, s.max});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const NvtxStats& a, const NvtxStats& b) { return a.total_ns > b.total_ns; });
+  return out;
+}
+
 std::vector<AccessStats> access_stats(const Trace& t) {
   std::map<std::string, AccessStats> by_kernel;
   std::map<std::string, std::set<std::uint64_t>> launches;
@@ -196,6 +210,7 @@ TraceSummary summarize_trace(const Trace& trace, const TraceSelection& selection
   }
   s.copies = copy_stats(t);
   s.accesses = access_stats(t);
+  s.nvtx = nvtx_stats(t);
   s.launches = t.kernels.size();
   std::uint64_t first = std::numeric_limits<std::uint64_t>::max(), last = 0;
   auto span = [&](std::uint64_t a, std::uint64_t b) {

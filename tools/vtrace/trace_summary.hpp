@@ -53,6 +53,14 @@ struct CopyStats {
   double gb_per_s = 0;  ///< bytes / total_ns (0 when no time was recorded)
 };
 
+/// NVTX ranges of one name and domain (nsys's "NVTX Range Summary"): host time between push and pop (or start and
+/// end). Ranges that never ended and marks are left out.
+struct NvtxStats {
+  std::string name, domain;
+  std::uint64_t count = 0;
+  double total_ns = 0, mean_ns = 0, median_ns = 0, min_ns = 0, max_ns = 0;
+};
+
 struct AccessStats {
   std::string kernel;
   std::uint64_t launches = 0, blocks = 0;
@@ -67,6 +75,7 @@ struct TraceSummary {
   std::vector<GraphStats> graphs;    ///< CUDA graphs among the kept kernels, by id
   std::vector<CopyStats> copies;     ///< by kind name
   std::vector<AccessStats> accesses; ///< access mode only, by kernel name
+  std::vector<NvtxStats> nvtx;       ///< by total time, largest first
   std::uint64_t launches = 0;
   double gpu_time_ns = 0;  ///< summed kernel durations (overlapping kernels count twice)
   double busy_ns = 0;      ///< time some kept kernel runs: the union of their intervals, per device, summed

@@ -139,6 +139,20 @@ void write_failed_launch(JsonWriter& w, const FailedLaunch& f) {
   w.end_object();
 }
 
+void write_nvtx_range(JsonWriter& w, const NvtxRange& r) {
+  w.begin_object();
+  w.field("name", r.name);
+  w.field("domain", r.domain);
+  w.field("process_id", r.process_id);
+  w.field("thread_id", r.thread_id);
+  w.field("start_ns", r.start_ns);
+  w.key("end_ns");  // null: the range never ended
+  if (r.end_ns > 0) w.value(r.end_ns);
+  else w.value(nullptr);
+  w.field("mark", r.mark);
+  w.end_object();
+}
+
 void write_access(JsonWriter& w, const Access& a) {
   w.begin_object();
   w.field("kernel", a.kernel);
@@ -283,6 +297,7 @@ void write_trace_document(const Trace& t, const Emit& emit) {
   records(w, "memsets", t.memsets, write_memset);
   records(w, "allocations", t.allocations, write_allocation);
   records(w, "failed_launches", t.failed_launches, write_failed_launch);
+  records(w, "nvtx_ranges", t.nvtx_ranges, write_nvtx_range);
   if (t.run.mode == "accesses") {
     records_in_parallel(w, out, emit, "accesses", t.accesses, write_access);
     records(w, "findings", t.findings, write_finding);

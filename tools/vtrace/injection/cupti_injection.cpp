@@ -1,7 +1,8 @@
 // libvtrace_cupti.so: the CUPTI injection library `vtrace run` puts into the traced program through
 // CUDA_INJECTION64_PATH (the driver calls InitializeInjection from cuInit). It records kernels (concurrent-kernel
-// records), memcpy, memset, allocations, devices, failed launch calls and cudaProfilerStart/Stop calls (for
-// --capture-range; always recorded, they are rare), converts each CUPTI record into the plain
+// records), memcpy, memset, allocations, devices, failed launch calls, cudaProfilerStart/Stop calls (for
+// --capture-range; always recorded, they are rare) and NVTX ranges (marker records: vtrace run points
+// NVTX_INJECTION64_PATH at this library, which hands NVTX to its libcupti), converts each CUPTI record into the plain
 // structs of raw_records.hpp and appends them to $VTRACE_RAW_DIR/raw-<pid>.bin. It runs inside someone else's
 // process: no exception leaves a callback, nothing calls exit(), failures become notes or dropped-record counts.
 #include <cuda.h>
@@ -270,13 +271,15 @@ int initialize() noexcept {
     const std::pair<CUpti_ActivityKind, const char*> kinds[] = {
         {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE"},   {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"},
         {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},   {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
-        {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2"}};
+        {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2"}, {CUPTI_ACTIVITY_KIND_MARKER, "MARKER"}};
     for (const auto& [kind, name] : kinds) {
       r = cuptiActivityEnable(kind);
       // Device records also come from the context-created callback, so a refused DEVICE kind is not worth a note.
       if (r != CUPTI_SUCCESS && kind != CUPTI_ACTIVITY_KIND_DEVICE)
         write_note(std::string("cuptiActivityEnable(") + name + ") failed: " + cupti_error(r) +
-                   (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? "; kernels are not traced" : ""));
+                   (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? "; kernels are not traced"
+                    : kind == CUPTI_ACTIVITY_KIND_MARKER          ? "; NVTX ranges are not traced"
+                                                                  : ""));
     }
     std::atexit(finish);
     install_signal_handlers();
@@ -289,6 +292,34 @@ int initialize() noexcept {
 }  // namespace
 
 }  // namespace vtools::vtrace::injection
+
+namespace vtools::vtrace::injection {
+namespace {
+/// Calls `entry` of the libcupti this library is bound to in this process. Naming a libcupti in
+/// NVTX_INJECTION64_PATH instead fails where the program carries a copy of its own (PyTorch's wheel does): this
+/// library binds to the copy loaded first, and NVTX would initialise the other, which records nothing.
+int forward_to_cupti(const char* entry, const void* argument) {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) || !info.dli_fname) return 0;
+  void* cupti = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);  // the bound copy, by its own path; kept open
+  if (!cupti) return 0;
+  using Initialize = int (*)(const void*);
+  auto initialize = reinterpret_cast<Initialize>(dlsym(cupti, entry));
+  return initialize ? initialize(argument) : 0;
+}
+}  // namespace
+}  // namespace vtools::vtrace::injection
+
+/// Called by NVTX (version 2 and 3) at the program's first NVTX call when NVTX_INJECTION64_PATH names this library
+/// (vtrace run sets it): CUPTI then records the program's ranges as marker activity. 0 = no NVTX injection.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void* get_export_table) {
+  return vtools::vtrace::injection::forward_to_cupti("InitializeInjectionNvtx2", get_export_table);
+}
+
+/// The same for NVTX version 1 (libnvToolsExt before CUDA 10).
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx(const void* get_export_table) {
+  return vtools::vtrace::injection::forward_to_cupti("InitializeInjectionNvtx", get_export_table);
+}
 
 /// Called by the CUDA driver during cuInit when CUDA_INJECTION64_PATH names this library; 1 = success.
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {

@@ -1,5 +1,7 @@
 #include "tools/vtrace/injection/cupti_record_mapping.hpp"
 
+#include <string>
+
 namespace vtools::vtrace::injection {
 
 void add_activity_record(const CUpti_Activity* rec, raw::RecordBatch& batch) {
@@ -79,6 +81,22 @@ void add_activity_record(const CUpti_Activity* rec, raw::RecordBatch& batch) {
       r.sm_count = d->numMultiprocessors;
       r.memory_bytes = d->globalMemorySize;
       batch.add(Tag::kDevice, r, d->name ? d->name : "");
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(rec);
+      raw::MarkerRecord r{};
+      r.timestamp_ns = m->timestamp;
+      r.id = m->id;
+      r.flags = m->flags;
+      if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+        r.process_id = m->objectId.pt.processId;
+        r.thread_id = m->objectId.pt.threadId;
+      }
+      std::string tail = m->name ? m->name : "";
+      tail.push_back('\0');
+      if (m->domain) tail += m->domain;
+      batch.add(Tag::kMarker, r, tail);
       break;
     }
     default:
