@@ -99,7 +99,7 @@ TEST_CASE("cupti_record_mapping: memcpy, memset, memory and device records") {
   d.globalMemorySize = 85045460992ull;
   d.name = "NVIDIA H100 80GB HBM3";
   CUpti_ActivityAPI ignored{};
-  ignored.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  ignored.kind = CUPTI_ACTIVITY_KIND_OVERHEAD;  // a kind vtrace does not record (only its kind is read)
   raw::RecordBatch batch;
   for (const void* r : {static_cast<const void*>(&m), static_cast<const void*>(&s), static_cast<const void*>(&a),
                         static_cast<const void*>(&f), static_cast<const void*>(&d), static_cast<const void*>(&ignored)})
@@ -159,4 +159,33 @@ TEST_CASE("cupti_record_mapping: NVTX marker records become ranges of their thre
   CHECK(t.nvtx_ranges[1].name == "step");
   CHECK(t.nvtx_ranges[1].mark);
   CHECK(t.nvtx_ranges[1].end_ns == 150);
+}
+
+TEST_CASE("cupti_record_mapping: a launch call's API record gives its kernel the thread and host time") {
+  CUpti_ActivityKernel10 k{};
+  k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  k.start = 5000;
+  k.end = 6000;
+  k.correlationId = 31;
+  k.name = "_Z4fillPfif";
+  CUpti_ActivityAPI call{};
+  call.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  call.start = 4000;
+  call.end = 4100;
+  call.threadId = 4711;
+  call.correlationId = 31;
+  CUpti_ActivityAPI other = call;  // the driver call inside it: another correlation id, no kernel
+  other.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+  other.correlationId = 32;
+  raw::RecordBatch b;
+  for (const void* rec : {static_cast<const void*>(&call), static_cast<const void*>(&other),
+                          static_cast<const void*>(&k)}) {
+    injection::add_activity_record(static_cast<const CUpti_Activity*>(rec), b);
+  }
+  const raw::Capture c = capture_of(b);
+  REQUIRE(c.launch_calls.size() == 2);
+  const Trace t = build_trace({c}, RunInfo{}, KernelFilter(""));
+  REQUIRE(t.kernels.size() == 1);
+  CHECK(t.kernels[0].thread_id == 4711);
+  CHECK(t.kernels[0].launch_ns == 4000);
 }

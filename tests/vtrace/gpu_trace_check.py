@@ -159,7 +159,9 @@ def main():
         c.eq("exit status", p.returncode, 0)
         check_sample_work(c, doc)
         c.eq("ranges listed without the option", len(doc["run"]["capture_ranges"]), 2)
-        p, doc, path = trace_of(a.vtrace, [a.sample, "ranges"], ["--capture-range", "cudaProfilerApi"])
+        c.eq("no NVTX without --nvtx", doc.get("nvtx_ranges"), [])
+        c.true("no launch calls without --nvtx", all(k.get("launch_ns") is None for k in doc["kernels"]))
+        p, doc, path = trace_of(a.vtrace, [a.sample, "ranges"], ["--capture-range", "cudaProfilerApi", "--nvtx"])
         c.eq("exit status", p.returncode, 0)
         c.eq("run.capture_range", doc["run"]["capture_range"], "cudaProfilerApi")
         ranges = doc["run"]["capture_ranges"]
@@ -180,7 +182,8 @@ def main():
         s = subprocess.run([a.vtrace, "summary", "--format", "json", path], capture_output=True, text=True)
         summary = json.loads(s.stdout)
         c.eq("summary fill calls", {k["name"]: k["calls"] for k in summary["kernels"]}.get(FILL), 1)
-        # NVTX (recorded whatever --capture-range says): the sample's range, mark and domain range, on its thread.
+        # NVTX (--nvtx; recorded whatever --capture-range says): the sample's range, mark and domain range, on its
+        # thread.
         nvtx = {(r["domain"], r["name"]): r for r in doc.get("nvtx_ranges", [])}
         c.eq("NVTX ranges and marks", sorted(nvtx), [("", "after fills"), ("", "fills"), ("sample", "copy back")])
         fills_range = nvtx.get(("", "fills"), {})
@@ -190,13 +193,20 @@ def main():
                bool(fills and fills_range) and fills_range["start_ns"] < fills[0]["start_ns"])
         c.eq("the mark", nvtx.get(("", "after fills"), {}).get("mark"), True)
         c.true("one thread", len({r["thread_id"] for r in nvtx.values()}) == 1)
-        c.eq("summary NVTX rows", sorted((r["domain"], r["name"], r["count"]) for r in summary["nvtx_ranges"]),
-             [("", "fills", 1), ("sample", "copy back", 1)])
+        # Each kernel's launch call: the NVTX thread, a host time before the kernel ran; so the "fills" range holds
+        # the kernels kept (the second fill and scale2d), "copy back" none.
+        threads = {r["thread_id"] for r in nvtx.values()}
+        for k in doc["kernels"]:
+            c.true(f"{k['name']} launched by the NVTX thread {threads}: {k.get('thread_id')}", k.get("thread_id") in threads)
+            c.true(f"{k['name']} launch call before it ran", k.get("launch_ns") is not None and k["launch_ns"] < k["start_ns"])
+        c.eq("summary NVTX rows (domain, name, count, kernels)",
+             sorted((r["domain"], r["name"], r["count"], r["kernels"]) for r in summary["nvtx_ranges"]),
+             [("", "fills", 1, 2), ("sample", "copy back", 1, 0)])
     elif a.case == "torch_ranges":
         if not have_module("torch"):
             return 77
-        p, doc, _ = trace_of(a.vtrace, [PYTHON, os.path.join(a.scripts, "torch_ops.py"), "--profile"],
-                             ["--capture-range", "cudaProfilerApi"])
+        p, doc, path = trace_of(a.vtrace, [PYTHON, os.path.join(a.scripts, "torch_ops.py"), "--profile"],
+                                ["--capture-range", "cudaProfilerApi", "--nvtx"])
         c.eq("exit status", p.returncode, 0)
         names = [k["name"] for k in doc["kernels"]]
         softmax = [n for n in names if "softmax" in n.lower()]
@@ -207,6 +217,10 @@ def main():
         iterations = [r for r in doc.get("nvtx_ranges", []) if r["name"] == "iteration"]
         c.eq("NVTX iteration ranges (all 5: NVTX is not cut by --capture-range)", len(iterations), 5)
         c.true("each iteration range ended", all(r["end_ns"] and r["end_ns"] > r["start_ns"] for r in iterations))
+        s = subprocess.run([a.vtrace, "summary", "--format", "json", path], capture_output=True, text=True)
+        rows = {r["name"]: r for r in json.loads(s.stdout)["nvtx_ranges"]}
+        c.eq("kernels launched inside the iteration ranges (every kernel kept)", rows.get("iteration", {}).get("kernels"),
+             len(doc["kernels"]))
     elif a.case == "torch":
         if not have_module("torch"):
             return 77

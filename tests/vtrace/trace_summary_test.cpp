@@ -283,6 +283,36 @@ TEST_CASE("trace_summary: NVTX ranges per name and domain, host time; marks and 
   CHECK(summary_to_json(s)["nvtx_ranges"][0]["count"] == 3);
 }
 
+TEST_CASE("trace_summary: NVTX ranges get the kernels their thread launched inside them, nested ones too") {
+  Trace t;
+  auto kernel = [](std::uint64_t launch, std::uint32_t thread, std::uint64_t start, std::uint64_t end) {
+    Kernel k;
+    k.name = "k";
+    k.process_id = 1;
+    k.thread_id = thread;
+    k.launch_ns = launch;
+    k.start_ns = start;
+    k.end_ns = end;
+    return k;
+  };
+  // "step" 100..500 holds "fwd" 100..250; thread 7 launches at 120 and 200 (in both), 300 (step only), 600
+  // (neither); thread 8 launches at 150 (neither: another thread); a kernel with no launch call counts nowhere.
+  t.kernels = {kernel(120, 7, 1000, 1100), kernel(200, 7, 1100, 1300), kernel(300, 7, 1400, 1450),
+               kernel(600, 7, 2000, 2100), kernel(150, 8, 1200, 1250), kernel(0, 0, 1500, 1600)};
+  t.nvtx_ranges = {{"step", "", 1, 7, 100, 500, false}, {"fwd", "", 1, 7, 100, 250, false},
+                   {"step", "", 1, 7, 550, 580, false}};
+  const TraceSummary s = summarize_trace(t);
+  REQUIRE(s.nvtx.size() == 2);
+  const NvtxStats& step = s.nvtx[0].name == "step" ? s.nvtx[0] : s.nvtx[1];
+  const NvtxStats& fwd = s.nvtx[0].name == "fwd" ? s.nvtx[0] : s.nvtx[1];
+  CHECK(step.count == 2);
+  CHECK(step.kernels == 3);
+  CHECK(step.kernel_ns == doctest::Approx(100 + 200 + 50));
+  CHECK(step.gpu_span_ns == doctest::Approx(1450 - 1000));  // the second step launched nothing
+  CHECK(fwd.kernels == 2);
+  CHECK(fwd.gpu_span_ns == doctest::Approx(300));
+}
+
 TEST_CASE("trace_summary: access totals weight sectors per request by request count") {
   Trace t;
   Access x;

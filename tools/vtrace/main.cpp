@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
                               "  vtrace run -o t.json -- python my_kernel.py\n"
                               "  vtrace run --kernel 'gemm|softmax' -o t.json -- ./app --n 4096\n"
                               "  vtrace run --capture-range cudaProfilerApi -o t.json -- python train.py\n"
+                              "  vtrace run --nvtx -o t.json -- python train.py   # torch.cuda.nvtx ranges too\n"
                               "  vtrace summary t.json --format table\n"
                               "  vtrace summary --graph last --format table t.json\n"
                               "  vtrace summary --graph last --sort exposed --format table t.json\n"
@@ -41,6 +42,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--capture-range", run.capture_range,
                       "none (default) or cudaProfilerApi: only what runs between cudaProfilerStart and Stop")
       ->check(CLI::IsMember({"none", "cudaProfilerApi"}));
+  run_cmd->add_flag("--nvtx", run.nvtx,
+                    "also record NVTX ranges and each kernel's launch call (thread, time): kernels per range");
   vtools::add_output_options(run_cmd, run.output, {});
   run_cmd->add_option("command", run.command, "the command and its arguments, after --")->required();
   run_cmd->footer("Everything after -- is the command; its stdin, stdout, stderr and exit status pass through.");

@@ -20,6 +20,9 @@ struct RunOptions {
   /// --capture-range none|cudaProfilerApi (nsys's name): cudaProfilerApi keeps only what was launched between a
   /// cudaProfilerStart and the next cudaProfilerStop (launch mode).
   std::string capture_range = "none";
+  /// --nvtx: also record the program's NVTX ranges and each kernel's launch call (thread, host time), which places
+  /// kernels in ranges; off by default, as the launch-call records cost ~0.6 us per launch (bench/RESULTS.md).
+  bool nvtx = false;
   OutputOptions output;
 };
 

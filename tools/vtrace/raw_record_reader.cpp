@@ -107,6 +107,9 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         c.markers.push_back(std::move(m));
         break;
       }
+      case Tag::kLaunchCall:
+        c.launch_calls.push_back(fixed_part<LaunchCallRecord>(payload, false, name, at, "launch call"));
+        break;
       case Tag::kDropped:
         c.dropped += fixed_part<DroppedRecord>(payload, false, name, at, "dropped").count;
         break;

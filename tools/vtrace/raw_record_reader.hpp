@@ -47,6 +47,7 @@ struct Capture {
   std::vector<std::string> notes;
   std::vector<ProfilerCallRecord> profiler_calls;  ///< in call order
   std::vector<NamedMarker> markers;                ///< NVTX, as CUPTI delivered them
+  std::vector<LaunchCallRecord> launch_calls;
   std::vector<NamedLaunch> launches;         ///< access mode
   std::vector<WarpAccessRecord> warps;       ///< access mode
   /// Access mode: kMemory, kLaunch and kWarpAccess records in file order, as (tag, index into its vector), so

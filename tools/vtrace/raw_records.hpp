@@ -26,6 +26,7 @@ enum class Tag : std::uint32_t {
   kLaunchParams = 13, ///< access mode: one u64 per kernel parameter of the launch before it (0 if not 8 bytes)
   kProfilerCall = 14, ///< ProfilerCallRecord: a cudaProfilerStart/Stop (or cuProfilerStart/Stop) call
   kMarker = 15,       ///< MarkerRecord + "name\0domain" bytes: an NVTX range's start or end, or a mark
+  kLaunchCall = 16,   ///< LaunchCallRecord: the host side of a kernel launch call (runtime or driver API)
 };
 
 struct FrameHeader {
@@ -102,6 +103,14 @@ struct MarkerRecord {
   std::uint32_t id;
   std::uint32_t flags;  ///< CUpti_ActivityFlag: 1 mark, 2 start, 4 end
   std::uint32_t process_id, thread_id;
+};
+
+/// A kernel launch call (cudaLaunchKernel, cuLaunchKernel, cudaGraphLaunch, ...) as CUPTI's API activity saw it:
+/// which thread made it and when. A kernel record with the same correlation id was launched by it.
+struct LaunchCallRecord {
+  std::uint64_t start_ns, end_ns;
+  std::uint32_t correlation_id;
+  std::uint32_t thread_id;
 };
 
 struct DroppedRecord {

@@ -166,11 +166,13 @@ std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOpt
     if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old)
       run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to '") + old + "'; vtrace replaced it");
     env.emplace_back("CUDA_INJECTION64_PATH", library);
+    if (!o.nvtx) return env;
     // NVTX loads the library NVTX_INJECTION64_PATH names at the program's first NVTX call; the injection library
     // hands NVTX on to the libcupti it uses, which then records the ranges (marker activity).
     if (const char* old = std::getenv("NVTX_INJECTION64_PATH"); old && *old && library != old)
       run.notes.push_back(std::string("NVTX_INJECTION64_PATH was set to '") + old + "'; vtrace replaced it");
     env.emplace_back("NVTX_INJECTION64_PATH", library);
+    env.emplace_back("VTRACE_NVTX", "1");
     return env;
   }
 #ifndef VTOOLS_HAVE_SANITIZER
@@ -209,6 +211,7 @@ int run_command(const RunOptions& o) {
     throw Error(ExitCode::kUsage, "--launch and --blocks apply to access mode only (add --accesses)");
   if (o.accesses && o.capture_range != "none")
     throw Error(ExitCode::kUsage, "--capture-range applies to launch mode only (access mode: --kernel, --launch)");
+  if (o.accesses && o.nvtx) throw Error(ExitCode::kUsage, "--nvtx applies to launch mode only");
 
   TempDir dir;
   RunInfo run;
@@ -217,6 +220,7 @@ int run_command(const RunOptions& o) {
   run.host = host_name();
   run.tool_version = tool_version();
   run.capture_range = o.capture_range;
+  run.nvtx = o.nvtx;
   auto env = tracer_environment(o, dir.path(), run);
   ChildExit exit = run_child(o.command, env);
   // vtrace itself was told to stop (the command got the signal too and has ended): stop without a trace, as every

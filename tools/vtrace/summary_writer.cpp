@@ -123,7 +123,10 @@ OrderedJson summary_to_json(const TraceSummary& s) {
                                            {"mean_ns", r.mean_ns},
                                            {"median_ns", r.median_ns},
                                            {"min_ns", r.min_ns},
-                                           {"max_ns", r.max_ns}});
+                                           {"max_ns", r.max_ns},
+                                           {"kernels", r.kernels},
+                                           {"kernel_ns", r.kernel_ns},
+                                           {"gpu_span_ns", r.gpu_span_ns}});
   j["accesses"] = OrderedJson::array();
   for (const auto& a : s.accesses)
     j["accesses"].push_back(OrderedJson{{"kernel", a.kernel},
@@ -214,12 +217,15 @@ void write_summary_tables(const TraceSummary& s, bool markdown, std::ostream& ou
   }
   if (!s.nvtx.empty()) {
     Table nvtx;
-    nvtx.headers = {"NVTX range", "count", "total", "mean", "median", "min", "max"};
-    nvtx.align = {A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight};
+    nvtx.headers = {"NVTX range", "count", "total", "mean", "median", "min", "max", "kernels", "kernel time",
+                    "GPU span"};
+    nvtx.align = {A::kLeft,  A::kRight, A::kRight, A::kRight, A::kRight,
+                  A::kRight, A::kRight, A::kRight, A::kRight, A::kRight};
     for (const auto& r : s.nvtx)
       nvtx.add_row({r.domain.empty() ? r.name : r.domain + ": " + r.name, format_count(r.count),
                     format_duration_ns(r.total_ns), format_duration_ns(r.mean_ns), format_duration_ns(r.median_ns),
-                    format_duration_ns(r.min_ns), format_duration_ns(r.max_ns)});
+                    format_duration_ns(r.min_ns), format_duration_ns(r.max_ns), format_count(r.kernels),
+                    format_duration_ns(r.kernel_ns), format_duration_ns(r.gpu_span_ns)});
     out << "\n";
     write_table(nvtx, markdown, out);
   }

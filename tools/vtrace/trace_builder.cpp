@@ -192,6 +192,9 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
       dev.memory_bytes = d.record.memory_bytes;
       devices.emplace(dev.id, dev);
     }
+    std::unordered_map<std::uint32_t, const raw::LaunchCallRecord*> calls;  // correlation id -> launch call
+    calls.reserve(c.launch_calls.size());
+    for (const raw::LaunchCallRecord& call : c.launch_calls) calls.emplace(call.correlation_id, &call);
     for (const auto& nk : c.kernels) {
       if (!in_range(nk.record.correlation_id)) {
         ++outside_kernels;
@@ -203,10 +206,15 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
         const bool kept = filter.keeps(name, nk.mangled_name);
         it = names.emplace(nk.mangled_name, NameInfo{std::move(name), kept}).first;
       }
-      if (it->second.kept)
-        t.kernels.push_back(to_kernel(nk, it->second.name, c.process.pid));
-      else
+      if (!it->second.kept) {
         ++t.filtered_kernels;
+        continue;
+      }
+      Kernel& k = t.kernels.emplace_back(to_kernel(nk, it->second.name, c.process.pid));
+      if (auto call = calls.find(k.correlation_id); call != calls.end()) {
+        k.thread_id = call->second->thread_id;
+        k.launch_ns = call->second->start_ns;
+      }
     }
     for (const auto& r : c.memcpys) {
       if (!in_range(r.correlation_id)) {

@@ -33,6 +33,7 @@ struct RunInfo {
   /// --capture-range: "none" (everything) or "cudaProfilerApi" (only what was launched inside the ranges).
   std::string capture_range = "none";
   std::vector<CaptureRange> capture_ranges;  ///< with cudaProfilerApi: every range, per process in call order
+  bool nvtx = false;  ///< --nvtx: NVTX ranges and launch calls were recorded
 };
 
 struct Device {
@@ -58,6 +59,9 @@ struct Kernel {
   std::uint32_t graph_id = 0;           ///< 0 when not launched from a CUDA graph
   std::uint64_t graph_node_id = 0;
   std::uint64_t start_ns = 0, end_ns = 0;
+  /// The launch call (host): its thread (CUPTI's id, as NVTX ranges have it) and start; 0 when not recorded.
+  std::uint32_t thread_id = 0;
+  std::uint64_t launch_ns = 0;
 };
 
 /// Memory copy; `kind` is "htod", "dtoh", "dtod", "htoh", "ptop", ... ("unknown" otherwise).

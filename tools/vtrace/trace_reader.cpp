@@ -127,6 +127,8 @@ Kernel read_kernel(const Fields& f) {
   f.get_uint("start_ns", k.start_ns);
   f.get_uint("end_ns", k.end_ns);
   if (k.end_ns < k.start_ns) f.fail("end_ns", "ends before it starts (start_ns " + std::to_string(k.start_ns) + ")");
+  f.get_uint("thread_id", k.thread_id);
+  f.get_uint("launch_ns", k.launch_ns);  // null: not recorded
   return k;
 }
 
@@ -208,6 +210,7 @@ Trace read_trace(std::string_view text, std::string_view name) {
     r.get_uint("duration_ns", t.run.duration_ns);
     r.get_strings("notes", t.run.notes);
     r.get_string("capture_range", t.run.capture_range);
+    r.get_bool("nvtx", t.run.nvtx);
     r.for_each("capture_ranges", [&](const Fields& f) {
       CaptureRange c;
       f.get_int("process_id", c.process_id);

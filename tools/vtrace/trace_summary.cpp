@@ -74,14 +74,43 @@ std::vector<CopyStats> copy_stats(const Trace& t) {
 }
 
 std::vector<NvtxStats> nvtx_stats(const Trace& t) {
-  std::map<std::pair<std::string, std::string>, std::vector<double>> durations;  // (domain, name) -> ns
-  for (const auto& r : t.nvtx_ranges)
-    if (!r.mark && r.end_ns != 0) durations[{r.domain, r.name}].push_back(static_cast<double>(r.end_ns - r.start_ns));
+  // Kernels per (process, thread) of their launch call, in launch order.
+  std::map<std::pair<std::int64_t, std::uint32_t>, std::vector<const Kernel*>> launched;
+  for (const Kernel& k : t.kernels)
+    if (k.launch_ns != 0) launched[{k.process_id, k.thread_id}].push_back(&k);
+  for (auto& [thread, kernels] : launched) {
+    std::stable_sort(kernels.begin(), kernels.end(),
+                     [](const Kernel* a, const Kernel* b) { return a->launch_ns < b->launch_ns; });
+  }
+  struct Totals {
+    std::vector<double> host_ns;
+    NvtxStats gpu;  // kernels, kernel_ns, gpu_span_ns
+  };
+  std::map<std::pair<std::string, std::string>, Totals> by_name;  // (domain, name)
+  for (const auto& r : t.nvtx_ranges) {
+    if (r.mark || r.end_ns == 0) continue;
+    Totals& totals = by_name[{r.domain, r.name}];
+    totals.host_ns.push_back(static_cast<double>(r.end_ns - r.start_ns));
+    const auto thread = launched.find({r.process_id, r.thread_id});
+    if (thread == launched.end()) continue;
+    const std::vector<const Kernel*>& kernels = thread->second;
+    auto first = std::lower_bound(kernels.begin(), kernels.end(), r.start_ns,
+                                  [](const Kernel* k, std::uint64_t ns) { return k->launch_ns < ns; });
+    std::uint64_t gpu_start = std::numeric_limits<std::uint64_t>::max(), gpu_end = 0;
+    for (auto k = first; k != kernels.end() && (*k)->launch_ns <= r.end_ns; ++k) {
+      ++totals.gpu.kernels;
+      totals.gpu.kernel_ns += static_cast<double>((*k)->end_ns - (*k)->start_ns);
+      gpu_start = std::min(gpu_start, (*k)->start_ns);
+      gpu_end = std::max(gpu_end, (*k)->end_ns);
+    }
+    if (gpu_end > 0) totals.gpu.gpu_span_ns += static_cast<double>(gpu_end - gpu_start);
+  }
   std::vector<NvtxStats> out;
-  for (auto& [key, ns] : durations) {
+  for (auto& [key, totals] : by_name) {
+    const std::vector<double>& ns = totals.host_ns;
     const stats::Summary s = stats::summarize(ns);
     out.push_back({key.second, key.first, ns.size(), s.mean * static_cast<double>(ns.size()), s.mean, s.median,
-                   s.min, s.max});
+                   s.min, s.max, totals.gpu.kernels, totals.gpu.kernel_ns, totals.gpu.gpu_span_ns});
   }
   std::stable_sort(out.begin(), out.end(), [](const NvtxStats& a, const NvtxStats& b) { return a.total_ns > b.total_ns; });
   return out;

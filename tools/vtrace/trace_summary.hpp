@@ -54,11 +54,16 @@ struct CopyStats {
 };
 
 /// NVTX ranges of one name and domain (nsys's "NVTX Range Summary"): host time between push and pop (or start and
-/// end). Ranges that never ended and marks are left out.
+/// end), and the kernels the ranges launched (launch call on the range's thread, between its start and end; a
+/// kernel counts in every range around it) with their GPU time and span (nsys's GPU projection). Ranges that never
+/// ended and marks are left out.
 struct NvtxStats {
   std::string name, domain;
   std::uint64_t count = 0;
   double total_ns = 0, mean_ns = 0, median_ns = 0, min_ns = 0, max_ns = 0;
+  std::uint64_t kernels = 0;
+  double kernel_ns = 0;    ///< the kernels' run times, summed
+  double gpu_span_ns = 0;  ///< per range, its first kernel's start to its last kernel's end; summed over the ranges
 };
 
 struct AccessStats {

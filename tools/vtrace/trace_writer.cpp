@@ -35,6 +35,7 @@ void write_run(JsonWriter& w, const RunInfo& r) {
   for (const auto& n : r.notes) w.value(n);
   w.end_array();
   w.field("capture_range", r.capture_range);
+  w.field("nvtx", r.nvtx);
   w.key("capture_ranges");
   w.begin_array();
   for (const CaptureRange& c : r.capture_ranges) {
@@ -82,6 +83,10 @@ void write_kernel(JsonWriter& w, const Kernel& k) {
   w.field("graph_node_id", k.graph_node_id);
   w.field("start_ns", k.start_ns);
   w.field("end_ns", k.end_ns);
+  w.field("thread_id", k.thread_id);
+  w.key("launch_ns");  // null: the launch call was not recorded
+  if (k.launch_ns > 0) w.value(k.launch_ns);
+  else w.value(nullptr);
   w.end_object();
 }
 

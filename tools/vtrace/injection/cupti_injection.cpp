@@ -1,8 +1,9 @@
 // libvtrace_cupti.so: the CUPTI injection library `vtrace run` puts into the traced program through
 // CUDA_INJECTION64_PATH (the driver calls InitializeInjection from cuInit). It records kernels (concurrent-kernel
 // records), memcpy, memset, allocations, devices, failed launch calls, cudaProfilerStart/Stop calls (for
-// --capture-range; always recorded, they are rare) and NVTX ranges (marker records: vtrace run points
-// NVTX_INJECTION64_PATH at this library, which hands NVTX to its libcupti), converts each CUPTI record into the plain
+// --capture-range; always recorded, they are rare) and, with --nvtx (VTRACE_NVTX=1), NVTX ranges (marker records:
+// vtrace run points NVTX_INJECTION64_PATH at this library, which hands NVTX to its libcupti) and the thread and
+// host time of each launch call, converts each CUPTI record into the plain
 // structs of raw_records.hpp and appends them to $VTRACE_RAW_DIR/raw-<pid>.bin. It runs inside someone else's
 // process: no exception leaves a callback, nothing calls exit(), failures become notes or dropped-record counts.
 #include <cuda.h>
@@ -219,22 +220,34 @@ void after_fork_in_child() {
   g_fd = -1;
 }
 
+const CUpti_CallbackId kRuntimeLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,            CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,            CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
+const CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,             CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
+
+/// API activity records for the launch calls only (not every API call, as the RUNTIME kind would): each kernel gets
+/// the thread and host time of its launch, which places it in the NVTX ranges of that thread.
+void enable_launch_call_records() {
+  bool ok = true;
+  for (auto id : kRuntimeLaunches) ok = cuptiActivityEnableRuntimeApi(id, 1) == CUPTI_SUCCESS && ok;
+  for (auto id : kDriverLaunches) ok = cuptiActivityEnableDriverApi(id, 1) == CUPTI_SUCCESS && ok;
+  if (!ok) write_note("CUPTI refused launch-call records: kernels have no launch thread or time, NVTX ranges no kernels");
+}
+
 void enable_callbacks() {
   cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-  const CUpti_CallbackId runtime_ids[] = {
-      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,           CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-      CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,           CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-      CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000,          CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000};
-  for (auto id : runtime_ids) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
-  const CUpti_CallbackId driver_ids[] = {
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-      CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-      CUPTI_DRIVER_TRACE_CBID_cuProfilerStart,          CUPTI_DRIVER_TRACE_CBID_cuProfilerStop};
-  for (auto id : driver_ids) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+  for (auto id : kRuntimeLaunches) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  for (auto id : {CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000})
+    cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  for (auto id : kDriverLaunches) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+  for (auto id : {CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop})
+    cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
 }
 
 int initialize() noexcept {
@@ -268,11 +281,15 @@ int initialize() noexcept {
       finish();
       return 1;
     }
+    // vtrace run --nvtx: NVTX ranges, and the launch calls that place kernels in them.
+    const char* nvtx_env = std::getenv("VTRACE_NVTX");
+    const bool nvtx = nvtx_env && std::strcmp(nvtx_env, "1") == 0;
     const std::pair<CUpti_ActivityKind, const char*> kinds[] = {
         {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE"},   {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"},
         {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},   {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
         {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2"}, {CUPTI_ACTIVITY_KIND_MARKER, "MARKER"}};
     for (const auto& [kind, name] : kinds) {
+      if (kind == CUPTI_ACTIVITY_KIND_MARKER && !nvtx) continue;
       r = cuptiActivityEnable(kind);
       // Device records also come from the context-created callback, so a refused DEVICE kind is not worth a note.
       if (r != CUPTI_SUCCESS && kind != CUPTI_ACTIVITY_KIND_DEVICE)
@@ -281,6 +298,7 @@ int initialize() noexcept {
                     : kind == CUPTI_ACTIVITY_KIND_MARKER          ? "; NVTX ranges are not traced"
                                                                   : ""));
     }
+    if (nvtx) enable_launch_call_records();
     std::atexit(finish);
     install_signal_handlers();
   } catch (...) {

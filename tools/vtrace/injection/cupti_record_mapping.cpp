@@ -83,6 +83,12 @@ void add_activity_record(const CUpti_Activity* rec, raw::RecordBatch& batch) {
       batch.add(Tag::kDevice, r, d->name ? d->name : "");
       break;
     }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {  // only the launch calls are enabled (cuptiActivityEnable*Api)
+      const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(rec);
+      batch.add(Tag::kLaunchCall, raw::LaunchCallRecord{a->start, a->end, a->correlationId, a->threadId});
+      break;
+    }
     case CUPTI_ACTIVITY_KIND_MARKER: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(rec);
       raw::MarkerRecord r{};

@@ -1,5 +1,5 @@
 // CUPTI activity record -> raw record (raw_records.hpp): the one place that knows the CUDA 13.0 record structs
-// (CUpti_ActivityKernel10, Memcpy6, Memset4, Memory4, Device5, Marker2). Needs the CUPTI headers, not a GPU, so it is
+// (CUpti_ActivityKernel10, Memcpy6, Memset4, Memory4, Device5, Marker2, API). Needs the CUPTI headers, not a GPU, so it is
 // unit-tested on synthetic records (tests/vtrace/cupti_record_mapping_test.cpp).
 #pragma once
 
