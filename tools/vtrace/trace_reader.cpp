@@ -96,6 +96,11 @@ class Fields {
     std::string base = path_.empty() ? key : path_ + "." + key;
     for (std::size_t i = 0; i < v->size(); ++i) each(Fields((*v)[i], base + "[" + std::to_string(i) + "]", file_));
   }
+  /// `end` (of field end_ns) is not before `start`; an `open` range may have no end (0, from null).
+  void check_end(std::uint64_t start, std::uint64_t end, bool open = false) const {
+    if (end < start && !(open && end == 0))
+      fail("end_ns", "ends before it starts (start_ns " + std::to_string(start) + ")");
+  }
   const std::string& path() const { return path_; }
 
  private:
@@ -126,7 +131,7 @@ Kernel read_kernel(const Fields& f) {
   f.get_uint("graph_node_id", k.graph_node_id);
   f.get_uint("start_ns", k.start_ns);
   f.get_uint("end_ns", k.end_ns);
-  if (k.end_ns < k.start_ns) f.fail("end_ns", "ends before it starts (start_ns " + std::to_string(k.start_ns) + ")");
+  f.check_end(k.start_ns, k.end_ns);
   f.get_uint("thread_id", k.thread_id);
   f.get_uint("launch_ns", k.launch_ns);  // null: not recorded
   return k;
@@ -216,8 +221,7 @@ Trace read_trace(std::string_view text, std::string_view name) {
       f.get_int("process_id", c.process_id);
       f.get_uint("start_ns", c.start_ns);
       f.get_uint("end_ns", c.end_ns);  // null: no stop came
-      if (c.end_ns != 0 && c.end_ns < c.start_ns)
-        f.fail("end_ns", "ends before it starts (start_ns " + std::to_string(c.start_ns) + ")");
+      f.check_end(c.start_ns, c.end_ns, /*open=*/true);
       t.run.capture_ranges.push_back(c);
     });
   }
@@ -278,8 +282,7 @@ Trace read_trace(std::string_view text, std::string_view name) {
     f.get_uint("start_ns", x.start_ns);
     f.get_uint("end_ns", x.end_ns);  // null: never ended
     f.get_bool("mark", x.mark);
-    if (x.end_ns != 0 && x.end_ns < x.start_ns)
-      f.fail("end_ns", "ends before it starts (start_ns " + std::to_string(x.start_ns) + ")");
+    f.check_end(x.start_ns, x.end_ns, /*open=*/true);
     t.nvtx_ranges.push_back(x);
   });
   top.for_each("accesses", [&](const Fields& f) { t.accesses.push_back(read_access(f)); });

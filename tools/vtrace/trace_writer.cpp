@@ -13,6 +13,13 @@ namespace {
 
 using Layout = JsonWriter::Layout;
 
+/// `name`: `ns`, or null where 0 means "none" (a range that never ended, a launch call not recorded).
+void ns_or_null(JsonWriter& w, std::string_view name, std::uint64_t ns) {
+  w.key(name);
+  if (ns > 0) w.value(ns);
+  else w.value(nullptr);
+}
+
 void write_run(JsonWriter& w, const RunInfo& r) {
   w.begin_object();
   w.key("command");
@@ -42,9 +49,7 @@ void write_run(JsonWriter& w, const RunInfo& r) {
     w.begin_object();
     w.field("process_id", c.process_id);
     w.field("start_ns", c.start_ns);
-    w.key("end_ns");  // null: no stop came
-    if (c.end_ns > 0) w.value(c.end_ns);
-    else w.value(nullptr);
+    ns_or_null(w, "end_ns", c.end_ns);  // null: no stop came
     w.end_object();
   }
   w.end_array();
@@ -84,9 +89,7 @@ void write_kernel(JsonWriter& w, const Kernel& k) {
   w.field("start_ns", k.start_ns);
   w.field("end_ns", k.end_ns);
   w.field("thread_id", k.thread_id);
-  w.key("launch_ns");  // null: the launch call was not recorded
-  if (k.launch_ns > 0) w.value(k.launch_ns);
-  else w.value(nullptr);
+  ns_or_null(w, "launch_ns", k.launch_ns);
   w.end_object();
 }
 
@@ -151,9 +154,7 @@ void write_nvtx_range(JsonWriter& w, const NvtxRange& r) {
   w.field("process_id", r.process_id);
   w.field("thread_id", r.thread_id);
   w.field("start_ns", r.start_ns);
-  w.key("end_ns");  // null: the range never ended
-  if (r.end_ns > 0) w.value(r.end_ns);
-  else w.value(nullptr);
+  ns_or_null(w, "end_ns", r.end_ns);
   w.field("mark", r.mark);
   w.end_object();
 }
