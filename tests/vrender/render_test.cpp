@@ -196,6 +196,17 @@ TEST_CASE("render: trace page has a zoomable timeline, top kernels, heat maps an
   CHECK(count(html, "<script>") == 1);  // zoom script only because a zoomable chart is present
 }
 
+TEST_CASE("render: trace page draws NVTX ranges on lanes of their thread, above the GPU's") {
+  // A real vtrace run --nvtx --capture-range (H100, PyTorch): 5 "iteration" ranges, 4 kernels in the capture range.
+  Page page = build_page({load("vtrace_torch_nvtx_h100.trace.json")});
+  const std::string& svg = page.sections[1].figures[0].svg.markup;
+  CHECK(count(svg, "iteration\n") == 5);  // each range's tooltip
+  CHECK(svg.find("· thread ") != std::string::npos);
+  CHECK(svg.find("NVTX ranges (named)") != std::string::npos);
+  CHECK(test::parse_xml(svg)->find("rect", "span").size() == 5 + 4);
+  CHECK(svg.find("process ") < svg.find("GPU 0 · stream"));  // host lanes first
+}
+
 TEST_CASE("render: trace page counts CUDA graph launches as vtrace summary does") {
   // graphs.trace.json (a copy of tests/data/vtrace's): graph 3 runs 5 nodes once, graph 7 runs 3 nodes 4 times.
   Page page = build_page({load("graphs.trace.json")});

@@ -51,14 +51,66 @@ std::pair<double, std::string> time_unit(double span_ns) {
   return {1e6, "ms"};
 }
 
+/// An id as sort_key padded it, without the padding.
+std::string unpad(const std::string& key) {
+  const auto p = key.find_first_not_of('0');
+  return p == std::string::npos ? std::string("0") : key.substr(key.size() == 20 ? p : 0);
+}
+
+/// NVTX ranges (vtrace run --nvtx) as lanes above the GPU's: per process and thread, a lane per nesting depth
+/// (push/pop ranges nest), each range labelled with its name. A range that never ended runs to `last_ns`; marks
+/// are instants and are not drawn. `rel` makes a time relative to the timeline's origin.
+template <typename Rel>
+std::vector<Lane> nvtx_lanes(const std::vector<JsonView>& ranges, const Rel& rel, double last_ns, double t0,
+                             double div) {
+  struct Range {
+    double start_ns, end_ns;
+    std::string name;
+  };
+  std::map<std::pair<std::string, std::string>, std::vector<Range>> by_thread;
+  for (const JsonView& r : ranges) {
+    if (r.at("mark").raw() && r.at("mark").raw()->is_boolean() && r.at("mark").raw()->get<bool>()) continue;
+    const std::string domain = r.text_or("domain", "");
+    const double start = rel(r, "start_ns");
+    const bool ended = r.at("end_ns").raw() && r.at("end_ns").raw()->is_number();
+    by_thread[{sort_key(id_text(r, "process_id")), sort_key(id_text(r, "thread_id"))}].push_back(
+        {start, std::max(start, ended ? rel(r, "end_ns") : last_ns),
+         (domain.empty() ? "" : domain + ": ") + r.text_or("name", "range")});
+  }
+  std::vector<Lane> lanes;
+  for (auto& [thread, list] : by_thread) {
+    std::stable_sort(list.begin(), list.end(), [](const Range& a, const Range& b) { return a.start_ns < b.start_ns; });
+    std::vector<Lane> depth_lanes;
+    std::vector<double> open_ends;  // ends of the ranges around the current one, innermost last
+    for (const Range& r : list) {
+      while (!open_ends.empty() && open_ends.back() <= r.start_ns) open_ends.pop_back();
+      const std::size_t depth = open_ends.size();
+      open_ends.push_back(r.end_ns);
+      if (depth_lanes.size() <= depth) depth_lanes.push_back({"", {}});  // named below
+      depth_lanes[depth].spans.push_back({(r.start_ns - t0) / div, (r.end_ns - t0) / div, -1, r.name,
+                                          r.name + "\n" + format_duration_ns(r.end_ns - r.start_ns) + " (NVTX)"});
+    }
+    for (std::size_t d = 0; d < depth_lanes.size(); ++d) {
+      depth_lanes[d].name = "process " + unpad(thread.first) + " · thread " + unpad(thread.second) + " · NVTX" +
+                            (d > 0 ? " " + std::to_string(d + 1) : "");
+      lanes.push_back(std::move(depth_lanes[d]));
+    }
+  }
+  return lanes;
+}
+
 void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& totals) {
   std::map<std::pair<std::string, std::string>, std::vector<Activity>> lanes;
   std::map<std::string, KernelTotals> by_name;
-  auto kernels = root.items("kernels"), memcpys = root.items("memcpys");
+  auto kernels = root.items("kernels"), memcpys = root.items("memcpys"), nvtx = root.items("nvtx_ranges");
+  if (nvtx.size() > kMaxTimelineSpans) {
+    s.notes.push_back(format_count(nvtx.size()) + " NVTX ranges: too many to draw; vtrace summary lists them.");
+    nvtx.clear();
+  }
   // The origin: the earliest start, read as an exact integer.
   std::int64_t origin = 0;
   bool have_origin = false;
-  for (const auto* list : {&kernels, &memcpys})
+  for (const auto* list : {&kernels, &memcpys, &nvtx})
     for (const JsonView& a : *list) {
       std::int64_t s = a.integer_or("start_ns", 0);
       origin = have_origin ? std::min(origin, s) : s;
@@ -103,6 +155,10 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
     note_time(a.start_ns, a.end_ns);
     lanes[{sort_key(id_text(m, "device_id")), sort_key(id_text(m, "stream_id"))}].push_back(std::move(a));
   }
+  for (const JsonView& r : nvtx) {
+    const double start = rel(r, "start_ns");
+    note_time(start, r.at("end_ns").raw() && r.at("end_ns").raw()->is_number() ? rel(r, "end_ns") : start);
+  }
   const std::vector<double> exposed = exposed_times(kernel_spans);
   double busy_ns = 0, kernel_ns = 0;
   for (std::size_t i = 0; i < exposed.size(); ++i) {
@@ -145,9 +201,13 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
     return q >= 0 && q < 1e18 ? static_cast<long long>(q) : 0LL;
   };
   std::size_t drawn = 0;
+  for (Lane& lane : nvtx_lanes(nvtx, rel, t1, t0, div)) {
+    drawn += lane.spans.size();
+    chart.lanes.push_back(std::move(lane));
+  }
+  if (!nvtx.empty()) chart.legend.push_back("NVTX ranges (named)"), chart.legend_colors.push_back(-1);
   for (auto& [key, acts] : lanes) {
     std::sort(acts.begin(), acts.end(), [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
-    auto unpad = [](const std::string& k) { auto p = k.find_first_not_of('0'); return p == std::string::npos ? std::string("0") : k.substr(k.size() == 20 ? p : 0); };
     Lane lane{"GPU " + unpad(key.first) + " · stream " + unpad(key.second), {}};
     for (std::size_t i = 0; i < acts.size();) {
       const Activity& a = acts[i];
