@@ -183,7 +183,7 @@ void write_summary_tables(const TraceSummary& s, bool markdown, std::ostream& ou
     if (s.graph) out << ": CUDA graph " << *s.graph;
     if (!s.kernel_regex.empty()) out << (s.graph ? ", " : ": ") << "kernels matching '" << s.kernel_regex << "'";
     out << " (" << format_count(s.left_out_launches) << " launches left out"
-        << (s.graph ? "; copies and accesses are not tied to a graph and are not shown)" : ")");
+        << (s.graph ? "; copies, NVTX ranges and accesses are not tied to a graph and are not shown)" : ")");
   }
   out << "\n";
   if (per_launch) {
