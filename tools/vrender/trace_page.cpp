@@ -57,6 +57,12 @@ std::string unpad(const std::string& key) {
   return p == std::string::npos ? std::string("0") : key.substr(key.size() == 20 ? p : 0);
 }
 
+/// Whether NVTX range `r` ended (end_ns a number; null while the range was open at exit).
+bool nvtx_ended(const JsonView& r) {
+  const OrderedJson* end = r.at("end_ns").raw();
+  return end && end->is_number();
+}
+
 /// NVTX ranges (vtrace run --nvtx) as lanes above the GPU's: per process and thread, a lane per nesting depth
 /// (push/pop ranges nest), each range labelled with its name. A range that never ended runs to `last_ns`; marks
 /// are instants and are not drawn. `rel` makes a time relative to the timeline's origin.
@@ -69,12 +75,11 @@ std::vector<Lane> nvtx_lanes(const std::vector<JsonView>& ranges, const Rel& rel
   };
   std::map<std::pair<std::string, std::string>, std::vector<Range>> by_thread;
   for (const JsonView& r : ranges) {
-    if (r.at("mark").raw() && r.at("mark").raw()->is_boolean() && r.at("mark").raw()->get<bool>()) continue;
+    if (const OrderedJson* mark = r.at("mark").raw(); mark && mark->is_boolean() && mark->get<bool>()) continue;
     const std::string domain = r.text_or("domain", "");
     const double start = rel(r, "start_ns");
-    const bool ended = r.at("end_ns").raw() && r.at("end_ns").raw()->is_number();
     by_thread[{sort_key(id_text(r, "process_id")), sort_key(id_text(r, "thread_id"))}].push_back(
-        {start, std::max(start, ended ? rel(r, "end_ns") : last_ns),
+        {start, std::max(start, nvtx_ended(r) ? rel(r, "end_ns") : last_ns),
          (domain.empty() ? "" : domain + ": ") + r.text_or("name", "range")});
   }
   std::vector<Lane> lanes;
@@ -157,7 +162,7 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
   }
   for (const JsonView& r : nvtx) {
     const double start = rel(r, "start_ns");
-    note_time(start, r.at("end_ns").raw() && r.at("end_ns").raw()->is_number() ? rel(r, "end_ns") : start);
+    note_time(start, nvtx_ended(r) ? rel(r, "end_ns") : start);
   }
   const std::vector<double> exposed = exposed_times(kernel_spans);
   double busy_ns = 0, kernel_ns = 0;

@@ -307,12 +307,6 @@ int initialize() noexcept {
   return 1;
 }
 
-}  // namespace
-
-}  // namespace vtools::vtrace::injection
-
-namespace vtools::vtrace::injection {
-namespace {
 /// Calls `entry` of the libcupti this library is bound to in this process. Naming a libcupti in
 /// NVTX_INJECTION64_PATH instead fails where the program carries a copy of its own (PyTorch's wheel does): this
 /// library binds to the copy loaded first, and NVTX would initialise the other, which records nothing.
@@ -325,7 +319,9 @@ int forward_to_cupti(const char* entry, const void* argument) {
   auto initialize = reinterpret_cast<Initialize>(dlsym(cupti, entry));
   return initialize ? initialize(argument) : 0;
 }
+
 }  // namespace
+
 }  // namespace vtools::vtrace::injection
 
 /// Called by NVTX (version 2 and 3) at the program's first NVTX call when NVTX_INJECTION64_PATH names this library
