@@ -1,14 +1,20 @@
-// Access mode host logic: interval merging, allocation lookup, block sampling specs, argument mapping, and the
-// aggregation of warp accesses into per-block records and findings.
+// Access mode logic that runs without a GPU: interval merging, allocation lookup, block sampling specs, argument
+// mapping, the device's shared pieces (find_allocation, find_argument, add_range) against host references on random
+// inputs, the cubin symbol reader, and the folding of device site summaries into per-block records and findings.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
 
 #include "libcommon/error.hpp"
 #include "tools/vtrace/access/access_aggregator.hpp"
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 #include "tools/vtrace/access/argument_mapping.hpp"
+#include "tools/vtrace/access/cubin_symbols.hpp"
 #include "tools/vtrace/access/device_block_filter.hpp"
 
 using namespace vtools::vtrace;
@@ -49,6 +55,142 @@ WarpAccess warp_over(std::uint64_t base, std::int64_t block, std::uint32_t warp,
     if (i < n) w.active_mask |= 1u << lane;
   }
   return w;
+}
+
+/// What the device patches compute for a launch, on the CPU, with the same shared pieces (find_allocation,
+/// find_argument, site_key, add_range): each warp request's lanes grouped by (allocation, argument) into sites, lanes
+/// outside every allocation counted per PC with the first few kept. Only the warp intrinsics are done by hand.
+struct DeviceModel {
+  std::vector<raw::DeviceAllocation> table;
+  std::vector<raw::DeviceArgument> arguments;
+  std::map<std::uint64_t, raw::AccessSite> sites;     // by key
+  std::map<std::uint64_t, raw::FindingSite> findings;  // by pc
+  std::uint64_t findings_total = 0;
+
+  explicit DeviceModel(const std::vector<Allocation>& live, const std::vector<std::pair<std::uint32_t, std::uint64_t>>&
+                                                                 pointer_arguments = {}) {
+    for (const auto& a : live) table.push_back({a.address, a.address + a.size});
+    std::sort(table.begin(), table.end(), [](auto& x, auto& y) { return x.start < y.start; });
+    for (const auto& [index, value] : pointer_arguments) {
+      std::uint32_t at = raw::find_allocation(table.data(), table.size(), value, 1);
+      if (at != raw::kNoAllocation) arguments.push_back({value, at, index});
+    }
+    std::sort(arguments.begin(), arguments.end(), [](auto& x, auto& y) { return x.pointer < y.pointer; });
+  }
+  raw::AccessSite& site(const Dim3& block, std::uint32_t allocation, std::uint32_t argument) {
+    raw::AccessSite& s = sites[raw::site_key(static_cast<std::uint64_t>(block[0]), allocation, argument)];
+    s.block[0] = static_cast<std::int32_t>(block[0]);
+    s.block[1] = static_cast<std::int32_t>(block[1]);
+    s.block[2] = static_cast<std::int32_t>(block[2]);
+    s.allocation = allocation == raw::kNoAllocation ? 0 : table[allocation].start;
+    s.argument = argument;
+    return s;
+  }
+  void finding(std::uint64_t pc, std::uint32_t op, const Dim3& block, std::uint32_t thread, std::uint64_t address,
+               std::uint32_t size) {
+    ++findings_total;
+    raw::FindingSite& f = findings[pc];
+    f.pc = pc;
+    f.operation = op;
+    if (f.count < raw::kFirstFindingsPerSite)
+      f.first[f.count] = {{static_cast<std::int32_t>(block[0]), static_cast<std::int32_t>(block[1]),
+                           static_cast<std::int32_t>(block[2])}, thread, address, size, 0};
+    ++f.count;
+  }
+  static void count(raw::AccessSite& s, Operation op, std::uint64_t n, std::uint64_t bytes) {
+    if (op == Operation::kLoad || op == Operation::kBulkLoad) {
+      s.loads += n;
+      s.bytes_loaded += bytes;
+    } else if (op == Operation::kStore || op == Operation::kBulkStore) {
+      s.stores += n;
+      s.bytes_stored += bytes;
+    } else {
+      s.atomics += n;
+      s.bytes_loaded += bytes;
+      s.bytes_stored += bytes;
+    }
+  }
+  void bulk_piece(const Dim3& block, std::uint32_t allocation, std::uint64_t address, std::uint64_t bytes,
+                  Operation op) {
+    std::uint32_t argument = allocation == raw::kNoAllocation
+                                 ? raw::kNoArgument
+                                 : raw::find_argument(arguments.data(), static_cast<std::uint32_t>(arguments.size()),
+                                                      allocation, address);
+    raw::AccessSite& s = site(block, allocation, argument);
+    std::uint64_t base = allocation == raw::kNoAllocation ? 0 : table[allocation].start;
+    count(s, op, 1, bytes);
+    ++s.bulk_copies;
+    raw::add_range(s.ranges, s.range_count, s.ranges_merged, address - base, address - base + bytes);
+  }
+  void request(const WarpAccess& w) {
+    const std::uint32_t op = static_cast<std::uint32_t>(w.operation);
+    if (is_bulk(w.operation)) {
+      const std::uint32_t lane = static_cast<std::uint32_t>(__builtin_ctz(w.active_mask));
+      const std::uint64_t address = w.address[lane], bytes = w.bytes_per_lane;
+      std::uint32_t a = raw::find_allocation(table.data(), table.size(), address, 1);
+      std::uint64_t inside = 0;
+      if (a != raw::kNoAllocation) {
+        inside = std::min<std::uint64_t>(bytes, table[a].end - address);
+        bulk_piece(w.block, a, address, inside, w.operation);
+      }
+      if (inside < bytes) {
+        finding(w.pc_offset, op, w.block, w.warp * 32 + lane, address + inside,
+                static_cast<std::uint32_t>(bytes - inside));
+        bulk_piece(w.block, raw::kNoAllocation, address + inside, bytes - inside, w.operation);
+      }
+      return;
+    }
+    std::map<std::uint64_t, std::vector<std::uint32_t>> groups;  // (allocation << 8 | argument) -> lanes
+    std::vector<std::uint32_t> where(32);
+    for (std::uint32_t lane = 0; lane < 32; ++lane) {
+      if (!(w.active_mask >> lane & 1u)) continue;
+      std::uint32_t a = raw::find_allocation(table.data(), table.size(), w.address[lane], w.bytes_per_lane);
+      std::uint32_t arg = a == raw::kNoAllocation
+                              ? raw::kNoArgument
+                              : raw::find_argument(arguments.data(), static_cast<std::uint32_t>(arguments.size()), a,
+                                                   w.address[lane]);
+      where[lane] = a;
+      if (a == raw::kNoAllocation)
+        finding(w.pc_offset, op, w.block, w.warp * 32 + lane, w.address[lane], w.bytes_per_lane);
+      groups[(static_cast<std::uint64_t>(a) << 8) | arg].push_back(lane);
+    }
+    for (const auto& [key, lanes] : groups) {
+      std::uint32_t a = static_cast<std::uint32_t>(key >> 8), arg = static_cast<std::uint32_t>(key & 0xff);
+      raw::AccessSite& s = site(w.block, a, arg);
+      std::uint64_t base = a == raw::kNoAllocation ? 0 : table[a].start;
+      WarpAccess group = w;
+      group.active_mask = 0;
+      for (std::uint32_t lane : lanes) {
+        group.active_mask |= 1u << lane;
+        raw::add_range(s.ranges, s.range_count, s.ranges_merged, w.address[lane] - base,
+                       w.address[lane] - base + w.bytes_per_lane);
+      }
+      count(s, w.operation, lanes.size(), lanes.size() * w.bytes_per_lane);
+      ++s.requests;
+      s.sectors += sectors_touched(group);
+      s.lanes += lanes.size();
+    }
+  }
+  /// Hands the launch's sites and finding sites to `agg`, as the host reads them from the raw file.
+  void fold(AccessAggregator& agg, const LaunchInfo& launch) const {
+    for (const auto& [key, s] : sites) agg.add(launch, s);
+    for (const auto& [pc, f] : findings) agg.add(launch, f);
+  }
+};
+
+/// `warps` run on the device model over `live`, folded by a fresh aggregator into a trace.
+Trace fold_warps(const std::vector<Allocation>& live, const LaunchInfo& launch, const std::vector<WarpAccess>& warps,
+                 BlockSampling blocks = BlockSampling(), std::uint64_t max_findings = 1000,
+                 const std::vector<std::pair<std::uint32_t, std::uint64_t>>& pointer_arguments = {}) {
+  AllocationMap m;
+  for (const auto& a : live) m.add(a);
+  DeviceModel device(live, pointer_arguments);
+  for (const auto& w : warps) device.request(w);
+  AccessAggregator agg(m, std::move(blocks), max_findings);
+  device.fold(agg, launch);
+  Trace t;
+  agg.finish(t);
+  return t;
 }
 
 }  // namespace
@@ -157,23 +299,19 @@ TEST_CASE("warp_access: thread indices and sectors per request") {
 
 TEST_CASE("access_aggregator: vector add over an odd n gives exact counts and ranges per block") {
   const std::uint64_t n = 1000, a = 0x10000, b = 0x20000, c = 0x30000;
-  AllocationMap m;
-  m.add(allocation(1, a, 4 * n));
-  m.add(allocation(2, b, 4 * n));
-  m.add(allocation(3, c, 4 * n));
-  AccessAggregator agg(m, BlockSampling());
   LaunchInfo launch{"vector_add", 0, {4, 1, 1}, {256, 1, 1}, {}};
+  std::vector<WarpAccess> warps;
   for (std::int64_t block = 0; block < 4; ++block)
     for (std::uint32_t warp = 0; warp < 8; ++warp) {
       std::uint64_t first = static_cast<std::uint64_t>(block) * 256 + warp * 32;
       if (first >= n) continue;  // whole warp masked off: no request at all
-      agg.add(launch, warp_over(a, block, warp, first, n, Operation::kLoad));
-      agg.add(launch, warp_over(b, block, warp, first, n, Operation::kLoad));
-      agg.add(launch, warp_over(c, block, warp, first, n, Operation::kStore));
+      warps.push_back(warp_over(a, block, warp, first, n, Operation::kLoad));
+      warps.push_back(warp_over(b, block, warp, first, n, Operation::kLoad));
+      warps.push_back(warp_over(c, block, warp, first, n, Operation::kStore));
     }
-  Trace t;
-  agg.finish(t);
+  Trace t = fold_warps({allocation(1, a, 4 * n), allocation(2, b, 4 * n), allocation(3, c, 4 * n)}, launch, warps);
   CHECK(t.findings.empty());
+  CHECK(t.findings_total == 0);
   REQUIRE(t.accesses.size() == 12);
   const Access& last_a = t.accesses[9];  // block 3, allocation 1
   CHECK(last_a.block == Dim3{3, 0, 0});
@@ -181,6 +319,7 @@ TEST_CASE("access_aggregator: vector add over an odd n gives exact counts and ra
   CHECK(last_a.loads == 232);
   CHECK(last_a.bytes_loaded == 928);
   CHECK(last_a.ranges == Ranges{{3072, 4000}});
+  CHECK(last_a.ranges_exact);
   CHECK(last_a.active_lanes_per_request == doctest::Approx(232.0 / 8));  // 7 full warps + one of 8 lanes
   CHECK(last_a.sectors_per_request == doctest::Approx((7 * 4 + 1) / 8.0));
   const Access& first_c = t.accesses[2];  // block 0, allocation 3
@@ -195,21 +334,23 @@ TEST_CASE("access_aggregator: vector add over an odd n gives exact counts and ra
 
 TEST_CASE("access_aggregator: an off-by-one read is exactly one finding with block, thread and distance") {
   const std::uint64_t n = 1000, in = 0x10000;
-  AllocationMap m;
-  m.add(allocation(1, in, 4 * n));
-  AccessAggregator agg(m, BlockSampling());
   LaunchInfo launch{"off_by_one", 0, {4, 1, 1}, {256, 1, 1}, {}};
+  std::vector<WarpAccess> warps;
   for (std::int64_t block = 0; block < 4; ++block)
     for (std::uint32_t warp = 0; warp < 8; ++warp) {
       std::uint64_t first = static_cast<std::uint64_t>(block) * 256 + warp * 32;
       if (first > n) continue;
       WarpAccess w = warp_over(in, block, warp, first, n + 1, Operation::kLoad);  // i <= n
       w.pc_offset = 0x170;
-      agg.add(launch, w);
+      warps.push_back(w);
     }
-  Trace t;
-  agg.finish(t);
+  Trace t = fold_warps({allocation(1, in, 4 * n)}, launch, warps);
   REQUIRE(t.findings.size() == 1);
+  CHECK(t.findings_total == 1);
+  REQUIRE(t.finding_sites.size() == 1);
+  CHECK(t.finding_sites[0].count == 1);
+  CHECK(t.finding_sites[0].listed == 1);
+  CHECK(t.finding_sites[0].pc_offset == 0x170);
   const Finding& f = t.findings[0];
   CHECK(f.kernel == "off_by_one");
   CHECK(f.block == Dim3{3, 0, 0});
@@ -228,18 +369,24 @@ TEST_CASE("access_aggregator: an off-by-one read is exactly one finding with blo
   CHECK(outside.loads == 1);
 }
 
-TEST_CASE("access_aggregator: --blocks sampling and the findings cap are counted in notes") {
-  AllocationMap m;
-  m.add(allocation(1, 0x1000, 128));
-  AccessAggregator agg(m, BlockSampling::parse("every:2"), 1);
+TEST_CASE("access_aggregator: every finding is counted per PC; the first few of each PC are listed, up to the cap") {
   LaunchInfo launch{"k", 0, {4, 1, 1}, {32, 1, 1}, {}};
-  for (std::int64_t block = 0; block < 4; ++block) agg.add(launch, warp_over(0x1000, block, 0, 16, 64, Operation::kStore));
-  Trace t;
-  agg.finish(t);
-  CHECK(t.findings.size() == 1);
+  std::vector<WarpAccess> warps;
+  for (std::int64_t block = 0; block < 4; ++block) {
+    WarpAccess w = warp_over(0x1000, block, 0, 16, 64, Operation::kStore);  // lanes 16..31 past a 128-byte buffer
+    w.pc_offset = block < 2 ? 0x10 : 0x20;
+    warps.push_back(w);
+  }
+  Trace t = fold_warps({allocation(1, 0x1000, 128)}, launch, warps, BlockSampling::parse("every:2"), 5);
+  CHECK(t.findings_total == 64);  // findings are counted whatever --blocks keeps
+  REQUIRE(t.finding_sites.size() == 2);
+  CHECK(t.finding_sites[0].count == 32);
+  CHECK(t.finding_sites[0].listed == raw::kFirstFindingsPerSite);
+  CHECK(t.finding_sites[1].listed == 1);  // the cap of 5 over all
+  CHECK(t.findings.size() == 5);
   REQUIRE(t.run.notes.size() == 2);
-  CHECK(t.run.notes[0] == "31 more out-of-bounds accesses were not listed (cap 1)");
-  CHECK(t.run.notes[1] == "--blocks every:2 left out 2 warp requests");
+  CHECK(t.run.notes[0] == "3 more out-of-bounds accesses were counted but not listed (cap 5); finding_sites has every count");
+  CHECK(t.run.notes[1] == "--blocks every:2 left out 4 block records on the host");
 }
 
 /// A cp.async.bulk copy as the device patch reports it: one lane (`lane`) of warp 0, the whole size in one record.
@@ -256,19 +403,15 @@ static WarpAccess bulk_copy(std::uint64_t address, std::uint32_t bytes, Operatio
 }
 
 TEST_CASE("access_aggregator: bulk copies count their whole range and bytes, not sectors or lanes per request") {
-  AllocationMap m;
-  m.add(allocation(1, 0x10000, 2048));  // source
-  m.add(allocation(2, 0x20000, 2048));  // destination
-  AccessAggregator agg(m, BlockSampling());
   LaunchInfo launch{"bulk_copy", 0, {2, 1, 1}, {32, 1, 1}, {}};
+  std::vector<WarpAccess> warps;
   for (std::int64_t block = 0; block < 2; ++block) {
     std::uint64_t offset = static_cast<std::uint64_t>(block) * 1024;
-    agg.add(launch, bulk_copy(0x10000 + offset, 1024, Operation::kBulkLoad, block, 0));
-    agg.add(launch, bulk_copy(0x20000 + offset, 1024, Operation::kBulkStore, block, 0));
+    warps.push_back(bulk_copy(0x10000 + offset, 1024, Operation::kBulkLoad, block, 0));
+    warps.push_back(bulk_copy(0x20000 + offset, 1024, Operation::kBulkStore, block, 0));
   }
-  agg.add(launch, warp_over(0x20000, 0, 0, 0, 32, Operation::kStore));  // one ordinary coalesced warp store
-  Trace t;
-  agg.finish(t);
+  warps.push_back(warp_over(0x20000, 0, 0, 0, 32, Operation::kStore));  // one ordinary coalesced warp store
+  Trace t = fold_warps({allocation(1, 0x10000, 2048), allocation(2, 0x20000, 2048)}, launch, warps);
   CHECK(t.findings.empty());
   REQUIRE(t.accesses.size() == 4);
   const Access& load0 = t.accesses[0];  // block 0, allocation 1
@@ -291,15 +434,10 @@ TEST_CASE("access_aggregator: bulk copies count their whole range and bytes, not
 }
 
 TEST_CASE("access_aggregator: a bulk copy running past the end is one finding for the bytes outside") {
-  AllocationMap m;
-  m.add(allocation(1, 0x10000, 4000));
-  AccessAggregator agg(m, BlockSampling());
   LaunchInfo launch{"bulk_copy", 0, {1, 1, 1}, {64, 1, 1}, {}};
   WarpAccess w = bulk_copy(0x10000 + 3968, 64, Operation::kBulkLoad, 0, 5);  // 32 bytes in, 32 past the end
   w.warp = 1;
-  agg.add(launch, w);
-  Trace t;
-  agg.finish(t);
+  Trace t = fold_warps({allocation(1, 0x10000, 4000)}, launch, {w});
   REQUIRE(t.findings.size() == 1);
   const Finding& f = t.findings[0];
   CHECK(f.address == 0x10000 + 4000);
@@ -314,6 +452,112 @@ TEST_CASE("access_aggregator: a bulk copy running past the end is one finding fo
   CHECK(t.accesses[1].allocation == 1);
   CHECK(t.accesses[1].ranges == Ranges{{3968, 4000}});
   CHECK(t.accesses[1].bytes_loaded == 32);
+}
+
+TEST_CASE("access_aggregator: a block touching more ranges than a site holds is coarsened, never silent") {
+  LaunchInfo launch{"strided", 0, {1, 1, 1}, {32, 1, 1}, {}};
+  // One warp, each lane 4 bytes at a stride of 64: 32 disjoint ranges, twice kRangesPerSite.
+  Trace t = fold_warps({allocation(1, 0x10000, 4096)}, launch, {warp_over(0x10000, 0, 0, 0, 32, Operation::kLoad, 16)});
+  REQUIRE(t.accesses.size() == 1);
+  const Access& a = t.accesses[0];
+  CHECK_FALSE(a.ranges_exact);
+  CHECK(a.ranges_merged == 32 - raw::kRangesPerSite);
+  CHECK(a.ranges.size() == raw::kRangesPerSite);
+  CHECK(a.ranges.front()[0] == 0);
+  CHECK(a.ranges.back()[1] == 31 * 64 + 4);  // the hull is exact
+  CHECK(a.loads == 32);
+  CHECK(a.bytes_loaded == 128);  // counts stay exact
+}
+
+TEST_CASE("add_range: equals an exact interval set until the slots run out, then covers it within the same hull") {
+  std::mt19937_64 rng(std::random_device{}());
+  for (int round = 0; round < 2000; ++round) {
+    std::uint64_t r[raw::kRangesPerSite][2] = {};
+    std::uint32_t count = 0;
+    std::uint64_t merged = 0;
+    IntervalSet exact;
+    const int adds = 1 + static_cast<int>(rng() % 40);
+    const std::uint64_t span = 64 + rng() % 4096;
+    for (int i = 0; i < adds; ++i) {
+      std::uint64_t lo = rng() % span, hi = lo + 1 + rng() % 32;
+      raw::add_range(r, count, merged, lo, hi);
+      exact.add(lo, hi);
+    }
+    REQUIRE(count <= raw::kRangesPerSite);
+    Ranges got;
+    for (std::uint32_t i = 0; i < count; ++i) got.push_back({r[i][0], r[i][1]});
+    for (std::size_t i = 0; i + 1 < got.size(); ++i) REQUIRE(got[i][1] < got[i + 1][0]);  // sorted, disjoint, apart
+    Ranges want = exact.ranges();
+    if (merged == 0) {
+      REQUIRE(got == want);
+      continue;
+    }
+    REQUIRE(got.front()[0] == want.front()[0]);
+    REQUIRE(got.back()[1] == want.back()[1]);
+    for (const auto& w : want) {  // every exact range lies inside one coarse range
+      bool covered = std::any_of(got.begin(), got.end(), [&](auto& g) { return g[0] <= w[0] && w[1] <= g[1]; });
+      REQUIRE(covered);
+    }
+  }
+}
+
+TEST_CASE("find_allocation and find_argument: the device's lookups agree with the host's on random tables") {
+  std::mt19937_64 rng(std::random_device{}());
+  for (int round = 0; round < 300; ++round) {
+    AllocationMap m;
+    std::vector<Allocation> live;
+    std::uint64_t at = 0x100000;
+    const int n = static_cast<int>(rng() % 20);
+    for (int i = 0; i < n; ++i) {
+      at += rng() % 3 ? 256 * (rng() % 8) : 0;  // sometimes back to back
+      Allocation a = allocation(static_cast<std::uint64_t>(i) + 1, at, 1 + rng() % 3000);
+      at += a.size;
+      live.push_back(a);
+      m.add(a);
+    }
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> pointers;
+    for (std::uint32_t i = 0; i < 6 && !live.empty(); ++i) {
+      const Allocation& a = live[rng() % live.size()];
+      pointers.push_back({i, a.address + rng() % a.size});
+    }
+    DeviceModel device(live, pointers);
+    LaunchArguments host(map_pointer_arguments(
+        std::string_view(), m));  // rebuilt below from the same words
+    std::string words(8 * pointers.size(), '\0');
+    for (const auto& [i, v] : pointers) std::memcpy(&words[8 * i], &v, 8);
+    host = LaunchArguments(map_pointer_arguments(words, m));
+    for (int probe = 0; probe < 200; ++probe) {
+      std::uint64_t address = 0x100000 - 64 + rng() % (at - 0x100000 + 128);
+      std::uint32_t size = 1u << (rng() % 5);
+      Lookup want = m.find(address, size);
+      std::uint32_t got = raw::find_allocation(device.table.data(), device.table.size(), address, size);
+      REQUIRE(want.inside == (got != raw::kNoAllocation));
+      if (!want.inside) continue;
+      REQUIRE(device.table[got].start == live[static_cast<std::size_t>(want.allocation - 1)].address);
+      std::uint32_t arg = raw::find_argument(device.arguments.data(), static_cast<std::uint32_t>(device.arguments.size()),
+                                             got, address);
+      std::int64_t host_arg = host.argument_for(want.allocation, address);
+      REQUIRE(host_arg == (arg == raw::kNoArgument ? -1 : static_cast<std::int64_t>(arg)));
+    }
+  }
+}
+
+TEST_CASE("cubin_function_names: the kernels of a real cubin; anything else is not an ELF image") {
+  std::ifstream in(VTOOLS_TEST_DATA "/vtrace/two_kernels.cubin", std::ios::binary);
+  REQUIRE(in);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string cubin = bytes.str();
+  auto names = cubin_function_names(cubin.data(), cubin.size());
+  REQUIRE(names);
+  std::sort(names->begin(), names->end());
+  CHECK(*names == std::vector<std::string>{"_Z10scale_rowsPfif", "_Z3addPKfS0_Pfi"});
+  CHECK_FALSE(cubin_function_names(nullptr, 0));
+  CHECK_FALSE(cubin_function_names("not an elf", 10));
+  for (std::size_t cut : {std::size_t(16), std::size_t(64), cubin.size() / 2, cubin.size() - 1}) {
+    auto partial = cubin_function_names(cubin.data(), cut);  // a cut image: refused or read within bounds
+    if (partial) CHECK(partial->size() <= 2);
+  }
 }
 
 TEST_CASE("argument_mapping: pointer words map to allocations and name them") {
@@ -365,17 +609,13 @@ TEST_CASE("argument_mapping: an access goes to the argument with the largest poi
 
 TEST_CASE("access_aggregator: records and findings name the kernel argument of their allocation") {
   const std::uint64_t n = 1000, a = 0x10000, c = 0x30000;
-  AllocationMap m;
-  m.add(allocation(1, a, 4 * n));
-  m.add(allocation(3, c, 4 * n));
-  AccessAggregator agg(m, BlockSampling());
   LaunchInfo launch{"off_by_one(float const*, float*, int)", 0, {4, 1, 1}, {256, 1, 1}, {}};
   launch.arguments = LaunchArguments({{0, a, 1, 0}, {1, c, 3, 0}});
-  WarpAccess last = warp_over(a, 3, 7, 3 * 256 + 7 * 32, n + 1, Operation::kLoad);  // lanes 0..8: i = 992..1000
-  agg.add(launch, last);
-  agg.add(launch, warp_over(c, 3, 7, 3 * 256 + 7 * 32, n, Operation::kStore));
-  Trace t;
-  agg.finish(t);
+  // lanes 0..8 of the last warp: i = 992..1000, one past the end
+  Trace t = fold_warps({allocation(1, a, 4 * n), allocation(3, c, 4 * n)}, launch,
+                       {warp_over(a, 3, 7, 3 * 256 + 7 * 32, n + 1, Operation::kLoad),
+                        warp_over(c, 3, 7, 3 * 256 + 7 * 32, n, Operation::kStore)},
+                       BlockSampling(), 1000, {{0, a}, {1, c}});
   REQUIRE(t.findings.size() == 1);
   CHECK(t.findings[0].argument == 0);
   CHECK(t.findings[0].argument_type == "float const*");
@@ -390,7 +630,7 @@ TEST_CASE("access_aggregator: records and findings name the kernel argument of t
   CHECK(t.accesses[2].argument_type == "float*");
 }
 
-TEST_CASE("access_capture: allocations, launches and warp records in file order become the access-mode trace") {
+TEST_CASE("access_capture: allocations, launches and device site summaries in file order become the trace") {
   using raw::Tag;
   raw::RecordBatch b;
   b.add_magic();
@@ -404,23 +644,49 @@ TEST_CASE("access_capture: allocations, launches and warp records in file order 
   l.grid[0] = 1, l.grid[1] = 1, l.grid[2] = 1;
   l.block[0] = 32, l.block[1] = 1, l.block[2] = 1;
   l.recorded = 1;
-  l.warps_recorded = 1;
-  l.warps_dropped = 2;
+  l.sites = 2;
+  l.requests_dropped = 2;
+  l.findings = 24;
   b.add(Tag::kLaunch, l, "_Z4fillPfif");
   std::uint64_t params[3] = {0x10000 + 16, 1000, 0};  // fill(float*, int, float): a pointer into the allocation
   b.add_bytes_record(Tag::kLaunchParams, std::string_view(reinterpret_cast<const char*>(params), sizeof params));
-  raw::WarpAccessRecord w{};
-  w.active_mask = 0xffffffffu;
-  w.bytes_per_lane = 4;
-  w.operation = 1;
-  w.pc = 0x40;
-  for (int lane = 0; lane < 32; ++lane) w.address[lane] = 0x10000 + 3968 + 4 * lane;  // lanes 8..31 past the end
-  b.add(Tag::kWarpAccess, w);
+  // One warp store at 3968 + 4 * lane: lanes 0..7 inside (argument 0), lanes 8..31 past the end.
+  raw::FindingSite f{};
+  f.pc = 0x40;
+  f.count = 24;
+  f.operation = 1;
+  for (std::uint32_t i = 0; i < raw::kFirstFindingsPerSite; ++i)
+    f.first[i] = {{0, 0, 0}, 8 + i, 0x10000 + 4000 + 4 * i, 4, 0};
+  b.add(Tag::kFindingSite, f);
+  raw::AccessSite inside{};
+  inside.allocation = 0x10000;  // by start address
+  inside.argument = 0;
+  inside.stores = 8;
+  inside.bytes_stored = 32;
+  inside.requests = 1;
+  inside.sectors = 1;
+  inside.lanes = 8;
+  inside.range_count = 1;
+  inside.ranges[0][0] = 3968;
+  inside.ranges[0][1] = 4000;
+  raw::AccessSite outside = inside;
+  outside.allocation = 0;
+  outside.argument = raw::kNoArgument;
+  outside.stores = 24;
+  outside.bytes_stored = 96;
+  outside.lanes = 24;
+  outside.sectors = 3;
+  outside.ranges[0][0] = 0x10000 + 4000;
+  outside.ranges[0][1] = 0x10000 + 4096;
+  b.add(Tag::kAccessSite, inside);
+  b.add(Tag::kAccessSite, outside);
   b.add(Tag::kMemory, raw::MemoryRecord{2, 0x10000, 4000, 2, 3, 0, 0});
   b.add(Tag::kEnd, raw::EndRecord{0});
   raw::Capture c = raw::read_capture(b.bytes(), "raw.bin");
-  CHECK(c.access_order.size() == 5);
+  CHECK(c.access_order.size() == 4);
   CHECK(c.launches[1].params.size() == 24);
+  CHECK(c.launches[1].sites.size() == 2);
+  CHECK(c.launches[1].finding_sites.size() == 1);
 
   Trace t;
   t.run.mode = "accesses";
@@ -433,7 +699,7 @@ TEST_CASE("access_capture: allocations, launches and warp records in file order 
   CHECK(t.kernels[0].block == Dim3{32, 1, 1});
   CHECK(t.filtered_kernels == 1);
   CHECK(t.dropped_records == 2);
-  REQUIRE(t.accesses.size() == 2);  // allocation -1 (24 lanes) sorts before allocation 1 (8 lanes)
+  REQUIRE(t.accesses.size() == 2);  // allocation -1 sorts before allocation 1
   CHECK(t.accesses[1].allocation == 1);
   CHECK(t.accesses[1].stores == 8);
   CHECK(t.accesses[1].ranges == Ranges{{3968, 4000}});
@@ -441,7 +707,11 @@ TEST_CASE("access_capture: allocations, launches and warp records in file order 
   CHECK(t.accesses[1].argument_type == "float*");
   CHECK(t.accesses[0].stores == 24);
   CHECK(t.accesses[0].ranges == Ranges{{0x10000 + 4000, 0x10000 + 4096}});
-  REQUIRE(t.findings.size() == 24);
+  CHECK(t.findings_total == 24);
+  REQUIRE(t.finding_sites.size() == 1);
+  CHECK(t.finding_sites[0].count == 24);
+  CHECK(t.finding_sites[0].listed == raw::kFirstFindingsPerSite);
+  REQUIRE(t.findings.size() == raw::kFirstFindingsPerSite);
   CHECK(t.findings[0].kernel == "fill(float*, int, float)");
   CHECK(t.findings[0].launch == 1);
   CHECK(t.findings[0].thread == Dim3{8, 0, 0});
@@ -449,22 +719,36 @@ TEST_CASE("access_capture: allocations, launches and warp records in file order 
   CHECK(t.findings[0].operation == "store");
   CHECK(t.findings[0].pc_offset == 0x40);
   CHECK(t.findings[0].argument == 0);
-  CHECK(t.findings[23].distance == 92);
-  CHECK(t.run.notes == std::vector<std::string>{"1 launches were left out by --kernel/--launch",
-                                                "2 warp requests did not fit the per-launch buffer (raise --max-bytes)"});
+  CHECK(t.findings[3].distance == 12);
+  CHECK(t.run.notes ==
+        std::vector<std::string>{"1 launches were left out by --kernel/--launch",
+                                 "launch 1 of fill(float*, int, float): 2 warp requests of 1 blocks found no room in "
+                                 "the per-launch site table (raise --max-bytes)",
+                                 "2 warp requests found no room in their launch's site table (raise --max-bytes)"});
 }
 
-TEST_CASE("raw_record_reader: a warp access before any launch is refused") {
-  raw::RecordBatch b;
-  b.add_magic();
-  b.add(raw::Tag::kProcess, raw::ProcessRecord{1, 0});
-  b.add(raw::Tag::kWarpAccess, raw::WarpAccessRecord{});
-  try {
-    raw::read_capture(b.bytes(), "raw.bin");
-    FAIL("no error");
-  } catch (const vtools::Error& e) {
-    CHECK(std::string(e.what()) == "raw.bin: byte 32: a warp access record before any launch record");
-  }
+TEST_CASE("raw_record_reader: a site record before any launch, or with too many ranges, is refused") {
+  auto error_of = [](raw::Tag tag, const raw::AccessSite& site) {
+    raw::RecordBatch b;
+    b.add_magic();
+    b.add(raw::Tag::kProcess, raw::ProcessRecord{1, 0});
+    if (tag == raw::Tag::kLaunch) {
+      b.add(raw::Tag::kLaunch, raw::LaunchRecord{}, "k");
+      tag = raw::Tag::kAccessSite;
+    }
+    b.add(tag, site);
+    try {
+      raw::read_capture(b.bytes(), "raw.bin");
+    } catch (const vtools::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of(raw::Tag::kAccessSite, raw::AccessSite{}) ==
+        "raw.bin: byte 32: an access site record before any launch record");
+  raw::AccessSite many{};
+  many.range_count = raw::kRangesPerSite + 1;
+  CHECK(error_of(raw::Tag::kLaunch, many).find("access site with 17 ranges, at most 16") != std::string::npos);
 }
 
 TEST_CASE("access_capture: a recorded kernel with no visible global access is listed as a possible TMA kernel") {

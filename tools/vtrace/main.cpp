@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--accesses", run.accesses, "access mode: global loads/stores per block (Compute Sanitizer API)");
   run_cmd->add_option("--launch", run.launch, "access mode: record only launch N (0-based) of each kernel");
   run_cmd->add_option("--blocks", run.blocks, "access mode: blocks to record, e.g. '0,5,10-12' or 'every:8'");
-  run_cmd->add_option("--max-bytes", run.max_bytes, "access mode: device buffer per recorded launch, bytes (default 64 MiB)");
+  run_cmd->add_option("--max-bytes", run.max_bytes, "access mode: largest device buffer of one recorded launch, bytes; its site table is sized by the grid (default 256 MiB)");
   run_cmd->add_option("--capture-range", run.capture_range,
                       "none (default) or cudaProfilerApi: only what runs between cudaProfilerStart and Stop")
       ->check(CLI::IsMember({"none", "cudaProfilerApi"}));

@@ -16,7 +16,7 @@ struct RunOptions {
   bool accesses = false;             ///< --accesses: access mode (Compute Sanitizer API)
   std::int64_t launch = -1;          ///< --launch N: access mode records only the Nth launch of each kernel
   std::string blocks;                ///< --blocks SPEC: access mode block sampling ("0,5,10-12", "every:8")
-  std::uint64_t max_bytes = 64ull << 20;  ///< --max-bytes: device buffer per recorded launch (access mode)
+  std::uint64_t max_bytes = 256ull << 20;  ///< --max-bytes: largest device buffer of one recorded launch (access mode)
   /// --capture-range none|cudaProfilerApi (nsys's name): cudaProfilerApi keeps only what was launched between a
   /// cudaProfilerStart and the next cudaProfilerStop (launch mode).
   std::string capture_range = "none";

@@ -87,10 +87,18 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
           bad(name, at, "launch parameter record of " + std::to_string(payload.size()) + " bytes, expected a multiple of 8");
         c.launches.back().params = std::string(payload);
         break;
-      case Tag::kWarpAccess:
-        if (c.launches.empty()) bad(name, at, "a warp access record before any launch record");
-        c.warps.push_back(fixed_part<WarpAccessRecord>(payload, false, name, at, "warp access"));
-        c.access_order.emplace_back(Tag::kWarpAccess, c.warps.size() - 1);
+      case Tag::kAccessSite: {
+        if (c.launches.empty()) bad(name, at, "an access site record before any launch record");
+        AccessSite s = fixed_part<AccessSite>(payload, false, name, at, "access site");
+        if (s.range_count > kRangesPerSite)
+          bad(name, at, "access site with " + std::to_string(s.range_count) + " ranges, at most " +
+                            std::to_string(kRangesPerSite));
+        c.launches.back().sites.push_back(s);
+        break;
+      }
+      case Tag::kFindingSite:
+        if (c.launches.empty()) bad(name, at, "a finding site record before any launch record");
+        c.launches.back().finding_sites.push_back(fixed_part<FindingSite>(payload, false, name, at, "finding site"));
         break;
       case Tag::kFailedLaunch: {
         NamedFailedLaunch f{fixed_part<FailedLaunchRecord>(payload, true, name, at, "failed launch"), "", ""};

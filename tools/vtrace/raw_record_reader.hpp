@@ -33,6 +33,8 @@ struct NamedLaunch {
   LaunchRecord record;
   std::string kernel;  ///< as the driver names it (mangled for C++)
   std::string params;  ///< kLaunchParams payload: one u64 per parameter ("" when not recorded)
+  std::vector<AccessSite> sites;            ///< the kAccessSite records after it
+  std::vector<FindingSite> finding_sites;   ///< the kFindingSite records after it
 };
 
 /// Everything one process recorded.
@@ -49,9 +51,8 @@ struct Capture {
   std::vector<NamedMarker> markers;                ///< NVTX, as CUPTI delivered them
   std::vector<LaunchCallRecord> launch_calls;
   std::vector<NamedLaunch> launches;         ///< access mode
-  std::vector<WarpAccessRecord> warps;       ///< access mode
-  /// Access mode: kMemory, kLaunch and kWarpAccess records in file order, as (tag, index into its vector), so
-  /// allocations are replayed against the launches that saw them.
+  /// Access mode: kMemory and kLaunch records in file order, as (tag, index into its vector), so allocations are
+  /// replayed against the launches that saw them.
   std::vector<std::pair<Tag, std::size_t>> access_order;
   std::uint64_t dropped = 0;
   bool ended = false;              ///< the library wrote its end record (a clean exit)

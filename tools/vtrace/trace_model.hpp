@@ -121,6 +121,10 @@ struct Access {
   std::int64_t argument = -1;
   std::string argument_type;  ///< that parameter's type from the demangled name ("float const*"), "" when unknown
   std::vector<std::array<std::uint64_t, 2>> ranges;  ///< merged [lo, hi) byte offsets into the allocation
+  /// False when the device ran out of range slots for this block and joined close ranges over their gaps: the ranges
+  /// then cover every byte touched and some that were not; ranges_merged says how many joins that took.
+  bool ranges_exact = true;
+  std::uint64_t ranges_merged = 0;
   std::uint64_t loads = 0, stores = 0, atomics = 0;
   std::uint64_t bytes_loaded = 0, bytes_stored = 0;
   /// cp.async.bulk copies among the loads and stores (each counts as one, with all its bytes); they are not warp
@@ -146,6 +150,15 @@ struct Finding {
   std::string argument_type;      ///< its type from the demangled kernel name, "" when unknown
 };
 
+/// Access mode: every out-of-bounds access of one kernel at one PC, counted exactly; `findings` lists the first few.
+struct FindingSite {
+  std::string kernel;
+  std::uint64_t pc_offset = 0;
+  std::string operation;
+  std::uint64_t count = 0;   ///< out-of-bounds accesses (one per thread) over all launches
+  std::uint64_t listed = 0;  ///< of them, in `findings`
+};
+
 struct Trace {
   RunInfo run;
   std::vector<Device> devices;
@@ -157,6 +170,9 @@ struct Trace {
   std::vector<NvtxRange> nvtx_ranges;  ///< by start time
   std::vector<Access> accesses;
   std::vector<Finding> findings;
+  std::vector<FindingSite> finding_sites;  ///< per kernel and PC, by kernel then PC
+  /// Out-of-bounds accesses in all, exact: those of finding_sites plus any at PCs past the device's per-launch table.
+  std::uint64_t findings_total = 0;
   /// Kernels that ran through TMA tensor copies, invisible to access tracing (access mode only).
   std::vector<std::string> tma_kernels;
   bool partial = false;

@@ -154,6 +154,8 @@ Access read_access(const Fields& f) {
       a.ranges.push_back({p[0].get<std::uint64_t>(), p[1].get<std::uint64_t>()});
     }
   }
+  f.get_bool("ranges_exact", a.ranges_exact);
+  f.get_uint("ranges_merged", a.ranges_merged);
   f.get_uint("loads", a.loads);
   f.get_uint("stores", a.stores);
   f.get_uint("atomics", a.atomics);
@@ -287,6 +289,18 @@ Trace read_trace(std::string_view text, std::string_view name) {
   });
   top.for_each("accesses", [&](const Fields& f) { t.accesses.push_back(read_access(f)); });
   top.for_each("findings", [&](const Fields& f) { t.findings.push_back(read_finding(f)); });
+  top.for_each("finding_sites", [&](const Fields& f) {
+    FindingSite s;
+    f.get_string("kernel", s.kernel);
+    f.get_uint("pc_offset", s.pc_offset);
+    f.get_string("operation", s.operation);
+    f.get_uint("count", s.count);
+    f.get_uint("listed", s.listed);
+    t.finding_sites.push_back(std::move(s));
+  });
+  // Documents from before finding_sites: every finding was listed.
+  t.findings_total = t.findings.size();
+  top.get_uint("findings_total", t.findings_total);
   top.get_strings("tma_kernels", t.tma_kernels);
   top.get_bool("partial", t.partial);
   top.get_uint("dropped_records", t.dropped_records);

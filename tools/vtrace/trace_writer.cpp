@@ -176,6 +176,8 @@ void write_access(JsonWriter& w, const Access& a) {
     w.end_array();
   }
   w.end_array();
+  w.field("ranges_exact", a.ranges_exact);
+  w.field("ranges_merged", a.ranges_merged);
   w.field("loads", a.loads);
   w.field("stores", a.stores);
   w.field("atomics", a.atomics);
@@ -202,6 +204,16 @@ void write_finding(JsonWriter& w, const Finding& f) {
   w.field("distance", f.distance);
   w.field("argument", f.argument);
   w.field("argument_type", f.argument_type);
+  w.end_object();
+}
+
+void write_finding_site(JsonWriter& w, const FindingSite& s) {
+  w.begin_object();
+  w.field("kernel", s.kernel);
+  w.field("pc_offset", s.pc_offset);
+  w.field("operation", s.operation);
+  w.field("count", s.count);
+  w.field("listed", s.listed);
   w.end_object();
 }
 
@@ -307,6 +319,8 @@ void write_trace_document(const Trace& t, const Emit& emit) {
   if (t.run.mode == "accesses") {
     records_in_parallel(w, out, emit, "accesses", t.accesses, write_access);
     records(w, "findings", t.findings, write_finding);
+    records(w, "finding_sites", t.finding_sites, write_finding_site);
+    w.field("findings_total", t.findings_total);
     w.key("tma_kernels");
     w.begin_array(Layout::kLines);
     for (const auto& k : t.tma_kernels) w.value(k);

@@ -25,133 +25,72 @@ std::uint32_t AccessAggregator::kernel_id(const std::string& name) {
   return it->second;
 }
 
-void AccessAggregator::add(const LaunchInfo& launch, const WarpAccess& w) {
-  if (!blocks_.keeps(linear_block_index(w.block, launch.grid))) {
-    ++skipped_requests_;
+void AccessAggregator::add(const LaunchInfo& launch, const raw::AccessSite& site) {
+  const Dim3 block{site.block[0], site.block[1], site.block[2]};
+  if (!blocks_.keeps(linear_block_index(block, launch.grid))) {
+    ++skipped_sites_;
     return;
   }
-  if (is_bulk(w.operation)) {
-    add_bulk(launch, w);
-    return;
+  // The allocation by its start address; ranges stay offsets into it, or absolute outside every allocation.
+  std::int64_t allocation = -1;
+  std::uint64_t shift = 0;
+  if (site.allocation) {
+    const Lookup where = allocations_.find(site.allocation, 1);
+    if (where.inside && where.offset == 0)
+      allocation = where.allocation;
+    else
+      shift = site.allocation;  // not live here (cannot happen in a well-formed file): absolute addresses
   }
-  // Lanes grouped by the allocation they fall in (-1 = outside all) and the kernel argument they went through; each
-  // group is one request for that allocation. Ranges are offsets into the allocation, or absolute addresses outside
-  // every allocation.
-  struct Group {
-    std::int64_t allocation, argument;
-    WarpAccess lanes;
-    std::vector<std::array<std::uint64_t, 2>> ranges;
-  };
-  std::vector<Group> groups;  // usually one or two: a linear scan beats a map
-  const std::uint32_t kernel = kernel_id(launch.kernel);
-  for (std::uint32_t lane = 0; lane < 32; ++lane) {
-    if (!(w.active_mask >> lane & 1u)) continue;
-    std::uint64_t addr = w.address[lane];
-    Lookup where = allocations_.find(addr, w.bytes_per_lane);
-    std::int64_t key = where.inside ? where.allocation : -1;
-    std::int64_t argument =
-        where.inside && !launch.arguments.empty() ? launch.arguments.argument_for(where.allocation, addr) : -1;
-    auto g = std::find_if(groups.begin(), groups.end(),
-                          [&](const Group& x) { return x.allocation == key && x.argument == argument; });
-    if (g == groups.end()) {
-      groups.push_back({key, argument, w, {}});
-      g = std::prev(groups.end());
-      g->lanes.active_mask = 0;
-    }
-    g->lanes.active_mask |= 1u << lane;
-    std::uint64_t lo = where.inside ? where.offset : addr;
-    g->ranges.push_back({lo, lo + w.bytes_per_lane});
-    if (!where.inside) add_finding(launch, kernel, w, lane, addr, w.bytes_per_lane, where);
-  }
-  for (auto& group : groups) {
-    Totals& t =
-        totals_[{kernel, launch.launch, w.block[0], w.block[1], w.block[2], group.allocation, group.argument}];
-    // Coalesce the lanes' ranges first: a coalesced warp adds one interval, not 32.
-    std::sort(group.ranges.begin(), group.ranges.end());
-    std::array<std::uint64_t, 2> run = group.ranges.front();
-    for (const auto& r : group.ranges) {
-      if (r[0] <= run[1]) {
-        run[1] = std::max(run[1], r[1]);
-      } else {
-        t.ranges.add(run[0], run[1]);
-        run = r;
-      }
-    }
-    t.ranges.add(run[0], run[1]);
-    std::uint64_t lanes = static_cast<std::uint64_t>(__builtin_popcount(group.lanes.active_mask));
-    std::uint64_t bytes = lanes * w.bytes_per_lane;
-    switch (w.operation) {
-      case Operation::kLoad:
-        t.loads += lanes;
-        t.bytes_loaded += bytes;
-        break;
-      case Operation::kStore:
-        t.stores += lanes;
-        t.bytes_stored += bytes;
-        break;
-      case Operation::kAtomic:
-        t.atomics += lanes;
-        t.bytes_loaded += bytes;
-        t.bytes_stored += bytes;
-        break;
-      case Operation::kBulkLoad:
-      case Operation::kBulkStore:
-        break;  // add_bulk
-    }
-    ++t.requests;
-    t.sectors += sectors_touched(group.lanes);
-    t.lanes += lanes;
-  }
+  const std::int64_t argument = site.argument == raw::kNoArgument ? -1 : static_cast<std::int64_t>(site.argument);
+  Totals& t = totals_[{kernel_id(launch.kernel), launch.launch, block[0], block[1], block[2], allocation, argument}];
+  for (std::uint32_t i = 0; i < site.range_count && i < raw::kRangesPerSite; ++i)
+    t.ranges.add(site.ranges[i][0] + shift, site.ranges[i][1] + shift);
+  t.loads += site.loads;
+  t.stores += site.stores;
+  t.atomics += site.atomics;
+  t.bytes_loaded += site.bytes_loaded;
+  t.bytes_stored += site.bytes_stored;
+  t.requests += site.requests;
+  t.sectors += site.sectors;
+  t.lanes += site.lanes;
+  t.bulk_copies += site.bulk_copies;
+  t.ranges_merged += site.ranges_merged;
 }
 
-void AccessAggregator::add_finding(const LaunchInfo& launch, std::uint32_t kernel, const WarpAccess& w,
-                                   std::uint32_t lane, std::uint64_t address, std::uint32_t size, const Lookup& where) {
-  if (findings_.size() >= max_findings_) {
-    ++findings_over_cap_;
-    return;
-  }
-  Finding f;
-  f.kernel = launch.kernel;
-  f.launch = launch.launch;
-  f.block = w.block;
-  f.thread = thread_of_lane(w.warp, lane, launch.block_dim);
-  f.pc_offset = w.pc_offset;
-  f.address = address;
-  f.size = size;
-  f.operation = operation_name(w.operation);
-  f.allocation = where.allocation;
-  f.distance = where.distance;
-  f.argument = where.allocation >= 0 ? launch.arguments.argument_for(where.allocation, address) : -1;
-  f.argument_type = type_of(parameter_types_[kernel], f.argument);
-  findings_.push_back(f);
-}
-
-void AccessAggregator::add_bulk(const LaunchInfo& launch, const WarpAccess& copy) {
-  if (!copy.active_mask) return;
-  const std::uint32_t lane = static_cast<std::uint32_t>(__builtin_ctz(copy.active_mask));  // the issuing thread
-  const std::uint64_t address = copy.address[lane];
+void AccessAggregator::add(const LaunchInfo& launch, const raw::FindingSite& site) {
   const std::uint32_t kernel = kernel_id(launch.kernel);
-  // Each piece (the part in one allocation, or a gap outside all of them) is one load or store of its bytes; a gap
-  // is also one finding at its first byte, so a copy running 16 bytes past the end reports those 16 bytes.
-  for (const RangePiece& piece : allocations_.split(address, copy.bytes_per_lane)) {
-    const std::uint64_t bytes = piece.hi - piece.lo;
-    const Lookup where = allocations_.find(piece.lo, bytes);
-    if (piece.allocation < 0)
-      add_finding(launch, kernel, copy, lane, piece.lo, static_cast<std::uint32_t>(bytes), where);
-    const std::uint64_t lo = piece.allocation < 0 ? piece.lo : where.offset;  // absolute outside, else an offset
-    const std::int64_t argument =
-        piece.allocation < 0 ? -1 : launch.arguments.argument_for(piece.allocation, piece.lo);
-    Totals& t = totals_[{kernel, launch.launch, copy.block[0], copy.block[1], copy.block[2], piece.allocation,
-                         argument}];
-    t.ranges.add(lo, lo + bytes);
-    ++t.bulk_copies;
-    if (copy.operation == Operation::kBulkLoad) {
-      ++t.loads;
-      t.bytes_loaded += bytes;
-    } else {
-      ++t.stores;
-      t.bytes_stored += bytes;
+  const Operation op = operation_of_code(site.operation);
+  FindingSite& total = finding_sites_[{kernel, site.pc}];
+  if (total.kernel.empty()) {
+    total.kernel = launch.kernel;
+    total.pc_offset = site.pc;
+    total.operation = operation_name(op);
+  }
+  total.count += site.count;
+  const std::uint64_t kept = std::min<std::uint64_t>(site.count, raw::kFirstFindingsPerSite);
+  for (std::uint64_t i = 0; i < kept; ++i) {
+    if (total.listed >= raw::kFirstFindingsPerSite) break;  // the first few of each (kernel, PC), over all launches
+    if (findings_.size() >= max_findings_) {
+      ++findings_over_cap_;
+      continue;
     }
+    const raw::FirstFinding& r = site.first[i];
+    Finding f;
+    f.kernel = launch.kernel;
+    f.launch = launch.launch;
+    f.block = {r.block[0], r.block[1], r.block[2]};
+    f.thread = thread_of_lane(r.thread / 32, r.thread % 32, launch.block_dim);
+    f.pc_offset = site.pc;
+    f.address = r.address;
+    f.size = r.size;
+    f.operation = operation_name(op);
+    const Lookup where = allocations_.find(r.address, std::max<std::uint32_t>(r.size, 1));
+    f.allocation = where.allocation;
+    f.distance = where.distance;
+    f.argument = where.allocation >= 0 ? launch.arguments.argument_for(where.allocation, r.address) : -1;
+    f.argument_type = type_of(parameter_types_[kernel], f.argument);
+    findings_.push_back(f);
+    ++total.listed;
   }
 }
 
@@ -165,6 +104,8 @@ void AccessAggregator::finish(Trace& trace) const {
     a.argument = std::get<6>(key);
     a.argument_type = type_of(parameter_types_[std::get<0>(key)], a.argument);
     a.ranges = t.ranges.ranges();
+    a.ranges_exact = t.ranges_merged == 0;
+    a.ranges_merged = t.ranges_merged;
     a.loads = t.loads;
     a.stores = t.stores;
     a.atomics = t.atomics;
@@ -176,12 +117,17 @@ void AccessAggregator::finish(Trace& trace) const {
     trace.accesses.push_back(std::move(a));
   }
   trace.findings.insert(trace.findings.end(), findings_.begin(), findings_.end());
+  for (const auto& [key, site] : finding_sites_) {
+    trace.finding_sites.push_back(site);
+    trace.findings_total += site.count;
+  }
   if (findings_over_cap_)
-    trace.run.notes.push_back(std::to_string(findings_over_cap_) + " more out-of-bounds accesses were not listed (cap " +
-                              std::to_string(max_findings_) + ")");
-  if (skipped_requests_)
-    trace.run.notes.push_back("--blocks " + blocks_.str() + " left out " + std::to_string(skipped_requests_) +
-                              " warp requests");
+    trace.run.notes.push_back(std::to_string(findings_over_cap_) +
+                              " more out-of-bounds accesses were counted but not listed (cap " +
+                              std::to_string(max_findings_) + "); finding_sites has every count");
+  if (skipped_sites_)
+    trace.run.notes.push_back("--blocks " + blocks_.str() + " left out " + std::to_string(skipped_sites_) +
+                              " block records on the host");
 }
 
 }  // namespace vtools::vtrace::access

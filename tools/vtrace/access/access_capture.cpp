@@ -10,25 +10,10 @@
 
 namespace vtools::vtrace::access {
 
-namespace {
-
-WarpAccess to_warp_access(const raw::WarpAccessRecord& r) {
-  WarpAccess w;
-  w.block = {r.block[0], r.block[1], r.block[2]};
-  w.warp = r.warp;
-  w.active_mask = r.active_mask;
-  w.bytes_per_lane = r.bytes_per_lane;
-  w.operation = operation_of_code(r.operation);
-  w.pc_offset = r.pc;
-  std::copy(std::begin(r.address), std::end(r.address), w.address.begin());
-  return w;
-}
-
-}  // namespace
-
 void add_access_captures(const std::vector<raw::Capture>& captures, const BlockSampling& blocks,
                          std::uint64_t max_findings, Trace& trace) {
-  std::uint64_t dropped_warps = 0, left_out = 0, sampled_out_blocks = 0;
+  std::uint64_t dropped_requests = 0, left_out = 0, sampled_out_blocks = 0, unsited = 0;
+  std::vector<std::string> limit_notes;  // which launches hit the site table's limit, and by how much
   std::set<std::string> silent;  // recorded launches without a single visible global access
   for (const auto& c : captures) {
     AllocationMap live;
@@ -64,13 +49,14 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
           ++left_out;
           continue;
         }
-        dropped_warps += l.record.warps_dropped;
+        dropped_requests += l.record.requests_dropped;
+        unsited += l.record.findings_unsited;
         std::uint64_t grid_blocks = 1;
         for (std::int32_t d : l.record.grid) grid_blocks *= static_cast<std::uint64_t>(std::max(d, 1));
         const std::uint64_t kept_blocks = blocks.kept(grid_blocks);
         sampled_out_blocks += grid_blocks - kept_blocks;
         // No access from a launch whose blocks were all sampled out says nothing about TMA.
-        if (l.record.warps_recorded == 0 && l.record.warps_dropped == 0 && kept_blocks > 0)
+        if (l.record.sites == 0 && l.record.requests_dropped == 0 && kept_blocks > 0)
           silent.insert(current.kernel);
         std::vector<PointerArgument> arguments = map_pointer_arguments(l.params, live);
         name_allocations(trace.allocations, current.kernel, arguments);
@@ -82,8 +68,13 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
         k.grid = current.grid;
         k.block = current.block_dim;
         trace.kernels.push_back(k);
-      } else if (tag == raw::Tag::kWarpAccess) {
-        aggregator.add(current, to_warp_access(c.warps[index]));
+        if (l.record.requests_dropped && limit_notes.size() < 10)
+          limit_notes.push_back("launch " + std::to_string(current.launch) + " of " + current.kernel + ": " +
+                                std::to_string(l.record.requests_dropped) + " warp requests of " +
+                                std::to_string(grid_blocks) +
+                                " blocks found no room in the per-launch site table (raise --max-bytes)");
+        for (const auto& site : l.sites) aggregator.add(current, site);
+        for (const auto& site : l.finding_sites) aggregator.add(current, site);
       }
     }
     aggregator.finish(trace);
@@ -99,7 +90,11 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
                               " kernels showed no global access: TMA tensor copies (cuBLAS sm90, Triton tensor "
                               "descriptors) are invisible to the Compute Sanitizer API; see tma_kernels");
   trace.filtered_kernels += left_out;
-  trace.dropped_records += dropped_warps;
+  trace.dropped_records += dropped_requests;
+  trace.findings_total += unsited;
+  if (unsited)
+    trace.run.notes.push_back(std::to_string(unsited) +
+                              " out-of-bounds accesses at PCs past the per-launch table were counted, not listed");
   if (sampled_out_blocks) {
     raw::DeviceBlockFilter device{};
     trace.run.notes.push_back("--blocks " + blocks.str() + " left out " + std::to_string(sampled_out_blocks) +
@@ -109,9 +104,10 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
                               ")");
   }
   if (left_out) trace.run.notes.push_back(std::to_string(left_out) + " launches were left out by --kernel/--launch");
-  if (dropped_warps)
-    trace.run.notes.push_back(std::to_string(dropped_warps) +
-                              " warp requests did not fit the per-launch buffer (raise --max-bytes)");
+  trace.run.notes.insert(trace.run.notes.end(), limit_notes.begin(), limit_notes.end());
+  if (dropped_requests)
+    trace.run.notes.push_back(std::to_string(dropped_requests) +
+                              " warp requests found no room in their launch's site table (raise --max-bytes)");
 }
 
 }  // namespace vtools::vtrace::access

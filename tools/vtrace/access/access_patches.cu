@@ -1,112 +1,285 @@
 // Device patches of access mode, compiled with `nvcc --fatbin --compile-as-tools-patch` and loaded by the preload
-// library with sanitizerAddPatchesFromFile. Each patched global access, cp.async (MEMCPY_ASYNC) included, claims one
-// record per warp (the leader lane does the atomic, ~4x cheaper than one per thread) and every active lane writes its
-// own address into it. A cp.async.bulk copy (non-tensor, global <-> shared) is one record for the whole copy, written
-// by the first active lane. Blocks outside --blocks (the buffer header's DeviceBlockFilter) return at once, so a
-// sampled run skips their atomics and record writes. TMA tensor copies have no instruction id in the Sanitizer API
-// and are not seen here.
+// library with sanitizerAddPatchesFromFile. Every global access, cp.async and cp.async.bulk copy is checked against
+// the launch's allocation table and folded into the launch's site table here, on the device, as it happens: the
+// lanes of a warp request are grouped by (allocation, kernel argument), each group's leader updates its site (counts,
+// bytes, sectors, lanes, merged byte ranges) under the site's lock, and lanes outside every allocation are counted per
+// PC with the first few kept in full. Nothing grows with the number of accesses. Blocks outside --blocks return at
+// once. What moves no global bytes is not an access: a cp.async whose source size is 0 (zero fill: the API passes a
+// null source) and a prefetch.
 #include <sanitizer_patching.h>
 
 #include "tools/vtrace/access/access_records.hpp"
 
-using vtools::vtrace::raw::DeviceAccessBuffer;
-using vtools::vtrace::raw::WarpAccessRecord;
+namespace raw = vtools::vtrace::raw;
 
-static __device__ __forceinline__ unsigned lane_id() {
+namespace {
+
+__device__ __forceinline__ unsigned lane_id() {
   unsigned lane;
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
   return lane;
 }
 
+__device__ __forceinline__ std::uint64_t linear_block() {
+  return blockIdx.x + static_cast<std::uint64_t>(blockIdx.y) * gridDim.x +
+         static_cast<std::uint64_t>(blockIdx.z) * gridDim.x * gridDim.y;
+}
+
+__device__ __forceinline__ unsigned linear_thread() {
+  return threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y;
+}
+
 /// --blocks on the device; device_block_filter.hpp's device_filter_keeps is the host mirror (keep them equal).
-static __device__ __forceinline__ bool block_kept(const DeviceAccessBuffer* buf) {
-  const vtools::vtrace::raw::DeviceBlockFilter& f = buf->blocks;
+__device__ __forceinline__ bool block_kept(const raw::DeviceLaunchHeader* h, std::uint64_t block) {
+  const raw::DeviceBlockFilter& f = h->blocks;
   if (!f.every && !f.range_count) return true;
-  const uint64_t block = blockIdx.x + static_cast<uint64_t>(blockIdx.y) * gridDim.x +
-                         static_cast<uint64_t>(blockIdx.z) * gridDim.x * gridDim.y;
   if (f.every) return block % f.every == 0;
-  for (uint64_t i = 0; i < f.range_count && i < vtools::vtrace::raw::kMaxDeviceBlockRanges; ++i)
+  for (std::uint64_t i = 0; i < f.range_count && i < raw::kMaxDeviceBlockRanges; ++i)
     if (block >= f.ranges[i][0] && block <= f.ranges[i][1]) return true;
   return false;
 }
 
-static __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint64_t address, uint32_t size,
-                                              uint32_t operation) {
-  auto* buf = static_cast<DeviceAccessBuffer*>(userdata);
-  if (!buf) return;  // launch left out by --kernel/--launch
-  if (!block_kept(buf)) return;  // uniform per block: every lane of the warp returns here
-  const unsigned mask = __activemask();
-  const unsigned lane = lane_id();
-  const unsigned leader = __ffs(mask) - 1;
-  unsigned long long slot = 0;
-  if (lane == leader) slot = atomicAdd(&buf->count, 1ull);
-  slot = __shfl_sync(mask, slot, leader);
-  if (slot >= buf->capacity) {
-    if (lane == leader) atomicAdd(&buf->dropped, 1ull);
-    return;
+/// The site of `key`, created on first use; nullptr (and the request counted as dropped) when the table is full.
+__device__ raw::AccessSite* find_site(raw::DeviceLaunchHeader* h, std::uint64_t key, std::uint64_t block,
+                                      std::uint32_t allocation, std::uint32_t argument) {
+  const std::uint64_t mask = h->slot_count - 1;
+  std::uint64_t at = raw::hash_key(key) & mask;
+  for (std::uint64_t probe = 0; probe < h->slot_count; ++probe, at = (at + 1) & mask) {
+    raw::HashSlot* slot = &h->slots[at];
+    unsigned long long seen = atomicCAS(&slot->key, 0ull, static_cast<unsigned long long>(key));
+    if (seen == 0) {  // ours to create
+      unsigned long long index = atomicAdd(&h->sites_used, 1ull);
+      if (index >= h->site_capacity) {
+        atomicExch(&slot->site, raw::kSiteFull);
+        break;
+      }
+      raw::AccessSite* s = &h->sites[index];
+      memset(s, 0, sizeof(raw::AccessSite));
+      s->key = key;
+      s->block[0] = blockIdx.x;
+      s->block[1] = blockIdx.y;
+      s->block[2] = blockIdx.z;
+      s->argument = argument;
+      s->allocation = allocation;
+      __threadfence();
+      atomicExch(&slot->site, static_cast<unsigned>(index + 1));
+      return s;
+    }
+    if (seen != key) continue;
+    unsigned site;
+    while ((site = *static_cast<volatile unsigned*>(&slot->site)) == 0) {
+    }
+    if (site == raw::kSiteFull) break;
+    return &h->sites[site - 1];
   }
-  WarpAccessRecord& r = buf->records[slot];
-  r.address[lane] = address;
-  if (lane == leader) {
-    r.block[0] = blockIdx.x;
-    r.block[1] = blockIdx.y;
-    r.block[2] = blockIdx.z;
-    unsigned tid = threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y;
-    r.warp = tid / 32;
-    r.active_mask = mask;
-    r.bytes_per_lane = size;
-    r.operation = operation;
-    r.pc = pc;
+  atomicAdd(&h->requests_dropped, 1ull);
+  return nullptr;
+}
+
+__device__ __forceinline__ void lock(raw::AccessSite* s) {
+  while (atomicCAS(&s->lock, 0u, 1u) != 0u) __nanosleep(20);
+  __threadfence();
+}
+
+__device__ __forceinline__ void unlock(raw::AccessSite* s) {
+  __threadfence();
+  atomicExch(&s->lock, 0u);
+}
+
+/// The finding site of `pc` in this launch, nullptr when all kFindingSitesPerLaunch are taken by other PCs.
+__device__ raw::FindingSite* finding_site(raw::DeviceLaunchHeader* h, std::uint64_t pc, std::uint32_t operation) {
+  const unsigned long long key = pc + 1;
+  std::uint32_t at = static_cast<std::uint32_t>(raw::hash_key(key) % raw::kFindingSitesPerLaunch);
+  for (std::uint32_t probe = 0; probe < raw::kFindingSitesPerLaunch; ++probe) {
+    raw::FindingSite* f = &h->finding_sites[at];
+    unsigned long long seen = atomicCAS(&f->pc, 0ull, key);
+    if (seen == 0) f->operation = operation;
+    if (seen == 0 || seen == key) return f;
+    at = (at + 1) % raw::kFindingSitesPerLaunch;
+  }
+  return nullptr;
+}
+
+/// Counts the `count` out-of-bounds accesses of a request at `pc`; returns the rank of the first of them at this PC
+/// in `rank` and its site (nullptr: counted as unsited).
+__device__ raw::FindingSite* count_findings(raw::DeviceLaunchHeader* h, std::uint64_t pc, std::uint32_t operation,
+                                            unsigned count, unsigned long long& rank) {
+  atomicAdd(&h->findings, static_cast<unsigned long long>(count));
+  raw::FindingSite* f = finding_site(h, pc, operation);
+  if (!f) {
+    atomicAdd(&h->findings_unsited, static_cast<unsigned long long>(count));
+    return nullptr;
+  }
+  rank = atomicAdd(&f->count, static_cast<unsigned long long>(count));
+  return f;
+}
+
+__device__ void keep_finding(raw::FindingSite* f, unsigned long long rank, std::uint64_t address, std::uint32_t size) {
+  if (!f || rank >= raw::kFirstFindingsPerSite) return;
+  raw::FirstFinding& r = f->first[rank];
+  r.block[0] = blockIdx.x;
+  r.block[1] = blockIdx.y;
+  r.block[2] = blockIdx.z;
+  r.thread = linear_thread();
+  r.address = address;
+  r.size = size;
+}
+
+__device__ __forceinline__ void add_counts(raw::AccessSite* s, std::uint32_t operation, std::uint64_t lanes,
+                                           std::uint64_t bytes) {
+  switch (operation) {
+    case 0:
+    case 3:
+      s->loads += lanes;
+      s->bytes_loaded += bytes;
+      break;
+    case 1:
+    case 4:
+      s->stores += lanes;
+      s->bytes_stored += bytes;
+      break;
+    default:  // atomic: reads and writes its bytes
+      s->atomics += lanes;
+      s->bytes_loaded += bytes;
+      s->bytes_stored += bytes;
+      break;
   }
 }
+
+/// One warp request: every calling lane accesses [address, address + size). Must be called by the lanes of
+/// __activemask() together (the shuffles and matches below span them).
+__device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, std::uint32_t size,
+                       std::uint32_t operation) {
+  auto* h = static_cast<raw::DeviceLaunchHeader*>(userdata);
+  const unsigned mask = __activemask();
+  const unsigned lane = lane_id();
+  const unsigned below = (1u << lane) - 1u;
+  const std::uint64_t block = linear_block();
+  const std::uint32_t allocation = raw::find_allocation(h->allocations, h->allocation_count, address, size);
+  const bool inside = allocation != raw::kNoAllocation;
+  const std::uint32_t argument =
+      inside ? raw::find_argument(h->arguments, h->argument_count, allocation, address) : raw::kNoArgument;
+  const std::uint64_t base = inside ? h->allocations[allocation].start : 0;
+  const std::uint64_t lo = address - base, hi = lo + size;
+
+  // Lanes outside every allocation: one finding each, counted per PC; the first lane counts for the warp.
+  const unsigned outside = __ballot_sync(mask, !inside);
+  if (outside) {
+    const int first_out = __ffs(outside) - 1;
+    unsigned long long rank = 0, site = 0;
+    if (static_cast<int>(lane) == first_out)
+      site = reinterpret_cast<unsigned long long>(count_findings(h, pc, operation, __popc(outside), rank));
+    rank = __shfl_sync(mask, rank, first_out);
+    site = __shfl_sync(mask, site, first_out);
+    if (!inside)
+      keep_finding(reinterpret_cast<raw::FindingSite*>(site), rank + __popc(outside & below), address, size);
+  }
+
+  // Group the lanes by (allocation, argument); per group: lanes and distinct 32-byte sectors. In lane order, a lane
+  // continues the run of the group lane before it when it starts where that one ends (or repeats its range); each
+  // run adds one range [first lo, last hi), so a coalesced request adds one range, not 32.
+  const unsigned group = __match_any_sync(mask, (allocation << 8) | argument);
+  const unsigned same_sector = __match_any_sync(mask, static_cast<unsigned long long>(address >> 5));
+  const bool first_of_sector = ((same_sector & group) & below) == 0;
+  const unsigned sector_leaders = __ballot_sync(mask, first_of_sector) & group;
+  const unsigned before = group & below;
+  const int previous = before ? 31 - __clz(before) : static_cast<int>(lane);
+  const std::uint64_t previous_lo = __shfl_sync(mask, lo, previous), previous_hi = __shfl_sync(mask, hi, previous);
+  const bool continues = before && (lo == previous_hi || (lo == previous_lo && hi == previous_hi));
+  const unsigned run_starts = __ballot_sync(mask, !continues) & group;
+  // The last lane of this lane's run: the highest group lane before the next run start.
+  const unsigned after = group & ~(below | (1u << lane));
+  const unsigned next_starts = run_starts & after;
+  const unsigned until = next_starts ? (1u << (__ffs(next_starts) - 1)) - 1u : 0xffffffffu;
+  const unsigned members = (after & until) | (1u << lane);
+  const std::uint64_t run_hi = __shfl_sync(mask, hi, 31 - __clz(members));
+  const bool leader = before == 0;
+  const bool starts_run = (run_starts >> lane) & 1u;
+  if (!leader && !starts_run) return;
+  raw::AccessSite* s = find_site(h, raw::site_key(block, allocation, argument), block, allocation, argument);
+  if (!s) return;
+  lock(s);
+  if (leader) {
+    const std::uint64_t lanes = __popc(group);
+    add_counts(s, operation, lanes, lanes * size);
+    s->requests += 1;
+    s->sectors += __popc(sector_leaders);
+    s->lanes += lanes;
+  }
+  raw::add_range(s->ranges, s->range_count, s->ranges_merged, lo, run_hi);
+  unlock(s);
+}
+
+/// The part [address, address + bytes) of one cp.async.bulk copy inside allocation `allocation` (kNoAllocation:
+/// outside every allocation, absolute addresses): one load or store of those bytes.
+__device__ void add_bulk_piece(raw::DeviceLaunchHeader* h, std::uint64_t block, std::uint32_t allocation,
+                               std::uint64_t address, std::uint64_t bytes, std::uint32_t operation) {
+  const bool inside = allocation != raw::kNoAllocation;
+  const std::uint32_t argument =
+      inside ? raw::find_argument(h->arguments, h->argument_count, allocation, address) : raw::kNoArgument;
+  const std::uint64_t base = inside ? h->allocations[allocation].start : 0;
+  raw::AccessSite* s = find_site(h, raw::site_key(block, allocation, argument), block, allocation, argument);
+  if (!s) return;
+  lock(s);
+  add_counts(s, operation, 1, bytes);
+  s->bulk_copies += 1;
+  raw::add_range(s->ranges, s->range_count, s->ranges_merged, address - base, address - base + bytes);
+  unlock(s);
+}
+
+/// One cp.async.bulk copy of `bytes` at `address`: called with the same values in every active lane; the first lane
+/// records it once. The part inside the allocation holding its first byte is one piece; the rest is another piece
+/// and one finding at its first byte (a copy running 16 bytes past the end reports those 16 bytes).
+__device__ void record_bulk(void* userdata, std::uint64_t pc, std::uint64_t address, std::uint32_t bytes,
+                            std::uint32_t operation) {
+  auto* h = static_cast<raw::DeviceLaunchHeader*>(userdata);
+  if (lane_id() != static_cast<unsigned>(__ffs(__activemask()) - 1) || bytes == 0) return;
+  const std::uint64_t block = linear_block();
+  const std::uint32_t allocation = raw::find_allocation(h->allocations, h->allocation_count, address, 1);
+  std::uint64_t inside = 0;
+  if (allocation != raw::kNoAllocation) {
+    const std::uint64_t room = h->allocations[allocation].end - address;
+    inside = room < bytes ? room : bytes;
+    add_bulk_piece(h, block, allocation, address, inside, operation);
+  }
+  if (inside < bytes) {
+    unsigned long long rank = 0;
+    keep_finding(count_findings(h, pc, operation, 1, rank), rank, address + inside,
+                 static_cast<std::uint32_t>(bytes - inside));
+    add_bulk_piece(h, block, raw::kNoAllocation, address + inside, bytes - inside, operation);
+  }
+}
+
+}  // namespace
 
 extern "C" __device__ __noinline__ SanitizerPatchResult vtrace_global_access(void* userdata, uint64_t pc, void* ptr,
                                                                              uint32_t size, uint32_t flags,
                                                                              const void*) {
+  if (!userdata || (flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH)) return SANITIZER_PATCH_SUCCESS;
+  if (!block_kept(static_cast<raw::DeviceLaunchHeader*>(userdata), linear_block())) return SANITIZER_PATCH_SUCCESS;
   const bool reads = flags & SANITIZER_MEMORY_DEVICE_FLAG_READ, writes = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
   record(userdata, pc, reinterpret_cast<uint64_t>(ptr), size, reads && writes ? 2u : writes ? 1u : 0u);
   return SANITIZER_PATCH_SUCCESS;
 }
 
+// cp.async: a global load into shared memory. The source is null when src-size is 0 (a zero fill, as GEMMs do for
+// the padding of edge tiles): no global byte moves, so it is no access (sanitizer_patching.h,
+// SanitizerCallbackMemcpyAsync).
 extern "C" __device__ __noinline__ SanitizerPatchResult vtrace_memcpy_async(void* userdata, uint64_t pc, void* src,
-                                                                            uint32_t, uint32_t size, uint32_t) {
-  record(userdata, pc, reinterpret_cast<uint64_t>(src), size, 0u);  // cp.async: a global load into shared memory
+                                                                            uint32_t, uint32_t size) {
+  if (!userdata || !src) return SANITIZER_PATCH_SUCCESS;
+  if (!block_kept(static_cast<raw::DeviceLaunchHeader*>(userdata), linear_block())) return SANITIZER_PATCH_SUCCESS;
+  record(userdata, pc, reinterpret_cast<uint64_t>(src), size, 0u);
   return SANITIZER_PATCH_SUCCESS;
 }
 
-/// One cp.async.bulk copy of `bytes` bytes at global `address`. The API calls the patch with the same values in every
-/// active lane (the copy is one warp-uniform instruction that moves the bytes once), so only the first lane records.
-static __device__ __forceinline__ void record_bulk(void* userdata, uint64_t pc, uint64_t address, uint32_t bytes,
-                                                   uint32_t operation) {
-  auto* buf = static_cast<DeviceAccessBuffer*>(userdata);
-  if (!buf || !block_kept(buf)) return;
-  const unsigned mask = __activemask();
-  const unsigned lane = lane_id();
-  if (lane != __ffs(mask) - 1) return;
-  unsigned long long slot = atomicAdd(&buf->count, 1ull);
-  if (slot >= buf->capacity) {
-    atomicAdd(&buf->dropped, 1ull);
-    return;
-  }
-  WarpAccessRecord& r = buf->records[slot];
-  r.address[lane] = address;
-  r.block[0] = blockIdx.x;
-  r.block[1] = blockIdx.y;
-  r.block[2] = blockIdx.z;
-  unsigned tid = threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y;
-  r.warp = tid / 32;
-  r.active_mask = 1u << lane;
-  r.bytes_per_lane = bytes;
-  r.operation = operation;
-  r.pc = pc;
-}
-
 // cp.async.bulk.shared::cluster.global: `data` holds the number of 16-byte blocks in bits 0-15 (the multicast mask
-// in bits 16-31; a multicast copy still reads its source once). sanitizer_patching.h,
-// SanitizerCallbackBulkCopyGlobalToShared.
+// in bits 16-31; a multicast copy still reads its source once). SanitizerCallbackBulkCopyGlobalToShared.
 extern "C" __device__ __noinline__ SanitizerPatchResult vtrace_bulk_global_to_shared(void* userdata, uint64_t pc,
                                                                                      uint64_t src, uint32_t, uint32_t,
                                                                                      uint32_t data, uint32_t) {
+  if (!userdata) return SANITIZER_PATCH_SUCCESS;
+  if (!block_kept(static_cast<raw::DeviceLaunchHeader*>(userdata), linear_block())) return SANITIZER_PATCH_SUCCESS;
   record_bulk(userdata, pc, src, (data & 0xffffu) * 16u, 3u);
   return SANITIZER_PATCH_SUCCESS;
 }
@@ -115,6 +288,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult vtrace_bulk_global_to_sh
 extern "C" __device__ __noinline__ SanitizerPatchResult vtrace_bulk_shared_to_global(void* userdata, uint64_t pc,
                                                                                      uint64_t dst, uint32_t,
                                                                                      uint32_t blocks) {
+  if (!userdata) return SANITIZER_PATCH_SUCCESS;
+  if (!block_kept(static_cast<raw::DeviceLaunchHeader*>(userdata), linear_block())) return SANITIZER_PATCH_SUCCESS;
   record_bulk(userdata, pc, dst, blocks * 16u, 4u);
   return SANITIZER_PATCH_SUCCESS;
 }

@@ -1,33 +1,92 @@
-// Records of access mode shared by the device patches (access_patches.cu), the preload library
-// (sanitizer_tool.cpp) and the host reader: plain structs, no Sanitizer API types. Framed in the raw record file
-// like raw_records.hpp (tags kLaunch and kWarpAccess).
+// Access mode's shared structs and the small pieces of logic the device patches (access_patches.cu), the preload
+// library (sanitizer_tool.cpp) and the host all run: plain structs, no Sanitizer API types, and inline functions
+// that compile for both sides, so the CPU unit tests exercise the very code the patches run.
+//
+// On the device, each recorded launch has one buffer: a header, a hash table of slots, the site table (one
+// AccessSite per block x allocation x kernel argument) and the finding-site table (one FindingSite per PC that went
+// out of bounds). Its size depends on the grid, never on the number of accesses. At launch end the preload library
+// reads back the header, the used sites and the finding sites, and writes them to the raw file (tags kLaunch,
+// kAccessSite, kFindingSite), with each site's allocation index turned into the allocation's start address.
 #pragma once
 
 #include <cstdint>
 
+#if defined(__CUDACC__)
+#define VTRACE_HD __host__ __device__ __forceinline__
+#else
+#define VTRACE_HD inline
+#endif
+
 namespace vtools::vtrace::raw {
 
-/// One kernel launch seen by the preload library; followed in the file by its WarpAccessRecords.
+/// Merged byte ranges one site keeps exactly; past this, the closest two are joined (ranges_merged counts it).
+constexpr std::uint32_t kRangesPerSite = 16;
+/// Out-of-bounds accesses listed in full per PC and launch; all of them are counted.
+constexpr std::uint32_t kFirstFindingsPerSite = 4;
+/// PCs with out-of-bounds accesses per launch that get a FindingSite; accesses at further PCs are only counted.
+constexpr std::uint32_t kFindingSitesPerLaunch = 256;
+/// Pointer arguments of a launch the device attributes accesses to (a launch with more keeps the first ones).
+constexpr std::uint32_t kMaxDeviceArguments = 64;
+constexpr std::uint32_t kNoAllocation = 0xfffffu;  ///< allocation index of an access outside every allocation
+constexpr std::uint32_t kNoArgument = 0xffu;
+constexpr std::uint32_t kSiteFull = 0xffffffffu;   ///< slot whose site found no room in the site table
+
+/// One kernel launch seen by the preload library; followed in the file by its launch params, AccessSites and
+/// FindingSites.
 struct LaunchRecord {
   std::uint64_t kernel_launch;  ///< 0-based launch index of this kernel name in the process
   std::int32_t grid[3], block[3];
   std::uint32_t recorded;       ///< 0: left out by --kernel/--launch (not patched data)
   std::uint32_t pad;
-  std::uint64_t warps_recorded;
-  std::uint64_t warps_dropped;  ///< warp requests over the per-launch buffer (--max-bytes)
+  std::uint64_t sites;             ///< AccessSite records that follow
+  std::uint64_t requests_dropped;  ///< warp requests (or bulk copies) that found no room in the site table
+  std::uint64_t findings;          ///< out-of-bounds accesses (one per lane), exact
+  std::uint64_t findings_unsited;  ///< of those, at PCs past kFindingSitesPerLaunch: counted, not listed
 };
 
-/// One warp-level global memory instruction (per-warp aggregation on the device), or one cp.async.bulk copy: then
-/// only the issuing lane is in `active_mask` and `bytes_per_lane` is the size of the whole copy.
-struct WarpAccessRecord {
+/// What one block did to one allocation through one kernel argument during one launch.
+struct AccessSite {
+  std::uint64_t key;  ///< device: the hash key; raw file: 0
   std::int32_t block[3];
-  std::uint32_t warp;
-  std::uint32_t active_mask;
-  std::uint32_t bytes_per_lane;
-  std::uint32_t operation;  ///< 0 load, 1 store, 2 atomic, 3 bulk copy global->shared, 4 bulk copy shared->global
+  std::uint32_t argument;          ///< kernel parameter index, kNoArgument when none
+  std::uint64_t allocation;        ///< device: index into the launch's allocation table; raw file: start address
+                                   ///< (0: outside every allocation, ranges are then absolute addresses)
+  std::uint64_t loads, stores, atomics, bytes_loaded, bytes_stored;
+  std::uint64_t requests, sectors, lanes;  ///< warp requests and their 32-byte sectors and active lanes
+  std::uint64_t bulk_copies;
+  std::uint32_t lock;             ///< device only
+  std::uint32_t range_count;
+  std::uint64_t ranges_merged;    ///< times two ranges were joined because all kRangesPerSite were in use
+  std::uint64_t ranges[kRangesPerSite][2];  ///< sorted, disjoint [lo, hi) offsets into the allocation
+};
+
+struct FirstFinding {
+  std::int32_t block[3];
+  std::uint32_t thread;  ///< linear thread index in the block
+  std::uint64_t address;
+  std::uint32_t size;
   std::uint32_t pad;
-  std::uint64_t pc;         ///< as reported by the patch; the host turns it into an offset in the function
-  std::uint64_t address[32];
+};
+
+/// The out-of-bounds accesses of one PC in one launch: the exact count and the first few in full.
+struct FindingSite {
+  unsigned long long pc;     ///< device: pc + 1 (0 = free slot); raw file: offset in the function
+  unsigned long long count;  ///< every out-of-bounds lane access at this PC
+  std::uint32_t operation;   ///< 0 load, 1 store, 2 atomic, 3 bulk load, 4 bulk store
+  std::uint32_t pad;
+  FirstFinding first[kFirstFindingsPerSite];  ///< min(count, kFirstFindingsPerSite) of them
+};
+
+/// A live allocation as the device sees it: [start, end) with the requested size.
+struct DeviceAllocation {
+  std::uint64_t start, end;
+};
+
+/// A pointer argument of the launch inside allocation `allocation` (an index into the allocation table).
+struct DeviceArgument {
+  std::uint64_t pointer;
+  std::uint32_t allocation;
+  std::uint32_t index;  ///< kernel parameter index
 };
 
 /// Explicit block ranges the device filter holds; a --blocks list with more falls back to filtering on the host.
@@ -41,14 +100,138 @@ struct DeviceBlockFilter {
   std::uint64_t ranges[kMaxDeviceBlockRanges][2];  ///< inclusive [first, last]
 };
 
-/// The per-launch device buffer: header (copied to the device before the launch), then `capacity` records.
-struct DeviceAccessBuffer {
-  std::uint64_t capacity;
-  unsigned long long count;    ///< warp requests claimed (may exceed capacity)
-  unsigned long long dropped;  ///< claimed over capacity
-  std::uint64_t pad;
-  DeviceBlockFilter blocks;
-  WarpAccessRecord records[1];
+struct HashSlot {
+  unsigned long long key;  ///< 0: free
+  unsigned int site;       ///< index + 1 into the sites, 0 while being created, kSiteFull when out of room
+  unsigned int pad;
 };
+
+/// The per-launch device buffer's header; the tables follow it in the same allocation.
+struct DeviceLaunchHeader {
+  std::uint64_t slot_count;     ///< a power of two
+  std::uint64_t site_capacity;
+  unsigned long long sites_used;        ///< may exceed site_capacity (the excess found no room)
+  unsigned long long requests_dropped;
+  unsigned long long findings;
+  unsigned long long findings_unsited;
+  HashSlot* slots;
+  AccessSite* sites;
+  FindingSite* finding_sites;           ///< kFindingSitesPerLaunch, hashed by pc
+  const DeviceAllocation* allocations;  ///< sorted by start, disjoint
+  std::uint64_t allocation_count;
+  std::uint32_t argument_count;
+  std::uint32_t pad;
+  DeviceArgument arguments[kMaxDeviceArguments];  ///< sorted by pointer
+  DeviceBlockFilter blocks;
+};
+
+/// Index of the allocation holding all of [address, address + size), else kNoAllocation (an access that starts in
+/// one and runs past its end is outside).
+VTRACE_HD std::uint32_t find_allocation(const DeviceAllocation* table, std::uint64_t count, std::uint64_t address,
+                                        std::uint32_t size) {
+  std::uint64_t lo = 0, hi = count;  // first entry with start > address
+  while (lo < hi) {
+    std::uint64_t mid = (lo + hi) / 2;
+    if (table[mid].start <= address)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0) return kNoAllocation;
+  const DeviceAllocation& a = table[lo - 1];
+  return address + size <= a.end && address + size >= address ? static_cast<std::uint32_t>(lo - 1) : kNoAllocation;
+}
+
+/// The argument an access at `address` in allocation `allocation` went through: among the arguments into that
+/// allocation, the one with the largest pointer <= address, else the lowest one; kNoArgument when none points there.
+/// Mirrors access::LaunchArguments::argument_for.
+VTRACE_HD std::uint32_t find_argument(const DeviceArgument* arguments, std::uint32_t count, std::uint32_t allocation,
+                                      std::uint64_t address) {
+  std::uint32_t below = kNoArgument, lowest = kNoArgument;
+  std::uint64_t below_pointer = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {  // sorted by pointer, then parameter index
+    if (arguments[i].allocation != allocation) continue;
+    if (lowest == kNoArgument) lowest = arguments[i].index;
+    if (arguments[i].pointer <= address && (below == kNoArgument || arguments[i].pointer > below_pointer)) {
+      below = arguments[i].index;  // of equal pointers, the first parameter
+      below_pointer = arguments[i].pointer;
+    }
+  }
+  return below != kNoArgument ? below : lowest;
+}
+
+/// Adds [lo, hi) to a site's sorted, disjoint, non-touching ranges. When all kRangesPerSite are in use and the new
+/// range touches none, the closest pair (the new range included) is joined over its gap: the ranges still cover
+/// every byte touched, and `merged` says they also cover some that were not.
+VTRACE_HD void add_range(std::uint64_t (*r)[2], std::uint32_t& count, std::uint64_t& merged, std::uint64_t lo,
+                         std::uint64_t hi) {
+  if (hi <= lo) return;
+  std::uint32_t i = 0;  // first range ending at or after lo
+  while (i < count && r[i][1] < lo) ++i;
+  if (i < count && r[i][0] <= hi) {  // overlaps or touches r[i]: widen it and absorb the ranges it now reaches
+    if (lo < r[i][0]) r[i][0] = lo;
+    if (hi > r[i][1]) r[i][1] = hi;
+    std::uint32_t j = i + 1;
+    while (j < count && r[j][0] <= r[i][1]) {
+      if (r[j][1] > r[i][1]) r[i][1] = r[j][1];
+      ++j;
+    }
+    const std::uint32_t gone = j - (i + 1);
+    for (std::uint32_t k = i + 1; k + gone < count; ++k) {
+      r[k][0] = r[k + gone][0];
+      r[k][1] = r[k + gone][1];
+    }
+    count -= gone;
+    return;
+  }
+  if (count == kRangesPerSite) {
+    ++merged;
+    const std::uint64_t none = ~0ull;
+    std::uint64_t left = i > 0 ? lo - r[i - 1][1] : none, right = i < count ? r[i][0] - hi : none;
+    std::uint64_t pair_gap = none;
+    std::uint32_t pair = 0;
+    for (std::uint32_t k = 0; k + 1 < count; ++k)
+      if (k + 1 != i && r[k + 1][0] - r[k][1] < pair_gap) {
+        pair_gap = r[k + 1][0] - r[k][1];
+        pair = k;
+      }
+    if (left <= right && left <= pair_gap) {
+      r[i - 1][1] = hi;
+      return;
+    }
+    if (right <= pair_gap) {
+      r[i][0] = lo;
+      return;
+    }
+    r[pair][1] = r[pair + 1][1];  // join the closest existing pair, then insert into the freed slot
+    for (std::uint32_t k = pair + 1; k + 1 < count; ++k) {
+      r[k][0] = r[k + 1][0];
+      r[k][1] = r[k + 1][1];
+    }
+    --count;
+    if (i > pair) --i;
+  }
+  for (std::uint32_t k = count; k > i; --k) {
+    r[k][0] = r[k - 1][0];
+    r[k][1] = r[k - 1][1];
+  }
+  r[i][0] = lo;
+  r[i][1] = hi;
+  ++count;
+}
+
+/// The hash key of a site: linear block (36 bits), allocation index (20 bits), argument (8 bits); never 0.
+VTRACE_HD std::uint64_t site_key(std::uint64_t linear_block, std::uint32_t allocation, std::uint32_t argument) {
+  if (linear_block > 0xffffffffeull) linear_block = 0xffffffffeull;
+  return ((linear_block + 1) << 28) | (static_cast<std::uint64_t>(allocation & 0xfffffu) << 8) | (argument & 0xffu);
+}
+
+VTRACE_HD std::uint64_t hash_key(std::uint64_t key) {  // splitmix64's finaliser
+  key ^= key >> 30;
+  key *= 0xbf58476d1ce4e5b9ull;
+  key ^= key >> 27;
+  key *= 0x94d049bb133111ebull;
+  return key ^ (key >> 31);
+}
 
 }  // namespace vtools::vtrace::raw

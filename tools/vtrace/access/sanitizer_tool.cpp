@@ -1,10 +1,12 @@
 // libvtrace_access.so: the Compute Sanitizer API tool `vtrace run --accesses` preloads (LD_PRELOAD) into the
 // command. Only the process whose pid is $VTRACE_TARGET_PID subscribes; every other process that inherits the
 // preload (compilers Triton spawns, shells) stays inert. It loads the device patches ($VTRACE_ACCESS_PATCHES) per
-// context, patches global accesses, cp.async and cp.async.bulk copies of every module, gives each recorded launch a
-// device buffer, reads it back at launch end (after sanitizerStreamSynchronize: a plain copy does not wait for the
-// kernel) and appends allocations, launches and warp accesses to $VTRACE_RAW_DIR/raw-<pid>.bin. The host folds them
-// (access_aggregator). Like the CUPTI library: no exception leaves a callback, nothing exits, losses are counted.
+// context and patches global accesses, cp.async and cp.async.bulk copies of every module that holds a kernel
+// --kernel selects. It keeps the live allocations (requested sizes) as a sorted table on each device; each recorded
+// launch gets a buffer from a pool (access_records.hpp: header, site table, finding sites) sized by its grid, which
+// the patches fill; at launch end (after sanitizerStreamSynchronize: a plain copy does not wait for the kernel) it
+// reads back the used sites and the finding sites and appends them with the launch to $VTRACE_RAW_DIR/raw-<pid>.bin.
+// Like the CUPTI library: no exception leaves a callback, nothing exits, losses are counted.
 #include <cxxabi.h>
 #include <fcntl.h>
 #include <cuda.h>
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "tools/vtrace/access/access_records.hpp"
+#include "tools/vtrace/access/cubin_symbols.hpp"
 #include "tools/vtrace/access/device_block_filter.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 
@@ -40,17 +43,43 @@ struct Settings {
   std::string patches;
   std::optional<std::regex> kernel;
   long long launch = -1;
-  std::uint64_t max_bytes = 64ull << 20;
+  std::uint64_t max_bytes = 256ull << 20;
   raw::DeviceBlockFilter blocks{};  ///< --blocks when it fits the device filter, else every block (the host filters)
+};
+
+/// The live allocations as one context's device sees them; freed (sanitizerFree) when the last launch using it ends.
+struct DeviceTable {
+  CUcontext context = nullptr;
+  void* device = nullptr;
+  std::vector<raw::DeviceAllocation> host;  ///< the same table on the host, sorted by start
+  DeviceTable() = default;
+  DeviceTable(const DeviceTable&) = delete;
+  DeviceTable& operator=(const DeviceTable&) = delete;
+  ~DeviceTable() {
+    if (device) sanitizerFree(context, device);
+  }
+};
+
+/// A launch buffer of the pool: header, finding sites, slots, sites.
+struct LaunchBuffer {
+  void* device = nullptr;
+  std::size_t bytes = 0;
+};
+
+struct ContextState {
+  std::shared_ptr<DeviceTable> table;
+  std::uint64_t version = ~0ull;  ///< g_allocation_version the table was built from
+  std::vector<LaunchBuffer> pool;  ///< free buffers
 };
 
 struct PendingLaunch {
   bool recorded = false;
   raw::LaunchRecord record{};
   std::string name;
-  void* d_buffer = nullptr;
+  LaunchBuffer buffer;
   /// Source of the asynchronous header copy: on the heap, so it stays put until launch end has synchronized.
-  std::shared_ptr<raw::DeviceAccessBuffer> header;
+  std::shared_ptr<raw::DeviceLaunchHeader> header;
+  std::shared_ptr<DeviceTable> table;
   std::string params;  ///< pointer_sized_params of the launch
   CUcontext context = nullptr;
   CUmodule module = nullptr;
@@ -61,8 +90,11 @@ std::atomic<std::uint64_t> g_lost{0};
 std::atomic<bool> g_finished{false};
 Settings g_settings;
 Sanitizer_SubscriberHandle g_subscriber = nullptr;
-std::mutex g_mutex;  // launch counters
+std::mutex g_mutex;  // launch counters, live allocations, context states
 std::map<std::string, std::uint64_t> g_launch_counts;
+std::map<std::uint64_t, std::uint64_t> g_live;  ///< start -> end of every live allocation
+std::uint64_t g_allocation_version = 0;
+std::map<CUcontext, ContextState> g_contexts;
 thread_local PendingLaunch t_pending;
 thread_local void** t_kernel_params = nullptr;
 
@@ -144,12 +176,35 @@ void on_memory(const Sanitizer_ResourceMemoryData* m, bool allocated) {
   r.operation = allocated ? 1 : 2;
   r.memory_kind = 3;  // device
   r.device_id = static_cast<std::uint32_t>(m->device);
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (allocated)
+      g_live[m->address] = m->address + m->size;
+    else
+      g_live.erase(m->address);
+    ++g_allocation_version;
+  }
   RecordBatch b;
   b.add(Tag::kMemory, r);
   write_batch(b);
 }
 
+/// --kernel matches the demangled or the mangled name, as in launch mode (kernel_filter.hpp).
+bool kernel_selected(const std::string& mangled) {
+  if (!g_settings.kernel) return true;
+  if (std::regex_search(mangled, *g_settings.kernel)) return true;
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  bool match = status == 0 && demangled && std::regex_search(demangled, *g_settings.kernel);
+  std::free(demangled);
+  return match;
+}
+
 void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
+  if (g_settings.kernel) {  // a module without a selected kernel stays unpatched and runs at full speed
+    auto names = access::cubin_function_names(m->pCubin, m->cubinSize);
+    if (names && std::none_of(names->begin(), names->end(), kernel_selected)) return;
+  }
   SanitizerResult r1 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module,
                                                   "vtrace_global_access");
   SanitizerResult r2 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMCPY_ASYNC, m->module, "vtrace_memcpy_async");
@@ -168,15 +223,91 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
                "); its kernels' bulk copies are not recorded");
 }
 
-/// --kernel matches the demangled or the mangled name, as in launch mode (kernel_filter.hpp).
-bool kernel_selected(const std::string& mangled) {
-  if (!g_settings.kernel) return true;
-  if (std::regex_search(mangled, *g_settings.kernel)) return true;
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  bool match = status == 0 && demangled && std::regex_search(demangled, *g_settings.kernel);
-  std::free(demangled);
-  return match;
+/// The live allocations on `context`'s device, uploaded again when they changed since the last launch there.
+/// Caller holds g_mutex.
+std::shared_ptr<DeviceTable> current_table(ContextState& state, CUcontext context, Sanitizer_StreamHandle stream) {
+  if (state.table && state.version == g_allocation_version) return state.table;
+  auto table = std::make_shared<DeviceTable>();
+  table->context = context;
+  table->host.reserve(g_live.size());
+  for (const auto& [start, end] : g_live) table->host.push_back({start, end});
+  const std::size_t bytes = std::max<std::size_t>(1, table->host.size()) * sizeof(raw::DeviceAllocation);
+  if (sanitizerAlloc(context, &table->device, bytes) != SANITIZER_SUCCESS) {
+    table->device = nullptr;
+    return nullptr;
+  }
+  if (!table->host.empty()) {
+    sanitizerMemcpyHostToDeviceAsync(table->device, table->host.data(), bytes, stream);
+    sanitizerStreamSynchronize(stream);  // launches on other streams use it too
+  }
+  state.table = table;
+  state.version = g_allocation_version;
+  return table;
+}
+
+/// Byte layout of a launch buffer for `sites` sites: header, finding sites, slots (2 per site), sites.
+struct BufferLayout {
+  std::uint64_t sites = 0, slots = 0;
+  std::size_t finding_sites_at = 0, slots_at = 0, sites_at = 0, cleared = 0, bytes = 0;
+  explicit BufferLayout(std::uint64_t site_count) : sites(site_count), slots(2 * site_count) {
+    finding_sites_at = (sizeof(raw::DeviceLaunchHeader) + 255) / 256 * 256;
+    slots_at = finding_sites_at + raw::kFindingSitesPerLaunch * sizeof(raw::FindingSite);
+    sites_at = slots_at + slots * sizeof(raw::HashSlot);
+    cleared = sites_at;  // sites are initialised by the patch that creates them
+    bytes = sites_at + sites * sizeof(raw::AccessSite);
+  }
+};
+
+/// Sites for a grid: 4 per block (a block touching more allocations than that is rare), a power of two, at least
+/// 1024, and as many as --max-bytes allows.
+std::uint64_t sites_for(std::uint64_t blocks) {
+  std::uint64_t want = 1024;
+  while (want < 4 * blocks && want < (1ull << 40)) want <<= 1;
+  while (want > 1024 && BufferLayout(want).bytes > g_settings.max_bytes) want >>= 1;
+  return want;
+}
+
+LaunchBuffer take_buffer(ContextState& state, CUcontext context, std::size_t bytes) {
+  auto it = std::find_if(state.pool.begin(), state.pool.end(), [&](const LaunchBuffer& b) { return b.bytes >= bytes; });
+  if (it != state.pool.end()) {
+    LaunchBuffer b = *it;
+    state.pool.erase(it);
+    return b;
+  }
+  LaunchBuffer b;
+  b.bytes = bytes;
+  if (sanitizerAlloc(context, &b.device, bytes) != SANITIZER_SUCCESS) b = LaunchBuffer{};
+  return b;
+}
+
+void give_back(CUcontext context, LaunchBuffer b) {
+  if (!b.device) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto& pool = g_contexts[context].pool;
+  pool.push_back(b);
+  if (pool.size() > 4) {  // keep the largest few
+    auto smallest = std::min_element(pool.begin(), pool.end(),
+                                     [](const LaunchBuffer& x, const LaunchBuffer& y) { return x.bytes < y.bytes; });
+    sanitizerFree(context, smallest->device);
+    pool.erase(smallest);
+  }
+}
+
+/// The launch's pointer arguments into live allocations, sorted by pointer, for the device's attribution.
+std::uint32_t device_arguments(const std::string& params, const std::vector<raw::DeviceAllocation>& table,
+                               raw::DeviceArgument* out) {
+  std::vector<raw::DeviceArgument> found;
+  for (std::size_t i = 0; i + 8 <= params.size() && found.size() < raw::kMaxDeviceArguments; i += 8) {
+    std::uint64_t value;
+    std::memcpy(&value, params.data() + i, 8);
+    if (!value) continue;
+    std::uint32_t a = raw::find_allocation(table.data(), table.size(), value, 1);
+    if (a != raw::kNoAllocation) found.push_back({value, a, static_cast<std::uint32_t>(i / 8)});
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const raw::DeviceArgument& x, const raw::DeviceArgument& y) { return x.pointer < y.pointer; });
+  std::copy(found.begin(), found.end(), out);
+  return static_cast<std::uint32_t>(found.size());
 }
 
 void on_launch_begin(const Sanitizer_LaunchData* l) {
@@ -196,28 +327,39 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
                (g_settings.launch < 0 || static_cast<long long>(p.record.kernel_launch) == g_settings.launch);
   p.context = l->context;
   p.module = l->module;
-  void* d_buffer = nullptr;
   if (p.recorded) {
-    std::uint64_t capacity =
-        (g_settings.max_bytes - sizeof(raw::DeviceAccessBuffer)) / sizeof(raw::WarpAccessRecord) + 1;
-    std::size_t bytes = sizeof(raw::DeviceAccessBuffer) + (capacity - 1) * sizeof(raw::WarpAccessRecord);
-    if (sanitizerAlloc(l->context, &d_buffer, bytes) != SANITIZER_SUCCESS) {
-      write_note("sanitizerAlloc of " + std::to_string(bytes) + " bytes failed; launch " +
+    p.params = pointer_sized_params(l->function, t_kernel_params);
+    const std::uint64_t blocks = static_cast<std::uint64_t>(l->gridDim_x) * l->gridDim_y * l->gridDim_z;
+    const BufferLayout layout(sites_for(blocks));
+    {
+      std::lock_guard<std::mutex> lock(g_mutex);
+      ContextState& state = g_contexts[l->context];
+      p.table = current_table(state, l->context, l->hStream);
+      if (p.table) p.buffer = take_buffer(state, l->context, layout.bytes);
+    }
+    if (!p.table || !p.buffer.device) {
+      write_note("sanitizerAlloc of " + std::to_string(layout.bytes) + " bytes failed; launch " +
                  std::to_string(p.record.kernel_launch) + " of " + p.name + " is not recorded");
-      d_buffer = nullptr;
       p.recorded = false;
     } else {
-      p.header = std::make_shared<raw::DeviceAccessBuffer>();
-      *p.header = raw::DeviceAccessBuffer{};
-      p.header->capacity = capacity;
-      p.header->blocks = g_settings.blocks;
-      sanitizerMemcpyHostToDeviceAsync(d_buffer, p.header.get(), offsetof(raw::DeviceAccessBuffer, records),
-                                       l->hStream);
+      auto* base = static_cast<char*>(p.buffer.device);
+      p.header = std::make_shared<raw::DeviceLaunchHeader>();
+      raw::DeviceLaunchHeader& h = *p.header;
+      h = raw::DeviceLaunchHeader{};
+      h.slot_count = layout.slots;
+      h.site_capacity = layout.sites;
+      h.slots = reinterpret_cast<raw::HashSlot*>(base + layout.slots_at);
+      h.sites = reinterpret_cast<raw::AccessSite*>(base + layout.sites_at);
+      h.finding_sites = reinterpret_cast<raw::FindingSite*>(base + layout.finding_sites_at);
+      h.allocations = static_cast<const raw::DeviceAllocation*>(p.table->device);
+      h.allocation_count = p.table->host.size();
+      h.argument_count = device_arguments(p.params, p.table->host, h.arguments);
+      h.blocks = g_settings.blocks;
+      sanitizerMemset(base, 0, layout.cleared, l->hStream);
+      sanitizerMemcpyHostToDeviceAsync(base, p.header.get(), sizeof(raw::DeviceLaunchHeader), l->hStream);
     }
   }
-  p.d_buffer = d_buffer;
-  if (p.recorded) p.params = pointer_sized_params(l->function, t_kernel_params);
-  sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, d_buffer);
+  sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, p.recorded ? p.buffer.device : nullptr);
   t_pending = std::move(p);
 }
 
@@ -225,35 +367,56 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   PendingLaunch p = std::move(t_pending);
   t_pending = PendingLaunch{};
   RecordBatch b;
-  std::vector<raw::WarpAccessRecord> records;
-  if (p.recorded && p.d_buffer) {
+  std::vector<raw::AccessSite> sites;
+  std::vector<raw::FindingSite> findings;
+  if (p.recorded) {
     sanitizerStreamSynchronize(l->hStream);
-    raw::DeviceAccessBuffer header{};
-    sanitizerMemcpyDeviceToHost(&header, p.d_buffer, offsetof(raw::DeviceAccessBuffer, records), l->hStream);
-    std::uint64_t n = std::min<std::uint64_t>(header.count, header.capacity);
-    records.resize(n);
-    if (n)
-      sanitizerMemcpyDeviceToHost(records.data(), static_cast<char*>(p.d_buffer) + offsetof(raw::DeviceAccessBuffer, records),
-                                  n * sizeof(raw::WarpAccessRecord), l->hStream);
-    sanitizerFree(p.context, p.d_buffer);
-    p.record.warps_recorded = n;
-    p.record.warps_dropped = header.dropped;
+    raw::DeviceLaunchHeader h{};
+    auto* base = static_cast<char*>(p.buffer.device);
+    sanitizerMemcpyDeviceToHost(&h, base, sizeof h, l->hStream);
+    const BufferLayout layout(h.site_capacity);
+    sites.resize(std::min<std::uint64_t>(h.sites_used, h.site_capacity));
+    if (!sites.empty())
+      sanitizerMemcpyDeviceToHost(sites.data(), base + layout.sites_at, sites.size() * sizeof(raw::AccessSite),
+                                  l->hStream);
+    if (h.findings) {
+      findings.resize(raw::kFindingSitesPerLaunch);
+      sanitizerMemcpyDeviceToHost(findings.data(), base + layout.finding_sites_at,
+                                  findings.size() * sizeof(raw::FindingSite), l->hStream);
+      findings.erase(std::remove_if(findings.begin(), findings.end(), [](const raw::FindingSite& f) { return f.pc == 0; }),
+                     findings.end());
+    }
+    give_back(p.context, p.buffer);
     std::uint64_t function_pc = 0, function_size = 0;
-    if (p.module && sanitizerGetFunctionPcAndSize(p.module, p.name.c_str(), &function_pc, &function_size) ==
-                        SANITIZER_SUCCESS)
-      for (auto& r : records)
-        if (r.pc >= function_pc) r.pc -= function_pc;
+    if (!p.module ||
+        sanitizerGetFunctionPcAndSize(p.module, p.name.c_str(), &function_pc, &function_size) != SANITIZER_SUCCESS)
+      function_pc = 0;
+    for (auto& f : findings) {
+      f.pc -= 1;
+      if (f.pc >= function_pc) f.pc -= function_pc;
+    }
+    for (auto& s : sites) {  // allocation index -> start address, the one name the host can map
+      s.allocation = s.allocation < p.table->host.size() ? p.table->host[s.allocation].start : 0;
+      s.key = 0;
+      s.lock = 0;
+    }
+    p.record.sites = sites.size();
+    p.record.requests_dropped = h.requests_dropped;
+    p.record.findings = h.findings;
+    p.record.findings_unsited = h.findings_unsited;
   }
   p.record.recorded = p.recorded ? 1 : 0;
   b.add(Tag::kLaunch, p.record, p.name);
   if (p.recorded && !p.params.empty()) b.add_bytes_record(Tag::kLaunchParams, p.params);
+  for (const auto& f : findings) b.add(Tag::kFindingSite, f);
   write_batch(b);
-  // Warp records in chunks so one huge launch does not need one huge batch.
-  for (std::size_t i = 0; i < records.size(); i += 4096) {
+  // Sites in chunks so one huge launch does not need one huge batch.
+  for (std::size_t i = 0; i < sites.size(); i += 4096) {
     RecordBatch chunk;
-    for (std::size_t j = i; j < std::min(records.size(), i + 4096); ++j) chunk.add(Tag::kWarpAccess, records[j]);
+    for (std::size_t j = i; j < std::min(sites.size(), i + 4096); ++j) chunk.add(Tag::kAccessSite, sites[j]);
     write_batch(chunk);
   }
+  p.table.reset();  // may free a replaced allocation table
 }
 
 void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
@@ -271,10 +434,12 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
           on_module_loaded(static_cast<const Sanitizer_ResourceModuleData*>(data));
           break;
         case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
+        case SANITIZER_CBID_RESOURCE_HOST_MEMORY_ALLOC:  // pinned or mapped host memory kernels may read
         case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC:
           on_memory(static_cast<const Sanitizer_ResourceMemoryData*>(data), true);
           break;
         case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE:
+        case SANITIZER_CBID_RESOURCE_HOST_MEMORY_FREE:
         case SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC:
           on_memory(static_cast<const Sanitizer_ResourceMemoryData*>(data), false);
           break;
@@ -332,7 +497,7 @@ void initialize() noexcept {
     if (const char* blocks = std::getenv("VTRACE_BLOCKS"); blocks && *blocks)
       access::parse_device_block_filter(blocks, g_settings.blocks);
     if (const char* m = std::getenv("VTRACE_MAX_BYTES"); m && *m)
-      g_settings.max_bytes = std::max<std::uint64_t>(std::strtoull(m, nullptr, 10), 2 * sizeof(raw::DeviceAccessBuffer));
+      g_settings.max_bytes = std::max<std::uint64_t>(std::strtoull(m, nullptr, 10), BufferLayout(1024).bytes);
     std::string path = std::string(dir) + "/raw-" + std::to_string(getpid()) + ".bin";
     int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0) return;
