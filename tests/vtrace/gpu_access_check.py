@@ -3,7 +3,10 @@
 
 Usage: gpu_access_check.py CASE --vtrace BIN [--sample BIN]
 Cases: sample (vector add, strided reads, off-by-one), arguments (the same program: kernel pointer arguments named
-in records, findings and allocations), blocks (the same program under --blocks 1,3, filtered on the device), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu), triton_masked, torch.
+in records, findings and allocations), blocks (the same program under --blocks 1,3, filtered on the device), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu), triton_masked, torch,
+and the real programs of samples/real_programs.py: torch_loop (cuBLAS GEMMs: no false finding), gpt2_forward and
+gpt2_train (HuggingFace GPT-2: nothing dropped, no finding), triton_offbyone (exactly one finding), tma_copy (a
+TMA kernel named from its code).
 Exit 0 when every assertion holds, 1 with the failures listed, 77 when no GPU (or no torch/triton).
 """
 import argparse
@@ -152,6 +155,29 @@ def check_blocks(c, doc):
     c.eq("tma_kernels (strided_read was sampled out, not silent)", doc.get("tma_kernels"), [])
 
 
+def check_clean(c, name, p, doc):
+    """A real program memcheck finds clean: no finding, nothing dropped, nothing partial, and accesses recorded."""
+    c.eq(f"{name} exit status", p.returncode, 0)
+    c.eq(f"{name} findings_total", doc.get("findings_total"), 0)
+    c.eq(f"{name} findings", doc["findings"][:3], [])
+    c.eq(f"{name} partial", doc["partial"], False)
+    c.eq(f"{name} dropped_records", doc["dropped_records"], 0)
+    c.true(f"{name} recorded accesses ({len(doc['accesses'])} records)", len(doc["accesses"]) > 0)
+    print(f"{name}: {len(doc['kernels'])} launches, {len(doc['accesses'])} records, "
+          f"{sum(1 for a in doc['accesses'] if not a.get('ranges_exact', True))} coarsened, notes {doc['run']['notes']}")
+
+
+def real(a, program, extra=(), env=None):
+    script = os.path.join(a.scripts, "real_programs.py")
+    old = dict(os.environ)
+    os.environ.update(env or {})
+    try:
+        return trace_of(a.vtrace, [PYTHON, script, program], ["--accesses", *extra])
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case")
@@ -210,6 +236,43 @@ def main():
         c.true(f"softmax kernels load bytes: {soft}", soft and all(v > 0 for v in soft.values()))
         c.true(f"a GEMM kernel loads bytes (cp.async or plain loads): {gemm} / TMA kernels {doc.get('tma_kernels')}",
                any(v > 0 for v in gemm.values()))
+    elif a.case == "torch_loop":
+        if not have_module("torch"):
+            return 77
+        p, doc, _ = real(a, "torch_loop")
+        check_clean(c, "torch_loop", p, doc)
+        gemm = [x for x in doc["accesses"] if "gemm" in x["kernel"].lower() and x.get("argument", -1) >= 0]
+        c.true(f"GEMM records on kernel arguments load bytes ({len(gemm)} records)",
+               gemm and sum(x["bytes_loaded"] for x in gemm) > 0)
+    elif a.case in ("gpt2_forward", "gpt2_train"):
+        if not have_module("torch") or not have_module("transformers"):
+            return 77
+        p, doc, _ = real(a, a.case)
+        check_clean(c, a.case, p, doc)
+    elif a.case == "triton_offbyone":
+        if not have_module("triton"):
+            return 77
+        p, doc, path = real(a, "triton_offbyone", ["--kernel", "add_kernel"], {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
+        c.eq("exit status", p.returncode, 0)
+        c.eq("findings_total", doc.get("findings_total"), 1)
+        f = doc["findings"]
+        c.eq("findings listed", len(f), 1)
+        if f:
+            x = [a_ for a_ in doc["allocations"] if a_["id"] == f[0]["allocation"]]
+            c.eq("finding: block, operation, size, distance", [f[0]["block"], f[0]["operation"], f[0]["size"],
+                 f[0]["distance"]], [[0, 0, 0], "load", 4, 0])
+            c.eq("finding: past a 4000-byte allocation", [(y["size"], y["address"] + 4000) for y in x],
+                 [(4000, f[0]["address"])])
+            c.eq("finding: thread holding element 1000 (4 per thread, 128 threads: 512 + 4 * 122)",
+                 f[0]["thread"], [122, 0, 0])
+        c.eq("check exit", subprocess.run([a.vtrace, "check", path], capture_output=True).returncode, 1)
+    elif a.case == "tma_copy":
+        if not have_module("triton"):
+            return 77
+        p, doc, _ = real(a, "tma_copy", ["--kernel", "tma_copy"])
+        c.eq("exit status", p.returncode, 0)
+        c.eq("findings_total", doc.get("findings_total"), 0)
+        c.true(f"tma_copy is a TMA kernel: {doc.get('tma_kernels')}", any("tma_copy" in k for k in doc["tma_kernels"]))
     else:
         print(f"unknown case {a.case}")
         return 2

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Access mode on real programs against its peer: whole-run wall time of each program of
+tests/vtrace/samples/real_programs.py natively, under `compute-sanitizer --tool memcheck` and under
+`vtrace run --accesses`, in rounds (the three interleaved in each round, so drift favours none), medians per tool;
+and what each run found: memcheck's error count, vtrace's findings_total, partial, dropped_records, records and
+coarsened records. Prints a Markdown table for bench/RESULTS.md and writes every run to LOGDIR/access-overhead.json.
+
+Usage: bench/access_overhead.py LOGDIR [--rounds N] [--programs a,b,...] [--vtrace BIN]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "tests", "vtrace", "samples", "real_programs.py")
+PROGRAMS = "torch_loop,gpt2_forward,gpt2_train,compiled,triton_add"
+
+
+def timed(cmd, env=None, timeout=600):
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    return time.monotonic() - t0, p
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("logdir")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--programs", default=PROGRAMS)
+    ap.add_argument("--vtrace", default="build-gpu/tools/vtrace/vtrace")
+    ap.add_argument("--python", default=sys.executable)
+    a = ap.parse_args()
+    os.makedirs(a.logdir, exist_ok=True)
+    sanitizer = "/usr/local/cuda/compute-sanitizer/compute-sanitizer"
+    runs = []
+    for r in range(a.rounds):
+        for program in a.programs.split(","):
+            base = [a.python, SCRIPT, program]
+            s, p = timed(base)
+            runs.append({"program": program, "tool": "native", "round": r, "seconds": s, "exit": p.returncode})
+            s, p = timed([sanitizer, "--tool", "memcheck", "--print-limit", "5", *base])
+            m = re.search(r"ERROR SUMMARY: (\d+) error", p.stdout + p.stderr)
+            runs.append({"program": program, "tool": "memcheck", "round": r, "seconds": s, "exit": p.returncode,
+                         "errors": int(m.group(1)) if m else None})
+            out = os.path.join(tempfile.mkdtemp(prefix="access-bench-"), "t.json")
+            s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base])
+            run = {"program": program, "tool": "vtrace", "round": r, "seconds": s, "exit": p.returncode}
+            if os.path.exists(out):
+                doc = json.load(open(out))
+                run.update(findings=doc.get("findings_total"), partial=doc["partial"],
+                           dropped=doc["dropped_records"], launches=len(doc["kernels"]), records=len(doc["accesses"]),
+                           coarsened=sum(1 for x in doc["accesses"] if not x.get("ranges_exact", True)),
+                           tma=len(doc.get("tma_kernels", [])), bytes=os.path.getsize(out),
+                           notes=doc["run"]["notes"][:6])
+                os.remove(out)
+            else:
+                run["stderr"] = p.stderr[-2000:]
+            runs.append(run)
+            print(json.dumps(run), flush=True)
+    json.dump(runs, open(os.path.join(a.logdir, "access-overhead.json"), "w"), indent=1)
+
+    print("\n| program | native s | memcheck s | vtrace --accesses s | vtrace / memcheck | memcheck errors | "
+          "vtrace findings | partial | dropped | launches | records (coarsened) | trace MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for program in a.programs.split(","):
+        def med(tool):
+            xs = [x["seconds"] for x in runs if x["program"] == program and x["tool"] == tool]
+            return statistics.median(xs) if xs else float("nan")
+        last = [x for x in runs if x["program"] == program and x["tool"] == "vtrace"][-1]
+        mc = [x for x in runs if x["program"] == program and x["tool"] == "memcheck"][-1]
+        print(f"| {program} | {med('native'):.2f} | {med('memcheck'):.2f} | {med('vtrace'):.2f} | "
+              f"{med('vtrace') / med('memcheck'):.2f} | {mc.get('errors')} | {last.get('findings')} | "
+              f"{last.get('partial')} | {last.get('dropped')} | {last.get('launches')} | "
+              f"{last.get('records')} ({last.get('coarsened')}) | {last.get('bytes', 0) / 1e6:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
