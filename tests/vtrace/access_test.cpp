@@ -42,6 +42,16 @@ std::string spec_error(const std::string& spec) {
   return "no error";
 }
 
+/// A kLaunchParams payload: (parameter index, value) per word.
+std::string param_words(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& words) {
+  std::string out;
+  for (const auto& [parameter, value] : words) {
+    raw::ParamWord w{parameter, value};
+    out.append(reinterpret_cast<const char*>(&w), sizeof w);
+  }
+  return out;
+}
+
 /// Warp `warp` of `block` accessing element i (4 bytes) at base + 4 * i * stride for active threads.
 WarpAccess warp_over(std::uint64_t base, std::int64_t block, std::uint32_t warp, std::uint64_t first_element,
                      std::uint64_t n, Operation op, std::uint64_t stride = 1) {
@@ -521,11 +531,8 @@ TEST_CASE("find_allocation and find_argument: the device's lookups agree with th
       pointers.push_back({i, a.address + rng() % a.size});
     }
     DeviceModel device(live, pointers);
-    LaunchArguments host(map_pointer_arguments(
-        std::string_view(), m));  // rebuilt below from the same words
-    std::string words(8 * pointers.size(), '\0');
-    for (const auto& [i, v] : pointers) std::memcpy(&words[8 * i], &v, 8);
-    host = LaunchArguments(map_pointer_arguments(words, m));
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> words(pointers.begin(), pointers.end());
+    LaunchArguments host(map_pointer_arguments(param_words(words), m));
     for (int probe = 0; probe < 200; ++probe) {
       std::uint64_t address = 0x100000 - 64 + rng() % (at - 0x100000 + 128);
       std::uint32_t size = 1u << (rng() % 5);
@@ -542,12 +549,27 @@ TEST_CASE("find_allocation and find_argument: the device's lookups agree with th
   }
 }
 
-TEST_CASE("cubin_function_names: the kernels of a real cubin; anything else is not an ELF image") {
-  std::ifstream in(VTOOLS_TEST_DATA "/vtrace/two_kernels.cubin", std::ios::binary);
+static std::string read_binary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   REQUIRE(in);
   std::stringstream bytes;
   bytes << in.rdbuf();
-  const std::string cubin = bytes.str();
+  return bytes.str();
+}
+
+TEST_CASE("cubin_tma_functions: the kernel whose SASS holds UTMALDG, not its neighbour; nothing from a non-image") {
+  // tests/data/vtrace/tma_kernels.cu built with nvcc -cubin -arch=sm_90a: tma_load issues
+  // cp.async.bulk.tensor (UTMALDG), plain does not.
+  const std::string cubin = read_binary(VTOOLS_TEST_DATA "/vtrace/tma_kernels.cubin");
+  CHECK(cubin_tma_functions(cubin.data(), cubin.size()) == std::vector<std::string>{"_Z8tma_load14CUtensorMap_stPf"});
+  const std::string plain = read_binary(VTOOLS_TEST_DATA "/vtrace/two_kernels.cubin");
+  CHECK(cubin_tma_functions(plain.data(), plain.size()).empty());
+  CHECK(cubin_tma_functions("not an elf", 10).empty());
+  for (std::size_t cut = 0; cut < cubin.size(); cut += 97) cubin_tma_functions(cubin.data(), cut);  // no overread
+}
+
+TEST_CASE("cubin_function_names: the kernels of a real cubin; anything else is not an ELF image") {
+  const std::string cubin = read_binary(VTOOLS_TEST_DATA "/vtrace/two_kernels.cubin");
   auto names = cubin_function_names(cubin.data(), cubin.size());
   REQUIRE(names);
   std::sort(names->begin(), names->end());
@@ -564,8 +586,7 @@ TEST_CASE("argument_mapping: pointer words map to allocations and name them") {
   AllocationMap m;
   m.add(allocation(1, 0x10000, 4000));
   m.add(allocation(2, 0x20000, 4000));
-  std::uint64_t words[4] = {0x10000, 1000, 0x20010, 0};
-  auto args = map_pointer_arguments(std::string_view(reinterpret_cast<const char*>(words), sizeof words), m);
+  auto args = map_pointer_arguments(param_words({{0, 0x10000}, {1, 1000}, {2, 0x20010}, {3, 0}}), m);
   REQUIRE(args.size() == 2);
   CHECK(args[0].index == 0);
   CHECK(args[0].allocation == 1);
@@ -648,8 +669,8 @@ TEST_CASE("access_capture: allocations, launches and device site summaries in fi
   l.requests_dropped = 2;
   l.findings = 24;
   b.add(Tag::kLaunch, l, "_Z4fillPfif");
-  std::uint64_t params[3] = {0x10000 + 16, 1000, 0};  // fill(float*, int, float): a pointer into the allocation
-  b.add_bytes_record(Tag::kLaunchParams, std::string_view(reinterpret_cast<const char*>(params), sizeof params));
+  // fill(float*, int, float): a pointer into the allocation
+  b.add_bytes_record(Tag::kLaunchParams, param_words({{0, 0x10000 + 16}, {1, 1000}, {2, 0}}));
   // One warp store at 3968 + 4 * lane: lanes 0..7 inside (argument 0), lanes 8..31 past the end.
   raw::FindingSite f{};
   f.pc = 0x40;
@@ -684,7 +705,7 @@ TEST_CASE("access_capture: allocations, launches and device site summaries in fi
   b.add(Tag::kEnd, raw::EndRecord{0});
   raw::Capture c = raw::read_capture(b.bytes(), "raw.bin");
   CHECK(c.access_order.size() == 4);
-  CHECK(c.launches[1].params.size() == 24);
+  CHECK(c.launches[1].params.size() == 3 * sizeof(raw::ParamWord));
   CHECK(c.launches[1].sites.size() == 2);
   CHECK(c.launches[1].finding_sites.size() == 1);
 
@@ -751,21 +772,29 @@ TEST_CASE("raw_record_reader: a site record before any launch, or with too many 
   CHECK(error_of(raw::Tag::kLaunch, many).find("access site with 17 ranges, at most 16") != std::string::npos);
 }
 
-TEST_CASE("access_capture: a recorded kernel with no visible global access is listed as a possible TMA kernel") {
+TEST_CASE("access_capture: TMA kernels are named from their code, never from an absence of accesses") {
   using raw::Tag;
   raw::RecordBatch b;
   b.add_magic();
   b.add(Tag::kProcess, raw::ProcessRecord{1, 0});
+  b.add_bytes_record(Tag::kTmaFunction, "sm90_xmma_gemm_tma");    // its SASS holds UTMALDG
+  b.add_bytes_record(Tag::kTmaFunction, "never_launched_tma");
   raw::LaunchRecord l{};
   l.recorded = 1;
+  l.sites = 1;
   b.add(Tag::kLaunch, l, "sm90_xmma_gemm_tma");
+  raw::AccessSite scratch{};  // it touched something (a descriptor in its scratch): still a TMA kernel
+  scratch.stores = 1;
+  b.add(Tag::kAccessSite, scratch);
+  l.sites = 0;
+  b.add(Tag::kLaunch, l, "silent_kernel");  // no access at all, but no TMA in its code: not listed
   b.add(Tag::kEnd, raw::EndRecord{0});
   Trace t;
   t.run.mode = "accesses";
   add_access_captures({raw::read_capture(b.bytes(), "raw.bin")}, BlockSampling(), 1000, t);
   CHECK(t.tma_kernels == std::vector<std::string>{"sm90_xmma_gemm_tma"});
   REQUIRE(t.run.notes.size() == 1);
-  CHECK(t.run.notes[0].rfind("1 kernels showed no global access: TMA tensor copies", 0) == 0);
+  CHECK(t.run.notes[0].rfind("1 kernels issue TMA tensor copies (UTMALDG/UTMASTG in their SASS)", 0) == 0);
 }
 
 TEST_CASE("device_block_filter: canonical specs fit the device filter and keep what BlockSampling keeps") {
@@ -821,7 +850,7 @@ TEST_CASE("access_capture: blocks left out by --blocks are counted per recorded 
   add_access_captures({c}, BlockSampling::parse("every:8"), 1000, t);
   CHECK(std::count(t.run.notes.begin(), t.run.notes.end(),
                    "--blocks every:8 left out 52 blocks of the recorded launches (skipped on the device)") == 1);
-  CHECK(t.tma_kernels == std::vector<std::string>{"fill(float*, int, float)"});  // kept blocks, yet no access
+  CHECK(t.tma_kernels.empty());  // no access, but no TMA in its code
   Trace none;
   add_access_captures({c}, BlockSampling::parse("100-200"), 1000, none);  // every block sampled out
   CHECK(none.tma_kernels.empty());

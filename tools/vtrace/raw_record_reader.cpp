@@ -78,13 +78,14 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         c.access_order.emplace_back(Tag::kMemory, c.memory.size() - 1);
         break;
       case Tag::kLaunch:
-        c.launches.push_back({fixed_part<LaunchRecord>(payload, true, name, at, "launch"), tail(sizeof(LaunchRecord)), {}});
+        c.launches.push_back({fixed_part<LaunchRecord>(payload, true, name, at, "launch"), tail(sizeof(LaunchRecord)), {}, {}, {}});
         c.access_order.emplace_back(Tag::kLaunch, c.launches.size() - 1);
         break;
       case Tag::kLaunchParams:
         if (c.launches.empty()) bad(name, at, "a launch parameter record before any launch record");
-        if (payload.size() % 8 != 0)
-          bad(name, at, "launch parameter record of " + std::to_string(payload.size()) + " bytes, expected a multiple of 8");
+        if (payload.size() % sizeof(ParamWord) != 0)
+          bad(name, at, "launch parameter record of " + std::to_string(payload.size()) + " bytes, expected a multiple of " +
+                            std::to_string(sizeof(ParamWord)));
         c.launches.back().params = std::string(payload);
         break;
       case Tag::kAccessSite: {
@@ -96,6 +97,9 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         c.launches.back().sites.push_back(s);
         break;
       }
+      case Tag::kTmaFunction:
+        c.tma_functions.emplace_back(payload);
+        break;
       case Tag::kFindingSite:
         if (c.launches.empty()) bad(name, at, "a finding site record before any launch record");
         c.launches.back().finding_sites.push_back(fixed_part<FindingSite>(payload, false, name, at, "finding site"));

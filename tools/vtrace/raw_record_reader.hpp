@@ -32,7 +32,7 @@ struct NamedMarker {
 struct NamedLaunch {
   LaunchRecord record;
   std::string kernel;  ///< as the driver names it (mangled for C++)
-  std::string params;  ///< kLaunchParams payload: one u64 per parameter ("" when not recorded)
+  std::string params;  ///< kLaunchParams payload: ParamWord pairs ("" when not recorded)
   std::vector<AccessSite> sites;            ///< the kAccessSite records after it
   std::vector<FindingSite> finding_sites;   ///< the kFindingSite records after it
 };
@@ -51,6 +51,7 @@ struct Capture {
   std::vector<NamedMarker> markers;                ///< NVTX, as CUPTI delivered them
   std::vector<LaunchCallRecord> launch_calls;
   std::vector<NamedLaunch> launches;         ///< access mode
+  std::vector<std::string> tma_functions;    ///< access mode: mangled names of loaded functions issuing TMA copies
   /// Access mode: kMemory and kLaunch records in file order, as (tag, index into its vector), so allocations are
   /// replayed against the launches that saw them.
   std::vector<std::pair<Tag, std::size_t>> access_order;

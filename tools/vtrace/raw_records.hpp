@@ -23,12 +23,13 @@ enum class Tag : std::uint32_t {
   kEnd = 10,          ///< EndRecord: the library flushed everything at a clean exit
   kLaunch = 11,       ///< access mode: access/access_records.hpp LaunchRecord + kernel name bytes
   // 12 was the per-warp access record of the first access mode: retired, refused as an unknown tag
-  kLaunchParams = 13, ///< access mode: one u64 per kernel parameter of the launch before it (0 if not 8 bytes)
+  kLaunchParams = 13, ///< access mode: the ParamWords (every 8-byte word of the parameters) of the launch before it
   kProfilerCall = 14, ///< ProfilerCallRecord: a cudaProfilerStart/Stop (or cuProfilerStart/Stop) call
   kMarker = 15,       ///< MarkerRecord + "name\0domain" bytes: an NVTX range's start or end, or a mark
   kLaunchCall = 16,   ///< LaunchCallRecord: the host side of a kernel launch call (runtime or driver API)
   kAccessSite = 17,   ///< access mode: AccessSite (block x allocation x argument summary) of the launch before it
   kFindingSite = 18,  ///< access mode: FindingSite (out-of-bounds accesses of one PC) of the launch before it
+  kTmaFunction = 19,  ///< access mode: mangled name of a loaded function whose SASS holds TMA tensor copies
 };
 
 struct FrameHeader {

@@ -179,7 +179,14 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
                             " never called cudaProfilerStart: none of its " + std::to_string(c.kernels.size()) +
                             " kernel launches is in the trace");
     }
-    if (!c.ended || c.torn_bytes > 0) t.partial = true;
+    if (!c.ended || c.torn_bytes > 0) {  // say why, so a partial trace is never a silent one
+      t.partial = true;
+      t.run.notes.push_back("process " + std::to_string(c.process.pid) +
+                            (c.torn_bytes > 0 ? ": its last record was cut short (" + std::to_string(c.torn_bytes) +
+                                                    " bytes): killed or crashed while writing"
+                                              : ": no end record: it did not exit through exit() (killed, crashed, "
+                                                "or left by _exit), so what it did last may be missing"));
+    }
     t.dropped_records += c.dropped;
     for (const auto& note : c.notes)
       if (std::find(t.run.notes.begin(), t.run.notes.end(), note) == t.run.notes.end()) t.run.notes.push_back(note);

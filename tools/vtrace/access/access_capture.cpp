@@ -14,7 +14,7 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
                          std::uint64_t max_findings, Trace& trace) {
   std::uint64_t dropped_requests = 0, left_out = 0, sampled_out_blocks = 0, unsited = 0;
   std::vector<std::string> limit_notes;  // which launches hit the site table's limit, and by how much
-  std::set<std::string> silent;  // recorded launches without a single visible global access
+  std::set<std::string> tma;  // recorded kernels whose SASS issues TMA tensor copies
   for (const auto& c : captures) {
     AllocationMap live;
     AccessAggregator aggregator(live, blocks, max_findings);
@@ -55,9 +55,8 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
         for (std::int32_t d : l.record.grid) grid_blocks *= static_cast<std::uint64_t>(std::max(d, 1));
         const std::uint64_t kept_blocks = blocks.kept(grid_blocks);
         sampled_out_blocks += grid_blocks - kept_blocks;
-        // No access from a launch whose blocks were all sampled out says nothing about TMA.
-        if (l.record.sites == 0 && l.record.requests_dropped == 0 && kept_blocks > 0)
-          silent.insert(current.kernel);
+        if (std::find(c.tma_functions.begin(), c.tma_functions.end(), l.kernel) != c.tma_functions.end())
+          tma.insert(current.kernel);
         std::vector<PointerArgument> arguments = map_pointer_arguments(l.params, live);
         name_allocations(trace.allocations, current.kernel, arguments);
         current.arguments = LaunchArguments(std::move(arguments));
@@ -79,16 +78,16 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
     }
     aggregator.finish(trace);
   }
-  // A kernel can move all its data through TMA tensor copies, which have no Sanitizer API instruction id: say so
-  // rather than report it as touching nothing. A kernel seen with accesses in another launch is not listed.
-  for (const auto& a : trace.accesses) silent.erase(a.kernel);
-  for (const auto& name : silent)
+  // TMA tensor copies have no Sanitizer API instruction id: the kernels whose code issues them (UTMALDG/UTMASTG in
+  // their SASS, found at module load) are listed, so no one reads their records as all they touched.
+  for (const auto& name : tma)
     if (std::find(trace.tma_kernels.begin(), trace.tma_kernels.end(), name) == trace.tma_kernels.end())
       trace.tma_kernels.push_back(name);
-  if (!silent.empty())
-    trace.run.notes.push_back(std::to_string(silent.size()) +
-                              " kernels showed no global access: TMA tensor copies (cuBLAS sm90, Triton tensor "
-                              "descriptors) are invisible to the Compute Sanitizer API; see tma_kernels");
+  if (!tma.empty())
+    trace.run.notes.push_back(std::to_string(tma.size()) +
+                              " kernels issue TMA tensor copies (UTMALDG/UTMASTG in their SASS): the bytes those copies "
+                              "move are invisible to the Compute Sanitizer API, their other accesses are recorded; see "
+                              "tma_kernels");
   trace.filtered_kernels += left_out;
   trace.dropped_records += dropped_requests;
   trace.findings_total += unsited;

@@ -76,14 +76,16 @@ __device__ raw::AccessSite* find_site(raw::DeviceLaunchHeader* h, std::uint64_t 
   return nullptr;
 }
 
+// A site belongs to one block, so only that block's warps (one SM) contend for it: block-scope atomics and fences
+// order them, far cheaper than device-scope ones.
 __device__ __forceinline__ void lock(raw::AccessSite* s) {
-  while (atomicCAS(&s->lock, 0u, 1u) != 0u) __nanosleep(20);
-  __threadfence();
+  while (atomicCAS_block(&s->lock, 0u, 1u) != 0u) __nanosleep(20);
+  __threadfence_block();
 }
 
 __device__ __forceinline__ void unlock(raw::AccessSite* s) {
-  __threadfence();
-  atomicExch(&s->lock, 0u);
+  __threadfence_block();
+  atomicExch_block(&s->lock, 0u);
 }
 
 /// The finding site of `pc` in this launch, nullptr when all kFindingSitesPerLaunch are taken by other PCs.

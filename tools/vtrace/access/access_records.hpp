@@ -77,6 +77,13 @@ struct FindingSite {
   FirstFinding first[kFirstFindingsPerSite];  ///< min(count, kFirstFindingsPerSite) of them
 };
 
+/// One 8-byte word of a launch's parameters (kLaunchParams holds one per word): a parameter of 8 bytes is one word,
+/// a larger one (cuBLAS passes its pointers inside one struct) one word per aligned 8 bytes.
+struct ParamWord {
+  std::uint64_t parameter;  ///< 0-based parameter index
+  std::uint64_t value;
+};
+
 /// A live allocation as the device sees it: [start, end) with the requested size.
 struct DeviceAllocation {
   std::uint64_t start, end;

@@ -6,13 +6,13 @@ namespace vtools::vtrace::access {
 
 std::vector<PointerArgument> map_pointer_arguments(std::string_view params, const AllocationMap& allocations) {
   std::vector<PointerArgument> out;
-  for (std::size_t i = 0; i + 8 <= params.size(); i += 8) {
-    std::uint64_t value;
-    std::memcpy(&value, params.data() + i, 8);
-    if (value == 0) continue;
-    Lookup where = allocations.find(value, 1);
+  for (std::size_t i = 0; i + sizeof(raw::ParamWord) <= params.size(); i += sizeof(raw::ParamWord)) {
+    raw::ParamWord word;
+    std::memcpy(&word, params.data() + i, sizeof word);
+    if (word.value == 0) continue;
+    Lookup where = allocations.find(word.value, 1);
     if (!where.inside) continue;
-    out.push_back({static_cast<std::uint32_t>(i / 8), value, where.allocation, where.offset});
+    out.push_back({static_cast<std::uint32_t>(word.parameter), word.value, where.allocation, where.offset});
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Kernel pointer arguments -> allocations, so records can say "argument 1 (float const*)" and allocations "fill.arg0"
-// instead of raw addresses. The preload library records one 8-byte word per kernel parameter (0 for parameters of
-// another size); a word that points into a live allocation is a pointer argument (PyTorch's caching allocator shows
+// instead of raw addresses. The preload library records every 8-byte word of the kernel's parameters with its
+// parameter index (raw::ParamWord; a struct parameter gives several); a word that points into a live allocation is a
+// pointer argument (PyTorch's caching allocator shows
 // only large segments, so a tensor argument maps to its segment with an offset, and several arguments can share one).
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/vtrace/access/access_records.hpp"
 #include "tools/vtrace/access/allocation_map.hpp"
 
 namespace vtools::vtrace::access {
@@ -20,7 +22,7 @@ struct PointerArgument {
   std::uint64_t offset = 0;  ///< value - allocation start
 };
 
-/// Every 8-byte word of `params` (one per kernel parameter) that points into a live allocation.
+/// Every word of `params` (raw::ParamWord pairs) that points into a live allocation.
 std::vector<PointerArgument> map_pointer_arguments(std::string_view params, const AllocationMap& allocations);
 
 /// The pointer arguments of one launch, for attributing each access to the argument it most likely went through.

@@ -14,10 +14,14 @@
 #include <sanitizer.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -85,6 +89,18 @@ struct PendingLaunch {
   CUmodule module = nullptr;
 };
 
+/// Where the tool's own time goes, for the closing note (nanoseconds of steady clock inside the callbacks).
+struct Costs {
+  std::atomic<std::uint64_t> modules{0}, modules_skipped{0}, module_ns{0};
+  std::atomic<std::uint64_t> launches{0}, begin_ns{0}, end_ns{0}, bytes_read{0};
+};
+Costs g_costs;
+
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
 std::atomic<int> g_fd{-1};
 std::atomic<std::uint64_t> g_lost{0};
 std::atomic<bool> g_finished{false};
@@ -125,9 +141,10 @@ struct CudaLaunchKernelExCArgs {
   void** args;
 };  // kernelParams/args of the launch API call in progress
 
-/// The 8-byte parameters of `function` read from `params` (cuFuncGetParamInfo, CUDA 12.4+): candidate pointers
-/// for the host's argument mapping. Empty when the driver cannot say.
-std::string pointer_sized_params(CUfunction function, void** params) {
+/// Every aligned 8-byte word of the parameters of `function` read from `params` (cuFuncGetParamInfo, CUDA 12.4+), as
+/// raw::ParamWord pairs: candidate pointers for the argument mapping, those inside struct parameters included (cuBLAS
+/// passes its matrices' pointers in one struct). Empty when the driver cannot say.
+std::string param_words(CUfunction function, void** params) {
   using GetParamInfo = CUresult (*)(CUfunction, size_t, size_t*, size_t*);
   static GetParamInfo get_info = [] {
     void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
@@ -138,9 +155,12 @@ std::string pointer_sized_params(CUfunction function, void** params) {
   for (size_t i = 0; i < 256; ++i) {
     size_t offset = 0, size = 0;
     if (get_info(function, i, &offset, &size) != CUDA_SUCCESS) break;
-    std::uint64_t value = 0;
-    if (size == 8 && params[i]) std::memcpy(&value, params[i], 8);
-    words.append(reinterpret_cast<const char*>(&value), 8);  // one word per parameter, 0 when not pointer-sized
+    if (!params[i] || size < 8 || offset % 8 != 0) continue;
+    for (size_t at = 0; at + 8 <= size && at < 4096; at += 8) {
+      raw::ParamWord word{i, 0};
+      std::memcpy(&word.value, static_cast<const char*>(params[i]) + at, 8);
+      if (word.value) words.append(reinterpret_cast<const char*>(&word), sizeof word);
+    }
   }
   return words;
 }
@@ -201,10 +221,27 @@ bool kernel_selected(const std::string& mangled) {
 }
 
 void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
+  const std::uint64_t t0 = now_ns();
+  {  // TMA tensor copies are invisible to the patches: name the functions whose code issues them
+    RecordBatch b;
+    for (const auto& name : access::cubin_tma_functions(m->pCubin, m->cubinSize))
+      b.add_bytes_record(Tag::kTmaFunction, name);
+    write_batch(b);
+  }
   if (g_settings.kernel) {  // a module without a selected kernel stays unpatched and runs at full speed
     auto names = access::cubin_function_names(m->pCubin, m->cubinSize);
-    if (names && std::none_of(names->begin(), names->end(), kernel_selected)) return;
+    if (names && std::none_of(names->begin(), names->end(), kernel_selected)) {
+      ++g_costs.modules_skipped;
+      return;
+    }
   }
+  struct Timer {
+    std::uint64_t t0;
+    ~Timer() {
+      ++g_costs.modules;
+      g_costs.module_ns += now_ns() - t0;
+    }
+  } timer{t0};
   SanitizerResult r1 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module,
                                                   "vtrace_global_access");
   SanitizerResult r2 = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMCPY_ASYNC, m->module, "vtrace_memcpy_async");
@@ -258,11 +295,11 @@ struct BufferLayout {
   }
 };
 
-/// Sites for a grid: 4 per block (a block touching more allocations than that is rare), a power of two, at least
-/// 1024, and as many as --max-bytes allows.
-std::uint64_t sites_for(std::uint64_t blocks) {
+/// Sites for a grid: per block, one per pointer argument plus two (accesses through no argument, and outside every
+/// allocation), rounded up to a power of two, at least 1024, and as many as --max-bytes allows.
+std::uint64_t sites_for(std::uint64_t blocks, std::uint32_t arguments) {
   std::uint64_t want = 1024;
-  while (want < 4 * blocks && want < (1ull << 40)) want <<= 1;
+  while (want < (arguments + 2ull) * blocks && want < (1ull << 40)) want <<= 1;
   while (want > 1024 && BufferLayout(want).bytes > g_settings.max_bytes) want >>= 1;
   return want;
 }
@@ -297,12 +334,12 @@ void give_back(CUcontext context, LaunchBuffer b) {
 std::uint32_t device_arguments(const std::string& params, const std::vector<raw::DeviceAllocation>& table,
                                raw::DeviceArgument* out) {
   std::vector<raw::DeviceArgument> found;
-  for (std::size_t i = 0; i + 8 <= params.size() && found.size() < raw::kMaxDeviceArguments; i += 8) {
-    std::uint64_t value;
-    std::memcpy(&value, params.data() + i, 8);
-    if (!value) continue;
-    std::uint32_t a = raw::find_allocation(table.data(), table.size(), value, 1);
-    if (a != raw::kNoAllocation) found.push_back({value, a, static_cast<std::uint32_t>(i / 8)});
+  for (std::size_t i = 0; i + sizeof(raw::ParamWord) <= params.size() && found.size() < raw::kMaxDeviceArguments;
+       i += sizeof(raw::ParamWord)) {
+    raw::ParamWord word;
+    std::memcpy(&word, params.data() + i, sizeof word);
+    std::uint32_t a = raw::find_allocation(table.data(), table.size(), word.value, 1);
+    if (a != raw::kNoAllocation) found.push_back({word.value, a, static_cast<std::uint32_t>(word.parameter)});
   }
   std::stable_sort(found.begin(), found.end(),
                    [](const raw::DeviceArgument& x, const raw::DeviceArgument& y) { return x.pointer < y.pointer; });
@@ -311,6 +348,7 @@ std::uint32_t device_arguments(const std::string& params, const std::vector<raw:
 }
 
 void on_launch_begin(const Sanitizer_LaunchData* l) {
+  const std::uint64_t t0 = now_ns();
   PendingLaunch p;
   p.name = l->functionName ? l->functionName : "";
   {
@@ -328,24 +366,27 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
   p.context = l->context;
   p.module = l->module;
   if (p.recorded) {
-    p.params = pointer_sized_params(l->function, t_kernel_params);
+    p.params = param_words(l->function, t_kernel_params);
     const std::uint64_t blocks = static_cast<std::uint64_t>(l->gridDim_x) * l->gridDim_y * l->gridDim_z;
-    const BufferLayout layout(sites_for(blocks));
+    p.header = std::make_shared<raw::DeviceLaunchHeader>();
+    *p.header = raw::DeviceLaunchHeader{};
     {
       std::lock_guard<std::mutex> lock(g_mutex);
       ContextState& state = g_contexts[l->context];
       p.table = current_table(state, l->context, l->hStream);
-      if (p.table) p.buffer = take_buffer(state, l->context, layout.bytes);
+      if (p.table) {
+        p.header->argument_count = device_arguments(p.params, p.table->host, p.header->arguments);
+        p.buffer = take_buffer(state, l->context, BufferLayout(sites_for(blocks, p.header->argument_count)).bytes);
+      }
     }
+    const BufferLayout layout(sites_for(blocks, p.header->argument_count));
     if (!p.table || !p.buffer.device) {
       write_note("sanitizerAlloc of " + std::to_string(layout.bytes) + " bytes failed; launch " +
                  std::to_string(p.record.kernel_launch) + " of " + p.name + " is not recorded");
       p.recorded = false;
     } else {
       auto* base = static_cast<char*>(p.buffer.device);
-      p.header = std::make_shared<raw::DeviceLaunchHeader>();
       raw::DeviceLaunchHeader& h = *p.header;
-      h = raw::DeviceLaunchHeader{};
       h.slot_count = layout.slots;
       h.site_capacity = layout.sites;
       h.slots = reinterpret_cast<raw::HashSlot*>(base + layout.slots_at);
@@ -353,17 +394,21 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       h.finding_sites = reinterpret_cast<raw::FindingSite*>(base + layout.finding_sites_at);
       h.allocations = static_cast<const raw::DeviceAllocation*>(p.table->device);
       h.allocation_count = p.table->host.size();
-      h.argument_count = device_arguments(p.params, p.table->host, h.arguments);
       h.blocks = g_settings.blocks;
       sanitizerMemset(base, 0, layout.cleared, l->hStream);
       sanitizerMemcpyHostToDeviceAsync(base, p.header.get(), sizeof(raw::DeviceLaunchHeader), l->hStream);
     }
   }
   sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, p.recorded ? p.buffer.device : nullptr);
+  if (p.recorded) {
+    ++g_costs.launches;
+    g_costs.begin_ns += now_ns() - t0;
+  }
   t_pending = std::move(p);
 }
 
 void on_launch_end(const Sanitizer_LaunchData* l) {
+  const std::uint64_t t0 = now_ns();
   PendingLaunch p = std::move(t_pending);
   t_pending = PendingLaunch{};
   RecordBatch b;
@@ -401,6 +446,7 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
       s.lock = 0;
     }
     p.record.sites = sites.size();
+    g_costs.bytes_read += sizeof h + sites.size() * sizeof(raw::AccessSite) + findings.size() * sizeof(raw::FindingSite);
     p.record.requests_dropped = h.requests_dropped;
     p.record.findings = h.findings;
     p.record.findings_unsited = h.findings_unsited;
@@ -417,6 +463,7 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
     write_batch(chunk);
   }
   p.table.reset();  // may free a replaced allocation table
+  if (p.recorded) g_costs.end_ns += now_ns() - t0;
 }
 
 void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
@@ -471,10 +518,24 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
   }
 }
 
+std::string seconds(std::uint64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f s", static_cast<double>(ns) / 1e9);
+  return text;
+}
+
 void finish() {
   bool expected = false;
   if (!g_finished.compare_exchange_strong(expected, true)) return;
   try {
+    write_note("access mode in process " + std::to_string(getpid()) + ": " + std::to_string(g_costs.modules.load()) +
+               " modules patched in " + seconds(g_costs.module_ns) +
+               (g_costs.modules_skipped ? " (" + std::to_string(g_costs.modules_skipped.load()) +
+                                              " without a --kernel match left unpatched)"
+                                        : std::string()) +
+               "; " + std::to_string(g_costs.launches.load()) + " recorded launches: " + seconds(g_costs.begin_ns) +
+               " preparing them, " + seconds(g_costs.end_ns) + " waiting for them and reading back " +
+               std::to_string(g_costs.bytes_read.load() >> 10) + " KiB");
     RecordBatch b;
     if (g_lost > 0) b.add(Tag::kDropped, raw::DroppedRecord{g_lost.load()});
     b.add(Tag::kEnd, raw::EndRecord{0});
@@ -522,6 +583,11 @@ void initialize() noexcept {
                       SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz})
       sanitizerEnableCallback(1, g_subscriber, SANITIZER_CB_DOMAIN_DRIVER_API, cbid);
     std::atexit(finish);
+    // A forked child (a compile worker) shares the file descriptor: it must not write into the parent's file.
+    pthread_atfork(nullptr, nullptr, [] {
+      g_finished = true;
+      g_fd = -1;
+    });
   } catch (...) {
     ++g_lost;
   }
