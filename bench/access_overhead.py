@@ -35,6 +35,9 @@ def main():
     ap.add_argument("--programs", default=PROGRAMS)
     ap.add_argument("--vtrace", default="build-gpu/tools/vtrace/vtrace")
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--unpatched", action="store_true",
+                    help="also run vtrace --accesses with a --kernel no kernel matches: the preload library and its "
+                         "callbacks without patched code or recorded launches (what the fixed cost is)")
     a = ap.parse_args()
     os.makedirs(a.logdir, exist_ok=True)
     sanitizer = "/usr/local/cuda/compute-sanitizer/compute-sanitizer"
@@ -63,8 +66,18 @@ def main():
                 run["stderr"] = p.stderr[-2000:]
             runs.append(run)
             print(json.dumps(run), flush=True)
+            if a.unpatched:
+                s, p = timed([a.vtrace, "run", "--accesses", "--kernel", "^no kernel has this name$", "-o", out, "--",
+                              *base])
+                runs.append({"program": program, "tool": "vtrace-unpatched", "round": r, "seconds": s,
+                             "exit": p.returncode, "stderr": p.stderr[-600:]})
+                print(json.dumps(runs[-1]), flush=True)
     json.dump(runs, open(os.path.join(a.logdir, "access-overhead.json"), "w"), indent=1)
 
+    if a.unpatched:
+        for program in a.programs.split(","):
+            xs = [x["seconds"] for x in runs if x["program"] == program and x["tool"] == "vtrace-unpatched"]
+            print(f"{program}: vtrace --accesses with nothing patched: median {statistics.median(xs):.2f} s")
     print("\n| program | native s | memcheck s | vtrace --accesses s | vtrace / memcheck | memcheck errors | "
           "vtrace findings | partial | dropped | launches | records (coarsened) | trace MB |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -42,6 +42,12 @@ std::string spec_error(const std::string& spec) {
   return "no error";
 }
 
+/// A kAccessSite payload as the preload library writes it: the ranges cut to range_count.
+std::string site_bytes(const raw::AccessSite& s) {
+  return std::string(reinterpret_cast<const char*>(&s),
+                     raw::site_record_bytes(std::min<std::uint32_t>(s.range_count, raw::kRangesPerSite)));
+}
+
 /// A kLaunchParams payload: (parameter index, value) per word.
 std::string param_words(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& words) {
   std::string out;
@@ -699,8 +705,8 @@ TEST_CASE("access_capture: allocations, launches and device site summaries in fi
   outside.sectors = 3;
   outside.ranges[0][0] = 0x10000 + 4000;
   outside.ranges[0][1] = 0x10000 + 4096;
-  b.add(Tag::kAccessSite, inside);
-  b.add(Tag::kAccessSite, outside);
+  b.add_bytes_record(Tag::kAccessSite, site_bytes(inside));
+  b.add_bytes_record(Tag::kAccessSite, site_bytes(outside));
   b.add(Tag::kMemory, raw::MemoryRecord{2, 0x10000, 4000, 2, 3, 0, 0});
   b.add(Tag::kEnd, raw::EndRecord{0});
   raw::Capture c = raw::read_capture(b.bytes(), "raw.bin");
@@ -757,7 +763,7 @@ TEST_CASE("raw_record_reader: a site record before any launch, or with too many 
       b.add(raw::Tag::kLaunch, raw::LaunchRecord{}, "k");
       tag = raw::Tag::kAccessSite;
     }
-    b.add(tag, site);
+    b.add_bytes_record(tag, tag == raw::Tag::kAccessSite ? site_bytes(site) : std::string());
     try {
       raw::read_capture(b.bytes(), "raw.bin");
     } catch (const vtools::Error& e) {
@@ -770,6 +776,19 @@ TEST_CASE("raw_record_reader: a site record before any launch, or with too many 
   raw::AccessSite many{};
   many.range_count = raw::kRangesPerSite + 1;
   CHECK(error_of(raw::Tag::kLaunch, many).find("access site with 17 ranges, at most 16") != std::string::npos);
+  raw::AccessSite two{};
+  two.range_count = 2;
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(raw::Tag::kProcess, raw::ProcessRecord{1, 0});
+  b.add(raw::Tag::kLaunch, raw::LaunchRecord{}, "k");
+  b.add_bytes_record(raw::Tag::kAccessSite, site_bytes(two).substr(0, raw::site_record_bytes(1)));  // one range short
+  try {
+    raw::read_capture(b.bytes(), "raw.bin");
+    FAIL("no error");
+  } catch (const vtools::Error& e) {
+    CHECK(std::string(e.what()).find("for 2 ranges, expected") != std::string::npos);
+  }
 }
 
 TEST_CASE("access_capture: TMA kernels are named from their code, never from an absence of accesses") {
@@ -785,7 +804,7 @@ TEST_CASE("access_capture: TMA kernels are named from their code, never from an 
   b.add(Tag::kLaunch, l, "sm90_xmma_gemm_tma");
   raw::AccessSite scratch{};  // it touched something (a descriptor in its scratch): still a TMA kernel
   scratch.stores = 1;
-  b.add(Tag::kAccessSite, scratch);
+  b.add_bytes_record(Tag::kAccessSite, site_bytes(scratch));
   l.sites = 0;
   b.add(Tag::kLaunch, l, "silent_kernel");  // no access at all, but no TMA in its code: not listed
   b.add(Tag::kEnd, raw::EndRecord{0});

@@ -90,10 +90,19 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         break;
       case Tag::kAccessSite: {
         if (c.launches.empty()) bad(name, at, "an access site record before any launch record");
-        AccessSite s = fixed_part<AccessSite>(payload, false, name, at, "access site");
+        AccessSite s{};
+        if (payload.size() < kSiteFixedBytes)
+          bad(name, at, "access site record of " + std::to_string(payload.size()) + " bytes, expected at least " +
+                            std::to_string(kSiteFixedBytes));
+        std::memcpy(&s, payload.data(), kSiteFixedBytes);
         if (s.range_count > kRangesPerSite)
           bad(name, at, "access site with " + std::to_string(s.range_count) + " ranges, at most " +
                             std::to_string(kRangesPerSite));
+        if (payload.size() != site_record_bytes(s.range_count))
+          bad(name, at, "access site record of " + std::to_string(payload.size()) + " bytes for " +
+                            std::to_string(s.range_count) + " ranges, expected " +
+                            std::to_string(site_record_bytes(s.range_count)));
+        std::memcpy(&s.ranges, payload.data() + kSiteFixedBytes, payload.size() - kSiteFixedBytes);
         c.launches.back().sites.push_back(s);
         break;
       }

@@ -27,7 +27,8 @@ enum class Tag : std::uint32_t {
   kProfilerCall = 14, ///< ProfilerCallRecord: a cudaProfilerStart/Stop (or cuProfilerStart/Stop) call
   kMarker = 15,       ///< MarkerRecord + "name\0domain" bytes: an NVTX range's start or end, or a mark
   kLaunchCall = 16,   ///< LaunchCallRecord: the host side of a kernel launch call (runtime or driver API)
-  kAccessSite = 17,   ///< access mode: AccessSite (block x allocation x argument summary) of the launch before it
+  kAccessSite = 17,   ///< access mode: AccessSite (block x allocation x argument summary) of the launch before it,
+                      ///< its ranges cut to range_count (site_record_bytes)
   kFindingSite = 18,  ///< access mode: FindingSite (out-of-bounds accesses of one PC) of the launch before it
   kTmaFunction = 19,  ///< access mode: mangled name of a loaded function whose SASS holds TMA tensor copies
 };

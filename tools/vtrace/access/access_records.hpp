@@ -9,6 +9,7 @@
 // kAccessSite, kFindingSite), with each site's allocation index turned into the allocation's start address.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -59,6 +60,13 @@ struct AccessSite {
   std::uint64_t ranges_merged;    ///< times two ranges were joined because all kRangesPerSite were in use
   std::uint64_t ranges[kRangesPerSite][2];  ///< sorted, disjoint [lo, hi) offsets into the allocation
 };
+
+/// Bytes of an AccessSite in the raw file: the fixed part and only the ranges in use (most sites hold one or two,
+/// so a site takes ~150 bytes, not 376).
+constexpr std::size_t kSiteFixedBytes = offsetof(AccessSite, ranges);
+VTRACE_HD std::size_t site_record_bytes(std::uint32_t range_count) {
+  return kSiteFixedBytes + range_count * sizeof(std::uint64_t[2]);
+}
 
 struct FirstFinding {
   std::int32_t block[3];

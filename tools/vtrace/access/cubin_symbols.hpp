@@ -68,9 +68,10 @@ inline std::vector<std::string> cubin_tma_functions(const void* data, std::size_
       eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
       eh.e_shnum > (size - eh.e_shoff) / sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum)
     return out;
-  // EF_CUDA_SM: the SM version in bits 8-15 of e_flags (CUDA 12.x+ layout); the opcodes above are sm_90's.
-  const std::uint32_t sm = (eh.e_flags >> 8) & 0xff;
-  if (sm < 90 || sm >= 100) return out;
+  // The SM version in e_flags: bits 8-15 in the layout of recent toolkits, bits 0-7 in the older one (Triton's
+  // bundled ptxas may write either). The opcodes above are sm_90's.
+  auto sm9x = [](std::uint32_t sm) { return sm >= 90 && sm < 100; };
+  if (!sm9x((eh.e_flags >> 8) & 0xff) && !sm9x(eh.e_flags & 0xff)) return out;
   auto section = [&](std::size_t i) {
     Elf64_Shdr sh;
     std::memcpy(&sh, bytes + eh.e_shoff + i * sizeof(Elf64_Shdr), sizeof sh);

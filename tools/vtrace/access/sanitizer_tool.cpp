@@ -459,7 +459,9 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   // Sites in chunks so one huge launch does not need one huge batch.
   for (std::size_t i = 0; i < sites.size(); i += 4096) {
     RecordBatch chunk;
-    for (std::size_t j = i; j < std::min(sites.size(), i + 4096); ++j) chunk.add(Tag::kAccessSite, sites[j]);
+    for (std::size_t j = i; j < std::min(sites.size(), i + 4096); ++j)
+      chunk.add_bytes_record(Tag::kAccessSite, std::string_view(reinterpret_cast<const char*>(&sites[j]),
+                                                                raw::site_record_bytes(sites[j].range_count)));
     write_batch(chunk);
   }
   p.table.reset();  // may free a replaced allocation table
