@@ -189,7 +189,9 @@ struct DeviceModel {
   }
   /// Hands the launch's sites and finding sites to `agg`, as the host reads them from the raw file.
   void fold(AccessAggregator& agg, const LaunchInfo& launch) const {
-    for (const auto& [key, s] : sites) agg.add(launch, s);
+    std::vector<raw::AccessSite> all;
+    for (const auto& [key, s] : sites) all.push_back(s);
+    agg.add(launch, all);
     for (const auto& [pc, f] : findings) agg.add(launch, f);
   }
 };

@@ -45,4 +45,23 @@ TEST_CASE("trace_check: failed launches then findings, one line each") {
   CHECK(p[4].substr(p[4].find(": ") + 2) == "0 bytes past the end of allocation 1 (x), argument 2 (float const*)");
 }
 
+TEST_CASE("trace_check: findings counted but not listed get a line per PC with the exact count") {
+  Trace t;
+  Finding f;
+  f.kernel = "gemm";
+  f.size = 16;
+  f.operation = "load";
+  t.findings.push_back(f);
+  t.finding_sites.push_back({"gemm", 0x20f0, "load", 4718592, 1});
+  t.finding_sites.push_back({"other", 0x10, "store", 2, 2});
+  t.findings_total = 4718592 + 2 + 7;
+  auto p = trace_problems(t);
+  REQUIRE(p.size() == 3);
+  CHECK(p[1] == "4718591 more out-of-bounds loads at pc +0x20f0 in gemm (4718592 in all)");
+  CHECK(p[2] == "7 more out-of-bounds accesses at PCs past the device's per-launch table (counted, not listed)");
+  Trace counted_only;  // nothing listed, yet counted: still a problem
+  counted_only.findings_total = 3;
+  CHECK(trace_problems(counted_only).size() == 1);
+}
+
 TEST_CASE("trace_check: a clean trace has no problems") { CHECK(trace_problems(Trace{}).empty()); }

@@ -1,5 +1,6 @@
 #include "tools/vtrace/trace_check.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "libcommon/human_units.hpp"
@@ -37,6 +38,18 @@ std::vector<std::string> trace_problems(const Trace& t) {
                   format_address(f.address) + " in " + f.kernel + " launch " + std::to_string(f.launch) + " block " +
                   dim3_text(f.block) + " thread " + dim3_text(f.thread) + " pc +" + format_address(f.pc_offset) +
                   ": " + place(f, allocations));
+  // Findings are counted exactly per PC and listed only for the first few: say what the list leaves out.
+  std::uint64_t counted = 0;
+  for (const auto& s : t.finding_sites) {
+    counted += s.count;
+    if (s.count > s.listed)
+      out.push_back(std::to_string(s.count - s.listed) + " more out-of-bounds " + s.operation + "s at pc +" +
+                    format_address(s.pc_offset) + " in " + s.kernel + " (" + std::to_string(s.count) + " in all)");
+  }
+  const std::uint64_t listed_or_counted = std::max<std::uint64_t>(counted, t.findings.size());
+  if (t.findings_total > listed_or_counted)
+    out.push_back(std::to_string(t.findings_total - listed_or_counted) +
+                  " more out-of-bounds accesses at PCs past the device's per-launch table (counted, not listed)");
   return out;
 }
 

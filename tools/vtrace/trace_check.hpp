@@ -9,7 +9,8 @@
 
 namespace vtools::vtrace {
 
-/// One human line per problem, failed launches first, then findings in document order.
+/// One human line per problem, failed launches first, then findings in document order, then one line per PC whose
+/// out-of-bounds accesses were not all listed (with the exact count), and one for any counted at no PC.
 std::vector<std::string> trace_problems(const Trace& trace);
 
 }  // namespace vtools::vtrace

@@ -25,36 +25,48 @@ std::uint32_t AccessAggregator::kernel_id(const std::string& name) {
   return it->second;
 }
 
-void AccessAggregator::add(const LaunchInfo& launch, const raw::AccessSite& site) {
-  const Dim3 block{site.block[0], site.block[1], site.block[2]};
-  if (!blocks_.keeps(linear_block_index(block, launch.grid))) {
-    ++skipped_sites_;
-    return;
+void AccessAggregator::add(const LaunchInfo& launch, const std::vector<raw::AccessSite>& sites) {
+  if (sites.empty()) return;
+  const std::uint32_t kernel = kernel_id(launch.kernel);
+  std::uint64_t last_start = 0;  // sites of one launch mostly name a few allocations: look each up once in a row
+  std::int64_t last_allocation = -1;
+  for (const raw::AccessSite& site : sites) {
+    const Dim3 block{site.block[0], site.block[1], site.block[2]};
+    if (!blocks_.keeps(linear_block_index(block, launch.grid))) {
+      ++skipped_sites_;
+      continue;
+    }
+    // The allocation by its start address; ranges stay offsets into it, or absolute outside every allocation.
+    std::int64_t allocation = -1;
+    std::uint64_t shift = 0;
+    if (site.allocation) {
+      if (site.allocation != last_start) {
+        const Lookup where = allocations_.find(site.allocation, 1);
+        last_start = site.allocation;
+        last_allocation = where.inside && where.offset == 0 ? where.allocation : -1;
+      }
+      allocation = last_allocation;
+      if (allocation < 0) shift = site.allocation;  // not live here (not in a well-formed file): absolute addresses
+    }
+    Record r;
+    r.key = {kernel, launch.launch, block[0], block[1], block[2], allocation,
+             site.argument == raw::kNoArgument ? -1 : static_cast<std::int64_t>(site.argument)};
+    Access& a = r.access;
+    a.ranges.reserve(site.range_count);
+    for (std::uint32_t i = 0; i < site.range_count && i < raw::kRangesPerSite; ++i)
+      a.ranges.push_back({site.ranges[i][0] + shift, site.ranges[i][1] + shift});
+    a.loads = site.loads;
+    a.stores = site.stores;
+    a.atomics = site.atomics;
+    a.bytes_loaded = site.bytes_loaded;
+    a.bytes_stored = site.bytes_stored;
+    a.bulk_copies = site.bulk_copies;
+    a.ranges_merged = site.ranges_merged;
+    r.requests = site.requests;
+    r.sectors = site.sectors;
+    r.lanes = site.lanes;
+    records_.push_back(std::move(r));
   }
-  // The allocation by its start address; ranges stay offsets into it, or absolute outside every allocation.
-  std::int64_t allocation = -1;
-  std::uint64_t shift = 0;
-  if (site.allocation) {
-    const Lookup where = allocations_.find(site.allocation, 1);
-    if (where.inside && where.offset == 0)
-      allocation = where.allocation;
-    else
-      shift = site.allocation;  // not live here (cannot happen in a well-formed file): absolute addresses
-  }
-  const std::int64_t argument = site.argument == raw::kNoArgument ? -1 : static_cast<std::int64_t>(site.argument);
-  Totals& t = totals_[{kernel_id(launch.kernel), launch.launch, block[0], block[1], block[2], allocation, argument}];
-  for (std::uint32_t i = 0; i < site.range_count && i < raw::kRangesPerSite; ++i)
-    t.ranges.add(site.ranges[i][0] + shift, site.ranges[i][1] + shift);
-  t.loads += site.loads;
-  t.stores += site.stores;
-  t.atomics += site.atomics;
-  t.bytes_loaded += site.bytes_loaded;
-  t.bytes_stored += site.bytes_stored;
-  t.requests += site.requests;
-  t.sectors += site.sectors;
-  t.lanes += site.lanes;
-  t.bulk_copies += site.bulk_copies;
-  t.ranges_merged += site.ranges_merged;
 }
 
 void AccessAggregator::add(const LaunchInfo& launch, const raw::FindingSite& site) {
@@ -94,28 +106,56 @@ void AccessAggregator::add(const LaunchInfo& launch, const raw::FindingSite& sit
   }
 }
 
-void AccessAggregator::finish(Trace& trace) const {
-  for (const auto& [key, t] : totals_) {
-    Access a;
-    a.kernel = kernels_[std::get<0>(key)];
-    a.launch = std::get<1>(key);
-    a.block = {std::get<2>(key), std::get<3>(key), std::get<4>(key)};
-    a.allocation = std::get<5>(key);
-    a.argument = std::get<6>(key);
-    a.argument_type = type_of(parameter_types_[std::get<0>(key)], a.argument);
-    a.ranges = t.ranges.ranges();
-    a.ranges_exact = t.ranges_merged == 0;
-    a.ranges_merged = t.ranges_merged;
-    a.loads = t.loads;
-    a.stores = t.stores;
-    a.atomics = t.atomics;
-    a.bytes_loaded = t.bytes_loaded;
-    a.bytes_stored = t.bytes_stored;
-    a.bulk_copies = t.bulk_copies;
-    a.sectors_per_request = t.requests ? static_cast<double>(t.sectors) / static_cast<double>(t.requests) : 0;
-    a.active_lanes_per_request = t.requests ? static_cast<double>(t.lanes) / static_cast<double>(t.requests) : 0;
+void AccessAggregator::finish(Trace& trace) {
+  // Sorted through an index: records are big, keys are not.
+  std::vector<std::uint32_t> order(records_.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return records_[x].key < records_[y].key; });
+  std::vector<Record> sorted;
+  sorted.reserve(records_.size());
+  for (std::uint32_t i : order) sorted.push_back(std::move(records_[i]));
+  records_ = std::move(sorted);
+  // The device keeps one site per key; equal keys (one launch folded twice) are summed, their ranges joined.
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < records_.size(); ++i) {
+    if (out > 0 && records_[out - 1].key == records_[i].key) {
+      Record& into = records_[out - 1];
+      const Record& r = records_[i];
+      IntervalSet joined;
+      for (const auto& range : into.access.ranges) joined.add(range[0], range[1]);
+      for (const auto& range : r.access.ranges) joined.add(range[0], range[1]);
+      into.access.ranges = joined.ranges();
+      into.access.loads += r.access.loads;
+      into.access.stores += r.access.stores;
+      into.access.atomics += r.access.atomics;
+      into.access.bytes_loaded += r.access.bytes_loaded;
+      into.access.bytes_stored += r.access.bytes_stored;
+      into.access.bulk_copies += r.access.bulk_copies;
+      into.access.ranges_merged += r.access.ranges_merged;
+      into.requests += r.requests;
+      into.sectors += r.sectors;
+      into.lanes += r.lanes;
+      continue;
+    }
+    if (out != i) records_[out] = std::move(records_[i]);
+    ++out;
+  }
+  records_.resize(out);
+  trace.accesses.reserve(trace.accesses.size() + records_.size());
+  for (Record& r : records_) {
+    Access& a = r.access;
+    a.kernel = kernels_[std::get<0>(r.key)];
+    a.launch = std::get<1>(r.key);
+    a.block = {std::get<2>(r.key), std::get<3>(r.key), std::get<4>(r.key)};
+    a.allocation = std::get<5>(r.key);
+    a.argument = std::get<6>(r.key);
+    a.argument_type = type_of(parameter_types_[std::get<0>(r.key)], a.argument);
+    a.ranges_exact = a.ranges_merged == 0;
+    a.sectors_per_request = r.requests ? static_cast<double>(r.sectors) / static_cast<double>(r.requests) : 0;
+    a.active_lanes_per_request = r.requests ? static_cast<double>(r.lanes) / static_cast<double>(r.requests) : 0;
     trace.accesses.push_back(std::move(a));
   }
+  records_.clear();
   trace.findings.insert(trace.findings.end(), findings_.begin(), findings_.end());
   for (const auto& [key, site] : finding_sites_) {
     trace.finding_sites.push_back(site);

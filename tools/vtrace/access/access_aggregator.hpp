@@ -21,26 +21,30 @@ class AccessAggregator {
  public:
   /// `allocations` is consulted at add() time (the allocations live during that launch).
   AccessAggregator(const AllocationMap& allocations, BlockSampling blocks, std::uint64_t max_findings = 1000);
-  void add(const LaunchInfo& launch, const raw::AccessSite& site);
+  /// The sites of one launch (unique per block, allocation and argument, as the device keeps them).
+  void add(const LaunchInfo& launch, const std::vector<raw::AccessSite>& sites);
   void add(const LaunchInfo& launch, const raw::FindingSite& site);
-  /// Appends the accesses (kernels in order of first access, then launch, block, allocation), findings and counts.
-  void finish(Trace& trace) const;
+  /// Room for `sites` more sites (a capture's total), so a big run grows its records once.
+  void reserve(std::size_t sites) { records_.reserve(records_.size() + sites); }
+  /// Appends the accesses (kernels in order of first access, then launch, block, allocation), findings and counts;
+  /// the records move out, so call it once.
+  void finish(Trace& trace);
 
  private:
-  struct Totals {
-    IntervalSet ranges;
-    std::uint64_t loads = 0, stores = 0, atomics = 0, bytes_loaded = 0, bytes_stored = 0;
-    std::uint64_t requests = 0, sectors = 0, lanes = 0, bulk_copies = 0, ranges_merged = 0;
-  };
   /// (kernel id, launch, block x, y, z, allocation, argument); kernel ids index kernels_.
   using Key =
       std::tuple<std::uint32_t, std::uint64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  struct Record {
+    Key key;
+    Access access;  ///< all but kernel and argument_type, which finish() fills from the key
+    std::uint64_t requests = 0, sectors = 0, lanes = 0;
+  };
   std::uint32_t kernel_id(const std::string& name);
 
   const AllocationMap& allocations_;
   BlockSampling blocks_;
   std::uint64_t max_findings_;
-  std::map<Key, Totals> totals_;
+  std::vector<Record> records_;  ///< in arrival order; finish() sorts them by key
   std::vector<std::string> kernels_;
   std::vector<std::vector<std::string>> parameter_types_;  ///< per kernel id, from its demangled name
   std::map<std::string, std::uint32_t> kernel_ids_;

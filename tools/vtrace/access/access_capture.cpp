@@ -18,6 +18,9 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
   for (const auto& c : captures) {
     AllocationMap live;
     AccessAggregator aggregator(live, blocks, max_findings);
+    std::size_t sites = 0;
+    for (const auto& l : c.launches) sites += l.sites.size();
+    aggregator.reserve(sites);
     LaunchInfo current;
     for (const auto& [tag, index] : c.access_order) {
       if (tag == raw::Tag::kMemory) {
@@ -72,7 +75,7 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
                                 std::to_string(l.record.requests_dropped) + " warp requests of " +
                                 std::to_string(grid_blocks) +
                                 " blocks found no room in the per-launch site table (raise --max-bytes)");
-        for (const auto& site : l.sites) aggregator.add(current, site);
+        aggregator.add(current, l.sites);
         for (const auto& site : l.finding_sites) aggregator.add(current, site);
       }
     }
