@@ -261,6 +261,25 @@ TEST_CASE("render: trace heat maps and findings name the kernel argument of an a
   CHECK(accesses.tables[0].table.rows[0][static_cast<std::size_t>(column)] == "1, argument 0 (float const*)");
 }
 
+TEST_CASE("render: trace page gives the exact out-of-bounds count per PC and says which ranges were coarsened") {
+  const char* doc = R"({"format":"vtools.trace","version":1,"run":{"mode":"accesses"},"kernels":[],
+    "allocations":[{"id":1,"address":4096,"size":4000}],
+    "accesses":[{"kernel":"gemm","launch":0,"block":[0,0,0],"allocation":1,"ranges":[[0,64],[128,4000]],
+                 "ranges_exact":false,"ranges_merged":3,"loads":9,"stores":0,"bytes_loaded":36,"bytes_stored":0}],
+    "findings":[{"kind":"out_of_bounds","kernel":"gemm","launch":0,"block":[0,0,0],"thread":[0,0,0],
+                 "address":8096,"size":4,"operation":"load","allocation":1,"distance":0}],
+    "finding_sites":[{"kernel":"gemm","pc_offset":8432,"operation":"load","count":4718592,"listed":1}],
+    "findings_total":4718592})";
+  Page page = build_page({classify_input(doc, "sites.json")});
+  const Section& accesses = page.sections.back();
+  REQUIRE(accesses.tables.size() == 2);
+  CHECK(accesses.tables[0].title == "Out-of-bounds accesses per kernel and PC (4718592 in all)");
+  CHECK(accesses.tables[0].table.rows[0][3] == "4718592");
+  CHECK(accesses.tables[1].title == "Findings (1 listed)");
+  CHECK(std::any_of(accesses.notes.begin(), accesses.notes.end(),
+                    [](const std::string& n) { return n.rfind("1 block records touched more than 16", 0) == 0; }));
+}
+
 TEST_CASE("render: compare page draws medians side by side and speedups with CI whiskers") {
   Page page = build_page({load("compare.compare.json")});
   REQUIRE(page.sections.size() == 2);

@@ -406,11 +406,33 @@ void add_heat_maps(const JsonView& root, Section& s) {
 
 void add_findings(const JsonView& root, Section& s) {
   auto findings = root.items("findings");
-  if (findings.empty()) {
+  std::size_t coarsened = 0;
+  for (const JsonView& a : root.items("accesses"))
+    if (a.boolean("ranges_exact") == std::optional<bool>(false)) ++coarsened;
+  if (coarsened)
+    s.notes.push_back(std::to_string(coarsened) +
+                      " block records touched more than 16 separate ranges of one allocation: their ranges were joined "
+                      "over the closest gaps (ranges_exact: false), so the maps cover every byte touched and some "
+                      "that were not.");
+  const auto total = root.number("findings_total");
+  if (findings.empty() && (!total || *total == 0)) {
     if (root.at("accesses").present()) s.notes.push_back("No findings: every access fell inside a live allocation.");
     return;
   }
-  PageTable t{"Findings (" + std::to_string(findings.size()) + ")", {}, true};
+  auto sites = root.items("finding_sites");
+  if (!sites.empty()) {
+    PageTable per_pc{"Out-of-bounds accesses per kernel and PC (" + (total ? num(*total, 0) : std::string("?")) +
+                         " in all)",
+                     {}, true};
+    per_pc.table.headers = {"kernel", "pc", "op", "accesses", "listed below"};
+    for (const JsonView& x : sites)
+      per_pc.table.add_row({shorten(x.text_or("kernel", ""), 60),
+                            x.number("pc_offset") ? format_address_of(*x.number("pc_offset")) : "",
+                            x.text_or("operation", ""), x.number("count") ? num(*x.number("count"), 0) : "",
+                            x.number("listed") ? num(*x.number("listed"), 0) : ""});
+    s.tables.push_back(std::move(per_pc));
+  }
+  PageTable t{"Findings (" + std::to_string(findings.size()) + " listed)", {}, true};
   t.table.headers = {"kind", "kernel", "launch", "block", "thread", "pc", "address", "size", "op", "allocation", "distance"};
   for (const JsonView& f : findings) {
     auto addr = f.number("address");
