@@ -46,7 +46,9 @@ __device__ raw::AccessSite* find_site(raw::DeviceLaunchHeader* h, std::uint64_t 
   std::uint64_t at = raw::hash_key(key) & mask;
   for (std::uint64_t probe = 0; probe < h->slot_count; ++probe, at = (at + 1) & mask) {
     raw::HashSlot* slot = &h->slots[at];
-    unsigned long long seen = atomicCAS(&slot->key, 0ull, static_cast<unsigned long long>(key));
+    // Most requests find their site already made: a plain read spares them the atomic.
+    unsigned long long seen = *static_cast<volatile unsigned long long*>(&slot->key);
+    if (seen == 0) seen = atomicCAS(&slot->key, 0ull, static_cast<unsigned long long>(key));
     if (seen == 0) {  // ours to create
       unsigned long long index = atomicAdd(&h->sites_used, 1ull);
       if (index >= h->site_capacity) {
