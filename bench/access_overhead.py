@@ -53,7 +53,9 @@ def main():
                          "errors": int(m.group(1)) if m else None})
             out = os.path.join(tempfile.mkdtemp(prefix="access-bench-"), "t.json")
             s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base])
-            run = {"program": program, "tool": "vtrace", "round": r, "seconds": s, "exit": p.returncode}
+            run = {"program": program, "tool": "vtrace", "round": r, "seconds": s, "exit": p.returncode,
+                   "closing_notes": [line for line in p.stderr.splitlines()
+                                     if "access mode in process" in line or "written to" in line]}
             if os.path.exists(out):
                 doc = json.load(open(out))
                 run.update(findings=doc.get("findings_total"), partial=doc["partial"],
