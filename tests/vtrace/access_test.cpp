@@ -472,6 +472,38 @@ TEST_CASE("access_aggregator: a bulk copy running past the end is one finding fo
   CHECK(t.accesses[1].bytes_loaded == 32);
 }
 
+TEST_CASE("access_aggregator: sites with the same key are summed, their ranges joined, averages over both") {
+  AllocationMap m;
+  m.add(allocation(1, 0x10000, 4096));
+  AccessAggregator agg(m, BlockSampling());
+  LaunchInfo launch{"k", 0, {1, 1, 1}, {32, 1, 1}, {}};
+  raw::AccessSite a{};
+  a.allocation = 0x10000;
+  a.argument = raw::kNoArgument;
+  a.loads = 32;
+  a.bytes_loaded = 128;
+  a.requests = 1;
+  a.sectors = 4;
+  a.lanes = 32;
+  a.range_count = 1;
+  a.ranges[0][0] = 0;
+  a.ranges[0][1] = 128;
+  raw::AccessSite b = a;
+  b.sectors = 8;
+  b.lanes = 16;
+  b.ranges[0][0] = 128;
+  b.ranges[0][1] = 256;
+  agg.add(launch, {a});
+  agg.add(launch, {b});
+  Trace t;
+  agg.finish(t);
+  REQUIRE(t.accesses.size() == 1);
+  CHECK(t.accesses[0].loads == 64);
+  CHECK(t.accesses[0].ranges == Ranges{{0, 256}});
+  CHECK(t.accesses[0].sectors_per_request == doctest::Approx(6.0));
+  CHECK(t.accesses[0].active_lanes_per_request == doctest::Approx(24.0));
+}
+
 TEST_CASE("access_aggregator: a block touching more ranges than a site holds is coarsened, never silent") {
   LaunchInfo launch{"strided", 0, {1, 1, 1}, {32, 1, 1}, {}};
   // One warp, each lane 4 bytes at a stride of 64: 32 disjoint ranges, twice kRangesPerSite.

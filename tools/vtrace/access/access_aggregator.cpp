@@ -51,17 +51,16 @@ void AccessAggregator::add(const LaunchInfo& launch, const std::vector<raw::Acce
     Record r;
     r.key = {kernel, launch.launch, block[0], block[1], block[2], allocation,
              site.argument == raw::kNoArgument ? -1 : static_cast<std::int64_t>(site.argument)};
-    Access& a = r.access;
-    a.ranges.reserve(site.range_count);
+    r.ranges.reserve(site.range_count);
     for (std::uint32_t i = 0; i < site.range_count && i < raw::kRangesPerSite; ++i)
-      a.ranges.push_back({site.ranges[i][0] + shift, site.ranges[i][1] + shift});
-    a.loads = site.loads;
-    a.stores = site.stores;
-    a.atomics = site.atomics;
-    a.bytes_loaded = site.bytes_loaded;
-    a.bytes_stored = site.bytes_stored;
-    a.bulk_copies = site.bulk_copies;
-    a.ranges_merged = site.ranges_merged;
+      r.ranges.push_back({site.ranges[i][0] + shift, site.ranges[i][1] + shift});
+    r.loads = site.loads;
+    r.stores = site.stores;
+    r.atomics = site.atomics;
+    r.bytes_loaded = site.bytes_loaded;
+    r.bytes_stored = site.bytes_stored;
+    r.bulk_copies = site.bulk_copies;
+    r.ranges_merged = site.ranges_merged;
     r.requests = site.requests;
     r.sectors = site.sectors;
     r.lanes = site.lanes;
@@ -107,55 +106,64 @@ void AccessAggregator::add(const LaunchInfo& launch, const raw::FindingSite& sit
 }
 
 void AccessAggregator::finish(Trace& trace) {
-  // Sorted through an index: records are big, keys are not.
+  // Sorted through an index (records are big, keys are not), each record moved once into its Access.
   std::vector<std::uint32_t> order(records_.size());
   for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return records_[x].key < records_[y].key; });
-  std::vector<Record> sorted;
-  sorted.reserve(records_.size());
-  for (std::uint32_t i : order) sorted.push_back(std::move(records_[i]));
-  records_ = std::move(sorted);
-  // The device keeps one site per key; equal keys (one launch folded twice) are summed, their ranges joined.
-  std::size_t out = 0;
-  for (std::size_t i = 0; i < records_.size(); ++i) {
-    if (out > 0 && records_[out - 1].key == records_[i].key) {
-      Record& into = records_[out - 1];
-      const Record& r = records_[i];
+  trace.accesses.reserve(trace.accesses.size() + records_.size());
+  const Key* last = nullptr;
+  std::uint64_t requests = 0, sectors = 0, lanes = 0;  // of the last Access, for its per-request averages
+  auto per_request = [&](Access& a) {
+    a.sectors_per_request = requests ? static_cast<double>(sectors) / static_cast<double>(requests) : 0;
+    a.active_lanes_per_request = requests ? static_cast<double>(lanes) / static_cast<double>(requests) : 0;
+  };
+  for (std::uint32_t i : order) {
+    Record& r = records_[i];
+    if (last && *last == r.key) {  // the device keeps one site per key; a launch folded twice is summed
+      Access& into = trace.accesses.back();
       IntervalSet joined;
-      for (const auto& range : into.access.ranges) joined.add(range[0], range[1]);
-      for (const auto& range : r.access.ranges) joined.add(range[0], range[1]);
-      into.access.ranges = joined.ranges();
-      into.access.loads += r.access.loads;
-      into.access.stores += r.access.stores;
-      into.access.atomics += r.access.atomics;
-      into.access.bytes_loaded += r.access.bytes_loaded;
-      into.access.bytes_stored += r.access.bytes_stored;
-      into.access.bulk_copies += r.access.bulk_copies;
-      into.access.ranges_merged += r.access.ranges_merged;
-      into.requests += r.requests;
-      into.sectors += r.sectors;
-      into.lanes += r.lanes;
+      for (const auto& range : into.ranges) joined.add(range[0], range[1]);
+      for (const auto& range : r.ranges) joined.add(range[0], range[1]);
+      into.ranges = joined.ranges();
+      into.loads += r.loads;
+      into.stores += r.stores;
+      into.atomics += r.atomics;
+      into.bytes_loaded += r.bytes_loaded;
+      into.bytes_stored += r.bytes_stored;
+      into.bulk_copies += r.bulk_copies;
+      into.ranges_merged += r.ranges_merged;
+      into.ranges_exact = into.ranges_merged == 0;
+      requests += r.requests;
+      sectors += r.sectors;
+      lanes += r.lanes;
+      per_request(into);
       continue;
     }
-    if (out != i) records_[out] = std::move(records_[i]);
-    ++out;
-  }
-  records_.resize(out);
-  trace.accesses.reserve(trace.accesses.size() + records_.size());
-  for (Record& r : records_) {
-    Access& a = r.access;
+    last = &r.key;
+    Access a;
     a.kernel = kernels_[std::get<0>(r.key)];
     a.launch = std::get<1>(r.key);
     a.block = {std::get<2>(r.key), std::get<3>(r.key), std::get<4>(r.key)};
     a.allocation = std::get<5>(r.key);
     a.argument = std::get<6>(r.key);
     a.argument_type = type_of(parameter_types_[std::get<0>(r.key)], a.argument);
-    a.ranges_exact = a.ranges_merged == 0;
-    a.sectors_per_request = r.requests ? static_cast<double>(r.sectors) / static_cast<double>(r.requests) : 0;
-    a.active_lanes_per_request = r.requests ? static_cast<double>(r.lanes) / static_cast<double>(r.requests) : 0;
+    a.ranges = std::move(r.ranges);
+    a.loads = r.loads;
+    a.stores = r.stores;
+    a.atomics = r.atomics;
+    a.bytes_loaded = r.bytes_loaded;
+    a.bytes_stored = r.bytes_stored;
+    a.bulk_copies = r.bulk_copies;
+    a.ranges_merged = r.ranges_merged;
+    a.ranges_exact = r.ranges_merged == 0;
+    requests = r.requests;
+    sectors = r.sectors;
+    lanes = r.lanes;
+    per_request(a);
     trace.accesses.push_back(std::move(a));
   }
   records_.clear();
+  records_.shrink_to_fit();
   trace.findings.insert(trace.findings.end(), findings_.begin(), findings_.end());
   for (const auto& [key, site] : finding_sites_) {
     trace.finding_sites.push_back(site);

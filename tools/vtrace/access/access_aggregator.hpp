@@ -34,10 +34,12 @@ class AccessAggregator {
   /// (kernel id, launch, block x, y, z, allocation, argument); kernel ids index kernels_.
   using Key =
       std::tuple<std::uint32_t, std::uint64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  /// One site as folded, small (finish() turns it into an Access): ~160 bytes against an Access's ~340.
   struct Record {
     Key key;
-    Access access;  ///< all but kernel and argument_type, which finish() fills from the key
-    std::uint64_t requests = 0, sectors = 0, lanes = 0;
+    std::vector<std::array<std::uint64_t, 2>> ranges;
+    std::uint64_t loads = 0, stores = 0, atomics = 0, bytes_loaded = 0, bytes_stored = 0, bulk_copies = 0;
+    std::uint64_t ranges_merged = 0, requests = 0, sectors = 0, lanes = 0;
   };
   std::uint32_t kernel_id(const std::string& name);
 
