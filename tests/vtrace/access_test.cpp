@@ -788,6 +788,24 @@ TEST_CASE("access_capture: allocations, launches and device site summaries in fi
                                  "2 warp requests found no room in their launch's site table (raise --max-bytes)"});
 }
 
+TEST_CASE("raw_record_reader: the access-mode fuzz seed, framed by hand from the documented layouts, reads back") {
+  // tests/vtrace/raw_corpus/access.bin: written by a script from raw_records.hpp and access_records.hpp's layouts, so
+  // this also pins those layouts (LaunchRecord 72 bytes, AccessSite's fixed part 120, FindingSite 152).
+  const std::string bytes = read_binary(VTOOLS_TEST_DATA "/../vtrace/raw_corpus/access.bin");
+  std::vector<raw::Capture> captures{raw::read_capture(bytes, "access.bin")};
+  CHECK(captures[0].ended);
+  CHECK(captures[0].tma_functions == std::vector<std::string>{"_Z8tma_load14CUtensorMap_stPf"});
+  Trace t;
+  t.run.mode = "accesses";
+  add_access_captures(captures, BlockSampling(), 1000, t);
+  CHECK(t.findings_total == 24);
+  CHECK(t.findings.size() == raw::kFirstFindingsPerSite);
+  REQUIRE(t.accesses.size() == 2);
+  CHECK(t.accesses[1].ranges == Ranges{{3968, 4000}});
+  CHECK(t.accesses[1].argument == 0);
+  CHECK(t.tma_kernels.empty());  // a TMA function that never launched
+}
+
 TEST_CASE("raw_record_reader: a site record before any launch, or with too many ranges, is refused") {
   auto error_of = [](raw::Tag tag, const raw::AccessSite& site) {
     raw::RecordBatch b;
@@ -872,6 +890,13 @@ TEST_CASE("device_block_filter: canonical specs fit the device filter and keep w
     REQUIRE(parse_device_block_filter(host.str(), f));
     for (std::uint64_t b = 0; b < 128; ++b) CHECK(device_filter_keeps(f, b) == host.keeps(b));
   }
+}
+
+TEST_CASE("block_sampling: linear block index of damaged dims wraps, defined (a fuzzed raw file found the overflow)") {
+  CHECK(linear_block_index({3, 2, 1}, {10, 4, 1}) == 3 + 2 * 10 + 1 * 40);
+  const std::int64_t big = 29087807391124390;
+  CHECK(linear_block_index({0, 1715104876, 0}, {big, 1, 1}) ==
+        static_cast<std::uint64_t>(1715104876) * static_cast<std::uint64_t>(big));
 }
 
 TEST_CASE("block_sampling: kept counts the blocks of a grid it keeps") {

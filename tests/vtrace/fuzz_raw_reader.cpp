@@ -1,16 +1,20 @@
-// libFuzzer target: the raw record reader must refuse bad files with vtools::Error, never crash.
+// libFuzzer target: the raw record reader and the folds after it (launch mode, access mode) must refuse bad files
+// with vtools::Error, never crash.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "libcommon/error.hpp"
+#include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/raw_record_reader.hpp"
 #include "tools/vtrace/trace_builder.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    auto capture = vtools::vtrace::raw::read_capture(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
-    vtools::vtrace::build_trace({capture}, {}, vtools::vtrace::KernelFilter(""));
+    std::vector<vtools::vtrace::raw::Capture> captures{
+        vtools::vtrace::raw::read_capture(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz")};
+    vtools::vtrace::Trace trace = vtools::vtrace::build_trace(captures, {}, vtools::vtrace::KernelFilter(""));
+    vtools::vtrace::access::add_access_captures(captures, {}, 1000, trace);  // the access-mode fold too
   } catch (const vtools::Error&) {
   }
   return 0;

@@ -110,7 +110,9 @@ std::string BlockSampling::str() const {
 }
 
 std::uint64_t linear_block_index(const Dim3& b, const Dim3& grid) {
-  return static_cast<std::uint64_t>(b[0] + b[1] * grid[0] + b[2] * grid[0] * grid[1]);
+  // Unsigned arithmetic: a damaged raw file can hold any dims, and wrapping is defined where signed overflow is not.
+  auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  return u(b[0]) + u(b[1]) * u(grid[0]) + u(b[2]) * u(grid[0]) * u(grid[1]);
 }
 
 }  // namespace vtools::vtrace::access
