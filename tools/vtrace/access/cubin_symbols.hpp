@@ -15,37 +15,62 @@
 
 namespace vtools::vtrace::access {
 
+/// A bounds-checked view of an ELF64 image: its header and section headers, and the bytes of a section.
+class ElfImage {
+ public:
+  ElfImage(const void* data, std::size_t size) : bytes_(static_cast<const unsigned char*>(data)), size_(size) {
+    if (!data || size < sizeof header_) return;
+    std::memcpy(&header_, bytes_, sizeof header_);
+    valid_ = std::memcmp(header_.e_ident, ELFMAG, SELFMAG) == 0 && header_.e_ident[EI_CLASS] == ELFCLASS64 &&
+             header_.e_shentsize == sizeof(Elf64_Shdr) && header_.e_shoff <= size &&
+             header_.e_shnum <= (size - header_.e_shoff) / sizeof(Elf64_Shdr);
+  }
+  [[nodiscard]] bool valid() const { return valid_; }
+  [[nodiscard]] const Elf64_Ehdr& header() const { return header_; }
+  [[nodiscard]] std::size_t section_count() const { return valid_ ? header_.e_shnum : 0; }
+  [[nodiscard]] Elf64_Shdr section(std::size_t i) const {
+    Elf64_Shdr sh;
+    std::memcpy(&sh, bytes_ + header_.e_shoff + i * sizeof(Elf64_Shdr), sizeof sh);
+    return sh;
+  }
+  /// The section's bytes, or nullptr when they lie outside the image (a cut or damaged file).
+  [[nodiscard]] const unsigned char* contents(const Elf64_Shdr& sh) const {
+    return sh.sh_offset <= size_ && sh.sh_size <= size_ - sh.sh_offset ? bytes_ + sh.sh_offset : nullptr;
+  }
+  /// The NUL-terminated string at `offset` of string table `table` (cut at the table's end), nullopt outside it.
+  [[nodiscard]] std::optional<std::string> string_at(const Elf64_Shdr& table, std::uint64_t offset) const {
+    const unsigned char* text = contents(table);
+    if (!text || offset >= table.sh_size) return std::nullopt;
+    const char* s = reinterpret_cast<const char*>(text + offset);
+    return std::string(s, strnlen(s, table.sh_size - offset));
+  }
+
+ private:
+  const unsigned char* bytes_;
+  std::size_t size_;
+  Elf64_Ehdr header_{};
+  bool valid_ = false;
+};
+
 /// Global function symbols of the ELF64 image [data, data + size) (kernels are global functions of a cubin), or
 /// nullopt when it is not a well-formed ELF64 image (then nothing can be concluded from its names).
 inline std::optional<std::vector<std::string>> cubin_function_names(const void* data, std::size_t size) {
-  const auto* bytes = static_cast<const unsigned char*>(data);
-  Elf64_Ehdr eh;
-  if (!data || size < sizeof eh) return std::nullopt;
-  std::memcpy(&eh, bytes, sizeof eh);
-  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64) return std::nullopt;
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
-      eh.e_shnum > (size - eh.e_shoff) / sizeof(Elf64_Shdr))
-    return std::nullopt;
-  auto section = [&](std::size_t i) {
-    Elf64_Shdr sh;
-    std::memcpy(&sh, bytes + eh.e_shoff + i * sizeof(Elf64_Shdr), sizeof sh);
-    return sh;
-  };
+  const ElfImage elf(data, size);
+  if (!elf.valid()) return std::nullopt;
   std::vector<std::string> names;
-  for (std::size_t i = 0; i < eh.e_shnum; ++i) {
-    const Elf64_Shdr symtab = section(i);
+  for (std::size_t i = 0; i < elf.section_count(); ++i) {
+    const Elf64_Shdr symtab = elf.section(i);
     if (symtab.sh_type != SHT_SYMTAB) continue;
-    if (symtab.sh_link >= eh.e_shnum || symtab.sh_offset > size || symtab.sh_size > size - symtab.sh_offset)
-      return std::nullopt;
-    const Elf64_Shdr strtab = section(symtab.sh_link);
-    if (strtab.sh_offset > size || strtab.sh_size > size - strtab.sh_offset) return std::nullopt;
+    const unsigned char* symbols = elf.contents(symtab);
+    if (!symbols || symtab.sh_link >= elf.section_count()) return std::nullopt;
+    const Elf64_Shdr strtab = elf.section(symtab.sh_link);
     for (std::size_t at = 0; at + sizeof(Elf64_Sym) <= symtab.sh_size; at += sizeof(Elf64_Sym)) {
       Elf64_Sym sym;
-      std::memcpy(&sym, bytes + symtab.sh_offset + at, sizeof sym);
+      std::memcpy(&sym, symbols + at, sizeof sym);
       if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || ELF64_ST_BIND(sym.st_info) != STB_GLOBAL) continue;
-      if (sym.st_name >= strtab.sh_size) return std::nullopt;
-      const char* name = reinterpret_cast<const char*>(bytes + strtab.sh_offset + sym.st_name);
-      names.emplace_back(name, strnlen(name, strtab.sh_size - sym.st_name));
+      auto name = elf.string_at(strtab, sym.st_name);
+      if (!name) return std::nullopt;
+      names.push_back(std::move(*name));
     }
   }
   return names;
@@ -60,38 +85,26 @@ constexpr std::uint32_t kSassUtmaldg = 0x1b4, kSassUtmastg = 0x1b5;
 /// Empty when the image is not a well-formed ELF64 image or is for another architecture family.
 inline std::vector<std::string> cubin_tma_functions(const void* data, std::size_t size) {
   std::vector<std::string> out;
-  const auto* bytes = static_cast<const unsigned char*>(data);
-  Elf64_Ehdr eh;
-  if (!data || size < sizeof eh) return out;
-  std::memcpy(&eh, bytes, sizeof eh);
-  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-      eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
-      eh.e_shnum > (size - eh.e_shoff) / sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum)
-    return out;
+  const ElfImage elf(data, size);
+  if (!elf.valid() || elf.header().e_shstrndx >= elf.section_count()) return out;
   // The SM version in e_flags: bits 8-15 in the layout of recent toolkits, bits 0-7 in the older one (Triton's
   // bundled ptxas may write either). The opcodes above are sm_90's.
   auto sm9x = [](std::uint32_t sm) { return sm >= 90 && sm < 100; };
-  if (!sm9x((eh.e_flags >> 8) & 0xff) && !sm9x(eh.e_flags & 0xff)) return out;
-  auto section = [&](std::size_t i) {
-    Elf64_Shdr sh;
-    std::memcpy(&sh, bytes + eh.e_shoff + i * sizeof(Elf64_Shdr), sizeof sh);
-    return sh;
-  };
-  const Elf64_Shdr names = section(eh.e_shstrndx);
-  if (names.sh_offset > size || names.sh_size > size - names.sh_offset) return out;
-  for (std::size_t i = 0; i < eh.e_shnum; ++i) {
-    const Elf64_Shdr text = section(i);
-    if (text.sh_type != SHT_PROGBITS || text.sh_name >= names.sh_size) continue;
-    const char* name = reinterpret_cast<const char*>(bytes + names.sh_offset + text.sh_name);
-    const std::string section_name(name, strnlen(name, names.sh_size - text.sh_name));
-    if (section_name.rfind(".text.", 0) != 0 || text.sh_offset > size || text.sh_size > size - text.sh_offset)
-      continue;
+  const std::uint32_t flags = elf.header().e_flags;
+  if (!sm9x((flags >> 8) & 0xff) && !sm9x(flags & 0xff)) return out;
+  const Elf64_Shdr names = elf.section(elf.header().e_shstrndx);
+  for (std::size_t i = 0; i < elf.section_count(); ++i) {
+    const Elf64_Shdr text = elf.section(i);
+    if (text.sh_type != SHT_PROGBITS) continue;
+    auto name = elf.string_at(names, text.sh_name);
+    const unsigned char* code = elf.contents(text);
+    if (!name || !code || name->rfind(".text.", 0) != 0) continue;
     for (std::size_t at = 0; at + 16 <= text.sh_size; at += 16) {
       std::uint64_t word;
-      std::memcpy(&word, bytes + text.sh_offset + at, 8);
+      std::memcpy(&word, code + at, 8);
       const std::uint32_t opcode = static_cast<std::uint32_t>(word & 0x1ff);
       if (opcode == kSassUtmaldg || opcode == kSassUtmastg) {
-        out.push_back(section_name.substr(6));
+        out.push_back(name->substr(6));
         break;
       }
     }
