@@ -47,10 +47,12 @@ def main():
             base = [a.python, SCRIPT, program]
             s, p = timed(base)
             runs.append({"program": program, "tool": "native", "round": r, "seconds": s, "exit": p.returncode})
+            print(json.dumps(runs[-1]), flush=True)  # every run as it goes: a cut-off call keeps what it measured
             s, p = timed([sanitizer, "--tool", "memcheck", "--print-limit", "5", *base])
             m = re.search(r"ERROR SUMMARY: (\d+) error", p.stdout + p.stderr)
             runs.append({"program": program, "tool": "memcheck", "round": r, "seconds": s, "exit": p.returncode,
                          "errors": int(m.group(1)) if m else None})
+            print(json.dumps(runs[-1]), flush=True)
             out = os.path.join(tempfile.mkdtemp(prefix="access-bench-"), "t.json")
             s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base])
             run = {"program": program, "tool": "vtrace", "round": r, "seconds": s, "exit": p.returncode,
