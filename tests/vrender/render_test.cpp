@@ -255,6 +255,11 @@ TEST_CASE("render: trace heat maps and findings name the kernel argument of an a
   const Section& accesses = page.sections.back();
   REQUIRE(accesses.figures.size() == 1);
   CHECK(accesses.figures[0].svg.markup.find("vector_add.arg0, argument 0 (float const*)") != std::string::npos);
+  // The finding's bytes are marked on the map, at its block's row (block 3 gets a row though it has no record).
+  auto svg = test::parse_xml(accesses.figures[0].svg.markup);
+  CHECK(svg->find("rect", "mark").size() == 1);
+  CHECK(accesses.figures[0].svg.markup.find("out-of-bounds load of 4 B at byte 4000, block (3,0,0) thread (232,0,0)") !=
+        std::string::npos);
   REQUIRE(accesses.tables.size() == 1);
   const auto& headers = accesses.tables[0].table.headers;
   auto column = std::find(headers.begin(), headers.end(), "allocation") - headers.begin();

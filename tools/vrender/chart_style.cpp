@@ -46,6 +46,7 @@ std::string chart_css() {
 .vchart .line{fill:none;stroke-width:2}
 .vchart .span{stroke:#ffffff;stroke-width:0.5}
 .vchart .cell{stroke:none}
+.vchart .mark{fill:none;stroke:#d62728;stroke-width:2}
 .vchart .th{fill:#111111;font-size:12px;font-weight:bold}
 .vchart .td{fill:#222222;font-size:12px}
 .vchart .rowbg{fill:#f2f2f2}

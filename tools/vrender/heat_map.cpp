@@ -44,6 +44,11 @@ Svg render_heat_map(const HeatMap& map) {
                tip);
     }
   }
+  for (const HeatMark& m : map.marks) {  // outlines over the cells: a finding stays visible on any colour
+    if (m.row < 0 || m.row >= map.rows) continue;
+    double x0 = x(m.x), w = std::max(4.0, x(m.x + m.width) - x0);
+    svg.rect(x0 - (w > 4.0 ? 0 : 2), area.top + ch * m.row, w, ch, "mark", "", m.tooltip);
+  }
   if (!show_rows && map.rows > 0) {
     svg.text(area.left - 6, area.top + 10, map.row_labels.empty() ? "0" : shorten(map.row_labels.front(), 10), "tick", "end");
     svg.text(area.left - 6, area.bottom, map.row_labels.empty() ? std::to_string(map.rows - 1) : shorten(map.row_labels.back(), 10),

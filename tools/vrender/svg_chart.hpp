@@ -63,6 +63,13 @@ struct XYChart {
 };
 
 /// rows x cols cells, values row-major; NaN or 0 = empty cell. Columns span [x_lo, x_hi) on the x axis.
+/// A spot to mark on a heat map (an out-of-bounds access): row, x range, and what the tooltip says.
+struct HeatMark {
+  int row = 0;
+  double x = 0, width = 0;
+  std::string tooltip{};
+};
+
 struct HeatMap {
   std::string title{};
   int rows = 0, cols = 0;
@@ -73,6 +80,7 @@ struct HeatMap {
   std::string value_label{};  ///< colour scale title, e.g. "bytes touched"
   std::string value_unit{};
   double width = 720, height = 360;
+  std::vector<HeatMark> marks{};  ///< drawn as red outlines over the cells, at least 4 px wide
 };
 
 /// An interval [start, end) on a lane; colour index into the palette (-1 = neutral grey).

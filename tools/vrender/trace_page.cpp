@@ -337,6 +337,11 @@ void add_heat_maps(const JsonView& root, Section& s) {
     std::vector<JsonView> rows;
   };
   std::map<std::pair<std::string, std::string>, Group> groups;
+  // Findings by (kernel, nearest allocation): each is marked on that pair's map, at its block and bytes.
+  std::map<std::pair<std::string, std::string>, std::vector<JsonView>> findings;
+  for (const JsonView& f : root.items("findings"))
+    if (f.at("allocation").present() && f.at("allocation").as_text() != "-1")
+      findings[{f.text_or("kernel", "kernel"), f.at("allocation").as_text()}].push_back(f);
   for (const JsonView& a : root.items("accesses")) {
     auto& g = groups[{a.text_or("kernel", "kernel"), a.at("allocation").present() ? a.at("allocation").as_text() : "?"}];
     g.bytes += a.number_or("bytes_loaded", 0) + a.number_or("bytes_stored", 0);
@@ -368,6 +373,14 @@ void add_heat_maps(const JsonView& root, Section& s) {
         hi = std::max(hi, off);
       }
     }
+    const auto marked = findings.find(key);
+    if (marked != findings.end())
+      for (const JsonView& f : marked->second) {
+        std::vector<double> b = f.numbers("block");
+        b.resize(3, 0);
+        block_index.emplace(std::array<double, 3>{b[2], b[1], b[0]}, 0);
+        hi = std::max(hi, f.number_or("address", 0) - alloc.address + f.number_or("size", 1));
+      }
     int idx = 0;
     for (auto& [b, i] : block_index) i = idx++;
     // Power-of-two byte bins (at most 64 over the touched range) so 4 KiB tiles land on whole cells.
@@ -400,6 +413,18 @@ void add_heat_maps(const JsonView& root, Section& s) {
           map.values[static_cast<std::size_t>(row) * cols + c] += std::max(0.0, std::min(up, (c + 1) * bin) - std::max(lo, c * bin));
       }
     }
+    if (marked != findings.end())
+      for (const JsonView& f : marked->second) {
+        std::vector<double> b = f.numbers("block");
+        b.resize(3, 0);
+        const double offset = std::max(0.0, f.number_or("address", 0) - alloc.address);
+        map.marks.push_back({std::min(rows - 1, static_cast<int>(block_index[{b[2], b[1], b[0]}] / per_row)), offset,
+                             std::max(1.0, f.number_or("size", 1)),
+                             "out-of-bounds " + f.text_or("operation", "access") + " of " +
+                                 num(f.number_or("size", 0), 0) + " B at byte " + num(offset, 0) + ", block (" +
+                                 num(b[0], 0) + "," + num(b[1], 0) + "," + num(b[2], 0) + ") thread " +
+                                 dims(f, "thread")});
+      }
     s.figures.push_back({"", render_heat_map(map)});
   }
 }
