@@ -1,6 +1,8 @@
 // Captures -> trace model: names, filters, allocations, partial and dropped handling.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "libcommon/error.hpp"
 #include "tools/vtrace/trace_builder.hpp"
 
@@ -121,7 +123,14 @@ TEST_CASE("trace_builder: partial when a process did not end cleanly, a file is 
   CHECK(build_trace({capture(1, true), capture(2, false)}, run, KernelFilter("")).partial);
   raw::Capture torn = capture(1, true);
   torn.torn_bytes = 5;
-  CHECK(build_trace({torn}, run, KernelFilter("")).partial);
+  Trace t = build_trace({torn}, run, KernelFilter(""));
+  CHECK(t.partial);
+  // A partial trace says why, per process.
+  CHECK(std::count(t.run.notes.begin(), t.run.notes.end(),
+                   "process 1: its last record was cut short (5 bytes): killed or crashed while writing") == 1);
+  Trace unended = build_trace({capture(2, false)}, run, KernelFilter(""));
+  REQUIRE_FALSE(unended.run.notes.empty());
+  CHECK(unended.run.notes[0].rfind("process 2: no end record", 0) == 0);
   run.signal = 6;
   run.exit_status = 134;
   CHECK(build_trace({capture(1, true)}, run, KernelFilter("")).partial);
@@ -129,6 +138,15 @@ TEST_CASE("trace_builder: partial when a process did not end cleanly, a file is 
   Trace empty = build_trace({}, RunInfo{}, KernelFilter(""));
   CHECK_FALSE(empty.partial);
   CHECK(empty.kernels.empty());
+}
+
+TEST_CASE("kernel_filter: a 33,000-character CUTLASS name is matched, not a stack overflow (issue 45, item 1)") {
+  std::string name;
+  for (int i = 0; i < 1100; ++i) name += "cutlass_80_tensorop_s1688gemm_";
+  const std::string mangled = name + "Params";
+  CHECK(KernelFilter("cutlass.*Params").keeps(name, mangled));
+  CHECK_FALSE(KernelFilter("cutlass.*Arguments").keeps(name, mangled));
+  CHECK(KernelFilter("s1688gemm_$").keeps(name, ""));
 }
 
 TEST_CASE("trace_builder: dropped records are summed over processes and reported in a note") {

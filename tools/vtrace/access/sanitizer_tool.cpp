@@ -35,6 +35,7 @@
 #include "tools/vtrace/access/cubin_symbols.hpp"
 #include "tools/vtrace/access/device_block_filter.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
+#include "tools/vtrace/regex_search.hpp"
 
 namespace vtools::vtrace::access_tool {
 
@@ -212,12 +213,16 @@ void on_memory(const Sanitizer_ResourceMemoryData* m, bool allocated) {
 /// --kernel matches the demangled or the mangled name, as in launch mode (kernel_filter.hpp).
 bool kernel_selected(const std::string& mangled) {
   if (!g_settings.kernel) return true;
-  if (std::regex_search(mangled, *g_settings.kernel)) return true;
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  bool match = status == 0 && demangled && std::regex_search(demangled, *g_settings.kernel);
-  std::free(demangled);
-  return match;
+  try {
+    if (regex_search_any_length(mangled, *g_settings.kernel)) return true;
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+    const std::string text = status == 0 && demangled ? demangled : "";
+    std::free(demangled);
+    return !text.empty() && regex_search_any_length(text, *g_settings.kernel);
+  } catch (const std::regex_error&) {
+    return true;  // cannot tell: record it rather than lose it
+  }
 }
 
 void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
