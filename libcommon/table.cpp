@@ -15,11 +15,37 @@ static std::size_t display_width(const std::string& s) {
   return w;
 }
 
+std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c != 0x7f) {
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
 static Table::Align align_of(const Table& t, std::size_t col) {
   return col < t.align.size() ? t.align[col] : Table::Align::kLeft;
 }
 
-void write_text_table(const Table& table, std::ostream& out) {
+void write_text_table(const Table& raw, std::ostream& out) {
+  Table table = raw;  // cells made printable first, so widths are measured on what is shown
+  for (auto& h : table.headers) h = printable(h);
+  for (auto& r : table.rows)
+    for (auto& cell : r) cell = printable(cell);
   std::size_t cols = table.headers.size();
   for (const auto& r : table.rows) cols = std::max(cols, r.size());
   std::vector<std::size_t> width(cols, 0);
@@ -48,9 +74,8 @@ void write_text_table(const Table& table, std::ostream& out) {
 
 static std::string escape_md(const std::string& s) {
   std::string out;
-  for (char c : s) {
+  for (char c : printable(s)) {
     if (c == '|') out += "\\|";
-    else if (c == '\n') out += "<br>";
     else out += c;
   }
   return out;

@@ -17,10 +17,15 @@ struct Table {
   void add_row(std::vector<std::string> row) { rows.push_back(std::move(row)); }
 };
 
-/// Columns padded to their widest cell (UTF-8 aware), two spaces apart, a dashed rule under the header.
+/// `text` with its control characters (C0, DEL) written as \n, \t, \r or \xNN: a kernel name holding an escape
+/// sequence must not recolour the terminal, nor a newline split a row.
+std::string printable(const std::string& text);
+
+/// Columns padded to their widest cell (UTF-8 aware), two spaces apart, a dashed rule under the header; control
+/// characters in cells are shown escaped (printable).
 void write_text_table(const Table& table, std::ostream& out);
 
-/// GitHub-flavoured Markdown; '|' in cells is escaped.
+/// GitHub-flavoured Markdown; '|' in cells is escaped, and control characters as in printable().
 void write_markdown_table(const Table& table, std::ostream& out);
 
 /// CSV with RFC 4180 quoting: a header line, then one line per row; a cell holding a comma, a quote or a line break

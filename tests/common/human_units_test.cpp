@@ -59,3 +59,18 @@ TEST_CASE("table: text columns align, markdown escapes pipes") {
   CHECK(csv_number(1e80) == "1e+80");
   CHECK(csv_number(NAN).empty());
 }
+
+TEST_CASE("tables: control characters in cells are shown escaped, never sent to the terminal (issue 45, item 14)") {
+  CHECK(printable("plain ü") == "plain ü");
+  CHECK(printable("\x1b[31mred\nrow\t\x7f") == "\\x1b[31mred\\nrow\\t\\x7f");
+  Table t;
+  t.headers = {"kernel", "calls"};
+  t.align = {Table::Align::kLeft, Table::Align::kRight};
+  t.add_row({"\x1b[31mk\nx", "1"});
+  std::ostringstream text, md;
+  write_text_table(t, text);
+  CHECK(text.str() == "kernel        calls\n-------------------\n\\x1b[31mk\\nx      1\n");
+  write_markdown_table(t, md);
+  CHECK(md.str().find("| \\x1b[31mk\\nx | 1 |") != std::string::npos);
+  CHECK(text.str().find('\x1b') == std::string::npos);
+}

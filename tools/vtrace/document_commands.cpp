@@ -1,11 +1,13 @@
 // `vtrace summary`, `vtrace export` and `vtrace check`: each reads one trace document and writes one output
 // (summary and export of the kernels a --graph/--kernel selection keeps).
+#include <algorithm>
 #include <sstream>
 
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
 #include "libcommon/output_file.hpp"
+#include "libcommon/table.hpp"
 #include "tools/vtrace/chrome_export.hpp"
 #include "tools/vtrace/options.hpp"
 #include "tools/vtrace/summary_writer.hpp"
@@ -50,10 +52,11 @@ int check_command(const CheckOptions& o) {
   Trace trace = load(o.input);
   std::vector<std::string> problems = trace_problems(trace);
   std::ostringstream out;
-  for (const auto& p : problems) out << p << "\n";
+  for (const auto& p : problems) out << printable(p) << "\n";  // kernel names may hold control characters
+  const std::uint64_t findings = std::max<std::uint64_t>(trace.findings_total, trace.findings.size());
   out << input_display_name(o.input) << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
-      << " (" << trace.failed_launches.size() << " failed launches, " << trace.findings.size() << " findings)"
-      << (trace.partial ? ", partial trace" : "") << "\n";
+      << " (" << trace.failed_launches.size() << " failed launches, " << findings << " out-of-bounds accesses, "
+      << trace.findings.size() << " listed)" << (trace.partial ? ", partial trace" : "") << "\n";
   write_output(o.output.output, out.str());
   return problems.empty() ? 0 : static_cast<int>(ExitCode::kCheckFailed);
 }
