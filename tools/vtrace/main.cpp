@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "cudaProfilerApi"}));
   run_cmd->add_flag("--nvtx", run.nvtx,
                     "also record NVTX ranges and each kernel's launch call (thread, time): kernels per range");
+  run_cmd->add_flag("--require-gpu", run.require_gpu,
+                    "exit 69 when this machine cannot trace (no NVIDIA driver) instead of running CMD untraced");
   vtools::add_output_options(run_cmd, run.output, {});
   run_cmd->add_option("command", run.command, "the command and its arguments, after --")->required();
   run_cmd->footer("Everything after -- is the command; its stdin, stdout, stderr and exit status pass through.");

@@ -23,6 +23,9 @@ struct RunOptions {
   /// --nvtx: also record the program's NVTX ranges and each kernel's launch call (thread, host time), which places
   /// kernels in ranges; off by default, as the launch-call records cost ~0.6 us per launch (bench/RESULTS.md).
   bool nvtx = false;
+  /// --require-gpu: exit 69 when the machine cannot trace (no NVIDIA driver); without it the command runs untraced
+  /// and the trace says why, so a CI step or Makefile under vtrace still works on a CPU-only runner.
+  bool require_gpu = false;
   OutputOptions output;
 };
 

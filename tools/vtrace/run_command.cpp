@@ -160,8 +160,16 @@ std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOpt
                                                                     RunInfo& run) {
   std::vector<std::pair<std::string, std::string>> env{{"VTRACE_RAW_DIR", raw_dir}};
   std::string exe_dir = executable_dir();
+  // No NVIDIA driver: nothing can be traced, but the command can still run (a CI step or Makefile under vtrace on a
+  // CPU-only runner). An installation problem (a library missing) stays an error below.
+  auto untraced = [&](const std::string& why) {
+    run.mode = o.accesses ? "accesses" : "launches";
+    run.notes.push_back("not traced: " + why + "; the command ran untraced (--require-gpu makes this exit 69)");
+    return std::vector<std::pair<std::string, std::string>>{};
+  };
   if (!o.accesses) {
     std::string library = find_injection_library(exe_dir);
+    if (auto why = driver_unavailable(); why && !o.require_gpu) return untraced(*why);
     check_tracing_runtime(library);
     if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old)
       run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to '") + old + "'; vtrace replaced it");
@@ -182,6 +190,7 @@ std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOpt
 #else
   std::string library = find_tool_file(exe_dir, "libvtrace_access.so", "the access tracing library");
   std::string patches = find_tool_file(exe_dir, "access_patches.fatbin", "the device patches");
+  if (auto why = driver_unavailable(); why && !o.require_gpu) return untraced(*why);
   check_tracing_runtime(library);
   run.mode = "accesses";
   auto prepend = [](const char* var, const std::string& value) {

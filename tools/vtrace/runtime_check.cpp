@@ -47,14 +47,20 @@ std::string find_tool_file(const std::string& exe_dir, const std::string& file, 
                                           (fs::path(exe_dir) / ".." / "lib" / "vtrace").string() + "'");
 }
 
-void check_tracing_runtime(const std::string& injection_library, const std::string& libcuda) {
+std::optional<std::string> driver_unavailable(const std::string& libcuda) {
   void* cuda = ::dlopen(libcuda.c_str(), RTLD_LAZY | RTLD_LOCAL);
-  if (!cuda) {
-    const char* err = ::dlerror();
-    throw Error(ExitCode::kUnavailable, "cannot trace: the CUDA driver library " + libcuda +
-                                            " cannot be loaded (no NVIDIA driver on this machine?): " +
-                                            (err ? err : "unknown error"));
+  if (cuda) {
+    ::dlclose(cuda);
+    return std::nullopt;
   }
+  const char* err = ::dlerror();
+  return "the CUDA driver library " + libcuda + " cannot be loaded (no NVIDIA driver on this machine?): " +
+         (err ? err : "unknown error");
+}
+
+void check_tracing_runtime(const std::string& injection_library, const std::string& libcuda) {
+  if (auto why = driver_unavailable(libcuda)) throw Error(ExitCode::kUnavailable, "cannot trace: " + *why);
+  void* cuda = ::dlopen(libcuda.c_str(), RTLD_LAZY | RTLD_LOCAL);
   // Loading the injection library resolves its dependencies (libcupti); it does nothing until CUDA calls it.
   void* lib = ::dlopen(injection_library.c_str(), RTLD_LAZY | RTLD_LOCAL);
   if (!lib) {
