@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -13,12 +14,21 @@
 namespace vtools {
 
 std::uint64_t max_input_bytes() {
-  if (const char* env = std::getenv("VTOOLS_MAX_INPUT_BYTES")) {
-    char* end = nullptr;
-    unsigned long long v = std::strtoull(env, &end, 10);
-    if (end != env && *end == '\0' && v > 0) return v;
-  }
-  return kDefaultMaxInputBytes;
+  const char* env = std::getenv("VTOOLS_MAX_INPUT_BYTES");
+  if (!env) return kDefaultMaxInputBytes;
+  const std::string text(env);
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || errno == ERANGE || v == 0)
+    throw Error(ExitCode::kUsage, "VTOOLS_MAX_INPUT_BYTES='" + text +
+                                      "': expected a whole number of bytes from 1 to 18446744073709551615");
+  return v;
+}
+
+void check_stdin_once(const std::vector<std::string>& paths) {
+  if (std::count(paths.begin(), paths.end(), "-") > 1)
+    throw Error(ExitCode::kUsage, "'-' (standard input) is given more than once: it can be read only once");
 }
 
 std::string input_display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }

@@ -3,14 +3,19 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace vtools {
 
 /// Default cap on one input: 512 MiB. Overridden by the environment variable VTOOLS_MAX_INPUT_BYTES.
 constexpr std::uint64_t kDefaultMaxInputBytes = 512ull << 20;
 
-/// The cap in force (VTOOLS_MAX_INPUT_BYTES when set to a positive integer, else the default).
+/// The cap in force: VTOOLS_MAX_INPUT_BYTES when set (a positive integer of bytes), else the default. Throws
+/// Error(kUsage) naming the variable when it is set to anything else ("abc", "1e3", "-1", "0").
 std::uint64_t max_input_bytes();
+
+/// Throws Error(kUsage) when "-" (standard input) is among `paths` more than once: it can be read only once.
+void check_stdin_once(const std::vector<std::string>& paths);
 
 /// Reads all of `path` ("-" = stdin). Throws Error: kNoInput when missing/unreadable (or a directory),
 /// kDataError when over max_input_bytes() (the message names the limit and the variable that raises it).

@@ -13,6 +13,7 @@
 namespace vtools::vbench {
 
 int compare_command(const CompareOptions& o) {
+  check_stdin_once({o.baseline, o.candidate});
   const std::string a_name = input_display_name(o.baseline), b_name = input_display_name(o.candidate);
   const OrderedJson a = read_document(o.baseline, {kBenchFormat});
   const OrderedJson b = read_document(o.candidate, {kBenchFormat});
@@ -40,6 +41,7 @@ int show_command(const ShowOptions& o) {
 
 int merge_command(const MergeOptions& o) {
   if (o.inputs.empty()) throw Error(ExitCode::kUsage, "merge needs at least one input");
+  check_stdin_once(o.inputs);
   std::vector<OrderedJson> docs;
   std::vector<std::string> names;
   for (const auto& path : o.inputs) {

@@ -123,6 +123,7 @@ std::string render_page(const Page& page, const std::string& format, const Optio
 int run_render(const Options& options) {
   std::string format = output_format(options);
   if (options.inputs.empty()) throw Error(ExitCode::kUsage, "no input; give a vtools document, a .dot file or '-'");
+  check_stdin_once(options.inputs);
   if (options.scale <= 0 || options.width_px < 0)
     throw Error(ExitCode::kUsage, "--width and --scale must be positive");
   if (format == "png" && !png_available()) rasterize_png("", {});  // throws the exit-69 message before any work
