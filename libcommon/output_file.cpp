@@ -1,6 +1,7 @@
 #include "output_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -94,6 +95,20 @@ void AtomicFile::commit() {
   fd_ = -1;
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0) io_error("cannot rename output into place", path_);
   committed_ = true;
+}
+
+void check_output_creatable(const std::string& path) {
+  if (path == "-" || path.rfind("/dev/", 0) == 0) return;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    errno = EISDIR;
+    io_error("cannot create output", path);
+  }
+  const std::string probe = path + ".vtools-probe-" + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) io_error("cannot create output", path);
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 OutputStream::OutputStream(const std::string& path) : path_(path) {

@@ -52,6 +52,11 @@ class OutputStream {
   std::FILE* special_ = nullptr;      // a file under /dev/
 };
 
+/// Throws Error(kIoError) now when `path` could not be written later (its folder missing or read-only, or it is a
+/// folder): for commands that work for minutes before they write (vbench run, vtrace run). "-" and special files
+/// under /dev/ pass. Creates and removes a probe file beside it.
+void check_output_creatable(const std::string& path);
+
 /// Installs SIGINT/SIGTERM/SIGHUP handlers that unlink live temporaries and exit with 128 + signal.
 /// Called by run_main(); safe to call more than once.
 void install_interrupt_cleanup();

@@ -85,12 +85,14 @@ int exit_code(const BenchRun& run) {
 }  // namespace
 
 int run_command(const RunOptions& o) {
+  check_output_creatable(o.out.output);  // before minutes of benchmarks, not after
   const BenchRun run = run_harness(o, true);
   write_run(run, o);
   return exit_code(run);
 }
 
 int verify_command(const RunOptions& o) {
+  check_output_creatable(o.out.output);
   const BenchRun run = run_harness(o, false);
   write_run(run, o);
   return exit_code(run);

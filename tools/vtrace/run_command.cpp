@@ -222,6 +222,7 @@ int run_command(const RunOptions& o) {
     throw Error(ExitCode::kUsage, "--capture-range applies to launch mode only (access mode: --kernel, --launch)");
   if (o.accesses && o.nvtx) throw Error(ExitCode::kUsage, "--nvtx applies to launch mode only");
   max_input_bytes();  // a bad VTOOLS_MAX_INPUT_BYTES is refused now, not after the command has run
+  check_output_creatable(o.output.output);  // nor an -o that cannot be written
 
   TempDir dir;
   RunInfo run;
