@@ -342,6 +342,12 @@ TEST_CASE("trace_summary: access totals weight sectors per request by request co
   CHECK(s.accesses[0].sectors_per_request == doctest::Approx((30 * 4 + 10 * 8 + 10 * 5) / 50.0));
   CHECK(s.accesses[0].findings == 1);
   CHECK(s.accesses[1].tma);
+  // With finding_sites the counts are exact: every out-of-bounds access, not only the listed ones.
+  t.finding_sites.push_back({"k", 0x40, "load", 4718592, 1});
+  t.findings_total = 4718592;
+  TraceSummary exact = summarize_trace(t);
+  CHECK(exact.accesses[0].findings == 4718592);
+  CHECK(exact.findings == 4718592);
 }
 
 TEST_CASE("summary_writer: JSON carries every kernel row; tables carry every kernel name") {

@@ -136,11 +136,18 @@ std::vector<AccessStats> access_stats(const Trace& t) {
     weighted_sectors[a.kernel] += a.sectors_per_request * n;
     requests[a.kernel] += n;
   }
-  for (const auto& f : t.findings) {
+  // Exact counts per kernel from finding_sites; documents from before them count the listed findings.
+  for (const auto& f : t.finding_sites) {
     AccessStats& s = by_kernel[f.kernel];
     s.kernel = f.kernel;
-    ++s.findings;
+    s.findings += f.count;
   }
+  if (t.finding_sites.empty())
+    for (const auto& f : t.findings) {
+      AccessStats& s = by_kernel[f.kernel];
+      s.kernel = f.kernel;
+      ++s.findings;
+    }
   for (const auto& name : t.tma_kernels) {
     AccessStats& s = by_kernel[name];
     s.kernel = name;
@@ -251,7 +258,7 @@ TraceSummary summarize_trace(const Trace& trace, const TraceSelection& selection
   for (const auto& m : t.memsets) span(m.start_ns, m.end_ns);
   s.span_ns = last >= first ? last - first : 0;
   s.failed_launches = t.failed_launches.size();
-  s.findings = t.findings.size();
+  s.findings = std::max<std::uint64_t>(t.findings_total, t.findings.size());  // every one, not just those listed
   s.dropped_records = t.dropped_records;
   s.partial = t.partial;
   return s;
