@@ -168,8 +168,13 @@ std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOpt
     return std::vector<std::pair<std::string, std::string>>{};
   };
   if (!o.accesses) {
+    // A library named by VTRACE_CUPTI_LIBRARY that is not there is a setup error even without a driver.
+    if (const char* named = std::getenv("VTRACE_CUPTI_LIBRARY"); named && *named) find_injection_library(exe_dir);
+    if (auto why = driver_unavailable()) {
+      if (!o.require_gpu) return untraced(*why);
+      throw Error(ExitCode::kUnavailable, "cannot trace: " + *why);
+    }
     std::string library = find_injection_library(exe_dir);
-    if (auto why = driver_unavailable(); why && !o.require_gpu) return untraced(*why);
     check_tracing_runtime(library);
     if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old)
       run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to '") + old + "'; vtrace replaced it");
