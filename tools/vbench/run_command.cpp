@@ -9,6 +9,7 @@
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
 #include "libcommon/output_file.hpp"
+#include "tools/vbench/ops/cpu_ops.hpp"
 #include "tools/vbench/backend_choice.hpp"
 #include "tools/vbench/bench_document.hpp"
 #include "tools/vbench/bench_table.hpp"
@@ -39,6 +40,7 @@ ForwardPins forward_pins(const RunOptions& o, DType dtype) {
 }
 
 BenchRun run_harness(const RunOptions& o, bool time) {
+  cpu::cpu_threads();  // a bad VTOOLS_THREADS is refused before any work, not at the first CPU op
   check_sizes(o);
   HarnessSettings s;
   s.shapes = shapes_of(o.batches, o.seqs);

@@ -31,7 +31,11 @@ void gelu_forward(float* out, const float* inp, std::int64_t n);
 /// out = a + b element-wise (out may alias a).
 void residual_forward(float* out, const float* a, const float* b, std::int64_t n);
 
-/// Threads the CPU ops use: $VTOOLS_THREADS when set to a positive integer, else the hardware's thread count.
+/// Most threads VTOOLS_THREADS may ask for.
+constexpr int kMaxCpuThreads = 1024;
+
+/// Threads the CPU ops use: $VTOOLS_THREADS (1 to kMaxCpuThreads; anything else throws Error(kUsage)), else the
+/// hardware's thread count.
 int cpu_threads();
 
 }  // namespace vtools::vbench::cpu

@@ -7,7 +7,10 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <string>
 #include <vector>
+
+#include "libcommon/error.hpp"
 
 #include "tools/vbench/ops/cpu_ops.hpp"
 
@@ -104,8 +107,15 @@ WorkerPool& pool() {
 int cpu_threads() {
   static const int n = [] {
     if (const char* env = std::getenv("VTOOLS_THREADS")) {
-      const int v = std::atoi(env);
-      if (v > 0) return v;
+      // Refused rather than ignored or obeyed blindly: "abc" and "0" used to fall back silently, and 100000 threads
+      // never finished a forward.
+      const std::string text(env);
+      const bool digits = !text.empty() && text.size() <= 4 && text.find_first_not_of("0123456789") == std::string::npos;
+      const int v = digits ? std::stoi(text) : 0;
+      if (v < 1 || v > kMaxCpuThreads)
+        throw Error(ExitCode::kUsage, "VTOOLS_THREADS='" + text + "': expected a whole number of threads from 1 to " +
+                                          std::to_string(kMaxCpuThreads));
+      return v;
     }
     return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   }();
