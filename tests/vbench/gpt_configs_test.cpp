@@ -78,3 +78,18 @@ TEST_CASE("forward_cost: roofline floor takes the slower of compute and memory")
   CHECK(parse_dtype("bf16") == DType::kBf16);
   CHECK_THROWS_WITH_AS(parse_dtype("fp16"), "unknown dtype 'fp16'", Error);
 }
+
+TEST_CASE("check_model_fits: a config whose fp32 weights exceed memory is refused with both sizes (issue 45, item 3)") {
+  GptConfig huge{"custom", 100000, 1, 100000, 50257, 128, true};
+  try {
+    check_model_fits(huge, 24e9);
+    FAIL("no error");
+  } catch (const vtools::Error& e) {
+    CHECK(e.code() == vtools::ExitCode::kUsage);
+    CHECK(std::string(e.what()) ==
+          "config 'custom' has 1.2e+16 parameters, 4.8e+07 GB in fp32, more than this machine's 24 GB of memory");
+  }
+  GptConfig gpt2{"gpt2", 12, 12, 768, 50257, 1024, true};
+  CHECK_NOTHROW(check_model_fits(gpt2, 24e9));  // 124 M parameters, 0.5 GB
+  CHECK_THROWS(check_model_fits(gpt2, 0.4e9));
+}

@@ -1,5 +1,9 @@
 #include "tools/vbench/gpt_configs.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #include "libcommon/error.hpp"
 
 namespace vtools::vbench {
@@ -65,6 +69,23 @@ ParameterCount count_parameters(const GptConfig& c) {
   n.total = V * C + P * C + L * (12 * C * C + 13 * C) + 2 * C + (c.tied_head ? 0 : V * C);
   n.matmul = L * 12 * C * C + V * C;
   return n;
+}
+
+void check_model_fits(const GptConfig& c, long double memory_bytes) {
+  if (memory_bytes < 0) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return;  // cannot tell: let the allocation decide
+    memory_bytes = static_cast<long double>(pages) * static_cast<long double>(page);
+  }
+  // In long double: the sizes of an absurd custom config overflow 64-bit integers.
+  const long double C = c.n_embd, V = c.vocab_size, L = c.n_layer, P = c.block_size;
+  const long double params = V * C + P * C + L * (12 * C * C + 13 * C) + 2 * C + (c.tied_head ? 0 : V * C);
+  const long double bytes = 4 * params;
+  if (bytes <= memory_bytes) return;
+  char text[160];
+  std::snprintf(text, sizeof text, "%.3Lg parameters, %.3Lg GB in fp32, more than this machine's %.3Lg GB of memory",
+                params, bytes / 1e9, memory_bytes / 1e9);
+  throw Error(ExitCode::kUsage, "config '" + c.name + "' has " + text);
 }
 
 }  // namespace vtools::vbench

@@ -31,4 +31,9 @@ struct ParameterCount {
 };
 ParameterCount count_parameters(const GptConfig& config);
 
+/// Throws Error(kUsage) when the config's fp32 weights alone would not fit in `memory_bytes` (default: this
+/// machine's physical memory), with both sizes, before anything is allocated: a model that cannot fit used to
+/// allocate toward the OOM killer with no message.
+void check_model_fits(const GptConfig& config, long double memory_bytes = -1);
+
 }  // namespace vtools::vbench

@@ -19,6 +19,7 @@ std::vector<GptConfig> select_configs(const ModelOptions& o) {
   for (auto& c : configs) {
     if (o.untied) c.tied_head = false;
     validate_config(c);
+    check_model_fits(c);
   }
   return configs;
 }
