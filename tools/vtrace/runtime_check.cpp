@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "libcommon/cuda_driver.hpp"
 #include "libcommon/error.hpp"
 
 namespace vtools::vtrace {
@@ -47,16 +48,7 @@ std::string find_tool_file(const std::string& exe_dir, const std::string& file, 
                                           (fs::path(exe_dir) / ".." / "lib" / "vtrace").string() + "'");
 }
 
-std::optional<std::string> driver_unavailable(const std::string& libcuda) {
-  void* cuda = ::dlopen(libcuda.c_str(), RTLD_LAZY | RTLD_LOCAL);
-  if (cuda) {
-    ::dlclose(cuda);
-    return std::nullopt;
-  }
-  const char* err = ::dlerror();
-  return "the CUDA driver library " + libcuda + " cannot be loaded (no NVIDIA driver on this machine?): " +
-         (err ? err : "unknown error");
-}
+std::optional<std::string> driver_unavailable(const std::string& libcuda) { return cuda_driver_unavailable(libcuda); }
 
 void check_tracing_runtime(const std::string& injection_library, const std::string& libcuda) {
   if (auto why = driver_unavailable(libcuda)) throw Error(ExitCode::kUnavailable, "cannot trace: " + *why);

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "libcommon/cuda_driver.hpp"
 #include "libcommon/error.hpp"
 #include "libcommon/stats.hpp"
 #include "tools/vbench/backend.hpp"
@@ -856,8 +857,11 @@ std::unique_ptr<Backend> make_cuda_backend(int gpu, std::string* why) {
   if (status != cudaSuccess) {
     (void)cudaGetLastError();
     if (why != nullptr) {
-      *why = std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(status) + " (" +
-             cudaGetErrorName(status) + ")";
+      // No driver at all reads as "driver version is insufficient" from the runtime: say what vtrace says.
+      const auto no_driver = status == cudaErrorInsufficientDriver ? cuda_driver_unavailable() : std::nullopt;
+      *why = no_driver ? *no_driver
+                       : std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(status) + " (" +
+                             cudaGetErrorName(status) + ")";
     }
     return nullptr;
   }
