@@ -92,6 +92,7 @@ TEST_CASE("device_info: make_cuda_backend says why when there is no usable GPU")
   }
   if (!have_gpu) {
     const bool explained = why.rfind("cudaGetDeviceCount failed: ", 0) == 0 ||
+                           why.rfind("the CUDA driver library libcuda.so.1 cannot be loaded", 0) == 0 ||
                            why == "no CUDA device found (cudaGetDeviceCount returned 0)";
     CHECK_MESSAGE(explained, why);
   }
