@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <iostream>
 
 #include "document.hpp"
@@ -52,17 +53,28 @@ std::string resolve_format(const OutputOptions& opts, const std::string& fallbac
   return fallback;
 }
 
+/// app.exit(e) for --help/--version, then 74 when stdout could not take the text (`--help > /dev/full` said 0).
+static int exit_after_printing(CLI::App& app, const CLI::Error& e) {
+  const int code = app.exit(e);
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << g_tool << ": error: cannot write to standard output\n";
+    return static_cast<int>(ExitCode::kIoError);
+  }
+  return code;
+}
+
 int run_main(CLI::App& app, int argc, char** argv, const std::function<int()>& dispatch) {
   g_tool = app.get_name();
   install_interrupt_cleanup();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return exit_after_printing(app, e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return exit_after_printing(app, e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return exit_after_printing(app, e);
   } catch (const CLI::ParseError& e) {
     std::cerr << g_tool << ": error: " << e.what() << " (run '" << g_tool << " --help')\n";
     return static_cast<int>(ExitCode::kUsage);
