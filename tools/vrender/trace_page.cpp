@@ -327,6 +327,18 @@ std::string argument_suffix(const JsonView& v) {
   return ", argument " + num(index, 0) + (type.empty() ? "" : " (" + type + ")");
 }
 
+/// A record's block as a sort key (z, y, x), so blocks order as the grid numbers them; missing dims read as 0.
+std::array<double, 3> block_key(const JsonView& record) {
+  std::vector<double> b = record.numbers("block");
+  b.resize(3, 0);
+  return {b[2], b[1], b[0]};
+}
+
+/// "(x,y,z)" of a block_key.
+std::string block_label(const std::array<double, 3>& key) {
+  return "(" + num(key[2], 0) + "," + num(key[1], 0) + "," + num(key[0], 0) + ")";
+}
+
 void add_heat_maps(const JsonView& root, Section& s) {
   std::map<std::string, Allocation> allocs;
   for (const JsonView& a : root.items("allocations"))
@@ -363,9 +375,7 @@ void add_heat_maps(const JsonView& root, Section& s) {
     std::map<std::array<double, 3>, int> block_index;
     double hi = alloc.size;
     for (const JsonView& r : g->rows) {
-      std::vector<double> b = r.numbers("block");
-      b.resize(3, 0);
-      block_index.emplace(std::array<double, 3>{b[2], b[1], b[0]}, 0);
+      block_index.emplace(block_key(r), 0);
       for (const JsonView& range : r.items("ranges")) {
         std::vector<double> lr = range.items("").size() ? range.numbers("") : std::vector<double>{};
         if (lr.size() < 2) range.fail("", "an array [lo, hi)");
@@ -376,9 +386,7 @@ void add_heat_maps(const JsonView& root, Section& s) {
     const auto marked = findings.find(key);
     if (marked != findings.end())
       for (const JsonView& f : marked->second) {
-        std::vector<double> b = f.numbers("block");
-        b.resize(3, 0);
-        block_index.emplace(std::array<double, 3>{b[2], b[1], b[0]}, 0);
+        block_index.emplace(block_key(f), 0);
         hi = std::max(hi, f.number_or("address", 0) - alloc.address + f.number_or("size", 1));
       }
     int idx = 0;
@@ -387,6 +395,9 @@ void add_heat_maps(const JsonView& root, Section& s) {
     double bin = std::exp2(std::ceil(std::log2(std::max(hi, 1.0) / 64)));
     int rows = std::min<int>(idx, 64), cols = std::max(1, static_cast<int>(std::ceil(std::max(hi, 1.0) / bin)));
     double per_row = static_cast<double>(idx) / rows;
+    auto row_of = [&](const JsonView& record) {
+      return std::min(rows - 1, static_cast<int>(block_index[block_key(record)] / per_row));
+    };
     // The argument behind this allocation when every record of the group names the same one.
     std::string argument = argument_suffix(g->rows.front());
     for (const JsonView& r : g->rows)
@@ -398,11 +409,9 @@ void add_heat_maps(const JsonView& root, Section& s) {
                 std::min(340.0, 110.0 + 28.0 * rows)};
     for (auto& [b, i] : block_index)
       if (static_cast<int>(i / per_row) < rows && map.row_labels.size() <= static_cast<std::size_t>(i / per_row))
-        map.row_labels.push_back("(" + num(b[2], 0) + "," + num(b[1], 0) + "," + num(b[0], 0) + ")");
+        map.row_labels.push_back(block_label(b));
     for (const JsonView& r : g->rows) {
-      std::vector<double> b = r.numbers("block");
-      b.resize(3, 0);
-      int row = std::min(rows - 1, static_cast<int>(block_index[{b[2], b[1], b[0]}] / per_row));
+      const int row = row_of(r);
       for (const JsonView& range : r.items("ranges")) {
         std::vector<double> lr = range.numbers("");
         double base = lr[1] >= alloc.address && alloc.address > 0 && lr[0] >= alloc.address ? alloc.address : 0;
@@ -415,15 +424,11 @@ void add_heat_maps(const JsonView& root, Section& s) {
     }
     if (marked != findings.end())
       for (const JsonView& f : marked->second) {
-        std::vector<double> b = f.numbers("block");
-        b.resize(3, 0);
         const double offset = std::max(0.0, f.number_or("address", 0) - alloc.address);
-        map.marks.push_back({std::min(rows - 1, static_cast<int>(block_index[{b[2], b[1], b[0]}] / per_row)), offset,
-                             std::max(1.0, f.number_or("size", 1)),
+        map.marks.push_back({row_of(f), offset, std::max(1.0, f.number_or("size", 1)),
                              "out-of-bounds " + f.text_or("operation", "access") + " of " +
-                                 num(f.number_or("size", 0), 0) + " B at byte " + num(offset, 0) + ", block (" +
-                                 num(b[0], 0) + "," + num(b[1], 0) + "," + num(b[2], 0) + ") thread " +
-                                 dims(f, "thread")});
+                                 num(f.number_or("size", 0), 0) + " B at byte " + num(offset, 0) + ", block " +
+                                 block_label(block_key(f)) + " thread " + dims(f, "thread")});
       }
     s.figures.push_back({"", render_heat_map(map)});
   }
