@@ -11,8 +11,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "libcommon/cli.hpp"
+#include "libcommon/cuda_driver.hpp"
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
 #include "libcommon/human_units.hpp"
@@ -161,19 +163,20 @@ std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOpt
   std::vector<std::pair<std::string, std::string>> env{{"VTRACE_RAW_DIR", raw_dir}};
   std::string exe_dir = executable_dir();
   // No NVIDIA driver: nothing can be traced, but the command can still run (a CI step or Makefile under vtrace on a
-  // CPU-only runner). An installation problem (a library missing) stays an error below.
-  auto untraced = [&](const std::string& why) {
+  // CPU-only runner): an empty environment and a note. --require-gpu makes it exit 69, naming the driver before any
+  // library lookup can fail. An installation problem (a library missing) stays an error.
+  auto untraced = [&]() -> std::optional<std::vector<std::pair<std::string, std::string>>> {
+    const auto why = cuda_driver_unavailable();
+    if (!why) return std::nullopt;
+    if (o.require_gpu) throw Error(ExitCode::kUnavailable, "cannot trace: " + *why);
     run.mode = o.accesses ? "accesses" : "launches";
-    run.notes.push_back("not traced: " + why + "; the command ran untraced (--require-gpu makes this exit 69)");
+    run.notes.push_back("not traced: " + *why + "; the command ran untraced (--require-gpu makes this exit 69)");
     return std::vector<std::pair<std::string, std::string>>{};
   };
   if (!o.accesses) {
     // A library named by VTRACE_CUPTI_LIBRARY that is not there is a setup error even without a driver.
     if (const char* named = std::getenv("VTRACE_CUPTI_LIBRARY"); named && *named) find_injection_library(exe_dir);
-    if (auto why = driver_unavailable()) {
-      if (!o.require_gpu) return untraced(*why);
-      throw Error(ExitCode::kUnavailable, "cannot trace: " + *why);
-    }
+    if (auto none = untraced()) return *none;
     std::string library = find_injection_library(exe_dir);
     check_tracing_runtime(library);
     if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old)
@@ -195,7 +198,7 @@ std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOpt
 #else
   std::string library = find_tool_file(exe_dir, "libvtrace_access.so", "the access tracing library");
   std::string patches = find_tool_file(exe_dir, "access_patches.fatbin", "the device patches");
-  if (auto why = driver_unavailable(); why && !o.require_gpu) return untraced(*why);
+  if (auto none = untraced()) return *none;
   check_tracing_runtime(library);
   run.mode = "accesses";
   auto prepend = [](const char* var, const std::string& value) {

@@ -48,11 +48,9 @@ std::string find_tool_file(const std::string& exe_dir, const std::string& file, 
                                           (fs::path(exe_dir) / ".." / "lib" / "vtrace").string() + "'");
 }
 
-std::optional<std::string> driver_unavailable(const std::string& libcuda) { return cuda_driver_unavailable(libcuda); }
-
 void check_tracing_runtime(const std::string& injection_library, const std::string& libcuda) {
-  if (auto why = driver_unavailable(libcuda)) throw Error(ExitCode::kUnavailable, "cannot trace: " + *why);
-  void* cuda = ::dlopen(libcuda.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (auto why = cuda_driver_unavailable(libcuda)) throw Error(ExitCode::kUnavailable, "cannot trace: " + *why);
+  void* cuda = ::dlopen(libcuda.c_str(), RTLD_LAZY | RTLD_LOCAL);  // held while the library's dependencies resolve
   // Loading the injection library resolves its dependencies (libcupti); it does nothing until CUDA calls it.
   void* lib = ::dlopen(injection_library.c_str(), RTLD_LAZY | RTLD_LOCAL);
   if (!lib) {

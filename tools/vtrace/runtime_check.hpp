@@ -3,7 +3,6 @@
 // missing.
 #pragma once
 
-#include <optional>
 #include <string>
 
 namespace vtools::vtrace {
@@ -18,9 +17,6 @@ std::string find_tool_file(const std::string& exe_dir, const std::string& file, 
 
 /// Directory of the running executable (/proc/self/exe).
 std::string executable_dir();
-
-/// Why `libcuda` cannot be loaded (no NVIDIA driver on this machine), quoting dlerror(); nullopt when it can.
-std::optional<std::string> driver_unavailable(const std::string& libcuda = "libcuda.so.1");
 
 /// Throws Error(kUnavailable) when `libcuda` cannot be loaded (no driver) or `injection_library` cannot be loaded
 /// (e.g. libcupti missing), quoting dlerror().
