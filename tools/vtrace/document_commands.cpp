@@ -1,6 +1,5 @@
 // `vtrace summary`, `vtrace export` and `vtrace check`: each reads one trace document and writes one output
 // (summary and export of the kernels a --graph/--kernel selection keeps).
-#include <algorithm>
 #include <sstream>
 
 #include "libcommon/document.hpp"
@@ -53,7 +52,7 @@ int check_command(const CheckOptions& o) {
   std::vector<std::string> problems = trace_problems(trace);
   std::ostringstream out;
   for (const auto& p : problems) out << printable(p) << "\n";  // kernel names may hold control characters
-  const std::uint64_t findings = std::max<std::uint64_t>(trace.findings_total, trace.findings.size());
+  const std::uint64_t findings = trace.findings_in_all();
   out << input_display_name(o.input) << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
       << " (" << trace.failed_launches.size() << " failed launches, " << findings << " out-of-bounds accesses, "
       << trace.findings.size() << " listed)" << (trace.partial ? ", partial trace" : "") << "\n";

@@ -173,6 +173,11 @@ struct Trace {
   std::vector<FindingSite> finding_sites;  ///< per kernel and PC, by kernel then PC
   /// Out-of-bounds accesses in all, exact: those of finding_sites plus any at PCs past the device's per-launch table.
   std::uint64_t findings_total = 0;
+  /// Every out-of-bounds access the trace knows of: findings_total, or the listed findings where it says less (a
+  /// model filled by hand, a document without the field).
+  [[nodiscard]] std::uint64_t findings_in_all() const {
+    return findings_total > findings.size() ? findings_total : findings.size();
+  }
   /// Kernels that ran through TMA tensor copies, invisible to access tracing (access mode only).
   std::vector<std::string> tma_kernels;
   bool partial = false;

@@ -258,7 +258,7 @@ TraceSummary summarize_trace(const Trace& trace, const TraceSelection& selection
   for (const auto& m : t.memsets) span(m.start_ns, m.end_ns);
   s.span_ns = last >= first ? last - first : 0;
   s.failed_launches = t.failed_launches.size();
-  s.findings = std::max<std::uint64_t>(t.findings_total, t.findings.size());  // every one, not just those listed
+  s.findings = t.findings_in_all();  // every one, not just those listed
   s.dropped_records = t.dropped_records;
   s.partial = t.partial;
   return s;
