@@ -85,7 +85,7 @@ struct PendingLaunch {
   /// Source of the asynchronous header copy: on the heap, so it stays put until launch end has synchronized.
   std::shared_ptr<raw::DeviceLaunchHeader> header;
   std::shared_ptr<DeviceTable> table;
-  std::string params;  ///< pointer_sized_params of the launch
+  std::string params;  ///< param_words of the launch
   CUcontext context = nullptr;
   CUmodule module = nullptr;
 };
@@ -377,14 +377,15 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
     *p.header = raw::DeviceLaunchHeader{};
     {
       std::lock_guard<std::mutex> lock(g_mutex);
-      ContextState& state = g_contexts[l->context];
-      p.table = current_table(state, l->context, l->hStream);
-      if (p.table) {
-        p.header->argument_count = device_arguments(p.params, p.table->host, p.header->arguments);
-        p.buffer = take_buffer(state, l->context, BufferLayout(sites_for(blocks, p.header->argument_count)).bytes);
-      }
+      p.table = current_table(g_contexts[l->context], l->context, l->hStream);
     }
+    // The table's host copy never changes once made: the arguments and the layout need no lock.
+    if (p.table) p.header->argument_count = device_arguments(p.params, p.table->host, p.header->arguments);
     const BufferLayout layout(sites_for(blocks, p.header->argument_count));
+    if (p.table) {
+      std::lock_guard<std::mutex> lock(g_mutex);
+      p.buffer = take_buffer(g_contexts[l->context], l->context, layout.bytes);
+    }
     if (!p.table || !p.buffer.device) {
       write_note("sanitizerAlloc of " + std::to_string(layout.bytes) + " bytes failed; launch " +
                  std::to_string(p.record.kernel_launch) + " of " + p.name + " is not recorded");
