@@ -5,7 +5,9 @@ tests/vtrace/samples/real_programs.py natively, under `compute-sanitizer --tool 
 and what each run found: memcheck's error count, vtrace's findings_total, partial, dropped_records, records and
 coarsened records. Prints a Markdown table for bench/RESULTS.md and writes every run to LOGDIR/access-overhead.json.
 
-Usage: bench/access_overhead.py LOGDIR [--rounds N] [--programs a,b,...] [--vtrace BIN]
+Usage: bench/access_overhead.py LOGDIR [--rounds N] [--programs a,b,...] [--vtrace BIN] [--unpatched]
+                                [--stages 1,2,3] [--tools native,memcheck,vtrace]
+--stages also runs vtrace with VTRACE_ACCESS_STAGE=N (the patches stop part way: what each part of them costs).
 """
 import argparse
 import json
@@ -38,22 +40,38 @@ def main():
     ap.add_argument("--unpatched", action="store_true",
                     help="also run vtrace --accesses with a --kernel no kernel matches: the preload library and its "
                          "callbacks without patched code or recorded launches (what the fixed cost is)")
+    ap.add_argument("--stages", default="",
+                    help="also run vtrace --accesses with VTRACE_ACCESS_STAGE=N for each N (1 call only, 2 bounds, "
+                         "3 counters): what each part of the patches costs")
+    ap.add_argument("--tools", default="native,memcheck,vtrace", help="which of native,memcheck,vtrace to run")
     a = ap.parse_args()
+    tools = a.tools.split(",")
     os.makedirs(a.logdir, exist_ok=True)
     sanitizer = "/usr/local/cuda/compute-sanitizer/compute-sanitizer"
     runs = []
     for r in range(a.rounds):
         for program in a.programs.split(","):
             base = [a.python, SCRIPT, program]
-            s, p = timed(base)
-            runs.append({"program": program, "tool": "native", "round": r, "seconds": s, "exit": p.returncode})
-            print(json.dumps(runs[-1]), flush=True)  # every run as it goes: a cut-off call keeps what it measured
-            s, p = timed([sanitizer, "--tool", "memcheck", "--print-limit", "5", *base])
-            m = re.search(r"ERROR SUMMARY: (\d+) error", p.stdout + p.stderr)
-            runs.append({"program": program, "tool": "memcheck", "round": r, "seconds": s, "exit": p.returncode,
-                         "errors": int(m.group(1)) if m else None})
-            print(json.dumps(runs[-1]), flush=True)
+            if "native" in tools:
+                s, p = timed(base)
+                runs.append({"program": program, "tool": "native", "round": r, "seconds": s, "exit": p.returncode})
+                print(json.dumps(runs[-1]), flush=True)  # every run as it goes: a cut-off call keeps what it measured
+            if "memcheck" in tools:
+                s, p = timed([sanitizer, "--tool", "memcheck", "--print-limit", "5", *base])
+                m = re.search(r"ERROR SUMMARY: (\d+) error", p.stdout + p.stderr)
+                runs.append({"program": program, "tool": "memcheck", "round": r, "seconds": s, "exit": p.returncode,
+                             "errors": int(m.group(1)) if m else None})
+                print(json.dumps(runs[-1]), flush=True)
             out = os.path.join(tempfile.mkdtemp(prefix="access-bench-"), "t.json")
+            for stage in [x for x in a.stages.split(",") if x]:
+                s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base],
+                             env=dict(os.environ, VTRACE_ACCESS_STAGE=stage))
+                runs.append({"program": program, "tool": f"vtrace-stage{stage}", "round": r, "seconds": s,
+                             "exit": p.returncode, "closing_notes": [line for line in p.stderr.splitlines()
+                                                                     if "access mode in process" in line]})
+                print(json.dumps(runs[-1]), flush=True)
+            if "vtrace" not in tools:
+                continue
             s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base])
             run = {"program": program, "tool": "vtrace", "round": r, "seconds": s, "exit": p.returncode,
                    "closing_notes": [line for line in p.stderr.splitlines()
@@ -89,8 +107,8 @@ def main():
         def med(tool):
             xs = [x["seconds"] for x in runs if x["program"] == program and x["tool"] == tool]
             return statistics.median(xs) if xs else float("nan")
-        last = [x for x in runs if x["program"] == program and x["tool"] == "vtrace"][-1]
-        mc = [x for x in runs if x["program"] == program and x["tool"] == "memcheck"][-1]
+        last = ([x for x in runs if x["program"] == program and x["tool"] == "vtrace"] or [{}])[-1]
+        mc = ([x for x in runs if x["program"] == program and x["tool"] == "memcheck"] or [{}])[-1]
         print(f"| {program} | {med('native'):.2f} | {med('memcheck'):.2f} | {med('vtrace'):.2f} | "
               f"{med('vtrace') / med('memcheck'):.2f} | {mc.get('errors')} | {last.get('findings')} | "
               f"{last.get('partial')} | {last.get('dropped')} | {last.get('launches')} | "

@@ -155,6 +155,7 @@ __device__ __forceinline__ void add_counts(raw::AccessSite* s, std::uint32_t ope
 __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, std::uint32_t size,
                        std::uint32_t operation) {
   auto* h = static_cast<raw::DeviceLaunchHeader*>(userdata);
+  if (h->stage == raw::kStageCall) return;
   const unsigned mask = __activemask();
   const unsigned lane = lane_id();
   const unsigned below = (1u << lane) - 1u;
@@ -199,9 +200,13 @@ __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, 
   const std::uint64_t run_hi = __shfl_sync(mask, hi, 31 - __clz(members));
   const bool leader = before == 0;
   const bool starts_run = (run_starts >> lane) & 1u;
-  if (!leader && !starts_run) return;
+  if ((!leader && !starts_run) || h->stage == raw::kStageBounds) return;
   raw::AccessSite* s = find_site(h, raw::site_key(block, allocation, argument), block, allocation, argument);
   if (!s) return;
+  if (h->stage == raw::kStageCounts) {
+    if (leader) atomicAdd(reinterpret_cast<unsigned long long*>(&s->requests), 1ull);
+    return;
+  }
   lock(s);
   if (leader) {
     const std::uint64_t lanes = __popc(group);
@@ -237,6 +242,7 @@ __device__ void add_bulk_piece(raw::DeviceLaunchHeader* h, std::uint64_t block, 
 __device__ void record_bulk(void* userdata, std::uint64_t pc, std::uint64_t address, std::uint32_t bytes,
                             std::uint32_t operation) {
   auto* h = static_cast<raw::DeviceLaunchHeader*>(userdata);
+  if (h->stage == raw::kStageCall) return;
   if (lane_id() != static_cast<unsigned>(__ffs(__activemask()) - 1) || bytes == 0) return;
   const std::uint64_t block = linear_block();
   const std::uint32_t allocation = raw::find_allocation(h->allocations, h->allocation_count, address, 1);

@@ -115,6 +115,15 @@ struct DeviceBlockFilter {
   std::uint64_t ranges[kMaxDeviceBlockRanges][2];  ///< inclusive [first, last]
 };
 
+/// How much of its work a patch does: all of it, or up to a point, so that the cost of each part can be measured on a
+/// real program (VTRACE_ACCESS_STAGE; the trace of a stage other than kStageAll is incomplete by design).
+enum Stage : std::uint32_t {
+  kStageAll = 0,
+  kStageCall = 1,      ///< return at once: the cost of the patched call itself
+  kStageBounds = 2,    ///< bounds check, argument attribution and findings; no sites
+  kStageCounts = 3,    ///< and the site's counters; no byte ranges
+};
+
 struct HashSlot {
   unsigned long long key;  ///< 0: free
   unsigned int site;       ///< index + 1 into the sites, 0 while being created, kSiteFull when out of room
@@ -135,7 +144,7 @@ struct DeviceLaunchHeader {
   const DeviceAllocation* allocations;  ///< sorted by start, disjoint
   std::uint64_t allocation_count;
   std::uint32_t argument_count;
-  std::uint32_t pad;
+  std::uint32_t stage;  ///< kStageAll, or where the patches stop (VTRACE_ACCESS_STAGE, for measuring their cost)
   DeviceArgument arguments[kMaxDeviceArguments];  ///< sorted by pointer
   DeviceBlockFilter blocks;
 };

@@ -49,6 +49,7 @@ struct Settings {
   std::optional<std::regex> kernel;
   long long launch = -1;
   std::uint64_t max_bytes = 256ull << 20;
+  std::uint32_t stage = raw::kStageAll;  ///< VTRACE_ACCESS_STAGE: how much of their work the patches do
   raw::DeviceBlockFilter blocks{};  ///< --blocks when it fits the device filter, else every block (the host filters)
 };
 
@@ -93,9 +94,16 @@ struct PendingLaunch {
 /// Where the tool's own time goes, for the closing note (nanoseconds of steady clock inside the callbacks).
 struct Costs {
   std::atomic<std::uint64_t> modules{0}, modules_skipped{0}, module_ns{0};
-  std::atomic<std::uint64_t> launches{0}, begin_ns{0}, end_ns{0}, bytes_read{0};
+  std::atomic<std::uint64_t> launches{0}, begin_ns{0}, end_ns{0}, wait_ns{0}, bytes_read{0};
 };
 Costs g_costs;
+
+/// Per kernel name: where the waiting went, to tell a kernel's first launch (the driver patches its code then) from
+/// the others (the patches' work). Guarded by g_mutex.
+struct KernelCost {
+  std::uint64_t launches = 0, first_wait_ns = 0, wait_ns = 0, sites = 0, requests = 0;
+};
+std::map<std::string, KernelCost> g_kernel_costs;
 
 std::uint64_t now_ns() {
   return static_cast<std::uint64_t>(
@@ -401,6 +409,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       h.allocations = static_cast<const raw::DeviceAllocation*>(p.table->device);
       h.allocation_count = p.table->host.size();
       h.blocks = g_settings.blocks;
+      h.stage = g_settings.stage;
       sanitizerMemset(base, 0, layout.cleared, l->hStream);
       sanitizerMemcpyHostToDeviceAsync(base, p.header.get(), sizeof(raw::DeviceLaunchHeader), l->hStream);
     }
@@ -420,8 +429,10 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   RecordBatch b;
   std::vector<raw::AccessSite> sites;
   std::vector<raw::FindingSite> findings;
+  std::uint64_t wait_ns = 0, requests = 0;
   if (p.recorded) {
     sanitizerStreamSynchronize(l->hStream);
+    wait_ns = now_ns() - t0;
     raw::DeviceLaunchHeader h{};
     auto* base = static_cast<char*>(p.buffer.device);
     sanitizerMemcpyDeviceToHost(&h, base, sizeof h, l->hStream);
@@ -447,6 +458,7 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
       if (f.pc >= function_pc) f.pc -= function_pc;
     }
     for (auto& s : sites) {  // allocation index -> start address, the one name the host can map
+      requests += s.requests + s.bulk_copies;
       s.allocation = s.allocation < p.table->host.size() ? p.table->host[s.allocation].start : 0;
       s.key = 0;
       s.lock = 0;
@@ -471,7 +483,16 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
     write_batch(chunk);
   }
   p.table.reset();  // may free a replaced allocation table
-  if (p.recorded) g_costs.end_ns += now_ns() - t0;
+  if (p.recorded) {
+    g_costs.end_ns += now_ns() - t0;
+    g_costs.wait_ns += wait_ns;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    KernelCost& k = g_kernel_costs[p.name];
+    if (k.launches++ == 0) k.first_wait_ns = wait_ns;
+    k.wait_ns += wait_ns;
+    k.sites += sites.size();
+    k.requests += requests;
+  }
 }
 
 void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
@@ -532,6 +553,32 @@ std::string seconds(std::uint64_t ns) {
   return text;
 }
 
+/// The kernels that kept the program waiting longest, for the closing note: name (cut), launches, waiting, of which
+/// the first launch, warp requests and sites.
+std::string slowest_kernels(std::size_t count) {
+  std::vector<std::pair<std::string, KernelCost>> costs;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    costs.assign(g_kernel_costs.begin(), g_kernel_costs.end());
+  }
+  std::uint64_t first_total = 0;
+  for (const auto& [name, k] : costs) first_total += k.first_wait_ns;
+  std::sort(costs.begin(), costs.end(), [](const auto& x, const auto& y) { return x.second.wait_ns > y.second.wait_ns; });
+  std::string text = "; first launches of " + std::to_string(costs.size()) + " kernels waited " + seconds(first_total);
+  for (std::size_t i = 0; i < costs.size() && i < count; ++i) {
+    const auto& [name, k] = costs[i];
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+    std::string shown = status == 0 && demangled ? demangled : name;
+    std::free(demangled);
+    if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+    text += (i == 0 ? "; longest waits: " : "; ") + shown + " " + std::to_string(k.launches) + " launches " +
+            seconds(k.wait_ns) + " (first " + seconds(k.first_wait_ns) + ", " + std::to_string(k.requests) +
+            " requests, " + std::to_string(k.sites) + " sites)";
+  }
+  return text;
+}
+
 void finish() {
   bool expected = false;
   if (!g_finished.compare_exchange_strong(expected, true)) return;
@@ -542,8 +589,12 @@ void finish() {
                                               " without a --kernel match left unpatched)"
                                         : std::string()) +
                "; " + std::to_string(g_costs.launches.load()) + " recorded launches: " + seconds(g_costs.begin_ns) +
-               " preparing them, " + seconds(g_costs.end_ns) + " waiting for them and reading back " +
-               std::to_string(g_costs.bytes_read.load() >> 10) + " KiB");
+               " preparing them, " + seconds(g_costs.end_ns) + " at their ends (" + seconds(g_costs.wait_ns) +
+               " waiting for them), reading back " + std::to_string(g_costs.bytes_read.load() >> 10) + " KiB" +
+               (g_settings.stage != raw::kStageAll
+                    ? "; VTRACE_ACCESS_STAGE=" + std::to_string(g_settings.stage) + ": the patches did part of their work"
+                    : std::string()) +
+               slowest_kernels(5));
     RecordBatch b;
     if (g_lost > 0) b.add(Tag::kDropped, raw::DroppedRecord{g_lost.load()});
     b.add(Tag::kEnd, raw::EndRecord{0});
@@ -565,6 +616,8 @@ void initialize() noexcept {
     if (const char* l = std::getenv("VTRACE_LAUNCH"); l && *l) g_settings.launch = std::atoll(l);
     if (const char* blocks = std::getenv("VTRACE_BLOCKS"); blocks && *blocks)
       access::parse_device_block_filter(blocks, g_settings.blocks);
+    if (const char* stage = std::getenv("VTRACE_ACCESS_STAGE"); stage && *stage)
+      g_settings.stage = static_cast<std::uint32_t>(std::strtoul(stage, nullptr, 10));
     if (const char* m = std::getenv("VTRACE_MAX_BYTES"); m && *m)
       g_settings.max_bytes = std::max<std::uint64_t>(std::strtoull(m, nullptr, 10), BufferLayout(1024).bytes);
     std::string path = std::string(dir) + "/raw-" + std::to_string(getpid()) + ".bin";
