@@ -44,11 +44,17 @@ def main():
                     help="also run vtrace --accesses with VTRACE_ACCESS_STAGE=N for each N (1 call only, 2 bounds, "
                          "3 counters): what each part of the patches costs")
     ap.add_argument("--tools", default="native,memcheck,vtrace", help="which of native,memcheck,vtrace to run")
+    ap.add_argument("--no-warmup", dest="warmup", action="store_false",
+                    help="do not run each program once, untimed, before the rounds")
     a = ap.parse_args()
     tools = a.tools.split(",")
     os.makedirs(a.logdir, exist_ok=True)
     sanitizer = "/usr/local/cuda/compute-sanitizer/compute-sanitizer"
     runs = []
+    if a.warmup:  # the first run of a program pays for cold file caches (imports, kernels): time none of those
+        for program in a.programs.split(","):
+            s, p = timed([a.python, SCRIPT, program])
+            print(json.dumps({"program": program, "tool": "warm-up", "seconds": s, "exit": p.returncode}), flush=True)
     for r in range(a.rounds):
         for program in a.programs.split(","):
             base = [a.python, SCRIPT, program]

@@ -654,7 +654,12 @@ void initialize() noexcept {
   }
 }
 
-__attribute__((constructor)) void on_load() { initialize(); }
+// A namespace-scope object defined after every other one of this file, not __attribute__((constructor)) (which runs
+// before this file's dynamic initialisation): the globals above are made before initialize() uses them, and the
+// atexit(finish) it registers runs before they are destroyed.
+struct Loader {
+  Loader() { initialize(); }
+} g_loader;
 
 }  // namespace
 
