@@ -1,9 +1,10 @@
 // Device patches of access mode, compiled with `nvcc --fatbin --compile-as-tools-patch` and loaded by the preload
 // library with sanitizerAddPatchesFromFile. Every global access, cp.async and cp.async.bulk copy is checked against
 // the launch's allocation table and folded into the launch's site table here, on the device, as it happens: the
-// lanes of a warp request are grouped by (allocation, kernel argument), each group's leader updates its site (counts,
-// bytes, sectors, lanes, merged byte ranges) under the site's lock, and lanes outside every allocation are counted per
-// PC with the first few kept in full. Nothing grows with the number of accesses. Blocks outside --blocks return at
+// lanes of a warp request are grouped by (allocation, kernel argument); each group's leader adds the request to its
+// site's counters (atomics) and, unless the site's ranges already cover them (read without the lock), its byte runs
+// to the site's merged ranges under the site's lock; lanes outside every allocation are counted per PC with the first
+// few kept in full. Nothing grows with the number of accesses. Blocks outside --blocks return at
 // once. What moves no global bytes is not an access: a cp.async whose source size is 0 (zero fill: the API passes a
 // null source) and a prefetch.
 #include <sanitizer_patching.h>
@@ -78,16 +79,59 @@ __device__ raw::AccessSite* find_site(raw::DeviceLaunchHeader* h, std::uint64_t 
   return nullptr;
 }
 
-// A site belongs to one block, so only that block's warps (one SM) contend for it: block-scope atomics and fences
-// order them, far cheaper than device-scope ones.
+// A site belongs to one block, so only that block's warps (one SM) touch it: block-scope atomics, fences and loads
+// order them, far cheaper than device-scope ones (and the loads are served by the SM's L1).
+__device__ __forceinline__ std::uint64_t load_block(const std::uint64_t* p) {
+  std::uint64_t v;
+  asm volatile("ld.relaxed.cta.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ std::uint32_t load_block(const std::uint32_t* p) {
+  std::uint32_t v;
+  asm volatile("ld.relaxed.cta.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// The site's lock word is also a version (a seqlock): odd while a writer holds it, two more after each hold, so a
+// reader that sees the same even value before and after reading the ranges read a consistent set.
 __device__ __forceinline__ void lock(raw::AccessSite* s) {
-  while (atomicCAS_block(&s->lock, 0u, 1u) != 0u) __nanosleep(20);
+  for (;;) {
+    const std::uint32_t v = load_block(&s->lock);
+    if (!(v & 1u) && atomicCAS_block(&s->lock, v, v + 1u) == v) break;
+    __nanosleep(20);
+  }
   __threadfence_block();
 }
 
 __device__ __forceinline__ void unlock(raw::AccessSite* s) {
   __threadfence_block();
-  atomicExch_block(&s->lock, 0u);
+  atomicAdd_block(&s->lock, 1u);
+}
+
+/// Whether the site's ranges already cover [lo, hi), read without the lock; false when a writer got in the way.
+/// Ranges only ever grow, so a covered range stays covered and the request needs no lock.
+__device__ bool covered(const raw::AccessSite* s, std::uint64_t lo, std::uint64_t hi) {
+  const std::uint32_t version = load_block(&s->lock);
+  if (version & 1u) return false;
+  __threadfence_block();
+  std::uint32_t count = load_block(&s->range_count);
+  if (count > raw::kRangesPerSite) count = raw::kRangesPerSite;
+  bool inside = false;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint64_t r_lo = load_block(&s->ranges[i][0]);
+    if (r_lo > lo) break;  // sorted: no later range starts at or before lo
+    if (hi <= load_block(&s->ranges[i][1])) {
+      inside = true;
+      break;
+    }
+  }
+  __threadfence_block();
+  return inside && load_block(&s->lock) == version;
+}
+
+__device__ __forceinline__ void add_block(std::uint64_t* counter, std::uint64_t value) {
+  atomicAdd_block(reinterpret_cast<unsigned long long*>(counter), static_cast<unsigned long long>(value));
 }
 
 /// The finding site of `pc` in this launch, nullptr when all kFindingSitesPerLaunch are taken by other PCs.
@@ -129,23 +173,24 @@ __device__ void keep_finding(raw::FindingSite* f, unsigned long long rank, std::
   r.size = size;
 }
 
+/// The counters take atomics (no lock): most requests then need none.
 __device__ __forceinline__ void add_counts(raw::AccessSite* s, std::uint32_t operation, std::uint64_t lanes,
                                            std::uint64_t bytes) {
   switch (operation) {
     case 0:
     case 3:
-      s->loads += lanes;
-      s->bytes_loaded += bytes;
+      add_block(&s->loads, lanes);
+      add_block(&s->bytes_loaded, bytes);
       break;
     case 1:
     case 4:
-      s->stores += lanes;
-      s->bytes_stored += bytes;
+      add_block(&s->stores, lanes);
+      add_block(&s->bytes_stored, bytes);
       break;
     default:  // atomic: reads and writes its bytes
-      s->atomics += lanes;
-      s->bytes_loaded += bytes;
-      s->bytes_stored += bytes;
+      add_block(&s->atomics, lanes);
+      add_block(&s->bytes_loaded, bytes);
+      add_block(&s->bytes_stored, bytes);
       break;
   }
 }
@@ -200,23 +245,41 @@ __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, 
   const std::uint64_t run_hi = __shfl_sync(mask, hi, 31 - __clz(members));
   const bool leader = before == 0;
   const bool starts_run = (run_starts >> lane) & 1u;
-  if ((!leader && !starts_run) || h->stage == raw::kStageBounds) return;
-  raw::AccessSite* s = find_site(h, raw::site_key(block, allocation, argument), block, allocation, argument);
-  if (!s) return;
-  if (h->stage == raw::kStageCounts) {
-    if (leader) atomicAdd(reinterpret_cast<unsigned long long*>(&s->requests), 1ull);
-    return;
-  }
-  lock(s);
+  if (h->stage == raw::kStageBounds) return;
+
+  // The group's leader finds the site and counts the request (atomics); its lanes get the site by shuffle.
+  raw::AccessSite* own = nullptr;
   if (leader) {
-    const std::uint64_t lanes = __popc(group);
-    add_counts(s, operation, lanes, lanes * size);
-    s->requests += 1;
-    s->sectors += __popc(sector_leaders);
-    s->lanes += lanes;
+    own = find_site(h, raw::site_key(block, allocation, argument), block, allocation, argument);
+    if (own) {
+      const std::uint64_t lanes = __popc(group);
+      add_counts(own, operation, lanes, lanes * size);
+      add_block(&own->requests, 1);
+      add_block(&own->sectors, __popc(sector_leaders));
+      add_block(&own->lanes, lanes);
+    }
   }
-  raw::add_range(s->ranges, s->range_count, s->ranges_merged, lo, run_hi);
-  unlock(s);
+  auto* s = reinterpret_cast<raw::AccessSite*>(
+      __shfl_sync(mask, reinterpret_cast<unsigned long long>(own), __ffs(group) - 1));
+  if (h->stage == raw::kStageCounts) return;
+
+  // Runs the site's ranges already cover need no lock: once a block has touched its tiles, most requests.
+  const unsigned adding = __ballot_sync(mask, s && starts_run && !covered(s, lo, run_hi));
+  // The rest, one group at a time: its leader holds the site's lock and adds the group's runs in lane order. So no
+  // lane spins on a lock a lane of its own warp holds (under independent thread scheduling that crawls), and a warp
+  // holds at most one lock and waits for none while holding it (no deadlock).
+  for (unsigned pending = adding; pending;) {
+    const unsigned members = adding & __shfl_sync(mask, group, __ffs(pending) - 1);
+    pending &= ~members;
+    const unsigned holder = static_cast<unsigned>(__ffs(members) - 1);
+    if (lane == holder) lock(s);
+    for (unsigned m = members; m; m &= m - 1) {
+      const int from = __ffs(m) - 1;
+      const std::uint64_t run_lo = __shfl_sync(mask, lo, from), run_end = __shfl_sync(mask, run_hi, from);
+      if (lane == holder) raw::add_range(s->ranges, s->range_count, s->ranges_merged, run_lo, run_end);
+    }
+    if (lane == holder) unlock(s);
+  }
 }
 
 /// The part [address, address + bytes) of one cp.async.bulk copy inside allocation `allocation` (kNoAllocation:
@@ -229,9 +292,10 @@ __device__ void add_bulk_piece(raw::DeviceLaunchHeader* h, std::uint64_t block, 
   const std::uint64_t base = inside ? h->allocations[allocation].start : 0;
   raw::AccessSite* s = find_site(h, raw::site_key(block, allocation, argument), block, allocation, argument);
   if (!s) return;
-  lock(s);
   add_counts(s, operation, 1, bytes);
-  s->bulk_copies += 1;
+  add_block(&s->bulk_copies, 1);
+  if (covered(s, address - base, address - base + bytes)) return;
+  lock(s);
   raw::add_range(s->ranges, s->range_count, s->ranges_merged, address - base, address - base + bytes);
   unlock(s);
 }

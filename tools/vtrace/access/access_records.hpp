@@ -55,7 +55,7 @@ struct AccessSite {
   std::uint64_t loads, stores, atomics, bytes_loaded, bytes_stored;
   std::uint64_t requests, sectors, lanes;  ///< warp requests and their 32-byte sectors and active lanes
   std::uint64_t bulk_copies;
-  std::uint32_t lock;             ///< device only
+  std::uint32_t lock;             ///< device only: odd while a writer holds the site, +2 per hold (a version)
   std::uint32_t range_count;
   std::uint64_t ranges_merged;    ///< times two ranges were joined because all kRangesPerSite were in use
   std::uint64_t ranges[kRangesPerSite][2];  ///< sorted, disjoint [lo, hi) offsets into the allocation
