@@ -95,6 +95,7 @@ struct PendingLaunch {
 struct Costs {
   std::atomic<std::uint64_t> modules{0}, modules_skipped{0}, module_ns{0};
   std::atomic<std::uint64_t> launches{0}, begin_ns{0}, end_ns{0}, wait_ns{0}, bytes_read{0};
+  std::atomic<std::uint64_t> launch_calls{0}, launch_call_ns{0};  ///< the launch API calls, callbacks included
 };
 Costs g_costs;
 
@@ -122,6 +123,8 @@ std::uint64_t g_allocation_version = 0;
 std::map<CUcontext, ContextState> g_contexts;
 thread_local PendingLaunch t_pending;
 thread_local void** t_kernel_params = nullptr;
+thread_local int t_launch_call_depth = 0;  ///< a runtime launch calls a driver launch: time the outermost
+thread_local std::uint64_t t_launch_call_start = 0;
 
 // The argument lists of the launch calls as the API callbacks pass them (functionParams). They mirror the
 // generated_cuda*_meta.h structs, whose headers track the newest toolkit and do not compile against older cuda.h;
@@ -525,7 +528,12 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
     } else if (domain == SANITIZER_CB_DOMAIN_DRIVER_API || domain == SANITIZER_CB_DOMAIN_RUNTIME_API) {
       // Remember the kernel parameters of the launch call; LAUNCH_BEGIN (inside the call) reads them.
       const auto* cb = static_cast<const Sanitizer_CallbackData*>(data);
+      if (cb->callbackSite == SANITIZER_API_ENTER && t_launch_call_depth++ == 0) t_launch_call_start = now_ns();
       if (cb->callbackSite == SANITIZER_API_EXIT) {
+        if (t_launch_call_depth > 0 && --t_launch_call_depth == 0) {
+          ++g_costs.launch_calls;
+          g_costs.launch_call_ns += now_ns() - t_launch_call_start;
+        }
         t_kernel_params = nullptr;
       } else if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API) {
         if (cbid == SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC || cbid == SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC_ptsz)
@@ -594,6 +602,8 @@ void finish() {
                (g_settings.stage != raw::kStageAll
                     ? "; VTRACE_ACCESS_STAGE=" + std::to_string(g_settings.stage) + ": the patches did part of their work"
                     : std::string()) +
+               "; " + std::to_string(g_costs.launch_calls.load()) + " launch calls took " +
+               seconds(g_costs.launch_call_ns) + " (the callbacks above included)" +
                slowest_kernels(5));
     RecordBatch b;
     if (g_lost > 0) b.add(Tag::kDropped, raw::DroppedRecord{g_lost.load()});
