@@ -5,11 +5,35 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vtools::vtrace {
+
+/// A kernel name that many records share (access mode keeps one record per block, ~2 M for a GPT-2 training step,
+/// and PyTorch's kernel names run to hundreds of characters): one copy, shared, read as a const std::string.
+class SharedName {
+ public:
+  SharedName() = default;
+  SharedName(std::string text) : text_(std::make_shared<const std::string>(std::move(text))) {}
+  SharedName(const char* text) : SharedName(std::string(text)) {}
+  [[nodiscard]] const std::string& str() const { return text_ ? *text_ : empty_string(); }
+  operator const std::string&() const { return str(); }
+  [[nodiscard]] bool empty() const { return str().empty(); }
+  friend bool operator==(const SharedName& a, std::string_view b) { return a.str() == b; }
+  friend bool operator==(const SharedName& a, const SharedName& b) { return a.str() == b.str(); }
+  friend bool operator<(const SharedName& a, const SharedName& b) { return a.str() < b.str(); }
+
+ private:
+  static const std::string& empty_string() {
+    static const std::string empty;
+    return empty;
+  }
+  std::shared_ptr<const std::string> text_;
+};
 
 /// How the traced command ended. `signal` is 0 unless it was killed by one (then exit_status = 128 + signal).
 /// --capture-range cudaProfilerApi: from a cudaProfilerStart to the next cudaProfilerStop of one process.
@@ -112,7 +136,7 @@ struct NvtxRange {
 
 /// Access mode: what one block of one launch did to one allocation.
 struct Access {
-  std::string kernel;
+  SharedName kernel;
   std::uint64_t launch = 0;  ///< 0-based launch index of this kernel name
   Dim3 block{0, 0, 0};
   std::int64_t allocation = -1;  ///< allocation id, -1 when outside every allocation

@@ -137,9 +137,13 @@ Kernel read_kernel(const Fields& f) {
   return k;
 }
 
-Access read_access(const Fields& f) {
+/// `last`: the kernel name of the record before; records of one kernel share its copy.
+Access read_access(const Fields& f, SharedName& last) {
   Access a;
-  f.get_string("kernel", a.kernel);
+  std::string kernel;
+  f.get_string("kernel", kernel);
+  if (last.str() != kernel) last = SharedName(std::move(kernel));
+  a.kernel = last;
   f.get_uint("launch", a.launch);
   f.get_dim3("block", a.block);
   f.get_int("allocation", a.allocation);
@@ -287,7 +291,8 @@ Trace read_trace(std::string_view text, std::string_view name) {
     f.check_end(x.start_ns, x.end_ns, /*open=*/true);
     t.nvtx_ranges.push_back(x);
   });
-  top.for_each("accesses", [&](const Fields& f) { t.accesses.push_back(read_access(f)); });
+  SharedName last_kernel;
+  top.for_each("accesses", [&](const Fields& f) { t.accesses.push_back(read_access(f, last_kernel)); });
   top.for_each("findings", [&](const Fields& f) { t.findings.push_back(read_finding(f)); });
   top.for_each("finding_sites", [&](const Fields& f) {
     FindingSite s;

@@ -161,7 +161,7 @@ void write_nvtx_range(JsonWriter& w, const NvtxRange& r) {
 
 void write_access(JsonWriter& w, const Access& a) {
   w.begin_object();
-  w.field("kernel", a.kernel);
+  w.field("kernel", a.kernel.str());
   w.field("launch", a.launch);
   w.field("block", a.block);
   w.field("allocation", a.allocation);

@@ -47,7 +47,7 @@ class AccessAggregator {
   BlockSampling blocks_;
   std::uint64_t max_findings_;
   std::vector<Record> records_;  ///< in arrival order; finish() sorts them by key
-  std::vector<std::string> kernels_;
+  std::vector<SharedName> kernels_;  ///< one shared copy of each name for all its records
   std::vector<std::vector<std::string>> parameter_types_;  ///< per kernel id, from its demangled name
   std::map<std::string, std::uint32_t> kernel_ids_;
   std::vector<Finding> findings_;
