@@ -49,3 +49,19 @@ TEST_CASE("axis_scale: linear scale maps the data range onto pixels, inverted fo
   CHECK(y(10) == doctest::Approx(50));
   CHECK(y(5) == doctest::Approx(175));
 }
+
+TEST_CASE("axis_scale: listed ticks label each swept value and span them with a margin") {
+  // Issue 45, item 20: a sweep's B = 1, 4, 16 sat between decade ticks with no label.
+  Ticks t = listed_ticks({16, 1, 4, 4}, true, 1, 16);
+  CHECK(t.values == std::vector<double>{1, 4, 16});
+  CHECK(t.lo < 1);
+  CHECK(t.lo > 0.5);  // not widened to a whole decade
+  CHECK(t.hi > 16);
+  CHECK(t.hi < 32);
+  CHECK(format_tick(16, t.step, "") == "16");
+  Axis axis{"T", "", true, {16, 32, 64}};
+  CHECK(ticks_for(axis, 16, 64).values == std::vector<double>{16, 32, 64});
+  Ticks linear = listed_ticks({0.25, 1.5}, false, 0.25, 1.5);
+  CHECK(linear.lo < 0.25);
+  CHECK(format_tick(0.25, linear.step, "") == "0.25");
+}

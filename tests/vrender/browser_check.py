@@ -82,6 +82,28 @@ def screenshot(chromium, html, png, dark=False):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+# Appended to a copy of a page: the widest number of figures that share a row (same offsetTop), as the title.
+COLUMNS_SCRIPT = """<script>var best=0;document.querySelectorAll('.figs').forEach(function(g){var rows={};
+g.querySelectorAll('figure').forEach(function(f){rows[f.offsetTop]=(rows[f.offsetTop]||0)+1;});
+for(var k in rows)best=Math.max(best,rows[k]);});document.title='columns:'+best;</script>"""
+
+
+def columns_at(chromium, html, width):
+    """How many figures of one .figs row sit side by side when the page is `width` px wide (issue 45, item 24)."""
+    probe = html + ".columns.html"
+    with open(html, encoding="utf-8") as f, open(probe, "w", encoding="utf-8") as out:
+        out.write(f.read().replace("</body>", COLUMNS_SCRIPT + "</body>"))
+    profile = tempfile.mkdtemp(prefix="vrender-chromium-")
+    try:
+        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=" + profile,
+               "--hide-scrollbars", f"--window-size={width},900", "--dump-dom", "file://" + os.path.abspath(probe)]
+        dom = subprocess.run(cmd, capture_output=True, timeout=180).stdout.decode("utf-8", "replace")
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    start = dom.find("<title>columns:")
+    return int(dom[start + 15:dom.find("<", start + 15)]) if start >= 0 else -1
+
+
 def main():
     vrender, data = sys.argv[1], sys.argv[2]
     chromium = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else (shutil.which("chromium") or shutil.which("chromium-browser"))
@@ -114,6 +136,10 @@ def main():
         if var < 100:
             problems.append(f"{page}: screenshot looks blank (variance {var:.1f})")
         if page.startswith("bench"):
+            cols = columns_at(chromium, html, 1400)
+            print(f"bench at 1400 px: {cols} charts side by side")
+            if cols < 2:
+                problems.append(f"bench page at 1400 px stacks its charts in one column ({cols})")
             dark_png = os.path.join(out, "bench.dark.png")
             screenshot(chromium, html, dark_png, dark=True)
             _, _, dark_mean, dark_var = luminance_stats(dark_png)

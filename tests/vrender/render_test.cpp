@@ -3,13 +3,16 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "libcommon/error.hpp"
 #include "libcommon/human_units.hpp"
 #include "tests/vrender/svg_tree.hpp"
+#include "tools/vrender/chart_frame.hpp"
 #include "tools/vrender/graph_layout.hpp"
 #include "tools/vrender/plan_page.hpp"
 #include "tools/vrender/png_raster.hpp"
@@ -137,7 +140,7 @@ TEST_CASE("render: bench page has the system panel, six charts and the results t
   std::string html = render_page(page, "html", html_options());
   auto root = test::parse_xml(html.substr(html.find("<html")));
   CHECK(root->find("svg", "vchart").size() == 6);
-  CHECK(root->find("rect", "bar").size() == 4 + 4 + 24 + 12 + 4 + 4);
+  CHECK(root->find("rect", "bar").size() == 4 + 4 + 4 + 12 + 4 + 4);  // the distribution: a box per config
   CHECK(root->find("dt").size() == 9);
 }
 
@@ -174,7 +177,7 @@ TEST_CASE("render: plan page has liveness lanes per buffer, the address space an
   CHECK(page.sections[3].tables[0].table.rows.size() == 4);
   // vplan writes key kinds, {op, partition} channel ends and {file, line} locations.
   REQUIRE(page.sections[3].tables.size() == 3);
-  CHECK(page.sections[3].tables[1].table.rows[0] == std::vector<std::string>{"0", "1", "3"});
+  CHECK(page.sections[3].tables[1].table.rows[0] == std::vector<std::string>{"B0", "1", "3"});
   CHECK(page.sections[3].tables[2].table.rows[2] == std::vector<std::string>{"3", "ttng.tc_gen5_mma", "mma", "2", "matmul.py:43"});
   std::string dot = combined_graph_dot(load("plan.plan.json").doc, "plan.plan.json");
   CHECK(dot.find("op1 -> buf0;") != std::string::npos);
@@ -526,4 +529,122 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   for (const auto* s : spans) found = found || s->title().find(k0["name"].get<std::string>() + "\n" + expect) == 0;
   CHECK(found);
   CHECK(tpage.sections.back().tables.back().table.rows.size() == trace.doc["findings"].size());
+}
+
+TEST_CASE("render: SVG pages wrap notes, facts and the subtitle inside the page width") {
+  // Issue 45, item 19: long notes (a bench run's, the torch NVTX trace's) ran past the right edge of SVG and PNG.
+  auto unescape = [](std::string s) {  // one character per entity, as drawn
+    for (const char* entity : {"&#39;", "&amp;", "&lt;", "&gt;", "&quot;"})
+      for (auto p = s.find(entity); p != std::string::npos; p = s.find(entity, p)) s.replace(p, std::strlen(entity), "'");
+    return s;
+  };
+  for (const std::string f : {"vbench_gpt2_bf16_cuda_h200.bench.json", "vtrace_torch_nvtx_h100.trace.json"}) {
+    const Page page = build_page({load(f)});
+    std::size_t longest_note = 0;
+    for (const auto& s : page.sections)
+      for (const auto& n : s.notes) longest_note = std::max(longest_note, n.size());
+    REQUIRE(longest_note > 200);  // the fixture still has a note longer than any page is wide
+    auto root = test::parse_xml(render_page(page, "svg", {}));
+    const double width = std::stod(root->children[0]->attr("width"));
+    for (const auto* t : root->children[0]->find("text")) {
+      const std::string cls = t->attr("class");
+      if (cls != "pnote" && cls != "psub" && cls != "pval" && cls != "pkey") continue;
+      INFO(f << ": " << t->text);
+      CHECK(std::stod(t->attr("x")) + text_width(unescape(t->text), 13) <= width);
+    }
+  }
+}
+
+TEST_CASE("render: sweep charts label every swept B and T") {
+  // Issue 45, item 20: log axes ticked only at decades left B = 4, 16 and T = 32, 64 unlabelled.
+  const Page page = build_page({load("vbench_gpt_nano_sweep_h200.compare.json")});
+  std::map<std::string, std::vector<std::string>> ticks;  // chart title -> x tick labels
+  for (const auto& f : page.sections[1].figures) {
+    auto root = test::parse_xml(f.svg.markup);
+    const std::string title = root->children[0]->title();
+    for (const auto* t : root->find("text", "tick"))
+      if (t->attr("text-anchor") == "middle") ticks[title].push_back(t->text);
+  }
+  CHECK(ticks["Speedup vs batch size B"] == std::vector<std::string>{"1", "4", "16"});
+  CHECK(ticks["Speedup vs sequence length T"] == std::vector<std::string>{"32", "64"});
+}
+
+TEST_CASE("render: a trend over runs of different setups draws a line per setup and says so") {
+  // Issue 45, item 21: an H100 cuda bf16 run and a CPU fp32 run shared one gpt_nano line with no word.
+  const Page page = build_page({load("bench.bench.json"), load("vbench_gpt_nano_cpu.bench.json")});
+  REQUIRE(page.sections[0].heading == "Trend over time");
+  auto root = test::parse_xml(page.sections[0].figures[0].svg.markup);
+  std::vector<std::string> legend;
+  for (const auto* t : root->find("text", "legend")) legend.push_back(t->text);
+  CHECK(std::count(legend.begin(), legend.end(), "gpt_nano (cuda H100 80GB HBM3 bf16)") == 1);
+  CHECK(std::count(legend.begin(), legend.end(), "gpt_nano (cpu Intel(R) Xeon(R) Proces… fp32)") == 1);
+  CHECK(std::count(legend.begin(), legend.end(), "gpt2") == 1);  // in one run only: its own name
+  CHECK(page.sections[0].notes ==
+        std::vector<std::string>{"gpt_nano: the runs differ in backend, device, dtype; one line per setup, not one trend."});
+  CHECK(page.sections[0].tables[0].table.headers.size() == 2 + legend.size());
+  // Runs of one setup keep one line per config and no note.
+  const Page same = build_page({load("bench.bench.json"), load("bench_old.bench.json")});
+  CHECK(same.sections[0].notes.empty());
+}
+
+TEST_CASE("render: an image of a trace whose NVTX ranges dwarf its kernels fits the timeline to the kernels") {
+  // Issue 45, item 23: a 104 ms NVTX range around 150 µs of kernels drew the kernels as one pixel in the PNG.
+  const Page page = build_page({load("vtrace_torch_nvtx_h100.trace.json")});
+  const Section& timeline = page.sections[1];
+  REQUIRE(timeline.figures.size() >= 2);
+  const Figure& zoomable = timeline.figures[0];
+  const Figure& fitted = timeline.figures[1];
+  CHECK((zoomable.in_html && !zoomable.in_image));
+  CHECK((!fitted.in_html && fitted.in_image));
+  auto root = test::parse_xml(fitted.svg.markup);
+  CHECK(root->find("svg", "zoomable").empty());
+  const auto* plot = root->find("rect", "plot").at(0);
+  const double left = std::stod(plot->attr("x")), right = left + std::stod(plot->attr("width"));
+  double widest_kernel = 0;
+  for (const auto* span : root->find("rect", "span")) {
+    const double x = std::stod(span->attr("x")), w = std::stod(span->attr("width"));
+    CHECK(x >= left - 0.01);  // NVTX ranges clipped to the plot
+    CHECK(x + w <= right + 0.01);
+    if (span->title().find("(NVTX)") == std::string::npos) widest_kernel = std::max(widest_kernel, w);
+  }
+  CHECK(widest_kernel > 50);
+  CHECK(std::count_if(timeline.notes.begin(), timeline.notes.end(), [](const std::string& n) {
+          return n.rfind("SVG/PNG: the timeline shows the 150", 0) == 0 && n.find("clipped") != std::string::npos;
+        }) == 1);
+  const std::string html = render_page(page, "html", html_options());
+  CHECK(html.find("NVTX ranges clipped)") == std::string::npos);  // HTML keeps the zoomable timeline only
+  CHECK(count(html, "class=\"zoomable\"") == 1);
+  // A trace without NVTX ranges keeps one timeline, in both outputs.
+  const Page plain = build_page({load("trace.trace.json")});
+  CHECK(plain.sections[1].figures[0].in_image);
+  CHECK(plain.sections[1].figures.size() == 2);  // timeline and top kernels
+}
+
+TEST_CASE("render: plan page names buffers by id, marks mbarriers and counts every warp") {
+  // Issue 45, item 22: attn_ws_sm100's mbarrier arrays read "acc · 8 B" four times among the data buffers, with no
+  // id and no barrier marking, and "warps: 4" for a 12-warp warp-specialized kernel. The fixture is
+  // `vplan analyze tests/data/ttgir/attn_ws_sm100.ttgir`.
+  const Page page = build_page({load("vplan_attn_ws_sm100.plan.json")});
+  const auto& facts = page.sections[0].facts;
+  auto warps = std::find_if(facts.begin(), facts.end(), [](const Fact& f) { return f.key == "warps"; });
+  REQUIRE(warps != facts.end());
+  CHECK(warps->value == "12 (4 in the default partition)");
+  auto smem = test::parse_xml(page.sections[1].figures[0].svg.markup);
+  std::vector<std::string> lanes;
+  for (const auto* t : smem->find("text", "tick"))
+    if (t->attr("text-anchor") == "end") lanes.push_back(t->text);
+  REQUIRE(lanes.size() == 21);  // SMEM buffers
+  CHECK(std::set<std::string>(lanes.begin(), lanes.end()).size() == lanes.size());  // each lane its own name
+  CHECK(lanes[0] == "B0 q · 32.0 KiB");
+  CHECK(lanes[6] == "B1 q (barrier) · 8 B");  // the 6 data buffers first, then the barriers
+  CHECK(std::count_if(lanes.begin(), lanes.end(),
+                      [](const std::string& l) { return l.find("(barrier)") != std::string::npos; }) == 15);
+  std::size_t grey = 0;
+  for (const auto* span : smem->find("rect", "span")) grey += span->attr("fill") == "#8c8c8c";
+  CHECK(grey == 15);
+  const Table& buffers = page.sections[3].tables[0].table;
+  CHECK(buffers.headers[2] == "kind");
+  CHECK(buffers.rows[1][0] == "B1");
+  CHECK(buffers.rows[1][2] == "mbarrier");
+  CHECK(buffers.rows[0][2] == "data");
 }

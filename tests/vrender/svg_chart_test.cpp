@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tests/vrender/svg_tree.hpp"
+#include "tools/vrender/chart_frame.hpp"
 #include "tools/vrender/svg_markup.hpp"
 
 using namespace vtools::vrender;
@@ -124,4 +125,67 @@ TEST_CASE("svg_chart: markup escapes XML and numbers are locale-free and short")
   CHECK(num(2.0) == "2");
   CHECK(num(-0.0001) == "0");
   CHECK(num(std::nan("")) == "0");
+}
+
+TEST_CASE("svg_chart: wrap_text breaks at spaces, cuts words longer than a line and caps the lines") {
+  CHECK(wrap_text("one two three four", 9) == std::vector<std::string>{"one two", "three", "four"});
+  CHECK(wrap_text("", 10) == std::vector<std::string>{""});
+  CHECK(wrap_text("a /very/long/path/name.json b", 8) ==
+        std::vector<std::string>{"a", "/very/lo", "ng/path/", "name.jso", "n b"});
+  CHECK(wrap_text("µs µs µs µs", 8) == std::vector<std::string>{"µs µs µs", "µs"});  // code points, not bytes
+  CHECK(wrap_text("one two three four five six", 9, 2) == std::vector<std::string>{"one two", "three …"});
+  CHECK(wrap_text("one two threefold four", 9, 2) == std::vector<std::string>{"one two", "threefol…"});
+}
+
+TEST_CASE("svg_chart: reference line labels sit right of the plot, clear of every bar and point") {
+  // Issue 45, item 20: "no change" was drawn over the last bar of a speedup chart.
+  BarChart bars{"Speedup", {"a", "b", "c"}, {{"speedup", {4.3, 4.9, 2.1}, {}, {}, {}}}, {"speedup", "×"},
+                {{1.0, "no change"}}};
+  auto root = parse_xml(render_bar_chart(bars).markup);
+  auto labels = root->find("text", "reflabel");
+  REQUIRE(labels.size() == 1);
+  const double label_x = std::stod(labels[0]->attr("x"));
+  CHECK(labels[0]->attr("text-anchor").empty());  // starts at x and runs right, into the margin
+  for (const auto* bar : root->find("rect", "bar"))
+    CHECK(std::stod(bar->attr("x")) + std::stod(bar->attr("width")) < label_x);
+  CHECK(label_x + text_width("no change", 11) <= bars.width);
+  XYChart xy{"Speedup vs B", {{"T=32", {1, 4}, {4.3, 4.4}, {}}}, {"B", "", true}, {"speedup", "×"}};
+  xy.ref_lines = {{1.0, "no change"}};
+  auto xy_root = parse_xml(render_xy_chart(xy).markup);
+  const double xy_label_x = std::stod(xy_root->find("text", "reflabel").at(0)->attr("x"));
+  for (const auto* c : xy_root->find("circle")) CHECK(std::stod(c->attr("cx")) < xy_label_x);
+}
+
+TEST_CASE("svg_chart: dodged series keep equal points apart") {
+  // Issue 45, item 20: two sweep lines through the same (B, speedup) drew one point over the other.
+  XYChart c{"", {{"T=32", {1, 4}, {4.3, 4.4}, {}}, {"T=64", {1, 4}, {4.3, 4.2}, {}}}, {"B", "", true, {1, 4}},
+            {"speedup", "×"}};
+  c.dodge_px = 5;
+  auto circles = parse_xml(render_xy_chart(c).markup)->find("circle");
+  REQUIRE(circles.size() == 4);
+  CHECK(std::stod(circles[2]->attr("cx")) - std::stod(circles[0]->attr("cx")) == doctest::Approx(5));
+  CHECK(circles[0]->attr("cy") == circles[2]->attr("cy"));
+}
+
+TEST_CASE("svg_chart: distribution chart zooms to the data with a box, median, whiskers and the samples") {
+  // Issue 45, item 24: six bars from 0 per config whose tops differed by 2% showed nothing of the spread.
+  DistributionChart c{"Latency", {{"gpt_nano", 0.1893, 0.1945, 0.2074, 0.2204, 0.2205, 0.2205,
+                                   {0.1893, 0.2, 0.2074, 0.21, 0.2205}, "gpt_nano"}},
+                      {"latency", "ms"}};
+  auto root = parse_xml(render_distribution_chart(c).markup);
+  const auto* plot = root->find("rect", "plot").at(0);
+  const double plot_h = std::stod(plot->attr("height"));
+  auto boxes = root->find("rect", "bar");
+  REQUIRE(boxes.size() == 1);
+  CHECK(std::stod(boxes[0]->attr("height")) > 0.5 * plot_h);  // p5..p95 fills most of a zoomed axis
+  CHECK(boxes[0]->title() == "gpt_nano");
+  CHECK(root->find("line", "median").size() == 1);
+  CHECK(root->find("circle", "dot").size() == 5);
+  for (const auto* t : root->find("text", "tick")) CHECK(t->text != "0");  // the axis does not start at 0
+  // Categories far apart in scale share the axis as % of their own median.
+  c.items.push_back({"gpt2", 4.52, 4.58, 4.85, 5.13, 5.28, 5.31, {}, "gpt2"});
+  c.relative = true;
+  auto rel = parse_xml(render_distribution_chart(c).markup)->find("rect", "bar");
+  REQUIRE(rel.size() == 2);
+  CHECK(std::stod(rel[1]->attr("height")) > 0.5 * std::stod(rel[0]->attr("height")));
 }

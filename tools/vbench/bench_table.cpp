@@ -97,6 +97,12 @@ void write_bench_table(const BenchRun& run, const std::string& format, std::ostr
     for (std::size_t i = 0; i < r.clocks->limits.size(); ++i) out << (i ? ", " : " (") << r.clocks->limits[i];
     out << (r.clocks->limits.empty() ? "" : ")") << "\n";
   }
+  // Faster than the floor: the peaks it comes from were measured low (cpu: on a busy machine, see the notes).
+  for (const auto& r : run.results) {
+    if (r.timing.n == 0 || !(r.roofline_fraction > 1)) continue;
+    out << r.name << ": " << fixed(100 * r.roofline_fraction, "%.1f%%")
+        << " of the floor: the peaks the floor comes from were measured low; the document's notes say how noisy\n";
+  }
   // How far the repetitions' medians are apart: the drift between prepared forwards that one timing cannot show.
   for (const auto& r : run.results) {
     if (r.repetitions.size() < 2) continue;

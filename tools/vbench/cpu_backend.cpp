@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <string>
 
 #include "libcommon/error.hpp"
+#include "libcommon/human_units.hpp"
+#include "libcommon/stats.hpp"
 #include "tools/vbench/cpu_forward.hpp"
 #include "tools/vbench/forward_cost.hpp"
 #include "tools/vbench/ops/cpu_ops.hpp"
@@ -53,6 +56,8 @@ class CpuBackend final : public Backend {
     return forward_->logits();
   }
 
+  [[nodiscard]] std::vector<std::string> notes() const override { return {cpu_peaks_note(measured_cpu_peaks())}; }
+
   std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters,
                                     CacheState caches) override {
     if (caches == CacheState::kCold && flush_buffer_.empty()) flush_buffer_.assign(cache_flush_bytes() / 8, 1);
@@ -94,15 +99,17 @@ class CpuBackend final : public Backend {
 };
 
 template <typename F>
-double best_seconds(int repeats, F&& body) {
-  double best = 1e30;
+BestOf time_repeats(int repeats, F&& body) {
+  std::vector<double> seconds;
   for (int r = 0; r < repeats; ++r) {
     const auto start = std::chrono::steady_clock::now();
     body();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  return best;
+  return best_of(std::move(seconds));
 }
+
+std::string percent(double fraction) { return std::to_string(static_cast<int>(std::lround(100 * fraction))) + "%"; }
 
 }  // namespace
 
@@ -111,19 +118,44 @@ std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend
 const CpuPeaks& measured_cpu_peaks() {
   static const CpuPeaks peaks = [] {
     CpuPeaks p;
+    p.repeats = kPeakRepeats;
     const std::size_t n = (64u << 20) / sizeof(float);
     std::vector<float> src(n, 1.0f), dst(n, 0.0f);
-    const double copy_s = best_seconds(5, [&] { std::copy(src.begin(), src.end(), dst.begin()); });
-    p.bandwidth_bytes_per_s = 2.0 * static_cast<double>(n * sizeof(float)) / copy_s;
+    // On every worker thread, as the forwards run: one thread's copy is slower than the forwards' reads, and the
+    // floor from it was beaten (over 100% "of floor").
+    const BestOf copy = time_repeats(kPeakRepeats, [&] {
+      cpu::parallel_for(static_cast<std::int64_t>(n), 1 << 16, [&](std::int64_t b, std::int64_t e) {
+        std::copy(src.begin() + b, src.begin() + e, dst.begin() + b);
+      });
+    });
+    p.bandwidth_bytes_per_s = 2.0 * static_cast<double>(n * sizeof(float)) / copy.best_s;
+    p.bandwidth_noise = copy.noise;
     constexpr int kN = 512;
     std::vector<float> a(kN * kN, 0.5f), b(kN * kN, 0.25f), c(kN * kN, 0.0f);
-    const double gemm_s = best_seconds(5, [&] {
+    const BestOf gemm = time_repeats(kPeakRepeats, [&] {
       cpu::matmul_forward(c.data(), a.data(), b.data(), nullptr, kN, kN, kN, cpu::WeightLayout::kInOut);
     });
-    p.flops = 2.0 * kN * kN * kN / gemm_s;
+    p.flops = 2.0 * kN * kN * kN / gemm.best_s;
+    p.flops_noise = gemm.noise;
     return p;
   }();
   return peaks;
+}
+
+BestOf best_of(std::vector<double> seconds) {
+  if (seconds.empty()) return {};
+  const double best = *std::min_element(seconds.begin(), seconds.end());
+  return {best, best > 0 ? stats::median(seconds) / best - 1 : 0};
+}
+
+std::string cpu_peaks_note(const CpuPeaks& peaks) {
+  std::string note = "cpu floor: peaks measured at the start of this run, best of " + std::to_string(peaks.repeats) +
+                     ": copy " + format_si(peaks.bandwidth_bytes_per_s) + "B/s (median repeat " +
+                     percent(peaks.bandwidth_noise) + " slower), sgemm " + format_si(peaks.flops) +
+                     "FLOP/s (median repeat " + percent(peaks.flops_noise) + " slower)";
+  if (std::max(peaks.bandwidth_noise, peaks.flops_noise) > 0.1)
+    note += "; the machine was busy, so the floor may be too high and \"of floor\" may read over 100%";
+  return note;
 }
 
 std::size_t cache_flush_bytes() {

@@ -68,7 +68,34 @@ Ticks log_ticks(double lo, double hi) {
   return t;
 }
 
+Ticks listed_ticks(const std::vector<double>& values, bool log, double lo, double hi) {
+  Ticks t;
+  bool whole = true;
+  for (double v : values) {
+    if (!std::isfinite(v) || (log && v <= 0)) continue;
+    t.values.push_back(v);
+    whole = whole && v == std::round(v);
+  }
+  if (t.values.empty()) return log ? log_ticks(lo, hi) : nice_ticks(lo, hi);
+  std::sort(t.values.begin(), t.values.end());
+  t.values.erase(std::unique(t.values.begin(), t.values.end()), t.values.end());
+  if (!(log ? lo > 0 : std::isfinite(lo))) lo = t.values.front();
+  if (!(log ? hi > 0 : std::isfinite(hi))) hi = t.values.back();
+  lo = std::min(lo, t.values.front()), hi = std::max(hi, t.values.back());
+  // 6% of the span on each side, so the end points sit off the plot's edge.
+  if (log) {
+    const double f = hi > lo ? std::pow(hi / lo, 0.06) : 2;
+    t.lo = lo / f, t.hi = hi * f;
+  } else {
+    const double pad = hi > lo ? (hi - lo) * 0.06 : std::max(std::abs(lo) * 0.5, 1.0);
+    t.lo = lo - pad, t.hi = hi + pad;
+  }
+  t.step = whole ? 1 : 0.01;  // decimals of the labels
+  return t;
+}
+
 Ticks ticks_for(const Axis& axis, double lo, double hi, int target) {
+  if (!axis.ticks.empty()) return listed_ticks(axis.ticks, axis.log, lo, hi);
   if (axis.log) return log_ticks(lo, hi);
   if (axis.unit == "B") return binary_ticks(lo, hi, target);
   return nice_ticks(lo, hi, target);

@@ -13,6 +13,9 @@ struct Axis {
   std::string label{};
   std::string unit{};
   bool log = false;  ///< log10 scale; non-positive values are clamped to the lowest decade
+  /// When set, ticks only at these values (a sweep's B or T: 1, 4, 16), and the axis spans them with a small margin
+  /// instead of whole decades or steps.
+  std::vector<double> ticks{};
 };
 
 /// Tick values covering [lo, hi]: lo/hi are widened to multiples of `step` (or whole decades on a log axis).
@@ -28,7 +31,9 @@ Ticks nice_ticks(double lo, double hi, int target = 5);
 Ticks binary_ticks(double lo, double hi, int target = 5);
 /// Decades 10^a .. 10^b covering [lo, hi] (lo > 0; non-positive lo is replaced by hi / 1000).
 Ticks log_ticks(double lo, double hi);
-/// Picks nice/binary/log by `axis`.
+/// Ticks at `values` (those inside a margin around [lo, hi] and the values), on a log or linear scale.
+Ticks listed_ticks(const std::vector<double>& values, bool log, double lo, double hi);
+/// Picks listed/nice/binary/log by `axis`.
 Ticks ticks_for(const Axis& axis, double lo, double hi, int target = 5);
 
 /// Maps data [d0, d1] to pixels [r0, r1], linearly or in log10.

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
 #include "libcommon/human_units.hpp"
 #include "libcommon/stats.hpp"
+#include "tools/vrender/chart_frame.hpp"
 #include "tools/vrender/json_view.hpp"
 #include "tools/vrender/svg_markup.hpp"
 #include "tools/vrender/sweep_lines.hpp"
@@ -50,6 +52,9 @@ BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
     if (!text.empty() && !duplicate) run.system.push_back({label, text});
   }
   for (const JsonView& note : meta.items("notes")) run.notes.push_back(note.as_text());
+  run.backend = meta.text_or("backend", "");
+  run.device = meta.text_or("gpu_name", meta.text_or("device_name", ""));
+  run.dtype = meta.text_or("dtype", "");
   for (const auto& [config, b] : root.members("benchmarks")) {
     BenchResult r;
     r.config = config;
@@ -65,7 +70,8 @@ BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
     r.p5_ms = t.number_or("p5", kNaN);
     r.p95_ms = t.number_or("p95", kNaN);
     r.p99_ms = t.number_or("p99", kNaN);
-    r.samples = t.numbers("samples_ms").size();
+    r.samples_ms = t.numbers("samples_ms");
+    r.samples = r.samples_ms.size();
     r.tokens_per_s = b.number_or("throughput_tokens_per_sec", kNaN);
     r.batch_size = b.number_or("batch_size", kNaN);
     r.seq_len = b.number_or("seq_len", kNaN);
@@ -107,6 +113,26 @@ std::vector<std::string> configs_of(const std::vector<BenchResult>& rs) {
   return out;
 }
 
+/// Box plots of each config's samples on a zoomed axis: bars from 0 to min, p5, ..., max would end within a few
+/// percent of each other. Configs whose latencies differ by more than 3x share the axis as % of their own median.
+DistributionChart latency_distribution(const std::vector<BenchResult>& rs) {
+  DistributionChart chart{"Latency distribution (box p5–p95, median line, whiskers min–max, p99 tick, samples)", {},
+                          {"latency", "ms"}};
+  double lo = INFINITY, hi = 0;
+  for (const auto& r : rs) {
+    if (std::isfinite(r.median_ms) && r.median_ms > 0) lo = std::min(lo, r.median_ms), hi = std::max(hi, r.median_ms);
+    chart.items.push_back({r.config, r.min_ms, r.p5_ms, r.median_ms, r.p95_ms, r.p99_ms, r.max_ms, r.samples_ms,
+                           r.config + ": min " + ms(r.min_ms) + ", p5 " + ms(r.p5_ms) + ", median " + ms(r.median_ms) +
+                               ", p95 " + ms(r.p95_ms) + ", p99 " + ms(r.p99_ms) + ", max " + ms(r.max_ms) + " ms, " +
+                               std::to_string(r.samples) + " samples"});
+  }
+  if (hi > 3 * lo) {
+    chart.relative = true;
+    chart.y = {"latency / median", "%"};
+  }
+  return chart;
+}
+
 void add_run_charts(const BenchRun& run, Section& s) {
   const auto& rs = run.results;
   std::vector<std::string> cats = configs_of(rs);
@@ -125,11 +151,7 @@ void add_run_charts(const BenchRun& run, Section& s) {
   BarChart tput{"Throughput", cats, {series_of(rs, "tokens/s", &BenchResult::tokens_per_s)}, {"throughput", "tokens/s"}, {}};
   s.figures.push_back({"", render_bar_chart(tput)});
 
-  BarChart pct{"Latency distribution (min, p5, median, p95, p99, max)", cats, {}, {"latency", "ms"}, {}};
-  pct.series = {series_of(rs, "min", &BenchResult::min_ms),       series_of(rs, "p5", &BenchResult::p5_ms),
-                series_of(rs, "median", &BenchResult::median_ms), series_of(rs, "p95", &BenchResult::p95_ms),
-                series_of(rs, "p99", &BenchResult::p99_ms),       series_of(rs, "max", &BenchResult::max_ms)};
-  s.figures.push_back({"", render_bar_chart(pct)});
+  s.figures.push_back({"", render_distribution_chart(latency_distribution(rs))});
 
   BarChart arch{"Architecture (log scale)", cats, {}, {"size", "", true}, {}};
   arch.series = {series_of(rs, "layers", &BenchResult::n_layer), series_of(rs, "heads", &BenchResult::n_head),
@@ -184,15 +206,21 @@ void add_sweep_charts(const std::vector<BenchResult>& rs, Section& s) {
                            r.config + ": " + format_count_of(r.tokens_per_s) + " tokens/s"});
   }
   for (const bool by_batch : {true, false}) {
-    const char* axis = by_batch ? "batch size B" : "sequence length T";
-    XYChart latency{std::string("Median latency vs ") + axis, sweep_series(latency_points, by_batch),
-                    {axis, "", true}, {"median latency", "ms"}, {}, true, {}, 720, 340};
+    const std::string axis = by_batch ? "batch size B" : "sequence length T";
+    XYChart latency = sweep_chart("Median latency vs " + axis, sweep_series(latency_points, by_batch), by_batch,
+                                  {"median latency", "ms"});
     if (latency.series.empty()) continue;
-    XYChart tput{std::string("Throughput vs ") + axis, sweep_series(tput_points, by_batch), {axis, "", true},
-                 {"throughput", "tokens/s"}, {}, true, {}, 720, 340};
+    XYChart tput = sweep_chart("Throughput vs " + axis, sweep_series(tput_points, by_batch), by_batch,
+                               {"throughput", "tokens/s"});
     s.figures.push_back({"", render_xy_chart(latency)});
     s.figures.push_back({"", render_xy_chart(tput)});
   }
+}
+
+/// "NVIDIA H100 80GB HBM3" -> "H100 80GB HBM3": short enough for a legend.
+std::string shorten_device(std::string device) {
+  if (device.rfind("NVIDIA ", 0) == 0) device.erase(0, 7);
+  return shorten(device, 24);
 }
 
 std::string signed_pct(double pct) {
@@ -232,6 +260,63 @@ void add_plan_search_tables(const BenchRun& run, Section& s) {
   }
 }
 
+/// One line of the trend chart: a config measured the same way (backend, device, dtype, B, T) in several runs.
+struct TrendLine {
+  std::string name;
+  std::vector<std::pair<std::size_t, const BenchResult*>> points;  ///< run index, result
+};
+
+/// A config whose runs differ in backend, device, dtype, B or T gets a line per setup, named by what differs, and
+/// a note: one line through an H100 bf16 run and a CPU fp32 run would read as a 100x regression.
+std::vector<TrendLine> trend_lines(const std::vector<BenchRun>& runs, std::vector<std::string>& notes) {
+  static const char* kParts[] = {"backend", "device", "dtype", "B", "T"};
+  auto setup_of = [](const BenchRun& run, const BenchResult& r) {
+    return std::vector<std::string>{run.backend, shorten_device(run.device), run.dtype,
+                                    std::isfinite(r.batch_size) ? "B=" + num(r.batch_size, 0) : "",
+                                    std::isfinite(r.seq_len) ? "T=" + num(r.seq_len, 0) : ""};
+  };
+  std::vector<std::string> configs;
+  for (const auto& run : runs)
+    for (const auto& r : run.results)
+      if (std::find(configs.begin(), configs.end(), r.config) == configs.end()) configs.push_back(r.config);
+  std::vector<TrendLine> lines;
+  for (const std::string& config : configs) {
+    std::vector<std::vector<std::string>> setups;  // distinct, in order of first run
+    std::vector<std::vector<std::pair<std::size_t, const BenchResult*>>> points;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      for (const auto& r : runs[i].results) {
+        if (r.config != config) continue;
+        const std::vector<std::string> setup = setup_of(runs[i], r);
+        auto it = std::find(setups.begin(), setups.end(), setup);
+        if (it == setups.end()) {
+          setups.push_back(setup);
+          points.emplace_back();
+          it = setups.end() - 1;
+        }
+        points[static_cast<std::size_t>(it - setups.begin())].push_back({i, &r});
+      }
+    }
+    std::vector<std::size_t> differ;  // parts of the setup that are not the same in every run
+    for (std::size_t p = 0; p < std::size(kParts); ++p)
+      if (std::any_of(setups.begin(), setups.end(), [&](const auto& s) { return s[p] != setups.front()[p]; }))
+        differ.push_back(p);
+    std::string what;
+    for (std::size_t p : differ) what += std::string(what.empty() ? "" : ", ") + kParts[p];
+    if (!differ.empty())
+      notes.push_back(config + ": the runs differ in " + what + "; one line per setup, not one trend.");
+    for (std::size_t k = 0; k < setups.size(); ++k) {
+      std::string name = config;
+      for (std::size_t p : differ) {
+        const std::string& v = setups[k][p];
+        name += (p == differ.front() ? " (" : " ") + (v.empty() ? std::string(kParts[p]) + " ?" : v);
+      }
+      if (!differ.empty()) name += ")";
+      lines.push_back({name, std::move(points[k])});
+    }
+  }
+  return lines;
+}
+
 }  // namespace
 
 Page bench_page(std::vector<BenchRun> runs) {
@@ -244,33 +329,29 @@ Page bench_page(std::vector<BenchRun> runs) {
   if (runs.size() > 1) {
     Section trend{"Trend over time", {}, {}, {}, {}, {}};
     XYChart chart{"Median latency per config over runs", {}, {"run", ""}, {"median latency", "ms"}, {}, true, {}, 1440, 380};
-    std::vector<std::string> configs;
-    for (const auto& run : runs) {
+    for (const auto& run : runs)
       chart.x_labels.push_back(run.timestamp.empty() ? run.source : run.timestamp.substr(0, 19));
-      for (const auto& r : run.results)
-        if (std::find(configs.begin(), configs.end(), r.config) == configs.end()) configs.push_back(r.config);
-    }
     PageTable hist{"Median latency (ms) per run", {}, false};
     hist.table.headers = {"run", "source"};
-    for (const auto& c : configs) {
-      XYSeries s{c, {}, {}, {}};
-      hist.table.headers.push_back(c);
-      for (std::size_t i = 0; i < runs.size(); ++i)
-        for (const auto& r : runs[i].results)
-          if (r.config == c) {
-            s.x.push_back(static_cast<double>(i));
-            s.y.push_back(r.median_ms);
-            s.tooltips.push_back(c + " @ " + chart.x_labels[i] + ": median " + ms(r.median_ms) + " ms (" + runs[i].source + ")");
-          }
+    const std::vector<TrendLine> lines = trend_lines(runs, trend.notes);
+    for (const TrendLine& line : lines) {
+      XYSeries s{line.name, {}, {}, {}};
+      hist.table.headers.push_back(line.name);
+      for (const auto& [i, r] : line.points) {
+        s.x.push_back(static_cast<double>(i));
+        s.y.push_back(r->median_ms);
+        s.tooltips.push_back(line.name + " @ " + chart.x_labels[i] + ": median " + ms(r->median_ms) + " ms (" +
+                             runs[i].source + ")");
+      }
       chart.series.push_back(std::move(s));
     }
     hist.table.align.assign(hist.table.headers.size(), Table::Align::kRight);
     hist.table.align[1] = Table::Align::kLeft;
     for (std::size_t i = 0; i < runs.size(); ++i) {
       std::vector<std::string> row{chart.x_labels[i], runs[i].source};
-      for (const auto& c : configs) {
-        auto it = std::find_if(runs[i].results.begin(), runs[i].results.end(), [&](const BenchResult& r) { return r.config == c; });
-        row.push_back(it == runs[i].results.end() ? "–" : ms(it->median_ms));
+      for (const TrendLine& line : lines) {
+        auto it = std::find_if(line.points.begin(), line.points.end(), [&](const auto& p) { return p.first == i; });
+        row.push_back(it == line.points.end() ? "–" : ms(it->second->median_ms));
       }
       hist.table.add_row(std::move(row));
     }

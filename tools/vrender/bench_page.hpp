@@ -25,6 +25,7 @@ struct BenchResult {
   double n_layer = 0, n_head = 0, n_embd = 0;
   double mean_ms = 0, std_ms = 0, min_ms = 0, max_ms = 0, median_ms = 0, p5_ms = 0, p95_ms = 0, p99_ms = 0;
   std::size_t samples = 0;
+  std::vector<double> samples_ms{};  ///< timing.samples_ms, for the distribution chart
   double tokens_per_s = 0, batch_size = 0, seq_len = 0, roofline_fraction = 0, floor_ms = 0;
   std::string status{};
   std::string kept_forward{};      ///< plan_search.kept; "" when the document has no plan search
@@ -39,6 +40,7 @@ struct BenchRun {
   std::string timestamp{};  ///< metadata.timestamp (else the envelope's created)
   std::vector<Fact> system{};
   std::vector<std::string> notes{};  ///< metadata.notes
+  std::string backend{}, device{}, dtype{};  ///< metadata.backend, gpu_name (else device_name), dtype; "" if absent
   std::vector<BenchResult> results{};
 };
 

@@ -13,19 +13,57 @@ std::size_t utf8_length(std::string_view s) {
   for (char c : s) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
   return n;
 }
+// Bytes of the first `code_points` code points of `s` (all of it when shorter).
+std::size_t prefix_bytes(std::string_view s, std::size_t code_points) {
+  std::size_t i = 0;
+  for (std::size_t n = 0; i < s.size(); ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xc0) != 0x80 && n++ == code_points) break;
+  return i;
+}
 }  // namespace
 
 double text_width(std::string_view text, double font_px) { return static_cast<double>(utf8_length(text)) * font_px * 0.6; }
 
 std::string shorten(std::string_view text, std::size_t max_chars) {
   if (utf8_length(text) <= max_chars || max_chars < 2) return std::string(text);
-  std::string out;
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xc0) != 0x80 && ++n == max_chars) break;
-    out += text[i];
+  return std::string(text.substr(0, prefix_bytes(text, max_chars - 1))) + "\xe2\x80\xa6";
+}
+
+std::vector<std::string> wrap_text(std::string_view text, std::size_t max_chars, std::size_t max_lines) {
+  max_chars = std::max<std::size_t>(max_chars, 8);
+  std::vector<std::string> lines{""};
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t end = text.find(' ', i);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(i, end - i);
+    i = end + 1;
+    if (word.empty()) continue;
+    std::string& line = lines.back();
+    std::size_t room = line.empty() ? max_chars : max_chars - std::min(max_chars, utf8_length(line) + 1);
+    if (utf8_length(word) <= room) {
+      line += (line.empty() ? "" : " ") + std::string(word);
+      continue;
+    }
+    if (!line.empty()) lines.emplace_back();
+    while (utf8_length(word) > max_chars) {  // a path or URL longer than a line: cut it, as overflow-wrap does
+      const std::size_t cut = prefix_bytes(word, max_chars);
+      lines.back() = std::string(word.substr(0, cut));
+      lines.emplace_back();
+      word = word.substr(cut);
+    }
+    lines.back() = std::string(word);
   }
-  return out + "\xe2\x80\xa6";
+  if (lines.size() > max_lines) {
+    lines.resize(max_lines);
+    std::string& last = lines.back();
+    if (utf8_length(last) + 2 <= max_chars) {
+      last += " \xe2\x80\xa6";
+    } else {
+      last = last.substr(0, prefix_bytes(last, max_chars - 1)) + "\xe2\x80\xa6";
+    }
+  }
+  return lines;
 }
 
 void begin_chart(SvgCanvas& svg, double width, double height, const std::string& title) {
@@ -104,12 +142,18 @@ void draw_x_categories(SvgCanvas& svg, const PlotArea& area, const std::vector<s
   if (!title.empty() && !rotate) svg.text((area.left + area.right) / 2, area.bottom + 34, title, "label", "middle");
 }
 
+double ref_label_margin(const std::vector<RefLine>& lines) {
+  double widest = 0;
+  for (const auto& r : lines) widest = std::max(widest, text_width(r.label, 11));
+  return std::max(16.0, widest + 12);
+}
+
 void draw_ref_lines(SvgCanvas& svg, const PlotArea& area, const Scale& y, const std::vector<RefLine>& lines) {
   for (const auto& r : lines) {
     double py = y(r.value);
     if (py < area.top - 0.5 || py > area.bottom + 0.5) continue;
     svg.line(area.left, py, area.right, py, "ref");
-    svg.text(area.right - 4, py - 4, r.label, "reflabel", "end");
+    svg.text(area.right + 4, py + 4, r.label, "reflabel");
   }
 }
 

@@ -25,6 +25,10 @@ double text_width(std::string_view text, double font_px = 12);
 /// `text` cut to `max_chars` code points with a trailing ellipsis.
 std::string shorten(std::string_view text, std::size_t max_chars);
 
+/// `text` broken at spaces into lines of at most `max_chars` code points (a longer word is cut where it must be), as
+/// HTML wraps a paragraph; at least one line, and no more than `max_lines` (the last one then ends in an ellipsis).
+std::vector<std::string> wrap_text(std::string_view text, std::size_t max_chars, std::size_t max_lines = 1000);
+
 /// Opens the <svg class="vchart">, paints the background and the title.
 void begin_chart(SvgCanvas& svg, double width, double height, const std::string& title);
 
@@ -42,7 +46,10 @@ Scale draw_x_axis(SvgCanvas& svg, const PlotArea& area, const Axis& axis, double
 void draw_x_categories(SvgCanvas& svg, const PlotArea& area, const std::vector<std::string>& labels,
                        const std::vector<double>& centers, const std::string& title);
 
-/// Dashed horizontal lines with labels at the right end.
+/// Right margin a chart keeps for the labels of its reference lines (16 px without any), so no label covers a mark.
+double ref_label_margin(const std::vector<RefLine>& lines);
+
+/// Dashed horizontal lines with labels in the right margin (see ref_label_margin).
 void draw_ref_lines(SvgCanvas& svg, const PlotArea& area, const Scale& y, const std::vector<RefLine>& lines);
 
 /// Bottom margin needed by draw_x_categories for these labels at this band width.

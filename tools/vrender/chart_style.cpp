@@ -51,6 +51,8 @@ std::string chart_css() {
 .vchart .td{fill:#222222;font-size:12px}
 .vchart .rowbg{fill:#f2f2f2}
 .vchart .pt{stroke:#ffffff;stroke-width:1}
+.vchart .dot{stroke:none;fill-opacity:0.5}
+.vchart .median{stroke:#111111;stroke-width:2.5}
 @media (prefers-color-scheme: dark){
 .vchart .bg{fill:#1e1e1e}
 .vchart .plot{fill:#252525}
@@ -59,7 +61,7 @@ std::string chart_css() {
 .vchart .tick{fill:#cccccc}
 .vchart .label,.vchart .legend,.vchart .td{fill:#dddddd}
 .vchart .ctitle,.vchart .th{fill:#f0f0f0}
-.vchart .err{stroke:#eeeeee}
+.vchart .err,.vchart .median{stroke:#eeeeee}
 .vchart .rowbg{fill:#2a2a2a}
 .vchart .span,.vchart .pt{stroke:#1e1e1e}
 .vchart .ref{stroke:#ff6b5b}

@@ -44,9 +44,9 @@ void add_sweep_speedups(const std::vector<std::pair<std::string, double>>& speed
       points.push_back({k->config, k->batch, k->seq, speedup,
                         line + (by_batch ? ", B=" : ", T=") + num(x, 0) + ": " + num(speedup, 3) + "×"});
     }
-    const char* axis = by_batch ? "batch size B" : "sequence length T";
-    XYChart chart{std::string("Speedup vs ") + axis, sweep_series(points, by_batch), {axis, "", true},
-                  {"speedup", "×"}, {}, true, {{1.0, "no change"}}, 720, 340};
+    XYChart chart = sweep_chart(std::string("Speedup vs ") + (by_batch ? "batch size B" : "sequence length T"),
+                                sweep_series(points, by_batch), by_batch, {"speedup", "×"});
+    chart.ref_lines = {{1.0, "no change"}};
     if (!chart.series.empty()) s.figures.push_back({"", render_xy_chart(chart)});
   }
 }

@@ -19,8 +19,8 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:3px 16px;backgro
 dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0;font-family:DejaVu Sans Mono,monospace;overflow-wrap:anywhere}
 .figs{display:flex;flex-wrap:wrap;gap:16px;margin:12px 0}
-figure{margin:0;border:1px solid var(--border);border-radius:6px;overflow:hidden;max-width:100%}
-figure svg{display:block;max-width:100%;height:auto}
+figure{margin:0;border:1px solid var(--border);border-radius:6px;overflow:hidden;max-width:100%;min-width:0}
+figure svg{display:block;width:100%;height:auto}
 figcaption{padding:4px 10px;font-weight:bold}
 table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}
 th,td{padding:4px 10px;border-bottom:1px solid var(--border);text-align:left}
@@ -81,11 +81,19 @@ void write_html_page(const Page& page, const std::string& generator, std::ostrea
       out << "</dl>\n";
     }
     for (const auto& n : s.notes) out << "<p class=\"note\">" << xml_escape(n) << "</p>\n";
-    if (!s.figures.empty()) {
+    if (std::any_of(s.figures.begin(), s.figures.end(), [](const Figure& f) { return f.in_html; })) {
       out << "<div class=\"figs\">\n";
       for (const auto& f : s.figures) {
+        if (!f.in_html) continue;
         zoomable = zoomable || f.svg.markup.find("class=\"zoomable\"") != std::string::npos;
-        out << "<figure>";
+        // A figure may shrink to 3/4 of its drawn width (never grow past it), so two 720 px charts share a row of
+        // a 1400 px window instead of stacking with the right half empty.
+        if (f.svg.width > 0) {
+          out << "<figure style=\"flex:1 1 " << num(0.75 * (f.svg.width + 2)) << "px;max-width:"
+              << num(f.svg.width + 2) << "px\">";
+        } else {
+          out << "<figure>";
+        }
         if (!f.title.empty()) out << "<figcaption>" << xml_escape(f.title) << "</figcaption>";
         out << "\n" << f.svg.markup << "</figure>\n";
       }

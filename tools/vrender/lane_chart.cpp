@@ -53,7 +53,8 @@ Svg render_lane_chart(const LaneChart& chart) {
   for (std::size_t i = 0; i < chart.lanes.size(); ++i) {
     double y = oy + chart.lane_height * static_cast<double>(i) + 3;
     for (const auto& s : chart.lanes[i].spans) {
-      double x0 = x(s.start) - area.left + ox, x1 = x(s.end) - area.left + ox;
+      if (s.end < lo || s.start > hi) continue;  // outside a range the chart was given: clipped, not drawn past it
+      double x0 = x(std::max(s.start, lo)) - area.left + ox, x1 = x(std::min(s.end, hi)) - area.left + ox;
       double bw = std::max(x1 - x0, 0.6);  // keep very short spans visible
       svg.rect(x0, y, bw, chart.lane_height - 6, "span", palette_color(s.color), s.tooltip);
       if (!chart.zoomable && !s.label.empty() && bw > text_width(s.label, 10) + 6)
@@ -76,7 +77,7 @@ Svg render_box_chart(const BoxChart& chart) {
     any = true;
   }
   for (const auto& r : chart.ref_lines) yhi = std::max(yhi, r.value);
-  PlotArea area{80, chart.title.empty() ? 20.0 : 44.0, chart.width - 16, chart.height - 48};
+  PlotArea area{80, chart.title.empty() ? 20.0 : 44.0, chart.width - ref_label_margin(chart.ref_lines), chart.height - 48};
   svg.rect(area.left, area.top, area.width(), area.height(), "plot");
   Scale y = draw_y_axis(svg, area, chart.y, ylo, yhi);
   Scale x = draw_x_axis(svg, area, chart.x, xlo, xhi, false);

@@ -13,7 +13,8 @@ namespace vtools::vrender {
 struct Figure {
   std::string title{};  ///< drawn above the figure (charts carry their own title inside the SVG; graphs do not)
   Svg svg{};
-  bool in_image = true;  ///< part of SVG/PNG output (HTML shows every figure)
+  bool in_image = true;  ///< part of SVG/PNG output
+  bool in_html = true;   ///< part of HTML output (false: a still version of a figure the HTML page zooms instead)
 };
 
 struct PageTable {

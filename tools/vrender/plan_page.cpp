@@ -18,6 +18,7 @@ struct PlanBuffer {
   std::string id, name, space, shape, element_type;
   double bytes = kNoValue, rows = kNoValue, cols = kNoValue, copies = kNoValue, offset = kNoValue;
   double start = kNoValue, end = kNoValue;
+  bool barrier = false;  ///< an mbarrier array (vplan names it after the data it guards, so the name alone misleads)
 };
 
 std::string dot_quote(std::string_view s) {
@@ -73,6 +74,7 @@ std::vector<PlanBuffer> read_buffers(const JsonView& root) {
     p.cols = b.number_or("cols", kNoValue);
     p.copies = b.number_or("copies", kNoValue);
     p.offset = b.number_or("offset", kNoValue);
+    p.barrier = b.boolean("barrier").value_or(false);
     std::vector<double> live = b.numbers("liveness");
     if (live.size() >= 2) p.start = live[0], p.end = live[1];
     else if (!live.empty()) b.fail("liveness", "an array [start, end]");
@@ -86,8 +88,13 @@ std::string size_text(const PlanBuffer& b) {
   return std::isfinite(b.bytes) ? format_bytes_of(b.bytes) : "?";
 }
 
+/// "B3 acc" or "B7 acc (barrier)": the id as vplan's tables write it, so four barriers named "acc" stay apart.
+std::string buffer_label(const PlanBuffer& b) {
+  return (b.id.empty() ? "" : "B" + b.id + " ") + b.name + (b.barrier ? " (barrier)" : "");
+}
+
 std::string tooltip(const PlanBuffer& b) {
-  return b.name + " (" + b.space + ")\nshape " + b.shape + (b.element_type.empty() ? "" : " " + b.element_type) + ", " +
+  return buffer_label(b) + " (" + b.space + ")\nshape " + b.shape + (b.element_type.empty() ? "" : " " + b.element_type) + ", " +
          size_text(b) + (std::isfinite(b.copies) ? ", " + num(b.copies, 0) + " copies" : "") + "\nlive [" +
          num(b.start, 0) + ", " + num(b.end, 0) + ")" + (std::isfinite(b.offset) ? "\noffset " + num(b.offset, 0) : "");
 }
@@ -96,11 +103,26 @@ std::string tooltip(const PlanBuffer& b) {
 Svg liveness_chart(const std::vector<PlanBuffer>& buffers, const std::string& space, const std::string& title, double x_hi) {
   LaneChart chart{title, {}, {"op index (program order)", ""}, 0, x_hi, false, {}, 900, 24};
   int i = 0;
-  for (const auto& b : buffers) {
-    if (b.space != space || !std::isfinite(b.start)) continue;
-    chart.lanes.push_back({b.name + " · " + size_text(b), {{b.start, std::max(b.end, b.start), i++ % 10, b.name, tooltip(b)}}});
+  // Data buffers first, then the mbarriers in grey: they hold a few bytes of sync state, not operands.
+  for (const bool barriers : {false, true}) {
+    for (const auto& b : buffers) {
+      if (b.space != space || !std::isfinite(b.start) || b.barrier != barriers) continue;
+      chart.lanes.push_back({buffer_label(b) + " · " + size_text(b),
+                             {{b.start, std::max(b.end, b.start), barriers ? -1 : i++ % 10, b.name, tooltip(b)}}});
+    }
+  }
+  if (chart.lanes.size() > static_cast<std::size_t>(i)) {
+    chart.legend = {"data buffer", "mbarrier"};
+    chart.legend_colors = {0, -1};
   }
   return render_lane_chart(chart);
+}
+
+/// All warps of the kernel; a warp-specialized one also says how many the default partition has.
+std::string warps_text(const JsonView& kernel) {
+  const std::optional<double> def = kernel.number("num_warps"), total = kernel.number("total_warps");
+  if (total && def && *total != *def) return num(*total, 0) + " (" + num(*def, 0) + " in the default partition)";
+  return total ? num(*total, 0) : def ? num(*def, 0) : "";
 }
 
 }  // namespace
@@ -137,7 +159,7 @@ std::string combined_graph_dot(const OrderedJson& doc, std::string_view name) {
     if (c.at("buffer").present()) channel_buffers.insert(c.at("buffer").as_text());
   for (const auto& b : read_buffers(root))
     if (channel_buffers.empty() || channel_buffers.count(b.id))
-      out += "  buf" + b.id + " [label=" + dot_quote(b.name + "\n" + size_text(b)) + ", shape=cylinder, fillcolor=\"" +
+      out += "  buf" + b.id + " [label=" + dot_quote(buffer_label(b) + "\n" + size_text(b)) + ", shape=cylinder, fillcolor=\"" +
            (b.space == "tmem" ? "#e2f0d9" : "#fbe5d6") + "\"];\n";
   for (const JsonView& c : root.items("channels")) {
     std::string buf = c.at("buffer").present() ? c.at("buffer").as_text() : "";
@@ -157,7 +179,7 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
   auto bytes = [](std::optional<double> v) { return v ? format_bytes_of(*v) : std::string(); };
   std::vector<Fact> facts = {{"kernel", kernel.text_or("name", "")},
                              {"target", kernel.text_or("target", "")},
-                             {"warps", kernel.number("num_warps") ? num(*kernel.number("num_warps"), 0) : ""},
+                             {"warps", warps_text(kernel)},
                              {"SMEM peak", bytes(sum.number("smem_peak_bytes"))},
                              {"SMEM allocated", bytes(sum.number("smem_allocated_bytes"))},
                              {"SMEM limit", bytes(sum.number("smem_limit_bytes"))},
@@ -187,7 +209,8 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
   int i = 0;
   for (const auto& b : buffers) {
     if (b.space != "smem" || !std::isfinite(b.offset) || !std::isfinite(b.start) || !std::isfinite(b.bytes)) continue;
-    space.boxes.push_back({b.start, std::max(b.end, b.start + 0.5), b.offset, b.offset + b.bytes, i++ % 10, b.name, tooltip(b)});
+    space.boxes.push_back({b.start, std::max(b.end, b.start + 0.5), b.offset, b.offset + b.bytes,
+                           b.barrier ? -1 : i++ % 10, buffer_label(b), tooltip(b)});
   }
   if (!space.boxes.empty()) charts.figures.push_back({"", render_box_chart(space), true});
   else if (has_smem) charts.notes.push_back("No SMEM offsets assigned in this plan, so no address-space chart.");
@@ -195,7 +218,8 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
   if (auto limit = sum.number("tmem_limit_cols")) columns.ref_lines.push_back({*limit, "limit " + num(*limit, 0) + " cols"});
   for (const auto& b : buffers) {
     if (b.space != "tmem" || !std::isfinite(b.offset) || !std::isfinite(b.start) || !std::isfinite(b.cols)) continue;
-    columns.boxes.push_back({b.start, std::max(b.end, b.start + 0.5), b.offset, b.offset + b.cols, i++ % 10, b.name, tooltip(b)});
+    columns.boxes.push_back({b.start, std::max(b.end, b.start + 0.5), b.offset, b.offset + b.cols, i++ % 10,
+                             buffer_label(b), tooltip(b)});
   }
   if (!columns.boxes.empty()) charts.figures.push_back({"", render_box_chart(columns), true});
   page.sections.push_back(std::move(charts));
@@ -212,11 +236,12 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
 
   Section tables{"Tables", {}, {}, {}, {}, {}};
   PageTable bt{"Buffers", {}, false};
-  bt.table.headers = {"id", "name", "space", "shape", "type", "size", "copies", "liveness", "offset"};
-  bt.table.align = {Table::Align::kRight, Table::Align::kLeft, Table::Align::kLeft, Table::Align::kLeft, Table::Align::kLeft,
-                    Table::Align::kRight, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight};
+  bt.table.headers = {"id", "name", "kind", "space", "shape", "type", "size", "copies", "liveness", "offset"};
+  bt.table.align = {Table::Align::kRight, Table::Align::kLeft, Table::Align::kLeft, Table::Align::kLeft,
+                    Table::Align::kLeft,  Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight,
+                    Table::Align::kRight, Table::Align::kRight};
   for (const auto& b : buffers)
-    bt.table.add_row({b.id, b.name, b.space, b.shape, b.element_type, size_text(b), num(b.copies, 0),
+    bt.table.add_row({"B" + b.id, b.name, b.barrier ? "mbarrier" : "data", b.space, b.shape, b.element_type, size_text(b), num(b.copies, 0),
                       "[" + num(b.start, 0) + ", " + num(b.end, 0) + ")", std::isfinite(b.offset) ? num(b.offset, 0) : "–"});
   tables.tables.push_back(std::move(bt));
   PageTable ct{"Channels", {}, false};
@@ -224,7 +249,7 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
   for (const JsonView& c : root.items("channels")) {
     std::string consumers;
     for (const JsonView& d : c.items("consumers")) consumers += (consumers.empty() ? "" : ", ") + end_text(d);
-    ct.table.add_row({c.at("buffer").present() ? c.at("buffer").as_text() : "", end_text(c.at("producer")), consumers});
+    ct.table.add_row({c.at("buffer").present() ? "B" + c.at("buffer").as_text() : "", end_text(c.at("producer")), consumers});
   }
   if (!ct.table.rows.empty()) tables.tables.push_back(std::move(ct));
   PageTable ot{"Key ops", {}, false};

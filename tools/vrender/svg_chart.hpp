@@ -60,6 +60,9 @@ struct XYChart {
   bool lines = true;                  ///< false: scatter only
   std::vector<RefLine> ref_lines{};
   double width = 720, height = 340;
+  /// Series k is drawn (k - (n - 1) / 2) * dodge_px to the side, so points of several series at one x and y stay
+  /// apart (a sweep's lines); tooltips keep the exact values.
+  double dodge_px = 0;
 };
 
 /// rows x cols cells, values row-major; NaN or 0 = empty cell. Columns span [x_lo, x_hi) on the x axis.
@@ -125,7 +128,27 @@ struct BoxChart {
   double width = 720, height = 360;
 };
 
+/// One category's distribution: its quantiles and (optionally) the raw samples, drawn as a strip of dots.
+struct Distribution {
+  std::string category{};
+  double min = 0, p5 = 0, median = 0, p95 = 0, p99 = 0, max = 0;
+  std::vector<double> samples{};
+  std::string tooltip{};
+};
+
+/// Box plots on a zoomed value axis (not from 0): whisker min..max, box p5..p95, a line at the median, a tick at
+/// p99, and the samples beside the box. `relative` plots each category as % of its own median, for categories
+/// whose latencies differ by orders of magnitude.
+struct DistributionChart {
+  std::string title{};
+  std::vector<Distribution> items{};
+  Axis y{};
+  bool relative = false;
+  double width = 720, height = 340;
+};
+
 Svg render_bar_chart(const BarChart& chart);
+Svg render_distribution_chart(const DistributionChart& chart);
 Svg render_xy_chart(const XYChart& chart);
 Svg render_heat_map(const HeatMap& map);
 Svg render_lane_chart(const LaneChart& chart);

@@ -83,9 +83,10 @@ void SvgCanvas::line(double x1, double y1, double x2, double y2, std::string_vie
           "\" class=\"" + std::string(css_class) + "\"/>\n";
 }
 
-void SvgCanvas::circle(double cx, double cy, double r, std::string_view fill, std::string_view tooltip) {
+void SvgCanvas::circle(double cx, double cy, double r, std::string_view fill, std::string_view tooltip,
+                       std::string_view css_class) {
   out_ += "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"" + num(r) + "\" fill=\"" + std::string(fill) +
-          "\" class=\"pt\"";
+          "\" class=\"" + std::string(css_class) + "\"";
   close_shape(tooltip);
   if (!tooltip.empty()) out_ += "circle>\n";
 }

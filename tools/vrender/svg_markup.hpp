@@ -24,7 +24,8 @@ class SvgCanvas {
   void rect(double x, double y, double w, double h, std::string_view css_class, std::string_view fill = "",
             std::string_view tooltip = "");
   void line(double x1, double y1, double x2, double y2, std::string_view css_class);
-  void circle(double cx, double cy, double r, std::string_view fill, std::string_view tooltip = "");
+  void circle(double cx, double cy, double r, std::string_view fill, std::string_view tooltip = "",
+              std::string_view css_class = "pt");
   /// `anchor` is start|middle|end; `rotate` degrees around (x, y).
   void text(double x, double y, std::string_view content, std::string_view css_class, std::string_view anchor = "start",
             double rotate = 0);

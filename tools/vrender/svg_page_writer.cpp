@@ -43,51 +43,78 @@ class Flow {
 }  // namespace
 
 void write_svg_page(const Page& page, std::ostream& out, double max_width) {
+  auto in_image = [](const Section& s) {
+    bool any = !s.facts.empty();
+    for (const auto& f : s.figures) any = any || f.in_image;
+    for (const auto& t : s.tables) any = any || t.in_image;
+    return any;
+  };
+  // The page is as wide as its widest row of figures (at least 760 px); text is wrapped to that width, as the HTML
+  // page wraps it to the window, so nothing runs past the right edge.
+  std::deque<Svg> tables;  // stable addresses for Placed::svg
+  std::vector<std::vector<std::pair<const Svg*, std::string>>> boxes;
+  double pad = 20, width = 760;
+  for (const auto& s : page.sections) {
+    auto& row = boxes.emplace_back();
+    if (!in_image(s)) continue;
+    for (const auto& f : s.figures)
+      if (f.in_image) row.push_back({&f.svg, f.title});
+    for (const auto& t : s.tables)
+      if (t.in_image) row.push_back({&tables.emplace_back(render_table(t.table)), t.title});
+    std::vector<Placed> scratch;
+    Flow flow(pad, 0, max_width);
+    for (const auto& [svg, title] : row) flow.add(*svg, title, scratch);
+    width = std::max(width, flow.width() + 2 * pad);
+  }
+  width = std::max(width, text_width(page.title, 20) + 2 * pad);
+  const auto line_chars = [&](double font_px, double room) { return static_cast<std::size_t>(room / (font_px * 0.6)); };
+
   SvgCanvas body;
   std::vector<Placed> placed;
-  std::deque<Svg> tables;  // stable addresses for Placed::svg
-  double pad = 20, y = 36;
-  double width = 0;
+  double y = 36;
   body.text(pad, y, page.title, "ptitle");
-  width = std::max(width, text_width(page.title, 20) + 2 * pad);
   if (!page.subtitle.empty()) {
-    y += 22;
-    body.text(pad, y, page.subtitle, "psub");
+    for (const auto& line : wrap_text(page.subtitle, line_chars(13, width - 2 * pad))) {
+      y += 22;
+      body.text(pad, y, line, "psub");
+    }
   }
   y += 16;
-  for (const auto& s : page.sections) {
-    bool has_image = !s.facts.empty();
-    for (const auto& f : s.figures) has_image = has_image || f.in_image;
-    for (const auto& t : s.tables) has_image = has_image || t.in_image;
-    if (!has_image) continue;
+  // Facts in two columns of "key: value" lines when the page is wide enough; long values wrap in their column.
+  const double key_w = 170, column_w = std::max(560.0, (width - 2 * pad) / 2);
+  const std::size_t value_chars = line_chars(13, column_w - key_w - 16);
+  for (std::size_t si = 0; si < page.sections.size(); ++si) {
+    const Section& s = page.sections[si];
+    if (!in_image(s)) continue;
     if (!s.heading.empty()) {
       y += 26;
       body.text(pad, y, s.heading, "phead");
       y += 8;
     }
-    // Facts in two columns of "key: value" lines.
-    for (std::size_t i = 0; i < s.facts.size(); i += 2) {
-      y += 20;
-      for (std::size_t k = i; k < std::min(i + 2, s.facts.size()); ++k) {
-        double x = pad + static_cast<double>(k - i) * 560;
-        body.text(x, y, s.facts[k].key + ":", "pkey");
-        body.text(x + 170, y, shorten(s.facts[k].value, 52), "pval");
+    const std::size_t per_row = width - 2 * pad >= 2 * column_w ? 2 : 1;
+    for (std::size_t i = 0; i < s.facts.size(); i += per_row) {
+      std::size_t lines = 1;
+      for (std::size_t k = i; k < std::min(i + per_row, s.facts.size()); ++k) {
+        double x = pad + static_cast<double>(k - i) * column_w;
+        body.text(x, y + 20, s.facts[k].key + ":", "pkey");
+        const std::vector<std::string> value = wrap_text(s.facts[k].value, value_chars, 4);
+        for (std::size_t l = 0; l < value.size(); ++l)
+          body.text(x + key_w, y + 20 + 17 * static_cast<double>(l), value[l], "pval");
+        lines = std::max(lines, value.size());
       }
+      y += 20 + 17 * static_cast<double>(lines - 1);
     }
     for (const auto& n : s.notes) {
-      y += 18;
-      body.text(pad, y, n, "pnote");
+      for (const auto& line : wrap_text(n, line_chars(13, width - 2 * pad))) {
+        y += 18;
+        body.text(pad, y, line, "pnote");
+      }
     }
     y += 14;
     Flow flow(pad, y, max_width);
-    for (const auto& f : s.figures)
-      if (f.in_image) flow.add(f.svg, f.title, placed);
-    for (const auto& t : s.tables)
-      if (t.in_image) flow.add(tables.emplace_back(render_table(t.table)), t.title, placed);
+    for (const auto& [svg, title] : boxes[si]) flow.add(*svg, title, placed);
     y = flow.newline();
-    width = std::max(width, flow.width() + 2 * pad);
   }
-  width = std::max(width, 760.0);
   double height = y + pad;
 
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"vchart vpage\" width=\"" << num(width) << "\" height=\""

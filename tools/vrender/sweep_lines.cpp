@@ -44,4 +44,12 @@ std::vector<XYSeries> sweep_series(const std::vector<SweepPoint>& points, bool b
   return series;
 }
 
+XYChart sweep_chart(std::string title, std::vector<XYSeries> series, bool by_batch, Axis y) {
+  Axis x{by_batch ? "batch size B" : "sequence length T", "", true, {}};
+  for (const XYSeries& s : series) x.ticks.insert(x.ticks.end(), s.x.begin(), s.x.end());
+  XYChart chart{std::move(title), std::move(series), std::move(x), std::move(y), {}, true, {}, 720, 340};
+  chart.dodge_px = 5;
+  return chart;
+}
+
 }  // namespace vtools::vrender

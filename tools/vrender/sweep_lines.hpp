@@ -30,4 +30,8 @@ struct SweepPoint {
 /// `by_batch`, else T). Lines whose points all share one x are left out: they do not move along the axis.
 std::vector<XYSeries> sweep_series(const std::vector<SweepPoint>& points, bool by_batch);
 
+/// A sweep chart against B (`by_batch`) or T: log x axis ticked at every swept value (B = 1, 4, 16 are labelled,
+/// not only decades), lines side by side where their points coincide.
+XYChart sweep_chart(std::string title, std::vector<XYSeries> series, bool by_batch, Axis y);
+
 }  // namespace vtools::vrender

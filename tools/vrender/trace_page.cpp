@@ -104,6 +104,32 @@ std::vector<Lane> nvtx_lanes(const std::vector<JsonView>& ranges, const Rel& rel
   return lanes;
 }
 
+/// An image cannot zoom: where NVTX ranges stretch the timeline far past the GPU's work (a 104 ms range around
+/// 147 µs of kernels), SVG/PNG get `chart` fitted to the kernels and copies instead, the ranges clipped, and a
+/// note says so; HTML keeps the whole, zoomable timeline. Times in `chart` are (ns - t0) / div.
+void add_fitted_timeline(const LaneChart& chart, double t0, double t1, double div, double g0, double g1, bool any_gpu,
+                         Section& s) {
+  if (!any_gpu || !(g1 - g0 < 0.5 * (t1 - t0))) return;
+  const double pad = std::max((g1 - g0) * 0.02, 1.0);
+  const double f0 = std::max(t0, g0 - pad), f1 = std::min(t1, g1 + pad);
+  const auto [fit_div, fit_unit] = time_unit(f1 - f0);
+  LaneChart fitted = chart;
+  fitted.title = "Timeline of the kernels and copies (NVTX ranges clipped)";
+  fitted.zoomable = false;
+  fitted.x = {"time since the first kernel or copy", fit_unit};  // short tick labels, not "104.14k µs"
+  fitted.x_lo = (f0 - g0) / fit_div;
+  fitted.x_hi = (f1 - g0) / fit_div;
+  const auto refit = [&](double x) { return (x * div + t0 - g0) / fit_div; };
+  for (Lane& lane : fitted.lanes)
+    for (LaneSpan& span : lane.spans) span.start = refit(span.start), span.end = refit(span.end);
+  s.figures.back().in_image = false;
+  s.figures.push_back({"", render_lane_chart(fitted), true, false});
+  s.notes.push_back("SVG/PNG: the timeline shows the " + format_duration_ns(g1 - g0) + " of kernels and copies, " +
+                    format_duration_ns(g0 - t0) + " after the first activity; NVTX ranges over " +
+                    format_duration_ns(t1 - t0) +
+                    " are clipped to it (the HTML page's timeline covers the whole trace and zooms).");
+}
+
 void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& totals) {
   std::map<std::pair<std::string, std::string>, std::vector<Activity>> lanes;
   std::map<std::string, KernelTotals> by_name;
@@ -131,8 +157,8 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
   bool aggregate = kernels.size() + memcpys.size() > kMaxTimelineSpans;
   std::vector<TimeSpan> kernel_spans;  // for the exposed times, as vtrace summary computes them
   std::vector<std::string> kernel_names;
-  double t0 = 0, t1 = 0;
-  bool any = false;
+  double t0 = 0, t1 = 0, g0 = 0, g1 = 0;  // all activity; kernels and copies only
+  bool any = false, any_gpu = false;
   auto note_time = [&](double a, double b) {
     t0 = any ? std::min(t0, a) : a, t1 = any ? std::max(t1, b) : b;
     any = true;
@@ -160,6 +186,11 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
     note_time(a.start_ns, a.end_ns);
     lanes[{sort_key(id_text(m, "device_id")), sort_key(id_text(m, "stream_id"))}].push_back(std::move(a));
   }
+  for (const auto& [key, acts] : lanes)
+    for (const Activity& a : acts) {
+      g0 = any_gpu ? std::min(g0, a.start_ns) : a.start_ns, g1 = any_gpu ? std::max(g1, a.end_ns) : a.end_ns;
+      any_gpu = true;
+    }
   for (const JsonView& r : nvtx) {
     const double start = rel(r, "start_ns");
     note_time(start, nvtx_ended(r) ? rel(r, "end_ns") : start);
@@ -246,6 +277,7 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
     s.notes.push_back("Aggregated: " + format_count(count) + " launches and copies drawn as " + format_count(drawn) +
                       " spans (" + std::to_string(kTimelineBuckets) + " time buckets per lane; hover a span for its count).");
   s.figures.push_back({"", render_lane_chart(chart)});
+  add_fitted_timeline(chart, t0, t1, div, g0, g1, any_gpu, s);
 }
 
 void add_top_kernels(const std::vector<KernelTotals>& totals, Section& s) {

@@ -27,7 +27,7 @@ Svg render_xy_chart(const XYChart& chart) {
   bool categorical = !chart.x_labels.empty();
   if (categorical) xlo = -0.5, xhi = static_cast<double>(chart.x_labels.size()) - 0.5;
 
-  PlotArea area{70, chart.title.empty() ? 20.0 : 52.0, chart.width - 16, 0};
+  PlotArea area{70, chart.title.empty() ? 20.0 : 52.0, chart.width - ref_label_margin(chart.ref_lines), 0};
   double band = categorical ? area.width() / static_cast<double>(chart.x_labels.size()) : 0;
   area.bottom = chart.height - (categorical ? category_margin(chart.x_labels, band) : 44);
   svg.rect(area.left, area.top, area.width(), area.height(), "plot");
@@ -52,11 +52,13 @@ Svg render_xy_chart(const XYChart& chart) {
   for (std::size_t k = 0; k < chart.series.size(); ++k) {
     const auto& s = chart.series[k];
     std::string color = palette_color(static_cast<int>(k));
+    const double dx = (static_cast<double>(k) - static_cast<double>(chart.series.size() - 1) / 2) * chart.dodge_px;
+    auto px = [&](double v) { return x(v) + dx; };
     if (chart.lines) {
       std::string points;
       for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
         if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
-        points += (points.empty() ? "" : " ") + num(x(s.x[i])) + "," + num(y(s.y[i]));
+        points += (points.empty() ? "" : " ") + num(px(s.x[i])) + "," + num(y(s.y[i]));
       }
       if (!points.empty()) svg.polyline(points, color, "line");
     }
@@ -66,7 +68,7 @@ Svg render_xy_chart(const XYChart& chart) {
                             ? s.tooltips[i]
                             : s.name + ": " + format_tick(s.y[i], std::abs(s.y[i]) / 1000, chart.y.unit) +
                                   (chart.y.unit.empty() || chart.y.unit == "%" || chart.y.unit == "B" ? "" : " " + chart.y.unit);
-      svg.circle(x(s.x[i]), y(s.y[i]), chart.lines ? 3.5 : 4, color, tip);
+      svg.circle(px(s.x[i]), y(s.y[i]), chart.lines ? 3.5 : 4, color, tip);
     }
   }
   svg.close();
