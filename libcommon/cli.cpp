@@ -20,6 +20,8 @@ std::string_view tool_name() { return g_tool; }
 void set_quiet(bool q) { g_quiet = q; }
 bool quiet() { return g_quiet; }
 
+void print_error(const std::exception& e) { std::cerr << g_tool << ": error: " << e.what() << "\n"; }
+
 void print_warning(std::string_view message) {
   if (!g_quiet) std::cerr << g_tool << ": warning: " << message << "\n";
 }
@@ -82,10 +84,10 @@ int run_main(CLI::App& app, int argc, char** argv, const std::function<int()>& d
   try {
     return dispatch();
   } catch (const Error& e) {
-    std::cerr << g_tool << ": error: " << e.what() << "\n";
+    print_error(e);
     return static_cast<int>(e.code());
   } catch (const CLI::ParseError& e) {
-    std::cerr << g_tool << ": error: " << e.what() << "\n";
+    print_error(e);
     return static_cast<int>(ExitCode::kUsage);
   } catch (const std::bad_alloc&) {
     std::cerr << g_tool << ": error: out of memory\n";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -34,6 +35,9 @@ std::string resolve_format(const OutputOptions& opts, const std::string& fallbac
 /// Also installs the interrupt cleanup that removes half-written outputs on SIGINT/SIGTERM.
 int run_main(CLI::App& app, int argc, char** argv, const std::function<int()>& dispatch);
 
+/// `tool: error: <location>: <message>` on stderr, even when quiet(): run_main's line, for commands that report a
+/// failed input and go on with the others (their exit code says some failed).
+void print_error(const std::exception& e);
 /// `tool: warning: message` on stderr unless quiet() (set from -q by add_output_options' callback users).
 void print_warning(std::string_view message);
 /// `tool: note: message` on stderr unless quiet().

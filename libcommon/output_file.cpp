@@ -51,6 +51,34 @@ extern "C" void on_fatal_signal(int sig) {
   throw Error(ExitCode::kIoError, what + " '" + path + "': " + std::strerror(errno));
 }
 
+// True when `path` names (through any symlinks) something that exists and is neither a regular file nor a folder:
+// a FIFO, a device, a socket. Those are written through in place; renaming over them would replace them.
+bool is_special_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+// The path a chain of symlinks ends at (the target itself may not exist yet), so that the rename replaces the
+// target and the link keeps pointing at it. Paths without a link are returned unchanged.
+std::string final_link_target(const std::string& path) {
+  std::string at = path;
+  for (int hops = 0; hops < 40; ++hops) {  // 40: the kernel's own limit (ELOOP) on links followed
+    struct stat st {};
+    if (::lstat(at.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return at;
+    std::string target(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : kMaxPath), '\0');
+    const ssize_t n = ::readlink(at.c_str(), target.data(), target.size());
+    if (n < 0) io_error("cannot read symlink", at);
+    target.resize(static_cast<std::size_t>(n));
+    if (!target.empty() && target[0] != '/') {
+      const std::size_t slash = at.rfind('/');
+      if (slash != std::string::npos) target = at.substr(0, slash + 1) + target;
+    }
+    at = target;
+  }
+  errno = ELOOP;
+  io_error("cannot create output", path);
+}
+
 }  // namespace
 
 void install_interrupt_cleanup() {
@@ -60,8 +88,8 @@ void install_interrupt_cleanup() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
 }
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-  temp_path_ = path_ + ".vtools-tmp-" + std::to_string(::getpid());
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), target_(final_link_target(path_)) {
+  temp_path_ = target_ + ".vtools-tmp-" + std::to_string(::getpid());
   fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) io_error("cannot create output", path_);
   register_temp(temp_path_);
@@ -93,18 +121,18 @@ void AtomicFile::commit() {
     io_error("cannot write output", path_);
   }
   fd_ = -1;
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) io_error("cannot rename output into place", path_);
+  if (::rename(temp_path_.c_str(), target_.c_str()) != 0) io_error("cannot rename output into place", path_);
   committed_ = true;
 }
 
 void check_output_creatable(const std::string& path) {
-  if (path == "-" || path.rfind("/dev/", 0) == 0) return;
+  if (path == "-" || is_special_file(path)) return;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     errno = EISDIR;
     io_error("cannot create output", path);
   }
-  const std::string probe = path + ".vtools-probe-" + std::to_string(::getpid());
+  const std::string probe = final_link_target(path) + ".vtools-probe-" + std::to_string(::getpid());
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) io_error("cannot create output", path);
   ::close(fd);
@@ -113,8 +141,9 @@ void check_output_creatable(const std::string& path) {
 
 OutputStream::OutputStream(const std::string& path) : path_(path) {
   if (path_ == "-") return;
-  // Special files (/dev/null, /dev/full, a FIFO) cannot be renamed over: write them directly.
-  if (path_.rfind("/dev/", 0) == 0) {
+  // Special files (/dev/null, /dev/full, a FIFO a reader waits on) cannot be renamed over: write them directly, so
+  // they are not atomic. Opening a FIFO waits for its reader, as a shell redirection does.
+  if (is_special_file(path_)) {
     special_ = std::fopen(path_.c_str(), "wb");
     if (!special_) io_error("cannot open output", path_);
     return;

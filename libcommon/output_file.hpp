@@ -12,7 +12,8 @@ namespace vtools {
 /// Writes `content` to `path` atomically ("-" = stdout). Throws Error(kIoError) naming the path and errno text.
 void write_output(const std::string& path, std::string_view content);
 
-/// An output being written: bytes go to `path.vtools-tmp-<pid>` until commit() renames it into place.
+/// An output being written: bytes go to `path.vtools-tmp-<pid>` until commit() renames it into place. When `path` is
+/// a symlink, the file it points to is replaced (the temporary sits beside it) and the link is kept.
 /// Destroying an uncommitted AtomicFile removes the temporary. Fatal signals (SIGINT, SIGTERM, SIGHUP) remove
 /// every live temporary before the process exits (see install_interrupt_cleanup).
 class AtomicFile {
@@ -27,14 +28,16 @@ class AtomicFile {
   void commit();
 
  private:
-  std::string path_;
+  std::string path_;    // as given, for messages
+  std::string target_;  // path_ with symlinks followed: what the rename replaces
   std::string temp_path_;
   int fd_ = -1;
   bool committed_ = false;
 };
 
 /// An output written piece by piece, as write_output writes it whole (a 10^8-byte document is sent out as it is
-/// formatted, never joined): atomically to a file, to stdout for "-", directly to a special file under /dev/.
+/// formatted, never joined): atomically to a file (through symlinks, as AtomicFile), to stdout for "-", directly
+/// (not atomically) to a FIFO, a device or a socket.
 /// Nothing of a file output is in place until commit(). write() and commit() throw Error(kIoError).
 class OutputStream {
  public:
@@ -49,12 +52,12 @@ class OutputStream {
  private:
   std::string path_;
   std::unique_ptr<AtomicFile> file_;  // a regular file
-  std::FILE* special_ = nullptr;      // a file under /dev/
+  std::FILE* special_ = nullptr;      // a FIFO, a device: written in place
 };
 
 /// Throws Error(kIoError) now when `path` could not be written later (its folder missing or read-only, or it is a
 /// folder): for commands that work for minutes before they write (vbench run, vtrace run). "-" and special files
-/// under /dev/ pass. Creates and removes a probe file beside it.
+/// (FIFOs, devices) pass. Creates and removes a probe file beside it.
 void check_output_creatable(const std::string& path);
 
 /// Installs SIGINT/SIGTERM/SIGHUP handlers that unlink live temporaries and exit with 128 + signal.

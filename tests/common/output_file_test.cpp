@@ -1,6 +1,8 @@
 #include "libcommon/output_file.hpp"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -82,6 +84,53 @@ TEST_CASE("output_file: an uncommitted AtomicFile leaves the old file untouched"
   int files = 0;
   for (auto& e : fs::directory_iterator(dir)) (void)e, ++files;
   CHECK(files == 1);
+  fs::remove_all(dir);
+}
+
+static int count_files(const fs::path& dir) {
+  int files = 0;
+  for (auto& e : fs::recursive_directory_iterator(dir)) files += e.is_symlink() || e.is_regular_file();
+  return files;
+}
+
+TEST_CASE("output_file: -o through a symlink replaces its target atomically and keeps the link") {
+  auto dir = fresh_dir();
+  fs::create_directories(dir / "runs");
+  write_output((dir / "runs" / "x.html").string(), "old");
+  fs::create_symlink("runs/x.html", dir / "latest.html");  // relative, as `ln -s runs/x.html latest.html` makes
+  fs::create_symlink("latest.html", dir / "current.html");  // a chain of two
+  write_output((dir / "current.html").string(), "new");
+  CHECK(fs::is_symlink(dir / "latest.html"));
+  CHECK(fs::is_symlink(dir / "current.html"));
+  CHECK(fs::read_symlink(dir / "latest.html") == "runs/x.html");
+  CHECK(read_input((dir / "runs" / "x.html").string()) == "new");
+  CHECK(count_files(dir) == 3);  // no temporary left beside the link or the target
+  fs::create_symlink("runs/y.html", dir / "dangling.html");
+  write_output((dir / "dangling.html").string(), "made");
+  CHECK(fs::is_symlink(dir / "dangling.html"));
+  CHECK(read_input((dir / "runs" / "y.html").string()) == "made");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("output_file: -o to a FIFO writes through to its reader and leaves the FIFO in place") {
+  auto dir = fresh_dir();
+  auto fifo = (dir / "pipe").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  check_output_creatable(fifo);  // passes without opening it (an open would wait for a reader)
+  // A reader already waiting (opened non-blocking, so this one thread can be both ends): the pipe's buffer holds
+  // the few bytes, and the reader sees them once write_output has closed its end.
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(reader >= 0);
+  write_output(fifo, "through the pipe");
+  std::string got;
+  char buf[64];
+  for (ssize_t n; (n = ::read(reader, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+  ::close(reader);
+  CHECK(got == "through the pipe");
+  struct stat st {};
+  REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  CHECK(count_files(dir) == 0);
   fs::remove_all(dir);
 }
 

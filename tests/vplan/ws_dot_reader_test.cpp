@@ -80,3 +80,50 @@ TEST_CASE("ws_dot_reader: malformed DOT and foreign graphs are located errors") 
   CHECK(error_of("graph\n  x") == "g.dot:2:4: expected '{' to open the graph body, got end of file");
   CHECK(error_of("digraph X {\n  a [label=\"x]\n}") == "g.dot:2:12: expected '\"' to end the string, got end of file");
 }
+
+TEST_CASE("ws_dot_reader: a label in a form the planner does not write is refused, naming it and its place") {
+  auto error_of = [](std::string_view text) {
+    try {
+      read_ws_dot(text, "g.dot");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::kDataError);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("digraph SmemBufferLiveness {\n  subgraph cluster_smem_0 {\n    label=\"q B0 [37-349) 32 KiB\";\n"
+                 "  }\n}\n") ==
+        "g.dot:3:5: expected an SMEM buffer label '<name> B<id> [<start>-<end>) size=<bytes>', got 'q B0 [37-349) 32 "
+        "KiB'");
+  CHECK(error_of("digraph TmemBufferLiveness {\n  subgraph cluster_tmem_0 { graph [label=\"acc 128 cols\"]; }\n}\n") ==
+        "g.dot:2:29: expected a TMEM buffer label '<name> <rows>x<cols> [<start>-<end>)', ' [<k> OperandD]' optional, "
+        "got 'acc 128 cols'");
+  CHECK(error_of("digraph SmemBufferLiveness {\n  subgraph cluster_smem_0 {\n    label=\"q B0 [1-3) size=64\";\n"
+                 "    n [label=\"channel 0\"];\n  }\n}\n") ==
+        "g.dot:4:5: expected a channel label 'ch<id> (<src> to <dst>)', ' [D]' after the id optional, or 'no "
+        "channels', got 'channel 0'");
+  CHECK(error_of("digraph CombinedGraph {\n  op_op_1 [label=\"[1] load(%a)\\nL3\"];\n  op_op_2 [label=\"x\"];\n}\n") ==
+        "g.dot:3:3: expected an op label '[<id>] <result> = <op>(<operands>)\\n<shape>, L<line>', got 'x'");
+  CHECK(error_of("digraph CombinedGraph {\n  op_op_1 -> op_op_2 [label=\"ch0 buffer q\\n(TMEM)\"];\n}\n") ==
+        "g.dot:2:3: expected a channel edge label 'ch<id> B<buffer>\\n\"<name>\"', '\\n(TMEM)' and ' [D]' optional, "
+        "got 'ch0 buffer q\\n(TMEM)'");
+  const std::string long_label(5000, 'x');
+  CHECK(error_of("digraph CombinedGraph {\n  op_op_1 [label=\"" + long_label + "\"];\n}\n") ==
+        "g.dot:2:3: expected an op label '[<id>] <result> = <op>(<operands>)\\n<shape>, L<line>', got '" +
+            long_label.substr(0, 80) + "...'");
+}
+
+TEST_CASE("ws_dot_reader: the labels vplan itself writes for what it does not know are read") {
+  // "[7]": an op of an imported plan the dump did not describe; "[8] ()\nL?": one with no name; "no channels".
+  Plan q = read_ws_dot("digraph CombinedGraph {\n  op_op_7 [label=\"[7]\"];\n  op_op_8 [label=\"[8] ()\\nL?\"];\n"
+                       "  op_op_7 -> op_op_8 [style=invis];\n}\n"
+                       "digraph SmemBufferLiveness {\n  subgraph cluster_smem_0 {\n    label=\"q B0 [1-3) size=64\";\n"
+                       "    smem_0_info [label=\"no channels\"];\n  }\n}\n",
+                       "g.dot");
+  REQUIRE(q.ops.size() == 9);
+  CHECK(q.ops[7].name.empty());
+  CHECK(q.ops[8].loc.line == 0);
+  REQUIRE(q.buffers.size() == 1);
+  CHECK(q.buffers[0].bytes == 64);
+  CHECK(q.channels.empty());
+}

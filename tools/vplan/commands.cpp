@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "libcommon/cli.hpp"
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
@@ -55,23 +56,50 @@ LoadedPlan load_one(const KernelInput& in, const Options& options) {
   return {build_plan(read_ttgir(text, in.name), po), in.stem, "ttgir"};
 }
 
-std::vector<LoadedPlan> load_plans(const Options& options) {
-  std::vector<LoadedPlan> out;
-  for (const auto& in : collect_inputs(options.input)) out.push_back(load_one(in, options));
+struct LoadedPlans {
+  std::vector<LoadedPlan> plans;  ///< the inputs that could be read, in input order
+  std::size_t inputs = 0;         ///< how many inputs there were (a directory's files)
+  std::size_t failed = 0;         ///< inputs refused as bad data, each already reported
+
+  /// Throws Error(kDataError) when some input failed: called once the good ones are written.
+  void throw_if_any_failed(const Options& options) const {
+    if (failed > 0)
+      throw Error(ExitCode::kDataError, std::to_string(failed) + " of " + std::to_string(inputs) +
+                                            " kernels could not be read (each reported above)",
+                  SourceLocation{options.input});
+  }
+};
+
+// A directory's kernels are read one by one: a file that does not parse is reported and the others still get their
+// output (the exit code says some failed, see throw_if_any_failed). A single input fails as a whole.
+LoadedPlans load_plans(const Options& options) {
+  LoadedPlans out;
+  auto inputs = collect_inputs(options.input);
+  out.inputs = inputs.size();
+  for (const auto& in : inputs) {
+    try {
+      out.plans.push_back(load_one(in, options));
+    } catch (const Error& e) {
+      if (inputs.size() == 1 || e.code() != ExitCode::kDataError) throw;
+      print_error(e);
+      ++out.failed;
+    }
+  }
   return out;
 }
 
-// One output per plan: to -o for a single plan, else to -o DIR/<stem><suffix> (several plans need a directory).
+// One output per plan: to -o for a single input, else to -o DIR/<stem><suffix> (several inputs need a directory).
 template <class Write>
-void write_each(const std::vector<LoadedPlan>& plans, const Options& options, const std::string& suffix, Write write) {
-  if (plans.size() == 1) {
+void write_each(const LoadedPlans& loaded, const Options& options, const std::string& suffix, Write write) {
+  const auto& plans = loaded.plans;
+  if (loaded.inputs == 1) {
     std::ostringstream s;
     write(plans[0], s);
     write_output(options.out.output, s.str());
     return;
   }
   if (options.out.output == "-")
-    throw Error(ExitCode::kUsage, "'" + options.input + "' holds " + std::to_string(plans.size()) +
+    throw Error(ExitCode::kUsage, "'" + options.input + "' holds " + std::to_string(loaded.inputs) +
                                       " kernels: give -o DIR to write one file per kernel");
   std::error_code ec;
   fs::create_directories(options.out.output, ec);
@@ -86,35 +114,41 @@ void write_each(const std::vector<LoadedPlan>& plans, const Options& options, co
 }  // namespace
 
 int run_analyze(const Options& options) {
-  auto plans = load_plans(options);
-  write_each(plans, options, ".plan.json",
+  auto loaded = load_plans(options);
+  write_each(loaded, options, ".plan.json",
              [](const LoadedPlan& p, std::ostream& out) { out << dump_json(plan_document(p.plan, p.source_format)); });
-  for (const auto& p : plans)  // budget and reconciliation notes, once the output is safely written
+  for (const auto& p : loaded.plans)  // budget and reconciliation notes, once the output is safely written
     for (const auto& note : p.plan.summary.notes) print_note(p.plan.kernel.name + ": " + note);
+  loaded.throw_if_any_failed(options);
   return 0;
 }
 
 int run_dot(const Options& options) {
   GraphKind kind = graph_kind_from_name(options.graph);
-  auto plans = load_plans(options);
-  write_each(plans, options, "." + options.graph + ".dot",
+  auto loaded = load_plans(options);
+  write_each(loaded, options, "." + options.graph + ".dot",
              [&](const LoadedPlan& p, std::ostream& out) { write_dot(p.plan, kind, options.markers, out); });
+  loaded.throw_if_any_failed(options);
   return 0;
 }
 
 int run_table(const Options& options) {
   const TableStyle style = options.out.format == "markdown" ? TableStyle::kMarkdown : TableStyle::kText;
   std::ostringstream s;
-  for (const auto& p : load_plans(options)) write_tables(p.plan, style, s);
+  auto loaded = load_plans(options);
+  for (const auto& p : loaded.plans) write_tables(p.plan, style, s);
   write_output(options.out.output, s.str());
+  loaded.throw_if_any_failed(options);
   return 0;
 }
 
 int run_check(const Options& options) {
   std::ostringstream s;
   bool all_fit = true;
-  for (const auto& p : load_plans(options)) all_fit = write_check_report(p.plan, s) && all_fit;
+  auto loaded = load_plans(options);
+  for (const auto& p : loaded.plans) all_fit = write_check_report(p.plan, s) && all_fit;
   write_output(options.out.output, s.str());
+  loaded.throw_if_any_failed(options);  // a kernel not checked is not a pass
   return all_fit ? 0 : static_cast<int>(ExitCode::kCheckFailed);
 }
 
@@ -123,17 +157,26 @@ int run_extract(const Options& options) {
   auto graphs = extract_ws_graphs(read_input(options.input), name);
   if (graphs.empty()) throw Error(ExitCode::kDataError, "expected planner graph markers ('=== ... ==='), got none",
                                   SourceLocation{name});
-  const std::string dir = options.out.output == "-" ? "." : options.out.output;
+  if (options.out.output == "-") {  // -o -: the graphs one after another, as `dot` and `vplan import -` read them
+    std::string all;
+    for (const auto& g : graphs) {
+      all += g.dot;
+      if (!all.empty() && all.back() != '\n') all += '\n';
+    }
+    write_output("-", all);
+    return 0;
+  }
+  const std::string dir = options.out.output.empty() ? "." : options.out.output;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error(ExitCode::kIoError, "cannot create directory '" + dir + "': " + ec.message());
-  std::ostringstream listing;
+  std::string listing;
   for (const auto& g : graphs) {
     std::string path = (fs::path(dir) / (g.kind + "_" + std::to_string(g.index) + ".dot")).string();
     write_output(path, g.dot);
-    listing << path << "\n";
+    listing += path + "\n";
   }
-  if (!options.out.quiet) std::cout << listing.str();
+  if (!options.out.quiet) write_output("-", listing);  // a listing lost to a full stdout is an I/O error too
   return 0;
 }
 

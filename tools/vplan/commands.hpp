@@ -11,7 +11,7 @@ namespace vtools::vplan {
 
 struct Options {
   std::string input = "-";          ///< TTGIR file, '-', a directory, a vtools.plan JSON, a dump log or a .dot
-  OutputOptions out;                ///< -o (a directory for several kernels / extract), -q, --format
+  OutputOptions out;                ///< -o (a directory for several kernels / extract: "" = the current one), -q
   std::string graph = "combined";   ///< dot: smem | tmem | combined
   bool markers = false;             ///< dot: add the planner's === marker lines
   std::string function;             ///< kernel to plan when a module has several functions

@@ -197,16 +197,17 @@ class DotParser {
         block(cluster);
         continue;
       }
+      const DotPosition at{cur().line, cur().column};
       std::string first = id();
       if ((first == "graph" || first == "node" || first == "edge") && is("[")) {
         Attrs a = attr_list();
-        if (first == "graph" && a.count("label")) graph_->cluster_labels[cluster] = a["label"];
+        if (first == "graph" && a.count("label")) graph_->cluster_labels[cluster] = {a["label"], at};
         continue;
       }
       if (is("=")) {
         next();
         std::string value = id();
-        if (first == "label") graph_->cluster_labels[cluster] = value;
+        if (first == "label") graph_->cluster_labels[cluster] = {value, at};
         continue;
       }
       if (is(":")) next(), id();  // port
@@ -218,10 +219,10 @@ class DotParser {
           if (is(":")) next(), id();
         }
         Attrs a = attr_list();
-        for (std::size_t i = 1; i < chain.size(); ++i) graph_->edges.push_back({chain[i - 1], chain[i], a});
+        for (std::size_t i = 1; i < chain.size(); ++i) graph_->edges.push_back({chain[i - 1], chain[i], a, at});
         continue;
       }
-      graph_->nodes.push_back({first, cluster, attr_list()});
+      graph_->nodes.push_back({first, cluster, attr_list(), at});
     }
     next();
     --depth_;

@@ -11,20 +11,32 @@ namespace vtools::vplan {
 
 using DotAttrs = std::map<std::string, std::string>;
 
+/// Where a statement starts (1-based), for messages about what it says.
+struct DotPosition {
+  int line = 0, column = 0;
+};
+
 struct DotNode {
   std::string id;
   std::string cluster;  ///< innermost subgraph name ("" at graph level)
   DotAttrs attrs;
+  DotPosition at;
 };
 
 struct DotEdge {
   std::string from, to;
   DotAttrs attrs;
+  DotPosition at;
+};
+
+struct DotLabel {
+  std::string text;
+  DotPosition at;  ///< the `label=...` or `graph [...]` statement
 };
 
 struct DotGraph {
   std::string name;
-  std::map<std::string, std::string> cluster_labels;  ///< subgraph name -> label ("" = the graph's own)
+  std::map<std::string, DotLabel> cluster_labels;  ///< subgraph name -> label ("" = the graph's own)
   std::vector<DotNode> nodes;
   std::vector<DotEdge> edges;
 };

@@ -69,7 +69,10 @@ int main(int argc, char** argv) {
     if (dot->parsed()) return vp::run_dot(o);
     if (table->parsed()) return vp::run_table(o);
     if (check->parsed()) return vp::run_check(o);
-    if (extract->parsed()) return vp::run_extract(o);
+    if (extract->parsed()) {
+      if (extract->count("--output") == 0) o.out.output.clear();  // no -o: the current directory; -o -: stdout
+      return vp::run_extract(o);
+    }
     if (import->parsed()) return vp::run_import(o);
     std::cout << app->help();
     return 2;

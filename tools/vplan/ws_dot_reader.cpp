@@ -60,6 +60,16 @@ struct Builder {
   }
   int small(const std::string& s) const { return static_cast<int>(number(s)); }
 
+  /// A label where the planner writes one of a known form, in another form: refused, as skipping it would leave a
+  /// plan that silently lacks a buffer, channel or op (and `check` would pass it).
+  [[noreturn]] void unreadable(const std::string& expected, const std::string& label, DotPosition at) const {
+    std::string shown;
+    for (char c : label.substr(0, 80)) shown += c == '\n' ? std::string("\\n") : std::string(1, c);
+    if (label.size() > 80) shown += "...";
+    throw Error(ExitCode::kDataError, "expected " + expected + ", got '" + shown + "'",
+                SourceLocation{file, at.line, at.column});
+  }
+
   Channel& channel(int id) {
     for (auto& c : plan.channels)
       if (c.id == id) return c;
@@ -83,14 +93,21 @@ void read_liveness(const DotGraph& g, MemorySpace space, Builder& b) {
   static const std::regex ch_re(R"(^ch(\d+)( \[D\])? \((\d+) to (\d+)\)$)");
   std::map<std::string, int> buffer_of_cluster;
   const std::string prefix = space == MemorySpace::kSmem ? "cluster_smem_" : "cluster_tmem_";
-  for (const auto& [cluster, label] : g.cluster_labels) {
-    if (cluster.rfind(prefix, 0) != 0 || label.size() > kMaxLabel) continue;
+  for (const auto& [cluster, dot_label] : g.cluster_labels) {
+    if (cluster.rfind(prefix, 0) != 0) continue;
+    const std::string& label = dot_label.text;
+    const bool fits = label.size() <= kMaxLabel;
     std::smatch m;
-    if (space == MemorySpace::kSmem && std::regex_match(label, m, smem_re)) {
+    if (space == MemorySpace::kSmem) {
+      if (!fits || !std::regex_match(label, m, smem_re))
+        b.unreadable("an SMEM buffer label '<name> B<id> [<start>-<end>) size=<bytes>'", label, dot_label.at);
       int id = b.buffer(space, m[1], b.small(m[3]), b.small(m[4]), b.small(m[2]));
       b.plan.buffers[id].bytes = b.number(m[5], 15);
       buffer_of_cluster[cluster] = id;
-    } else if (space == MemorySpace::kTmem && std::regex_match(label, m, tmem_re)) {
+    } else {
+      if (!fits || !std::regex_match(label, m, tmem_re))
+        b.unreadable("a TMEM buffer label '<name> <rows>x<cols> [<start>-<end>)', ' [<k> OperandD]' optional", label,
+                     dot_label.at);
       int id = b.buffer(space, m[1], b.small(m[4]), b.small(m[5]), -1);
       Buffer& buf = b.plan.buffers[id];
       buf.rows = b.small(m[2]);
@@ -102,10 +119,13 @@ void read_liveness(const DotGraph& g, MemorySpace space, Builder& b) {
   for (const auto& n : g.nodes) {
     auto bit = buffer_of_cluster.find(n.cluster);
     auto lit = n.attrs.find("label");
+    if (bit == buffer_of_cluster.end()) continue;
+    const std::string label = lit == n.attrs.end() ? std::string() : lit->second;
+    if (label == "no channels") continue;
     std::smatch m;
-    if (bit == buffer_of_cluster.end() || lit == n.attrs.end() || lit->second.size() > kMaxLabel ||
-        !std::regex_match(lit->second, m, ch_re))
-      continue;
+    if (label.size() > kMaxLabel || !std::regex_match(label, m, ch_re))
+      b.unreadable("a channel label 'ch<id> (<src> to <dst>)', ' [D]' after the id optional, or 'no channels'", label,
+                   n.at);
     Channel& c = b.channel(b.small(m[1]));
     c.buffer = bit->second;
     c.space = space;
@@ -117,7 +137,9 @@ void read_liveness(const DotGraph& g, MemorySpace space, Builder& b) {
 
 void read_combined(const DotGraph& g, Builder& b) {
   static const std::regex node_re(R"(^op_op_(\d+)$)");
-  static const std::regex label_re(R"(^\[(\d+)\] (?:(\S+) = )?([^(\s]+)\((.*)\)\n(?:(\S+), )?L(\d+|\?)$)");
+  // An op vplan knows nothing of but its id is written bare ("[12]") or with an empty name ("[12] ()\nL?").
+  static const std::regex label_re(R"(^\[(\d+)\] (?:(\S+) = )?([^(\s]*)\((.*)\)\n(?:(\S+), )?L(\d+|\?)$)");
+  static const std::regex bare_re(R"(^\[(\d+)\]$)");
   static const std::regex part_re(R"(^cluster_partition_(\d+)$)");
   static const std::regex edge_re(R"re(^ch(\d+) B(\d+)\n"(.*)"(\n\(TMEM\))?( \[D\])?$)re");
   std::map<int, PlanOp> ops;
@@ -127,11 +149,16 @@ void read_combined(const DotGraph& g, Builder& b) {
     PlanOp op;
     op.id = b.small(m[1]);
     auto lit = n.attrs.find("label");
-    if (lit != n.attrs.end() && lit->second.size() <= kMaxLabel && std::regex_match(lit->second, lm, label_re)) {
-      op.result = lm[2];
-      op.name = lm[3];
-      op.shape = lm[5];
-      op.loc.line = b.small(lm[6]);
+    if (lit != n.attrs.end()) {
+      const std::string& label = lit->second;
+      if (label.size() <= kMaxLabel && std::regex_match(label, lm, label_re)) {
+        op.result = lm[2];
+        op.name = lm[3];
+        op.shape = lm[5];
+        op.loc.line = b.small(lm[6]);
+      } else if (label.size() > kMaxLabel || !std::regex_match(label, lm, bare_re)) {
+        b.unreadable("an op label '[<id>] <result> = <op>(<operands>)\\n<shape>, L<line>'", label, n.at);
+      }
     }
     if (n.cluster.size() <= 64 && std::regex_match(n.cluster, pm, part_re)) op.partition = b.small(pm[1]);
     ops[op.id] = op;
@@ -146,10 +173,12 @@ void read_combined(const DotGraph& g, Builder& b) {
   for (const auto& e : g.edges) {
     std::smatch fm, tm, lm;
     auto lit = e.attrs.find("label");
-    if (lit == e.attrs.end() || lit->second.size() > kMaxLabel || e.from.size() > 64 || e.to.size() > 64 ||
-        !std::regex_match(e.from, fm, node_re) || !std::regex_match(e.to, tm, node_re) ||
-        !std::regex_match(lit->second, lm, edge_re))
-      continue;
+    if (lit == e.attrs.end() || e.from.size() > 64 || e.to.size() > 64 || !std::regex_match(e.from, fm, node_re) ||
+        !std::regex_match(e.to, tm, node_re))
+      continue;  // the invisible edges that keep a partition's ops in order carry no label
+    if (lit->second.size() > kMaxLabel || !std::regex_match(lit->second, lm, edge_re))
+      b.unreadable("a channel edge label 'ch<id> B<buffer>\\n\"<name>\"', '\\n(TMEM)' and ' [D]' optional",
+                   lit->second, e.at);
     Channel& c = b.channel(b.small(lm[1]));
     c.producer.op = b.small(fm[1]);
     b.add_consumer(c, b.small(tm[1]));

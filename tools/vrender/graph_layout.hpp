@@ -12,8 +12,9 @@ namespace vtools::vrender {
 bool graph_layout_available();
 
 /// Lays out `dot` (a DOT graph; `name` is used in messages) and returns <svg class="vgraph"> sized in px.
-/// Throws Error kDataError for DOT Graphviz refuses (its message, with the line when it gives one), kUnavailable
-/// when built without Graphviz.
+/// Throws Error kDataError for DOT Graphviz refuses (its message, with the line when it gives one), for braces nested
+/// deeper than kMaxDotNesting, and for a layout past max_layout_seconds() or one that crashes Graphviz;
+/// kUnavailable when built without Graphviz.
 Svg layout_dot(std::string_view dot, std::string_view name);
 
 }  // namespace vtools::vrender

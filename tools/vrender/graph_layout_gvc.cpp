@@ -1,5 +1,6 @@
 // layout_dot with libgvc: agread (from memory, IDs in creation order) -> gvLayout("dot") -> gvRenderData("svg"), then the root element is rewritten
-// so the graph nests inside pages (no XML prolog, size in px, class "vgraph").
+// so the graph nests inside pages (no XML prolog, size in px, class "vgraph"). The nesting is checked first
+// (dot_nesting) and Graphviz runs in a child process under a time limit (layout_deadline).
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
@@ -11,7 +12,9 @@
 #include <string>
 
 #include "libcommon/error.hpp"
+#include "tools/vrender/dot_nesting.hpp"
 #include "tools/vrender/graph_layout.hpp"
+#include "tools/vrender/layout_deadline.hpp"
 #include "tools/vrender/svg_markup.hpp"
 
 namespace vtools::vrender {
@@ -114,16 +117,14 @@ int memory_read(void* chan, char* buf, int bufsize) {
   return n;
 }
 
-}  // namespace
-
-bool graph_layout_available() { return true; }
-
-Svg layout_dot(std::string_view dot, std::string_view name) {
+// Graphviz's own SVG of `dot`; runs in the layout child (layout_deadline), so its global state starts afresh for
+// every graph.
+std::string graphviz_svg(std::string_view dot, std::string_view name) {
   g_messages.clear();
   agseterr(AGERR);
   agseterrf(collect_message);
-  // One context per process, as Graphviz recommends; a fresh context per graph numbers clusters differently
-  // on the second graph, which would break "same input -> same bytes" within one process.
+  // One context per process, as Graphviz recommends. Each layout child starts from the parent's untouched Graphviz
+  // state, so the same input gives the same bytes however many graphs a run lays out.
   static std::unique_ptr<GVC_t, int (*)(GVC_t*)> gvc(gvContext(), gvFreeContext);
   if (!gvc) throw Error(ExitCode::kUnavailable, "graphviz could not start (gvContext failed)");
   std::string text(dot);
@@ -132,13 +133,16 @@ Svg layout_dot(std::string_view dot, std::string_view name) {
   MemoryChannel channel{text, 0};
   static char kInputName[] = "dot";
   agsetfile(kInputName);  // resets the lexer's line counter, which is global and would run on from the previous graph
+  agreseterrors();
   Agraph_t* graph = agread(&channel, &disc);
-  if (!graph) {
+  std::unique_ptr<Agraph_t, int (*)(Agraph_t*)> owned(graph, agclose);
+  // A parser that gives up part-way (its stack exhausted by a long edge chain) still returns the graph read so far: an
+  // error reported while reading means the text was refused, whatever agread returns.
+  if (!graph || agerrors() >= AGERR) {
     std::string msg = first_line(g_messages);
     throw Error(ExitCode::kDataError, "invalid DOT: " + (msg.empty() ? std::string("graphviz could not read the graph") : msg),
                 located(name, g_messages));
   }
-  std::unique_ptr<Agraph_t, int (*)(Agraph_t*)> owned(graph, agclose);
   if (gvLayout(gvc.get(), graph, "dot") != 0)
     throw Error(ExitCode::kDataError, "graphviz could not lay out the graph: " + first_line(g_messages), {std::string(name)});
   char* data = nullptr;
@@ -148,6 +152,16 @@ Svg layout_dot(std::string_view dot, std::string_view name) {
   if (rc != 0 || !data) throw Error(ExitCode::kUnavailable, "graphviz has no svg renderer (is the graphviz package installed?)");
   std::string svg(data, length);
   gvFreeRenderData(data);
+  return svg;
+}
+
+}  // namespace
+
+bool graph_layout_available() { return true; }
+
+Svg layout_dot(std::string_view dot, std::string_view name) {
+  check_dot_nesting(dot, name);
+  const std::string svg = run_with_deadline([&] { return graphviz_svg(dot, name); }, max_layout_seconds(), name);
 
   // Keep the viewBox, drop the prolog and the pt-sized root; 1 graph unit = 1 px.
   std::size_t open = svg.find("<svg");
