@@ -1,5 +1,5 @@
-// `vtrace summary`, `vtrace export` and `vtrace check`: each reads one trace document and writes one output
-// (summary and export of the kernels a --graph/--kernel selection keeps).
+// `vtrace summary`, `vtrace export`, `vtrace check` and `vtrace diff`: each reads its trace documents and writes one
+// output (summary, export and diff of the kernels a --graph/--kernel selection keeps).
 #include <sstream>
 
 #include "libcommon/document.hpp"
@@ -11,6 +11,7 @@
 #include "tools/vtrace/options.hpp"
 #include "tools/vtrace/summary_writer.hpp"
 #include "tools/vtrace/trace_check.hpp"
+#include "tools/vtrace/trace_diff_writer.hpp"
 #include "tools/vtrace/trace_reader.hpp"
 #include "tools/vtrace/trace_selection.hpp"
 
@@ -58,6 +59,25 @@ int check_command(const CheckOptions& o) {
       << trace.findings.size() << " listed)" << (trace.partial ? ", partial trace" : "") << "\n";
   write_output(o.output.output, out.str());
   return problems.empty() ? 0 : static_cast<int>(ExitCode::kCheckFailed);
+}
+
+int diff_command(const DiffOptions& o) {
+  check_stdin_once({o.base, o.candidate});
+  if (o.fail_on_regression && !(*o.fail_on_regression >= 0 && *o.fail_on_regression <= 1e6))
+    throw Error(ExitCode::kUsage, "--fail-on-regression: expected a percentage in [0, 1e6]");
+  const std::string base_name = input_display_name(o.base), candidate_name = input_display_name(o.candidate);
+  const TraceDiff diff =
+      diff_traces(load(o.base), load(o.candidate), o.selection, o.fail_on_regression.value_or(-1), base_name, candidate_name);
+  const std::string format = resolve_format(o.output, "json", true);
+  if (format == "json") {
+    write_output(o.output.output, dump_json(trace_diff_to_json(diff)));
+  } else {
+    std::ostringstream out;
+    if (format == "csv") write_trace_diff_csv(diff, out);
+    else write_trace_diff_tables(diff, format == "markdown", out);
+    write_output(o.output.output, out.str());
+  }
+  return diff.has_regression() ? static_cast<int>(ExitCode::kCheckFailed) : 0;
 }
 
 }  // namespace vtools::vtrace

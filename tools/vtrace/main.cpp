@@ -30,7 +30,9 @@ int main(int argc, char** argv) {
                               "  vtrace summary --format csv t.json > kernels.csv\n"
                               "  vtrace export --chrome t.json -o t.perfetto.json\n"
                               "  vtrace export --chrome --graph last t.json -o graph.perfetto.json\n"
-                              "  vtrace check t.json || echo 'failed launches or out-of-bounds accesses'\n");
+                              "  vtrace check t.json || echo 'failed launches or out-of-bounds accesses'\n"
+                              "  vtrace diff before.json after.json --format table\n"
+                              "  vtrace diff --fail-on-regression 5 main.json branch.json -o diff.json\n");
 
   RunOptions run;
   auto* run_cmd = app->add_subcommand("run", "run CMD under the tracer and write its vtools.trace document");
@@ -70,11 +72,23 @@ int main(int argc, char** argv) {
   check_cmd->add_option("trace", check.input, "vtools.trace document ('-' = stdin)");
   vtools::add_output_options(check_cmd, check.output, {});
 
+  DiffOptions diff;
+  auto* diff_cmd = app->add_subcommand(
+      "diff", "what changed between two traces, kernel by kernel: medians, ratio with a 95% interval, verdict");
+  add_selection_options(diff_cmd, diff.selection);
+  diff_cmd->add_option("--fail-on-regression", diff.fail_on_regression,
+                       "exit 1 when a kernel is slower by more than PCT percent with a 95% interval above 1, or the "
+                       "busy time grew by more than PCT");
+  diff_cmd->add_option("base", diff.base, "the baseline vtools.trace document ('-' = stdin)")->required();
+  diff_cmd->add_option("candidate", diff.candidate, "the candidate vtools.trace document ('-' = stdin)")->required();
+  vtools::add_output_options(diff_cmd, diff.output, {"json", "table", "markdown", "csv"});
+
   return vtools::run_main(*app, argc, argv, [&] {
     if (*run_cmd) return run_command(run);
     if (*summary_cmd) return summary_command(summary);
     if (*export_cmd) return export_command(export_opts);
     if (*check_cmd) return check_command(check);
+    if (*diff_cmd) return diff_command(diff);
     std::cout << app->help();
     return 2;
   });

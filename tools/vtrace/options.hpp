@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,13 @@ struct ExportOptions {
   OutputOptions output;
 };
 
+struct DiffOptions {
+  std::string base, candidate;  ///< trace documents; one of them may be '-' (stdin)
+  TraceSelection selection;     ///< --graph ID|last (on each side), --kernel REGEX
+  std::optional<double> fail_on_regression;  ///< --fail-on-regression PCT: exit 1 past it
+  OutputOptions output;         ///< --format json|table|markdown|csv
+};
+
 struct CheckOptions {
   std::string input = "-";
   OutputOptions output;
@@ -53,5 +61,7 @@ int run_command(const RunOptions& options);
 int summary_command(const SummaryOptions& options);
 int export_command(const ExportOptions& options);
 int check_command(const CheckOptions& options);
+/// 0, or 1 (kCheckFailed) when --fail-on-regression finds a regression.
+int diff_command(const DiffOptions& options);
 
 }  // namespace vtools::vtrace

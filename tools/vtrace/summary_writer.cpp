@@ -39,10 +39,8 @@ std::size_t parameter_list(const std::string& name) {
   return std::string::npos;
 }
 
-/// Kernel names in tables: demangled names carry full parameter lists and template arguments (cuBLAS names pass
-/// 400 characters), which made the table unreadable. A name over kMaxNameWidth loses its parameter list (overloads
-/// still differ in short names) and its "(anonymous namespace)::" qualifiers, then is cut with "...". JSON output
-/// keeps the full name.
+}  // namespace
+
 constexpr std::size_t kMaxNameWidth = 80;
 std::string table_kernel_name(const std::string& name) {
   std::string s = name;
@@ -54,6 +52,8 @@ std::string table_kernel_name(const std::string& name) {
   if (s.size() > kMaxNameWidth) s = s.substr(0, kMaxNameWidth - 3) + "...";
   return s;
 }
+
+namespace {
 
 void write_table(const Table& t, bool markdown, std::ostream& out) {
   if (markdown)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 
 #include "libcommon/document.hpp"
 #include "tools/vtrace/trace_summary.hpp"
@@ -9,6 +10,11 @@
 namespace vtools::vtrace {
 
 OrderedJson summary_to_json(const TraceSummary& summary);
+
+/// A kernel name as tables show it: demangled names carry full parameter lists and template arguments (cuBLAS names
+/// pass 400 characters). A name over 80 characters loses its parameter list (overloads still differ in short names)
+/// and its "(anonymous namespace)::" qualifiers, then is cut with "...". JSON output keeps the full name.
+std::string table_kernel_name(const std::string& name);
 
 /// Kernel table (per graph launch too when one graph is selected), then the CUDA graph table (when no graph is
 /// selected), the memcpy table, the NVTX range table and (access mode) the access table; `markdown` picks the table

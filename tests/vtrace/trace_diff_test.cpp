@@ -1,0 +1,175 @@
+// vtrace diff: matching, intervals and verdicts, added/removed kernels, totals, the regression gate, the writers.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "libcommon/error.hpp"
+#include "tools/vtrace/trace_diff.hpp"
+#include "tools/vtrace/trace_diff_writer.hpp"
+
+using namespace vtools::vtrace;
+
+namespace {
+
+/// `count` launches of `name`, back to back from `start`, each `dur` ns times a factor in [1 - noise, 1 + noise].
+void add_launches(Trace& t, const std::string& name, int count, double dur, double noise, std::uint64_t& start,
+                  std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> jitter(1 - noise, 1 + noise);
+  for (int i = 0; i < count; ++i) {
+    Kernel k;
+    k.name = name;
+    k.start_ns = start;
+    k.end_ns = start + static_cast<std::uint64_t>(std::llround(dur * jitter(rng)));
+    start = k.end_ns + 100;
+    t.kernels.push_back(k);
+  }
+}
+
+const KernelDiff& kernel(const TraceDiff& d, const std::string& name) {
+  for (const auto& k : d.kernels)
+    if (k.name == name) return k;
+  FAIL("no kernel " << name);
+  throw 0;
+}
+
+}  // namespace
+
+TEST_CASE("trace diff: a trace against itself is all same, nothing added or removed, no regression") {
+  std::mt19937_64 rng(1);
+  Trace t;
+  std::uint64_t at = 0;
+  add_launches(t, "gemm", 40, 10000, 0.02, at, rng);
+  add_launches(t, "softmax", 40, 2000, 0.02, at, rng);
+  const TraceDiff d = diff_traces(t, t, {}, 0, "a.json", "a.json");
+  REQUIRE(d.kernels.size() == 2);
+  for (const auto& k : d.kernels) {
+    CHECK(k.verdict == "same");
+    CHECK(k.ratio == doctest::Approx(1));
+    CHECK(k.interval.low <= 1);
+    CHECK(k.interval.high >= 1);
+    CHECK(k.interval_over == "launches");
+    CHECK(k.code == "unknown");
+    CHECK_FALSE(k.regression);
+  }
+  CHECK(d.added.empty());
+  CHECK(d.removed.empty());
+  CHECK_FALSE(d.has_regression());
+  CHECK(d.base.launches == 80);
+  CHECK(d.candidate.busy_ns == d.base.busy_ns);
+}
+
+TEST_CASE("trace diff: a 20% slowdown of one kernel is slower, a regression past 5%, and leads the table") {
+  std::mt19937_64 rng(2);
+  Trace base, cand;
+  std::uint64_t a = 0, c = 0;
+  add_launches(base, "gemm", 30, 10000, 0.03, a, rng);
+  add_launches(base, "softmax", 30, 2000, 0.03, a, rng);
+  add_launches(cand, "gemm", 30, 12000, 0.03, c, rng);
+  add_launches(cand, "softmax", 30, 2000, 0.03, c, rng);
+  const TraceDiff d = diff_traces(base, cand, {}, 5, "base", "cand");
+  REQUIRE(d.kernels.size() == 2);
+  CHECK(d.kernels[0].name == "gemm");  // the larger contribution to the change
+  const KernelDiff& g = kernel(d, "gemm");
+  CHECK(g.verdict == "slower");
+  CHECK(g.ratio == doctest::Approx(1.2).epsilon(0.03));
+  CHECK(g.interval.low > 1);
+  CHECK(g.regression);
+  CHECK(kernel(d, "softmax").verdict != "slower");
+  CHECK(d.has_regression());
+  // Past a 50% threshold the same slowdown is no regression (the busy time grew ~16%).
+  const TraceDiff lenient = diff_traces(base, cand, {}, 50, "base", "cand");
+  CHECK_FALSE(lenient.has_regression());
+  // And a faster candidate is never one.
+  const TraceDiff reverse = diff_traces(cand, base, {}, 0, "cand", "base");
+  CHECK(kernel(reverse, "gemm").verdict == "faster");
+  CHECK_FALSE(kernel(reverse, "gemm").regression);
+}
+
+TEST_CASE("trace diff: kernels on one side are added or removed, with their time") {
+  std::mt19937_64 rng(3);
+  Trace base, cand;
+  std::uint64_t a = 0, c = 0;
+  add_launches(base, "old_kernel", 3, 5000, 0, a, rng);
+  add_launches(base, "shared", 3, 1000, 0, a, rng);
+  add_launches(cand, "shared", 3, 1000, 0, c, rng);
+  add_launches(cand, "new_kernel", 2, 7000, 0, c, rng);
+  const TraceDiff d = diff_traces(base, cand, {}, -1, "b", "c");
+  REQUIRE(d.added.size() == 1);
+  CHECK(d.added[0].name == "new_kernel");
+  CHECK(d.added[0].calls == 2);
+  CHECK(d.added[0].total_ns == 14000);
+  REQUIRE(d.removed.size() == 1);
+  CHECK(d.removed[0].name == "old_kernel");
+  REQUIRE(d.kernels.size() == 1);
+  CHECK(d.kernels[0].interval_over == "few launches");
+  CHECK(d.base.kernels == 2);
+  CHECK(d.candidate.kernels == 2);
+}
+
+TEST_CASE("trace diff: verdicts without an interval, with a wide one, with a narrow one") {
+  const double nan = std::nan("");
+  CHECK(diff_verdict(1.3, {nan, nan}) == "ambiguous");  // one launch a side: 30% can be noise
+  CHECK(diff_verdict(2.5, {nan, nan}) == "slower");
+  CHECK(diff_verdict(0.4, {nan, nan}) == "faster");
+  CHECK(diff_verdict(1.01, {0.99, 1.03}) == "same");
+  CHECK(diff_verdict(1.01, {0.80, 1.30}) == "ambiguous");
+  CHECK(diff_verdict(1.10, {1.02, 1.18}) == "slower");
+  CHECK(diff_verdict(0.90, {0.85, 0.95}) == "faster");
+  CHECK(diff_verdict(nan, {nan, nan}) == "ambiguous");
+  std::mt19937_64 rng(4);
+  Trace base, cand;
+  std::uint64_t a = 0, c = 0;
+  add_launches(base, "once", 1, 1000, 0, a, rng);
+  add_launches(cand, "once", 1, 1300, 0, c, rng);
+  const TraceDiff d = diff_traces(base, cand, {}, 0, "b", "c");
+  CHECK(d.kernels[0].interval_over == "none");
+  CHECK(d.kernels[0].verdict == "ambiguous");
+  CHECK_FALSE(d.kernels[0].regression);
+  CHECK(d.busy_regression);  // the busy time has no interval: the threshold alone decides
+}
+
+TEST_CASE("trace diff: --kernel and --graph select on each side") {
+  std::mt19937_64 rng(5);
+  Trace base, cand;
+  std::uint64_t a = 0, c = 0;
+  add_launches(base, "gemm", 5, 1000, 0, a, rng);
+  add_launches(base, "norm", 5, 1000, 0, a, rng);
+  add_launches(cand, "gemm", 5, 1000, 0, c, rng);
+  TraceSelection only_gemm;
+  only_gemm.kernel_regex = "gemm";
+  const TraceDiff d = diff_traces(base, cand, only_gemm, -1, "b", "c");
+  CHECK(d.kernels.size() == 1);
+  CHECK(d.removed.empty());
+  TraceSelection graph;
+  graph.graph = "last";
+  CHECK_THROWS_AS(diff_traces(base, cand, graph, -1, "b", "c"), vtools::Error);  // no graph in either
+}
+
+TEST_CASE("trace diff: the writers") {
+  std::mt19937_64 rng(6);
+  Trace base, cand;
+  std::uint64_t a = 0, c = 0;
+  add_launches(base, "gemm", 10, 10000, 0.01, a, rng);
+  add_launches(base, "gone", 1, 500, 0, a, rng);
+  add_launches(cand, "gemm", 10, 15000, 0.01, c, rng);
+  const TraceDiff d = diff_traces(base, cand, {}, 10, "base.json", "cand.json");
+  const auto j = trace_diff_to_json(d);
+  CHECK(j["format"] == "vtools.tracediff");
+  CHECK(j["base"]["file"] == "base.json");
+  CHECK(j["kernels"][0]["verdict"] == "slower");
+  CHECK(j["kernels"][0]["regression"] == true);
+  CHECK(j["removed"][0]["name"] == "gone");
+  CHECK(j["regression"] == true);
+  std::ostringstream table;
+  write_trace_diff_tables(d, false, table);
+  CHECK(table.str().find("busy time") != std::string::npos);
+  CHECK(table.str().find("slower (regression)") != std::string::npos);
+  CHECK(table.str().find("removed (base only)") != std::string::npos);
+  CHECK(table.str().find("REGRESSION beyond 10%") != std::string::npos);
+  std::ostringstream csv;
+  write_trace_diff_csv(d, csv);
+  CHECK(csv.str().rfind("kernel,status,base_calls,", 0) == 0);
+  CHECK(csv.str().find("\ngone,removed,1,") != std::string::npos);
+}

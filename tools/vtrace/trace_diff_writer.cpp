@@ -1,0 +1,160 @@
+#include "tools/vtrace/trace_diff_writer.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "libcommon/human_units.hpp"
+#include "libcommon/table.hpp"
+#include "tools/vtrace/summary_writer.hpp"
+
+namespace vtools::vtrace {
+
+namespace {
+
+OrderedJson number_or_null(double v) { return std::isfinite(v) ? OrderedJson(v) : OrderedJson(nullptr); }
+
+OrderedJson totals_json(const std::string& file, const DiffTotals& t) {
+  return OrderedJson{{"file", file},           {"launches", t.launches}, {"kernels", t.kernels},
+                     {"gpu_time_ns", t.gpu_time_ns}, {"busy_ns", t.busy_ns}, {"copies", t.copies},
+                     {"copy_ns", t.copy_ns}};
+}
+
+double change_pct(double base, double candidate) {
+  return base > 0 ? (candidate / base - 1) * 100 : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string percent(double pct) {
+  if (!std::isfinite(pct)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
+  return buf;
+}
+
+std::string ratio_interval(const stats::Interval& i) {
+  if (!std::isfinite(i.low) || !std::isfinite(i.high)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f-%.3f", i.low, i.high);
+  return buf;
+}
+
+std::string signed_duration(double ns) { return (ns < 0 ? "-" : "+") + format_duration_ns(std::fabs(ns)); }
+
+void write_table(const Table& t, bool markdown, std::ostream& out) {
+  if (markdown)
+    write_markdown_table(t, out);
+  else
+    write_text_table(t, out);
+}
+
+}  // namespace
+
+OrderedJson trace_diff_to_json(const TraceDiff& d) {
+  OrderedJson j = new_document(kTraceDiffFormat, "vtrace");
+  j["base"] = totals_json(d.base_source, d.base);
+  j["candidate"] = totals_json(d.candidate_source, d.candidate);
+  j["gpu_time_change_pct"] = number_or_null(change_pct(d.base.gpu_time_ns, d.candidate.gpu_time_ns));
+  j["busy_change_pct"] = number_or_null(change_pct(d.base.busy_ns, d.candidate.busy_ns));
+  j["threshold_pct"] = d.threshold_pct >= 0 ? OrderedJson(d.threshold_pct) : OrderedJson(nullptr);
+  j["busy_regression"] = d.busy_regression;
+  j["regression"] = d.has_regression();
+  j["kernels"] = OrderedJson::array();
+  for (const KernelDiff& k : d.kernels)
+    j["kernels"].push_back(OrderedJson{
+        {"name", k.name},
+        {"base", {{"calls", k.base_calls}, {"total_ns", k.base_total_ns}, {"median_ns", k.base_median_ns},
+                  {"exposed_ns", k.base_exposed_ns}}},
+        {"candidate", {{"calls", k.candidate_calls}, {"total_ns", k.candidate_total_ns},
+                       {"median_ns", k.candidate_median_ns}, {"exposed_ns", k.candidate_exposed_ns}}},
+        {"ratio", number_or_null(k.ratio)},
+        {"ci_low", number_or_null(k.interval.low)},
+        {"ci_high", number_or_null(k.interval.high)},
+        {"interval_over", k.interval_over},
+        {"change_pct", number_or_null(k.change_pct)},
+        {"total_change_ns", k.total_change_ns},
+        {"verdict", k.verdict},
+        {"code", k.code},
+        {"regression", k.regression}});
+  for (const auto& [key, list] : {std::pair{"added", &d.added}, std::pair{"removed", &d.removed}}) {
+    j[key] = OrderedJson::array();
+    for (const KernelOnly& k : *list)
+      j[key].push_back(
+          OrderedJson{{"name", k.name}, {"calls", k.calls}, {"total_ns", k.total_ns}, {"median_ns", k.median_ns}});
+  }
+  return j;
+}
+
+void write_trace_diff_tables(const TraceDiff& d, bool markdown, std::ostream& out) {
+  Table totals;
+  totals.headers = {"", "base", "candidate", "change"};
+  totals.align = {Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight};
+  auto time_row = [&](const char* what, double b, double c) {
+    totals.add_row({what, format_duration_ns(b), format_duration_ns(c), percent(change_pct(b, c))});
+  };
+  auto count_row = [&](const char* what, std::uint64_t b, std::uint64_t c) {
+    totals.add_row({what, format_count(b), format_count(c),
+                    percent(change_pct(static_cast<double>(b), static_cast<double>(c)))});
+  };
+  time_row("busy time", d.base.busy_ns, d.candidate.busy_ns);
+  time_row("GPU time", d.base.gpu_time_ns, d.candidate.gpu_time_ns);
+  count_row("launches", d.base.launches, d.candidate.launches);
+  count_row("kernels", d.base.kernels, d.candidate.kernels);
+  count_row("copies", d.base.copies, d.candidate.copies);
+  time_row("copy time", d.base.copy_ns, d.candidate.copy_ns);
+  out << "base: " << printable(d.base_source) << "\ncandidate: " << printable(d.candidate_source) << "\n\n";
+  write_table(totals, markdown, out);
+
+  Table kernels;
+  kernels.headers = {"kernel", "calls", "median base", "median cand", "change", "95% CI of ratio", "verdict",
+                     "total change", "code"};
+  kernels.align = {Table::Align::kLeft,  Table::Align::kRight, Table::Align::kRight,
+                   Table::Align::kRight, Table::Align::kRight, Table::Align::kRight,
+                   Table::Align::kLeft,  Table::Align::kRight, Table::Align::kLeft};
+  for (const KernelDiff& k : d.kernels)
+    kernels.add_row({table_kernel_name(k.name),
+                     k.base_calls == k.candidate_calls
+                         ? format_count(k.base_calls)
+                         : format_count(k.base_calls) + " -> " + format_count(k.candidate_calls),
+                     format_duration_ns(k.base_median_ns), format_duration_ns(k.candidate_median_ns),
+                     percent(k.change_pct), ratio_interval(k.interval),
+                     k.verdict + (k.regression ? " (regression)" : ""), signed_duration(k.total_change_ns), k.code});
+  out << "\n";
+  write_table(kernels, markdown, out);
+  for (const auto& [title, list] : {std::pair{"added (candidate only)", &d.added},
+                                    std::pair{"removed (base only)", &d.removed}}) {
+    if (list->empty()) continue;
+    Table t;
+    t.headers = {title, "calls", "total", "median"};
+    t.align = {Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight};
+    for (const KernelOnly& k : *list)
+      t.add_row({table_kernel_name(k.name), format_count(k.calls), format_duration_ns(k.total_ns),
+                 format_duration_ns(k.median_ns)});
+    out << "\n";
+    write_table(t, markdown, out);
+  }
+  if (d.threshold_pct >= 0)
+    out << "\n" << (d.has_regression() ? "REGRESSION" : "no regression") << " beyond " << d.threshold_pct
+        << "% (a kernel slower with a 95% interval above 1" << (d.busy_regression ? ", or the busy time" : "")
+        << ")\n";
+}
+
+void write_trace_diff_csv(const TraceDiff& d, std::ostream& out) {
+  Table t;
+  t.headers = {"kernel",          "status",          "base_calls",  "candidate_calls", "base_total_ns",
+               "candidate_total_ns", "base_median_ns", "candidate_median_ns", "ratio",  "ci_low",
+               "ci_high",         "change_pct",      "total_change_ns", "verdict",     "code"};
+  for (const KernelDiff& k : d.kernels)
+    t.add_row({k.name, "both", std::to_string(k.base_calls), std::to_string(k.candidate_calls),
+               csv_number(k.base_total_ns), csv_number(k.candidate_total_ns), csv_number(k.base_median_ns),
+               csv_number(k.candidate_median_ns), csv_number(k.ratio), csv_number(k.interval.low),
+               csv_number(k.interval.high), csv_number(k.change_pct), csv_number(k.total_change_ns), k.verdict,
+               k.code});
+  for (const KernelOnly& k : d.added)
+    t.add_row({k.name, "added", "", std::to_string(k.calls), "", csv_number(k.total_ns), "", csv_number(k.median_ns),
+               "", "", "", "", csv_number(k.total_ns), "", "unknown"});
+  for (const KernelOnly& k : d.removed)
+    t.add_row({k.name, "removed", std::to_string(k.calls), "", csv_number(k.total_ns), "", csv_number(k.median_ns), "",
+               "", "", "", "", csv_number(-k.total_ns), "", "unknown"});
+  write_csv_table(t, out);
+}
+
+}  // namespace vtools::vtrace
