@@ -1,7 +1,8 @@
 #include "usage_errors.hpp"
 
 #include <cctype>
-#include <charconv>
+#include <cstdint>
+#include <limits>
 #include <regex>
 #include <sstream>
 
@@ -50,29 +51,19 @@ std::vector<std::string> option_names(const CLI::App& cmd) {
 
 std::vector<std::string> subcommand_names(const CLI::App& app) {
   std::vector<std::string> names;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
   return names;
 }
 
-bool converts_as(const std::string& type, const std::string& v) {
-  const char* b = v.data();
-  const char* e = b + v.size();
-  if (b != e && *b == '+') ++b;
-  if (type == "INT") {
-    long long x;
-    auto r = std::from_chars(b, e, x);
-    return r.ec == std::errc() && r.ptr == e;
-  }
-  if (type == "UINT") {
-    unsigned long long x;
-    auto r = std::from_chars(b, e, x);
-    return r.ec == std::errc() && r.ptr == e;
-  }
-  if (type == "FLOAT") {
-    double x;
-    auto r = std::from_chars(b, e, x);
-    return r.ec == std::errc() && r.ptr == e;
-  }
+// Whether `v` reads as CLI11's type name `type` (INT, UINT, FLOAT; anything else is taken as text).
+bool converts_as(const std::string& type, std::string v) {
+  constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr double kHuge = std::numeric_limits<double>::max();
+  if (type == "INT") return integer_range(kMin, kMax)(v).empty();
+  if (type == "UINT") return unsigned64_range()(v).empty();
+  if (type == "FLOAT") return number_range(-kHuge, kHuge)(v).empty();
   return true;
 }
 
@@ -142,8 +133,8 @@ std::string translate(const CLI::App& app, const CLI::App& cmd, const std::strin
       choices.push_back(set.substr(b, e - b));
       b = e + 1;
     }
-    return m[1].str() + ": " +
-           with_suggestion("expected " + choice_list(choices) + ", got " + quoted_flag_value(m[2]), m[2].str(), choices);
+    const std::string message = "expected " + choice_list(choices) + ", got " + quoted_flag_value(m[2]);
+    return m[1].str() + ": " + with_suggestion(message, m[2].str(), choices);
   }
   if (std::regex_match(what, m, extras)) {
     // CLI11 lists the leftovers ("3 --itres" for `--itres 3`): the unknown option, when there is one, is the news.

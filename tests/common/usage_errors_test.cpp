@@ -40,7 +40,8 @@ std::string usage_error(std::vector<std::string> args) {
 TEST_CASE("usage_errors: CLI11's messages become lowercase 'expected X, got Y' with the subcommand's help") {
   CHECK(usage_error({"run", "in", "--iters", "1", "--iters", "2"}) ==
         "--iters: expected at most 1 value, got 2 (run 'tool run --help')");
-  CHECK(usage_error({"run", "in", "--seq", "64,abc"}) == "--seq: expected an integer, got 'abc' (run 'tool run --help')");
+  CHECK(usage_error({"run", "in", "--seq", "64,abc"}) ==
+        "--seq: expected an integer, got 'abc' (run 'tool run --help')");
   CHECK(usage_error({"run", "in", "--iters"}) == "--iters: expected a value, got none (run 'tool run --help')");
   CHECK(usage_error({"run"}) == "missing required argument 'input' (run 'tool run --help')");
   CHECK(usage_error({"run", "in", "--seed", "-1"}) ==
