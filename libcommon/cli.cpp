@@ -8,6 +8,7 @@
 #include "document.hpp"
 #include "error.hpp"
 #include "output_file.hpp"
+#include "usage_errors.hpp"
 
 namespace vtools {
 
@@ -35,17 +36,24 @@ std::unique_ptr<CLI::App> make_app(std::string_view tool, std::string descriptio
   app->set_version_flag("--version", std::string(tool) + " " + tool_version());
   if (!examples.empty()) app->footer("Examples:\n" + examples);
   app->require_subcommand(0, 1);
+  // `vbench -q run ...` as well as `vbench run -q ...`.
+  app->add_flag_callback("-q,--quiet", [] { set_quiet(true); }, "no progress or notes on stderr");
   return app;
 }
 
-void add_output_options(CLI::App* cmd, OutputOptions& opts, const std::vector<std::string>& formats) {
+void add_output_options(CLI::App* cmd, OutputOptions& opts, const std::vector<std::string>& formats,
+                        const std::vector<std::string>& also_accepted) {
   cmd->add_option("-o,--output", opts.output, "output file ('-' = stdout; written atomically)");
-  cmd->add_flag_callback("-q,--quiet", [&opts] { opts.quiet = true; set_quiet(true); },
-                         "no progress or notes on stderr");
+  if (cmd->get_parent() != nullptr) {
+    cmd->add_flag_callback("-q,--quiet", [&opts] { opts.quiet = true; set_quiet(true); },
+                           "no progress or notes on stderr");
+  }
+  // A -q before the subcommand (make_app's) counts for it too; the root's callbacks run before the subcommand's.
+  cmd->final_callback([&opts] { opts.quiet = opts.quiet || quiet(); });
   if (!formats.empty()) {
     std::string list;
     for (const auto& f : formats) list += (list.empty() ? "" : "|") + f;
-    cmd->add_option("--format", opts.format, "output format: " + list)->check(CLI::IsMember(formats));
+    cmd->add_option("--format", opts.format, "output format: " + list)->check(one_of(formats, also_accepted));
   }
 }
 
@@ -78,7 +86,7 @@ int run_main(CLI::App& app, int argc, char** argv, const std::function<int()>& d
   } catch (const CLI::CallForVersion& e) {
     return exit_after_printing(app, e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << g_tool << ": error: " << e.what() << " (run '" << g_tool << " --help')\n";
+    std::cerr << g_tool << ": error: " << usage_error_message(app, e) << "\n";
     return static_cast<int>(ExitCode::kUsage);
   }
   try {
@@ -87,7 +95,7 @@ int run_main(CLI::App& app, int argc, char** argv, const std::function<int()>& d
     print_error(e);
     return static_cast<int>(e.code());
   } catch (const CLI::ParseError& e) {
-    print_error(e);
+    std::cerr << g_tool << ": error: " << usage_error_message(app, e) << "\n";
     return static_cast<int>(ExitCode::kUsage);
   } catch (const std::bad_alloc&) {
     std::cerr << g_tool << ": error: out of memory\n";

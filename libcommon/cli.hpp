@@ -20,18 +20,21 @@ struct OutputOptions {
   std::string format;
 };
 
-/// A CLI11 app named `tool` with --version and an "Examples:" footer in --help.
+/// A CLI11 app named `tool` with --version, -q/--quiet (also before the subcommand) and an "Examples:" footer.
 std::unique_ptr<CLI::App> make_app(std::string_view tool, std::string description, std::string examples);
 
-/// Adds -o/--output, -q/--quiet and (when `formats` is not empty) --format with those choices.
-void add_output_options(CLI::App* cmd, OutputOptions& opts, const std::vector<std::string>& formats);
+/// Adds -o/--output, -q/--quiet and (when `formats` is not empty) --format with those choices; `also_accepted`
+/// are older spellings --format still takes but --help does not offer.
+void add_output_options(CLI::App* cmd, OutputOptions& opts, const std::vector<std::string>& formats,
+                        const std::vector<std::string>& also_accepted = {});
 
 /// The format to write: the one asked for; else "table" when `table_default_on_tty` and the output is a TTY
 /// stdout; else `fallback`.
 std::string resolve_format(const OutputOptions& opts, const std::string& fallback, bool table_default_on_tty);
 
 /// Parses argv into `app`, then calls `dispatch`; returns the process exit code. Prints
-/// `tool: error: <location>: <message>` for vtools::Error, usage errors (exit 2) and anything unexpected (exit 70).
+/// `tool: error: <location>: <message>` for vtools::Error, usage errors (exit 2, worded by usage_errors.hpp) and
+/// anything unexpected (exit 70).
 /// Also installs the interrupt cleanup that removes half-written outputs on SIGINT/SIGTERM.
 int run_main(CLI::App& app, int argc, char** argv, const std::function<int()>& dispatch);
 

@@ -66,25 +66,44 @@ static std::size_t token_start(std::string_view text, std::size_t stop_byte) {
   return i;
 }
 
+// nlohmann's parse_error text is "[json.exception.parse_error.101] parse error at line L, column C: syntax error while
+// parsing CONTEXT - REASON[; last read: 'TOKEN'][; expected KIND]". TOKEN is the raw input (a 0xFF byte, a long
+// tail), so it never reaches the user: keep CONTEXT and REASON (fixed wording) and the expected token kind, which is
+// one of nlohmann's token_type_name() spellings.
+static std::string parse_error_reason(const std::string& what) {
+  auto colon = what.find(": ");
+  std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
+  const auto last_read = reason.find("; last read: '");
+  if (last_read == std::string::npos) return reason;
+  std::string expected;
+  for (const char* kind : {"'['", "'{'", "']'", "'}'", "':'", "','", "string literal", "number literal", "true literal",
+                           "false literal", "null literal", "end of input", "'[', '{', or a literal"}) {
+    const std::string suffix = std::string("'; expected ") + kind;
+    if (reason.size() >= last_read + suffix.size() && reason.ends_with(suffix))
+      expected = std::string("; expected ") + kind;
+  }
+  return reason.substr(0, last_read) + expected;
+}
+
 OrderedJson parse_json(std::string_view text, std::string_view name) {
   check_depth(text, name);
   try {
     return OrderedJson::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based and points at the last character read; point at the start of the offending token instead.
-    std::string what = e.what();
     std::size_t offset = token_start(text, e.byte);
-    // Keep nlohmann's reason ("syntax error while parsing value - invalid literal; last read: 'tru,'"), drop its
-    // own "[json.exception...] parse error at line L, column C: " prefix: we print our own location.
-    auto colon = what.find(": ");
-    std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
-    if (text.empty()) reason = "empty input, expected a JSON document";
+    std::string reason = text.empty() ? "empty input, expected a JSON document" : parse_error_reason(e.what());
     throw Error(ExitCode::kDataError, "invalid JSON: " + reason, location_of_offset(text, offset, std::string(name)));
+  } catch (const nlohmann::json::out_of_range&) {
+    // 406 "number overflow parsing '22E26511'" (found by fuzz_document): the number, not echoed, is still bad input.
+    throw Error(ExitCode::kDataError, "invalid JSON: a number is out of range (beyond a 64-bit float)",
+                SourceLocation{std::string(name)});
   } catch (const nlohmann::json::exception& e) {
-    // e.g. out_of_range 406 "number overflow parsing '22E26511'" (found by fuzz_document): still bad input.
-    std::string what = e.what();
-    auto bracket = what.find("] ");
-    throw Error(ExitCode::kDataError, "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)),
+    const std::string what = e.what();
+    const auto bracket = what.find("] ");
+    const std::string reason = bracket == std::string::npos ? what : what.substr(bracket + 2);
+    // Cut before the first quote: what nlohmann quotes is taken from the input.
+    throw Error(ExitCode::kDataError, "invalid JSON: " + reason.substr(0, reason.find(" '")),
                 SourceLocation{std::string(name)});
   }
 }

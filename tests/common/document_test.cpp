@@ -35,6 +35,23 @@ TEST_CASE("document: JSON syntax errors name file, line and column") {
   CHECK(std::string(e.what()).rfind("in.json:3:14: invalid JSON: syntax error", 0) == 0);
 }
 
+TEST_CASE("document: JSON syntax errors never echo input bytes, only what was expected") {
+  // nlohmann appends "; last read: '<raw bytes>'": a 0xFF byte or the tail of a literal would reach the terminal.
+  auto ff = error_of("{\"format\": \"\xff\xfe\"}");
+  CHECK(std::string(ff.what()) == "in.json:1:13: invalid JSON: syntax error while parsing value - invalid string: "
+                                   "ill-formed UTF-8 byte");
+  auto key = error_of("{\"format\": 1,\n \xff\n\n}");
+  CHECK(std::string(key.what()) ==
+        "in.json:2:2: invalid JSON: syntax error while parsing object key - invalid literal; expected string literal");
+  auto tail = error_of("[1, tru\n\n\n]");
+  CHECK(tail.message() == "invalid JSON: syntax error while parsing value - invalid literal");
+  auto unexpected = error_of("{\"format\" 1}");
+  CHECK(unexpected.message() ==
+        "invalid JSON: syntax error while parsing object separator - unexpected number literal; expected ':'");
+  auto overflow = error_of("[22E26511]");
+  CHECK(std::string(overflow.what()) == "in.json: invalid JSON: a number is out of range (beyond a 64-bit float)");
+}
+
 TEST_CASE("document: wrong format, missing format, newer version and non-objects are refused") {
   CHECK(std::string(error_of(R"({"format": "vtools.trace", "version": 1})").what()) ==
         "in.json: document format 'vtools.trace' where 'vtools.bench' was expected");

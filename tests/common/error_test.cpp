@@ -26,6 +26,8 @@ TEST_CASE("error: did-you-mean suggestions only for close names") {
   CHECK(closest_match("gpt_nan", names) == "gpt_nano");
   CHECK(closest_match("gpt2-mediun", names) == "gpt2-medium");
   CHECK(closest_match("llama", names).empty());
+  CHECK(closest_match("tabel", {"json", "table", "csv"}) == "table");  // a swap of neighbours is one slip
+  CHECK(closest_match("rnu", {"run", "list"}) == "run");
   CHECK(with_suggestion("unknown config 'gpt_nan'", "gpt_nan", names) ==
         "unknown config 'gpt_nan'; did you mean 'gpt_nano'?");
 }

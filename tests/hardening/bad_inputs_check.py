@@ -8,7 +8,8 @@ The table: '#' comments and tab-separated rows `file  exit  command  stderr-pref
 - file: relative to the table's folder; every file there (the table aside) must have exactly one row.
 - command: the tool's name, then its arguments; {file} is the row's file, {data} is tests/data, {tmp} a scratch
   folder (the working directory). The tool's name maps to a binary through --tool NAME=PATH.
-- stderr-prefix: the first line of stderr starts with it, after the same substitutions.
+- stderr-prefix: the first line of stderr starts with it, after the same substitutions; one that ends with '$' is
+  the whole of stderr instead (one line, byte for byte: no echo of the input's bytes after it).
 - needs: an optional feature ("render": Graphviz + librsvg); rows whose feature was not passed with --have are
   reported as skipped.
 Exit 0 when every row holds, 1 with a report of each failing row otherwise.
@@ -91,7 +92,11 @@ def main():
             fails = []
             if p.returncode != r["exit"]:
                 fails.append(f"exit {p.returncode}, expected {r['exit']}")
-            if not first.startswith(want):
+            if want.endswith("$"):
+                whole = (want[:-1] + "\n").encode("utf-8")
+                if p.stderr != whole:
+                    fails.append(f"stderr {p.stderr!r}\n    is not exactly {whole!r}")
+            elif not first.startswith(want):
                 fails.append(f"stderr {first!r}\n    does not start with {want!r}")
             if p.stdout:
                 fails.append(f"{len(p.stdout)} bytes on stdout: a failed run must not write output")

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
 
@@ -127,7 +129,8 @@ TEST_CASE("ttgir_reader: scf.if / else and scf.while regions on one op") {
 
 TEST_CASE("ttgir_reader: malformed input gives located 'expected X, got Y' messages") {
   CHECK(error_of("module {\n  tt.func @f() {\n    tt.return\n") ==
-        "t.ttgir:4:1: expected '}' to close the region opened at 2:16, got end of file");
+        "t.ttgir:4:1: expected '}' to close the region of 'tt.func' @f opened at 2:16, got end of file "
+        "(also unclosed: 'module' at 1:1)");
   CHECK(error_of("module {\n}\n}\n") == "t.ttgir:3:1: expected alias definition or 'module', got '}'");
   CHECK(error_of("#smem = #ttg.shared_memory\nmodule {\n  tt.func @f() {\n"
                  "    %0 = ttg.local_alloc : () -> !ttg.memdesc<3x64x, #s, #smem>\n  }\n}\n") ==
@@ -141,4 +144,36 @@ TEST_CASE("ttgir_reader: malformed input gives located 'expected X, got Y' messa
         "t.ttgir:3:27: expected ')' to close '(' at 3:20, got ']'");
   CHECK(error_of("module {\n  tt.func @f() {\n    %0 arith.addi\n  }\n}\n") ==
         "t.ttgir:3:8: expected '=' after op results, got 'arith.addi'");
+}
+
+TEST_CASE("ttgir_reader: a truncated file is reported at its end, naming the ops left open") {
+  // Triton prints the #loc aliases after the module, so a cut file also lacks them; the cut is the error.
+  CHECK(error_of("module {\n  tt.func @f(%n: i32) {\n    scf.for %i = %n to %n step %n {\n"
+                 "      %0 = arith.addi %n, %n : i32 loc(#loc3)\n") ==
+        "t.ttgir:5:1: expected '}' to close the region of 'scf.for' opened at 3:35, got end of file "
+        "(also unclosed: 'tt.func' @f at 2:3, 'module' at 1:1)");
+  CHECK(error_of("module {\n  tt.func @f(%n: i32) {\n    %0 = arith.addi %n, %n : i32 loc(#loc3)\n"
+                 "    %1 = arith.addi(%n") ==
+        "t.ttgir:4:23: expected ')' to close '(' at 4:20, got end of file "
+        "(also unclosed: 'tt.func' @f at 2:3, 'module' at 1:1)");
+  // Cut after a `{`: a region or attributes, the text cannot tell, so neither is named.
+  CHECK(error_of("module {\n  tt.func @f(%n: i32) {\n    %0 = arith.addi %n, %n {") ==
+        "t.ttgir:3:29: expected '}' to close '{' at 3:28, got end of file "
+        "(also unclosed: 'tt.func' @f at 2:3, 'module' at 1:1)");
+
+  const std::string text = fixture("matmul_ws_sm90.ttgir");
+  const std::size_t body = text.find("module attributes");
+  const std::size_t module_end = text.rfind("\n} loc(");
+  REQUIRE(module_end != std::string::npos);
+  REQUIRE(body < module_end);
+  int cuts = 0;
+  for (std::size_t cut = body + 200; cut < module_end; cut += 331, ++cuts) {
+    const std::string_view part(text.data(), cut);
+    const int last_line = 1 + static_cast<int>(std::count(part.begin(), part.end(), '\n'));
+    const std::string message = error_of(part);
+    CAPTURE(cut);
+    CHECK_MESSAGE(message.rfind("t.ttgir:" + std::to_string(last_line) + ":", 0) == 0, message);
+    CHECK_MESSAGE(message.find("unknown alias") == std::string::npos, message);
+  }
+  CHECK(cuts > 50);
 }

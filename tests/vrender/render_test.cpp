@@ -348,6 +348,18 @@ TEST_CASE("render: output format follows --format, then the extension") {
         "cannot tell the output format from 'x.pdf'; name it .html, .svg or .png, or pass --format html|svg|png");
 }
 
+TEST_CASE("render: a PNG size out of range says which way to move --width or --scale") {
+  if (!png_available()) return;
+  const std::string wide = R"(<svg xmlns="http://www.w3.org/2000/svg" width="50" height="20"/>)";
+  CHECK(error_of([&] { rasterize_png(wide, {0, 0.01}); }, ExitCode::kUsage) ==
+        "PNG size 1x0 px is outside 1..32767; pick a larger --scale");
+  CHECK(error_of([&] { rasterize_png(wide, {0, 1000}); }, ExitCode::kUsage) ==
+        "PNG size 50000x20000 px is outside 1..32767; pick a smaller --scale");
+  const std::string tall = R"(<svg xmlns="http://www.w3.org/2000/svg" width="10" height="1000"/>)";
+  CHECK(error_of([&] { rasterize_png(tall, {400, 1}); }, ExitCode::kUsage) ==
+        "PNG size 400x40000 px is outside 1..32767; pick a smaller --width");
+}
+
 TEST_CASE("render: PNG has the requested size") {
   if (!png_available()) {
     CHECK(error_of([] { rasterize_png("<svg/>", {}); }, ExitCode::kUnavailable).rfind("PNG output needs librsvg", 0) == 0);

@@ -8,8 +8,13 @@ namespace vtools::vbench {
 
 std::unique_ptr<Backend> choose_backend(const std::string& name, int gpu, std::vector<std::string>* notes,
                                         const std::string& cuda_flag) {
-  if (name != "cpu" && name != "cuda" && name != "auto")
-    throw Error(ExitCode::kUsage, with_suggestion("unknown backend '" + name + "'", name, {"cpu", "cuda", "auto"}));
+  if (name != "cpu" && name != "cuda" && name != "auto") {
+    const std::string message = "unknown backend '" + name + "' (cpu, cuda or auto)";
+    // "gpu" is one letter from "cpu", but whoever types it means the other backend.
+    if (name == "gpu" || name == "GPU" || name == "nvidia")
+      throw Error(ExitCode::kUsage, message + "; did you mean 'cuda'?");
+    throw Error(ExitCode::kUsage, with_suggestion(message, name, {"cpu", "cuda", "auto"}));
+  }
   if (name == "cpu") {
     if (gpu >= 0) throw Error(ExitCode::kUsage, "--gpu " + std::to_string(gpu) + " names a GPU, but --backend is cpu");
     if (!cuda_flag.empty()) {

@@ -1,14 +1,18 @@
 // vbench CLI: binds flags to the Options structs of options.hpp and calls one commands.hpp function per
 // subcommand; see tools/vbench/README.md and man/vbench.1.
 #include "libcommon/cli.hpp"
+#include "libcommon/flag_ranges.hpp"
 #include "tools/vbench/commands.hpp"
 
 namespace vb = vtools::vbench;
 
 namespace {
 
-void add_model_flags(CLI::App* cmd, vb::ModelOptions& m) {
-  cmd->add_option("--config", m.configs, "config name(s): all, or a,b,c (default gpt_nano)");
+// `several`: --config takes a list (run, verify); init writes one config.
+void add_model_flags(CLI::App* cmd, vb::ModelOptions& m, bool several) {
+  cmd->add_option("--config", m.configs,
+                  several ? "config name(s): all, or a,b,c (default gpt_nano)"
+                          : "config name, or --n-layer/--n-head/--n-embd for a custom one (default gpt_nano)");
   cmd->add_option("--n-layer", m.n_layer, "custom config: layers");
   cmd->add_option("--n-head", m.n_head, "custom config: heads");
   cmd->add_option("--n-embd", m.n_embd, "custom config: embedding width");
@@ -20,11 +24,11 @@ void add_model_flags(CLI::App* cmd, vb::ModelOptions& m) {
 CLI::Option* add_gpu_flag(CLI::App* cmd, int& gpu) {
   return cmd
       ->add_option("--gpu", gpu, "CUDA device index as CUDA_VISIBLE_DEVICES numbers them (default 0); asks for cuda")
-      ->check(CLI::Range(0, 65535));
+      ->check(vtools::integer_range(0, 65535));
 }
 
 void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
-  add_model_flags(cmd, o.model);
+  add_model_flags(cmd, o.model, true);
   cmd->add_option("--batch,-B", o.batches, "batch size B, or a list: 1,4,16 (every config at each)")
       ->delimiter(',')
       ->capture_default_str();
@@ -46,7 +50,9 @@ void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
         ->capture_default_str();
     cmd->add_flag("--no-check", o.no_check, "skip the correctness gate");
   }
-  cmd->add_option("--seed", o.seed, "weights and tokens seed")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "weights and tokens seed (0 to 2^64-1)")
+      ->check(vtools::unsigned64_range())
+      ->capture_default_str();
   cmd->add_option("--weights", o.weights, "load weights from a .safetensors file");
   auto* forward = cmd->add_option("--forward", o.forward,
                                   "cuda: run this forward (a name plan_search gives) instead of searching at prepare");
@@ -91,15 +97,18 @@ int main(int argc, char** argv) {
   vtools::add_output_options(list_cmd, list.out, {"table", "markdown"});
 
   auto* init_cmd = app->add_subcommand("init", "write seed-initialised weights as .safetensors (GPT-2 names)");
-  add_model_flags(init_cmd, init.model);
-  init_cmd->add_option("--seed", init.seed, "weights seed")->capture_default_str();
+  add_model_flags(init_cmd, init.model, false);
+  init_cmd->add_option("--seed", init.seed, "weights seed (0 to 2^64-1)")
+      ->check(vtools::unsigned64_range())
+      ->capture_default_str();
   init_cmd->add_option("-o,--output", init.output, "output .safetensors file")->required();
 
   auto* compare_cmd = app->add_subcommand("compare", "compare two vtools.bench documents -> vtools.compare");
   compare_cmd->add_option("baseline", compare.baseline, "baseline document ('-' = stdin)")->required();
   compare_cmd->add_option("candidate", compare.candidate, "candidate document")->required();
   compare_cmd->add_option("--fail-on-regression", compare.fail_on_regression_pct,
-                          "exit 1 when a config is significantly slower by more than PCT percent");
+                          "exit 1 when a config is significantly slower by more than PCT percent (0 to 1000)")
+      ->check(vtools::number_range(0, 1000));
   vtools::add_output_options(compare_cmd, compare.out, {"json", "table", "markdown", "csv"});
 
   auto* merge_cmd = app->add_subcommand("merge", "join vtools.bench documents into one");

@@ -1,5 +1,6 @@
 // vplan CLI: binds flags to vplan::Options and calls one library function per subcommand (commands.hpp).
 #include "libcommon/cli.hpp"
+#include "libcommon/flag_ranges.hpp"
 #include "tools/vplan/commands.hpp"
 
 namespace {
@@ -20,8 +21,9 @@ void add_input(CLI::App* cmd, vtools::vplan::Options& o, const char* what) {
 
 void add_planning(CLI::App* cmd, vtools::vplan::Options& o) {
   cmd->add_option("--function", o.function, "kernel to plan when the module has several functions");
-  cmd->add_option("--triton-shared", o.triton_shared, "Triton's own shared-memory total in bytes (for reconciling)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--triton-shared", o.triton_shared,
+                  "Triton's own shared-memory total in bytes (for reconciling; 0 to 2147483647)")
+      ->check(vtools::integer_range(0, 2147483647));
 }
 
 }  // namespace
@@ -49,7 +51,7 @@ int main(int argc, char** argv) {
   auto* table = app->add_subcommand("table", "SMEM / TMEM / channel tables and the budget");
   add_input(table, o, kInput);
   add_planning(table, o);
-  vtools::add_output_options(table, o.out, {"table", "markdown", "text"});  // text: the older name of table
+  vtools::add_output_options(table, o.out, {"table", "markdown"}, {"text"});  // text: the older name of table
 
   auto* check = app->add_subcommand("check", "exit 1 when the plan does not fit, naming the buffers at the peak");
   add_input(check, o, kInput);
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
   auto* extract = app->add_subcommand("extract", "planner graphs out of a debug log, one .dot per graph (-o DIR)");
   add_input(extract, o, "debug log with '=== ... Graph ===' markers, or '-'");
   vtools::add_output_options(extract, o.out, {});
+  extract->get_option("--output")->description("folder the .dot files go to (default: the current directory)");
 
   auto* import = app->add_subcommand("import", "planner .dot dumps (a file or a directory) -> vtools.plan JSON");
   add_input(import, o, "a planner .dot file (markers allowed), a log, or a directory of them");

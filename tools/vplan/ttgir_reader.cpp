@@ -7,6 +7,7 @@
 // `loc(...)`, at a new line when locations are not printed, or at the `}` of the enclosing region. Aliases
 // (`#name = ...`) may be defined after use (Triton prints `#loc` aliases at the end), so they are read first.
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -68,6 +69,7 @@ class Parser {
       error_expected("alias definition or 'module'");
     }
     check_alias_references();
+    if (loc_error_) throw *loc_error_;
     return std::move(module_);
   }
 
@@ -87,9 +89,17 @@ class Parser {
   }
   SourceLocation where(const Token& t) const { return SourceLocation{std::string(name_), t.line, t.column}; }
 
-  /// The one place that writes "expected X, got Y".
-  [[noreturn]] void error_expected(const std::string& what) {
-    throw Error(ExitCode::kDataError, "expected " + what + ", got " + describe_token(cur()), where(cur()));
+  /// The one place that writes "expected X, got Y". At end of input it also names the ops still open, outermost
+  /// last, so a truncated file says what was cut off (`skip_innermost`: the message already names that one).
+  [[noreturn]] void error_expected(const std::string& what, bool skip_innermost = false) {
+    std::string message = "expected " + what + ", got " + describe_token(cur());
+    if (at(TokenKind::kEof)) {
+      std::string still_open;
+      for (auto it = open_ops_.rbegin() + (skip_innermost && !open_ops_.empty() ? 1 : 0); it != open_ops_.rend(); ++it)
+        still_open += (still_open.empty() ? "" : ", ") + *it;
+      if (!still_open.empty()) message += " (also unclosed: " + still_open + ")";
+    }
+    throw Error(ExitCode::kDataError, message, where(cur()));
   }
   const Token& expect(TokenKind k, const std::string& context) {
     if (!at(k)) error_expected(std::string(token_kind_spelling(k)) + (context.empty() ? "" : " " + context));
@@ -325,6 +335,8 @@ class Parser {
   }
 
   // A `{` opens a region when it ends its line or is followed by something that starts an op.
+  // A file cut right after the `{` on its line (or after its first word) cannot tell: the cut is reported, not a
+  // kind of brace.
   bool brace_opens_region() const {
     const Token& next = peek();
     if (next.kind == TokenKind::kEof) return true;
@@ -332,19 +344,22 @@ class Parser {
     if (next.kind == TokenKind::kValueId || next.kind == TokenKind::kCaretId) return true;
     if (next.kind == TokenKind::kBareId || next.kind == TokenKind::kString) {
       TokenKind after = peek(2).kind;
-      return after != TokenKind::kEqual && after != TokenKind::kComma && after != TokenKind::kRBrace;
+      return after != TokenKind::kEqual && after != TokenKind::kComma && after != TokenKind::kRBrace &&
+             after != TokenKind::kEof;
     }
     return false;
   }
 
   // ---- ops and regions ---------------------------------------------------------------------------------------
-  Region parse_region(Region region) {
+  // `owner` is "'scf.for'" or "'tt.func' @f": the op whose region this is, named when the input ends inside it.
+  Region parse_region(Region region, const std::string& owner) {
     const Token& open = expect(TokenKind::kLBrace, "to open a region");
     enter(open);
     while (!at(TokenKind::kRBrace)) {
       if (at(TokenKind::kEof))
-        error_expected("'}' to close the region opened at " + std::to_string(open.line) + ":" +
-                       std::to_string(open.column));
+        error_expected("'}' to close the region of " + owner + " opened at " + std::to_string(open.line) + ":" +
+                           std::to_string(open.column),
+                       true);
       if (at(TokenKind::kCaretId)) {  // block label ^bb0(%a: f32 loc(...)):
         consume();
         std::vector<std::string> args;
@@ -398,7 +413,7 @@ class Parser {
       if (open.empty()) {
         if (t.kind == TokenKind::kEof || t.kind == TokenKind::kRBrace) break;
         if (t.kind == TokenKind::kBareId && t.text == "loc" && peek().kind == TokenKind::kLParen) {
-          op.loc = loc_table_.resolve(parse_loc());
+          op.loc = resolve_loc(parse_loc());
           break;
         }
         bool new_line = t.line > prev().line && pos_ > 0;
@@ -428,8 +443,15 @@ class Parser {
                          std::to_string(o.line) + ":" + std::to_string(o.column));
         }
         case TokenKind::kLBrace:
+          if (peek().kind == TokenKind::kEof && peek().line == t.line) {
+            consume();
+            error_expected("'}' to close '{' at " + std::to_string(t.line) + ":" + std::to_string(t.column));
+          }
           if (brace_opens_region()) {
-            op.regions.push_back(parse_region(std::move(pending)));
+            const std::string owner = "'" + op.name + "'" + (op.symbol.empty() ? "" : " " + op.symbol);
+            open_ops_.push_back(owner + " at " + std::to_string(op.line) + ":" + std::to_string(op.column));
+            op.regions.push_back(parse_region(std::move(pending), owner));
+            open_ops_.pop_back();
             pending = Region{};
           } else {
             parse_attr_dict(op.attributes);
@@ -492,6 +514,17 @@ class Parser {
     else op.result_types = std::move(colon_types);
   }
 
+  // Triton prints the `#loc` aliases after the module, so a truncated file lacks them: an undefined alias is kept
+  // until the whole text is read, and the truncation (at end of input) is reported instead when there is one.
+  SourceLoc resolve_loc(int node) {
+    try {
+      return loc_table_.resolve(node);
+    } catch (const Error& e) {
+      if (!loc_error_) loc_error_ = e;
+      return {};
+    }
+  }
+
   static TokenKind closer_kind(TokenKind open) {
     switch (open) {
       case TokenKind::kLParen: return TokenKind::kRParen;
@@ -521,6 +554,8 @@ class Parser {
   int nesting_ = 0;
   std::unordered_map<std::size_t, std::size_t> alias_end_;  // alias definition start token -> token after it
   LocTable loc_table_;
+  std::optional<Error> loc_error_;    // first location that did not resolve (see resolve_loc)
+  std::vector<std::string> open_ops_;  // "'tt.func' @f at 2:3" for each op whose region is being read, outermost first
   Module module_;
 };
 

@@ -1,5 +1,6 @@
 // vrender CLI: binds flags to vrender::Options and calls run_render; see tools/vrender/README.md.
 #include "libcommon/cli.hpp"
+#include "libcommon/flag_ranges.hpp"
 #include "tools/vrender/render.hpp"
 
 int main(int argc, char** argv) {
@@ -17,8 +18,10 @@ int main(int argc, char** argv) {
   vtools::vrender::Options opts;
   app->add_option("inputs", opts.inputs, "vtools documents or .dot files ('-' = stdin)")->required();
   vtools::add_output_options(app.get(), opts.out, {"html", "svg", "png"});
-  app->add_option("--width", opts.width_px, "PNG width in px (height keeps the aspect ratio)");
-  app->add_option("--scale", opts.scale, "PNG scale factor (default 1; ignored with --width)");
+  app->add_option("--width", opts.width_px, "PNG width in px, 1 to 32767 (height keeps the aspect ratio)")
+      ->check(vtools::integer_range(1, 32767));
+  app->add_option("--scale", opts.scale, "PNG scale factor, 0.01 to 100 (default 1; ignored with --width)")
+      ->check(vtools::number_range(0.01, 100));
   app->add_option("--title", opts.title, "page title");
   return vtools::run_main(*app, argc, argv, [&] { return vtools::vrender::run_render(opts); });
 }

@@ -36,9 +36,12 @@ std::string rasterize_png(std::string_view svg, const RasterOptions& options) {
   double scale = options.width_px > 0 ? options.width_px / w : options.scale;
   int pw = options.width_px > 0 ? options.width_px : static_cast<int>(std::lround(w * scale));
   int ph = static_cast<int>(std::lround(h * scale));
-  if (pw < 1 || ph < 1 || pw > 32767 || ph > 32767)
+  if (pw < 1 || ph < 1 || pw > 32767 || ph > 32767) {
+    const bool too_small = pw < 1 || ph < 1;
     throw Error(ExitCode::kUsage, "PNG size " + std::to_string(pw) + "x" + std::to_string(ph) +
-                                      " px is outside 1..32767; pick a smaller --width or --scale");
+                                      " px is outside 1..32767; pick a " + (too_small ? "larger " : "smaller ") +
+                                      (options.width_px > 0 ? "--width" : "--scale"));
+  }
 
   std::unique_ptr<cairo_surface_t, void (*)(cairo_surface_t*)> surface(
       cairo_image_surface_create(CAIRO_FORMAT_ARGB32, pw, ph), cairo_surface_destroy);

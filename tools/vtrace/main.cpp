@@ -1,8 +1,12 @@
 // vtrace CLI: binds flags to the Options structs of options.hpp and calls one library function per subcommand;
 // see tools/vtrace/README.md.
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "libcommon/cli.hpp"
+#include "libcommon/flag_ranges.hpp"
+#include "libcommon/usage_errors.hpp"
 #include "tools/vtrace/options.hpp"
 
 namespace {
@@ -38,12 +42,15 @@ int main(int argc, char** argv) {
   auto* run_cmd = app->add_subcommand("run", "run CMD under the tracer and write its vtools.trace document");
   run_cmd->add_option("--kernel", run.kernel_regex, "keep only kernels whose (mangled or demangled) name matches REGEX");
   run_cmd->add_flag("--accesses", run.accesses, "access mode: global loads/stores per block (Compute Sanitizer API)");
-  run_cmd->add_option("--launch", run.launch, "access mode: record only launch N (0-based) of each kernel");
+  constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
+  run_cmd->add_option("--launch", run.launch, "access mode: record only launch N (0-based) of each kernel")
+      ->check(vtools::integer_range(0, kInt64Max));
   run_cmd->add_option("--blocks", run.blocks, "access mode: blocks to record, e.g. '0,5,10-12' or 'every:8'");
-  run_cmd->add_option("--max-bytes", run.max_bytes, "access mode: largest device buffer of one recorded launch, bytes; its site table is sized by the grid (default 256 MiB)");
+  run_cmd->add_option("--max-bytes", run.max_bytes, "access mode: largest device buffer of one recorded launch, bytes; its site table is sized by the grid (default 256 MiB)")
+      ->check(vtools::integer_range(1, kInt64Max));
   run_cmd->add_option("--capture-range", run.capture_range,
                       "none (default) or cudaProfilerApi: only what runs between cudaProfilerStart and Stop")
-      ->check(CLI::IsMember({"none", "cudaProfilerApi"}));
+      ->check(vtools::one_of({"none", "cudaProfilerApi"}));
   run_cmd->add_flag("--nvtx", run.nvtx,
                     "also record NVTX ranges and each kernel's launch call (thread, time): kernels per range");
   run_cmd->add_flag("--require-gpu", run.require_gpu,
@@ -56,7 +63,7 @@ int main(int argc, char** argv) {
   auto* summary_cmd = app->add_subcommand("summary", "per-kernel and per-CUDA-graph tables: calls, times, share, exposed time, grid, registers, smem");
   add_selection_options(summary_cmd, summary.selection);
   summary_cmd->add_option("--sort", summary.sort, "kernel order: total (time, the default), exposed, calls or name")
-      ->check(CLI::IsMember({"total", "exposed", "calls", "name"}));
+      ->check(vtools::one_of({"total", "exposed", "calls", "name"}));
   summary_cmd->add_option("trace", summary.input, "vtools.trace document ('-' = stdin)");
   vtools::add_output_options(summary_cmd, summary.output, {"json", "table", "markdown", "csv"});
 
@@ -77,8 +84,9 @@ int main(int argc, char** argv) {
       "diff", "what changed between two traces, kernel by kernel: medians, ratio with a 95% interval, verdict");
   add_selection_options(diff_cmd, diff.selection);
   diff_cmd->add_option("--fail-on-regression", diff.fail_on_regression,
-                       "exit 1 when a kernel is slower by more than PCT percent with a 95% interval above 1, or the "
-                       "busy time grew by more than PCT");
+                       "exit 1 when a kernel is slower by more than PCT percent (0 to 1000) with a 95% interval above "
+                       "1, or the busy time grew by more than PCT")
+      ->check(vtools::number_range(0, 1000));
   diff_cmd->add_option("base", diff.base, "the baseline vtools.trace document ('-' = stdin)")->required();
   diff_cmd->add_option("candidate", diff.candidate, "the candidate vtools.trace document ('-' = stdin)")->required();
   vtools::add_output_options(diff_cmd, diff.output, {"json", "table", "markdown", "csv"});

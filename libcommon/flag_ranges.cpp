@@ -1,0 +1,69 @@
+#include "flag_ranges.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+#include <type_traits>
+
+namespace vtools {
+
+std::string quoted_flag_value(const std::string& value) {
+  return "'" + (value.size() > 40 ? value.substr(0, 40) + "..." : value) + "'";
+}
+
+// from_chars over the whole of `value` (a leading '+' allowed, as strtol allows it): false on anything left over,
+// on a sign it cannot take, and on out of range.
+template <class T>
+static bool parse_whole(const std::string& value, T& out) {
+  const char* first = value.data();
+  const char* last = value.data() + value.size();
+  if (first != last && *first == '+') ++first;
+  if (first == last || *first == '+' || (*first == '-' && std::is_unsigned_v<T>)) return false;
+  if constexpr (std::is_floating_point_v<T>) {
+    const auto [end, ec] = std::from_chars(first, last, out, std::chars_format::fixed | std::chars_format::scientific);
+    return ec == std::errc() && end == last && std::isfinite(out);
+  } else {
+    const auto [end, ec] = std::from_chars(first, last, out);
+    return ec == std::errc() && end == last;
+  }
+}
+
+static std::string shortest(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+CLI::Validator integer_range(std::int64_t lo, std::int64_t hi) {
+  const std::string range = "from " + std::to_string(lo) + " to " + std::to_string(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& value) {
+        std::int64_t x = 0;
+        if (parse_whole(value, x) && x >= lo && x <= hi) return std::string();
+        return "expected an integer " + range + ", got " + quoted_flag_value(value);
+      },
+      "");
+}
+
+CLI::Validator unsigned64_range() {
+  return CLI::Validator(
+      [](std::string& value) {
+        std::uint64_t x = 0;
+        if (parse_whole(value, x)) return std::string();
+        return "expected an integer from 0 to 18446744073709551615, got " + quoted_flag_value(value);
+      },
+      "");
+}
+
+CLI::Validator number_range(double lo, double hi) {
+  const std::string range = "from " + shortest(lo) + " to " + shortest(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& value) {
+        double x = 0;
+        if (parse_whole(value, x) && x >= lo && x <= hi) return std::string();
+        return "expected a number " + range + ", got " + quoted_flag_value(value);
+      },
+      "");
+}
+
+}  // namespace vtools

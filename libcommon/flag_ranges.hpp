@@ -1,0 +1,24 @@
+// Range checks for numeric flags: CLI11 converts "-1" to 2^64-1 for an unsigned option, saturates 20-digit numbers
+// and takes "nan", so every numeric flag is checked here first and refused (exit 2) with its valid range.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+namespace vtools {
+
+/// A check for a whole decimal integer from `lo` to `hi` (optional '+'; no exponent, no spaces). The message is
+/// "expected an integer from LO to HI, got 'VALUE'".
+CLI::Validator integer_range(std::int64_t lo, std::int64_t hi);
+/// The same for the full unsigned 64-bit range (seeds).
+CLI::Validator unsigned64_range();
+
+/// A check for a finite decimal number from `lo` to `hi` ("nan", "inf" and "0x1p3" are refused):
+/// "expected a number from LO to HI, got 'VALUE'".
+CLI::Validator number_range(double lo, double hi);
+
+/// VALUE as quoted in those messages: at most 40 characters, then "...".
+std::string quoted_flag_value(const std::string& value);
+
+}  // namespace vtools

@@ -1,0 +1,50 @@
+#include "libcommon/flag_ranges.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace vtools;
+
+namespace {
+// The validator's message for `value` ("" when it is accepted).
+std::string check(const CLI::Validator& v, std::string value) { return v(value); }
+}  // namespace
+
+TEST_CASE("flag_ranges: integers are whole, in range, and never wrap or saturate") {
+  const auto seed = unsigned64_range();
+  CHECK(check(seed, "0") == "");
+  CHECK(check(seed, "18446744073709551615") == "");
+  CHECK(check(seed, "+7") == "");
+  CHECK(check(seed, "-1") == "expected an integer from 0 to 18446744073709551615, got '-1'");
+  CHECK(check(seed, "18446744073709551616") ==
+        "expected an integer from 0 to 18446744073709551615, got '18446744073709551616'");
+  CHECK(check(seed, "12345678901234567890123") ==
+        "expected an integer from 0 to 18446744073709551615, got '12345678901234567890123'");
+  CHECK(check(seed, "1e3") != "");
+  CHECK(check(seed, " 1") != "");
+  CHECK(check(seed, "") != "");
+
+  const auto width = integer_range(1, 32767);
+  CHECK(check(width, "1") == "");
+  CHECK(check(width, "32767") == "");
+  CHECK(check(width, "0") == "expected an integer from 1 to 32767, got '0'");
+  CHECK(check(width, "-1") == "expected an integer from 1 to 32767, got '-1'");
+  CHECK(check(width, "99999999999999999999") == "expected an integer from 1 to 32767, got '99999999999999999999'");
+  CHECK(check(width, "12px") != "");
+}
+
+TEST_CASE("flag_ranges: numbers are finite decimals in range") {
+  const auto pct = number_range(0, 1000);
+  CHECK(check(pct, "0") == "");
+  CHECK(check(pct, "5.5") == "");
+  CHECK(check(pct, "1000") == "");
+  CHECK(check(pct, "-5") == "expected a number from 0 to 1000, got '-5'");
+  CHECK(check(pct, "nan") == "expected a number from 0 to 1000, got 'nan'");
+  CHECK(check(pct, "inf") != "");
+  CHECK(check(pct, "0x10") != "");
+  CHECK(check(pct, "1001") != "");
+  CHECK(check(number_range(0.01, 100), "0.0001") == "expected a number from 0.01 to 100, got '0.0001'");
+}
+
+TEST_CASE("flag_ranges: long values are cut in messages") {
+  CHECK(quoted_flag_value(std::string(50, '9')) == "'" + std::string(40, '9') + "...'");
+}
