@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "libcommon/error.hpp"
+#include "tools/vtrace/raw_record_writer.hpp"
 #include "tools/vtrace/trace_builder.hpp"
 
 using namespace vtools::vtrace;
@@ -248,4 +249,24 @@ TEST_CASE("trace_builder: NVTX starts and ends pair by id; nested and open range
   CHECK(t.nvtx_ranges[1].end_ns == 300);
   CHECK(t.nvtx_ranges[2].name == "tail");
   CHECK(t.nvtx_ranges[2].end_ns == 0);
+}
+
+TEST_CASE("trace_builder: kernels carry their code hash from the function-code records; one name, two codes: unknown") {
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(raw::Tag::kProcess, raw::ProcessRecord{9, 0});
+  b.add(raw::Tag::kFunctionCode, raw::FunctionCodeRecord{0x1234abcdull, 256}, "_Z4fillPfif");
+  b.add(raw::Tag::kFunctionCode, raw::FunctionCodeRecord{0x1111ull, 128}, "twice");
+  b.add(raw::Tag::kFunctionCode, raw::FunctionCodeRecord{0x2222ull, 128}, "twice");   // another module, other code
+  b.add(raw::Tag::kFunctionCode, raw::FunctionCodeRecord{0x1234abcdull, 256}, "_Z4fillPfif");  // loaded again
+  raw::Capture c = raw::read_capture(b.bytes(), "raw.bin");
+  CHECK(c.function_codes.at("_Z4fillPfif") == 0x1234abcdull);
+  CHECK(c.function_codes.at("twice") == 0);
+  c.ended = true;
+  c.kernels = {kernel("_Z4fillPfif", 100, 200, 1), kernel("twice", 300, 400, 1), kernel("never_loaded", 500, 600, 1)};
+  Trace t = build_trace({c}, RunInfo{}, KernelFilter(""));
+  REQUIRE(t.kernels.size() == 3);
+  CHECK(t.kernels[0].code_hash == "000000001234abcd");
+  CHECK(t.kernels[1].code_hash.empty());
+  CHECK(t.kernels[2].code_hash.empty());
 }

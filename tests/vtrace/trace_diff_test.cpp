@@ -173,3 +173,31 @@ TEST_CASE("trace diff: the writers") {
   CHECK(csv.str().rfind("kernel,status,base_calls,", 0) == 0);
   CHECK(csv.str().find("\ngone,removed,1,") != std::string::npos);
 }
+
+TEST_CASE("trace diff: code same, changed or unknown from the kernels' code hashes; the likely cause of a change") {
+  std::mt19937_64 rng(7);
+  Trace base, cand;
+  std::uint64_t a = 0, c = 0;
+  add_launches(base, "recompiled", 10, 1000, 0.01, a, rng);
+  add_launches(base, "throttled", 10, 1000, 0.01, a, rng);
+  add_launches(base, "untraced_code", 10, 1000, 0.01, a, rng);
+  add_launches(cand, "recompiled", 10, 1500, 0.01, c, rng);
+  add_launches(cand, "throttled", 10, 1500, 0.01, c, rng);
+  add_launches(cand, "untraced_code", 10, 1000, 0.01, c, rng);
+  auto set_code = [](Trace& t, const std::string& name, const std::string& hash) {
+    for (Kernel& k : t.kernels)
+      if (k.name == name) k.code_hash = hash;
+  };
+  set_code(base, "recompiled", "00000000000000aa");
+  set_code(cand, "recompiled", "00000000000000bb");
+  set_code(base, "throttled", "00000000000000cc");
+  set_code(cand, "throttled", "00000000000000cc");
+  set_code(base, "untraced_code", "00000000000000dd");  // the candidate's trace has none
+  const TraceDiff d = diff_traces(base, cand, {}, -1, "b", "c");
+  CHECK(kernel(d, "recompiled").code == "changed");
+  CHECK(kernel(d, "recompiled").likely_cause == "code");
+  CHECK(kernel(d, "throttled").code == "same");
+  CHECK(kernel(d, "throttled").likely_cause == "environment");
+  CHECK(kernel(d, "untraced_code").code == "unknown");
+  CHECK(kernel(d, "untraced_code").likely_cause.empty());
+}

@@ -109,6 +109,12 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
       case Tag::kTmaFunction:
         c.tma_functions.emplace_back(payload);
         break;
+      case Tag::kFunctionCode: {
+        const auto code = fixed_part<FunctionCodeRecord>(payload, true, name, at, "function code");
+        auto [it, fresh] = c.function_codes.try_emplace(tail(sizeof(FunctionCodeRecord)), code.hash);
+        if (!fresh && it->second != code.hash) it->second = 0;  // one name, two codes: unknown per launch
+        break;
+      }
       case Tag::kFindingSite:
         if (c.launches.empty()) bad(name, at, "a finding site record before any launch record");
         c.launches.back().finding_sites.push_back(fixed_part<FindingSite>(payload, false, name, at, "finding site"));

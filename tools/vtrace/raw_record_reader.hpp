@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,9 @@ struct Capture {
   std::vector<LaunchCallRecord> launch_calls;
   std::vector<NamedLaunch> launches;         ///< access mode
   std::vector<std::string> tma_functions;    ///< access mode: mangled names of loaded functions issuing TMA copies
+  /// Mangled name -> code hash of every function of the loaded modules; 0 where one name had different code in two
+  /// modules (then a launch cannot say which it ran).
+  std::map<std::string, std::uint64_t> function_codes;
   /// Access mode: kMemory and kLaunch records in file order, as (tag, index into its vector), so allocations are
   /// replayed against the launches that saw them.
   std::vector<std::pair<Tag, std::size_t>> access_order;

@@ -31,6 +31,14 @@ enum class Tag : std::uint32_t {
                       ///< its ranges cut to range_count (site_record_bytes)
   kFindingSite = 18,  ///< access mode: FindingSite (out-of-bounds accesses of one PC) of the launch before it
   kTmaFunction = 19,  ///< access mode: mangled name of a loaded function whose SASS holds TMA tensor copies
+  kFunctionCode = 20, ///< FunctionCodeRecord + mangled name bytes: a loaded function's code hash (both modes)
+};
+
+/// A function of a loaded module: a hash of its code (cubin_symbols.hpp, function_code_hash), so two traces can tell
+/// "same name, same code" from "same name, new code".
+struct FunctionCodeRecord {
+  std::uint64_t hash;
+  std::uint64_t bytes;  ///< size of its code
 };
 
 struct FrameHeader {

@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -34,6 +35,14 @@ std::string memory_kind_name(std::uint32_t kind) {
   static const char* const kNames[] = {"unknown", "pageable", "pinned",         "device",
                                        "array",   "managed",  "device_static", "managed_static"};
   return kind < std::size(kNames) ? kNames[kind] : "unknown";
+}
+
+std::string code_hash_text(const std::map<std::string, std::uint64_t>& codes, const std::string& mangled_name) {
+  auto it = codes.find(mangled_name);
+  if (it == codes.end() || it->second == 0) return "";
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(it->second));
+  return text;
 }
 
 namespace {
@@ -218,6 +227,7 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
         continue;
       }
       Kernel& k = t.kernels.emplace_back(to_kernel(nk, it->second.name, c.process.pid));
+      k.code_hash = code_hash_text(c.function_codes, nk.mangled_name);
       if (auto call = calls.find(k.correlation_id); call != calls.end()) {
         k.thread_id = call->second->thread_id;
         k.launch_ns = call->second->start_ns;

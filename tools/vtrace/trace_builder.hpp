@@ -2,6 +2,7 @@
 // launch types, pairs allocations with their releases, applies --kernel, and decides whether the trace is partial.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ namespace vtools::vtrace {
 
 /// Demangles an Itanium C++ name ("_Z3addPfi" -> "add(float*, int)"); other names come back unchanged.
 std::string demangle(const std::string& mangled);
+
+/// A function's code hash (raw::Capture::function_codes) as Kernel::code_hash: 16 hex digits, "" when unknown.
+std::string code_hash_text(const std::map<std::string, std::uint64_t>& codes, const std::string& mangled_name);
 
 /// "htod", "dtoh", ... for a CUpti_ActivityMemcpyKind value; "unknown" for anything else.
 std::string memcpy_kind_name(std::uint32_t kind);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "tools/vtrace/trace_summary.hpp"
 
@@ -17,6 +18,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 struct Side {
   TraceSummary summary;
   std::map<std::string, std::vector<double>> durations;
+  std::map<std::string, std::set<std::string>> codes;  ///< code hashes over the launches ("" when unknown)
   DiffTotals totals;
 };
 
@@ -25,8 +27,10 @@ Side read_side(const Trace& trace, const TraceSelection& selection, const std::s
   s.summary = summarize_trace(trace, selection, source);
   const auto graph = selected_graph(trace, selection, source);
   const Trace kept = selection.everything() ? Trace{} : select_kernels(trace, selection, graph);
-  for (const Kernel& k : (selection.everything() ? trace : kept).kernels)
+  for (const Kernel& k : (selection.everything() ? trace : kept).kernels) {
     s.durations[k.name].push_back(static_cast<double>(k.end_ns >= k.start_ns ? k.end_ns - k.start_ns : 0));
+    s.codes[k.name].insert(k.code_hash);
+  }
   s.totals.launches = s.summary.launches;
   s.totals.kernels = s.summary.kernels.size();
   s.totals.gpu_time_ns = s.summary.gpu_time_ns;
@@ -36,6 +40,13 @@ Side read_side(const Trace& trace, const TraceSelection& selection, const std::s
     s.totals.copy_ns += c.total_ns;
   }
   return s;
+}
+
+/// "same" when every launch on both sides ran one known code, "changed" when both sides' codes are known and
+/// differ, else "unknown".
+std::string code_verdict(const std::set<std::string>& base, const std::set<std::string>& candidate) {
+  if (base.count("") || candidate.count("") || base.empty() || candidate.empty()) return "unknown";
+  return base == candidate && base.size() == 1 ? "same" : "changed";
 }
 
 }  // namespace
@@ -103,6 +114,9 @@ TraceDiff diff_traces(const Trace& base, const Trace& candidate, const TraceSele
       if (std::isfinite(k.interval.low)) k.interval_over = "few launches";
     }
     k.verdict = diff_verdict(k.ratio, k.interval);
+    k.code = code_verdict(b.codes.at(kb.name), c.codes.at(kc.name));
+    if (k.verdict == "slower" || k.verdict == "faster")
+      k.likely_cause = k.code == "changed" ? "code" : k.code == "same" ? "environment" : "";
     k.regression = threshold_pct >= 0 && k.verdict == "slower" && k.change_pct > threshold_pct;
     d.kernels.push_back(std::move(k));
   }

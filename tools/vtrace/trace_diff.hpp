@@ -39,9 +39,12 @@ struct KernelDiff {
   double change_pct = 0;      ///< (ratio - 1) * 100
   double total_change_ns = 0; ///< candidate total - base total: this kernel's part of the change of the GPU time
   std::string verdict;        ///< "faster", "slower", "same" or "ambiguous"
-  /// "same", "changed" or "unknown": whether both sides ran the same code. Traces do not record a kernel's code
-  /// hash yet, so it is "unknown" for now.
+  /// "same" (every launch on both sides ran one code, by Kernel::code_hash), "changed" (known on both sides and
+  /// different) or "unknown" (a trace without code hashes, or a name with two codes in one process).
   std::string code = "unknown";
+  /// Of a "slower" or "faster" verdict: "code" when the code changed, "environment" (clocks, neighbours, inputs)
+  /// when it is the same code; "" otherwise.
+  std::string likely_cause;
   bool regression = false;    ///< "slower" by more than the --fail-on-regression threshold
 };
 

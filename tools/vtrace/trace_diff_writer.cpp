@@ -73,6 +73,7 @@ OrderedJson trace_diff_to_json(const TraceDiff& d) {
         {"total_change_ns", k.total_change_ns},
         {"verdict", k.verdict},
         {"code", k.code},
+        {"likely_cause", k.likely_cause},
         {"regression", k.regression}});
   for (const auto& [key, list] : {std::pair{"added", &d.added}, std::pair{"removed", &d.removed}}) {
     j[key] = OrderedJson::array();
@@ -116,7 +117,9 @@ void write_trace_diff_tables(const TraceDiff& d, bool markdown, std::ostream& ou
                          : format_count(k.base_calls) + " -> " + format_count(k.candidate_calls),
                      format_duration_ns(k.base_median_ns), format_duration_ns(k.candidate_median_ns),
                      percent(k.change_pct), ratio_interval(k.interval),
-                     k.verdict + (k.regression ? " (regression)" : ""), signed_duration(k.total_change_ns), k.code});
+                     k.verdict + (k.regression ? " (regression)" : "") +
+                         (k.likely_cause.empty() ? "" : ", " + k.likely_cause),
+                     signed_duration(k.total_change_ns), k.code});
   out << "\n";
   write_table(kernels, markdown, out);
   for (const auto& [title, list] : {std::pair{"added (candidate only)", &d.added},
@@ -141,19 +144,20 @@ void write_trace_diff_csv(const TraceDiff& d, std::ostream& out) {
   Table t;
   t.headers = {"kernel",          "status",          "base_calls",  "candidate_calls", "base_total_ns",
                "candidate_total_ns", "base_median_ns", "candidate_median_ns", "ratio",  "ci_low",
-               "ci_high",         "change_pct",      "total_change_ns", "verdict",     "code"};
+               "ci_high",         "change_pct",      "total_change_ns", "verdict",     "code",
+               "likely_cause"};
   for (const KernelDiff& k : d.kernels)
     t.add_row({k.name, "both", std::to_string(k.base_calls), std::to_string(k.candidate_calls),
                csv_number(k.base_total_ns), csv_number(k.candidate_total_ns), csv_number(k.base_median_ns),
                csv_number(k.candidate_median_ns), csv_number(k.ratio), csv_number(k.interval.low),
                csv_number(k.interval.high), csv_number(k.change_pct), csv_number(k.total_change_ns), k.verdict,
-               k.code});
+               k.code, k.likely_cause});
   for (const KernelOnly& k : d.added)
     t.add_row({k.name, "added", "", std::to_string(k.calls), "", csv_number(k.total_ns), "", csv_number(k.median_ns),
-               "", "", "", "", csv_number(k.total_ns), "", "unknown"});
+               "", "", "", "", csv_number(k.total_ns), "", "unknown", ""});
   for (const KernelOnly& k : d.removed)
     t.add_row({k.name, "removed", std::to_string(k.calls), "", csv_number(k.total_ns), "", csv_number(k.median_ns), "",
-               "", "", "", "", csv_number(-k.total_ns), "", "unknown"});
+               "", "", "", "", csv_number(-k.total_ns), "", "unknown", ""});
   write_csv_table(t, out);
 }
 

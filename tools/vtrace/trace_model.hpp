@@ -73,6 +73,9 @@ using Dim3 = std::array<std::int64_t, 3>;
 struct Kernel {
   std::string name;          ///< demangled
   std::string mangled_name;  ///< as the driver reported it
+  /// 16 hex digits: a hash of the function's code in the loaded module (vtrace diff tells "same code" from "new
+  /// code" by it); "" when unknown (not recorded, or one name had different code in two modules).
+  std::string code_hash;
   std::uint32_t device_id = 0, context_id = 0, stream_id = 0, correlation_id = 0;
   std::int64_t process_id = 0;
   Dim3 grid{1, 1, 1}, block{1, 1, 1}, cluster{0, 0, 0};

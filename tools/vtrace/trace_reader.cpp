@@ -113,6 +113,7 @@ Kernel read_kernel(const Fields& f) {
   Kernel k;
   f.get_string("name", k.name);
   f.get_string("mangled_name", k.mangled_name);
+  f.get_string("code_hash", k.code_hash);  // absent before traces carried it
   f.get_uint("device_id", k.device_id);
   f.get_uint("context_id", k.context_id);
   f.get_uint("stream_id", k.stream_id);

@@ -70,6 +70,7 @@ void write_kernel(JsonWriter& w, const Kernel& k) {
   w.begin_object();
   w.field("name", k.name);
   w.field("mangled_name", k.mangled_name);
+  w.field("code_hash", k.code_hash);
   w.field("device_id", k.device_id);
   w.field("context_id", k.context_id);
   w.field("stream_id", k.stream_id);

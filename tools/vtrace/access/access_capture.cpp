@@ -66,6 +66,7 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
         Kernel k;
         k.name = current.kernel;
         k.mangled_name = l.kernel;
+        k.code_hash = code_hash_text(c.function_codes, l.kernel);
         k.process_id = c.process.pid;
         k.grid = current.grid;
         k.block = current.block_dim;

@@ -112,4 +112,38 @@ inline std::vector<std::string> cubin_tma_functions(const void* data, std::size_
   return out;
 }
 
+/// FNV-1a (64-bit) of `size` bytes: the code hash of a function. The code a cubin holds for a function is its SASS
+/// before relocation (relocated words are zero here), so one build of a kernel always hashes the same.
+inline std::uint64_t function_code_hash(const unsigned char* code, std::size_t size) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t i = 0; i < size; ++i) {
+    h ^= code[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+struct FunctionCode {
+  std::string name;  ///< mangled
+  std::uint64_t hash = 0, bytes = 0;
+};
+
+/// Every function of the ELF64 image with code (section ".text.<name>"): its name and code hash. Empty when the
+/// image is not a well-formed ELF64 image.
+inline std::vector<FunctionCode> cubin_function_codes(const void* data, std::size_t size) {
+  std::vector<FunctionCode> out;
+  const ElfImage elf(data, size);
+  if (!elf.valid() || elf.header().e_shstrndx >= elf.section_count()) return out;
+  const Elf64_Shdr names = elf.section(elf.header().e_shstrndx);
+  for (std::size_t i = 0; i < elf.section_count(); ++i) {
+    const Elf64_Shdr text = elf.section(i);
+    if (text.sh_type != SHT_PROGBITS) continue;
+    auto name = elf.string_at(names, text.sh_name);
+    const unsigned char* code = elf.contents(text);
+    if (!name || !code || name->rfind(".text.", 0) != 0) continue;
+    out.push_back({name->substr(6), function_code_hash(code, text.sh_size), text.sh_size});
+  }
+  return out;
+}
+
 }  // namespace vtools::vtrace::access

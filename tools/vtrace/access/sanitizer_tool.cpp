@@ -238,10 +238,13 @@ bool kernel_selected(const std::string& mangled) {
 
 void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
   const std::uint64_t t0 = now_ns();
-  {  // TMA tensor copies are invisible to the patches: name the functions whose code issues them
+  {  // TMA tensor copies are invisible to the patches: name the functions whose code issues them. And each
+     // function's code hash, for vtrace diff.
     RecordBatch b;
     for (const auto& name : access::cubin_tma_functions(m->pCubin, m->cubinSize))
       b.add_bytes_record(Tag::kTmaFunction, name);
+    for (const auto& f : access::cubin_function_codes(m->pCubin, m->cubinSize))
+      b.add(Tag::kFunctionCode, raw::FunctionCodeRecord{f.hash, f.bytes}, f.name);
     write_batch(b);
   }
   if (g_settings.kernel) {  // a module without a selected kernel stays unpatched and runs at full speed

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <string>
 
+#include "tools/vtrace/access/cubin_symbols.hpp"
 #include "tools/vtrace/injection/cupti_record_mapping.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 
@@ -122,6 +123,16 @@ void record_device(CUcontext ctx) {
   dlclose(cuda);
 }
 
+/// A hash of each function's code in a module just loaded (vtrace diff tells same code from new code by it).
+void record_function_codes(const CUpti_ResourceData* resource) {
+  const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
+  if (!module || !module->pCubin) return;
+  RecordBatch b;
+  for (const auto& f : access::cubin_function_codes(module->pCubin, module->cubinSize))
+    b.add(Tag::kFunctionCode, raw::FunctionCodeRecord{f.hash, f.bytes}, f.name);
+  write_batch(b);
+}
+
 void record_failed_launch(const CUpti_CallbackData* cb) {
   int status = cb->functionReturnValue ? *static_cast<const int*>(cb->functionReturnValue) : 0;
   if (status == 0) return;
@@ -149,8 +160,9 @@ int profiler_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   try {
     if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
-      if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
-        record_device(static_cast<const CUpti_ResourceData*>(data)->context);
+      const auto* resource = static_cast<const CUpti_ResourceData*>(data);
+      if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) record_device(resource->context);
+      if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) record_function_codes(resource);
       return;
     }
     const auto* cb = static_cast<const CUpti_CallbackData*>(data);
@@ -242,6 +254,7 @@ void enable_launch_call_records() {
 
 void enable_callbacks() {
   cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+  cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
   for (auto id : kRuntimeLaunches) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
   for (auto id : {CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000})
     cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
