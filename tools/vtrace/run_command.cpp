@@ -274,6 +274,14 @@ int run_command(const RunOptions& o) {
              std::to_string(trace.run.process_ids.size()) + " process(es) written to " +
              (o.output.output == "-" ? std::string("stdout") : "'" + o.output.output + "'") + " (" +
              format_bytes(bytes) + " in " + format_duration_ns(ns) + ")");
+  // The readers hold a whole document in memory and refuse one over their limit: say so now, not at the next step.
+  if (bytes > max_input_bytes())
+    print_warning("this trace (" + format_bytes(bytes) + ") is larger than vtrace summary/export/check/diff and vrender read (" +
+                  format_bytes(max_input_bytes()) + ", VTOOLS_MAX_INPUT_BYTES; reading takes several times the file's "
+                  "size in memory); record less (" +
+                  (trace.run.mode == "accesses" ? std::string("--blocks every:N, --kernel, --launch")
+                                                : std::string("--kernel, --capture-range cudaProfilerApi")) +
+                  ") or raise the limit to read it");
   return trace.run.exit_status;
 }
 
