@@ -127,4 +127,11 @@ void write_csv_table(const Table& table, std::ostream& out) {
   for (const auto& r : table.rows) write_csv_line(r, table.headers.size(), out);
 }
 
+void write_table(const Table& table, bool markdown, std::ostream& out) {
+  if (markdown)
+    write_markdown_table(table, out);
+  else
+    write_text_table(table, out);
+}
+
 }  // namespace vtools

@@ -28,6 +28,9 @@ void write_text_table(const Table& table, std::ostream& out);
 /// GitHub-flavoured Markdown; '|' in cells is escaped, and control characters as in printable().
 void write_markdown_table(const Table& table, std::ostream& out);
 
+/// write_markdown_table when `markdown`, else write_text_table (`--format markdown|table`).
+void write_table(const Table& table, bool markdown, std::ostream& out);
+
 /// CSV with RFC 4180 quoting: a header line, then one line per row; a cell holding a comma, a quote or a line break
 /// is quoted (quotes doubled). Lines end in \n, as other command-line tools expect. Alignment is ignored.
 void write_csv_table(const Table& table, std::ostream& out);

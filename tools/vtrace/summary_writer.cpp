@@ -53,17 +53,6 @@ std::string table_kernel_name(const std::string& name) {
   return s;
 }
 
-namespace {
-
-void write_table(const Table& t, bool markdown, std::ostream& out) {
-  if (markdown)
-    write_markdown_table(t, out);
-  else
-    write_text_table(t, out);
-}
-
-}  // namespace
-
 OrderedJson summary_to_json(const TraceSummary& s) {
   OrderedJson j;
   j["summary_of"] = "vtools.trace";

@@ -39,13 +39,6 @@ std::string ratio_interval(const stats::Interval& i) {
 
 std::string signed_duration(double ns) { return (ns < 0 ? "-" : "+") + format_duration_ns(std::fabs(ns)); }
 
-void write_table(const Table& t, bool markdown, std::ostream& out) {
-  if (markdown)
-    write_markdown_table(t, out);
-  else
-    write_text_table(t, out);
-}
-
 }  // namespace
 
 OrderedJson trace_diff_to_json(const TraceDiff& d) {

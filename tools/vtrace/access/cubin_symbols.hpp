@@ -76,6 +76,21 @@ inline std::optional<std::vector<std::string>> cubin_function_names(const void* 
   return names;
 }
 
+/// Calls `visit(name, code, bytes)` for each function of `elf` with code (section ".text.<name>", inside the image).
+template <class Visit>
+void for_each_function_code(const ElfImage& elf, Visit visit) {
+  if (!elf.valid() || elf.header().e_shstrndx >= elf.section_count()) return;
+  const Elf64_Shdr names = elf.section(elf.header().e_shstrndx);
+  for (std::size_t i = 0; i < elf.section_count(); ++i) {
+    const Elf64_Shdr text = elf.section(i);
+    if (text.sh_type != SHT_PROGBITS) continue;
+    auto name = elf.string_at(names, text.sh_name);
+    const unsigned char* code = elf.contents(text);
+    if (!name || !code || name->rfind(".text.", 0) != 0) continue;
+    visit(name->substr(6), code, static_cast<std::size_t>(text.sh_size));
+  }
+}
+
 /// SASS opcodes (bits 0-8 of an instruction's low 64-bit word, sm_90; bits 9-11 select the operand form) of the TMA
 /// tensor copies: UTMALDG (global -> shared) and UTMASTG (shared -> global). Read off `nvdisasm -hex` of Triton
 /// tensor-descriptor kernels on an H200 with CUDA 13.0 (UTMALDG.2D 0x...15b4, UTMASTG.2D 0x...23b5).
@@ -92,23 +107,17 @@ inline std::vector<std::string> cubin_tma_functions(const void* data, std::size_
   auto sm9x = [](std::uint32_t sm) { return sm >= 90 && sm < 100; };
   const std::uint32_t flags = elf.header().e_flags;
   if (!sm9x((flags >> 8) & 0xff) && !sm9x(flags & 0xff)) return out;
-  const Elf64_Shdr names = elf.section(elf.header().e_shstrndx);
-  for (std::size_t i = 0; i < elf.section_count(); ++i) {
-    const Elf64_Shdr text = elf.section(i);
-    if (text.sh_type != SHT_PROGBITS) continue;
-    auto name = elf.string_at(names, text.sh_name);
-    const unsigned char* code = elf.contents(text);
-    if (!name || !code || name->rfind(".text.", 0) != 0) continue;
-    for (std::size_t at = 0; at + 16 <= text.sh_size; at += 16) {
+  for_each_function_code(elf, [&](std::string name, const unsigned char* code, std::size_t bytes) {
+    for (std::size_t at = 0; at + 16 <= bytes; at += 16) {
       std::uint64_t word;
       std::memcpy(&word, code + at, 8);
       const std::uint32_t opcode = static_cast<std::uint32_t>(word & 0x1ff);
       if (opcode == kSassUtmaldg || opcode == kSassUtmastg) {
-        out.push_back(name->substr(6));
+        out.push_back(std::move(name));
         break;
       }
     }
-  }
+  });
   return out;
 }
 
@@ -132,17 +141,9 @@ struct FunctionCode {
 /// image is not a well-formed ELF64 image.
 inline std::vector<FunctionCode> cubin_function_codes(const void* data, std::size_t size) {
   std::vector<FunctionCode> out;
-  const ElfImage elf(data, size);
-  if (!elf.valid() || elf.header().e_shstrndx >= elf.section_count()) return out;
-  const Elf64_Shdr names = elf.section(elf.header().e_shstrndx);
-  for (std::size_t i = 0; i < elf.section_count(); ++i) {
-    const Elf64_Shdr text = elf.section(i);
-    if (text.sh_type != SHT_PROGBITS) continue;
-    auto name = elf.string_at(names, text.sh_name);
-    const unsigned char* code = elf.contents(text);
-    if (!name || !code || name->rfind(".text.", 0) != 0) continue;
-    out.push_back({name->substr(6), function_code_hash(code, text.sh_size), text.sh_size});
-  }
+  for_each_function_code(ElfImage(data, size), [&](std::string name, const unsigned char* code, std::size_t bytes) {
+    out.push_back({std::move(name), function_code_hash(code, bytes), bytes});
+  });
   return out;
 }
 
