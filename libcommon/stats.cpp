@@ -67,6 +67,24 @@ Summary summarize(std::span<const double> xs) {
   return s;
 }
 
+namespace {
+
+/// percentile_sorted(sort(xs), 50), bit for bit, by selection instead of a sort (the bootstrap takes thousands of
+/// medians of samples that can be 10^5 long: vtrace diff of two traces of a 173k-launch run). Reorders xs.
+double median_by_selection(std::vector<double>& xs) {
+  if (xs.empty()) return kNaN;
+  const double rank = 0.5 * static_cast<double>(xs.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(rank));
+  const double frac = rank - static_cast<double>(lo);
+  std::nth_element(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(lo), xs.end());
+  const double at_lo = xs[lo];
+  if (lo + 1 >= xs.size()) return at_lo + (at_lo - at_lo) * frac;
+  const double at_hi = *std::min_element(xs.begin() + static_cast<std::ptrdiff_t>(lo) + 1, xs.end());
+  return at_lo + (at_hi - at_lo) * frac;
+}
+
+}  // namespace
+
 Interval bootstrap_ratio_of_medians(std::span<const double> a, std::span<const double> b, int resamples,
                                     std::uint64_t seed) {
   if (a.empty() || b.empty() || resamples <= 0) return {kNaN, kNaN};
@@ -77,9 +95,7 @@ Interval bootstrap_ratio_of_medians(std::span<const double> a, std::span<const d
   for (int r = 0; r < resamples; ++r) {
     for (auto& x : ra) x = a[pick_a(rng)];
     for (auto& x : rb) x = b[pick_b(rng)];
-    std::sort(ra.begin(), ra.end());
-    std::sort(rb.begin(), rb.end());
-    ratios.push_back(percentile_sorted(ra, 50) / percentile_sorted(rb, 50));
+    ratios.push_back(median_by_selection(ra) / median_by_selection(rb));
   }
   std::sort(ratios.begin(), ratios.end());
   return {percentile_sorted(ratios, 2.5), percentile_sorted(ratios, 97.5)};

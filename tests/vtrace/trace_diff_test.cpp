@@ -201,3 +201,19 @@ TEST_CASE("trace diff: code same, changed or unknown from the kernels' code hash
   CHECK(kernel(d, "untraced_code").code == "unknown");
   CHECK(kernel(d, "untraced_code").likely_cause.empty());
 }
+
+TEST_CASE("trace diff: a kernel launched thousands of times a side still gets its interval (a thinned bootstrap)") {
+  std::mt19937_64 rng(8);
+  Trace base, cand;
+  std::uint64_t a = 0, c = 0;
+  add_launches(base, "hot", 9000, 1000, 0.05, a, rng);
+  add_launches(cand, "hot", 9000, 1100, 0.05, c, rng);
+  const TraceDiff d = diff_traces(base, cand, {}, 5, "b", "c");
+  const KernelDiff& k = kernel(d, "hot");
+  CHECK(k.base_calls == 9000);
+  CHECK(k.interval_over == "launches");
+  CHECK(k.interval.low > 1.05);
+  CHECK(k.interval.high < 1.15);
+  CHECK(k.verdict == "slower");
+  CHECK(k.regression);
+}

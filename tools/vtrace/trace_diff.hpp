@@ -33,8 +33,9 @@ struct KernelDiff {
   double base_exposed_ns = 0, candidate_exposed_ns = 0;
   double ratio = 0;           ///< candidate median / base median; above 1: slower
   stats::Interval interval;   ///< 95% interval of `ratio`; NaN when a side has one launch
-  /// What the interval is taken over: "launches" (a bootstrap of the medians, 5+ launches a side), "few launches"
-  /// (Welch's t interval on the logarithms, 2-4 launches a side) or "none".
+  /// What the interval is taken over: "launches" (a bootstrap of the medians, 5+ launches a side; of at most 2000
+  /// launches a side, evenly spaced), "few launches" (Welch's t interval on the logarithms, 2-4 launches a side) or
+  /// "none".
   std::string interval_over;
   double change_pct = 0;      ///< (ratio - 1) * 100
   double total_change_ns = 0; ///< candidate total - base total: this kernel's part of the change of the GPU time
