@@ -143,6 +143,16 @@ TEST_CASE("svg_chart: a waterfall of small changes to a large total zooms its ax
   CHECK(says);
 }
 
+TEST_CASE("svg_chart: a waterfall whose running total would overflow keeps the last finite one") {
+  WaterfallChart c{"", {{"base", 0, true, ""}, {"a", 1e308, false, ""}, {"b", 1e308, false, ""}, {"end", 1, true, ""}},
+                   {"t", "ms"}};
+  auto root = parse_xml(render_waterfall_chart(c).markup);
+  auto bars = root->find("rect", "bar");
+  REQUIRE(bars.size() == 4);
+  for (const auto* b : bars) CHECK(std::stod(b->attr("height")) <= c.height);  // an infinite total gave a 0..1 axis
+  CHECK(std::stod(bars[2]->attr("height")) == 1);  // the overflowing change is drawn as none
+}
+
 TEST_CASE("svg_chart: tables render header and rows, and say how many rows were cut") {
   Table t;
   t.headers = {"config", "ms"};

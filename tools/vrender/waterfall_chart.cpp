@@ -21,7 +21,8 @@ Svg render_waterfall_chart(const WaterfallChart& chart) {
     const auto& s = chart.steps[i];
     const double v = std::isfinite(s.value) ? s.value : 0;
     from[i] = s.total ? 0 : running;
-    to[i] = running = s.total ? v : running + v;
+    const double next = s.total ? v : running + v;
+    to[i] = running = std::isfinite(next) ? next : running;  // two changes near DBL_MAX add up to inf: no axis for it
     for (const double e : {to[i], s.total ? to[i] : from[i]}) {
       lo = std::isfinite(lo) ? std::min(lo, e) : e;
       hi = std::isfinite(hi) ? std::max(hi, e) : e;
