@@ -27,8 +27,9 @@ inline constexpr DocumentFormat kTraceFormat{"vtools.trace", 1};
 inline constexpr DocumentFormat kPlanFormat{"vtools.plan", 1};
 inline constexpr DocumentFormat kBenchFormat{"vtools.bench", 1};
 inline constexpr DocumentFormat kCompareFormat{"vtools.compare", 1};
-inline constexpr DocumentFormat kTraceDiffFormat{"vtools.tracediff", 1};  ///< written by vtrace diff; no page yet
-inline constexpr DocumentFormat kAllFormats[] = {kTraceFormat, kPlanFormat, kBenchFormat, kCompareFormat};
+inline constexpr DocumentFormat kTraceDiffFormat{"vtools.tracediff", 1};  ///< written by vtrace diff
+inline constexpr DocumentFormat kAllFormats[] = {kTraceFormat, kPlanFormat, kBenchFormat, kCompareFormat,
+                                                 kTraceDiffFormat};
 
 /// Deepest array/object nesting accepted; deeper input is refused before parsing (no stack exhaustion).
 inline constexpr int kMaxJsonDepth = 256;

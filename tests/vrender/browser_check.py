@@ -13,7 +13,8 @@ import sys
 import tempfile
 import zlib
 
-PAGES = ["bench.bench.json", "compare.compare.json", "plan.plan.json", "trace.trace.json", "graph.dot"]
+PAGES = ["bench.bench.json", "compare.compare.json", "plan.plan.json", "trace.trace.json", "graphs.tracediff.json",
+         "graph.dot"]
 
 
 def decode_png(data):

@@ -78,7 +78,7 @@ TEST_CASE("render: inputs are classified as DOT or by document format") {
   CHECK(load("compare.compare.json").kind == "vtools.compare");
   CHECK(error_of([] { classify_input(R"({"format": "vtools.nope", "version": 1})", "x.json"); }, ExitCode::kDataError) ==
         "x.json: document format 'vtools.nope' where 'vtools.trace' or 'vtools.plan' or 'vtools.bench' or "
-        "'vtools.compare' was expected");
+        "'vtools.compare' or 'vtools.tracediff' was expected");
 }
 
 TEST_CASE("render: mixed formats are refused, naming both inputs") {

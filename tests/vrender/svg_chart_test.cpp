@@ -108,6 +108,51 @@ TEST_CASE("svg_chart: box chart places boxes by offset and draws the limit line"
   CHECK(root->find("line", "ref").size() == 1);
 }
 
+TEST_CASE("svg_chart: waterfall floats each change on the running total, up red, down green, totals from 0") {
+  WaterfallChart c{"GPU time", {{"base", 10, true, ""}, {"k1", 4, false, ""}, {"k2", -2, false, "k2: -2 ms"},
+                                {"candidate", 12, true, ""}},
+                   {"GPU time", "ms"}};
+  auto root = parse_xml(render_waterfall_chart(c).markup);
+  auto bars = root->find("rect", "bar");
+  REQUIRE(bars.size() == 4);
+  auto top = [&](std::size_t i) { return std::stod(bars[i]->attr("y")); };
+  auto bottom = [&](std::size_t i) { return top(i) + std::stod(bars[i]->attr("height")); };
+  auto height = [&](std::size_t i) { return std::stod(bars[i]->attr("height")); };
+  CHECK(bars[0]->attr("fill") == "#4e79a7");  // totals in the first palette colour
+  CHECK(bars[1]->attr("fill") == "#e15759");  // increase: red
+  CHECK(bars[2]->attr("fill") == "#59a14f");  // decrease: green
+  CHECK(bars[3]->attr("fill") == "#4e79a7");
+  CHECK(height(1) == doctest::Approx(0.4 * height(0)).epsilon(0.01));  // drawn from 0: heights are values
+  CHECK(bottom(1) == doctest::Approx(top(0)).epsilon(0.001));            // k1 starts where base ends
+  CHECK(top(2) == doctest::Approx(top(1)).epsilon(0.001));               // k2 starts at 14 and goes down
+  CHECK(bottom(2) == doctest::Approx(top(3)).epsilon(0.001));            // ... to 12, the candidate total
+  CHECK(bottom(0) == doctest::Approx(bottom(3)).epsilon(0.001));
+  CHECK(bars[1]->title() == "k1: +4 ms");
+  CHECK(bars[2]->title() == "k2: -2 ms");
+  CHECK(root->find("line", "link").size() == 3);
+}
+
+TEST_CASE("svg_chart: a waterfall of small changes to a large total zooms its axis and says so") {
+  WaterfallChart c{"", {{"base", 1000, true, ""}, {"k", 1, false, ""}, {"cand", 1001, true, ""}}, {"t", "ms"}};
+  auto root = parse_xml(render_waterfall_chart(c).markup);
+  auto bars = root->find("rect", "bar");
+  REQUIRE(bars.size() == 3);
+  CHECK(std::stod(bars[1]->attr("height")) > 20);  // 1 in 1000 from 0 would be under a pixel
+  bool says = false;
+  for (const auto* t : root->find("text")) says = says || t->text == "axis does not start at 0";
+  CHECK(says);
+}
+
+TEST_CASE("svg_chart: a waterfall whose running total would overflow keeps the last finite one") {
+  WaterfallChart c{"", {{"base", 0, true, ""}, {"a", 1e308, false, ""}, {"b", 1e308, false, ""}, {"end", 1, true, ""}},
+                   {"t", "ms"}};
+  auto root = parse_xml(render_waterfall_chart(c).markup);
+  auto bars = root->find("rect", "bar");
+  REQUIRE(bars.size() == 4);
+  for (const auto* b : bars) CHECK(std::stod(b->attr("height")) <= c.height);  // an infinite total gave a 0..1 axis
+  CHECK(std::stod(bars[2]->attr("height")) == 1);  // the overflowing change is drawn as none
+}
+
 TEST_CASE("svg_chart: tables render header and rows, and say how many rows were cut") {
   Table t;
   t.headers = {"config", "ms"};

@@ -53,6 +53,7 @@ std::string chart_css() {
 .vchart .pt{stroke:#ffffff;stroke-width:1}
 .vchart .dot{stroke:none;fill-opacity:0.5}
 .vchart .median{stroke:#111111;stroke-width:2.5}
+.vchart .link{stroke:#777777;stroke-width:1;stroke-dasharray:3 2}
 @media (prefers-color-scheme: dark){
 .vchart .bg{fill:#1e1e1e}
 .vchart .plot{fill:#252525}

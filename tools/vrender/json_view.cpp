@@ -125,6 +125,32 @@ std::string JsonView::string_or(std::string_view key, std::string fallback) cons
   return string(key).value_or(std::move(fallback));
 }
 
+double JsonView::required_number(std::string_view key) const {
+  if (const auto v = number(key)) return *v;
+  fail(key, "a number");
+}
+
+std::string JsonView::required_string(std::string_view key) const {
+  if (auto v = string(key)) return std::move(*v);
+  fail(key, "a string");
+}
+
+bool JsonView::required_boolean(std::string_view key) const {
+  if (const auto v = boolean(key)) return *v;
+  fail(key, "a boolean");
+}
+
+JsonView JsonView::required_object(std::string_view key) const {
+  const OrderedJson* v = member(key);
+  if (!v || !v->is_object()) fail(key, "an object");
+  return at(key);
+}
+
+std::vector<JsonView> JsonView::required_items(std::string_view key) const {
+  if (!member(key)) fail(key, "an array");
+  return items(key);
+}
+
 std::string JsonView::text_or(std::string_view key, std::string fallback) const {
   const OrderedJson* v = member(key);
   if (!v) return fallback;

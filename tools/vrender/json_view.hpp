@@ -37,6 +37,13 @@ class JsonView {
   /// Integers exactly (trace timestamps near 1.8e18 ns do not fit a double's 53 bits); floats are truncated.
   [[nodiscard]] std::int64_t integer_or(std::string_view key, std::int64_t fallback) const;
   [[nodiscard]] std::string string_or(std::string_view key, std::string fallback) const;
+  /// Members every document of a format has: Error(kDataError) "field '<path.key>' is missing, expected a number"
+  /// when absent or null, as when present with another type.
+  [[nodiscard]] double required_number(std::string_view key) const;
+  [[nodiscard]] std::string required_string(std::string_view key) const;
+  [[nodiscard]] bool required_boolean(std::string_view key) const;
+  [[nodiscard]] JsonView required_object(std::string_view key) const;
+  [[nodiscard]] std::vector<JsonView> required_items(std::string_view key) const;
   /// A string, or an array of strings joined by spaces (commands are written either way).
   [[nodiscard]] std::string text_or(std::string_view key, std::string fallback) const;
   /// Array of numbers (empty when absent).

@@ -6,14 +6,16 @@
 int main(int argc, char** argv) {
   auto app = vtools::make_app(
       "vrender",
-      "Render vtools documents (vtools.bench, vtools.compare, vtools.plan, vtools.trace) and DOT graphs as one\n"
-      "self-contained HTML page, an SVG, or a PNG. The output format comes from --format or the -o extension.",
+      "Render vtools documents (vtools.bench, vtools.compare, vtools.plan, vtools.trace, vtools.tracediff) and DOT\n"
+      "graphs as one self-contained HTML page, an SVG, or a PNG. The output format comes from --format or the -o\n"
+      "extension.",
       "  vrender bench.json -o bench.html            bench page (system, five charts, roofline, table)\n"
       "  vrender run1.json run2.json -o trend.html   several bench runs: trend over time per config\n"
       "  vrender plan.json -o all.png                planner pictures stacked into one PNG\n"
       "  vrender plan.json -o plan.png --width 1600  PNG 1600 px wide\n"
       "  vtrace run -o t.json -- ./app && vrender t.json -o t.html\n"
       "  vbench compare a.json b.json | vrender - -o cmp.html\n"
+      "  vtrace diff a.json b.json | vrender - -o diff.html   kernels' change: waterfall, intervals, verdicts\n"
       "  vrender combined.dot -o graph.svg           DOT laid out with Graphviz\n");
   vtools::vrender::Options opts;
   app->add_option("inputs", opts.inputs, "vtools documents or .dot files ('-' = stdin)")->required();

@@ -1,4 +1,4 @@
-// Chart models and their SVG renderers: grouped bars with error bars, lines/scatter, heat maps with a colour scale,
+// Chart models and their SVG renderers: grouped bars with error bars, waterfalls, lines/scatter, heat maps with a colour scale,
 // interval lanes (Gantt, timelines) and boxes on two numeric axes (address space), plus tables drawn as SVG.
 // Each render_* returns one standalone <svg> element; output is deterministic (same model -> same bytes) and every
 // mark carries a <title> tooltip. Colours of text/axes come from CSS classes (chart_style.hpp) so light and dark
@@ -147,7 +147,29 @@ struct DistributionChart {
   double width = 720, height = 340;
 };
 
+/// One bar of a waterfall: a change from the running total, or (`total`) the running total itself, drawn from the
+/// axis' foot and resetting the running total to `value`.
+struct WaterfallStep {
+  std::string label{};
+  double value = 0;
+  bool total = false;
+  std::string tooltip{};  ///< empty: "label: value unit"
+};
+
+/// A waterfall from one total to another: increases in `up_color`, decreases in `down_color`, no change in grey,
+/// totals in palette colour 0, dashed links at the running total between neighbours. The value axis starts at 0 unless every running
+/// total lies far above it (a small change of a large total); then it is zoomed and says so.
+struct WaterfallChart {
+  std::string title{};
+  std::vector<WaterfallStep> steps{};
+  Axis y{};
+  std::string up_name = "increase", down_name = "decrease", total_name = "total";  ///< legend
+  int up_color = 2, down_color = 4;  ///< palette indices (red, green)
+  double width = 900, height = 380;
+};
+
 Svg render_bar_chart(const BarChart& chart);
+Svg render_waterfall_chart(const WaterfallChart& chart);
 Svg render_distribution_chart(const DistributionChart& chart);
 Svg render_xy_chart(const XYChart& chart);
 Svg render_heat_map(const HeatMap& map);
