@@ -72,15 +72,16 @@ def json_seeds(corpus, out):
             long_doc["benchmarks"] = {(long_name(k) if i == 0 else k): v
                                       for i, (k, v) in enumerate(long_doc["benchmarks"].items())}
         write(out, stem + ".long_names.json", json.dumps(long_doc))
-        for i, lim in enumerate(INT_LIMITS):
-            skip = ("version",)
-            def int_fn(v, lim=lim):
-                return lim
-            limited = map_json(doc, key_fn, int_fn, lambda v, i=i: FLOAT_LIMITS[i % len(FLOAT_LIMITS)])
-            for k in skip:
-                if k in doc:
-                    limited[k] = doc[k]
-            write(out, "%s.limits%d.json" % (stem, i), json.dumps(limited))
+        # One part of the document at a time (kernels, benchmarks, ...), so that a limit refused early in one part
+        # does not hide the code reading the others.
+        for part, value in doc.items():
+            if not isinstance(value, (dict, list)) or part == "tool":
+                continue
+            for i, lim in enumerate(INT_LIMITS):
+                limited = dict(doc)
+                limited[part] = map_json(value, key_fn, lambda v, lim=lim: lim,
+                                         lambda v, i=i: FLOAT_LIMITS[i % len(FLOAT_LIMITS)], part)
+                write(out, "%s.%s.limits%d.json" % (stem, part, i), json.dumps(limited))
         deep = dict(doc)
         deep["x_deep"] = nested(DEPTH - 2)
         write(out, stem + ".nested.json", json.dumps(deep))
