@@ -72,10 +72,12 @@ if(VTOOLS_FUZZ)
   add_custom_target(vtools_fuzz_all)  # every fuzz target: `cmake --build --preset fuzz --target vtools_fuzz_all`
 endif()
 
-# vtools_fuzz_target(NAME n SOURCES a.cpp LIBS lib... CORPUS dir): a libFuzzer target (only with VTOOLS_FUZZ=ON,
-# which needs clang); ctest -L fuzz runs it for VTOOLS_FUZZ_SECONDS from the seed corpus.
+# vtools_fuzz_target(NAME n SOURCES a.cpp LIBS lib... CORPUS dir [SEEDS kind] [DICT file]): a libFuzzer target (only
+# with VTOOLS_FUZZ=ON, which needs clang); ctest -L fuzz runs it for VTOOLS_FUZZ_SECONDS from the seed corpus, plus
+# the hostile seeds tests/fuzz_seeds.py derives from it for SEEDS (long names, numbers at type limits, deep nesting),
+# with DICT (tests/data/fuzz/*.dict) as libFuzzer's dictionary.
 function(vtools_fuzz_target)
-  cmake_parse_arguments(T "" "NAME;CORPUS" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;CORPUS;SEEDS;DICT" "SOURCES;LIBS" ${ARGN})
   if(NOT VTOOLS_FUZZ)
     return()
   endif()
@@ -85,7 +87,15 @@ function(vtools_fuzz_target)
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS})
   add_dependencies(vtools_fuzz_all ${T_NAME})
   set(work ${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}-corpus)
+  set(seed_cmd "")
+  if(T_SEEDS)
+    set(seed_cmd "&& ${VTOOLS_PYTHON} ${VTOOLS_TESTS_DIR}/fuzz_seeds.py ${T_SEEDS} ${T_CORPUS} ${work}")
+  endif()
+  set(dict_flag "")
+  if(T_DICT)
+    set(dict_flag "-dict=${VTOOLS_TESTS_DIR}/data/fuzz/${T_DICT}")
+  endif()
   add_test(NAME ${T_NAME}
-           COMMAND sh -c "mkdir -p ${work} && cp -r ${T_CORPUS}/. ${work}/ && exec $<TARGET_FILE:${T_NAME}> -max_total_time=${VTOOLS_FUZZ_SECONDS} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}- ${work}")
+           COMMAND sh -c "mkdir -p ${work} && cp -r ${T_CORPUS}/. ${work}/ ${seed_cmd} && exec $<TARGET_FILE:${T_NAME}> -max_total_time=${VTOOLS_FUZZ_SECONDS} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ${dict_flag} -artifact_prefix=${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}- ${work}")
   set_tests_properties(${T_NAME} PROPERTIES LABELS fuzz TIMEOUT 600)
 endfunction()

@@ -62,9 +62,11 @@ std::string read_input(const std::string& path) {
       refuse_large(path, limit);
     }
   }
-  bool failed = std::ferror(f);
+  const bool failed = std::ferror(f);
+  const int read_errno = errno;  // why, e.g. a directory given as standard input (EISDIR)
   if (f != stdin) std::fclose(f);
-  if (failed) throw Error(ExitCode::kNoInput, "cannot read '" + input_display_name(path) + "'");
+  if (failed)
+    throw Error(ExitCode::kNoInput, "cannot read '" + input_display_name(path) + "': " + std::strerror(read_errno));
   return data;
 }
 

@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -79,6 +80,20 @@ std::string final_link_target(const std::string& path) {
   io_error("cannot create output", path);
 }
 
+// A sibling of `target` to write first and rename over it: "<name>.<tag>-<pid>" where that fits the file system's
+// limit on one name (NAME_MAX), else ".<tag>-<pid>-<n>", so that any name that can be created can also be written.
+std::string sibling_name(const std::string& target, const char* tag) {
+  static std::atomic<unsigned> counter{0};
+  const std::string suffix = std::string(".") + tag + "-" + std::to_string(::getpid());
+  const std::size_t slash = target.rfind('/');
+  const std::size_t base_len = slash == std::string::npos ? target.size() : target.size() - slash - 1;
+  const std::string dir = slash == std::string::npos ? std::string() : target.substr(0, slash + 1);
+  long name_max = ::pathconf(dir.empty() ? "." : dir.c_str(), _PC_NAME_MAX);
+  if (name_max <= 0) name_max = NAME_MAX;
+  if (base_len + suffix.size() <= static_cast<std::size_t>(name_max)) return target + suffix;
+  return dir + suffix + "-" + std::to_string(counter++);
+}
+
 }  // namespace
 
 void install_interrupt_cleanup() {
@@ -89,7 +104,12 @@ void install_interrupt_cleanup() {
 }
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), target_(final_link_target(path_)) {
-  temp_path_ = target_ + ".vtools-tmp-" + std::to_string(::getpid());
+  struct stat st {};
+  if (::stat(target_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {  // say so before writing, not at the rename
+    errno = EISDIR;
+    io_error("cannot create output", path_);
+  }
+  temp_path_ = sibling_name(target_, "vtools-tmp");
   fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) io_error("cannot create output", path_);
   register_temp(temp_path_);
@@ -132,7 +152,7 @@ void check_output_creatable(const std::string& path) {
     errno = EISDIR;
     io_error("cannot create output", path);
   }
-  const std::string probe = final_link_target(path) + ".vtools-probe-" + std::to_string(::getpid());
+  const std::string probe = sibling_name(final_link_target(path), "vtools-probe");
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) io_error("cannot create output", path);
   ::close(fd);

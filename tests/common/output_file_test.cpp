@@ -35,6 +35,35 @@ TEST_CASE("output_file: write_output replaces content atomically and leaves no t
   fs::remove_all(dir);
 }
 
+TEST_CASE("output_file: a name at the file system's length limit is written, with no temporary left") {
+  auto dir = fresh_dir();
+  const std::string name(255, 'n');  // NAME_MAX: the temporary cannot be this name plus a suffix
+  auto path = (dir / name).string();
+  check_output_creatable(path);
+  write_output(path, "first");
+  write_output(path, "second");
+  CHECK(read_input(path) == "second");
+  int files = 0;
+  for (auto& e : fs::directory_iterator(dir)) (void)e, ++files;
+  CHECK(files == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("output_file: a folder as output is refused before anything is written, '/' included") {
+  auto dir = fresh_dir();
+  for (const std::string& path : {dir.string(), std::string("/")}) {
+    try {
+      write_output(path, "x");
+      FAIL("no error for " << path);
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::kIoError);
+      CHECK(e.message() == "cannot create output '" + path + "': Is a directory");
+    }
+  }
+  CHECK(fs::is_empty(dir));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("output_file: an OutputStream writes its pieces in order, in place only at commit") {
   auto dir = fresh_dir();
   auto path = (dir / "out.json").string();

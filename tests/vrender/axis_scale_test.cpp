@@ -2,6 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
+#include <utility>
+
 using namespace vtools::vrender;
 
 TEST_CASE("axis_scale: nice ticks use 1-2-5 steps and cover the range") {
@@ -64,4 +68,19 @@ TEST_CASE("axis_scale: listed ticks label each swept value and span them with a 
   Ticks linear = listed_ticks({0.25, 1.5}, false, 0.25, 1.5);
   CHECK(linear.lo < 0.25);
   CHECK(format_tick(0.25, linear.step, "") == "0.25");
+}
+
+TEST_CASE("axis_scale: spans out to the largest double get finite ticks, and an end") {
+  // 0..DBL_MAX rounded out to a step of 5e307 ends at infinity: stepping towards it never ended (vrender hung).
+  const double big = std::numeric_limits<double>::max();
+  for (auto [lo, hi] : {std::pair{0.0, big}, std::pair{-big, big}, std::pair{1e300, big}}) {
+    for (const Ticks& t : {nice_ticks(lo, hi, 5), binary_ticks(lo, hi, 5)}) {
+      REQUIRE(!t.values.empty());
+      CHECK(t.values.size() <= 1001);
+      for (double v : t.values) CHECK(std::isfinite(v));
+      CHECK(std::isfinite(t.step));
+      CHECK(t.values.front() <= lo);
+      CHECK(t.values.back() >= hi);
+    }
+  }
 }

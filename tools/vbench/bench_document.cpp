@@ -178,6 +178,7 @@ class FieldReader {
       ok = v.is_boolean();
     } else if constexpr (std::is_integral_v<T>) {
       ok = json_integer<T>(v).has_value();
+      if (!ok && v.is_number()) fail("field '" + std::string(f) + "' " + integer_out_of_range<T>(v));
     }
     if (!ok) fail("field '" + std::string(f) + "' has the wrong type");
     return v.template get<T>();

@@ -40,8 +40,11 @@ void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
   add_gpu_flag(cmd, o.gpu);
   if (timing) {
     cmd->add_option("--warmup", o.warmup, "untimed forwards first")->capture_default_str();
-    cmd->add_option("--iters", o.iters, "timed forwards")->capture_default_str();
-    cmd->add_option("--min-time", o.min_time, "then more timed forwards until they add up to SECONDS (at most 100000)")
+    cmd->add_option("--iters", o.iters, "timed forwards, 1 to 100000 (the samples a benchmark keeps)")
+        ->check(vtools::integer_range(1, 100000))
+        ->capture_default_str();
+    cmd->add_option("--min-time", o.min_time,
+                    "then more timed forwards until they add up to SECONDS, 0 to 3600 (at most 100000 samples)")
         ->capture_default_str();
     cmd->add_option("--repetitions", o.repetitions,
                     "time each benchmark N times, each after its own prepare of the same forward")

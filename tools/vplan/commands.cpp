@@ -107,7 +107,11 @@ void write_each(const LoadedPlans& loaded, const Options& options, const std::st
   for (const auto& p : plans) {
     std::ostringstream s;
     write(p, s);
-    write_output((fs::path(options.out.output) / (p.stem + suffix)).string(), s.str());
+    const fs::path file = fs::path(options.out.output) / (p.stem + suffix);
+    fs::create_directories(file.parent_path(), ec);  // a stem with folders (plan_inputs.hpp)
+    if (ec) throw Error(ExitCode::kIoError, "cannot create directory '" + file.parent_path().string() + "': " +
+                                                ec.message());
+    write_output(file.string(), s.str());
   }
 }
 
@@ -170,11 +174,15 @@ int run_extract(const Options& options) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error(ExitCode::kIoError, "cannot create directory '" + dir + "': " + ec.message());
-  std::string listing;
+  std::vector<std::string> paths;
   for (const auto& g : graphs) {
-    std::string path = (fs::path(dir) / (g.kind + "_" + std::to_string(g.index) + ".dot")).string();
-    write_output(path, g.dot);
-    listing += path + "\n";
+    paths.push_back((fs::path(dir) / (g.kind + "_" + std::to_string(g.index) + ".dot")).string());
+    check_output_creatable(paths.back());  // all of them before the first is written: no partial set of graphs
+  }
+  std::string listing;
+  for (std::size_t i = 0; i < graphs.size(); ++i) {
+    write_output(paths[i], graphs[i].dot);
+    listing += paths[i] + "\n";
   }
   if (!options.out.quiet) write_output("-", listing);  // a listing lost to a full stdout is an I/O error too
   return 0;
@@ -186,7 +194,8 @@ int run_import(const Options& options) {
   if (fs::is_directory(options.input, ec)) {
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(options.input, ec))
-      if (e.is_regular_file() && e.path().extension() == ".dot") files.push_back(e.path());
+      if (e.path().extension() == ".dot" && is_file_or_unknown(e)) files.push_back(e.path());
+    if (ec) throw Error(ExitCode::kNoInput, "cannot read directory '" + options.input + "': " + ec.message());
     if (files.empty()) throw Error(ExitCode::kNoInput, "no .dot file in directory '" + options.input + "'");
     std::sort(files.begin(), files.end());
     for (const auto& f : files) texts.push_back({read_input(f.string()), f.string()});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
@@ -51,6 +52,11 @@ KernelInput load_file(const fs::path& path) {
 
 }  // namespace
 
+bool is_file_or_unknown(const fs::directory_entry& entry) {
+  std::error_code ec;
+  return entry.is_regular_file(ec) || (ec && ec != std::errc::no_such_file_or_directory);
+}
+
 std::vector<KernelInput> collect_inputs(const std::string& path) {
   if (path == "-") return {KernelInput{"<stdin>", "stdin", read_input("-"), std::nullopt}};
   std::error_code ec;
@@ -58,12 +64,19 @@ std::vector<KernelInput> collect_inputs(const std::string& path) {
   std::vector<fs::path> files;
   for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec))
-    if (it->is_regular_file() && it->path().extension() == ".ttgir") files.push_back(it->path());
+    if (it->path().extension() == ".ttgir" && is_file_or_unknown(*it)) files.push_back(it->path());
   if (ec) throw Error(ExitCode::kNoInput, "cannot read directory '" + path + "': " + ec.message());
   if (files.empty()) throw Error(ExitCode::kNoInput, "no .ttgir file in directory '" + path + "'");
   std::sort(files.begin(), files.end());
   std::vector<KernelInput> out;
   for (const auto& f : files) out.push_back(load_file(f));
+  // Kernels of one name in several folders (a Triton cache keeps each specialization under its own hash) would
+  // write the same -o DIR/<stem>.plan.json: those keep their folders, DIR/<sub>/<stem>.plan.json.
+  std::map<std::string, int> uses;
+  for (const auto& in : out) ++uses[in.stem];
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (uses[out[i].stem] > 1)
+      out[i].stem = (files[i].lexically_relative(path).parent_path() / out[i].stem).generic_string();
   return out;
 }
 

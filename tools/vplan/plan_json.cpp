@@ -136,6 +136,15 @@ bool holds(const OrderedJson& v) {
   }
 }
 
+// "field 'x' has the wrong type", or for a number where an integer of T is expected, the number and T's range.
+template <class T>
+std::string mistyped(const OrderedJson& v, const std::string& field) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (v.is_number()) return "field '" + field + "' " + integer_out_of_range<T>(v);
+  }
+  return "field '" + field + "' has the wrong type";
+}
+
 // Field access that names the missing/mistyped field in its error.
 class Fields {
  public:
@@ -148,7 +157,7 @@ class Fields {
   template <class T>
   T get(const OrderedJson& obj, const char* key, const std::string& where) const {
     const OrderedJson& v = at(obj, key, where);
-    if (!holds<T>(v)) fail("field '" + where + key + "' has the wrong type");
+    if (!holds<T>(v)) fail(mistyped<T>(v, where + key));
     try {
       return v.get<T>();
     } catch (const std::exception&) {

@@ -16,7 +16,20 @@ Ticks ticks_with_step(double lo, double hi, double step) {
   t.lo = std::floor(lo / step + 1e-9) * step;
   t.hi = std::ceil(hi / step - 1e-9) * step;
   if (t.hi <= t.lo) t.hi = t.lo + step;
-  for (double v = t.lo; v <= t.hi + step * 1e-6; v += step) t.values.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
+  // Ticks are counted, not accumulated: near the largest double the rounded-out end is infinite (or the span is),
+  // and `v += step` would never pass it. Such spans get three ticks: both ends and the middle.
+  const double count = std::floor((t.hi - t.lo) / step + 1e-6);
+  if (!(count >= 0 && count <= 1000)) {
+    t.step = hi / 2 - lo / 2;
+    t.lo = lo;
+    t.hi = hi;
+    t.values = {lo, lo + t.step, hi};
+    return t;
+  }
+  for (int i = 0; i <= static_cast<int>(count); ++i) {
+    const double v = t.lo + i * step;
+    t.values.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
+  }
   return t;
 }
 
