@@ -112,7 +112,9 @@ void add_fitted_timeline(const LaneChart& chart, double t0, double t1, double di
   if (!any_gpu || !(g1 - g0 < 0.5 * (t1 - t0))) return;
   const double pad = std::max((g1 - g0) * 0.02, 1.0);
   const double f0 = std::max(t0, g0 - pad), f1 = std::min(t1, g1 + pad);
-  const auto [fit_div, fit_unit] = time_unit(f1 - f0);
+  const auto fit_scale = time_unit(f1 - f0);  // not a structured binding: clang 14 cannot capture those (fuzz build)
+  const double fit_div = fit_scale.first;
+  const auto& fit_unit = fit_scale.second;
   LaneChart fitted = chart;
   fitted.title = "Timeline of the kernels and copies (NVTX ranges clipped)";
   fitted.zoomable = false;
