@@ -206,7 +206,8 @@ TEST_CASE("svg_chart: dodged series keep equal points apart") {
   XYChart c{"", {{"T=32", {1, 4}, {4.3, 4.4}, {}}, {"T=64", {1, 4}, {4.3, 4.2}, {}}}, {"B", "", true, {1, 4}},
             {"speedup", "×"}};
   c.dodge_px = 5;
-  auto circles = parse_xml(render_xy_chart(c).markup)->find("circle");
+  auto root = parse_xml(render_xy_chart(c).markup);  // owns the elements find() points to
+  auto circles = root->find("circle");
   REQUIRE(circles.size() == 4);
   CHECK(std::stod(circles[2]->attr("cx")) - std::stod(circles[0]->attr("cx")) == doctest::Approx(5));
   CHECK(circles[0]->attr("cy") == circles[2]->attr("cy"));
@@ -230,7 +231,8 @@ TEST_CASE("svg_chart: distribution chart zooms to the data with a box, median, w
   // Categories far apart in scale share the axis as % of their own median.
   c.items.push_back({"gpt2", 4.52, 4.58, 4.85, 5.13, 5.28, 5.31, {}, "gpt2"});
   c.relative = true;
-  auto rel = parse_xml(render_distribution_chart(c).markup)->find("rect", "bar");
+  auto rel_root = parse_xml(render_distribution_chart(c).markup);  // owns the elements find() points to
+  auto rel = rel_root->find("rect", "bar");
   REQUIRE(rel.size() == 2);
   CHECK(std::stod(rel[1]->attr("height")) > 0.5 * std::stod(rel[0]->attr("height")));
 }
