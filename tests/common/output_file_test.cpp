@@ -23,15 +23,19 @@ static fs::path fresh_dir() {
   return dir;
 }
 
-TEST_CASE("output_file: write_output replaces content atomically and leaves no temporary") {
-  auto dir = fresh_dir();
-  auto path = (dir / "out.json").string();
+/// Writes `path` in `dir` twice: the second content replaces the first, and no temporary is left beside it.
+static void check_replaced_without_temporary(const fs::path& dir, const std::string& path) {
   write_output(path, "first");
   write_output(path, "second");
   CHECK(read_input(path) == "second");
   int files = 0;
   for (auto& e : fs::directory_iterator(dir)) (void)e, ++files;
   CHECK(files == 1);
+}
+
+TEST_CASE("output_file: write_output replaces content atomically and leaves no temporary") {
+  auto dir = fresh_dir();
+  check_replaced_without_temporary(dir, (dir / "out.json").string());
   fs::remove_all(dir);
 }
 
@@ -40,12 +44,7 @@ TEST_CASE("output_file: a name at the file system's length limit is written, wit
   const std::string name(255, 'n');  // NAME_MAX: the temporary cannot be this name plus a suffix
   auto path = (dir / name).string();
   check_output_creatable(path);
-  write_output(path, "first");
-  write_output(path, "second");
-  CHECK(read_input(path) == "second");
-  int files = 0;
-  for (auto& e : fs::directory_iterator(dir)) (void)e, ++files;
-  CHECK(files == 1);
+  check_replaced_without_temporary(dir, path);
   fs::remove_all(dir);
 }
 

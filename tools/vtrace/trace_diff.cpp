@@ -23,12 +23,14 @@ struct Side {
   DiffTotals totals;
 };
 
+/// The selection is applied once, here; the summary then takes the kept kernels as they are.
 Side read_side(const Trace& trace, const TraceSelection& selection, const std::string& source) {
   Side s;
-  s.summary = summarize_trace(trace, selection, source);
-  const auto graph = selected_graph(trace, selection, source);
-  const Trace kept = selection.everything() ? Trace{} : select_kernels(trace, selection, graph);
-  for (const Kernel& k : (selection.everything() ? trace : kept).kernels) {
+  const Trace kept =
+      selection.everything() ? Trace{} : select_kernels(trace, selection, selected_graph(trace, selection, source));
+  const Trace& t = selection.everything() ? trace : kept;
+  s.summary = summarize_trace(t);
+  for (const Kernel& k : t.kernels) {
     s.durations[k.name].push_back(static_cast<double>(k.end_ns >= k.start_ns ? k.end_ns - k.start_ns : 0));
     s.codes[k.name].insert(k.code_hash);
   }

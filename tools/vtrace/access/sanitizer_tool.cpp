@@ -221,15 +221,21 @@ void on_memory(const Sanitizer_ResourceMemoryData* m, bool allocated) {
   write_batch(b);
 }
 
+/// The demangled name, "" when `mangled` is not an Itanium C++ name.
+std::string demangled(const std::string& mangled) {
+  int status = 0;
+  char* text = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && text ? text : "";
+  std::free(text);
+  return out;
+}
+
 /// --kernel matches the demangled or the mangled name, as in launch mode (kernel_filter.hpp).
 bool kernel_selected(const std::string& mangled) {
   if (!g_settings.kernel) return true;
   try {
     if (regex_search_any_length(mangled, *g_settings.kernel)) return true;
-    int status = 0;
-    char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-    const std::string text = status == 0 && demangled ? demangled : "";
-    std::free(demangled);
+    const std::string text = demangled(mangled);
     return !text.empty() && regex_search_any_length(text, *g_settings.kernel);
   } catch (const std::regex_error&) {
     return true;  // cannot tell: record it rather than lose it
@@ -578,10 +584,8 @@ std::string slowest_kernels(std::size_t count) {
   std::string text = "; first launches of " + std::to_string(costs.size()) + " kernels waited " + seconds(first_total);
   for (std::size_t i = 0; i < costs.size() && i < count; ++i) {
     const auto& [name, k] = costs[i];
-    int status = 0;
-    char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
-    std::string shown = status == 0 && demangled ? demangled : name;
-    std::free(demangled);
+    std::string shown = demangled(name);
+    if (shown.empty()) shown = name;
     if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
     text += (i == 0 ? "; longest waits: " : "; ") + shown + " " + std::to_string(k.launches) + " launches " +
             seconds(k.wait_ns) + " (first " + seconds(k.first_wait_ns) + ", " + std::to_string(k.requests) +
