@@ -3,7 +3,7 @@
 
 Usage: gpu_trace_check.py CASE --vtrace BIN [--sample BIN]
 Cases: sample_ok, sample_exit3, sample_abort, sample_badlaunch, sample_nocuda, sample_filter, sample_ranges, torch,
-torch_ranges, triton.
+torch_ranges, triton, diff_same, diff_triton, diff_vbench (--vbench BIN).
 Exit 0 when every assertion holds, 1 with the failures listed, 77 (skipped) when no GPU (or no torch/triton).
 """
 import argparse
@@ -47,14 +47,32 @@ class Checker:
             self.failures.append(what)
 
 
-def trace_of(vtrace, cmd, extra=()):
+def trace_of(vtrace, cmd, extra=(), env=None):
     out = os.path.join(tempfile.mkdtemp(prefix="vtrace-gpu-"), "t.json")
-    p = subprocess.run([vtrace, "run", *extra, "-o", out, "--", *cmd], capture_output=True, text=True, timeout=600)
+    p = subprocess.run([vtrace, "run", *extra, "-o", out, "--", *cmd], capture_output=True, text=True, timeout=600,
+                       env=env)
     sys.stderr.write(p.stderr)
     if not os.path.exists(out):
         print(f"FAIL: vtrace wrote no trace (exit {p.returncode}): {' '.join(cmd)}")
         sys.exit(1)
     return p, json.load(open(out)), out
+
+
+def diff_of(vtrace, base, cand, extra=()):
+    """`vtrace diff BASE CAND --format json` as a dict, and its exit status."""
+    p = subprocess.run([vtrace, "diff", base, cand, "--format", "json", *extra], capture_output=True, text=True,
+                       timeout=600)
+    sys.stderr.write(p.stderr)
+    if p.returncode not in (0, 1):
+        print(f"FAIL: vtrace diff exited {p.returncode}")
+        sys.exit(1)
+    return json.loads(p.stdout), p.returncode
+
+
+def check_code_hashes(c, doc, what):
+    """Every launch names its code: the module-load records reached the trace (CUPTI or Sanitizer callbacks)."""
+    missing = sorted({k["name"][:80] for k in doc["kernels"] if not k.get("code_hash")})
+    c.true(f"{what}: {len(missing)} kernels without code_hash: {missing[:5]}", not missing)
 
 
 def kernels_named(doc, name):
@@ -95,6 +113,7 @@ def main():
     ap.add_argument("case")
     ap.add_argument("--vtrace", required=True)
     ap.add_argument("--sample")
+    ap.add_argument("--vbench")
     ap.add_argument("--scripts", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "samples"))
     a = ap.parse_args()
     if not have_gpu():
@@ -242,6 +261,49 @@ def main():
         for k in adds:
             c.eq("add_kernel grid", k["grid"], [10, 1, 1])
             c.eq("add_kernel block", k["block"], [128, 1, 1])
+    elif a.case == "diff_same":
+        # The same program twice: every kernel the same code, nothing added or removed, no change blamed on code.
+        _, doc_a, path_a = trace_of(a.vtrace, [a.sample, "ok"])
+        _, doc_b, path_b = trace_of(a.vtrace, [a.sample, "ok"])
+        check_code_hashes(c, doc_a, "sample")
+        d, _ = diff_of(a.vtrace, path_a, path_b)
+        c.eq("added", d["added"], [])
+        c.eq("removed", d["removed"], [])
+        c.eq("codes", sorted({k["code"] for k in d["kernels"]}), ["same"])
+        c.true("no change put down to code", all(k.get("likely_cause") != "code" for k in d["kernels"]))
+    elif a.case == "diff_triton":
+        # add_kernel compiled with BLOCK 1024 and 512: same name, other code; torch's own kernels unchanged.
+        if not have_module("triton"):
+            return 77
+        script = [PYTHON, os.path.join(a.scripts, "triton_add.py")]
+        _, doc_a, path_a = trace_of(a.vtrace, script)
+        _, doc_b, path_b = trace_of(a.vtrace, script, env=dict(os.environ, TRITON_ADD_BLOCK="512"))
+        check_code_hashes(c, doc_a, "triton_add")
+        check_code_hashes(c, doc_b, "triton_add BLOCK=512")
+        d, _ = diff_of(a.vtrace, path_a, path_b)
+        code = {k["name"]: k["code"] for k in d["kernels"]}
+        c.eq("add_kernel code", code.get("add_kernel"), "changed")
+        others = {n: v for n, v in code.items() if n != "add_kernel"}
+        c.true(f"torch's kernels matched: {others}", len(others) >= 1)
+        c.true(f"torch's kernels the same code: {others}", all(v == "same" for v in others.values()))
+    elif a.case == "diff_vbench":
+        # vbench gpt2 bf16: the unfused forward twice (the same binary: no code changed, whatever cuBLASLt's tuning
+        # picked), then against a run that searches (its own wgmma kernels appear as added).
+        run = [a.vbench, "run", "--config", "gpt2", "--backend", "cuda", "--dtype", "bf16", "--iters", "5",
+               "--warmup", "2", "-o", os.devnull]
+        _, doc_a, path_a = trace_of(a.vtrace, run + ["--forward", "unfused"])
+        _, doc_b, path_b = trace_of(a.vtrace, run + ["--forward", "unfused"])
+        _, doc_s, path_s = trace_of(a.vtrace, run)
+        check_code_hashes(c, doc_a, "vbench unfused")
+        d, _ = diff_of(a.vtrace, path_a, path_b)
+        c.true("kernels matched", len(d["kernels"]) >= 5)
+        c.eq("codes, same forward twice", sorted({k["code"] for k in d["kernels"]}), ["same"])
+        c.true("no change put down to code", all(k.get("likely_cause") != "code" for k in d["kernels"]))
+        d, _ = diff_of(a.vtrace, path_a, path_s)
+        c.eq("codes, unfused against a search", sorted({k["code"] for k in d["kernels"]}), ["same"])
+        c.true(f"the search's kernels added ({len(d['added'])})", len(d["added"]) >= 1)
+        print(f"diff_vbench: {len(d['kernels'])} matched, {len(d['added'])} added, {len(d['removed'])} removed; "
+              f"busy {d['base']['busy_ns'] / 1e6:.1f} -> {d['candidate']['busy_ns'] / 1e6:.1f} ms")
     else:
         print(f"unknown case {a.case}")
         return 2

@@ -1,5 +1,7 @@
 # Triton workload for the vtrace gpu test: add_kernel launched 3 times over n = 10000 with BLOCK = 1024, num_warps = 4
-# (grid 10, 128 threads per block).
+# (grid 10, 128 threads per block). TRITON_ADD_BLOCK=512 compiles the same-named kernel to other code (the diff test).
+import os
+
 import torch
 import triton
 import triton.language as tl
@@ -16,8 +18,9 @@ n = 10000
 x = torch.ones(n, device="cuda")
 y = torch.ones(n, device="cuda")
 out = torch.empty_like(x)
+block = int(os.environ.get("TRITON_ADD_BLOCK", "1024"))
 for _ in range(3):
-    add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024, num_warps=4)
+    add_kernel[(triton.cdiv(n, block),)](x, y, out, n, BLOCK=block, num_warps=4)
 torch.cuda.synchronize()
 assert float(out.sum()) == 2 * n
 print("triton_add: done")
