@@ -162,3 +162,27 @@ TEST_CASE("tracediff_page: HTML and SVG hold every section, the waterfall and th
   CHECK(svg->find("rect", "bar").size() == 7);
   CHECK(svg->find("line", "link").size() == 6);
 }
+
+TEST_CASE("tracediff_page: launch shapes beside kernel names, and the graph replays' medians in the header") {
+  OrderedJson doc = fixture("graphs.tracediff.json");
+  doc["kernels"][0]["launch_shape"] = "grid 4096x1x1 block 128x1x1";
+  doc["replays"] = OrderedJson{{"base", {{"graph_id", 3}, {"replays", 12}, {"median_ns", 4020}}},
+                               {"candidate", {{"graph_id", 5}, {"replays", 12}, {"median_ns", 4420}}},
+                               {"ratio", 1.0995}, {"ci_low", 1.09}, {"ci_high", 1.11},
+                               {"interval_over", "launches"}, {"change_pct", 9.95}, {"verdict", "slower"},
+                               {"regression", true}};
+  doc["regression"] = true;
+  const Page page = page_of(doc);
+  const Section& head = section(page, "Base and candidate");
+  std::vector<std::string> facts;
+  for (const Fact& f : head.facts) facts.push_back(f.key + ": " + f.value);
+  CHECK(std::find(facts.begin(), facts.end(), "graph replays: 12 (graph 3) → 12 (graph 5)") != facts.end());
+  CHECK(std::find(facts.begin(), facts.end(),
+                  "median replay: 4.02 us → 4.42 us (+9.9%, 95% CI [1.09, 1.11], slower, regression)") != facts.end());
+  CHECK(std::any_of(head.notes.begin(), head.notes.end(), [](const std::string& n) {
+    return n.find("the graph replay is slower") != std::string::npos;
+  }));
+  const Section& kernels = section(page, "Kernels");
+  const std::string first = kernels.tables.at(0).table.rows.at(0).at(0);
+  CHECK(first.find(" [grid 4096x1x1 block 128x1x1]") != std::string::npos);
+}

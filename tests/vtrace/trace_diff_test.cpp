@@ -217,3 +217,89 @@ TEST_CASE("trace diff: a kernel launched thousands of times a side still gets it
   CHECK(k.verdict == "slower");
   CHECK(k.regression);
 }
+
+TEST_CASE("trace diff: a name launched with several shapes is matched shape by shape") {
+  std::mt19937_64 rng(7);
+  Trace base, cand;
+  std::uint64_t a = 0, c = 0;
+  // An elementwise kernel over a small and a large tensor: only the large one slows down. Matched by name alone,
+  // the medians of the mixture would hide it.
+  auto shaped = [](Trace& t, std::size_t from, std::int64_t grid) {
+    for (std::size_t i = from; i < t.kernels.size(); ++i) t.kernels[i].grid = {grid, 1, 1};
+  };
+  add_launches(base, "elementwise", 20, 1000, 0.02, a, rng);
+  shaped(base, 0, 4);
+  add_launches(base, "elementwise", 20, 50000, 0.02, a, rng);
+  shaped(base, 20, 4096);
+  add_launches(base, "gemm", 20, 10000, 0.02, a, rng);
+  add_launches(cand, "elementwise", 20, 1000, 0.02, c, rng);
+  shaped(cand, 0, 4);
+  add_launches(cand, "elementwise", 20, 60000, 0.02, c, rng);
+  shaped(cand, 20, 4096);
+  add_launches(cand, "elementwise", 5, 3000, 0.02, c, rng);
+  shaped(cand, 40, 16);
+  add_launches(cand, "gemm", 20, 10000, 0.02, c, rng);
+  const TraceDiff d = diff_traces(base, cand, {}, 5, "base", "cand");
+  REQUIRE(d.kernels.size() == 3);
+  CHECK(kernel(d, "gemm").launch_shape.empty());  // one shape: matched by name
+  for (const KernelDiff& k : d.kernels) {
+    if (k.launch_shape == "grid 4x1x1 block 1x1x1") CHECK(k.verdict == "same");
+    if (k.launch_shape == "grid 4096x1x1 block 1x1x1") {
+      CHECK(k.verdict == "slower");
+      CHECK(k.ratio == doctest::Approx(1.2).epsilon(0.03));
+    }
+  }
+  CHECK(d.kernels[0].launch_shape == "grid 4096x1x1 block 1x1x1");
+  REQUIRE(d.added.size() == 1);  // the shape only the candidate ran
+  CHECK(d.added[0].name == "elementwise");
+  CHECK(d.added[0].launch_shape == "grid 16x1x1 block 1x1x1");
+  std::ostringstream table;
+  write_trace_diff_tables(d, false, table);
+  CHECK(table.str().find("elementwise [grid 4096x1x1 block 1x1x1]") != std::string::npos);
+  CHECK(trace_diff_to_json(d)["kernels"][0]["launch_shape"] == "grid 4096x1x1 block 1x1x1");
+  CHECK(trace_diff_to_json(d)["kernels"][2]["launch_shape"].is_null() ==
+        (d.kernels[2].name == "gemm"));
+}
+
+TEST_CASE("trace diff: graph replays are split where a node runs again, and compared per replay") {
+  // A 3-node graph replayed 12 times; the candidate's replays take 10% longer through its middle node.
+  auto replays = [](double middle_ns, std::uint32_t graph) {
+    Trace t;
+    std::uint64_t at = 1000;
+    std::mt19937_64 rng(graph);
+    std::uniform_real_distribution<double> jitter(0.99, 1.01);
+    for (int r = 0; r < 12; ++r) {
+      for (std::uint64_t node = 1; node <= 3; ++node) {
+        Kernel k;
+        k.name = "node" + std::to_string(node);
+        k.graph_id = graph;
+        k.graph_node_id = node;
+        k.start_ns = at;
+        k.end_ns = at + static_cast<std::uint64_t>((node == 2 ? middle_ns : 1000) * jitter(rng));
+        at = k.end_ns + 10;
+        t.kernels.push_back(k);
+      }
+      at += 5000;  // host time between replays: not part of a replay
+    }
+    return t;
+  };
+  const Trace base = replays(2000, 3), cand = replays(2400, 5);
+  std::vector<const Kernel*> ks;
+  for (const Kernel& k : base.kernels) ks.push_back(&k);
+  const std::vector<double> spans = graph_replay_spans(ks);
+  REQUIRE(spans.size() == 12);
+  CHECK(spans[0] == doctest::Approx(4020).epsilon(0.02));
+  TraceSelection last;
+  last.graph = "last";
+  const TraceDiff d = diff_traces(base, cand, last, 5, "base", "cand");
+  REQUIRE(d.replays);
+  CHECK(d.replays->base_graph == 3);
+  CHECK(d.replays->candidate_graph == 5);
+  CHECK(d.replays->base_replays == 12);
+  CHECK(d.replays->verdict == "slower");
+  CHECK(d.replays->ratio == doctest::Approx(4420.0 / 4020).epsilon(0.02));
+  CHECK(d.replays->regression);
+  CHECK(d.has_regression());
+  CHECK(trace_diff_to_json(d)["replays"]["base"]["replays"] == 12);
+  CHECK(trace_diff_to_json(diff_traces(base, cand, {}, 5, "b", "c"))["replays"].is_null());
+}

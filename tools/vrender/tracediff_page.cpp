@@ -90,6 +90,12 @@ void add_waterfall(const JsonView& base, const JsonView& cand, std::vector<Kerne
                       signed_duration(c - b) + ".");
 }
 
+/// A kernel row's name, with its launch shape where vtrace diff matched the name shape by shape.
+std::string kernel_label(const JsonView& k, std::size_t width) {
+  const std::string shape = k.string_or("launch_shape", "");
+  return shorten(k.required_string("name"), width) + (shape.empty() ? "" : " [" + shape + "]");
+}
+
 std::string interval(const JsonView& k) {
   const double lo = k.number_or("ci_low", kNoValue), hi = k.number_or("ci_high", kNoValue);
   return std::isfinite(lo) && std::isfinite(hi) ? "[" + num(lo, 3) + ", " + num(hi, 3) + "]" : "–";
@@ -103,12 +109,12 @@ void add_only(const JsonView& root, const char* key, const char* title, double s
   t.table.align = {Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight};
   const std::vector<JsonView> items = root.required_items(key);
   for (const JsonView& k : items) {
-    const std::string name = k.required_string("name");
+    const std::string name = kernel_label(k, 200);
     const double calls = k.required_number("calls"), total = k.required_number("total_ns");
     const double median = k.required_number("median_ns");
     changes.push_back({name, key, sign * total, format_count_of(calls) + " calls"});
     if (t.table.rows.size() < kMaxTableRows)
-      t.table.add_row({shorten(name, 60), format_count_of(calls), format_duration_ns(total), format_duration_ns(median)});
+      t.table.add_row({kernel_label(k, 60), format_count_of(calls), format_duration_ns(total), format_duration_ns(median)});
   }
   if (items.empty()) return;
   if (items.size() > kMaxTableRows)
@@ -128,6 +134,19 @@ Page tracediff_page(const OrderedJson& doc, std::string_view name) {
   add_totals(base, cand, head.facts);
   const double threshold = root.number_or("threshold_pct", kNoValue);
   if (std::isfinite(threshold)) head.facts.push_back({"regression threshold", num(threshold, 2) + "%"});
+  const JsonView replays = root.at("replays");
+  if (replays.present() && replays.raw()->is_object()) {
+    const JsonView rb = replays.required_object("base"), rc = replays.required_object("candidate");
+    const double b = rb.required_number("median_ns"), c = rc.required_number("median_ns");
+    head.facts.push_back({"graph replays", format_count_of(rb.required_number("replays")) + " (graph " +
+                                               format_count_of(rb.required_number("graph_id")) + ") → " +
+                                               format_count_of(rc.required_number("replays")) + " (graph " +
+                                               format_count_of(rc.required_number("graph_id")) + ")"});
+    head.facts.push_back({"median replay", format_duration_ns(b) + " → " + format_duration_ns(c) + " (" +
+                                               percent(replays.number_or("change_pct", kNoValue)) + ", 95% CI " +
+                                               interval(replays) + ", " + replays.required_string("verdict") +
+                                               (replays.required_boolean("regression") ? ", regression" : "") + ")"});
+  }
 
   Section kernels{"Kernels", {}, {}, {}, {}, {}};
   PageTable table{"Kernels on both sides (largest change of total time first)", {}, true};
@@ -141,7 +160,7 @@ Page tracediff_page(const OrderedJson& doc, std::string_view name) {
   std::size_t unknown_code = 0;
   const std::vector<JsonView> items = root.required_items("kernels");
   for (const JsonView& k : items) {
-    const std::string kname = k.required_string("name");
+    const std::string kname = kernel_label(k, 200);
     const JsonView kb = k.required_object("base"), kc = k.required_object("candidate");
     const double b_calls = kb.required_number("calls"), c_calls = kc.required_number("calls");
     const double b_median = kb.required_number("median_ns"), c_median = kc.required_number("median_ns");
@@ -154,7 +173,7 @@ Page tracediff_page(const OrderedJson& doc, std::string_view name) {
     changes.push_back({kname, "", total_change, "median " + change + ", " + verdict});
     if (table.table.rows.size() < kMaxTableRows)
       table.table.add_row(
-          {shorten(kname, 60),
+          {kernel_label(k, 60),
            b_calls == c_calls ? format_count_of(b_calls) : format_count_of(b_calls) + " → " + format_count_of(c_calls),
            format_duration_ns(b_median), format_duration_ns(c_median), change, interval(k),
            regression ? verdict + " (regression)" : verdict, signed_duration(total_change), code});
@@ -168,11 +187,16 @@ Page tracediff_page(const OrderedJson& doc, std::string_view name) {
     for (std::size_t i = 0; i < regressed.size() && i < 5; ++i) what += (i ? ", " : "") + shorten(regressed[i], 60);
     if (regressed.size() > 5) what += " and " + std::to_string(regressed.size() - 5) + " more";
     const bool busy = root.boolean("busy_regression").value_or(false);
+    const bool replay_regressed = replays.present() && replays.raw()->is_object() &&
+                                  replays.boolean("regression").value_or(false);
     head.notes.push_back(
         "Regression" + (std::isfinite(threshold) ? " beyond " + num(threshold, 2) + "%" : std::string()) + ": " +
         (regressed.empty() ? "" : std::to_string(regressed.size()) + " kernel" + (regressed.size() == 1 ? "" : "s") +
                                       " slower with the 95% interval above 1 (" + what + ")") +
         (busy ? std::string(regressed.empty() ? "" : "; ") + "the busy time grew (one run a side: no interval)" : "") +
+        (replay_regressed ? std::string(regressed.empty() && !busy ? "" : "; ") +
+                                "the graph replay is slower with the 95% interval above 1"
+                          : "") +
         ". vtrace diff --fail-on-regression exits 1 on this.");
   }
   if (!items.empty() && unknown_code == items.size())

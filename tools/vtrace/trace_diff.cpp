@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "tools/vtrace/trace_summary.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t kMaxBootstrapLaunches = 2000;
 
-/// One side: its summary and each kernel name's launch durations.
+/// One side: its summary and each kernel key's launch durations.
 struct Side {
   TraceSummary summary;
   std::map<std::string, std::vector<double>> durations;
@@ -23,12 +24,46 @@ struct Side {
   DiffTotals totals;
 };
 
-/// The selection is applied once, here; the summary then takes the kept kernels as they are.
-Side read_side(const Trace& trace, const TraceSelection& selection, const std::string& source) {
+/// The kernels and copies `selection` keeps of `trace` (the selection applied once, here): the diff compares times,
+/// so allocations, accesses and findings stay behind.
+Trace timed_part(const Trace& trace, const TraceSelection& selection, std::optional<std::uint32_t> graph) {
+  Trace t;
+  t.run = trace.run;
+  t.devices = trace.devices;
+  t.kernels = trace.kernels;
+  t.memcpys = trace.memcpys;
+  t.memsets = trace.memsets;
+  return selection.everything() ? t : select_kernels(t, selection, graph);
+}
+
+/// Between a kernel's name and its launch shape in a matching key; split again for the output.
+constexpr char kShapeMark = '\x1f';
+
+std::string dim3_text(const Dim3& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+std::string launch_shape(const Kernel& k) { return "grid " + dim3_text(k.grid) + " block " + dim3_text(k.block); }
+
+/// Names that ran with several launch shapes on either side are matched shape by shape: their key gets the shape.
+void key_by_shape(Trace& base, Trace& candidate) {
+  std::map<std::string, std::set<std::string>> shapes;
+  for (const Trace* t : {&base, &candidate})
+    for (const Kernel& k : t->kernels) shapes[k.name].insert(launch_shape(k));
+  for (Trace* t : {&base, &candidate})
+    for (Kernel& k : t->kernels)
+      if (shapes.at(k.name).size() > 1) k.name += kShapeMark + launch_shape(k);
+}
+
+/// {name, launch shape} of a key; the shape is "" for a name matched alone.
+std::pair<std::string, std::string> split_key(const std::string& key) {
+  const std::size_t at = key.find(kShapeMark);
+  if (at == std::string::npos) return {key, ""};
+  return {key.substr(0, at), key.substr(at + 1)};
+}
+
+Side read_side(const Trace& t) {
   Side s;
-  const Trace kept =
-      selection.everything() ? Trace{} : select_kernels(trace, selection, selected_graph(trace, selection, source));
-  const Trace& t = selection.everything() ? trace : kept;
   s.summary = summarize_trace(t);
   for (const Kernel& k : t.kernels) {
     s.durations[k.name].push_back(static_cast<double>(k.end_ns >= k.start_ns ? k.end_ns - k.start_ns : 0));
@@ -63,10 +98,80 @@ std::vector<double> thinned(const std::vector<double>& xs, std::size_t most) {
   return out;
 }
 
+/// The 95% interval of candidate/base medians and what it is taken over (KernelDiff::interval_over).
+std::pair<stats::Interval, std::string> ratio_interval(const std::vector<double>& base,
+                                                       const std::vector<double>& candidate) {
+  if (base.size() >= 5 && candidate.size() >= 5) {
+    // A bootstrap's percentiles need samples; with a handful, Welch's interval (stats.hpp says why).
+    return {stats::bootstrap_ratio_of_medians(thinned(candidate, kMaxBootstrapLaunches),
+                                              thinned(base, kMaxBootstrapLaunches)),
+            "launches"};
+  }
+  if (base.size() >= 2 && candidate.size() >= 2) {
+    const stats::Interval i = stats::welch_ratio_interval(candidate, base);
+    if (std::isfinite(i.low)) return {i, "few launches"};
+  }
+  return {{kNaN, kNaN}, "none"};
+}
+
+double median_of(std::vector<double> xs) {
+  if (xs.empty()) return 0;
+  std::sort(xs.begin(), xs.end());
+  const std::size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+/// The replays of `graph` among `t`'s kernels.
+std::vector<double> replay_spans(const Trace& t, std::uint32_t graph) {
+  std::vector<const Kernel*> kernels;
+  for (const Kernel& k : t.kernels)
+    if (k.graph_id == graph) kernels.push_back(&k);
+  return graph_replay_spans(std::move(kernels));
+}
+
+ReplayDiff diff_replays(const Trace& base, std::uint32_t base_graph, const Trace& candidate,
+                        std::uint32_t candidate_graph, double threshold_pct) {
+  ReplayDiff r;
+  r.base_graph = base_graph;
+  r.candidate_graph = candidate_graph;
+  const std::vector<double> xb = replay_spans(base, base_graph), xc = replay_spans(candidate, candidate_graph);
+  r.base_replays = xb.size();
+  r.candidate_replays = xc.size();
+  r.base_median_ns = median_of(xb);
+  r.candidate_median_ns = median_of(xc);
+  r.ratio = r.base_median_ns > 0 ? r.candidate_median_ns / r.base_median_ns : kNaN;
+  r.change_pct = (r.ratio - 1) * 100;
+  std::tie(r.interval, r.interval_over) = ratio_interval(xb, xc);
+  r.verdict = diff_verdict(r.ratio, r.interval);
+  r.regression = threshold_pct >= 0 && r.verdict == "slower" && r.change_pct > threshold_pct;
+  return r;
+}
+
 }  // namespace
 
+std::vector<double> graph_replay_spans(std::vector<const Kernel*> kernels) {
+  std::stable_sort(kernels.begin(), kernels.end(),
+                   [](const Kernel* a, const Kernel* b) { return a->start_ns < b->start_ns; });
+  std::vector<double> spans;
+  std::set<std::uint64_t> nodes;  // of the replay being gathered
+  std::uint64_t first = 0, last = 0;
+  for (const Kernel* k : kernels) {
+    if (!nodes.empty() && nodes.count(k->graph_node_id)) {
+      spans.push_back(static_cast<double>(last - first));
+      nodes.clear();
+    }
+    if (nodes.empty()) first = k->start_ns, last = k->end_ns;
+    nodes.insert(k->graph_node_id);
+    first = std::min(first, k->start_ns);
+    last = std::max(last, k->end_ns);
+  }
+  if (!nodes.empty()) spans.push_back(static_cast<double>(last - first));
+  return spans;
+}
+
 bool TraceDiff::has_regression() const {
-  return busy_regression || std::any_of(kernels.begin(), kernels.end(), [](const KernelDiff& k) { return k.regression; });
+  return busy_regression || (replays && replays->regression) ||
+         std::any_of(kernels.begin(), kernels.end(), [](const KernelDiff& k) { return k.regression; });
 }
 
 std::string diff_verdict(double ratio, stats::Interval interval) {
@@ -83,9 +188,16 @@ std::string diff_verdict(double ratio, stats::Interval interval) {
 
 TraceDiff diff_traces(const Trace& base, const Trace& candidate, const TraceSelection& selection,
                       double threshold_pct, const std::string& base_source, const std::string& candidate_source) {
-  const Side b = read_side(base, selection, base_source);
-  const Side c = read_side(candidate, selection, candidate_source);
+  const std::optional<std::uint32_t> base_graph = selected_graph(base, selection, base_source);
+  const std::optional<std::uint32_t> candidate_graph = selected_graph(candidate, selection, candidate_source);
+  Trace base_kept = timed_part(base, selection, base_graph);
+  Trace candidate_kept = timed_part(candidate, selection, candidate_graph);
   TraceDiff d;
+  if (base_graph && candidate_graph)
+    d.replays = diff_replays(base_kept, *base_graph, candidate_kept, *candidate_graph, threshold_pct);
+  key_by_shape(base_kept, candidate_kept);
+  const Side b = read_side(base_kept);
+  const Side c = read_side(candidate_kept);
   d.base_source = base_source;
   d.candidate_source = candidate_source;
   d.base = b.totals;
@@ -97,13 +209,14 @@ TraceDiff diff_traces(const Trace& base, const Trace& candidate, const TraceSele
   for (const KernelStats& kb : b.summary.kernels) {
     auto it = in_candidate.find(kb.name);
     if (it == in_candidate.end()) {
-      d.removed.push_back({kb.name, kb.calls, kb.total_ns, kb.median_ns});
+      const auto [name, shape] = split_key(kb.name);
+      d.removed.push_back({name, shape, kb.calls, kb.total_ns, kb.median_ns});
       continue;
     }
     const KernelStats& kc = *it->second;
     in_candidate.erase(it);
     KernelDiff k;
-    k.name = kb.name;
+    std::tie(k.name, k.launch_shape) = split_key(kb.name);
     k.base_calls = kb.calls;
     k.candidate_calls = kc.calls;
     k.base_total_ns = kb.total_ns;
@@ -115,18 +228,7 @@ TraceDiff diff_traces(const Trace& base, const Trace& candidate, const TraceSele
     k.ratio = kb.median_ns > 0 ? kc.median_ns / kb.median_ns : kNaN;
     k.change_pct = (k.ratio - 1) * 100;
     k.total_change_ns = kc.total_ns - kb.total_ns;
-    const std::vector<double>& xb = b.durations.at(kb.name);
-    const std::vector<double>& xc = c.durations.at(kc.name);
-    k.interval = {kNaN, kNaN};
-    k.interval_over = "none";
-    if (xb.size() >= 5 && xc.size() >= 5) {
-      // A bootstrap's percentiles need samples; with a handful, Welch's interval (stats.hpp says why).
-      k.interval = stats::bootstrap_ratio_of_medians(thinned(xc, kMaxBootstrapLaunches), thinned(xb, kMaxBootstrapLaunches));
-      k.interval_over = "launches";
-    } else if (xb.size() >= 2 && xc.size() >= 2) {
-      k.interval = stats::welch_ratio_interval(xc, xb);
-      if (std::isfinite(k.interval.low)) k.interval_over = "few launches";
-    }
+    std::tie(k.interval, k.interval_over) = ratio_interval(b.durations.at(kb.name), c.durations.at(kc.name));
     k.verdict = diff_verdict(k.ratio, k.interval);
     k.code = code_verdict(b.codes.at(kb.name), c.codes.at(kc.name));
     if (k.verdict == "slower" || k.verdict == "faster")
@@ -135,14 +237,18 @@ TraceDiff diff_traces(const Trace& base, const Trace& candidate, const TraceSele
     d.kernels.push_back(std::move(k));
   }
   for (const KernelStats& kc : c.summary.kernels)
-    if (in_candidate.count(kc.name)) d.added.push_back({kc.name, kc.calls, kc.total_ns, kc.median_ns});
+    if (in_candidate.count(kc.name)) {
+      const auto [name, shape] = split_key(kc.name);
+      d.added.push_back({name, shape, kc.calls, kc.total_ns, kc.median_ns});
+    }
 
   std::sort(d.kernels.begin(), d.kernels.end(), [](const KernelDiff& x, const KernelDiff& y) {
     const double ax = std::fabs(x.total_change_ns), ay = std::fabs(y.total_change_ns);
-    return ax != ay ? ax > ay : x.name < y.name;
+    return ax != ay ? ax > ay : std::tie(x.name, x.launch_shape) < std::tie(y.name, y.launch_shape);
   });
   auto by_total = [](const KernelOnly& x, const KernelOnly& y) {
-    return x.total_ns != y.total_ns ? x.total_ns > y.total_ns : x.name < y.name;
+    return x.total_ns != y.total_ns ? x.total_ns > y.total_ns
+                                    : std::tie(x.name, x.launch_shape) < std::tie(y.name, y.launch_shape);
   };
   std::sort(d.added.begin(), d.added.end(), by_total);
   std::sort(d.removed.begin(), d.removed.end(), by_total);

@@ -39,6 +39,27 @@ std::string ratio_interval(const stats::Interval& i) {
 
 std::string signed_duration(double ns) { return (ns < 0 ? "-" : "+") + format_duration_ns(std::fabs(ns)); }
 
+OrderedJson shape_or_null(const std::string& shape) { return shape.empty() ? OrderedJson(nullptr) : OrderedJson(shape); }
+
+/// A kernel's name in a table, with its launch shape where it was matched shape by shape.
+std::string kernel_cell(const std::string& name, const std::string& shape) {
+  return table_kernel_name(name) + (shape.empty() ? "" : " [" + shape + "]");
+}
+
+OrderedJson replays_json(const ReplayDiff& r) {
+  return OrderedJson{{"base", {{"graph_id", r.base_graph}, {"replays", r.base_replays},
+                               {"median_ns", r.base_median_ns}}},
+                     {"candidate", {{"graph_id", r.candidate_graph}, {"replays", r.candidate_replays},
+                                    {"median_ns", r.candidate_median_ns}}},
+                     {"ratio", number_or_null(r.ratio)},
+                     {"ci_low", number_or_null(r.interval.low)},
+                     {"ci_high", number_or_null(r.interval.high)},
+                     {"interval_over", r.interval_over},
+                     {"change_pct", number_or_null(r.change_pct)},
+                     {"verdict", r.verdict},
+                     {"regression", r.regression}};
+}
+
 }  // namespace
 
 OrderedJson trace_diff_to_json(const TraceDiff& d) {
@@ -50,10 +71,12 @@ OrderedJson trace_diff_to_json(const TraceDiff& d) {
   j["threshold_pct"] = d.threshold_pct >= 0 ? OrderedJson(d.threshold_pct) : OrderedJson(nullptr);
   j["busy_regression"] = d.busy_regression;
   j["regression"] = d.has_regression();
+  j["replays"] = d.replays ? replays_json(*d.replays) : OrderedJson(nullptr);
   j["kernels"] = OrderedJson::array();
   for (const KernelDiff& k : d.kernels)
     j["kernels"].push_back(OrderedJson{
         {"name", k.name},
+        {"launch_shape", shape_or_null(k.launch_shape)},
         {"base", {{"calls", k.base_calls}, {"total_ns", k.base_total_ns}, {"median_ns", k.base_median_ns},
                   {"exposed_ns", k.base_exposed_ns}}},
         {"candidate", {{"calls", k.candidate_calls}, {"total_ns", k.candidate_total_ns},
@@ -72,7 +95,7 @@ OrderedJson trace_diff_to_json(const TraceDiff& d) {
     j[key] = OrderedJson::array();
     for (const KernelOnly& k : *list)
       j[key].push_back(
-          OrderedJson{{"name", k.name}, {"calls", k.calls}, {"total_ns", k.total_ns}, {"median_ns", k.median_ns}});
+          OrderedJson{{"name", k.name}, {"launch_shape", shape_or_null(k.launch_shape)}, {"calls", k.calls}, {"total_ns", k.total_ns}, {"median_ns", k.median_ns}});
   }
   return j;
 }
@@ -94,6 +117,14 @@ void write_trace_diff_tables(const TraceDiff& d, bool markdown, std::ostream& ou
   count_row("kernels", d.base.kernels, d.candidate.kernels);
   count_row("copies", d.base.copies, d.candidate.copies);
   time_row("copy time", d.base.copy_ns, d.candidate.copy_ns);
+  if (d.replays) {
+    const ReplayDiff& r = *d.replays;
+    totals.add_row({"graph replays", format_count(r.base_replays), format_count(r.candidate_replays),
+                    percent(change_pct(static_cast<double>(r.base_replays), static_cast<double>(r.candidate_replays)))});
+    totals.add_row({"median replay", format_duration_ns(r.base_median_ns), format_duration_ns(r.candidate_median_ns),
+                    percent(r.change_pct) + " (" + ratio_interval(r.interval) + ", " + r.verdict +
+                        (r.regression ? ", regression" : "") + ")"});
+  }
   out << "base: " << printable(d.base_source) << "\ncandidate: " << printable(d.candidate_source) << "\n\n";
   write_table(totals, markdown, out);
 
@@ -104,7 +135,7 @@ void write_trace_diff_tables(const TraceDiff& d, bool markdown, std::ostream& ou
                    Table::Align::kRight, Table::Align::kRight, Table::Align::kRight,
                    Table::Align::kLeft,  Table::Align::kRight, Table::Align::kLeft};
   for (const KernelDiff& k : d.kernels)
-    kernels.add_row({table_kernel_name(k.name),
+    kernels.add_row({kernel_cell(k.name, k.launch_shape),
                      k.base_calls == k.candidate_calls
                          ? format_count(k.base_calls)
                          : format_count(k.base_calls) + " -> " + format_count(k.candidate_calls),
@@ -122,14 +153,15 @@ void write_trace_diff_tables(const TraceDiff& d, bool markdown, std::ostream& ou
     t.headers = {title, "calls", "total", "median"};
     t.align = {Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight};
     for (const KernelOnly& k : *list)
-      t.add_row({table_kernel_name(k.name), format_count(k.calls), format_duration_ns(k.total_ns),
+      t.add_row({kernel_cell(k.name, k.launch_shape), format_count(k.calls), format_duration_ns(k.total_ns),
                  format_duration_ns(k.median_ns)});
     out << "\n";
     write_table(t, markdown, out);
   }
   if (d.threshold_pct >= 0)
     out << "\n" << (d.has_regression() ? "REGRESSION" : "no regression") << " beyond " << d.threshold_pct
-        << "% (a kernel slower with a 95% interval above 1" << (d.busy_regression ? ", or the busy time" : "")
+        << "% (a kernel" << (d.replays ? " or the graph replay" : "")
+        << " slower with a 95% interval above 1" << (d.busy_regression ? ", or the busy time" : "")
         << ")\n";
 }
 
@@ -138,19 +170,19 @@ void write_trace_diff_csv(const TraceDiff& d, std::ostream& out) {
   t.headers = {"kernel",          "status",          "base_calls",  "candidate_calls", "base_total_ns",
                "candidate_total_ns", "base_median_ns", "candidate_median_ns", "ratio",  "ci_low",
                "ci_high",         "change_pct",      "total_change_ns", "verdict",     "code",
-               "likely_cause"};
+               "likely_cause",    "launch_shape"};
   for (const KernelDiff& k : d.kernels)
     t.add_row({k.name, "both", std::to_string(k.base_calls), std::to_string(k.candidate_calls),
                csv_number(k.base_total_ns), csv_number(k.candidate_total_ns), csv_number(k.base_median_ns),
                csv_number(k.candidate_median_ns), csv_number(k.ratio), csv_number(k.interval.low),
                csv_number(k.interval.high), csv_number(k.change_pct), csv_number(k.total_change_ns), k.verdict,
-               k.code, k.likely_cause});
+               k.code, k.likely_cause, k.launch_shape});
   for (const KernelOnly& k : d.added)
     t.add_row({k.name, "added", "", std::to_string(k.calls), "", csv_number(k.total_ns), "", csv_number(k.median_ns),
-               "", "", "", "", csv_number(k.total_ns), "", "unknown", ""});
+               "", "", "", "", csv_number(k.total_ns), "", "unknown", "", k.launch_shape});
   for (const KernelOnly& k : d.removed)
     t.add_row({k.name, "removed", std::to_string(k.calls), "", csv_number(k.total_ns), "", csv_number(k.median_ns), "",
-               "", "", "", "", csv_number(-k.total_ns), "", "unknown", ""});
+               "", "", "", "", csv_number(-k.total_ns), "", "unknown", "", k.launch_shape});
   write_csv_table(t, out);
 }
 
