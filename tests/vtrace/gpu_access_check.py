@@ -194,6 +194,9 @@ def main():
         c.eq("exit status", p.returncode, 0)
         c.eq("mode", doc["run"]["mode"], "accesses")
         check_sample(c, doc)
+        # The Sanitizer module callback records each function's code hash, as CUPTI's does in launch mode.
+        missing = sorted({k["name"] for k in doc["kernels"] if not k.get("code_hash")})
+        c.eq("kernels without code_hash", missing, [])
         c.eq("check exit", subprocess.run([a.vtrace, "check", path], capture_output=True).returncode, 1)
         p2, doc2, _ = trace_of(a.vtrace, [a.sample], ["--accesses", "--kernel", "^strided", "--launch", "1"])
         c.eq("--kernel/--launch keeps one launch", [(k["name"]) for k in doc2["kernels"]], [SR])
