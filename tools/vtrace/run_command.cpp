@@ -252,10 +252,17 @@ int run_command(const RunOptions& o) {
   run.duration_ns = exit.duration_ns;
 
   const auto exited = std::chrono::steady_clock::now();
+  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   std::vector<std::string> notes;
   std::vector<raw::Capture> captures = read_captures(dir.path(), notes);
+  const double read_s = seconds_since(exited);
+  const auto folding = std::chrono::steady_clock::now();
   Trace trace = build_trace(captures, std::move(run), filter);
   if (trace.run.mode == "accesses") access::add_access_captures(captures, blocks, kMaxFindings, trace);
+  captures = {};  // the raw records' memory goes back before the document is formatted
+  const double fold_s = seconds_since(folding);
   for (auto& n : notes) trace.run.notes.push_back(std::move(n));
   if (trace.partial && trace.run.signal)
     trace.run.notes.push_back("the command was killed by signal " + std::to_string(trace.run.signal) +
@@ -273,7 +280,9 @@ int run_command(const RunOptions& o) {
   print_note(std::to_string(trace.kernels.size()) + " kernel launches from " +
              std::to_string(trace.run.process_ids.size()) + " process(es) written to " +
              (o.output.output == "-" ? std::string("stdout") : "'" + o.output.output + "'") + " (" +
-             format_bytes(bytes) + " in " + format_duration_ns(ns) + ")");
+             format_bytes(bytes) + " in " + format_duration_ns(ns) + ": reading the records " + format_duration_ns(read_s * 1e9) +
+             ", building the trace " + format_duration_ns(fold_s * 1e9) + ", writing " +
+             format_duration_ns(ns - (read_s + fold_s) * 1e9) + ")");
   // The readers hold a whole document in memory and refuse one over their limit: say so now, not at the next step.
   if (bytes > max_input_bytes())
     print_warning("this trace (" + format_bytes(bytes) + ") is larger than vtrace summary/export/check/diff and vrender read (" +
