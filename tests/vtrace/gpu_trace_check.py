@@ -55,7 +55,11 @@ def trace_of(vtrace, cmd, extra=(), env=None):
     if not os.path.exists(out):
         print(f"FAIL: vtrace wrote no trace (exit {p.returncode}): {' '.join(cmd)}")
         sys.exit(1)
-    return p, json.load(open(out)), out
+    doc = json.load(open(out))
+    # Version 2: access records name their kernel by kernel_id into access_kernels; the checks read it by name.
+    for a in doc.get("accesses", []):
+        a["kernel"] = doc["access_kernels"][a["kernel_id"]]
+    return p, doc, out
 
 
 def diff_of(vtrace, base, cand, extra=()):

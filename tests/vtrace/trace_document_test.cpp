@@ -182,3 +182,28 @@ TEST_CASE("trace_reader: unknown fields are ignored") {
                        "t.json");
   CHECK(t.kernels.size() == 1);
 }
+
+TEST_CASE("trace_reader: access records name their kernel by kernel_id (version 2) or by name (version 1)") {
+  const std::string v2 =
+      R"J({"format": "vtools.trace", "version": 2, "tool": {"name": "vtrace", "version": "0"}, "created": "x", )J"
+      R"J("run": {"mode": "accesses"}, "kernels": [], "access_kernels": ["gemm(float*)", "fill(int*)"], )J"
+      R"J("accesses": [{"kernel_id": 1, "launch": 0, "block": [0, 0, 0], "allocation": 1, "ranges": [[0, 4]]},)J"
+      R"J({"kernel_id": 0, "launch": 2, "block": [1, 0, 0], "allocation": 1, "ranges": [[0, 4]]}]})J";
+  const std::string v1 =
+      R"J({"format": "vtools.trace", "version": 1, "tool": {"name": "vtrace", "version": "0"}, "created": "x", )J"
+      R"J("run": {"mode": "accesses"}, "kernels": [], "accesses": [)J"
+      R"J({"kernel": "fill(int*)", "launch": 0, "block": [0, 0, 0], "allocation": 1, "ranges": [[0, 4]]},)J"
+      R"J({"kernel": "gemm(float*)", "launch": 2, "block": [1, 0, 0], "allocation": 1, "ranges": [[0, 4]]}]})J";
+  for (const std::string& text : {v2, v1}) {
+    const Trace t = read_trace(text, "t.json");
+    REQUIRE(t.accesses.size() == 2);
+    CHECK(t.accesses[0].kernel == std::string_view("fill(int*)"));
+    CHECK(t.accesses[1].kernel == std::string_view("gemm(float*)"));
+    CHECK(t.accesses[1].launch == 2);
+  }
+  // Written again, a version-1 trace becomes version 2 with the same records.
+  const Trace again = read_trace(trace_document_text(read_trace(v1, "t.json")), "again.json");
+  CHECK(again.accesses[0].kernel == std::string_view("fill(int*)"));
+  CHECK(error_of(kHead + R"J("run": {}, "kernels": [], "access_kernels": ["k"], "accesses": [{"kernel_id": 1}]})J") ==
+        "t.json: accesses[0].kernel_id: expected an index into access_kernels (1 names), got 1");
+}

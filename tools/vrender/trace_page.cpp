@@ -373,6 +373,23 @@ std::string block_label(const std::array<double, 3>& key) {
   return "(" + num(key[2], 0) + "," + num(key[1], 0) + "," + num(key[0], 0) + ")";
 }
 
+
+/// The demangled names version 2's access records index by kernel_id (empty for version 1).
+std::vector<std::string> access_kernel_names(const JsonView& root) {
+  std::vector<std::string> names;
+  for (const JsonView& n : root.items("access_kernels")) names.push_back(n.as_text());
+  return names;
+}
+
+/// An access record's kernel: by kernel_id (version 2), else by name (version 1).
+std::string access_kernel(const JsonView& a, const std::vector<std::string>& names) {
+  const std::optional<double> id = a.number("kernel_id");
+  if (!id) return a.text_or("kernel", "kernel");
+  if (*id < 0 || *id >= static_cast<double>(names.size()) || *id != std::floor(*id))
+    a.fail("kernel_id", "an index into access_kernels (" + std::to_string(names.size()) + " names)");
+  return names[static_cast<std::size_t>(*id)];
+}
+
 void add_heat_maps(const JsonView& root, Section& s) {
   std::map<std::string, Allocation> allocs;
   for (const JsonView& a : root.items("allocations"))
@@ -388,8 +405,9 @@ void add_heat_maps(const JsonView& root, Section& s) {
   for (const JsonView& f : root.items("findings"))
     if (f.at("allocation").present() && f.at("allocation").as_text() != "-1")
       findings[{f.text_or("kernel", "kernel"), f.at("allocation").as_text()}].push_back(f);
+  const std::vector<std::string> kernels = access_kernel_names(root);
   for (const JsonView& a : root.items("accesses")) {
-    auto& g = groups[{a.text_or("kernel", "kernel"), a.at("allocation").present() ? a.at("allocation").as_text() : "?"}];
+    auto& g = groups[{access_kernel(a, kernels), a.at("allocation").present() ? a.at("allocation").as_text() : "?"}];
     g.bytes += a.number_or("bytes_loaded", 0) + a.number_or("bytes_stored", 0);
     g.rows.push_back(a);
   }

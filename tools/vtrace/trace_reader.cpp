@@ -138,13 +138,23 @@ Kernel read_kernel(const Fields& f) {
   return k;
 }
 
-/// `last`: the kernel name of the record before; records of one kernel share its copy.
-Access read_access(const Fields& f, SharedName& last) {
+/// Version 2 names the kernel by `kernel_id` into access_kernels (`names`); version 1 by name (`last`: the name of
+/// the record before, so that records of one kernel share its copy).
+Access read_access(const Fields& f, const std::vector<SharedName>& names, SharedName& last) {
   Access a;
-  std::string kernel;
-  f.get_string("kernel", kernel);
-  if (last.str() != kernel) last = SharedName(std::move(kernel));
-  a.kernel = last;
+  if (f.find("kernel_id")) {
+    std::uint64_t id = 0;
+    f.get_uint("kernel_id", id);
+    if (id >= names.size())
+      f.fail("kernel_id", "expected an index into access_kernels (" + std::to_string(names.size()) + " names), got " +
+                              std::to_string(id));
+    a.kernel = names[id];
+  } else {
+    std::string kernel;
+    f.get_string("kernel", kernel);
+    if (last.str() != kernel) last = SharedName(std::move(kernel));
+    a.kernel = last;
+  }
   f.get_uint("launch", a.launch);
   f.get_dim3("block", a.block);
   f.get_int("allocation", a.allocation);
@@ -292,8 +302,12 @@ Trace read_trace(std::string_view text, std::string_view name) {
     f.check_end(x.start_ns, x.end_ns, /*open=*/true);
     t.nvtx_ranges.push_back(x);
   });
+  std::vector<std::string> access_kernel_names;
+  top.get_strings("access_kernels", access_kernel_names);
+  const std::vector<SharedName> access_kernels(access_kernel_names.begin(), access_kernel_names.end());
   SharedName last_kernel;
-  top.for_each("accesses", [&](const Fields& f) { t.accesses.push_back(read_access(f, last_kernel)); });
+  top.for_each("accesses",
+               [&](const Fields& f) { t.accesses.push_back(read_access(f, access_kernels, last_kernel)); });
   top.for_each("findings", [&](const Fields& f) { t.findings.push_back(read_finding(f)); });
   top.for_each("finding_sites", [&](const Fields& f) {
     FindingSite s;
