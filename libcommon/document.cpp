@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <ctime>
+#include <functional>
 
 #include "error.hpp"
 #include "input_file.hpp"
@@ -113,8 +114,8 @@ std::string document_format(const OrderedJson& doc) {
   return "";
 }
 
-OrderedJson parse_document(std::string_view text, std::string_view name, std::vector<DocumentFormat> accepted) {
-  OrderedJson doc = parse_json(text, name);
+/// The envelope checks of parse_document on a parsed document (or, streamed, its members other than arrays).
+static void check_envelope(const OrderedJson& doc, std::string_view name, const std::vector<DocumentFormat>& accepted) {
   SourceLocation where{std::string(name)};
   std::string expected;
   for (const auto& f : accepted) expected += (expected.empty() ? "'" : " or '") + std::string(f.name) + "'";
@@ -135,7 +136,160 @@ OrderedJson parse_document(std::string_view text, std::string_view name, std::ve
                 format + " version " + version.dump() + " is not supported (this vtools reads 1.." +
                     std::to_string(match->version) + ")",
                 where);
+}
+
+OrderedJson parse_document(std::string_view text, std::string_view name, std::vector<DocumentFormat> accepted) {
+  OrderedJson doc = parse_json(text, name);
+  check_envelope(doc, name, accepted);
   return doc;
+}
+
+namespace {
+
+/// nlohmann SAX events -> the top-level object's members, each array's elements handed out one by one (see
+/// parse_document_streamed). `depth` counts the containers open; the top-level object is depth 1.
+class StreamingHandler {
+ public:
+  StreamingHandler(std::string_view text, std::string_view name, const std::vector<DocumentFormat>& accepted,
+                   const ElementReader& element)
+      : text_(text), name_(name), accepted_(accepted), element_(element) {}
+
+  OrderedJson top;
+
+  bool null() { return scalar(OrderedJson(nullptr)); }
+  bool boolean(bool v) { return scalar(OrderedJson(v)); }
+  bool number_integer(std::int64_t v) { return scalar(OrderedJson(v)); }
+  bool number_unsigned(std::uint64_t v) { return scalar(OrderedJson(v)); }
+  bool number_float(double v, const std::string&) { return scalar(OrderedJson(v)); }
+  bool string(std::string& v) { return scalar(OrderedJson(std::move(v))); }
+  bool binary(nlohmann::json::binary_t&) { return scalar(OrderedJson(nullptr)); }  // JSON text has none
+
+  bool start_object(std::size_t) { return open(OrderedJson::object()); }
+  bool start_array(std::size_t) {
+    if (depth_ == 1) {  // a top-level array: its elements are handed out, an empty one stays in its place
+      top[key_] = OrderedJson::array();
+      streaming_ = true;
+      index_ = 0;
+      ++depth_;
+      return true;
+    }
+    return open(OrderedJson::array());
+  }
+  bool key(std::string& k) {
+    if (depth_ == 1)
+      key_ = std::move(k);
+    else
+      building_key_ = std::move(k);
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool end_array() {
+    if (depth_ == 2 && streaming_) {
+      streaming_ = false;
+      --depth_;
+      return true;
+    }
+    return close();
+  }
+  bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) {
+    if (e.id == 406)  // "number overflow" (found by fuzz_document): the number, not echoed, is still bad input
+      throw Error(ExitCode::kDataError, "invalid JSON: a number is out of range (beyond a 64-bit float)",
+                  SourceLocation{std::string(name_)});
+    const std::string reason = text_.empty() ? "empty input, expected a JSON document" : parse_error_reason(e.what());
+    throw Error(ExitCode::kDataError, "invalid JSON: " + reason,
+                location_of_offset(text_, token_start(text_, byte), std::string(name_)));
+  }
+
+ private:
+  bool open(OrderedJson container) {
+    if (depth_ == 0) {
+      if (!container.is_object()) not_an_object();
+      ++depth_;
+      return true;
+    }
+    ++depth_;
+    if (stack_.empty()) {
+      value_ = std::move(container);
+      stack_.push_back(&value_);
+    } else {
+      stack_.push_back(place(std::move(container)));
+    }
+    return true;
+  }
+  bool close() {
+    --depth_;
+    if (depth_ == 0) return true;  // the top-level object
+    stack_.pop_back();
+    if (stack_.empty()) done(std::move(value_));
+    return true;
+  }
+  bool scalar(OrderedJson v) {
+    if (depth_ == 0) not_an_object();
+    if (stack_.empty()) {
+      done(std::move(v));
+    } else {
+      place(std::move(v));
+    }
+    return true;
+  }
+  /// Adds `v` to the container being built; returns where it went.
+  OrderedJson* place(OrderedJson v) {
+    OrderedJson& into = *stack_.back();
+    if (into.is_array()) {
+      into.push_back(std::move(v));
+      return &into.back();
+    }
+    OrderedJson& slot = into[building_key_];
+    slot = std::move(v);
+    return &slot;
+  }
+  /// A whole value: a top-level member, or an element of a top-level array.
+  void done(OrderedJson v) {
+    if (!streaming_) {
+      top[key_] = std::move(v);
+      return;
+    }
+    if (!envelope_checked_ && top.contains("format")) {  // vtools writers put the envelope first
+      check_envelope(top, name_, accepted_);
+      envelope_checked_ = true;
+    }
+    element_(key_, index_++, std::move(v));
+  }
+  [[noreturn]] void not_an_object() const {
+    std::string expected;
+    for (const auto& f : accepted_) expected += (expected.empty() ? "'" : " or '") + std::string(f.name) + "'";
+    throw Error(ExitCode::kDataError, "expected a JSON object with \"format\" " + expected,
+                SourceLocation{std::string(name_)});
+  }
+
+  std::string_view text_, name_;
+  const std::vector<DocumentFormat>& accepted_;
+  const ElementReader& element_;
+  int depth_ = 0;
+  std::string key_, building_key_;
+  bool streaming_ = false, envelope_checked_ = false;
+  std::size_t index_ = 0;
+  OrderedJson value_;                 ///< the value being built
+  std::vector<OrderedJson*> stack_;   ///< its open containers
+};
+
+}  // namespace
+
+OrderedJson parse_document_streamed(std::string_view text, std::string_view name,
+                                    std::vector<DocumentFormat> accepted, const ElementReader& element) {
+  check_depth(text, name);
+  StreamingHandler handler(text, name, accepted, element);
+  try {
+    OrderedJson::sax_parse(text.begin(), text.end(), &handler);
+  } catch (const nlohmann::json::exception& e) {
+    const std::string what = e.what();
+    const auto bracket = what.find("] ");
+    const std::string reason = bracket == std::string::npos ? what : what.substr(bracket + 2);
+    throw Error(ExitCode::kDataError, "invalid JSON: " + reason.substr(0, reason.find(" '")),
+                SourceLocation{std::string(name)});
+  }
+  check_envelope(handler.top, name, accepted);
+  return std::move(handler.top);
 }
 
 OrderedJson read_document(const std::string& path, std::vector<DocumentFormat> accepted) {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -49,6 +50,16 @@ OrderedJson parse_json(std::string_view text, std::string_view name);
 
 /// Parses and checks the envelope: `format` must be one of `accepted` and `version` an integer no newer than ours.
 OrderedJson parse_document(std::string_view text, std::string_view name, std::vector<DocumentFormat> accepted);
+
+/// Receives one element of a top-level array: the array's key, the element's index, the element.
+using ElementReader = std::function<void(std::string_view key, std::size_t index, OrderedJson&& element)>;
+
+/// parse_document without the whole tree: the elements of every top-level array go to `element` one at a time as
+/// they are parsed (each array stays in the result, empty), so a reader holds one record at a time, not a 10^6-record
+/// tree (~5x the text). Every other member is in the result. Errors are parse_document's; the envelope is checked
+/// before the first element where it comes first (as vtools writes it), else at the end.
+OrderedJson parse_document_streamed(std::string_view text, std::string_view name,
+                                    std::vector<DocumentFormat> accepted, const ElementReader& element);
 
 /// read_input(path) + parse_document.
 OrderedJson read_document(const std::string& path, std::vector<DocumentFormat> accepted);

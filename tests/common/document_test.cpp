@@ -84,3 +84,72 @@ TEST_CASE("document: invalid UTF-8 in strings is replaced on output, not thrown"
   doc["name"] = std::string("bad\xff");
   CHECK(dump_json(doc).find("bad\xEF\xBF\xBD") != std::string::npos);
 }
+
+namespace {
+
+struct Streamed {
+  OrderedJson top;
+  std::vector<std::string> elements;  ///< "key[i]=value"
+};
+
+Streamed streamed(std::string_view text, std::vector<DocumentFormat> accepted = {kTraceFormat}) {
+  Streamed s;
+  s.top = parse_document_streamed(text, "in.json", std::move(accepted),
+                                  [&](std::string_view key, std::size_t i, OrderedJson&& v) {
+                                    s.elements.push_back(std::string(key) + "[" + std::to_string(i) + "]=" + v.dump());
+                                  });
+  return s;
+}
+
+std::string streamed_error(std::string_view text, std::vector<DocumentFormat> accepted = {kTraceFormat}) {
+  try {
+    streamed(text, std::move(accepted));
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kDataError);
+    return e.what();
+  }
+  FAIL("no error thrown");
+  return "";
+}
+
+std::string parsed_error(std::string_view text, std::vector<DocumentFormat> accepted = {kTraceFormat}) {
+  try {
+    parse_document(text, "in.json", std::move(accepted));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  FAIL("no error thrown");
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("document: streamed, each top-level array's elements come one by one; the rest stays in the tree") {
+  const Streamed s = streamed(
+      R"J({"format": "vtools.trace", "version": 2, "run": {"mode": "x", "notes": ["a", "b"]},
+          "kernels": [{"name": "k", "grid": [1, 2, 3]}, {"name": "m"}], "empty": [], "names": ["p", 7, null],
+          "nested": [[1, [2]], {"a": {"b": [3]}}], "partial": false})J");
+  CHECK(s.elements == std::vector<std::string>{R"J(kernels[0]={"name":"k","grid":[1,2,3]})J",
+                                               R"J(kernels[1]={"name":"m"})J", R"J(names[0]="p")J", "names[1]=7",
+                                               "names[2]=null", "nested[0]=[1,[2]]",
+                                               R"J(nested[1]={"a":{"b":[3]}})J"});
+  CHECK(s.top.dump() ==
+        R"J({"format":"vtools.trace","version":2,"run":{"mode":"x","notes":["a","b"]},"kernels":[],"empty":[],)J"
+        R"J("names":[],"nested":[],"partial":false})J");
+}
+
+TEST_CASE("document: streamed, the same errors as parse_document, and a wrong envelope before any element") {
+  for (const char* text : {"{\n  \"format\": \"vtools.trace\",\n  \"version\": tru\n}", "", "[1, 2]", "{\"a\": 1",
+                           R"J({"format": "vtools.plan", "version": 1, "kernels": [1]})J",
+                           R"J({"format": "vtools.trace", "version": 9, "kernels": [1]})J", R"J({"version": 1})J",
+                           "{\"format\": \"vtools.trace\", \"version\": 1, \"x\": 1e999999}"}) {
+    CAPTURE(text);
+    CHECK(streamed_error(text) == parsed_error(text));
+  }
+  // The envelope comes first: a plan is refused as one, before its arrays reach a trace reader.
+  std::size_t elements = 0;
+  CHECK_THROWS_AS(parse_document_streamed(R"J({"format": "vtools.plan", "version": 1, "kernels": [1, 2]})J", "p",
+                                          {kTraceFormat}, [&](std::string_view, std::size_t, OrderedJson&&) { ++elements; }),
+                  Error);
+  CHECK(elements == 0);
+}

@@ -207,3 +207,19 @@ TEST_CASE("trace_reader: access records name their kernel by kernel_id (version 
   CHECK(error_of(kHead + R"J("run": {}, "kernels": [], "access_kernels": ["k"], "accesses": [{"kernel_id": 1}]})J") ==
         "t.json: accesses[0].kernel_id: expected an index into access_kernels (1 names), got 1");
 }
+
+TEST_CASE("trace_reader: access_kernels after the accesses (not where vtrace writes it) is still read") {
+  const std::string text =
+      R"J({"format": "vtools.trace", "version": 2, "tool": {"name": "vtrace", "version": "0"}, "created": "x", )J"
+      R"J("run": {"mode": "accesses"}, "kernels": [], "accesses": [)J"
+      R"J({"kernel_id": 1, "launch": 0, "block": [0, 0, 0], "allocation": 1, "ranges": [[0, 4]]}],)J"
+      R"J("access_kernels": ["gemm(float*)", "fill(int*)"]})J";
+  const Trace t = read_trace(text, "t.json");
+  REQUIRE(t.accesses.size() == 1);
+  CHECK(t.accesses[0].kernel == std::string_view("fill(int*)"));
+  CHECK(error_of(kHead + R"J("run": {}, "kernels": [], "accesses": [{}, {"kernel_id": 2}], "access_kernels": ["k"]})J") ==
+        "t.json: accesses[1].kernel_id: expected an index into access_kernels (1 names), got 2");
+  CHECK(error_of(kHead + R"J("run": {}, "kernels": [], "access_kernels": [3]})J") ==
+        "t.json: access_kernels: expected an array of strings");
+  CHECK(error_of(kHead + R"J("run": {}, "kernels": [], "accesses": {}})J") == "t.json: accesses: expected an array");
+}

@@ -1,7 +1,9 @@
 #include "tools/vtrace/trace_reader.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
@@ -138,17 +140,17 @@ Kernel read_kernel(const Fields& f) {
   return k;
 }
 
-/// Version 2 names the kernel by `kernel_id` into access_kernels (`names`); version 1 by name (`last`: the name of
-/// the record before, so that records of one kernel share its copy).
-Access read_access(const Fields& f, const std::vector<SharedName>& names, SharedName& last) {
+/// Version 2 names the kernel by `kernel_id` (returned in `id`) into access_kernels (`names`; null when not read
+/// yet: the caller resolves it later); version 1 by name (`last`: the name of the record before, so that records of
+/// one kernel share its copy).
+Access read_access(const Fields& f, const std::vector<SharedName>* names, SharedName& last, std::uint64_t& id) {
   Access a;
   if (f.find("kernel_id")) {
-    std::uint64_t id = 0;
     f.get_uint("kernel_id", id);
-    if (id >= names.size())
-      f.fail("kernel_id", "expected an index into access_kernels (" + std::to_string(names.size()) + " names), got " +
-                              std::to_string(id));
-    a.kernel = names[id];
+    if (names && id >= names->size())
+      f.fail("kernel_id", "expected an index into access_kernels (" + std::to_string(names->size()) +
+                              " names), got " + std::to_string(id));
+    if (names) a.kernel = (*names)[id];
   } else {
     std::string kernel;
     f.get_string("kernel", kernel);
@@ -200,6 +202,65 @@ Finding read_finding(const Fields& f) {
   return x;
 }
 
+Device read_device(const Fields& f) {
+  Device d;
+  f.get_uint("id", d.id);
+  f.get_string("name", d.name);
+  f.get_string("compute_capability", d.compute_capability);
+  f.get_uint("sm_count", d.sm_count);
+  f.get_uint("memory_bytes", d.memory_bytes);
+  return d;
+}
+
+Allocation read_allocation(const Fields& f) {
+  Allocation a;
+  f.get_uint("id", a.id);
+  f.get_uint("address", a.address);
+  f.get_uint("size", a.size);
+  f.get_string("name", a.name);
+  f.get_string("memory_kind", a.memory_kind);
+  f.get_uint("device_id", a.device_id);
+  f.get_uint("allocated_ns", a.allocated_ns);
+  std::uint64_t freed = 0;
+  if (f.find("freed_ns")) {
+    f.get_uint("freed_ns", freed);
+    a.freed_ns = freed;
+  }
+  return a;
+}
+
+FailedLaunch read_failed_launch(const Fields& f) {
+  FailedLaunch x;
+  f.get_string("api", x.api);
+  f.get_string("kernel", x.kernel);
+  f.get_int("status", x.status);
+  f.get_uint("correlation_id", x.correlation_id);
+  return x;
+}
+
+NvtxRange read_nvtx_range(const Fields& f) {
+  NvtxRange x;
+  f.get_string("name", x.name);
+  f.get_string("domain", x.domain);
+  f.get_int("process_id", x.process_id);
+  f.get_uint("thread_id", x.thread_id);
+  f.get_uint("start_ns", x.start_ns);
+  f.get_uint("end_ns", x.end_ns);  // null: never ended
+  f.get_bool("mark", x.mark);
+  f.check_end(x.start_ns, x.end_ns, /*open=*/true);
+  return x;
+}
+
+FindingSite read_finding_site(const Fields& f) {
+  FindingSite s;
+  f.get_string("kernel", s.kernel);
+  f.get_uint("pc_offset", s.pc_offset);
+  f.get_string("operation", s.operation);
+  f.get_uint("count", s.count);
+  f.get_uint("listed", s.listed);
+  return s;
+}
+
 /// The fields memcpy and memset records share: when (start/end ns) and where (device, context, stream), and the
 /// correlation id that ties them to their API call.
 template <typename Activity>
@@ -212,14 +273,84 @@ void read_activity_placement(const Fields& f, Activity& a) {
   f.get_uint("correlation_id", a.correlation_id);
 }
 
+Memcpy read_memcpy(const Fields& f) {
+  Memcpy m;
+  f.get_string("kind", m.kind);
+  f.get_uint("bytes", m.bytes);
+  read_activity_placement(f, m);
+  return m;
+}
+
+Memset read_memset(const Fields& f) {
+  Memset m;
+  f.get_uint("bytes", m.bytes);
+  f.get_uint("value", m.value);
+  read_activity_placement(f, m);
+  return m;
+}
+
 }  // namespace
 
 Trace read_trace(std::string_view text, std::string_view name) {
-  OrderedJson doc = parse_document(text, name, {kTraceFormat});
-  Fields top(doc, "", name);
   Trace t;
+  // Records are read as the parser reaches them, one at a time (a 10^6-launch trace is never one tree).
+  std::vector<SharedName> access_kernels;
+  bool access_kernels_seen = false;
+  SharedName last_kernel;
+  struct Unresolved {
+    std::size_t access, index;
+    std::uint64_t id;
+  };
+  std::vector<Unresolved> unresolved;  // kernel_ids read before access_kernels (not where vtrace writes it)
+  using Reader = void (*)(const Fields&, Trace&);
+  static const std::map<std::string, Reader, std::less<>> readers = {
+      {"devices", [](const Fields& f, Trace& x) { x.devices.push_back(read_device(f)); }},
+      {"kernels", [](const Fields& f, Trace& x) { x.kernels.push_back(read_kernel(f)); }},
+      {"memcpys", [](const Fields& f, Trace& x) { x.memcpys.push_back(read_memcpy(f)); }},
+      {"memsets", [](const Fields& f, Trace& x) { x.memsets.push_back(read_memset(f)); }},
+      {"allocations", [](const Fields& f, Trace& x) { x.allocations.push_back(read_allocation(f)); }},
+      {"failed_launches", [](const Fields& f, Trace& x) { x.failed_launches.push_back(read_failed_launch(f)); }},
+      {"nvtx_ranges", [](const Fields& f, Trace& x) { x.nvtx_ranges.push_back(read_nvtx_range(f)); }},
+      {"findings", [](const Fields& f, Trace& x) { x.findings.push_back(read_finding(f)); }},
+      {"finding_sites", [](const Fields& f, Trace& x) { x.finding_sites.push_back(read_finding_site(f)); }},
+  };
+  auto element = [&](std::string_view key, std::size_t i, OrderedJson&& v) {
+    const std::string path = std::string(key) + "[" + std::to_string(i) + "]";
+    if (key == "access_kernels" || key == "tma_kernels") {
+      if (!v.is_string())
+        throw Error(ExitCode::kDataError, std::string(key) + ": expected an array of strings",
+                    SourceLocation{std::string(name)});
+      if (key == "tma_kernels") {
+        t.tma_kernels.push_back(v.get<std::string>());
+      } else {
+        access_kernels.emplace_back(v.get<std::string>());
+        access_kernels_seen = true;
+      }
+      return;
+    }
+    if (key == "accesses") {
+      const Fields f(v, path, name);
+      std::uint64_t id = 0;
+      t.accesses.push_back(read_access(f, access_kernels_seen ? &access_kernels : nullptr, last_kernel, id));
+      if (!access_kernels_seen && f.find("kernel_id")) unresolved.push_back({t.accesses.size() - 1, i, id});
+      return;
+    }
+    if (auto it = readers.find(key); it != readers.end()) it->second(Fields(v, path, name), t);
+  };
+  OrderedJson doc = parse_document_streamed(text, name, {kTraceFormat}, element);
+  Fields top(doc, "", name);
   if (!top.find("run")) top.fail("run", "missing (every vtools.trace document has a run object)");
   if (!top.find("kernels")) top.fail("kernels", "missing (every vtools.trace document has a kernels array)");
+  // What the parser streamed stays as an empty array; anything else under these keys is refused here.
+  for (const auto& [key, reader] : readers) top.for_each(key, [](const Fields&) {});
+  for (const char* key : {"accesses", "access_kernels", "tma_kernels"}) top.for_each(key, [](const Fields&) {});
+  for (const Unresolved& u : unresolved) {
+    if (u.id >= access_kernels.size())
+      Fields(OrderedJson::object(), "accesses[" + std::to_string(u.index) + "]", name)
+          .fail("kernel_id", "expected an index into access_kernels (" + std::to_string(access_kernels.size()) +
+                                 " names), got " + std::to_string(u.id));
+    t.accesses[u.access].kernel = access_kernels[u.id];
+  }
   {
     Fields r(*top.find("run"), "run", name);
     r.get_strings("command", t.run.command);
@@ -242,86 +373,9 @@ Trace read_trace(std::string_view text, std::string_view name) {
       t.run.capture_ranges.push_back(c);
     });
   }
-  top.for_each("devices", [&](const Fields& f) {
-    Device d;
-    f.get_uint("id", d.id);
-    f.get_string("name", d.name);
-    f.get_string("compute_capability", d.compute_capability);
-    f.get_uint("sm_count", d.sm_count);
-    f.get_uint("memory_bytes", d.memory_bytes);
-    t.devices.push_back(d);
-  });
-  top.for_each("kernels", [&](const Fields& f) { t.kernels.push_back(read_kernel(f)); });
-  top.for_each("memcpys", [&](const Fields& f) {
-    Memcpy m;
-    f.get_string("kind", m.kind);
-    f.get_uint("bytes", m.bytes);
-    read_activity_placement(f, m);
-    t.memcpys.push_back(m);
-  });
-  top.for_each("memsets", [&](const Fields& f) {
-    Memset m;
-    f.get_uint("bytes", m.bytes);
-    f.get_uint("value", m.value);
-    read_activity_placement(f, m);
-    t.memsets.push_back(m);
-  });
-  top.for_each("allocations", [&](const Fields& f) {
-    Allocation a;
-    f.get_uint("id", a.id);
-    f.get_uint("address", a.address);
-    f.get_uint("size", a.size);
-    f.get_string("name", a.name);
-    f.get_string("memory_kind", a.memory_kind);
-    f.get_uint("device_id", a.device_id);
-    f.get_uint("allocated_ns", a.allocated_ns);
-    std::uint64_t freed = 0;
-    if (f.find("freed_ns")) {
-      f.get_uint("freed_ns", freed);
-      a.freed_ns = freed;
-    }
-    t.allocations.push_back(a);
-  });
-  top.for_each("failed_launches", [&](const Fields& f) {
-    FailedLaunch x;
-    f.get_string("api", x.api);
-    f.get_string("kernel", x.kernel);
-    f.get_int("status", x.status);
-    f.get_uint("correlation_id", x.correlation_id);
-    t.failed_launches.push_back(x);
-  });
-  top.for_each("nvtx_ranges", [&](const Fields& f) {
-    NvtxRange x;
-    f.get_string("name", x.name);
-    f.get_string("domain", x.domain);
-    f.get_int("process_id", x.process_id);
-    f.get_uint("thread_id", x.thread_id);
-    f.get_uint("start_ns", x.start_ns);
-    f.get_uint("end_ns", x.end_ns);  // null: never ended
-    f.get_bool("mark", x.mark);
-    f.check_end(x.start_ns, x.end_ns, /*open=*/true);
-    t.nvtx_ranges.push_back(x);
-  });
-  std::vector<std::string> access_kernel_names;
-  top.get_strings("access_kernels", access_kernel_names);
-  const std::vector<SharedName> access_kernels(access_kernel_names.begin(), access_kernel_names.end());
-  SharedName last_kernel;
-  top.for_each("accesses",
-               [&](const Fields& f) { t.accesses.push_back(read_access(f, access_kernels, last_kernel)); });
-  top.for_each("findings", [&](const Fields& f) { t.findings.push_back(read_finding(f)); });
-  top.for_each("finding_sites", [&](const Fields& f) {
-    FindingSite s;
-    f.get_string("kernel", s.kernel);
-    f.get_uint("pc_offset", s.pc_offset);
-    f.get_string("operation", s.operation);
-    f.get_uint("count", s.count);
-    f.get_uint("listed", s.listed);
-    t.finding_sites.push_back(std::move(s));
-  });
   // Documents from before finding_sites: every finding was listed.
   t.findings_total = t.findings.size();
   top.get_uint("findings_total", t.findings_total);
-  top.get_strings("tma_kernels", t.tma_kernels);
   top.get_bool("partial", t.partial);
   top.get_uint("dropped_records", t.dropped_records);
   top.get_uint("filtered_kernels", t.filtered_kernels);
