@@ -13,9 +13,9 @@
 
 namespace vtools {
 
-std::uint64_t max_input_bytes() {
+std::uint64_t max_input_bytes(std::uint64_t default_bytes) {
   const char* env = std::getenv("VTOOLS_MAX_INPUT_BYTES");
-  if (!env) return kDefaultMaxInputBytes;
+  if (!env) return default_bytes;
   const std::string text(env);
   errno = 0;
   char* end = nullptr;
@@ -40,8 +40,8 @@ static void refuse_large(const std::string& path, std::uint64_t limit) {
               SourceLocation{input_display_name(path)});
 }
 
-std::string read_input(const std::string& path) {
-  const std::uint64_t limit = max_input_bytes();
+std::string read_input(const std::string& path, std::uint64_t default_limit) {
+  const std::uint64_t limit = max_input_bytes(default_limit);
   FILE* f = stdin;
   if (path != "-") {
     struct stat st {};

@@ -10,16 +10,20 @@ namespace vtools {
 /// Default cap on one input: 512 MiB. Overridden by the environment variable VTOOLS_MAX_INPUT_BYTES.
 constexpr std::uint64_t kDefaultMaxInputBytes = 512ull << 20;
 
-/// The cap in force: VTOOLS_MAX_INPUT_BYTES when set (a positive integer of bytes), else the default. Throws
+/// Default cap for a reader that holds one record at a time (vtrace's trace reader: its model takes about twice the
+/// text, a whole tree ~5x): 4 GiB, above the largest trace `vtrace run` writes.
+constexpr std::uint64_t kStreamedMaxInputBytes = 4ull << 30;
+
+/// The cap in force: VTOOLS_MAX_INPUT_BYTES when set (a positive integer of bytes), else `default_bytes`. Throws
 /// Error(kUsage) naming the variable when it is set to anything else ("abc", "1e3", "-1", "0").
-std::uint64_t max_input_bytes();
+std::uint64_t max_input_bytes(std::uint64_t default_bytes = kDefaultMaxInputBytes);
 
 /// Throws Error(kUsage) when "-" (standard input) is among `paths` more than once: it can be read only once.
 void check_stdin_once(const std::vector<std::string>& paths);
 
 /// Reads all of `path` ("-" = stdin). Throws Error: kNoInput when missing/unreadable (or a directory),
-/// kDataError when over max_input_bytes() (the message names the limit and the variable that raises it).
-std::string read_input(const std::string& path);
+/// kDataError when over max_input_bytes(default_limit) (the message names the limit and the variable that raises it).
+std::string read_input(const std::string& path, std::uint64_t default_limit = kDefaultMaxInputBytes);
 
 /// Name used in messages: "<stdin>" for "-", else the path as given.
 std::string input_display_name(const std::string& path);

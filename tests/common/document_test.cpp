@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+
 #include "libcommon/error.hpp"
+#include "libcommon/input_file.hpp"
 
 using namespace vtools;
 
@@ -152,4 +155,14 @@ TEST_CASE("document: streamed, the same errors as parse_document, and a wrong en
                                           {kTraceFormat}, [&](std::string_view, std::size_t, OrderedJson&&) { ++elements; }),
                   Error);
   CHECK(elements == 0);
+}
+
+TEST_CASE("input limits: a streamed reader's default cap is larger; VTOOLS_MAX_INPUT_BYTES sets both") {
+  ::unsetenv("VTOOLS_MAX_INPUT_BYTES");
+  CHECK(max_input_bytes() == kDefaultMaxInputBytes);
+  CHECK(max_input_bytes(kStreamedMaxInputBytes) == (4ull << 30));
+  ::setenv("VTOOLS_MAX_INPUT_BYTES", "1000", 1);
+  CHECK(max_input_bytes() == 1000);
+  CHECK(max_input_bytes(kStreamedMaxInputBytes) == 1000);
+  ::unsetenv("VTOOLS_MAX_INPUT_BYTES");
 }

@@ -19,7 +19,10 @@ namespace vtools::vtrace {
 
 namespace {
 
-Trace load(const std::string& path) { return read_trace(read_input(path), input_display_name(path)); }
+/// Traces are read a record at a time (trace_reader.cpp), so their cap is the streamed one.
+Trace load(const std::string& path) {
+  return read_trace(read_input(path, kStreamedMaxInputBytes), input_display_name(path));
+}
 
 }  // namespace
 
