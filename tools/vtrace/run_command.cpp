@@ -22,6 +22,7 @@
 #include "libcommon/output_file.hpp"
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/child_process.hpp"
+#include "tools/vtrace/finding_sources.hpp"
 #include "tools/vtrace/options.hpp"
 #include "tools/vtrace/raw_record_reader.hpp"
 #include "tools/vtrace/runtime_check.hpp"
@@ -255,7 +256,13 @@ int run_command(const RunOptions& o) {
   std::vector<std::string> notes;
   std::vector<raw::Capture> captures = read_captures(dir.path(), notes);
   Trace trace = build_trace(captures, std::move(run), filter);
-  if (trace.run.mode == "accesses") access::add_access_captures(captures, blocks, kMaxFindings, trace);
+  if (trace.run.mode == "accesses") {
+    access::add_access_captures(captures, blocks, kMaxFindings, trace);
+    // Each finding at its source line and SASS: once per module and per distinct PC.
+    const std::string nvdisasm = find_nvdisasm();
+    PcSymbolizer symbolizer([&](std::string_view cubin) { return disassemble(cubin, nvdisasm); });
+    add_finding_sources(captures, symbolizer, trace);
+  }
   for (auto& n : notes) trace.run.notes.push_back(std::move(n));
   if (trace.partial && trace.run.signal)
     trace.run.notes.push_back("the command was killed by signal " + std::to_string(trace.run.signal) +
