@@ -3,7 +3,9 @@
 // placed at their lines through the raw records.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "tools/vtrace/access/module_images.hpp"
@@ -94,6 +96,45 @@ TEST_CASE("source_map: an inlined device function's load gives the callee's line
   CHECK(map.lookup(kScaled, 0).line->line == 17);
 }
 
+// Against the toolkit: when tests/vtrace/samples/gen_line_fixture.sh has been run on the GPU machine and its
+// nvdisasm --print-line-info table committed, every instruction it lists must map to the same line (and call site).
+TEST_CASE("source_map: every PC maps to the line nvdisasm --print-line-info gives (when its table is committed)") {
+  const std::string path = VTOOLS_TEST_DATA "/vtrace/line_kernels.lineinfo.txt";
+  if (!std::filesystem::exists(path)) {
+    MESSAGE("no " << path << " yet (tests/vtrace/samples/gen_line_fixture.sh on the GPU machine makes it)");
+    return;
+  }
+  const SourceMap map = SourceMap::read(fixture("line_kernels.cubin"), "line_kernels.cubin");
+  const std::regex file_line(R"(//## File "[^"]*", line (\d+)(.*inlined at "[^"]*", line (\d+))?)");
+  const std::regex section(R"(\.section\s+\.text\.([^,]+),)");
+  const std::regex instruction(R"(^\s*/\*([0-9a-f]+)\*/)");
+  std::ifstream in(path);
+  std::string text, function;
+  int line = 0, call_line = 0, compared = 0;
+  std::smatch m;
+  while (std::getline(in, text)) {
+    if (std::regex_search(text, m, section)) {
+      function = m[1];
+      line = 0;
+    } else if (std::regex_search(text, m, file_line)) {
+      line = std::stoi(m[1]);
+      call_line = m[3].matched ? std::stoi(m[3]) : 0;
+    } else if (std::regex_search(text, m, instruction) && line > 0 && !function.empty()) {
+      const std::uint64_t pc = std::stoull(m[1], nullptr, 16);
+      auto found = map.lookup(function, pc);
+      INFO(function << " +0x" << std::hex << pc);
+      REQUIRE(found.line);
+      CHECK(static_cast<int>(found.line->line) == line);
+      if (call_line) {
+        REQUIRE_FALSE(found.line->inlined_at.empty());
+        CHECK(static_cast<int>(found.line->inlined_at[0].line) == call_line);
+      }
+      ++compared;
+    }
+  }
+  CHECK(compared > 20);
+}
+
 TEST_CASE("source_map: PCs past a function's code, unknown functions and modules without line info say why") {
   const SourceMap map = SourceMap::read(fixture("line_kernels.cubin"), "line_kernels.cubin");
   auto past = map.lookup(kOffByOne, 0x200);
@@ -133,6 +174,21 @@ TEST_CASE("sass_listing: instructions by function and offset, predicates kept, e
   CHECK(listing.instruction("_Z5otherv", 0) == nullptr);
   CHECK(SassListing::parse("").function_count() == 0);
   CHECK(SassListing::parse("/*0000*/ NOP ;\n").function_count() == 0);  // outside any .text section
+}
+
+TEST_CASE("sass_listing: the fixture's real nvdisasm listing (when committed) has the load where the tests put it") {
+  const std::string path = VTOOLS_TEST_DATA "/vtrace/line_kernels.sass.txt";
+  if (!std::filesystem::exists(path)) {
+    MESSAGE("no " << path << " yet (tests/vtrace/samples/gen_line_fixture.sh on the GPU machine makes it)");
+    return;
+  }
+  const SassListing listing = SassListing::parse(fixture("line_kernels.sass.txt"));
+  REQUIRE(listing.instruction(kOffByOne, 0xc0));
+  CHECK(listing.instruction(kOffByOne, 0xc0)->rfind("LDG", 0) == 0);
+  REQUIRE(listing.instruction(kOffByOne, 0xf0));
+  CHECK(listing.instruction(kOffByOne, 0xf0)->rfind("STG", 0) == 0);
+  REQUIRE(listing.instruction(kScaled, 0xc0));
+  CHECK(listing.instruction(kScaled, 0xc0)->rfind("LDG", 0) == 0);
 }
 
 TEST_CASE("sass_disassembler: no nvdisasm is an answer with a reason, not an error") {
