@@ -85,19 +85,24 @@ TEST_CASE("trace_check: a finding at its source line with its SASS and inlining,
         "    outside every allocation");
 }
 
-TEST_CASE("trace_check: findings counted but not listed get a line per PC with the exact count") {
+TEST_CASE("trace_check: findings counted but not listed get a line per PC with the exact count and its line") {
   Trace t;
   Finding f;
   f.kernel = "gemm";
   f.size = 16;
   f.operation = "load";
+  f.pc_offset = 0x20f0;
+  SourceLine line;
+  line.file = "gemm.cu";
+  line.line = 88;
+  f.source = line;
   t.findings.push_back(f);
   t.finding_sites.push_back({"gemm", 0x20f0, "load", 4718592, 1});
   t.finding_sites.push_back({"other", 0x10, "store", 2, 2});
   t.findings_total = 4718592 + 2 + 7;
   auto p = trace_problems(t);
   REQUIRE(p.size() == 3);
-  CHECK(p[1] == "4718591 more out-of-bounds loads at pc +0x20f0 in gemm (4718592 in all)");
+  CHECK(p[1] == "4718591 more out-of-bounds loads at pc +0x20f0 (gemm.cu:88) in gemm (4718592 in all)");
   CHECK(p[2] == "7 more out-of-bounds accesses at PCs past the device's per-launch table (counted, not listed)");
   Trace counted_only;  // nothing listed, yet counted: still a problem
   counted_only.findings_total = 3;

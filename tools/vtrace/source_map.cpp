@@ -161,12 +161,13 @@ SourceMap SourceMap::read(std::string_view cubin, std::string_view name) {
   Dwarf_CU* cu = nullptr;
   int status = 0;
   std::size_t tables = 0;
-  while ((status = dwarf_next_lines(dwarf.get(), offset, &next, &cu, nullptr, nullptr, nullptr, nullptr)) == 0) {
-    Dwarf_Lines* lines = nullptr;
-    std::size_t count = 0;
-    Dwarf_Files* files = nullptr;
-    std::size_t file_count = 0;
-    if (dwarf_next_lines(dwarf.get(), offset, &next, &cu, &files, &file_count, &lines, &count) != 0) break;
+  Dwarf_Lines* lines = nullptr;
+  std::size_t count = 0;
+  Dwarf_Files* files = nullptr;
+  std::size_t file_count = 0;
+  // One line table after another (a cubin has one; a linked one may have more), until the end (1) or a damaged
+  // one (-1): the tables before it are kept.
+  while ((status = dwarf_next_lines(dwarf.get(), offset, &next, &cu, &files, &file_count, &lines, &count)) == 0) {
     ++tables;
     const std::size_t base = all.size();
     std::unordered_map<const Dwarf_Line*, std::size_t> index_of;

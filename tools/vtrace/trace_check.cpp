@@ -61,11 +61,17 @@ std::vector<std::string> trace_problems(const Trace& t) {
   for (const auto& f : t.findings) out.push_back(finding_text(f, allocations));
   // Findings are counted exactly per PC and listed only for the first few: say what the list leaves out.
   std::uint64_t counted = 0;
+  // The source line of a PC, from a listed finding there (the first few of every PC are listed).
+  std::map<std::pair<std::string, std::uint64_t>, const SourceLine*> lines;
+  for (const auto& f : t.findings)
+    if (f.source) lines.try_emplace({f.kernel, f.pc_offset}, &*f.source);
   for (const auto& s : t.finding_sites) {
     counted += s.count;
-    if (s.count > s.listed)
-      out.push_back(std::to_string(s.count - s.listed) + " more out-of-bounds " + s.operation + "s at pc +" +
-                    format_address(s.pc_offset) + " in " + s.kernel + " (" + std::to_string(s.count) + " in all)");
+    if (s.count <= s.listed) continue;
+    auto line = lines.find({s.kernel, s.pc_offset});
+    out.push_back(std::to_string(s.count - s.listed) + " more out-of-bounds " + s.operation + "s at pc +" +
+                  format_address(s.pc_offset) + (line != lines.end() ? " (" + frame_text(*line->second) + ")" : "") +
+                  " in " + s.kernel + " (" + std::to_string(s.count) + " in all)");
   }
   const std::uint64_t listed_or_counted = std::max<std::uint64_t>(counted, t.findings.size());
   if (t.findings_total > listed_or_counted)
