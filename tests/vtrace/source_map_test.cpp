@@ -105,21 +105,29 @@ TEST_CASE("source_map: every PC maps to the line nvdisasm --print-line-info give
     return;
   }
   const SourceMap map = SourceMap::read(fixture("line_kernels.cubin"), "line_kernels.cubin");
-  const std::regex file_line(R"(//## File "[^"]*", line (\d+)(.*inlined at "[^"]*", line (\d+))?)");
+  // nvdisasm writes a location's frames innermost first, one `//## File` line each (the last is the outermost call
+  // site), and may add the PTX line (file ".nv_debug_ptx_txt"); a location holds until the next one.
+  const std::regex file_line(R"re(//## File "([^"]*)", line (\d+)( inlined at "[^"]*", line (\d+))?)re");
   const std::regex section(R"(\.section\s+\.text\.([^,]+),)");
   const std::regex instruction(R"(^\s*/\*([0-9a-f]+)\*/)");
   std::ifstream in(path);
   std::string text, function;
   int line = 0, call_line = 0, compared = 0;
+  bool first_frame = true;  // the next `//## File` line starts a new location
   std::smatch m;
   while (std::getline(in, text)) {
     if (std::regex_search(text, m, section)) {
       function = m[1];
       line = 0;
     } else if (std::regex_search(text, m, file_line)) {
-      line = std::stoi(m[1]);
-      call_line = m[3].matched ? std::stoi(m[3]) : 0;
-    } else if (std::regex_search(text, m, instruction) && line > 0 && !function.empty()) {
+      if (first_frame && m[1] != ".nv_debug_ptx_txt") {
+        line = std::stoi(m[2]);
+        call_line = m[4].matched ? std::stoi(m[4]) : 0;
+        first_frame = false;
+      }
+    } else if (std::regex_search(text, m, instruction)) {
+      first_frame = true;
+      if (line == 0 || function.empty()) continue;
       const std::uint64_t pc = std::stoull(m[1], nullptr, 16);
       auto found = map.lookup(function, pc);
       INFO(function << " +0x" << std::hex << pc);
@@ -174,6 +182,9 @@ TEST_CASE("sass_listing: instructions by function and offset, predicates kept, e
   CHECK(listing.instruction("_Z5otherv", 0) == nullptr);
   CHECK(SassListing::parse("").function_count() == 0);
   CHECK(SassListing::parse("/*0000*/ NOP ;\n").function_count() == 0);  // outside any .text section
+  const SassListing labelled = SassListing::parse(".text._Z1fv:\n        /*0010*/                   EXIT ;\n");
+  REQUIRE(labelled.instruction("_Z1fv", 0x10));
+  CHECK(*labelled.instruction("_Z1fv", 0x10) == "EXIT");
 }
 
 TEST_CASE("sass_listing: the fixture's real nvdisasm listing (when committed) has the load where the tests put it") {

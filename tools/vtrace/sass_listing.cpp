@@ -44,6 +44,10 @@ SassListing SassListing::parse(std::string_view text) {
       current = name.substr(0, 6) == ".text." ? std::string(name.substr(6)) : std::string();
       continue;
     }
+    if (line.size() > 7 && line.substr(0, 6) == ".text." && line.back() == ':') {  // .text.<name>: (a label)
+      current = std::string(line.substr(6, line.size() - 7));
+      continue;
+    }
     std::uint64_t offset = 0;
     std::string_view rest;
     if (current.empty() || !split_offset(line, offset, rest)) continue;

@@ -12,8 +12,8 @@ namespace vtools::vtrace {
 
 class SassListing {
  public:
-  /// Parses nvdisasm's output. Instructions belong to the function of the last `.text.<name>` section (or
-  /// `<name>:` label of a .text section) before them; an instruction line is `/*<hex offset>*/ <text> ;`.
+  /// Parses nvdisasm's output. Instructions belong to the function of the last `.section .text.<name>` or
+  /// `.text.<name>:` label before them; an instruction line is `/*<hex offset>*/ <text> ;`.
   static SassListing parse(std::string_view text);
 
   /// The instruction text at `offset` bytes into `mangled_function`, nullptr when the listing has none there.
