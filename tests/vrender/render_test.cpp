@@ -277,7 +277,8 @@ TEST_CASE("render: trace findings show their source line with its inlining, thei
     "findings":[{"kind":"out_of_bounds","kernel":"scaled","launch":0,"block":[0,0,0],"thread":[1,0,0],
                  "address":8096,"size":4,"operation":"load","allocation":1,"distance":0,
                  "source":{"file":"k.cu","line":6,"column":0,"function":"twice(float const*, int)",
-                           "inlined_at":[{"file":"k.cu","line":19,"column":3,"function":"scaled"}]},
+                           "inlined_at":[{"file":"k.cu","line":19,"column":3,"function":"scaled"}],
+                           "text":"  return 2.0f * p[i];"},
                  "sass":"LDG.E R2, desc[UR4][R2.64]","source_note":""},
                 {"kind":"out_of_bounds","kernel":"scaled","launch":0,"block":[0,0,0],"thread":[2,0,0],
                  "address":8100,"size":4,"operation":"load","allocation":1,"distance":4,"source":null,
@@ -291,6 +292,8 @@ TEST_CASE("render: trace findings show their source line with its inlining, thei
   };
   CHECK(table.rows[0][column("source")] == "k.cu:6 in twice(float const*, int), inlined at k.cu:19:3");
   CHECK(table.rows[0][column("SASS")] == "LDG.E R2, desc[UR4][R2.64]");
+  CHECK(table.rows[0][column("line")] == "return 2.0f * p[i];");
+  CHECK(table.rows[1][column("line")].empty());
   CHECK(table.rows[1][column("source")] == "no source line: built without -lineinfo");
   REQUIRE(accesses.figures.size() == 1);
   CHECK(accesses.figures[0].svg.markup.find("thread (1,0,0), k.cu:6 in twice(float const*, int), inlined at k.cu:19:3") !=

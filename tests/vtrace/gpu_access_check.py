@@ -147,7 +147,7 @@ def line_of(path, marker):
     raise AssertionError(f"{marker!r} not in {path}")
 
 
-def check_finding_source(c, what, f, file_suffix, line, function, inlined=True):
+def check_finding_source(c, what, f, file_suffix, line, function, text, inlined=True):
     """One finding at `file_suffix`:`line` in `function`, with its load's SASS (when nvdisasm is there); not inlined
     unless `inlined` is None (Triton may inline its own helpers around a tl.load)."""
     src = f.get("source") or {}
@@ -155,6 +155,8 @@ def check_finding_source(c, what, f, file_suffix, line, function, inlined=True):
            str(src.get("file", "")).endswith(file_suffix))
     c.eq(f"{what}: source line", src.get("line"), line)
     c.eq(f"{what}: source function", src.get("function"), function)
+    c.true(f"{what}: the line's text (read at trace time) holds {text!r}: {src.get('text')!r}",
+           text in str(src.get("text", "")))
     if inlined is not None:
         c.eq(f"{what}: not inlined", src.get("inlined_at"), [])
     if have_nvdisasm():
@@ -243,7 +245,7 @@ def main():
         c.eq("off_by_one findings", len(f), 1)
         line = line_of(os.path.join(a.scripts, "access_sample.cu"), "if (i <= n) out[i < n ? i : 0] = in[i];")
         if f:
-            check_finding_source(c, "off_by_one finding", f[0], "access_sample.cu", line, OB)
+            check_finding_source(c, "off_by_one finding", f[0], "access_sample.cu", line, OB, "= in[i];")
         check = subprocess.run([a.vtrace, "check", path], capture_output=True, text=True)
         c.true(f"vtrace check names the line: {check.stdout!r}",
                f"access_sample.cu:{line} in {OB} (pc +0x" in check.stdout)
@@ -328,7 +330,8 @@ def main():
             # Triton writes line info by default: the finding names the Python line of the planted tl.load.
             script = os.path.join(a.scripts, "real_programs.py")
             check_finding_source(c, "triton finding", f[0], "real_programs.py",
-                                 line_of(script, "# the planted bug"), "add_kernel", inlined=None)
+                                 line_of(script, "# the planted bug"), "add_kernel", "tl.load(x_ptr + offs, mask=offs <= n",
+                                 inlined=None)
         c.eq("check exit", subprocess.run([a.vtrace, "check", path], capture_output=True).returncode, 1)
     elif a.case == "tma_copy":
         if not have_module("triton"):

@@ -3,6 +3,8 @@
 // placed at their lines through the raw records.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -14,6 +16,7 @@
 #include "tools/vtrace/raw_record_writer.hpp"
 #include "tools/vtrace/sass_listing.hpp"
 #include "tools/vtrace/source_map.hpp"
+#include "tools/vtrace/source_text.hpp"
 
 using namespace vtools::vtrace;
 
@@ -208,6 +211,23 @@ TEST_CASE("sass_disassembler: no nvdisasm is an answer with a reason, not an err
   CHECK(d.note == "no SASS: nvdisasm (CUDA toolkit) is not installed where the trace was built");
   const Disassembly failed = disassemble("bytes", "/bin/false");
   CHECK(failed.note == "no SASS: nvdisasm failed on the module");
+}
+
+TEST_CASE("source_text: a line of a readable file, without its line end; nothing for what cannot be read") {
+  const auto dir = std::filesystem::temp_directory_path() / ("vtrace-source-text-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "k.cu").string();
+  std::ofstream(path, std::ios::binary) << "__global__ void k() {\r\n  float v = in[i];\r\n" << std::string(400, 'x')
+                                        << "\n";
+  SourceText texts;
+  CHECK(texts.line(path, 2) == std::optional<std::string>("  float v = in[i];"));
+  CHECK(texts.line(path, 3)->size() == 300);
+  CHECK_FALSE(texts.line(path, 0));
+  CHECK_FALSE(texts.line(path, 4));
+  CHECK_FALSE(texts.line(dir.string(), 1));  // a directory
+  CHECK_FALSE(texts.line((dir / "missing.cu").string(), 1));
+  std::filesystem::remove_all(dir);
+  CHECK(texts.line(path, 2) == std::optional<std::string>("  float v = in[i];"));  // read once, kept
 }
 
 TEST_CASE("module_images: an image is written once, only for a launch with findings, and dropped after") {

@@ -66,6 +66,7 @@ Trace sample_trace() {
   line.column = 2;
   line.function = "twice(float const*, int)";
   line.inlined_at.push_back({"k.cu", 19, 0, "scaled(float const*, float*, int)"});
+  line.text = "  return 2.0f * p[i];";
   f.source = line;
   f.sass = "LDG.E R2, desc[UR4][R2.64]";
   t.findings.push_back(f);
@@ -128,6 +129,7 @@ TEST_CASE("trace_writer: what is written reads back the same") {
   CHECK(line.inlined_at[0].line == 19);
   CHECK(line.inlined_at[0].function == "scaled(float const*, float*, int)");
   CHECK(back.findings[1].sass == "LDG.E R2, desc[UR4][R2.64]");
+  CHECK(line.text == "  return 2.0f * p[i];");
   CHECK(back.tma_kernels == t.tma_kernels);
   CHECK(back.partial);
   CHECK(back.dropped_records == 3);

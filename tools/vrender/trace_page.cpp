@@ -380,6 +380,13 @@ std::string finding_source(const JsonView& f) {
   return text;
 }
 
+/// The text of a finding's source line as vtrace read it (leading blanks dropped, shortened), "" when none.
+std::string source_text(const JsonView& f) {
+  std::string text = f.at("source").text_or("text", "");
+  text.erase(0, text.find_first_not_of(" \t"));
+  return text.empty() ? text : shorten(text, 60);
+}
+
 /// A record's block as a sort key (z, y, x), so blocks order as the grid numbers them; missing dims read as 0.
 std::array<double, 3> block_key(const JsonView& record) {
   std::vector<double> b = record.numbers("block");
@@ -517,13 +524,13 @@ void add_findings(const JsonView& root, Section& s) {
     s.tables.push_back(std::move(per_pc));
   }
   PageTable t{"Findings (" + std::to_string(findings.size()) + " listed)", {}, true};
-  t.table.headers = {"kind",   "kernel", "launch",  "block", "thread", "pc",      "source",
-                     "SASS",   "address", "size",   "op",    "allocation", "distance"};
+  t.table.headers = {"kind", "kernel", "launch", "block", "thread",     "pc",      "source", "line",
+                     "SASS", "address", "size",  "op",    "allocation", "distance"};
   for (const JsonView& f : findings) {
     auto addr = f.number("address");
     t.table.add_row({f.text_or("kind", ""), shorten(f.text_or("kernel", ""), 40), f.number("launch") ? num(*f.number("launch"), 0) : "",
                      dims(f, "block"), dims(f, "thread"), f.number("pc_offset") ? format_address_of(*f.number("pc_offset")) : "",
-                     finding_source(f), f.text_or("sass", ""), addr ? format_address_of(*addr) : "", f.number("size") ? num(*f.number("size"), 0) : "",
+                     finding_source(f), source_text(f), f.text_or("sass", ""), addr ? format_address_of(*addr) : "", f.number("size") ? num(*f.number("size"), 0) : "",
                      f.text_or("operation", ""),
                      f.at("allocation").present() ? f.at("allocation").as_text() + argument_suffix(f) : "",
                      f.number("distance") ? num(*f.number("distance"), 0) : ""});

@@ -30,7 +30,8 @@ const PcDescription& PcSymbolizer::describe(std::uint64_t module, std::string_vi
   return pcs_.emplace(std::move(key), std::move(out)).first->second;
 }
 
-void add_finding_sources(const std::vector<raw::Capture>& captures, PcSymbolizer& symbolizer, Trace& trace) {
+void add_finding_sources(const std::vector<raw::Capture>& captures, PcSymbolizer& symbolizer, Trace& trace,
+                         SourceText* texts) {
   if (trace.findings.empty()) return;
   struct Origin {
     std::size_t capture = 0;
@@ -62,6 +63,8 @@ void add_finding_sources(const std::vector<raw::Capture>& captures, PcSymbolizer
     const std::uint64_t key = (static_cast<std::uint64_t>(o.capture) << 40) | o.module;
     const PcDescription& d = symbolizer.describe(key, image->second, *o.mangled, f.pc_offset);
     f.source = d.source;
+    if (f.source && texts)
+      if (auto text = texts->line(f.source->file, f.source->line)) f.source->text = std::move(*text);
     f.sass = d.sass;
     f.source_note = d.note;
   }

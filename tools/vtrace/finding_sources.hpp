@@ -17,6 +17,7 @@
 #include "tools/vtrace/sass_disassembler.hpp"
 #include "tools/vtrace/sass_listing.hpp"
 #include "tools/vtrace/source_map.hpp"
+#include "tools/vtrace/source_text.hpp"
 #include "tools/vtrace/trace_model.hpp"
 
 namespace vtools::vtrace {
@@ -52,7 +53,9 @@ class PcSymbolizer {
   std::map<std::tuple<std::uint64_t, std::string, std::uint64_t>, PcDescription> pcs_;
 };
 
-/// Fills source, sass and source_note of every finding of `trace` from the captures it was built from.
-void add_finding_sources(const std::vector<raw::Capture>& captures, PcSymbolizer& symbolizer, Trace& trace);
+/// Fills source, sass and source_note of every finding of `trace` from the captures it was built from; with
+/// `texts`, also each source line's text (from the file the line table names, when it can be read).
+void add_finding_sources(const std::vector<raw::Capture>& captures, PcSymbolizer& symbolizer, Trace& trace,
+                         SourceText* texts = nullptr);
 
 }  // namespace vtools::vtrace

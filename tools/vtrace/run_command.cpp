@@ -261,7 +261,8 @@ int run_command(const RunOptions& o) {
     // Each finding at its source line and SASS: once per module and per distinct PC.
     const std::string nvdisasm = find_nvdisasm();
     PcSymbolizer symbolizer([&](std::string_view cubin) { return disassemble(cubin, nvdisasm); });
-    add_finding_sources(captures, symbolizer, trace);
+    SourceText texts;
+    add_finding_sources(captures, symbolizer, trace, &texts);
   }
   for (auto& n : notes) trace.run.notes.push_back(std::move(n));
   if (trace.partial && trace.run.signal)

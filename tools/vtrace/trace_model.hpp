@@ -173,6 +173,7 @@ struct SourceFrame {
 /// and the call sites it was inlined at, innermost first (empty when not inlined).
 struct SourceLine : SourceFrame {
   std::vector<SourceFrame> inlined_at;
+  std::string text;  ///< the line's text, read when the trace was made ("" when the file could not be read)
 };
 
 /// Access mode: one out-of-bounds access.

@@ -207,6 +207,7 @@ Finding read_finding(const Fields& f) {
       read_source_frame(frame, at);
       line.inlined_at.push_back(std::move(at));
     });
+    s.get_string("text", line.text);
     x.source = std::move(line);
   });
   f.get_string("sass", x.sass);

@@ -214,6 +214,7 @@ void write_source_line(JsonWriter& w, const std::optional<SourceLine>& s) {
     w.end_object();
   }
   w.end_array();
+  w.field("text", s->text);
   w.end_object();
 }
 
