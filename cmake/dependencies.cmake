@@ -37,6 +37,32 @@ else()
   vtools_note("OpenBLAS      MISSING: vbench cpu backend uses its own (slower) GEMM loops")
 endif()
 
+# elfutils' libdw + libelf: vtrace maps a finding's PC to its source line through the cubin's DWARF line table.
+# Looked up by header and library (not pkg-config) so a Debian package unpacked into a prefix (scripts/gpu-check,
+# CMAKE_PREFIX_PATH) is found too. Without it findings carry SASS only and say why.
+set(VTOOLS_LIBDW AUTO CACHE STRING "Read line tables with elfutils' libdw (vtrace findings' source lines): AUTO|OFF")
+set_property(CACHE VTOOLS_LIBDW PROPERTY STRINGS AUTO OFF)
+if(NOT VTOOLS_LIBDW STREQUAL "OFF")
+  find_path(VTOOLS_LIBDW_INCLUDE elfutils/libdw.h)
+  find_library(VTOOLS_LIBDW_LIB dw)
+  find_library(VTOOLS_LIBELF_LIB elf)
+endif()
+if(NOT VTOOLS_LIBDW STREQUAL "OFF" AND VTOOLS_LIBDW_INCLUDE AND VTOOLS_LIBDW_LIB AND VTOOLS_LIBELF_LIB)
+  set(VTOOLS_HAVE_LIBDW ON)
+  add_library(vtools_libdw INTERFACE IMPORTED GLOBAL)
+  target_include_directories(vtools_libdw SYSTEM INTERFACE ${VTOOLS_LIBDW_INCLUDE})
+  target_link_libraries(vtools_libdw INTERFACE ${VTOOLS_LIBDW_LIB} ${VTOOLS_LIBELF_LIB})
+  vtools_note("libdw         found (${VTOOLS_LIBDW_LIB}): vtrace findings get source lines")
+elseif(VTOOLS_LIBDW STREQUAL "OFF")
+  set(VTOOLS_HAVE_LIBDW OFF)
+  vtools_note("libdw         OFF by VTOOLS_LIBDW: vtrace findings carry no source line")
+else()
+  set(VTOOLS_HAVE_LIBDW OFF)
+  message(WARNING "vtools: elfutils' libdw not found (Debian libdw-dev, scripts/install-deps): vtrace findings "
+                  "will carry no source line, only SASS")
+  vtools_note("libdw         MISSING: vtrace findings carry no source line (install libdw-dev)")
+endif()
+
 # CUDA: vbench's cuda backend, vtrace's CUPTI injection library and its GPU tests.
 set(VTOOLS_HAVE_CUDA OFF)
 if(NOT VTOOLS_CUDA STREQUAL "OFF")

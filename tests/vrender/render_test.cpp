@@ -269,6 +269,37 @@ TEST_CASE("render: trace heat maps and findings name the kernel argument of an a
   CHECK(accesses.tables[0].table.rows[0][static_cast<std::size_t>(column)] == "1, argument 0 (float const*)");
 }
 
+TEST_CASE("render: trace findings show their source line with its inlining, their SASS, or why not") {
+  const char* doc = R"json({"format":"vtools.trace","version":1,"run":{"mode":"accesses"},"kernels":[],
+    "allocations":[{"id":1,"address":4096,"size":4000}],
+    "accesses":[{"kernel":"scaled","launch":0,"block":[0,0,0],"allocation":1,"ranges":[[0,64]],"loads":1,"stores":0,
+                 "bytes_loaded":64,"bytes_stored":0}],
+    "findings":[{"kind":"out_of_bounds","kernel":"scaled","launch":0,"block":[0,0,0],"thread":[1,0,0],
+                 "address":8096,"size":4,"operation":"load","allocation":1,"distance":0,
+                 "source":{"file":"k.cu","line":6,"column":0,"function":"twice(float const*, int)",
+                           "inlined_at":[{"file":"k.cu","line":19,"column":3,"function":"scaled"}],
+                           "text":"  return 2.0f * p[i];"},
+                 "sass":"LDG.E R2, desc[UR4][R2.64]","source_note":""},
+                {"kind":"out_of_bounds","kernel":"scaled","launch":0,"block":[0,0,0],"thread":[2,0,0],
+                 "address":8100,"size":4,"operation":"load","allocation":1,"distance":4,"source":null,
+                 "sass":"LDG.E R2, desc[UR4][R2.64]","source_note":"no source line: built without -lineinfo"}]})json";
+  Page page = build_page({classify_input(doc, "source.json")});
+  const Section& accesses = page.sections.back();
+  REQUIRE(accesses.tables.size() == 1);
+  const auto& table = accesses.tables[0].table;
+  auto column = [&](const char* name) {
+    return static_cast<std::size_t>(std::find(table.headers.begin(), table.headers.end(), name) - table.headers.begin());
+  };
+  CHECK(table.rows[0][column("source")] == "k.cu:6 in twice(float const*, int), inlined at k.cu:19:3");
+  CHECK(table.rows[0][column("SASS")] == "LDG.E R2, desc[UR4][R2.64]");
+  CHECK(table.rows[0][column("line")] == "return 2.0f * p[i];");
+  CHECK(table.rows[1][column("line")].empty());
+  CHECK(table.rows[1][column("source")] == "no source line: built without -lineinfo");
+  REQUIRE(accesses.figures.size() == 1);
+  CHECK(accesses.figures[0].svg.markup.find("thread (1,0,0), k.cu:6 in twice(float const*, int), inlined at k.cu:19:3") !=
+        std::string::npos);
+}
+
 TEST_CASE("render: trace page gives the exact out-of-bounds count per PC and says which ranges were coarsened") {
   const char* doc = R"({"format":"vtools.trace","version":1,"run":{"mode":"accesses"},"kernels":[],
     "allocations":[{"id":1,"address":4096,"size":4000}],

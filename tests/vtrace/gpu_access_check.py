@@ -3,7 +3,9 @@
 
 Usage: gpu_access_check.py CASE --vtrace BIN [--sample BIN]
 Cases: sample (vector add, strided reads, off-by-one), arguments (the same program: kernel pointer arguments named
-in records, findings and allocations), blocks (the same program under --blocks 1,3, filtered on the device), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu), triton_masked, torch,
+in records, findings and allocations), source_lines (the same program built with -lineinfo: the off-by-one finding
+at its exact .cu line and LDG instruction, in vtrace check's output too), noline (the program built without line
+info: SASS only, and the finding says why), blocks (the same program under --blocks 1,3, filtered on the device), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu), triton_masked, torch,
 and the real programs of samples/real_programs.py: torch_loop (cuBLAS GEMMs: no false finding), gpt2_forward and
 gpt2_train (HuggingFace GPT-2: nothing dropped, no finding), triton_offbyone (exactly one finding), tma_copy (a
 TMA kernel named from its code).
@@ -11,6 +13,7 @@ Exit 0 when every assertion holds, 1 with the failures listed, 77 when no GPU (o
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 
@@ -131,6 +134,38 @@ def check_arguments(c, doc, check_text):
            "past the end of allocation %d (vector_add.arg0), argument 0 (float const*)" % ids[0] in check_text)
 
 
+def have_nvdisasm():
+    return shutil.which("nvdisasm") is not None or os.access("/usr/local/cuda/bin/nvdisasm", os.X_OK)
+
+
+def line_of(path, marker):
+    """1-based number of the first line of `path` that contains `marker`."""
+    with open(path) as f:
+        for number, text in enumerate(f, 1):
+            if marker in text:
+                return number
+    raise AssertionError(f"{marker!r} not in {path}")
+
+
+def check_finding_source(c, what, f, file_suffix, line, function, text, inlined=True):
+    """One finding at `file_suffix`:`line` in `function`, with its load's SASS (when nvdisasm is there); not inlined
+    unless `inlined` is None (Triton may inline its own helpers around a tl.load)."""
+    src = f.get("source") or {}
+    c.true(f"{what}: source file ends with {file_suffix}: {src.get('file')!r} ({f.get('source_note')!r})",
+           str(src.get("file", "")).endswith(file_suffix))
+    c.eq(f"{what}: source line", src.get("line"), line)
+    c.eq(f"{what}: source function", src.get("function"), function)
+    c.true(f"{what}: the line's text (read at trace time) holds {text!r}: {src.get('text')!r}",
+           text in str(src.get("text", "")))
+    if inlined is not None:
+        c.eq(f"{what}: not inlined", src.get("inlined_at"), [])
+    if have_nvdisasm():
+        c.true(f"{what}: SASS is a global load: {f.get('sass')!r}", str(f.get("sass", "")).startswith("LDG"))
+        c.eq(f"{what}: source_note", f.get("source_note"), "")
+    else:
+        c.true(f"{what}: no nvdisasm is said: {f.get('source_note')!r}", "nvdisasm" in f.get("source_note", ""))
+
+
 def check_blocks(c, doc):
     """samples/access_sample.cu under --blocks 1,3: the device patches skip every other block, so only blocks 1 and 3
     have records (with the same exact counts as unsampled), strided_read (one block, block 0) has none, the
@@ -206,6 +241,33 @@ def main():
         c.eq("exit status", p.returncode, 0)
         check = subprocess.run([a.vtrace, "check", path], capture_output=True, text=True)
         check_arguments(c, doc, check.stdout)
+    elif a.case == "source_lines":
+        p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
+        c.eq("exit status", p.returncode, 0)
+        f = [x for x in doc["findings"] if x["kernel"] == OB]
+        c.eq("off_by_one findings", len(f), 1)
+        line = line_of(os.path.join(a.scripts, "access_sample.cu"), "if (i <= n) out[i < n ? i : 0] = in[i];")
+        if f:
+            check_finding_source(c, "off_by_one finding", f[0], "access_sample.cu", line, OB, "= in[i];")
+        check = subprocess.run([a.vtrace, "check", path], capture_output=True, text=True)
+        c.true(f"vtrace check names the line: {check.stdout!r}",
+               f"access_sample.cu:{line} in {OB} (pc +0x" in check.stdout)
+        if have_nvdisasm():
+            c.true("vtrace check gives the SASS", ": LDG" in check.stdout)
+    elif a.case == "noline":
+        p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
+        c.eq("exit status", p.returncode, 0)
+        f = [x for x in doc["findings"] if x["kernel"] == OB]
+        c.eq("off_by_one findings", len(f), 1)
+        if f:
+            c.eq("no source line", f[0].get("source"), None)
+            c.true(f"the finding says why: {f[0].get('source_note')!r}",
+                   "no line table (.debug_line): it was built without -lineinfo" in f[0].get("source_note", ""))
+            if have_nvdisasm():
+                c.true(f"SASS only: {f[0].get('sass')!r}", str(f[0].get("sass", "")).startswith("LDG"))
+        check = subprocess.run([a.vtrace, "check", path], capture_output=True, text=True)
+        c.true(f"vtrace check gives the PC and why there is no line: {check.stdout!r}",
+               f"at {OB} pc +0x" in check.stdout and "without -lineinfo" in check.stdout)
     elif a.case == "blocks":
         p, doc, _ = trace_of(a.vtrace, [a.sample], ["--accesses", "--blocks", "1,3"])
         c.eq("exit status", p.returncode, 0)
@@ -268,6 +330,11 @@ def main():
                  [(4000, f[0]["address"])])
             c.eq("finding: thread holding element 1000 (4 per thread, 128 threads: 512 + 4 * 122)",
                  f[0]["thread"], [122, 0, 0])
+            # Triton writes line info by default: the finding names the Python line of the planted tl.load.
+            script = os.path.join(a.scripts, "real_programs.py")
+            check_finding_source(c, "triton finding", f[0], "real_programs.py",
+                                 line_of(script, "# the planted bug"), "add_kernel", "tl.load(x_ptr + offs, mask=offs <= n",
+                                 inlined=None)
         c.eq("check exit", subprocess.run([a.vtrace, "check", path], capture_output=True).returncode, 1)
     elif a.case == "tma_copy":
         if not have_module("triton"):

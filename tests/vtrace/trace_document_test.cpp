@@ -60,6 +60,16 @@ Trace sample_trace() {
   f.operation = "load";
   f.allocation = 1;
   t.findings.push_back(f);
+  SourceLine line;
+  line.file = "k.cu";
+  line.line = 6;
+  line.column = 2;
+  line.function = "twice(float const*, int)";
+  line.inlined_at.push_back({"k.cu", 19, 0, "scaled(float const*, float*, int)"});
+  line.text = "  return 2.0f * p[i];";
+  f.source = line;
+  f.sass = "LDG.E R2, desc[UR4][R2.64]";
+  t.findings.push_back(f);
   t.tma_kernels = {"tma_gemm"};
   t.partial = true;
   t.dropped_records = 3;
@@ -107,6 +117,19 @@ TEST_CASE("trace_writer: what is written reads back the same") {
   CHECK(back.accesses[0].argument_type == "float const*");
   CHECK(back.findings[0].argument == -1);
   CHECK(back.findings[0].thread == Dim3{232, 0, 0});
+  CHECK_FALSE(back.findings[0].source);
+  REQUIRE(back.findings.size() == 2);
+  REQUIRE(back.findings[1].source);
+  const SourceLine& line = *back.findings[1].source;
+  CHECK(line.file == "k.cu");
+  CHECK(line.line == 6);
+  CHECK(line.column == 2);
+  CHECK(line.function == "twice(float const*, int)");
+  REQUIRE(line.inlined_at.size() == 1);
+  CHECK(line.inlined_at[0].line == 19);
+  CHECK(line.inlined_at[0].function == "scaled(float const*, float*, int)");
+  CHECK(back.findings[1].sass == "LDG.E R2, desc[UR4][R2.64]");
+  CHECK(line.text == "  return 2.0f * p[i];");
   CHECK(back.tma_kernels == t.tma_kernels);
   CHECK(back.partial);
   CHECK(back.dropped_records == 3);
@@ -168,6 +191,10 @@ TEST_CASE("trace_reader: bad fields are refused with their JSON path") {
   CHECK(error_of(kHead + R"("run": {}, "kernels": [], "accesses": [{"ranges": [[8, 4]]}]})") ==
         "t.json: accesses[0].ranges: expected an array of [lo, hi) pairs with lo <= hi");
   CHECK(error_of(kHead + R"("run": {}, "kernels": {}})") == "t.json: kernels: expected an array");
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [], "findings": [{"source": {"line": -1}}]})") ==
+        "t.json: findings[0].source.line: expected a non-negative integer");
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [], "findings": [{"source": {"inlined_at": [{"file": 1}]}}]})") ==
+        "t.json: findings[0].source.inlined_at[0].file: expected a string");
   // A value its field cannot hold is refused, not wrapped around (device ids are 32-bit).
   CHECK(error_of(kHead + R"("run": {}, "kernels": [{"device_id": 4294967296}]})") ==
         "t.json: kernels[0].device_id: 4294967296 is out of range");

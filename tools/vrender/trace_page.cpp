@@ -361,6 +361,32 @@ std::string argument_suffix(const JsonView& v) {
   return ", argument " + num(index, 0) + (type.empty() ? "" : " (" + type + ")");
 }
 
+/// "file:line[:col]" of a source frame object of a finding (vtrace's source / inlined_at[i]).
+std::string source_frame_text(const JsonView& frame) {
+  std::string text = frame.text_or("file", "?") + ":" + num(frame.number_or("line", 0), 0);
+  if (frame.number_or("column", 0) > 0) text += ":" + num(frame.number_or("column", 0), 0);
+  return text;
+}
+
+/// Where a finding's instruction came from: "k.cu:12 in f, inlined at k.cu:19", or its source_note (why there is
+/// no line), or "" for documents from before vtrace gave source lines.
+std::string finding_source(const JsonView& f) {
+  const JsonView source = f.at("source");
+  if (!source.present()) return f.text_or("source_note", "");
+  std::string text = source_frame_text(source);
+  if (const std::string function = source.text_or("function", ""); !function.empty())
+    text += " in " + shorten(function, 40);
+  for (const JsonView& at : source.items("inlined_at")) text += ", inlined at " + source_frame_text(at);
+  return text;
+}
+
+/// The text of a finding's source line as vtrace read it (leading blanks dropped, shortened), "" when none.
+std::string source_text(const JsonView& f) {
+  std::string text = f.at("source").text_or("text", "");
+  text.erase(0, text.find_first_not_of(" \t"));
+  return text.empty() ? text : shorten(text, 60);
+}
+
 /// A record's block as a sort key (z, y, x), so blocks order as the grid numbers them; missing dims read as 0.
 std::array<double, 3> block_key(const JsonView& record) {
   std::vector<double> b = record.numbers("block");
@@ -480,7 +506,8 @@ void add_heat_maps(const JsonView& root, Section& s) {
         map.marks.push_back({row_of(f), offset, std::max(1.0, f.number_or("size", 1)),
                              "out-of-bounds " + f.text_or("operation", "access") + " of " +
                                  num(f.number_or("size", 0), 0) + " B at byte " + num(offset, 0) + ", block " +
-                                 block_label(block_key(f)) + " thread " + dims(f, "thread")});
+                                 block_label(block_key(f)) + " thread " + dims(f, "thread") +
+                                 (f.at("source").present() ? ", " + finding_source(f) : std::string())});
       }
     s.figures.push_back({"", render_heat_map(map)});
   }
@@ -515,12 +542,13 @@ void add_findings(const JsonView& root, Section& s) {
     s.tables.push_back(std::move(per_pc));
   }
   PageTable t{"Findings (" + std::to_string(findings.size()) + " listed)", {}, true};
-  t.table.headers = {"kind", "kernel", "launch", "block", "thread", "pc", "address", "size", "op", "allocation", "distance"};
+  t.table.headers = {"kind", "kernel", "launch", "block", "thread",     "pc",      "source", "line",
+                     "SASS", "address", "size",  "op",    "allocation", "distance"};
   for (const JsonView& f : findings) {
     auto addr = f.number("address");
     t.table.add_row({f.text_or("kind", ""), shorten(f.text_or("kernel", ""), 40), f.number("launch") ? num(*f.number("launch"), 0) : "",
                      dims(f, "block"), dims(f, "thread"), f.number("pc_offset") ? format_address_of(*f.number("pc_offset")) : "",
-                     addr ? format_address_of(*addr) : "", f.number("size") ? num(*f.number("size"), 0) : "",
+                     finding_source(f), source_text(f), f.text_or("sass", ""), addr ? format_address_of(*addr) : "", f.number("size") ? num(*f.number("size"), 0) : "",
                      f.text_or("operation", ""),
                      f.at("allocation").present() ? f.at("allocation").as_text() + argument_suffix(f) : "",
                      f.number("distance") ? num(*f.number("distance"), 0) : ""});

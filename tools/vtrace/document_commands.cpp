@@ -1,5 +1,6 @@
 // `vtrace summary`, `vtrace export`, `vtrace check` and `vtrace diff`: each reads its trace documents and writes one
 // output (summary, export and diff of the kernels a --graph/--kernel selection keeps).
+#include <algorithm>
 #include <sstream>
 
 #include "libcommon/document.hpp"
@@ -55,7 +56,13 @@ int check_command(const CheckOptions& o) {
   Trace trace = load(o.input);
   std::vector<std::string> problems = trace_problems(trace);
   std::ostringstream out;
-  for (const auto& p : problems) out << printable(p) << "\n";  // kernel names may hold control characters
+  // Kernel names and file names may hold control characters: each line of a problem is made printable apart.
+  for (const auto& p : problems)
+    for (std::size_t at = 0; at <= p.size();) {
+      const std::size_t eol = std::min(p.find('\n', at), p.size());
+      out << printable(p.substr(at, eol - at)) << "\n";
+      at = eol + 1;
+    }
   const std::uint64_t findings = trace.findings_in_all();
   out << input_display_name(o.input) << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
       << " (" << trace.failed_launches.size() << " failed launches, " << findings << " out-of-bounds accesses, "

@@ -78,7 +78,7 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         c.access_order.emplace_back(Tag::kMemory, c.memory.size() - 1);
         break;
       case Tag::kLaunch:
-        c.launches.push_back({fixed_part<LaunchRecord>(payload, true, name, at, "launch"), tail(sizeof(LaunchRecord)), {}, {}, {}});
+        c.launches.push_back({fixed_part<LaunchRecord>(payload, true, name, at, "launch"), tail(sizeof(LaunchRecord)), {}, {}, {}, 0});
         c.access_order.emplace_back(Tag::kLaunch, c.launches.size() - 1);
         break;
       case Tag::kLaunchParams:
@@ -118,6 +118,16 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
       case Tag::kFindingSite:
         if (c.launches.empty()) bad(name, at, "a finding site record before any launch record");
         c.launches.back().finding_sites.push_back(fixed_part<FindingSite>(payload, false, name, at, "finding site"));
+        break;
+      case Tag::kModuleImage: {
+        const auto m = fixed_part<ModuleRecord>(payload, true, name, at, "module image");
+        if (m.module == 0) bad(name, at, "module image record for module 0");
+        c.module_images[m.module] = tail(sizeof(ModuleRecord));
+        break;
+      }
+      case Tag::kLaunchModule:
+        if (c.launches.empty()) bad(name, at, "a launch module record before any launch record");
+        c.launches.back().module = fixed_part<ModuleRecord>(payload, false, name, at, "launch module").module;
         break;
       case Tag::kFailedLaunch: {
         NamedFailedLaunch f{fixed_part<FailedLaunchRecord>(payload, true, name, at, "failed launch"), "", ""};

@@ -36,6 +36,7 @@ struct NamedLaunch {
   std::string params;  ///< kLaunchParams payload: ParamWord pairs ("" when not recorded)
   std::vector<AccessSite> sites;            ///< the kAccessSite records after it
   std::vector<FindingSite> finding_sites;   ///< the kFindingSite records after it
+  std::uint64_t module = 0;  ///< kLaunchModule after it: the module it ran from (0 = unknown)
 };
 
 /// Everything one process recorded.
@@ -56,6 +57,8 @@ struct Capture {
   /// Mangled name -> code hash of every function of the loaded modules; 0 where one name had different code in two
   /// modules (then a launch cannot say which it ran).
   std::map<std::string, std::uint64_t> function_codes;
+  /// Access mode: module number -> its cubin (kModuleImage), for the modules whose launches had findings.
+  std::map<std::uint64_t, std::string> module_images;
   /// Access mode: kMemory and kLaunch records in file order, as (tag, index into its vector), so allocations are
   /// replayed against the launches that saw them.
   std::vector<std::pair<Tag, std::size_t>> access_order;

@@ -32,6 +32,14 @@ enum class Tag : std::uint32_t {
   kFindingSite = 18,  ///< access mode: FindingSite (out-of-bounds accesses of one PC) of the launch before it
   kTmaFunction = 19,  ///< access mode: mangled name of a loaded function whose SASS holds TMA tensor copies
   kFunctionCode = 20, ///< FunctionCodeRecord + mangled name bytes: a loaded function's code hash (both modes)
+  kModuleImage = 21,  ///< access mode: ModuleRecord + the module's cubin, written once, only for a module whose
+                      ///< launches had findings (the parent maps their PCs to source lines and SASS)
+  kLaunchModule = 22, ///< access mode: ModuleRecord naming the module of the launch before it (one with findings)
+};
+
+/// A loaded module as the access tool numbers them (1, 2, ... in load order; 0 = unknown).
+struct ModuleRecord {
+  std::uint64_t module;
 };
 
 /// A function of a loaded module: a hash of its code (cubin_symbols.hpp, function_code_hash), so two traces can tell

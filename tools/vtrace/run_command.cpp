@@ -22,6 +22,7 @@
 #include "libcommon/output_file.hpp"
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/child_process.hpp"
+#include "tools/vtrace/finding_sources.hpp"
 #include "tools/vtrace/options.hpp"
 #include "tools/vtrace/raw_record_reader.hpp"
 #include "tools/vtrace/runtime_check.hpp"
@@ -260,7 +261,14 @@ int run_command(const RunOptions& o) {
   const double read_s = seconds_since(exited);
   const auto folding = std::chrono::steady_clock::now();
   Trace trace = build_trace(captures, std::move(run), filter);
-  if (trace.run.mode == "accesses") access::add_access_captures(captures, blocks, kMaxFindings, trace);
+  if (trace.run.mode == "accesses") {
+    access::add_access_captures(captures, blocks, kMaxFindings, trace);
+    // Each finding at its source line and SASS: once per module and per distinct PC.
+    const std::string nvdisasm = find_nvdisasm();
+    PcSymbolizer symbolizer([&](std::string_view cubin) { return disassemble(cubin, nvdisasm); });
+    SourceText texts;
+    add_finding_sources(captures, symbolizer, trace, &texts);
+  }
   captures = {};  // the raw records' memory goes back before the document is formatted
   const double fold_s = seconds_since(folding);
   for (auto& n : notes) trace.run.notes.push_back(std::move(n));

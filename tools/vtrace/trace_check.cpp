@@ -24,6 +24,31 @@ std::string place(const Finding& f, const std::map<std::int64_t, const Allocatio
   return std::to_string(-f.distance) + " bytes before the start of " + name;
 }
 
+std::string frame_text(const SourceFrame& f) {
+  std::string text = f.file + ":" + std::to_string(f.line);
+  if (f.column) text += ":" + std::to_string(f.column);
+  return text;
+}
+
+/// compute-sanitizer's shape: what, where (file:line in kernel, or the PC and its SASS), who, and against what.
+std::string finding_text(const Finding& f, const std::map<std::int64_t, const Allocation*>& allocations) {
+  std::string pc = "pc +" + format_address(f.pc_offset) + (f.sass.empty() ? "" : ": " + f.sass);
+  std::string text = "out-of-bounds " + f.operation + " of " + std::to_string(f.size) + " bytes at " +
+                     format_address(f.address) + "\n    at ";
+  if (f.source) {
+    text += frame_text(*f.source) + " in " + (f.source->function.empty() ? f.kernel : f.source->function) + " (" +
+            pc + ")";
+    for (const auto& at : f.source->inlined_at)
+      text += "\n    inlined at " + frame_text(at) + (at.function.empty() ? "" : " in " + at.function);
+  } else {
+    text += f.kernel + " " + pc;
+  }
+  if (!f.source_note.empty()) text += "\n    (" + f.source_note + ")";
+  text += "\n    by thread " + dim3_text(f.thread) + " in block " + dim3_text(f.block) + " of " + f.kernel + " launch " +
+          std::to_string(f.launch) + "\n    " + place(f, allocations);
+  return text;
+}
+
 }  // namespace
 
 std::vector<std::string> trace_problems(const Trace& t) {
@@ -33,18 +58,20 @@ std::vector<std::string> trace_problems(const Trace& t) {
                   (f.kernel.empty() ? "" : " for " + f.kernel));
   std::map<std::int64_t, const Allocation*> allocations;
   for (const auto& a : t.allocations) allocations[static_cast<std::int64_t>(a.id)] = &a;
-  for (const auto& f : t.findings)
-    out.push_back("out-of-bounds " + f.operation + " of " + std::to_string(f.size) + " bytes at " +
-                  format_address(f.address) + " in " + f.kernel + " launch " + std::to_string(f.launch) + " block " +
-                  dim3_text(f.block) + " thread " + dim3_text(f.thread) + " pc +" + format_address(f.pc_offset) +
-                  ": " + place(f, allocations));
+  for (const auto& f : t.findings) out.push_back(finding_text(f, allocations));
   // Findings are counted exactly per PC and listed only for the first few: say what the list leaves out.
   std::uint64_t counted = 0;
+  // The source line of a PC, from a listed finding there (the first few of every PC are listed).
+  std::map<std::pair<std::string, std::uint64_t>, const SourceLine*> lines;
+  for (const auto& f : t.findings)
+    if (f.source) lines.try_emplace({f.kernel, f.pc_offset}, &*f.source);
   for (const auto& s : t.finding_sites) {
     counted += s.count;
-    if (s.count > s.listed)
-      out.push_back(std::to_string(s.count - s.listed) + " more out-of-bounds " + s.operation + "s at pc +" +
-                    format_address(s.pc_offset) + " in " + s.kernel + " (" + std::to_string(s.count) + " in all)");
+    if (s.count <= s.listed) continue;
+    auto line = lines.find({s.kernel, s.pc_offset});
+    out.push_back(std::to_string(s.count - s.listed) + " more out-of-bounds " + s.operation + "s at pc +" +
+                  format_address(s.pc_offset) + (line != lines.end() ? " (" + frame_text(*line->second) + ")" : "") +
+                  " in " + s.kernel + " (" + std::to_string(s.count) + " in all)");
   }
   const std::uint64_t listed_or_counted = std::max<std::uint64_t>(counted, t.findings.size());
   if (t.findings_total > listed_or_counted)

@@ -9,8 +9,11 @@
 
 namespace vtools::vtrace {
 
-/// One human line per problem, failed launches first, then findings in document order, then one line per PC whose
-/// out-of-bounds accesses were not all listed (with the exact count), and one for any counted at no PC.
+/// One entry per problem, failed launches first (one line each), then findings in document order, each in
+/// compute-sanitizer's shape on indented lines (what; where: file:line in the function with the PC and its SASS, or
+/// the PC and SASS alone without line info; inlined-at call sites; thread, block and launch; the allocation and the
+/// distance), then one line per PC whose out-of-bounds accesses were not all listed (with the exact count), and one
+/// for any counted at no PC.
 std::vector<std::string> trace_problems(const Trace& trace);
 
 }  // namespace vtools::vtrace

@@ -161,6 +161,21 @@ struct Access {
   double active_lanes_per_request = 0;
 };
 
+/// One frame of a source position: where an instruction came from (DWARF line table of the module's cubin).
+struct SourceFrame {
+  std::string file;          ///< as the line table names it (absolute, or relative to the compile directory)
+  std::uint32_t line = 0;    ///< 1-based
+  std::uint32_t column = 0;  ///< 1-based, 0 when the table has none (nvcc's -lineinfo tables have none)
+  std::string function;      ///< demangled name of the function this frame is in ("" when unknown)
+};
+
+/// The source position of an instruction: the innermost frame (for an inlined call, the line inside the callee)
+/// and the call sites it was inlined at, innermost first (empty when not inlined).
+struct SourceLine : SourceFrame {
+  std::vector<SourceFrame> inlined_at;
+  std::string text;  ///< the line's text, read when the trace was made ("" when the file could not be read)
+};
+
 /// Access mode: one out-of-bounds access.
 struct Finding {
   std::string kind = "out_of_bounds";
@@ -175,6 +190,9 @@ struct Finding {
   std::int64_t distance = 0;      ///< bytes past the end (>0) or before the start (<0) of that allocation
   std::int64_t argument = -1;     ///< kernel parameter pointing into that allocation, -1 when none
   std::string argument_type;      ///< its type from the demangled kernel name, "" when unknown
+  std::optional<SourceLine> source;  ///< the instruction's source line, when the module has line info
+  std::string sass;                  ///< the instruction's SASS text (nvdisasm), "" when not known
+  std::string source_note;           ///< why source or sass is missing ("" when both are there)
 };
 
 /// Access mode: every out-of-bounds access of one kernel at one PC, counted exactly; `findings` lists the first few.

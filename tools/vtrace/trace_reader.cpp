@@ -89,6 +89,11 @@ class Fields {
       }
     }
   }
+  /// Calls `read(Fields)` for the object `key` when it is there and not null.
+  template <class F>
+  void get_object(const std::string& key, F read) const {
+    if (const auto* v = find(key)) read(Fields(*v, path_.empty() ? key : path_ + "." + key, file_));
+  }
   /// Calls `each(Fields)` for every object in the array `key`.
   template <class F>
   void for_each(const std::string& key, F each) const {
@@ -184,6 +189,13 @@ Access read_access(const Fields& f, const std::vector<SharedName>* names, Shared
   return a;
 }
 
+void read_source_frame(const Fields& f, SourceFrame& out) {
+  f.get_string("file", out.file);
+  f.get_uint("line", out.line);
+  f.get_uint("column", out.column);
+  f.get_string("function", out.function);
+}
+
 Finding read_finding(const Fields& f) {
   Finding x;
   f.get_string("kind", x.kind);
@@ -199,6 +211,19 @@ Finding read_finding(const Fields& f) {
   f.get_int("distance", x.distance);
   f.get_int("argument", x.argument);
   f.get_string("argument_type", x.argument_type);
+  f.get_object("source", [&](const Fields& s) {  // absent (or null) before traces carried source lines
+    SourceLine line;
+    read_source_frame(s, line);
+    s.for_each("inlined_at", [&](const Fields& frame) {
+      SourceFrame at;
+      read_source_frame(frame, at);
+      line.inlined_at.push_back(std::move(at));
+    });
+    s.get_string("text", line.text);
+    x.source = std::move(line);
+  });
+  f.get_string("sass", x.sass);
+  f.get_string("source_note", x.source_note);
   return x;
 }
 

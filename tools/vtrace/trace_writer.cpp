@@ -191,6 +191,34 @@ void write_access(JsonWriter& w, const Access& a, std::uint32_t kernel_id) {
   w.end_object();
 }
 
+void write_source_frame_fields(JsonWriter& w, const SourceFrame& f) {
+  w.field("file", f.file);
+  w.field("line", f.line);
+  w.field("column", f.column);
+  w.field("function", f.function);
+}
+
+/// {file, line, column, function, inlined_at: [{file, line, column, function}, ...]}, or null when unknown.
+void write_source_line(JsonWriter& w, const std::optional<SourceLine>& s) {
+  w.key("source");
+  if (!s) {
+    w.value(nullptr);
+    return;
+  }
+  w.begin_object();
+  write_source_frame_fields(w, *s);
+  w.key("inlined_at");
+  w.begin_array();
+  for (const auto& frame : s->inlined_at) {
+    w.begin_object();
+    write_source_frame_fields(w, frame);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("text", s->text);
+  w.end_object();
+}
+
 void write_finding(JsonWriter& w, const Finding& f) {
   w.begin_object();
   w.field("kind", f.kind);
@@ -206,6 +234,9 @@ void write_finding(JsonWriter& w, const Finding& f) {
   w.field("distance", f.distance);
   w.field("argument", f.argument);
   w.field("argument_type", f.argument_type);
+  write_source_line(w, f.source);
+  w.field("sass", f.sass);
+  w.field("source_note", f.source_note);
   w.end_object();
 }
 

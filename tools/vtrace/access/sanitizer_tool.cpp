@@ -34,6 +34,7 @@
 #include "tools/vtrace/access/access_records.hpp"
 #include "tools/vtrace/access/cubin_symbols.hpp"
 #include "tools/vtrace/access/device_block_filter.hpp"
+#include "tools/vtrace/access/module_images.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 #include "tools/vtrace/regex_search.hpp"
 
@@ -121,6 +122,7 @@ std::map<std::string, std::uint64_t> g_launch_counts;
 std::map<std::uint64_t, std::uint64_t> g_live;  ///< start -> end of every live allocation
 std::uint64_t g_allocation_version = 0;
 std::map<CUcontext, ContextState> g_contexts;
+access::ModuleImages g_module_images;  ///< cubins kept until a finding needs them (module_images.hpp)
 thread_local PendingLaunch t_pending;
 thread_local void** t_kernel_params = nullptr;
 thread_local int t_launch_call_depth = 0;  ///< a runtime launch calls a driver launch: time the outermost
@@ -484,6 +486,7 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   p.record.recorded = p.recorded ? 1 : 0;
   b.add(Tag::kLaunch, p.record, p.name);
   if (p.recorded && !p.params.empty()) b.add_bytes_record(Tag::kLaunchParams, p.params);
+  if (!findings.empty()) g_module_images.add_for_finding(p.module, b);  // the module's image, once, and its number
   for (const auto& f : findings) b.add(Tag::kFindingSite, f);
   write_batch(b);
   // Sites in chunks so one huge launch does not need one huge batch.
@@ -518,8 +521,14 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
             write_note("sanitizerAddPatchesFromFile('" + g_settings.patches + "') failed: " + result_text(r));
           break;
         }
-        case SANITIZER_CBID_RESOURCE_MODULE_LOADED:
-          on_module_loaded(static_cast<const Sanitizer_ResourceModuleData*>(data));
+        case SANITIZER_CBID_RESOURCE_MODULE_LOADED: {
+          auto* m = static_cast<const Sanitizer_ResourceModuleData*>(data);
+          g_module_images.loaded(m->module, m->pCubin, m->cubinSize);
+          on_module_loaded(m);
+          break;
+        }
+        case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
+          g_module_images.unloaded(static_cast<const Sanitizer_ResourceModuleData*>(data)->module);
           break;
         case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
         case SANITIZER_CBID_RESOURCE_HOST_MEMORY_ALLOC:  // pinned or mapped host memory kernels may read

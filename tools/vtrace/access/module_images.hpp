@@ -1,0 +1,87 @@
+// What the access tool keeps of each loaded module so the parent can map a finding's PC to its source line and
+// SASS: a copy of its cubin (the module callback's pointer is valid only during the callback), written to the raw
+// file once (kModuleImage), and only for a module whose launch recorded a finding; a PyTorch process loads hundreds
+// of MB of modules and most never have one. A copy is dropped once written or when its module unloads. Header-only
+// and free of libcommon: the preload library uses it; unit tests drive it directly.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "tools/vtrace/raw_record_writer.hpp"
+
+namespace vtools::vtrace::access {
+
+class ModuleImages {
+ public:
+  /// Keeps at most `max_bytes` of images at once; modules loaded past that are numbered but not kept.
+  explicit ModuleImages(std::uint64_t max_bytes = 1ull << 30) : max_bytes_(max_bytes) {}
+
+  /// A module was loaded: number it and copy its cubin when it fits.
+  void loaded(const void* module, const char* cubin, std::size_t size) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Entry& e = entries_[module];
+    kept_bytes_ -= e.image.size();
+    e = Entry{++last_id_, {}, false};
+    if (cubin && size && kept_bytes_ + size <= max_bytes_) {
+      e.image.assign(cubin, size);
+      kept_bytes_ += size;
+    } else if (cubin && size) {
+      ++not_kept_;
+    }
+  }
+
+  /// A module is being unloaded: its copy is no longer needed.
+  void unloaded(const void* module) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(module);
+    if (it == entries_.end()) return;
+    kept_bytes_ -= it->second.image.size();
+    entries_.erase(it);
+  }
+
+  /// A launch of `module` recorded findings: adds its module number (kLaunchModule, after the launch record already
+  /// in `batch`) and, the first time, the module's image (kModuleImage) to `batch`. A module the tool never saw
+  /// loaded gets number 0 (unknown) and no image.
+  void add_for_finding(const void* module, raw::RecordBatch& batch) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(module);
+    const std::uint64_t id = it == entries_.end() ? 0 : it->second.id;
+    if (it != entries_.end() && !it->second.written) {
+      if (!it->second.image.empty()) {
+        std::string payload(reinterpret_cast<const char*>(&id), sizeof id);
+        payload += it->second.image;
+        batch.add_bytes_record(raw::Tag::kModuleImage, payload);
+      }
+      kept_bytes_ -= it->second.image.size();
+      it->second.image = std::string();
+      it->second.written = true;
+    }
+    batch.add(raw::Tag::kLaunchModule, raw::ModuleRecord{id});
+  }
+
+  /// Modules whose image did not fit in the budget (their findings get no source line or SASS).
+  [[nodiscard]] std::uint64_t not_kept() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return not_kept_;
+  }
+  [[nodiscard]] std::uint64_t kept_bytes() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return kept_bytes_;
+  }
+
+ private:
+  struct Entry {
+    std::uint64_t id = 0;
+    std::string image;  ///< "" once written, or when it did not fit
+    bool written = false;
+  };
+  mutable std::mutex mutex_;
+  std::map<const void*, Entry> entries_;
+  std::uint64_t max_bytes_, kept_bytes_ = 0, last_id_ = 0, not_kept_ = 0;
+};
+
+}  // namespace vtools::vtrace::access
