@@ -13,6 +13,7 @@ Exit 0 when every assertion holds, 1 with the failures listed, 77 when no GPU (o
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -160,7 +161,9 @@ def check_finding_source(c, what, f, file_suffix, line, function, text, inlined=
     if inlined is not None:
         c.eq(f"{what}: not inlined", src.get("inlined_at"), [])
     if have_nvdisasm():
-        c.true(f"{what}: SASS is a global load: {f.get('sass')!r}", str(f.get("sass", "")).startswith("LDG"))
+        # A masked load may carry its predicate: "@!P2 LDG.E R7, desc[UR4][R4.64+0x800]".
+        c.true(f"{what}: SASS is a global load: {f.get('sass')!r}",
+               re.match(r"(@!?U?P\w+ )?LDG", str(f.get("sass", ""))) is not None)
         c.eq(f"{what}: source_note", f.get("source_note"), "")
     else:
         c.true(f"{what}: no nvdisasm is said: {f.get('source_note')!r}", "nvdisasm" in f.get("source_note", ""))

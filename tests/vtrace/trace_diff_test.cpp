@@ -303,3 +303,21 @@ TEST_CASE("trace diff: graph replays are split where a node runs again, and comp
   CHECK(trace_diff_to_json(d)["replays"]["base"]["replays"] == 12);
   CHECK(trace_diff_to_json(diff_traces(base, cand, {}, 5, "b", "c"))["replays"].is_null());
 }
+
+TEST_CASE("trace diff: one launch shape a side, different between the sides, is still one kernel matched by name") {
+  // A Triton kernel recompiled with BLOCK 512 instead of 1024: twice the grid, same name. (On the H200 the shape keys
+  // once made it one removed and one added kernel, hiding its changed code.)
+  std::mt19937_64 rng(9);
+  Trace base, cand;
+  std::uint64_t a = 0, c = 0;
+  add_launches(base, "add_kernel", 3, 1000, 0.01, a, rng);
+  add_launches(cand, "add_kernel", 3, 1100, 0.01, c, rng);
+  for (Kernel& k : base.kernels) k.grid = {10, 1, 1}, k.code_hash = "aaaa";
+  for (Kernel& k : cand.kernels) k.grid = {20, 1, 1}, k.code_hash = "bbbb";
+  const TraceDiff d = diff_traces(base, cand, {}, -1, "b", "c");
+  REQUIRE(d.kernels.size() == 1);
+  CHECK(d.kernels[0].launch_shape.empty());
+  CHECK(d.kernels[0].code == "changed");
+  CHECK(d.added.empty());
+  CHECK(d.removed.empty());
+}

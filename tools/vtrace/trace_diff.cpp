@@ -45,14 +45,20 @@ std::string dim3_text(const Dim3& d) {
 
 std::string launch_shape(const Kernel& k) { return "grid " + dim3_text(k.grid) + " block " + dim3_text(k.block); }
 
-/// Names that ran with several launch shapes on either side are matched shape by shape: their key gets the shape.
+/// Names that ran with several launch shapes in one trace (either) are matched shape by shape: their key gets the
+/// shape. A name with one shape a side is matched by name even where the shapes differ (a recompiled kernel with
+/// another block size is one kernel that changed, not one removed and one added).
 void key_by_shape(Trace& base, Trace& candidate) {
-  std::map<std::string, std::set<std::string>> shapes;
-  for (const Trace* t : {&base, &candidate})
-    for (const Kernel& k : t->kernels) shapes[k.name].insert(launch_shape(k));
+  std::map<std::string, std::set<std::string>> base_shapes, candidate_shapes;
+  for (const Kernel& k : base.kernels) base_shapes[k.name].insert(launch_shape(k));
+  for (const Kernel& k : candidate.kernels) candidate_shapes[k.name].insert(launch_shape(k));
+  auto several = [](const std::map<std::string, std::set<std::string>>& shapes, const std::string& name) {
+    auto it = shapes.find(name);
+    return it != shapes.end() && it->second.size() > 1;
+  };
   for (Trace* t : {&base, &candidate})
     for (Kernel& k : t->kernels)
-      if (shapes.at(k.name).size() > 1) k.name += kShapeMark + launch_shape(k);
+      if (several(base_shapes, k.name) || several(candidate_shapes, k.name)) k.name += kShapeMark + launch_shape(k);
 }
 
 /// {name, launch shape} of a key; the shape is "" for a name matched alone.

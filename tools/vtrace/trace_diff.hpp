@@ -1,5 +1,5 @@
 // `vtrace diff BASE CAND`: what changed between two traced runs, kernel by kernel. Kernels are matched by
-// (demangled) name, and by launch shape (grid and block) where a name ran with several shapes on either side, so that
+// (demangled) name, and by launch shape (grid and block) where a name ran with several shapes in one trace, so that
 // an elementwise kernel launched over tensors of three sizes is compared size by size; per kernel, each side's calls, total, median and exposed time, the ratio of the medians
 // (candidate / base: above 1 is slower) with a 95% interval over the launches, and a verdict that says when the
 // interval is too wide to tell. Kernels on one side only are listed as added or removed; totals compare GPU time,
@@ -29,7 +29,7 @@ struct DiffTotals {
 /// A kernel present on both sides.
 struct KernelDiff {
   std::string name;
-  /// "grid 10x1x1 block 128x1x1" when the name ran with several launch shapes on either side (the row is those
+  /// "grid 10x1x1 block 128x1x1" when the name ran with several launch shapes in either trace (the row is those
   /// launches of this shape); "" when the name is matched alone.
   std::string launch_shape;
   std::uint64_t base_calls = 0, candidate_calls = 0;
