@@ -130,34 +130,6 @@ __device__ bool covered(const raw::AccessSite* s, std::uint64_t lo, std::uint64_
   return inside && load_block(&s->lock) == version;
 }
 
-/// A site's ranges copied out under its lock: a group's runs are merged here, in the holder's local memory, so a hold
-/// costs one round trip to the site's ranges (independent loads) instead of several dependent ones per run.
-struct LocalRanges {
-  std::uint64_t ranges[raw::kRangesPerSite][2];
-  std::uint32_t count;
-  std::uint64_t merged;
-};
-
-__device__ __forceinline__ void load_ranges(const raw::AccessSite* s, LocalRanges& r) {
-  r.count = s->range_count < raw::kRangesPerSite ? s->range_count : raw::kRangesPerSite;
-  r.merged = s->ranges_merged;
-#pragma unroll
-  for (std::uint32_t i = 0; i < raw::kRangesPerSite; ++i) {
-    if (i >= r.count) break;
-    r.ranges[i][0] = s->ranges[i][0];
-    r.ranges[i][1] = s->ranges[i][1];
-  }
-}
-
-__device__ __forceinline__ void store_ranges(raw::AccessSite* s, const LocalRanges& r) {
-  for (std::uint32_t i = 0; i < r.count; ++i) {
-    s->ranges[i][0] = r.ranges[i][0];
-    s->ranges[i][1] = r.ranges[i][1];
-  }
-  s->ranges_merged = r.merged;
-  s->range_count = r.count;
-}
-
 __device__ __forceinline__ void add_block(std::uint64_t* counter, std::uint64_t value) {
   atomicAdd_block(reinterpret_cast<unsigned long long*>(counter), static_cast<unsigned long long>(value));
 }
@@ -300,20 +272,13 @@ __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, 
     const unsigned members = adding & __shfl_sync(mask, group, __ffs(pending) - 1);
     pending &= ~members;
     const unsigned holder = static_cast<unsigned>(__ffs(members) - 1);
-    LocalRanges local;
-    if (lane == holder) {
-      lock(s);
-      load_ranges(s, local);
-    }
+    if (lane == holder) lock(s);
     for (unsigned m = members; m; m &= m - 1) {
       const int from = __ffs(m) - 1;
       const std::uint64_t run_lo = __shfl_sync(mask, lo, from), run_end = __shfl_sync(mask, run_hi, from);
-      if (lane == holder) raw::add_range(local.ranges, local.count, local.merged, run_lo, run_end);
+      if (lane == holder) raw::add_range(s->ranges, s->range_count, s->ranges_merged, run_lo, run_end);
     }
-    if (lane == holder) {
-      store_ranges(s, local);
-      unlock(s);
-    }
+    if (lane == holder) unlock(s);
   }
 }
 
