@@ -44,6 +44,9 @@ def main():
                     help="also run vtrace --accesses with VTRACE_ACCESS_STAGE=N for each N (1 call only, 2 bounds, "
                          "3 counters): what each part of the patches costs")
     ap.add_argument("--tools", default="native,memcheck,vtrace", help="which of native,memcheck,vtrace to run")
+    ap.add_argument("--counts", action="store_true",
+                    help="also run vtrace --accesses with VTRACE_ACCESS_COUNTS=1 (the patches count byte runs and lock "
+                         "holds per kernel; slower, for the closing note's figures)")
     ap.add_argument("--no-warmup", dest="warmup", action="store_false",
                     help="do not run each program once, untimed, before the rounds")
     a = ap.parse_args()
@@ -73,6 +76,13 @@ def main():
                 s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base],
                              env=dict(os.environ, VTRACE_ACCESS_STAGE=stage))
                 runs.append({"program": program, "tool": f"vtrace-stage{stage}", "round": r, "seconds": s,
+                             "exit": p.returncode, "closing_notes": [line for line in p.stderr.splitlines()
+                                                                     if "access mode in process" in line]})
+                print(json.dumps(runs[-1]), flush=True)
+            if a.counts:
+                s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base],
+                             env=dict(os.environ, VTRACE_ACCESS_COUNTS="1"))
+                runs.append({"program": program, "tool": "vtrace-counts", "round": r, "seconds": s,
                              "exit": p.returncode, "closing_notes": [line for line in p.stderr.splitlines()
                                                                      if "access mode in process" in line]})
                 print(json.dumps(runs[-1]), flush=True)

@@ -95,13 +95,17 @@ __device__ __forceinline__ std::uint32_t load_block(const std::uint32_t* p) {
 
 // The site's lock word is also a version (a seqlock): odd while a writer holds it, two more after each hold, so a
 // reader that sees the same even value before and after reading the ranges read a consistent set.
-__device__ __forceinline__ void lock(raw::AccessSite* s) {
+/// Returns the failed attempts (VTRACE_ACCESS_COUNTS).
+__device__ __forceinline__ unsigned lock(raw::AccessSite* s) {
+  unsigned spins = 0;
   for (;;) {
     const std::uint32_t v = load_block(&s->lock);
     if (!(v & 1u) && atomicCAS_block(&s->lock, v, v + 1u) == v) break;
+    ++spins;
     __nanosleep(20);
   }
   __threadfence_block();
+  return spins;
 }
 
 __device__ __forceinline__ void unlock(raw::AccessSite* s) {
@@ -265,6 +269,13 @@ __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, 
 
   // Runs the site's ranges already cover need no lock: once a block has touched its tiles, most requests.
   const unsigned adding = __ballot_sync(mask, s && starts_run && !covered(s, lo, run_hi));
+  if (h->count_work) {  // warp-uniform
+    const unsigned runs = __ballot_sync(mask, s && starts_run);
+    if (lane == static_cast<unsigned>(__ffs(mask) - 1)) {
+      atomicAdd(&h->runs, static_cast<unsigned long long>(__popc(runs)));
+      atomicAdd(&h->runs_covered, static_cast<unsigned long long>(__popc(runs & ~adding)));
+    }
+  }
   // The rest, one group at a time: its leader holds the site's lock and adds the group's runs in lane order. So no
   // lane spins on a lock a lane of its own warp holds (under independent thread scheduling that crawls), and a warp
   // holds at most one lock and waits for none while holding it (no deadlock).
@@ -272,7 +283,13 @@ __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, 
     const unsigned members = adding & __shfl_sync(mask, group, __ffs(pending) - 1);
     pending &= ~members;
     const unsigned holder = static_cast<unsigned>(__ffs(members) - 1);
-    if (lane == holder) lock(s);
+    if (lane == holder) {
+      const unsigned spins = lock(s);
+      if (h->count_work) {
+        atomicAdd(&h->lock_holds, 1ull);
+        atomicAdd(&h->lock_spins, static_cast<unsigned long long>(spins));
+      }
+    }
     for (unsigned m = members; m; m &= m - 1) {
       const int from = __ffs(m) - 1;
       const std::uint64_t run_lo = __shfl_sync(mask, lo, from), run_end = __shfl_sync(mask, run_hi, from);

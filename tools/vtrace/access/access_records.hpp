@@ -147,6 +147,14 @@ struct DeviceLaunchHeader {
   std::uint32_t stage;  ///< kStageAll, or where the patches stop (VTRACE_ACCESS_STAGE, for measuring their cost)
   DeviceArgument arguments[kMaxDeviceArguments];  ///< sorted by pointer
   DeviceBlockFilter blocks;
+  /// VTRACE_ACCESS_COUNTS=1: the patches count their byte-range work below (device-wide atomics: slower, for
+  /// finding where the waiting goes); 0: they do not.
+  std::uint32_t count_work;
+  std::uint32_t pad;
+  unsigned long long runs;          ///< byte runs of warp requests that reached a site
+  unsigned long long runs_covered;  ///< of those, already covered by the site's ranges (no lock)
+  unsigned long long lock_holds;    ///< lock holds (one per group with runs to add)
+  unsigned long long lock_spins;    ///< failed attempts to take a site's lock
 };
 
 /// Index of the allocation holding all of [address, address + size), else kNoAllocation (an access that starts in

@@ -51,6 +51,7 @@ struct Settings {
   long long launch = -1;
   std::uint64_t max_bytes = 256ull << 20;
   std::uint32_t stage = raw::kStageAll;  ///< VTRACE_ACCESS_STAGE: how much of their work the patches do
+  bool count_work = false;  ///< VTRACE_ACCESS_COUNTS=1: the patches count their byte-range work (runs, lock holds)
   raw::DeviceBlockFilter blocks{};  ///< --blocks when it fits the device filter, else every block (the host filters)
 };
 
@@ -104,6 +105,7 @@ Costs g_costs;
 /// the others (the patches' work). Guarded by g_mutex.
 struct KernelCost {
   std::uint64_t launches = 0, first_wait_ns = 0, wait_ns = 0, sites = 0, requests = 0;
+  std::uint64_t runs = 0, runs_covered = 0, lock_holds = 0, lock_spins = 0;  ///< with VTRACE_ACCESS_COUNTS
 };
 std::map<std::string, KernelCost> g_kernel_costs;
 
@@ -424,6 +426,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       h.allocation_count = p.table->host.size();
       h.blocks = g_settings.blocks;
       h.stage = g_settings.stage;
+      h.count_work = g_settings.count_work ? 1 : 0;
       sanitizerMemset(base, 0, layout.cleared, l->hStream);
       sanitizerMemcpyHostToDeviceAsync(base, p.header.get(), sizeof(raw::DeviceLaunchHeader), l->hStream);
     }
@@ -444,10 +447,10 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   std::vector<raw::AccessSite> sites;
   std::vector<raw::FindingSite> findings;
   std::uint64_t wait_ns = 0, requests = 0;
+  raw::DeviceLaunchHeader h{};
   if (p.recorded) {
     sanitizerStreamSynchronize(l->hStream);
     wait_ns = now_ns() - t0;
-    raw::DeviceLaunchHeader h{};
     auto* base = static_cast<char*>(p.buffer.device);
     sanitizerMemcpyDeviceToHost(&h, base, sizeof h, l->hStream);
     const BufferLayout layout(h.site_capacity);
@@ -507,6 +510,10 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
     k.wait_ns += wait_ns;
     k.sites += sites.size();
     k.requests += requests;
+    k.runs += h.runs;
+    k.runs_covered += h.runs_covered;
+    k.lock_holds += h.lock_holds;
+    k.lock_spins += h.lock_spins;
   }
 }
 
@@ -598,7 +605,12 @@ std::string slowest_kernels(std::size_t count) {
     if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
     text += (i == 0 ? "; longest waits: " : "; ") + shown + " " + std::to_string(k.launches) + " launches " +
             seconds(k.wait_ns) + " (first " + seconds(k.first_wait_ns) + ", " + std::to_string(k.requests) +
-            " requests, " + std::to_string(k.sites) + " sites)";
+            " requests, " + std::to_string(k.sites) + " sites" +
+            (g_settings.count_work ? ", " + std::to_string(k.runs) + " byte runs, " + std::to_string(k.runs_covered) +
+                                         " already covered, " + std::to_string(k.lock_holds) + " lock holds, " +
+                                         std::to_string(k.lock_spins) + " failed lock attempts"
+                                   : std::string()) +
+            ")";
   }
   return text;
 }
@@ -644,6 +656,8 @@ void initialize() noexcept {
       access::parse_device_block_filter(blocks, g_settings.blocks);
     if (const char* stage = std::getenv("VTRACE_ACCESS_STAGE"); stage && *stage)
       g_settings.stage = static_cast<std::uint32_t>(std::strtoul(stage, nullptr, 10));
+    if (const char* counts = std::getenv("VTRACE_ACCESS_COUNTS"); counts && std::string_view(counts) == "1")
+      g_settings.count_work = true;
     if (const char* m = std::getenv("VTRACE_MAX_BYTES"); m && *m)
       g_settings.max_bytes = std::max<std::uint64_t>(std::strtoull(m, nullptr, 10), BufferLayout(1024).bytes);
     std::string path = std::string(dir) + "/raw-" + std::to_string(getpid()) + ".bin";
