@@ -13,6 +13,8 @@
 #include "tools/vplan/dot_writer.hpp"
 #include "tools/vplan/ir_dump_log.hpp"
 #include "tools/vplan/plan_builder.hpp"
+#include "tools/vplan/plan_diff.hpp"
+#include "tools/vplan/plan_diff_writer.hpp"
 #include "tools/vplan/plan_inputs.hpp"
 #include "tools/vplan/plan_json.hpp"
 #include "tools/vplan/table_writer.hpp"
@@ -154,6 +156,28 @@ int run_check(const Options& options) {
   write_output(options.out.output, s.str());
   loaded.throw_if_any_failed(options);  // a kernel not checked is not a pass
   return all_fit ? 0 : static_cast<int>(ExitCode::kCheckFailed);
+}
+
+int run_diff(const Options& options) {
+  // Each side is one kernel: a directory of several would make the pairing a guess.
+  auto load_side = [&](const std::string& input) {
+    Options side = options;
+    side.input = input;
+    auto loaded = load_plans(side);
+    if (loaded.inputs != 1)
+      throw Error(ExitCode::kUsage, "'" + input + "' holds " + std::to_string(loaded.inputs) +
+                                        " kernels: vplan diff compares one kernel with one kernel");
+    return std::move(loaded.plans[0].plan);
+  };
+  const Plan a = load_side(options.input);
+  const Plan b = load_side(options.input_b);
+  const PlanDiff diff = diff_plans(a, b);
+  const std::string format = resolve_format(options.out, "json", true);
+  std::ostringstream s;
+  if (format == "json") s << dump_json(plan_diff_document(diff));
+  else write_plan_diff_table(diff, format == "markdown" ? TableStyle::kMarkdown : TableStyle::kText, s);
+  write_output(options.out.output, s.str());
+  return 0;
 }
 
 int run_extract(const Options& options) {
