@@ -17,6 +17,7 @@
 #include "tools/vplan/plan_diff_writer.hpp"
 #include "tools/vplan/plan_inputs.hpp"
 #include "tools/vplan/plan_json.hpp"
+#include "tools/vplan/reuse_hazards.hpp"
 #include "tools/vplan/table_writer.hpp"
 #include "tools/vplan/ttgir_reader.hpp"
 #include "tools/vplan/ws_dot_reader.hpp"
@@ -43,10 +44,15 @@ std::string_view first_word(std::string_view text) {
 // dump log, else TTGIR.
 LoadedPlan load_one(const KernelInput& in, const Options& options) {
   std::string_view text = in.text;
-  if (first_word(text).substr(0, 1) == "{") return {read_plan_json(text, in.name), in.stem, "vtools.plan"};
+  // Plans read back are checked again for reuse hazards (a document from another version may carry none).
+  auto checked = [](Plan plan) {
+    plan.reuse_hazards = find_reuse_hazards(plan);
+    return plan;
+  };
+  if (first_word(text).substr(0, 1) == "{") return {checked(read_plan_json(text, in.name)), in.stem, "vtools.plan"};
   if (first_word(text).substr(0, 7) == "digraph" || text.find("=== SMEM Buffer Liveness Graph ===") != text.npos ||
       text.find("=== Combined Key Ops") != text.npos || text.find("=== TMEM Buffer Liveness Graph ===") != text.npos)
-    return {read_ws_dot(text, in.name), in.stem, "ws-dot"};
+    return {checked(read_ws_dot(text, in.name)), in.stem, "ws-dot"};
   PlanOptions po;
   po.function = options.function;
   po.triton_shared = in.triton_shared;

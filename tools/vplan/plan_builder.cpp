@@ -7,6 +7,7 @@
 #include "tools/vplan/liveness.hpp"
 #include "tools/vplan/op_effects.hpp"
 #include "tools/vplan/op_order.hpp"
+#include "tools/vplan/reuse_hazards.hpp"
 
 namespace vtools::vplan {
 
@@ -99,6 +100,7 @@ Plan build_plan(const Module& module, const PlanOptions& options) {
   std::vector<std::pair<int, std::string>> unknown;
   for (const auto& u : trace.unknown_scratch) unknown.emplace_back(u.buffer, u.why);
   compute_budget(plan, limits_for_target(plan.kernel.target), capture_bytes, options.triton_shared, compiler, unknown);
+  plan.reuse_hazards = find_reuse_hazards(plan);
   return plan;
 }
 

@@ -125,6 +125,15 @@ OrderedJson plan_document(const Plan& plan, std::string_view source_format) {
   sj["fits"] = s.fits;
   sj["notes"] = s.notes;
   doc["summary"] = std::move(sj);
+  doc["reuse_hazards"] = OrderedJson::array();
+  for (const auto& h : plan.reuse_hazards)
+    doc["reuse_hazards"].push_back({{"group", h.group},
+                                    {"first", h.first},
+                                    {"second", h.second},
+                                    {"first_op", h.first_op},
+                                    {"second_op", h.second_op},
+                                    {"first_partition", partition_json(h.first_partition)},
+                                    {"second_partition", partition_json(h.second_partition)}});
   return doc;
 }
 

@@ -123,6 +123,14 @@ struct Summary {
   std::int64_t unknown_scratch_bytes = 0;  ///< of which upper bounds (sizes vplan could not know exactly)
 };
 
+/// Two members of a reuse group that no happens-before chain orders (reuse_hazards.hpp).
+struct ReuseHazard {
+  std::string group;               ///< "buffer.id 2", or "offsets 0-32768" for buffers placed over each other
+  int first = 0, second = 0;       ///< buffer ids
+  int first_op = 0, second_op = 0; ///< first's last access, second's first access (op ids)
+  int first_partition = kNoPartition, second_partition = kNoPartition;
+};
+
 struct Plan {
   PlanKernel kernel;
   std::vector<Partition> partitions;
@@ -130,6 +138,7 @@ struct Plan {
   std::vector<Buffer> buffers;
   std::vector<Channel> channels;
   Summary summary;
+  std::vector<ReuseHazard> reuse_hazards;  ///< empty when every reuse group is ordered
 };
 
 /// "load", "store", "mma", "math" or "".

@@ -110,6 +110,20 @@ void write_tables(const Plan& plan, TableStyle style, std::ostream& out) {
                     s.compiler_tmem_cols ? std::to_string(*s.compiler_tmem_cols) + " cols" : "-"});
   emit(budget, style, out);
   for (const auto& n : s.notes) out << (style == TableStyle::kMarkdown ? "\n- " : "note: ") << n << "\n";
+  for (const auto& h : plan.reuse_hazards)
+    out << (style == TableStyle::kMarkdown ? "\n- " : "") << reuse_hazard_text(plan, h) << "\n";
+}
+
+std::string reuse_hazard_text(const Plan& plan, const ReuseHazard& h) {
+  auto use = [&](int buffer, int op, int partition, const char* which) {
+    const Buffer& b = plan.buffers[buffer];
+    const std::string op_name = op >= 0 && op < static_cast<int>(plan.ops.size()) ? plan.ops[op].name : "?";
+    return b.name + " (B" + std::to_string(b.id) + ", " + which + " by " + op_name + " op " + std::to_string(op) +
+           " in " + (partition == kNoPartition ? std::string("no partition") : "P" + partition_name(partition)) + ")";
+  };
+  return plan.kernel.name + ": reuse hazard in " + h.group + ": " + use(h.first, h.first_op, h.first_partition, "last used") +
+         " and " + use(h.second, h.second_op, h.second_partition, "first used") +
+         " are not ordered by program order or an mbarrier arrive -> wait chain";
 }
 
 bool write_check_report(const Plan& plan, std::ostream& out) {
@@ -132,7 +146,8 @@ bool write_check_report(const Plan& plan, std::ostream& out) {
       << (tmem_ok ? "ok" : "OVER") << "\n";
   if (!smem_ok) out << "SMEM live at the peak (op " << s.smem_peak_op << "):\n" << names(s.smem_live_at_peak);
   if (!tmem_ok) out << "TMEM live at the peak (op " << s.tmem_peak_op << "):\n" << names(s.tmem_live_at_peak);
-  return smem_ok && tmem_ok;
+  for (const ReuseHazard& h : plan.reuse_hazards) out << reuse_hazard_text(plan, h) << "\n";
+  return smem_ok && tmem_ok && plan.reuse_hazards.empty();
 }
 
 }  // namespace vtools::vplan
