@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "libcommon/error.hpp"
 #include "tools/vplan/scratch.hpp"
 #include "tools/vplan/ttgir_type.hpp"
 
@@ -84,18 +85,26 @@ std::vector<std::int64_t> parse_int_list(const std::string& value) {
   return out;
 }
 
-void read_compiler_attributes(const Op& op, Buffer& b) {
-  if (const std::string* v = op.attribute("allocation.offset")) b.compiler_offsets = parse_int_list(*v);
-  if (const std::string* v = op.attribute("tensor_memory_col_offset")) b.compiler_offsets = parse_int_list(*v);
-  auto first = [&](const char* key, std::int64_t fallback) {
+void read_compiler_attributes(const Op& op, Buffer& b, const std::string& source) {
+  // Offsets and ids are non-negative i32 values: anything else is a malformed attribute, located at its op.
+  auto integers = [&](const char* key, bool list) -> std::vector<std::int64_t> {
     const std::string* v = op.attribute(key);
-    if (!v) return fallback;
-    auto list = parse_int_list(*v);
-    return list.empty() ? fallback : list[0];
+    if (!v) return {};
+    auto out = parse_int_list(*v);
+    bool ok = !out.empty() && (list || out.size() == 1);
+    for (auto x : out) ok = ok && x >= 0 && x <= 2147483647;
+    if (!ok)
+      throw Error(ExitCode::kDataError,
+                  std::string("expected ") + (list ? "a non-negative i32 or array<i32: ...>" : "a non-negative i32") +
+                      " for '" + key + "', got '" + *v + "'",
+                  SourceLocation{source, op.line, op.column});
+    return out;
   };
-  b.planner_id = static_cast<int>(std::clamp<std::int64_t>(first("buffer.id", -1), -1, 1 << 30));
-  b.planner_copy = static_cast<int>(std::clamp<std::int64_t>(first("buffer.copy", 0), 0, 1 << 30));
-  b.planner_offset = first("buffer.offset", -1);
+  if (auto v = integers("allocation.offset", true); !v.empty()) b.compiler_offsets = v;
+  if (auto v = integers("tensor_memory_col_offset", false); !v.empty()) b.compiler_offsets = v;
+  if (auto v = integers("buffer.id", false); !v.empty()) b.planner_id = static_cast<int>(v[0]);
+  if (auto v = integers("buffer.copy", false); !v.empty()) b.planner_copy = static_cast<int>(v[0]);
+  if (auto v = integers("buffer.offset", false); !v.empty()) b.planner_offset = v[0];
 }
 
 namespace {
@@ -153,7 +162,7 @@ class Tracer {
       const std::int64_t elem_bytes = (element_bits(t.element_type) + 7) / 8;
       b.alignment = enc.find("nvmma_shared") != std::string::npos ? 1024 : std::max<std::int64_t>(8, elem_bytes);
     }
-    read_compiler_attributes(op, b);
+    read_compiler_attributes(op, b, module_.name);
     scope[op.results[0]] = b.id;
     out_.buffers.push_back(std::move(b));
     if (!op.operands.empty()) out_.accesses.push_back({static_cast<int>(out_.buffers.size()) - 1, id, Access::kWrite});
@@ -167,7 +176,10 @@ class Tracer {
     const std::string* given = op.attribute("allocation.size");
     if (given) {
       auto v = parse_int_list(*given);
-      if (!v.empty() && v[0] >= 0) size = {v[0], size.alignment, true, ""};
+      if (v.size() != 1 || v[0] < 0 || v[0] > 2147483647)
+        throw Error(ExitCode::kDataError, "expected a non-negative i32 for 'allocation.size', got '" + *given + "'",
+                    SourceLocation{module_.name, op.line, op.column});
+      size = {v[0], size.alignment, true, ""};
     }
     const bool placed = op.attribute("allocation.offset") != nullptr;
     if (post_allocation_ && !placed) return;  // the compiler decided it needs none
@@ -182,7 +194,7 @@ class Tracer {
     b.bytes = std::max<std::int64_t>(size.bytes, 0);
     b.alignment = size.alignment;
     b.size_exact = size.exact;
-    read_compiler_attributes(op, b);
+    read_compiler_attributes(op, b, module_.name);
     if (!size.exact) unknown_.push_back(size.why);
     else unknown_.emplace_back();
     scratch_.push_back(std::move(b));
@@ -287,7 +299,7 @@ BufferTrace trace_buffers(const Op& function, const OpOrder& order, const Module
     b.space = MemorySpace::kSmem;
     b.bytes = partition_warps;
     b.alignment = 4;
-    read_compiler_attributes(function, b);
+    read_compiler_attributes(function, b, module.name);
     b.alloc_op = order.ops.empty() ? 0 : static_cast<int>(order.ops.size()) - 1;
     out.buffers.push_back(std::move(b));
   }

@@ -34,8 +34,9 @@ struct BufferTrace {
 std::vector<std::int64_t> parse_int_list(const std::string& value);
 
 /// Reads the compiler's attributes of an allocating op into `b`: allocation.offset (or tensor_memory_col_offset)
-/// and the WS planner's buffer.id / buffer.copy / buffer.offset.
-void read_compiler_attributes(const Op& op, Buffer& b);
+/// and the WS planner's buffer.id / buffer.copy / buffer.offset. Throws Error(kDataError) at the op (in `source`)
+/// for a value that is not a non-negative i32 (an array of them for allocation.offset).
+void read_compiler_attributes(const Op& op, Buffer& b, const std::string& source);
 
 /// Traces the buffers of `function`; `module` resolves encoding aliases (alignment, TMEM packing).
 BufferTrace trace_buffers(const Op& function, const OpOrder& order, const Module& module);

@@ -97,6 +97,14 @@ Plan build_plan(const Module& module, const PlanOptions& options) {
   CompilerTotals compiler;
   compiler.shared_bytes = module.int_attribute("ttg.shared");
   compiler.tmem_cols = module.int_attribute("ttg.tensor_memory_size");
+  for (const char* key : {"ttg.shared", "ttg.tensor_memory_size"}) {
+    auto it = module.attributes.find(key);
+    const auto v = module.int_attribute(key);
+    if (it != module.attributes.end() && (!v || *v < 0 || *v > 2147483647))
+      throw Error(ExitCode::kDataError, std::string("expected a non-negative i32 for module attribute '") + key +
+                                            "', got '" + it->second + "'",
+                  SourceLocation{module.name});
+  }
   std::vector<std::pair<int, std::string>> unknown;
   for (const auto& u : trace.unknown_scratch) unknown.emplace_back(u.buffer, u.why);
   compute_budget(plan, limits_for_target(plan.kernel.target), capture_bytes, options.triton_shared, compiler, unknown);
