@@ -17,7 +17,8 @@ namespace {
 
 const char* const kKernels[] = {"matmul_pipelined_s4_sm90", "matmul_pipelined_s3_sm80", "matmul_tma_sm90",
                                 "matmul_tma_ws_sm90",       "matmul_tma_ws_sm100",      "softmax_sm90",
-                                "row_col_sums_sm90",        "cumsum_sm90",              "atomic_sm90"};
+                                "row_col_sums_sm90",        "cumsum_sm90",              "atomic_sm90",
+                                "attn_d64_sm90",            "attn_ws_d128_sm100"};
 
 std::string compiler_dir() { return std::string(VTOOLS_TEST_DATA) + "/vplan/compiler/"; }
 
@@ -103,8 +104,10 @@ TEST_CASE("compiler plan: from the IR before allocation, vplan's own totals brac
     CHECK_FALSE(p.summary.compiler_shared_bytes);
     const bool ws = std::string(stem).find("_ws_") != std::string::npos;
     if (ws) {
-      // Triton colours an interference graph in which partitions always conflict; first-fit lands within 88 bytes.
-      CHECK(std::abs(p.summary.smem_total_bytes - shared) <= 88);
+      // Triton colours an interference graph in which partitions always conflict; first-fit (with unsized
+      // conversions at none) lands within 64 bytes: 48, 28 and 56 on these three.
+      CHECK(std::abs(p.summary.smem_total_min_bytes - shared) <= 64);
+      CHECK(shared <= p.summary.smem_total_bytes + 64);
     } else {
       CHECK(p.summary.smem_total_min_bytes <= shared);
       CHECK(shared <= p.summary.smem_total_bytes);

@@ -75,7 +75,7 @@ TEST_CASE("reuse_hazards: an arrive before the last access orders nothing") {
 TEST_CASE("reuse_hazards: none on the real kernels (program order and the pipelines' barriers)") {
   for (const char* rel : {"ttgir/matmul_ws_sm90.ttgir", "ttgir/attn_ws_sm100.ttgir", "ttgir/attn_nows_sm90.ttgir",
                           "vplan/compiler/matmul_tma_ws_sm90.ttgir", "vplan/compiler/matmul_tma_ws_sm100.ttgir",
-                          "vplan/compiler/matmul_pipelined_s4_sm90.ttgir"}) {
+                          "vplan/compiler/matmul_pipelined_s4_sm90.ttgir", "vplan/compiler/attn_ws_d128_sm100.ttgir"}) {
     CAPTURE(rel);
     CHECK(plan_of_text(text_of(rel), rel).reuse_hazards.empty());
   }

@@ -157,7 +157,8 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
     const Buffer& b = plan.buffers[id];
     s.notes.push_back("scratch of " + b.scratch_op + (b.value.empty() ? "" : " " + b.value) + " (op " +
                       std::to_string(b.alloc_op) + (b.loc.line ? ", line " + std::to_string(b.loc.line) : "") +
-                      ") is not known exactly: " + why + " (" + std::to_string(b.bytes) + " bytes, an upper bound)");
+                      ") is not known exactly: " + why +
+                      (b.bytes > 0 ? " (" + std::to_string(b.bytes) + " bytes, an upper bound)" : " (vplan counts 0 bytes)"));
   }
   const std::optional<std::int64_t> reference = triton_shared ? triton_shared : compiler.shared_bytes;
   if (reference) {

@@ -157,10 +157,9 @@ class Tracer {
       b.space = MemorySpace::kSmem;
       b.bytes = smem_bytes(t);
       b.copies = t.shape.size() >= 3 ? static_cast<int>(std::clamp<std::int64_t>(t.shape[0], 1, 1 << 20)) : 1;
-      // 1024 for NVMMA (swizzled, TMA-addressable) layouts as Triton requires; else the element size, at least 8
-      // (mbarriers pack at 8 bytes, which matches Triton's totals on the bundled fixtures).
-      const std::int64_t elem_bytes = (element_bits(t.element_type) + 7) / 8;
-      b.alignment = enc.find("nvmma_shared") != std::string::npos ? 1024 : std::max<std::int64_t>(8, elem_bytes);
+      // 1024 for NVMMA (swizzled, TMA-addressable) layouts as Triton requires; else 16, Triton 3.6's default for
+      // local_alloc (the compiler's offsets of the mbarrier arrays in tests/data/vplan/compiler step by 16).
+      b.alignment = enc.find("nvmma_shared") != std::string::npos ? 1024 : 16;
     }
     read_compiler_attributes(op, b, module_.name);
     scope[op.results[0]] = b.id;
@@ -183,6 +182,8 @@ class Tracer {
     }
     const bool placed = op.attribute("allocation.offset") != nullptr;
     if (post_allocation_ && !placed) return;  // the compiler decided it needs none
+    if (placed && !given && size.bytes <= 0 && size.exact)
+      size = {0, size.alignment, false, "the compiler gave it scratch, but vplan has no rule that sizes it"};
     if (size.bytes <= 0 && !placed && size.exact) return;
     Buffer b;
     b.scratch_op = op.name;

@@ -91,11 +91,48 @@ def kernel_sources():
         old = tl.atomic_add(first_ptr, 1)  # a scalar atomic whose result is used: Triton gives it scratch
         tl.store(first_ptr + 1 + tl.program_id(0), old)
 
+    @triton.jit
+    def attn_fwd(q_ptr, k_ptr, v_ptr, o_ptr, rows, N_CTX, sm_scale, HEAD_DIM: tl.constexpr, BM: tl.constexpr,
+                 BN: tl.constexpr, WS: tl.constexpr):
+        # Flash-attention forward over [Z*H*N_CTX, HEAD_DIM] tensors through tensor descriptors.
+        start_m = tl.program_id(0)
+        off_hz = tl.program_id(1)
+        desc_q = tl.make_tensor_descriptor(q_ptr, [rows, HEAD_DIM], [HEAD_DIM, 1], [BM, HEAD_DIM])
+        desc_k = tl.make_tensor_descriptor(k_ptr, [rows, HEAD_DIM], [HEAD_DIM, 1], [BN, HEAD_DIM])
+        desc_v = tl.make_tensor_descriptor(v_ptr, [rows, HEAD_DIM], [HEAD_DIM, 1], [BN, HEAD_DIM])
+        desc_o = tl.make_tensor_descriptor(o_ptr, [rows, HEAD_DIM], [HEAD_DIM, 1], [BM, HEAD_DIM])
+        offs = off_hz * N_CTX + start_m * BM
+        q = desc_q.load([offs, 0])
+        m_i = tl.zeros([BM], dtype=tl.float32) - float("inf")
+        l_i = tl.zeros([BM], dtype=tl.float32) + 1.0
+        acc = tl.zeros([BM, HEAD_DIM], dtype=tl.float32)
+        qk_scale = sm_scale * 1.44269504
+        for start_n in tl.range(0, N_CTX, BN, warp_specialize=WS):
+            k = desc_k.load([off_hz * N_CTX + start_n, 0])
+            qk = tl.dot(q, k.T)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+            p = tl.math.exp2(qk)
+            alpha = tl.math.exp2(m_i - m_ij)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None]
+            v = desc_v.load([off_hz * N_CTX + start_n, 0])
+            acc = tl.dot(p.to(tl.float16), v, acc)
+            m_i = m_ij
+        acc = acc / l_i[:, None]
+        desc_o.store([offs, 0], acc.to(tl.float16))
+
     mm_sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
     pipe_sig = dict(mm_sig, stride_am="i32", stride_bk="i32", stride_cm="i32", BM="constexpr", BN="constexpr",
                     BK="constexpr")
     tma_sig = dict(mm_sig, BM="constexpr", BN="constexpr", BK="constexpr", WS="constexpr")
+    attn_sig = {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16", "rows": "i32", "N_CTX": "i32",
+                "sm_scale": "fp32", "HEAD_DIM": "constexpr", "BM": "constexpr", "BN": "constexpr", "WS": "constexpr"}
     return {
+        "attn_d64_sm90": (attn_fwd, attn_sig, {"HEAD_DIM": 64, "BM": 128, "BN": 64, "WS": False}, ("cuda", 90, 32),
+                          {"num_stages": 3, "num_warps": 4}),
+        "attn_ws_d128_sm100": (attn_fwd, attn_sig, {"HEAD_DIM": 128, "BM": 128, "BN": 128, "WS": True},
+                               ("cuda", 100, 32), {"num_stages": 2, "num_warps": 4}),
         "matmul_pipelined_s4_sm90": (matmul_pipelined, pipe_sig, {"BM": 128, "BN": 128, "BK": 64},
                                      ("cuda", 90, 32), {"num_stages": 4, "num_warps": 8}),
         "matmul_pipelined_s3_sm80": (matmul_pipelined, pipe_sig, {"BM": 128, "BN": 128, "BK": 32},
@@ -130,7 +167,7 @@ def compile_one(name):
     # Every pointer and integer argument is taken as divisible by 16, as the JIT finds for aligned tensors and
     # sizes: without it loads are not vectorized and the pipeliner does not multi-buffer them.
     names = list(sig)
-    attrs = {(names.index(k), ): [["tt.divisibility", 16]] for k, v in sig.items() if v != "constexpr"}
+    attrs = {(names.index(k), ): [["tt.divisibility", 16]] for k, v in sig.items() if v[0] == "*" or v == "i32"}
     kernel = triton.compile(ASTSource(fn, sig, constexprs, attrs), target=GPUTarget(*target), options=options)
     md = kernel.metadata
     print(json.dumps({"target": f"{target[0]}:{target[1]}", "shared": md.shared,
