@@ -30,6 +30,7 @@ inline constexpr DocumentFormat kPlanFormat{"vtools.plan", 1};
 inline constexpr DocumentFormat kBenchFormat{"vtools.bench", 1};
 inline constexpr DocumentFormat kCompareFormat{"vtools.compare", 1};
 inline constexpr DocumentFormat kTraceDiffFormat{"vtools.tracediff", 1};  ///< written by vtrace diff
+inline constexpr DocumentFormat kPlanDiffFormat{"vtools.plandiff", 1};    ///< written by vplan diff (no vrender page yet)
 inline constexpr DocumentFormat kAllFormats[] = {kTraceFormat, kPlanFormat, kBenchFormat, kCompareFormat,
                                                  kTraceDiffFormat};
 

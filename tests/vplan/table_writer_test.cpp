@@ -23,10 +23,10 @@ TEST_CASE("table_writer: check report says ok or OVER per memory and lists the b
   Plan p = fixture_plan("matmul_ws_sm90");
   std::ostringstream ok;
   CHECK(write_check_report(p, ok));
-  CHECK(ok.str() == "matmul_ws: SMEM 131448 / 232448 bytes ok; TMEM 0 / 0 columns ok\n");
+  CHECK(ok.str() == "matmul_ws: SMEM 131496 / 232448 bytes ok; TMEM 0 / 0 columns ok\n");
   p.summary.smem_limit_bytes = 100000;
   std::ostringstream over;
   CHECK_FALSE(write_check_report(p, over));
-  CHECK(over.str().find("SMEM 131448 / 100000 bytes OVER") != std::string::npos);
+  CHECK(over.str().find("SMEM 131496 / 100000 bytes OVER") != std::string::npos);
   CHECK(over.str().find("\n  %46 B13 [") != std::string::npos);
 }

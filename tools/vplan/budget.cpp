@@ -64,12 +64,15 @@ std::string names_of(const Plan& plan, const std::vector<int>& ids) {
 }  // namespace
 
 void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture_bytes,
-                    std::optional<std::int64_t> triton_shared) {
+                    std::optional<std::int64_t> triton_shared, const CompilerTotals& compiler,
+                    const std::vector<std::pair<int, std::string>>& unknown_scratch) {
   Summary& s = plan.summary;
   s.smem_limit_bytes = limits.smem_bytes;
   s.tmem_limit_cols = limits.tmem_cols;
   s.capture_bytes = capture_bytes;
   s.triton_shared_bytes = triton_shared;
+  s.compiler_shared_bytes = compiler.shared_bytes;
+  s.compiler_tmem_cols = compiler.tmem_cols;
   for (MemorySpace space : {MemorySpace::kSmem, MemorySpace::kTmem}) {
     std::vector<int> ids;
     std::vector<Placement> alloc_items, peak_items;
@@ -102,51 +105,87 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
       s.tmem_live_at_peak = live;
     }
   }
-  const std::int64_t smem_total = s.smem_allocated_bytes + s.capture_bytes;
-  const bool smem_fits = smem_total <= s.smem_limit_bytes;
+  // The compiler's layout: every SMEM buffer placed by it (one offset per partition copy in WS code).
+  bool any = false, all = true;
+  std::int64_t compiler_top = 0;
+  s.scratch_bytes = s.unknown_scratch_bytes = 0;
+  for (const Buffer& b : plan.buffers) {
+    if (b.is_scratch()) {
+      s.scratch_bytes += b.bytes;
+      if (!b.size_exact) s.unknown_scratch_bytes += b.bytes;
+    }
+    if (b.space != MemorySpace::kSmem) continue;
+    if (b.compiler_offsets.empty()) {
+      all = false;
+      continue;
+    }
+    any = true;
+    for (std::int64_t o : b.compiler_offsets) compiler_top = std::max(compiler_top, o + b.bytes);
+  }
+  s.compiler_layout = any && all;
+  const std::int64_t smem_total = s.compiler_layout ? compiler_top : s.smem_allocated_bytes;
+  s.smem_total_bytes = s.smem_total_min_bytes = smem_total;
+  if (!s.compiler_layout && s.unknown_scratch_bytes > 0) {  // the low end: scratch of unknown size taken as none
+    std::vector<Placement> items;
+    for (const Buffer& b : plan.buffers)
+      if (b.space == MemorySpace::kSmem) items.push_back({b.size_exact ? b.bytes : 0, b.alignment, b.start, b.end});
+    auto offsets = assign_offsets_first_fit(items);
+    std::int64_t top = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) top = std::max(top, offsets[i] + items[i].size);
+    s.smem_total_min_bytes = top;
+  }
+  // The verdict goes by the sizes vplan knows (the low end); upper bounds past the limit get a note of their own, so
+  // that a kernel Triton launches is not failed for a conversion vplan cannot size.
+  const bool smem_fits = s.smem_total_min_bytes <= s.smem_limit_bytes;
   const bool tmem_fits = s.tmem_allocated_cols <= s.tmem_limit_cols;
   s.fits = smem_fits && tmem_fits;
   if (!limits.known)
     s.notes.push_back("target '" + plan.kernel.target + "' is not known to vplan; limits are sm_90's");
+  if (smem_fits && smem_total > s.smem_limit_bytes)
+    s.notes.push_back("SMEM may be over budget: " + std::to_string(smem_total) + " > " +
+                      std::to_string(s.smem_limit_bytes) + " bytes with scratch of unknown size at its upper bound (" +
+                      std::to_string(s.smem_total_min_bytes) + " without it)");
   if (!smem_fits)
-    s.notes.push_back("SMEM over budget: " + std::to_string(smem_total) + " > " + std::to_string(s.smem_limit_bytes) +
+    s.notes.push_back("SMEM over budget: " + std::to_string(s.smem_total_min_bytes) + " > " + std::to_string(s.smem_limit_bytes) +
                       " bytes; live at the peak (op " + std::to_string(s.smem_peak_op) +
                       "): " + names_of(plan, s.smem_live_at_peak));
   if (!tmem_fits)
     s.notes.push_back("TMEM over budget: " + std::to_string(s.tmem_allocated_cols) + " > " +
                       std::to_string(s.tmem_limit_cols) + " columns; live at the peak (op " +
                       std::to_string(s.tmem_peak_op) + "): " + names_of(plan, s.tmem_live_at_peak));
-  if (triton_shared) {
-    const std::int64_t diff = *triton_shared - smem_total;
-    std::string note = "Triton reports " + std::to_string(*triton_shared) + " bytes of shared memory; vplan " +
-                       std::to_string(smem_total) + " (" + std::to_string(s.smem_allocated_bytes) + " buffers" +
-                       (s.capture_bytes ? " + " + std::to_string(s.capture_bytes) + " warp_specialize captures" : "") +
+  for (const auto& [id, why] : unknown_scratch) {
+    const Buffer& b = plan.buffers[id];
+    s.notes.push_back("scratch of " + b.scratch_op + (b.value.empty() ? "" : " " + b.value) + " (op " +
+                      std::to_string(b.alloc_op) + (b.loc.line ? ", line " + std::to_string(b.loc.line) : "") +
+                      ") is not known exactly: " + why +
+                      (b.bytes > 0 ? " (" + std::to_string(b.bytes) + " bytes, an upper bound)" : " (vplan counts 0 bytes)"));
+  }
+  const std::optional<std::int64_t> reference = triton_shared ? triton_shared : compiler.shared_bytes;
+  if (reference) {
+    const std::int64_t diff = *reference - smem_total;
+    const bool ranged = s.smem_total_min_bytes != smem_total;
+    std::string note = std::string(triton_shared ? "Triton reports " : "the module's ttg.shared is ") +
+                       std::to_string(*reference) + " bytes of shared memory; vplan " +
+                       (ranged ? std::to_string(s.smem_total_min_bytes) + " to " : "") + std::to_string(smem_total) +
+                       " (" + std::to_string(s.scratch_bytes) + " of them scratch" +
+                       (s.capture_bytes ? ", " + std::to_string(s.capture_bytes) + " warp_specialize captures" : "") +
+                       ", at " + (s.compiler_layout ? "the compiler's offsets" : "vplan's own offsets") +
                        "); difference " + std::to_string(diff) + " bytes";
-    if (diff == 0) {
-      note += ": the totals agree";
-    } else {
-      // Buffers vplan overlaps in memory with others (disjoint lifetimes): an allocator that does not reuse them
-      // needs that much more.
-      std::vector<int> reused;
-      std::int64_t reused_bytes = 0;
-      for (const Buffer& b : plan.buffers) {
-        if (b.space != MemorySpace::kSmem) continue;
-        for (const Buffer& o : plan.buffers)
-          if (o.id != b.id && o.space == MemorySpace::kSmem && o.bytes >= b.bytes &&
-              b.offset < o.offset + o.bytes && o.offset < b.offset + b.bytes && (o.bytes > b.bytes || o.id < b.id)) {
-            reused.push_back(b.id);
-            reused_bytes += b.bytes;
-            break;
-          }
-      }
-      if (!reused.empty())
-        note += "; vplan reuses memory for " + std::to_string(reused.size()) + " buffers with disjoint lifetimes (" +
-                std::to_string(reused_bytes) + " bytes: " + names_of(plan, reused) +
-                "), which Triton's largest-first allocator need not reuse";
-      note += "; Triton also counts scratch (layout conversions, reductions) that vplan does not model";
+    if (diff == 0 || *reference == s.smem_total_min_bytes) {
+      note += ranged ? (diff == 0 ? ": the totals agree at the high end" : ": the totals agree at the low end")
+                     : ": the totals agree";
+    } else if (s.unknown_scratch_bytes > 0) {
+      note += "; scratch sizes vplan could not know exactly are upper bounds (" +
+              std::to_string(s.unknown_scratch_bytes) + " bytes, named above)";
+    } else if (!s.compiler_layout) {
+      note += "; Triton's allocator places buffers by its own interference-graph colouring, which vplan's first-fit "
+              "need not match";
     }
     s.notes.push_back(note);
   }
+  if (compiler.shared_bytes && triton_shared && *compiler.shared_bytes != *triton_shared)
+    s.notes.push_back("the module's ttg.shared (" + std::to_string(*compiler.shared_bytes) +
+                      " bytes) differs from Triton's reported total (" + std::to_string(*triton_shared) + ")");
 }
 
 }  // namespace vtools::vplan

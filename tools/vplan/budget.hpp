@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tools/vplan/plan_model.hpp"
 #include "tools/vplan/ttgir_module.hpp"
@@ -30,7 +32,16 @@ std::int64_t warp_specialize_capture_bytes(const Op& ws);
 /// Assigns SMEM byte offsets and TMEM column offsets (memory_allocator), computes peaks and fits, and writes
 /// notes that reconcile with `triton_shared` when given. TMEM allocations are rounded up to a power of two of at
 /// least 32 columns, as tcgen05.alloc requires.
+/// Scratch is placed like any buffer (live at its op). When every SMEM buffer carries the compiler's offset
+/// (post-allocation IR), the total is the end of the highest buffer at those offsets, else at vplan's own.
+/// `compiler_shared` / `compiler_tmem` are the module's ttg.shared / ttg.tensor_memory_size when present;
+/// `unknown_scratch` names scratch whose size is an upper bound (its notes say why).
+struct CompilerTotals {
+  std::optional<std::int64_t> shared_bytes;
+  std::optional<std::int64_t> tmem_cols;
+};
 void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture_bytes,
-                    std::optional<std::int64_t> triton_shared);
+                    std::optional<std::int64_t> triton_shared, const CompilerTotals& compiler = {},
+                    const std::vector<std::pair<int, std::string>>& unknown_scratch = {});
 
 }  // namespace vtools::vplan

@@ -1,10 +1,13 @@
 #include "tools/vplan/buffers.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "libcommon/error.hpp"
+#include "tools/vplan/scratch.hpp"
 #include "tools/vplan/ttgir_type.hpp"
 
 namespace vtools::vplan {
@@ -51,6 +54,57 @@ void tmem_size(const Type& type, const std::string& encoding_text, int& rows, in
   if (m > 128) per_copy = saturating_mul(per_copy, (m + 127) / 128);
   rows = static_cast<int>(m < 128 ? (m > 0 ? m : 0) : 128);
   cols = static_cast<int>(std::min<std::int64_t>(saturating_mul(per_copy, std::max(copies, 1)), 1 << 30));
+}
+
+std::vector<std::int64_t> parse_int_list(const std::string& value) {
+  // Integers separated by commas; a scalar's type (" : i32") or the closing '>' / ']' ends the list.
+  std::vector<std::int64_t> out;
+  std::size_t i = value.find("array<");
+  i = i == std::string::npos ? 0 : value.find(':', i);
+  if (i == std::string::npos) return out;
+  if (value.compare(0, 6, "array<") == 0) ++i;
+  std::int64_t v = 0;
+  bool any = false, neg = false;
+  for (; i <= value.size(); ++i) {
+    const char c = i < value.size() ? value[i] : '\0';
+    if (c >= '0' && c <= '9') {
+      if (v < (std::int64_t{1} << 50)) v = v * 10 + (c - '0');
+      any = true;
+      continue;
+    }
+    if (c == '-' && !any && !neg) {
+      neg = true;
+      continue;
+    }
+    if (c == ' ' || c == '[') continue;
+    if (any) out.push_back(neg ? -v : v);
+    if (c != ',') break;
+    v = 0;
+    any = neg = false;
+  }
+  return out;
+}
+
+void read_compiler_attributes(const Op& op, Buffer& b, const std::string& source) {
+  // Offsets and ids are non-negative i32 values: anything else is a malformed attribute, located at its op.
+  auto integers = [&](const char* key, bool list) -> std::vector<std::int64_t> {
+    const std::string* v = op.attribute(key);
+    if (!v) return {};
+    auto out = parse_int_list(*v);
+    bool ok = !out.empty() && (list || out.size() == 1);
+    for (auto x : out) ok = ok && x >= 0 && x <= 2147483647;
+    if (!ok)
+      throw Error(ExitCode::kDataError,
+                  std::string("expected ") + (list ? "a non-negative i32 or array<i32: ...>" : "a non-negative i32") +
+                      " for '" + key + "', got '" + *v + "'",
+                  SourceLocation{source, op.line, op.column});
+    return out;
+  };
+  if (auto v = integers("allocation.offset", true); !v.empty()) b.compiler_offsets = v;
+  if (auto v = integers("tensor_memory_col_offset", false); !v.empty()) b.compiler_offsets = v;
+  if (auto v = integers("buffer.id", false); !v.empty()) b.planner_id = static_cast<int>(v[0]);
+  if (auto v = integers("buffer.copy", false); !v.empty()) b.planner_copy = static_cast<int>(v[0]);
+  if (auto v = integers("buffer.offset", false); !v.empty()) b.planner_offset = v[0];
 }
 
 namespace {
@@ -103,18 +157,53 @@ class Tracer {
       b.space = MemorySpace::kSmem;
       b.bytes = smem_bytes(t);
       b.copies = t.shape.size() >= 3 ? static_cast<int>(std::clamp<std::int64_t>(t.shape[0], 1, 1 << 20)) : 1;
-      // 1024 for NVMMA (swizzled, TMA-addressable) layouts as Triton requires; else the element size, at least 8
-      // (mbarriers pack at 8 bytes, which matches Triton's totals on the bundled fixtures).
-      const std::int64_t elem_bytes = (element_bits(t.element_type) + 7) / 8;
-      b.alignment = enc.find("nvmma_shared") != std::string::npos ? 1024 : std::max<std::int64_t>(8, elem_bytes);
+      // 1024 for NVMMA (swizzled, TMA-addressable) layouts as Triton requires; else 16, Triton 3.6's default for
+      // local_alloc (the compiler's offsets of the mbarrier arrays in tests/data/vplan/compiler step by 16).
+      b.alignment = enc.find("nvmma_shared") != std::string::npos ? 1024 : 16;
     }
+    read_compiler_attributes(op, b, module_.name);
     scope[op.results[0]] = b.id;
     out_.buffers.push_back(std::move(b));
     if (!op.operands.empty()) out_.accesses.push_back({static_cast<int>(out_.buffers.size()) - 1, id, Access::kWrite});
   }
 
+  // Scratch of a non-alloc op: Triton's size rules (scratch.hpp); `allocation.size` wins where a compiler wrote it,
+  // and an op with `allocation.offset` has scratch even when vplan's rules give none.
+  void add_scratch(const Op& op, int id) {
+    const bool used = !op.results.empty() && used_.count(op.results[0]) > 0;
+    ScratchSize size = op_scratch(op, module_, used, threads_per_warp_);
+    const std::string* given = op.attribute("allocation.size");
+    if (given) {
+      auto v = parse_int_list(*given);
+      if (v.size() != 1 || v[0] < 0 || v[0] > 2147483647)
+        throw Error(ExitCode::kDataError, "expected a non-negative i32 for 'allocation.size', got '" + *given + "'",
+                    SourceLocation{module_.name, op.line, op.column});
+      size = {v[0], size.alignment, true, ""};
+    }
+    const bool placed = op.attribute("allocation.offset") != nullptr;
+    if (post_allocation_ && !placed) return;  // the compiler decided it needs none
+    if (placed && !given && size.bytes <= 0 && size.exact)
+      size = {0, size.alignment, false, "the compiler gave it scratch, but vplan has no rule that sizes it"};
+    if (size.bytes <= 0 && !placed && size.exact) return;
+    Buffer b;
+    b.scratch_op = op.name;
+    b.value = op.results.empty() ? "" : op.results[0];
+    b.name = std::string(op_base_name(op.name)) + (b.value.empty() ? "" : " " + b.value);
+    b.loc = op.loc;
+    b.alloc_op = id;
+    b.space = MemorySpace::kSmem;
+    b.bytes = std::max<std::int64_t>(size.bytes, 0);
+    b.alignment = size.alignment;
+    b.size_exact = size.exact;
+    read_compiler_attributes(op, b, module_.name);
+    if (!size.exact) unknown_.push_back(size.why);
+    else unknown_.emplace_back();
+    scratch_.push_back(std::move(b));
+  }
+
   void visit(const Op& op, Scope& scope, std::unordered_set<std::string>& false_consts) {
     const int id = order_.id_of.at(&op);
+    if (!is_alloc_op(op)) add_scratch(op, id);
     if (op.name == "arith.constant" && !op.results.empty()) {
       for (const auto& k : op.keywords)
         if (k == "false") false_consts.insert(op.results[0]);
@@ -153,16 +242,68 @@ class Tracer {
   const OpOrder& order_;
   const Module& module_;
   BufferTrace& out_;
+
+ public:
+  std::vector<Buffer> scratch_;         ///< scratch buffers, numbered after every allocation (stable planner ids)
+  std::vector<std::string> unknown_;    ///< per scratch_ entry: why its size is a bound ("" when exact)
+  std::unordered_set<std::string> used_;  ///< values some op uses (atomics need scratch only for a used result)
+  int threads_per_warp_ = 32;
+  bool post_allocation_ = false;  ///< the module carries ttg.shared: scratch is exactly the ops with an offset
 };
+
+void collect_used(const std::vector<Op>& ops, std::unordered_set<std::string>& used) {
+  for (const Op& op : ops) {
+    for (const auto& v : op.operands) used.insert(v.substr(0, v.find('#')));
+    for (const Region& r : op.regions) collect_used(r.ops, used);
+  }
+}
 
 }  // namespace
 
 BufferTrace trace_buffers(const Op& function, const OpOrder& order, const Module& module) {
   BufferTrace out;
   Tracer tracer(order, module, out);
+  for (const Region& region : function.regions) collect_used(region.ops, tracer.used_);
+  tracer.post_allocation_ = module.int_attribute("ttg.shared").has_value();
+  tracer.threads_per_warp_ = static_cast<int>(module.int_attribute("ttg.threads-per-warp").value_or(32));
   Tracer::Scope scope;
   std::unordered_set<std::string> false_consts;
   for (const Region& region : function.regions) tracer.walk(region.ops, scope, false_consts);
+  for (std::size_t i = 0; i < tracer.scratch_.size(); ++i) {
+    Buffer& b = tracer.scratch_[i];
+    b.id = static_cast<int>(out.buffers.size());
+    if (!tracer.unknown_[i].empty()) out.unknown_scratch.push_back({b.id, tracer.unknown_[i]});
+    out.buffers.push_back(std::move(b));
+  }
+  // Warp specialization passes each partition warp an index through shared memory: one byte per partition warp of
+  // the largest warp_specialize, owned by the function and live throughout.
+  int partition_warps = 0;
+  std::function<void(const std::vector<Op>&)> find_ws = [&](const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
+      if (op.name == "ttg.warp_specialize") {
+        int w = 0;
+        for (const Region& r : op.regions)
+          if (r.label != "default") w += r.num_warps;
+        partition_warps = std::max(partition_warps, w);
+      }
+      for (const Region& r : op.regions) find_ws(r.ops);
+    }
+  };
+  for (const Region& region : function.regions) find_ws(region.ops);
+  const bool post_allocation = module.int_attribute("ttg.shared").has_value();
+  if (post_allocation ? function.attribute("allocation.offset") != nullptr : partition_warps > 0) {
+    Buffer b;
+    b.id = static_cast<int>(out.buffers.size());
+    b.scratch_op = function.name;
+    b.name = "warp indices";
+    b.loc = function.loc;
+    b.space = MemorySpace::kSmem;
+    b.bytes = partition_warps;
+    b.alignment = 4;
+    read_compiler_attributes(function, b, module.name);
+    b.alloc_op = order.ops.empty() ? 0 : static_cast<int>(order.ops.size()) - 1;
+    out.buffers.push_back(std::move(b));
+  }
   for (auto& a : out.accesses) {
     if (out.buffers[a.buffer].barrier) a.access = Access::kSync;
     auto& users = out.buffers[a.buffer].users;

@@ -3,6 +3,7 @@
 // warp_specialize captures (operand i is argument i of each partition region) back to the allocation.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "tools/vplan/op_effects.hpp"
@@ -18,10 +19,24 @@ struct BufferAccess {
   Access access = Access::kUse;
 };
 
+struct UnknownScratch {
+  int buffer = 0;
+  std::string why;  ///< what vplan could not know about its size
+};
+
 struct BufferTrace {
   std::vector<Buffer> buffers;  ///< sizes, alloc op, barrier flag, users; liveness/offsets not yet set
   std::vector<BufferAccess> accesses;
+  std::vector<UnknownScratch> unknown_scratch;  ///< scratch whose size is an upper bound
 };
+
+/// The integers of an attribute value: "98304 : i32" -> {98304}, "array<i32: 0, 1024>" -> {0, 1024}.
+std::vector<std::int64_t> parse_int_list(const std::string& value);
+
+/// Reads the compiler's attributes of an allocating op into `b`: allocation.offset (or tensor_memory_col_offset)
+/// and the WS planner's buffer.id / buffer.copy / buffer.offset. Throws Error(kDataError) at the op (in `source`)
+/// for a value that is not a non-negative i32 (an array of them for allocation.offset).
+void read_compiler_attributes(const Op& op, Buffer& b, const std::string& source);
 
 /// Traces the buffers of `function`; `module` resolves encoding aliases (alignment, TMEM packing).
 BufferTrace trace_buffers(const Op& function, const OpOrder& order, const Module& module);

@@ -13,8 +13,11 @@
 #include "tools/vplan/dot_writer.hpp"
 #include "tools/vplan/ir_dump_log.hpp"
 #include "tools/vplan/plan_builder.hpp"
+#include "tools/vplan/plan_diff.hpp"
+#include "tools/vplan/plan_diff_writer.hpp"
 #include "tools/vplan/plan_inputs.hpp"
 #include "tools/vplan/plan_json.hpp"
+#include "tools/vplan/reuse_hazards.hpp"
 #include "tools/vplan/table_writer.hpp"
 #include "tools/vplan/ttgir_reader.hpp"
 #include "tools/vplan/ws_dot_reader.hpp"
@@ -41,10 +44,15 @@ std::string_view first_word(std::string_view text) {
 // dump log, else TTGIR.
 LoadedPlan load_one(const KernelInput& in, const Options& options) {
   std::string_view text = in.text;
-  if (first_word(text).substr(0, 1) == "{") return {read_plan_json(text, in.name), in.stem, "vtools.plan"};
+  // Plans read back are checked again for reuse hazards (a document from another version may carry none).
+  auto checked = [](Plan plan) {
+    plan.reuse_hazards = find_reuse_hazards(plan);
+    return plan;
+  };
+  if (first_word(text).substr(0, 1) == "{") return {checked(read_plan_json(text, in.name)), in.stem, "vtools.plan"};
   if (first_word(text).substr(0, 7) == "digraph" || text.find("=== SMEM Buffer Liveness Graph ===") != text.npos ||
       text.find("=== Combined Key Ops") != text.npos || text.find("=== TMEM Buffer Liveness Graph ===") != text.npos)
-    return {read_ws_dot(text, in.name), in.stem, "ws-dot"};
+    return {checked(read_ws_dot(text, in.name)), in.stem, "ws-dot"};
   PlanOptions po;
   po.function = options.function;
   po.triton_shared = in.triton_shared;
@@ -154,6 +162,28 @@ int run_check(const Options& options) {
   write_output(options.out.output, s.str());
   loaded.throw_if_any_failed(options);  // a kernel not checked is not a pass
   return all_fit ? 0 : static_cast<int>(ExitCode::kCheckFailed);
+}
+
+int run_diff(const Options& options) {
+  // Each side is one kernel: a directory of several would make the pairing a guess.
+  auto load_side = [&](const std::string& input) {
+    Options side = options;
+    side.input = input;
+    auto loaded = load_plans(side);
+    if (loaded.inputs != 1)
+      throw Error(ExitCode::kUsage, "'" + input + "' holds " + std::to_string(loaded.inputs) +
+                                        " kernels: vplan diff compares one kernel with one kernel");
+    return std::move(loaded.plans[0].plan);
+  };
+  const Plan a = load_side(options.input);
+  const Plan b = load_side(options.input_b);
+  const PlanDiff diff = diff_plans(a, b);
+  const std::string format = resolve_format(options.out, "json", true);
+  std::ostringstream s;
+  if (format == "json") s << dump_json(plan_diff_document(diff));
+  else write_plan_diff_table(diff, format == "markdown" ? TableStyle::kMarkdown : TableStyle::kText, s);
+  write_output(options.out.output, s.str());
+  return 0;
 }
 
 int run_extract(const Options& options) {

@@ -16,6 +16,7 @@ struct Options {
   bool markers = false;             ///< dot: add the planner's === marker lines
   std::string function;             ///< kernel to plan when a module has several functions
   std::int64_t triton_shared = -1;  ///< Triton's own shared-memory total (overrides metadata JSON), -1 = unknown
+  std::string input_b;              ///< diff: the second (after) input; `input` is the first
 };
 
 int run_analyze(const Options& options);
@@ -24,5 +25,7 @@ int run_table(const Options& options);
 int run_check(const Options& options);
 int run_extract(const Options& options);
 int run_import(const Options& options);
+/// Exit 0 whether or not the plans differ (the document says which); a kernel that cannot be read is an error.
+int run_diff(const Options& options);
 
 }  // namespace vtools::vplan

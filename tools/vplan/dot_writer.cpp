@@ -82,7 +82,7 @@ void write_liveness(const Plan& plan, MemorySpace space, bool markers, std::ostr
   std::vector<const Buffer*> shown;
   bool any = false;
   for (const Buffer& b : plan.buffers) {
-    if (b.space != space || b.barrier) continue;
+    if (b.space != space || b.barrier || b.is_scratch()) continue;  // the planner's graphs show allocations only
     any = true;
     if (b.end > b.start) shown.push_back(&b);
   }

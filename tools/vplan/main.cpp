@@ -13,6 +13,7 @@ constexpr const char* kExamples =
     "  vplan check kernel.ttgir                         # exit 1 when over the SMEM/TMEM budget\n"
     "  vplan extract debug.log -o graphs/               # planner graphs out of a debug log\n"
     "  vplan import graphs/ -o plan.json                # planner .dot dumps -> vtools.plan\n"
+    "  vplan diff pass.ttgir fail.ttgir --format table  # what changed: buffers, reuse, channels, totals\n"
     "  vplan analyze kernel.ttgir -o plan.json && vrender plan.json -o plan.png\n";
 
 void add_input(CLI::App* cmd, vtools::vplan::Options& o, const char* what) {
@@ -67,7 +68,15 @@ int main(int argc, char** argv) {
   add_input(import, o, "a planner .dot file (markers allowed), a log, or a directory of them");
   vtools::add_output_options(import, o.out, {});
 
+  auto* diff = app->add_subcommand("diff", "what changed between two plans: buffers, reuse groups, channels, totals");
+  diff->add_option("A", o.input, "the first (before) kernel: TTGIR, dump log, vtools.plan JSON or planner .dot")
+      ->required();
+  diff->add_option("B", o.input_b, "the second (after) kernel, the same kinds")->required();
+  add_planning(diff, o);
+  vtools::add_output_options(diff, o.out, {"table", "markdown", "json"});
+
   return vtools::run_main(*app, argc, argv, [&] {
+    if (diff->parsed()) return vp::run_diff(o);
     if (analyze->parsed()) return vp::run_analyze(o);
     if (dot->parsed()) return vp::run_dot(o);
     if (table->parsed()) return vp::run_table(o);

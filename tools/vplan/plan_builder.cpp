@@ -7,6 +7,7 @@
 #include "tools/vplan/liveness.hpp"
 #include "tools/vplan/op_effects.hpp"
 #include "tools/vplan/op_order.hpp"
+#include "tools/vplan/reuse_hazards.hpp"
 
 namespace vtools::vplan {
 
@@ -75,6 +76,8 @@ Plan build_plan(const Module& module, const PlanOptions& options) {
   BufferTrace trace = trace_buffers(function, order, module);
   plan.buffers = std::move(trace.buffers);
   compute_liveness(plan.buffers, order);
+  for (Buffer& b : plan.buffers)  // the function's own scratch (warp indices) lives throughout
+    if (b.scratch_op == function.name) b.start = 0, b.end = static_cast<int>(plan.ops.size()) + 1;
   plan.channels = build_channels(plan.buffers, trace.accesses, order);
 
   std::vector<const Op*> ws_ops;
@@ -91,7 +94,21 @@ Plan build_plan(const Module& module, const PlanOptions& options) {
   if (!ws_ops.empty()) total = (total + 3) / 4 * 4;
   plan.kernel.total_warps = total;
 
-  compute_budget(plan, limits_for_target(plan.kernel.target), capture_bytes, options.triton_shared);
+  CompilerTotals compiler;
+  compiler.shared_bytes = module.int_attribute("ttg.shared");
+  compiler.tmem_cols = module.int_attribute("ttg.tensor_memory_size");
+  for (const char* key : {"ttg.shared", "ttg.tensor_memory_size"}) {
+    auto it = module.attributes.find(key);
+    const auto v = module.int_attribute(key);
+    if (it != module.attributes.end() && (!v || *v < 0 || *v > 2147483647))
+      throw Error(ExitCode::kDataError, std::string("expected a non-negative i32 for module attribute '") + key +
+                                            "', got '" + it->second + "'",
+                  SourceLocation{module.name});
+  }
+  std::vector<std::pair<int, std::string>> unknown;
+  for (const auto& u : trace.unknown_scratch) unknown.emplace_back(u.buffer, u.why);
+  compute_budget(plan, limits_for_target(plan.kernel.target), capture_bytes, options.triton_shared, compiler, unknown);
+  plan.reuse_hazards = find_reuse_hazards(plan);
   return plan;
 }
 

@@ -81,6 +81,12 @@ OrderedJson plan_document(const Plan& plan, std::string_view source_format) {
     j["operand_d"] = b.operand_d;
     j["users"] = b.users;
     j["loc"] = loc_json(b.loc);
+    j["scratch_op"] = b.is_scratch() ? OrderedJson(b.scratch_op) : OrderedJson(nullptr);
+    j["size_exact"] = b.size_exact;
+    j["compiler_offsets"] = b.compiler_offsets;
+    j["planner_id"] = b.planner_id >= 0 ? OrderedJson(b.planner_id) : OrderedJson(nullptr);
+    j["planner_copy"] = b.planner_copy > 0 ? OrderedJson(b.planner_copy) : OrderedJson(nullptr);
+    j["planner_offset"] = b.planner_offset >= 0 ? OrderedJson(b.planner_offset) : OrderedJson(nullptr);
     doc["buffers"].push_back(std::move(j));
   }
   doc["channels"] = OrderedJson::array();
@@ -109,9 +115,25 @@ OrderedJson plan_document(const Plan& plan, std::string_view source_format) {
   sj["tmem_live_at_peak"] = s.tmem_live_at_peak;
   sj["capture_bytes"] = s.capture_bytes;
   sj["triton_shared_bytes"] = s.triton_shared_bytes ? OrderedJson(*s.triton_shared_bytes) : OrderedJson(nullptr);
+  sj["smem_total_bytes"] = s.smem_total_bytes;
+  sj["smem_total_min_bytes"] = s.smem_total_min_bytes;
+  sj["scratch_bytes"] = s.scratch_bytes;
+  sj["unknown_scratch_bytes"] = s.unknown_scratch_bytes;
+  sj["compiler_layout"] = s.compiler_layout;
+  sj["compiler_shared_bytes"] = s.compiler_shared_bytes ? OrderedJson(*s.compiler_shared_bytes) : OrderedJson(nullptr);
+  sj["compiler_tmem_cols"] = s.compiler_tmem_cols ? OrderedJson(*s.compiler_tmem_cols) : OrderedJson(nullptr);
   sj["fits"] = s.fits;
   sj["notes"] = s.notes;
   doc["summary"] = std::move(sj);
+  doc["reuse_hazards"] = OrderedJson::array();
+  for (const auto& h : plan.reuse_hazards)
+    doc["reuse_hazards"].push_back({{"group", h.group},
+                                    {"first", h.first},
+                                    {"second", h.second},
+                                    {"first_op", h.first_op},
+                                    {"second_op", h.second_op},
+                                    {"first_partition", partition_json(h.first_partition)},
+                                    {"second_partition", partition_json(h.second_partition)}});
   return doc;
 }
 
@@ -247,6 +269,14 @@ Plan plan_from_document(const OrderedJson& doc, std::string_view name) {
     b.operand_d = f.get_or<int>(j, "operand_d", 0);
     b.users = f.get_or<std::vector<int>>(j, "users", {});
     b.loc = loc_from(f, j.value("loc", OrderedJson()));
+    if (j.contains("scratch_op") && !j["scratch_op"].is_null()) b.scratch_op = f.get<std::string>(j, "scratch_op", "buffers[].");
+    b.size_exact = f.get_or<bool>(j, "size_exact", true);
+    b.compiler_offsets = f.get_or<std::vector<std::int64_t>>(j, "compiler_offsets", {});
+    if (j.contains("planner_id") && !j["planner_id"].is_null()) b.planner_id = f.get<int>(j, "planner_id", "buffers[].");
+    if (j.contains("planner_copy") && !j["planner_copy"].is_null())
+      b.planner_copy = f.get<int>(j, "planner_copy", "buffers[].");
+    if (j.contains("planner_offset") && !j["planner_offset"].is_null())
+      b.planner_offset = f.get<std::int64_t>(j, "planner_offset", "buffers[].");
     plan.buffers.push_back(std::move(b));
   }
   if (doc.contains("channels") && doc["channels"].is_array())
@@ -288,6 +318,15 @@ Plan plan_from_document(const OrderedJson& doc, std::string_view name) {
   sum.capture_bytes = f.get_or<std::int64_t>(s, "capture_bytes", 0);
   if (s.is_object() && s.contains("triton_shared_bytes") && !s["triton_shared_bytes"].is_null())
     sum.triton_shared_bytes = f.get<std::int64_t>(s, "triton_shared_bytes", "summary.");
+  sum.smem_total_bytes = f.get_or<std::int64_t>(s, "smem_total_bytes", sum.smem_allocated_bytes + sum.capture_bytes);
+  sum.smem_total_min_bytes = f.get_or<std::int64_t>(s, "smem_total_min_bytes", sum.smem_total_bytes);
+  sum.scratch_bytes = f.get_or<std::int64_t>(s, "scratch_bytes", 0);
+  sum.unknown_scratch_bytes = f.get_or<std::int64_t>(s, "unknown_scratch_bytes", 0);
+  sum.compiler_layout = f.get_or<bool>(s, "compiler_layout", false);
+  if (s.is_object() && s.contains("compiler_shared_bytes") && !s["compiler_shared_bytes"].is_null())
+    sum.compiler_shared_bytes = f.get<std::int64_t>(s, "compiler_shared_bytes", "summary.");
+  if (s.is_object() && s.contains("compiler_tmem_cols") && !s["compiler_tmem_cols"].is_null())
+    sum.compiler_tmem_cols = f.get<std::int64_t>(s, "compiler_tmem_cols", "summary.");
   sum.fits = f.get_or<bool>(s, "fits", true);
   sum.notes = f.get_or<std::vector<std::string>>(s, "notes", {});
   for (int id : sum.smem_live_at_peak)

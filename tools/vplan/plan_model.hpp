@@ -67,6 +67,19 @@ struct Buffer {
   std::vector<int> users;           ///< op ids that access the buffer (views followed)
   int operand_d = 0;                ///< channels of this buffer that are MMA accumulators read and written
   SourceLoc loc;
+  // Scratch: memory Triton gives an op for its own use (scratch.hpp), live at that op only.
+  std::string scratch_op;           ///< the op needing it ("ttg.convert_layout"); "" for allocations
+  bool size_exact = true;           ///< false: `bytes` is vplan's upper bound (see the summary's notes)
+  // The compiler's plan, when the IR carries it (post-allocation IR, the WS planner's attributes).
+  std::vector<std::int64_t> compiler_offsets;  ///< allocation.offset (bytes; one per partition in WS code) or
+                                               ///< tensor_memory_col_offset (TMEM columns); empty = not in the IR
+  int planner_id = -1;              ///< buffer.id: allocations sharing one form a reuse group (-1 = absent)
+  int planner_copy = 0;             ///< buffer.copy: copies the planner gave it (0 = absent)
+  std::int64_t planner_offset = -1; ///< buffer.offset within the group (-1 = absent)
+
+  /// The compiler's offset when known, else vplan's own.
+  [[nodiscard]] std::int64_t placed_offset() const { return compiler_offsets.empty() ? offset : compiler_offsets[0]; }
+  [[nodiscard]] bool is_scratch() const { return !scratch_op.empty(); }
 };
 
 struct ChannelEnd {
@@ -98,6 +111,24 @@ struct Summary {
   std::optional<std::int64_t> triton_shared_bytes;  ///< Triton's own total when known (metadata or flag)
   std::int64_t capture_bytes = 0;                   ///< warp_specialize capture area (see budget.hpp)
   std::vector<std::string> notes;                   ///< reconciliation and limit notes, one sentence each
+  // The compiler's layout (post-allocation IR): its total and whether every SMEM buffer's offset came from it.
+  std::optional<std::int64_t> compiler_shared_bytes;  ///< the module's ttg.shared
+  std::optional<std::int64_t> compiler_tmem_cols;     ///< the module's ttg.tensor_memory_size
+  bool compiler_layout = false;    ///< offsets are the compiler's (true) or vplan's own first-fit (false)
+  std::int64_t smem_total_bytes = 0;  ///< vplan's figure for Triton's `shared`: end of the highest SMEM buffer,
+                                      ///< scratch included, at the compiler's offsets when known
+  std::int64_t smem_total_min_bytes = 0;  ///< the same with scratch of unknown size at 0 (= smem_total_bytes when
+                                          ///< every size is known): Triton's total lies between the two
+  std::int64_t scratch_bytes = 0;     ///< sum of scratch buffer sizes
+  std::int64_t unknown_scratch_bytes = 0;  ///< of which upper bounds (sizes vplan could not know exactly)
+};
+
+/// Two members of a reuse group that no happens-before chain orders (reuse_hazards.hpp).
+struct ReuseHazard {
+  std::string group;               ///< "buffer.id 2", or "offsets 0-32768" for buffers placed over each other
+  int first = 0, second = 0;       ///< buffer ids
+  int first_op = 0, second_op = 0; ///< first's last access, second's first access (op ids)
+  int first_partition = kNoPartition, second_partition = kNoPartition;
 };
 
 struct Plan {
@@ -107,6 +138,7 @@ struct Plan {
   std::vector<Buffer> buffers;
   std::vector<Channel> channels;
   Summary summary;
+  std::vector<ReuseHazard> reuse_hazards;  ///< empty when every reuse group is ordered
 };
 
 /// "load", "store", "mma", "math" or "".

@@ -17,6 +17,25 @@ std::string channel_list(const Buffer& b) {
   return out.empty() ? "-" : out;
 }
 
+std::string kind(const Buffer& b) { return b.is_scratch() ? "scratch " + b.scratch_op : "alloc"; }
+
+// The compiler's offsets ("98304", "0/1024" for one per partition), else vplan's own marked '*'.
+std::string offsets(const Buffer& b) {
+  if (b.compiler_offsets.empty()) return std::to_string(b.offset) + "*";
+  std::string out;
+  for (auto o : b.compiler_offsets) out += (out.empty() ? "" : "/") + std::to_string(o);
+  return out;
+}
+
+// The WS planner's reuse group and copies ("id 2 x3 +64"), "-" when the IR has none.
+std::string reuse(const Buffer& b) {
+  if (b.planner_id < 0) return "-";
+  return "id " + std::to_string(b.planner_id) + (b.planner_copy > 0 ? " x" + std::to_string(b.planner_copy) : "") +
+         (b.planner_offset >= 0 ? " +" + std::to_string(b.planner_offset) : "");
+}
+
+std::string layout_name(const Summary& s) { return s.compiler_layout ? "compiler's layout" : "vplan's layout"; }
+
 std::string partition_name(int p) { return p == kNoPartition ? "-" : std::to_string(p); }
 
 void emit(const Table& t, TableStyle style, std::ostream& out) {
@@ -38,15 +57,18 @@ void write_tables(const Plan& plan, TableStyle style, std::ostream& out) {
       << plan.partitions.size() << " partitions, " << plan.ops.size() << " ops)\n";
 
   Table smem;
-  smem.headers = {"Name", "BufferID", "Size", "Channels", "Liveness", "Offset"};
-  smem.align = {Table::Align::kLeft, Table::Align::kLeft, Table::Align::kRight, Table::Align::kLeft,
-                Table::Align::kLeft, Table::Align::kRight};
+  // Offset: the compiler's when the IR carries it, else vplan's own; "vplan" is vplan's own placement beside it.
+  smem.headers = {"Name", "BufferID", "Size", "Kind", "Channels", "Liveness", "Offset", "vplan", "Reuse"};
+  smem.align = {Table::Align::kLeft,  Table::Align::kLeft,  Table::Align::kRight,
+                Table::Align::kLeft,  Table::Align::kLeft,  Table::Align::kLeft,
+                Table::Align::kRight, Table::Align::kRight, Table::Align::kLeft};
   Table tmem;
   tmem.headers = {"Name", "Size", "Channels", "Liveness", "OperandD", "Column"};
   for (const Buffer& b : plan.buffers) {
     if (b.space == MemorySpace::kSmem)
-      smem.add_row({b.name + (b.barrier ? " (barrier)" : ""), "B" + std::to_string(b.id), std::to_string(b.bytes),
-                    channel_list(b), interval(b), std::to_string(b.offset)});
+      smem.add_row({b.name + (b.barrier ? " (barrier)" : ""), "B" + std::to_string(b.id),
+                    std::string(b.size_exact ? "" : "<=") + std::to_string(b.bytes), kind(b), channel_list(b),
+                    interval(b), offsets(b), std::to_string(b.offset), reuse(b)});
     else
       tmem.add_row({b.name, b.rows > 0 ? std::to_string(b.rows) + "x" + std::to_string(b.cols) : "-",
                     channel_list(b), interval(b), std::to_string(b.operand_d), std::to_string(b.offset)});
@@ -75,17 +97,33 @@ void write_tables(const Plan& plan, TableStyle style, std::ostream& out) {
   }
   heading("Budget", style, out);
   Table budget;
-  budget.headers = {"Memory", "Peak", "Allocated", "Limit", "Fits"};
+  budget.headers = {"Memory", "Peak", "Allocated", "Limit", "Fits", "Compiler"};
   budget.add_row({"SMEM", format_bytes(s.smem_peak_bytes) + " @ op " + std::to_string(s.smem_peak_op),
-                  std::to_string(s.smem_allocated_bytes + s.capture_bytes) + " B",
-                  std::to_string(s.smem_limit_bytes) + " B",
-                  s.smem_allocated_bytes + s.capture_bytes <= s.smem_limit_bytes ? "yes" : "NO"});
+                  (s.smem_total_min_bytes != s.smem_total_bytes ? std::to_string(s.smem_total_min_bytes) + "-" : "") +
+                      std::to_string(s.smem_total_bytes) + " B (" + layout_name(s) + ")",
+                  std::to_string(s.smem_limit_bytes) + " B", s.smem_total_min_bytes <= s.smem_limit_bytes ? "yes" : "NO",
+                  s.compiler_shared_bytes ? std::to_string(*s.compiler_shared_bytes) + " B" : "-"});
   if (s.tmem_limit_cols > 0 || s.tmem_allocated_cols > 0)
     budget.add_row({"TMEM", std::to_string(s.tmem_peak_cols) + " cols @ op " + std::to_string(s.tmem_peak_op),
                     std::to_string(s.tmem_allocated_cols) + " cols", std::to_string(s.tmem_limit_cols) + " cols",
-                    s.tmem_allocated_cols <= s.tmem_limit_cols ? "yes" : "NO"});
+                    s.tmem_allocated_cols <= s.tmem_limit_cols ? "yes" : "NO",
+                    s.compiler_tmem_cols ? std::to_string(*s.compiler_tmem_cols) + " cols" : "-"});
   emit(budget, style, out);
   for (const auto& n : s.notes) out << (style == TableStyle::kMarkdown ? "\n- " : "note: ") << n << "\n";
+  for (const auto& h : plan.reuse_hazards)
+    out << (style == TableStyle::kMarkdown ? "\n- " : "") << reuse_hazard_text(plan, h) << "\n";
+}
+
+std::string reuse_hazard_text(const Plan& plan, const ReuseHazard& h) {
+  auto use = [&](int buffer, int op, int partition, const char* which) {
+    const Buffer& b = plan.buffers[buffer];
+    const std::string op_name = op >= 0 && op < static_cast<int>(plan.ops.size()) ? plan.ops[op].name : "?";
+    return b.name + " (B" + std::to_string(b.id) + ", " + which + " by " + op_name + " op " + std::to_string(op) +
+           " in " + (partition == kNoPartition ? std::string("no partition") : "P" + partition_name(partition)) + ")";
+  };
+  return plan.kernel.name + ": reuse hazard in " + h.group + ": " + use(h.first, h.first_op, h.first_partition, "last used") +
+         " and " + use(h.second, h.second_op, h.second_partition, "first used") +
+         " are not ordered by program order or an mbarrier arrive -> wait chain";
 }
 
 bool write_check_report(const Plan& plan, std::ostream& out) {
@@ -100,7 +138,7 @@ bool write_check_report(const Plan& plan, std::ostream& out) {
     }
     return o;
   };
-  const std::int64_t smem_total = s.smem_allocated_bytes + s.capture_bytes;
+  const std::int64_t smem_total = s.smem_total_min_bytes;  // the verdict's figure (budget.hpp)
   const bool smem_ok = smem_total <= s.smem_limit_bytes;
   const bool tmem_ok = s.tmem_allocated_cols <= s.tmem_limit_cols;
   out << plan.kernel.name << ": SMEM " << smem_total << " / " << s.smem_limit_bytes << " bytes "
@@ -108,7 +146,8 @@ bool write_check_report(const Plan& plan, std::ostream& out) {
       << (tmem_ok ? "ok" : "OVER") << "\n";
   if (!smem_ok) out << "SMEM live at the peak (op " << s.smem_peak_op << "):\n" << names(s.smem_live_at_peak);
   if (!tmem_ok) out << "TMEM live at the peak (op " << s.tmem_peak_op << "):\n" << names(s.tmem_live_at_peak);
-  return smem_ok && tmem_ok;
+  for (const ReuseHazard& h : plan.reuse_hazards) out << reuse_hazard_text(plan, h) << "\n";
+  return smem_ok && tmem_ok && plan.reuse_hazards.empty();
 }
 
 }  // namespace vtools::vplan

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 
 #include "tools/vplan/plan_model.hpp"
 
@@ -13,8 +14,12 @@ enum class TableStyle { kText, kMarkdown };
 
 void write_tables(const Plan& plan, TableStyle style, std::ostream& out);
 
-/// One line per limit (SMEM bytes, TMEM columns) with "ok" or "OVER", and for each one over budget the buffers
-/// live at the peak. Returns whether the plan fits.
+/// One line per limit (SMEM bytes, TMEM columns) with "ok" or "OVER", for each one over budget the buffers live at
+/// the peak, and one line per reuse hazard. Returns whether the plan fits and has no reuse hazard.
 bool write_check_report(const Plan& plan, std::ostream& out);
+
+/// "kernel: reuse hazard in buffer.id 0: a (B0, last used by ttg.local_load op 7 in P1) and b (...) are not ordered
+/// by ...": the group, both buffers, their ops and partitions.
+std::string reuse_hazard_text(const Plan& plan, const ReuseHazard& h);
 
 }  // namespace vtools::vplan

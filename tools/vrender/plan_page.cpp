@@ -19,6 +19,8 @@ struct PlanBuffer {
   double bytes = kNoValue, rows = kNoValue, cols = kNoValue, copies = kNoValue, offset = kNoValue;
   double start = kNoValue, end = kNoValue;
   bool barrier = false;  ///< an mbarrier array (vplan names it after the data it guards, so the name alone misleads)
+  bool compiler_offset = false;  ///< `offset` is the compiler's (compiler_offsets[0]), not vplan's own
+  std::string scratch_op;        ///< scratch: the op Triton gives it to
 };
 
 std::string dot_quote(std::string_view s) {
@@ -74,6 +76,10 @@ std::vector<PlanBuffer> read_buffers(const JsonView& root) {
     p.cols = b.number_or("cols", kNoValue);
     p.copies = b.number_or("copies", kNoValue);
     p.offset = b.number_or("offset", kNoValue);
+    // The compiler's offset (post-allocation IR) when the plan carries it; vplan's own otherwise.
+    std::vector<double> compiler = b.at("compiler_offsets").present() ? b.numbers("compiler_offsets") : std::vector<double>{};
+    if (!compiler.empty()) p.offset = compiler[0], p.compiler_offset = true;
+    p.scratch_op = b.at("scratch_op").present() && !b.at("scratch_op").raw()->is_null() ? b.text_or("scratch_op", "") : "";
     p.barrier = b.boolean("barrier").value_or(false);
     std::vector<double> live = b.numbers("liveness");
     if (live.size() >= 2) p.start = live[0], p.end = live[1];
@@ -181,7 +187,11 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
                              {"target", kernel.text_or("target", "")},
                              {"warps", warps_text(kernel)},
                              {"SMEM peak", bytes(sum.number("smem_peak_bytes"))},
-                             {"SMEM allocated", bytes(sum.number("smem_allocated_bytes"))},
+                             {"SMEM allocated", bytes(sum.number("smem_total_bytes") ? sum.number("smem_total_bytes")
+                                                                                      : sum.number("smem_allocated_bytes"))},
+                             {"SMEM layout", sum.boolean("compiler_layout").value_or(false) ? "the compiler's (post-allocation IR)"
+                                                                                            : "vplan's own (first-fit)"},
+                             {"compiler's ttg.shared", bytes(sum.number("compiler_shared_bytes"))},
                              {"SMEM limit", bytes(sum.number("smem_limit_bytes"))},
                              {"TMEM peak", sum.number("tmem_peak_cols") ? num(*sum.number("tmem_peak_cols"), 0) + " cols" : ""},
                              {"TMEM limit", sum.number("tmem_limit_cols") ? num(*sum.number("tmem_limit_cols"), 0) + " cols" : ""},
@@ -204,7 +214,9 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
   else charts.notes.push_back("No TMEM buffers in this plan.");
   if (!has_smem) charts.notes.push_back("No SMEM buffers in this plan.");
 
-  BoxChart space{"SMEM address space (offset x time)", {}, {"op index", ""}, {"offset", "B"}, {}, 900, 360};
+  const bool compiler_layout = sum.boolean("compiler_layout").value_or(false);
+  BoxChart space{std::string("SMEM address space (offset x time, ") +
+                     (compiler_layout ? "the compiler's layout)" : "vplan's own layout)"), {}, {"op index", ""}, {"offset", "B"}, {}, 900, 360};
   if (auto limit = sum.number("smem_limit_bytes")) space.ref_lines.push_back({*limit, "limit " + format_bytes_of(*limit)});
   int i = 0;
   for (const auto& b : buffers) {
@@ -241,8 +253,8 @@ Page plan_page(const OrderedJson& doc, std::string_view name) {
                     Table::Align::kLeft,  Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight,
                     Table::Align::kRight, Table::Align::kRight};
   for (const auto& b : buffers)
-    bt.table.add_row({"B" + b.id, b.name, b.barrier ? "mbarrier" : "data", b.space, b.shape, b.element_type, size_text(b), num(b.copies, 0),
-                      "[" + num(b.start, 0) + ", " + num(b.end, 0) + ")", std::isfinite(b.offset) ? num(b.offset, 0) : "–"});
+    bt.table.add_row({"B" + b.id, b.name, b.barrier ? "mbarrier" : b.scratch_op.empty() ? "data" : "scratch " + b.scratch_op, b.space, b.shape, b.element_type, size_text(b), num(b.copies, 0),
+                      "[" + num(b.start, 0) + ", " + num(b.end, 0) + ")", std::isfinite(b.offset) ? num(b.offset, 0) + (b.compiler_offset ? "" : "*") : "–"});
   tables.tables.push_back(std::move(bt));
   PageTable ct{"Channels", {}, false};
   ct.table.headers = {"buffer", "producer", "consumers"};
