@@ -86,6 +86,15 @@ static std::string parse_error_reason(const std::string& what) {
   return reason.substr(0, last_read) + expected;
 }
 
+/// Any other nlohmann error as a data error, cut before the first quote: what nlohmann quotes is taken from the input.
+[[noreturn]] static void throw_other_json_error(const nlohmann::json::exception& e, std::string_view name) {
+  const std::string what = e.what();
+  const auto bracket = what.find("] ");
+  const std::string reason = bracket == std::string::npos ? what : what.substr(bracket + 2);
+  throw Error(ExitCode::kDataError, "invalid JSON: " + reason.substr(0, reason.find(" '")),
+              SourceLocation{std::string(name)});
+}
+
 OrderedJson parse_json(std::string_view text, std::string_view name) {
   check_depth(text, name);
   try {
@@ -100,12 +109,7 @@ OrderedJson parse_json(std::string_view text, std::string_view name) {
     throw Error(ExitCode::kDataError, "invalid JSON: a number is out of range (beyond a 64-bit float)",
                 SourceLocation{std::string(name)});
   } catch (const nlohmann::json::exception& e) {
-    const std::string what = e.what();
-    const auto bracket = what.find("] ");
-    const std::string reason = bracket == std::string::npos ? what : what.substr(bracket + 2);
-    // Cut before the first quote: what nlohmann quotes is taken from the input.
-    throw Error(ExitCode::kDataError, "invalid JSON: " + reason.substr(0, reason.find(" '")),
-                SourceLocation{std::string(name)});
+    throw_other_json_error(e, name);
   }
 }
 
@@ -282,11 +286,7 @@ OrderedJson parse_document_streamed(std::string_view text, std::string_view name
   try {
     OrderedJson::sax_parse(text.begin(), text.end(), &handler);
   } catch (const nlohmann::json::exception& e) {
-    const std::string what = e.what();
-    const auto bracket = what.find("] ");
-    const std::string reason = bracket == std::string::npos ? what : what.substr(bracket + 2);
-    throw Error(ExitCode::kDataError, "invalid JSON: " + reason.substr(0, reason.find(" '")),
-                SourceLocation{std::string(name)});
+    throw_other_json_error(e, name);
   }
   check_envelope(handler.top, name, accepted);
   return std::move(handler.top);
