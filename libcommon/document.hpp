@@ -30,9 +30,9 @@ inline constexpr DocumentFormat kPlanFormat{"vtools.plan", 1};
 inline constexpr DocumentFormat kBenchFormat{"vtools.bench", 1};
 inline constexpr DocumentFormat kCompareFormat{"vtools.compare", 1};
 inline constexpr DocumentFormat kTraceDiffFormat{"vtools.tracediff", 1};  ///< written by vtrace diff
-inline constexpr DocumentFormat kPlanDiffFormat{"vtools.plandiff", 1};    ///< written by vplan diff (no vrender page yet)
-inline constexpr DocumentFormat kAllFormats[] = {kTraceFormat, kPlanFormat, kBenchFormat, kCompareFormat,
-                                                 kTraceDiffFormat};
+inline constexpr DocumentFormat kPlanDiffFormat{"vtools.plandiff", 1};    ///< written by vplan diff
+inline constexpr DocumentFormat kAllFormats[] = {kTraceFormat,     kPlanFormat,     kBenchFormat, kCompareFormat,
+                                                 kTraceDiffFormat, kPlanDiffFormat};
 
 /// Deepest array/object nesting accepted; deeper input is refused before parsing (no stack exhaustion).
 inline constexpr int kMaxJsonDepth = 256;

@@ -78,7 +78,7 @@ TEST_CASE("render: inputs are classified as DOT or by document format") {
   CHECK(load("compare.compare.json").kind == "vtools.compare");
   CHECK(error_of([] { classify_input(R"({"format": "vtools.nope", "version": 1})", "x.json"); }, ExitCode::kDataError) ==
         "x.json: document format 'vtools.nope' where 'vtools.trace' or 'vtools.plan' or 'vtools.bench' or "
-        "'vtools.compare' or 'vtools.tracediff' was expected");
+        "'vtools.compare' or 'vtools.tracediff' or 'vtools.plandiff' was expected");
 }
 
 TEST_CASE("render: mixed formats are refused, naming both inputs") {
@@ -690,4 +690,23 @@ TEST_CASE("render: plan page names buffers by id, marks mbarriers and counts eve
   CHECK(buffers.rows[1][0] == "B1");
   CHECK(buffers.rows[1][2] == "mbarrier");
   CHECK(buffers.rows[0][2] == "data");
+}
+
+TEST_CASE("plandiff page: changes by section in a fixed order, counts in the header, unknown sections named") {
+  OrderedJson doc = parse_json(R"J({"format": "vtools.plandiff", "version": 1,
+      "tool": {"name": "vplan", "version": "0"}, "created": "x",
+      "a": {"kernel": "k", "source": "a.ttgir"}, "b": {"kernel": "k", "source": "b.ttgir"}, "identical": false,
+      "changes": [{"section": "buffer", "change": "resized", "subject": "smem %3", "before": "32 KiB", "after": "48 KiB"},
+                  {"section": "total", "change": "changed", "subject": "SMEM peak", "before": "96 KiB", "after": "112 KiB"},
+                  {"section": "buffer", "change": "added", "subject": "smem %9", "before": "", "after": "16 KiB"},
+                  {"section": "future", "change": "added", "subject": "x", "before": "", "after": "y"}]})J",
+                               "d.json");
+  const Page page = build_page({classify_input(doc.dump(), "d.json")});
+  CHECK(page.title == "Plan diff");
+  REQUIRE(page.sections.size() == 3);
+  CHECK(page.sections[0].facts.back().value == "4 (2 added, 1 changed, 1 resized)");
+  CHECK(page.sections[1].heading == "Totals and budget");
+  CHECK(page.sections[2].heading == "Buffers");
+  CHECK(page.sections[2].tables.at(0).table.rows.size() == 2);
+  CHECK(page.sections[0].notes.at(0) == "1 changes of kind 'future' are not shown (a newer vplan wrote them)");
 }

@@ -6,7 +6,7 @@
 int main(int argc, char** argv) {
   auto app = vtools::make_app(
       "vrender",
-      "Render vtools documents (vtools.bench, vtools.compare, vtools.plan, vtools.trace, vtools.tracediff) and DOT\n"
+      "Render vtools documents (vtools.bench, vtools.compare, vtools.plan, vtools.trace, vtools.tracediff, vtools.plandiff) and DOT\n"
       "graphs as one self-contained HTML page, an SVG, or a PNG. The output format comes from --format or the -o\n"
       "extension.",
       "  vrender bench.json -o bench.html            bench page (system, five charts, roofline, table)\n"

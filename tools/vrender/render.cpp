@@ -12,6 +12,7 @@
 #include "tools/vrender/plan_page.hpp"
 #include "tools/vrender/png_raster.hpp"
 #include "tools/vrender/trace_page.hpp"
+#include "tools/vrender/plandiff_page.hpp"
 #include "tools/vrender/tracediff_page.hpp"
 
 namespace vtools::vrender {
@@ -84,6 +85,7 @@ Page build_page(const std::vector<Input>& inputs) {
                : kind == kPlanFormat.name         ? plan_page(in.doc, in.name)
                : kind == kCompareFormat.name      ? compare_page(in.doc, in.name)
                : kind == kTraceDiffFormat.name    ? tracediff_page(in.doc, in.name)
+               : kind == kPlanDiffFormat.name     ? plandiff_page(in.doc, in.name)
                                                   : trace_page(in.doc, in.name);
     if (page.sections.empty()) {
       page.title = one.title;
