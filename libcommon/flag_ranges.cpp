@@ -45,6 +45,11 @@ CLI::Validator integer_range(std::int64_t lo, std::int64_t hi) {
       "");
 }
 
+CLI::Validator non_empty(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& value) { return value.empty() ? "expected " + what + ", got ''" : std::string(); }, "");
+}
+
 CLI::Validator unsigned64_range() {
   return CLI::Validator(
       [](std::string& value) {

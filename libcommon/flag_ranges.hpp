@@ -18,6 +18,9 @@ CLI::Validator unsigned64_range();
 /// "expected a number from LO to HI, got 'VALUE'".
 CLI::Validator number_range(double lo, double hi);
 
+/// A check that a value is not empty ("expected WHAT, got ''"): an empty --config must not fall back to a default.
+CLI::Validator non_empty(const std::string& what);
+
 /// VALUE as quoted in those messages: at most 40 characters, then "...".
 std::string quoted_flag_value(const std::string& value);
 

@@ -12,7 +12,8 @@ namespace {
 void add_model_flags(CLI::App* cmd, vb::ModelOptions& m, bool several) {
   cmd->add_option("--config", m.configs,
                   several ? "config name(s): all, or a,b,c (default gpt_nano)"
-                          : "config name, or --n-layer/--n-head/--n-embd for a custom one (default gpt_nano)");
+                          : "config name, or --n-layer/--n-head/--n-embd for a custom one (default gpt_nano)")
+      ->check(vtools::non_empty("a config name (vbench list names them)"));
   cmd->add_option("--n-layer", m.n_layer, "custom config: layers");
   cmd->add_option("--n-head", m.n_head, "custom config: heads");
   cmd->add_option("--n-embd", m.n_embd, "custom config: embedding width");
