@@ -35,9 +35,23 @@ struct LoadedPlan {
   std::string source_format;
 };
 
+/// The first 8 characters after white space and comments (`//` lines and `/* */` blocks, which DOT and MLIR both
+/// have), so a planner DOT dump that opens with a comment is still read as DOT.
 std::string_view first_word(std::string_view text) {
-  std::size_t i = text.find_first_not_of(" \t\r\n");
-  return i == std::string_view::npos ? std::string_view() : text.substr(i, 8);
+  std::size_t i = 0;
+  for (;;) {
+    i = text.find_first_not_of(" \t\r\n", i);
+    if (i == std::string_view::npos) return {};
+    if (text.substr(i, 2) == "//") {
+      i = text.find('\n', i);
+    } else if (text.substr(i, 2) == "/*") {
+      i = text.find("*/", i + 2);
+      if (i != std::string_view::npos) i += 2;
+    } else {
+      return text.substr(i, 8);
+    }
+    if (i == std::string_view::npos) return {};
+  }
 }
 
 // Decides what an input is by its content: vtools.plan JSON, planner DOT (or a log with planner markers), an IR
