@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <zlib.h>
+#include <zstd.h>
+
 #include "error.hpp"
 #include "human_units.hpp"
 
@@ -40,7 +43,81 @@ static void refuse_large(const std::string& path, std::uint64_t limit) {
               SourceLocation{input_display_name(path)});
 }
 
-std::string read_input(const std::string& path, std::uint64_t default_limit) {
+namespace {
+
+bool starts_with_bytes(const std::string& data, std::initializer_list<unsigned char> magic) {
+  if (data.size() < magic.size()) return false;
+  std::size_t i = 0;
+  for (unsigned char b : magic)
+    if (static_cast<unsigned char>(data[i++]) != b) return false;
+  return true;
+}
+
+[[noreturn]] void refuse_corrupt(const std::string& path, const std::string& what) {
+  throw Error(ExitCode::kDataError, what, SourceLocation{input_display_name(path)});
+}
+
+/// gzip (one or more members, as `cat a.gz b.gz` gives) -> text, at most `limit` bytes.
+std::string gunzip(const std::string& data, const std::string& path, std::uint64_t limit) {
+  std::string out;
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) refuse_corrupt(path, "invalid gzip data: zlib could not start");
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());  // inputs are capped far below 4 GiB of compressed data
+  char buf[1 << 16];
+  int rc = Z_OK;
+  while (true) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - z.avail_out);
+    if (out.size() > limit) {
+      inflateEnd(&z);
+      refuse_large(path, limit);
+    }
+    if (rc == Z_STREAM_END) {
+      if (z.avail_in == 0) break;
+      inflateReset(&z);  // another member follows
+      continue;
+    }
+    if (rc != Z_OK) break;
+    if (z.avail_in == 0 && z.avail_out != 0) break;  // nothing more to read and not at the end: cut short
+  }
+  const std::string message = z.msg ? z.msg : "";
+  inflateEnd(&z);
+  if (rc == Z_STREAM_END) return out;
+  if (rc == Z_OK || rc == Z_BUF_ERROR) refuse_corrupt(path, "invalid gzip data: it ends early (a cut file?)");
+  refuse_corrupt(path, "invalid gzip data" + (message.empty() ? std::string() : ": " + message));
+}
+
+/// zstd (one or more frames) -> text, at most `limit` bytes.
+std::string unzstd(const std::string& data, const std::string& path, std::uint64_t limit) {
+  std::string out;
+  ZSTD_DCtx* z = ZSTD_createDCtx();
+  if (!z) refuse_corrupt(path, "invalid zstd data: no memory for the decoder");
+  ZSTD_inBuffer in{data.data(), data.size(), 0};
+  char buf[1 << 16];
+  std::size_t rc = 0;
+  // zstd consumes a frame's last byte only once it has handed out all of its output: consumed input is the end.
+  while (in.pos < in.size) {
+    ZSTD_outBuffer o{buf, sizeof buf, 0};
+    rc = ZSTD_decompressStream(z, &o, &in);
+    if (ZSTD_isError(rc)) break;
+    out.append(buf, o.pos);
+    if (out.size() > limit) {
+      ZSTD_freeDCtx(z);
+      refuse_large(path, limit);
+    }
+  }
+  ZSTD_freeDCtx(z);
+  if (ZSTD_isError(rc)) refuse_corrupt(path, std::string("invalid zstd data: ") + ZSTD_getErrorName(rc));
+  if (rc != 0) refuse_corrupt(path, "invalid zstd data: it ends early (a cut file?)");
+  return out;
+}
+
+}  // namespace
+
+std::string read_input(const std::string& path, std::uint64_t default_limit, InputContent content) {
   const std::uint64_t limit = max_input_bytes(default_limit);
   FILE* f = stdin;
   if (path != "-") {
@@ -67,6 +144,10 @@ std::string read_input(const std::string& path, std::uint64_t default_limit) {
   if (f != stdin) std::fclose(f);
   if (failed)
     throw Error(ExitCode::kNoInput, "cannot read '" + input_display_name(path) + "': " + std::strerror(read_errno));
+  if (content == InputContent::kText) {
+    if (starts_with_bytes(data, {0x1f, 0x8b})) return gunzip(data, path, limit);
+    if (starts_with_bytes(data, {0x28, 0xb5, 0x2f, 0xfd})) return unzstd(data, path, limit);
+  }
   return data;
 }
 

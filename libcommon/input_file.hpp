@@ -21,9 +21,15 @@ std::uint64_t max_input_bytes(std::uint64_t default_bytes = kDefaultMaxInputByte
 /// Throws Error(kUsage) when "-" (standard input) is among `paths` more than once: it can be read only once.
 void check_stdin_once(const std::vector<std::string>& paths);
 
+/// What an input holds: text (documents, TTGIR, logs: gzip- or zstd-compressed text is decompressed, found by its
+/// magic bytes, so `t.json.zst` reads like `t.json`) or binary (weights: read as they are).
+enum class InputContent { kText, kBinary };
+
 /// Reads all of `path` ("-" = stdin). Throws Error: kNoInput when missing/unreadable (or a directory),
-/// kDataError when over max_input_bytes(default_limit) (the message names the limit and the variable that raises it).
-std::string read_input(const std::string& path, std::uint64_t default_limit = kDefaultMaxInputBytes);
+/// kDataError when over max_input_bytes(default_limit) (the message names the limit and the variable that raises it;
+/// for compressed text the limit applies to the text) or when compressed data is corrupt.
+std::string read_input(const std::string& path, std::uint64_t default_limit = kDefaultMaxInputBytes,
+                       InputContent content = InputContent::kText);
 
 /// Name used in messages: "<stdin>" for "-", else the path as given.
 std::string input_display_name(const std::string& path);

@@ -32,7 +32,7 @@ std::vector<ConfigJob> select_jobs(const ModelOptions& o, const std::string& wei
     return jobs;
   }
   const std::string name = input_display_name(weights_path);
-  const std::string bytes = read_input(weights_path);
+  const std::string bytes = read_input(weights_path, kDefaultMaxInputBytes, InputContent::kBinary);
   const SafetensorsFile file = read_safetensors(bytes, name);
   GptConfig config;
   const bool named = !o.configs.empty() || o.n_layer || o.n_head || o.n_embd;
