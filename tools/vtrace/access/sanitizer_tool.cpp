@@ -264,6 +264,8 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
       return;
     }
   }
+  // Only a patched module's kernels can have findings that need its image (a PyTorch process loads hundreds of MB).
+  g_module_images.loaded(m->module, m->pCubin, m->cubinSize);
   struct Timer {
     std::uint64_t t0;
     ~Timer() {
@@ -530,7 +532,6 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
         }
         case SANITIZER_CBID_RESOURCE_MODULE_LOADED: {
           auto* m = static_cast<const Sanitizer_ResourceModuleData*>(data);
-          g_module_images.loaded(m->module, m->pCubin, m->cubinSize);
           on_module_loaded(m);
           break;
         }
