@@ -399,7 +399,6 @@ std::string block_label(const std::array<double, 3>& key) {
   return "(" + num(key[2], 0) + "," + num(key[1], 0) + "," + num(key[0], 0) + ")";
 }
 
-
 /// The demangled names version 2's access records index by kernel_id (empty for version 1).
 std::vector<std::string> access_kernel_names(const JsonView& root) {
   std::vector<std::string> names;

@@ -10,10 +10,6 @@ namespace vtools::vtrace {
 
 namespace {
 
-std::string dim3_text(const Dim3& d) {
-  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
-}
-
 std::string fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);

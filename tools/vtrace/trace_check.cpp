@@ -10,7 +10,8 @@ namespace vtools::vtrace {
 
 namespace {
 
-std::string dim3_text(const Dim3& d) {
+/// "(x,y,z)", as compute-sanitizer prints threads and blocks.
+std::string coordinates(const Dim3& d) {
   return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + ")";
 }
 
@@ -44,7 +45,7 @@ std::string finding_text(const Finding& f, const std::map<std::int64_t, const Al
     text += f.kernel + " " + pc;
   }
   if (!f.source_note.empty()) text += "\n    (" + f.source_note + ")";
-  text += "\n    by thread " + dim3_text(f.thread) + " in block " + dim3_text(f.block) + " of " + f.kernel + " launch " +
+  text += "\n    by thread " + coordinates(f.thread) + " in block " + coordinates(f.block) + " of " + f.kernel + " launch " +
           std::to_string(f.launch) + "\n    " + place(f, allocations);
   return text;
 }

@@ -39,10 +39,6 @@ Trace timed_part(const Trace& trace, const TraceSelection& selection, std::optio
 /// Between a kernel's name and its launch shape in a matching key; split again for the output.
 constexpr char kShapeMark = '\x1f';
 
-std::string dim3_text(const Dim3& d) {
-  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
-}
-
 std::string launch_shape(const Kernel& k) { return "grid " + dim3_text(k.grid) + " block " + dim3_text(k.block); }
 
 /// Names that ran with several launch shapes in one trace (either) are matched shape by shape: their key gets the
@@ -120,13 +116,6 @@ std::pair<stats::Interval, std::string> ratio_interval(const std::vector<double>
   return {{kNaN, kNaN}, "none"};
 }
 
-double median_of(std::vector<double> xs) {
-  if (xs.empty()) return 0;
-  std::sort(xs.begin(), xs.end());
-  const std::size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
-}
-
 /// The replays of `graph` among `t`'s kernels.
 std::vector<double> replay_spans(const Trace& t, std::uint32_t graph) {
   std::vector<const Kernel*> kernels;
@@ -143,8 +132,8 @@ ReplayDiff diff_replays(const Trace& base, std::uint32_t base_graph, const Trace
   const std::vector<double> xb = replay_spans(base, base_graph), xc = replay_spans(candidate, candidate_graph);
   r.base_replays = xb.size();
   r.candidate_replays = xc.size();
-  r.base_median_ns = median_of(xb);
-  r.candidate_median_ns = median_of(xc);
+  r.base_median_ns = xb.empty() ? 0 : stats::median(xb);
+  r.candidate_median_ns = xc.empty() ? 0 : stats::median(xc);
   r.ratio = r.base_median_ns > 0 ? r.candidate_median_ns / r.base_median_ns : kNaN;
   r.change_pct = (r.ratio - 1) * 100;
   std::tie(r.interval, r.interval_over) = ratio_interval(xb, xc);

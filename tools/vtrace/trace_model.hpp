@@ -70,6 +70,11 @@ struct Device {
 
 using Dim3 = std::array<std::int64_t, 3>;
 
+/// "1024x2x1": how tables and vtrace diff's launch shapes print a grid or block.
+inline std::string dim3_text(const Dim3& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
 struct Kernel {
   std::string name;          ///< demangled
   std::string mangled_name;  ///< as the driver reported it
