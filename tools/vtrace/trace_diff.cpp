@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "tools/vtrace/trace_summary.hpp"
 
@@ -24,15 +25,15 @@ struct Side {
   DiffTotals totals;
 };
 
-/// The kernels and copies `selection` keeps of `trace` (the selection applied once, here): the diff compares times,
-/// so allocations, accesses and findings stay behind.
-Trace timed_part(const Trace& trace, const TraceSelection& selection, std::optional<std::uint32_t> graph) {
+/// The kernels and copies `selection` keeps of `trace` (the selection applied once, here), moved out of it: the diff
+/// compares times, so allocations, accesses and findings stay behind and are never copied.
+Trace timed_part(Trace&& trace, const TraceSelection& selection, std::optional<std::uint32_t> graph) {
   Trace t;
-  t.run = trace.run;
-  t.devices = trace.devices;
-  t.kernels = trace.kernels;
-  t.memcpys = trace.memcpys;
-  t.memsets = trace.memsets;
+  t.run = std::move(trace.run);
+  t.devices = std::move(trace.devices);
+  t.kernels = std::move(trace.kernels);
+  t.memcpys = std::move(trace.memcpys);
+  t.memsets = std::move(trace.memsets);
   return selection.everything() ? t : select_kernels(t, selection, graph);
 }
 
@@ -181,12 +182,12 @@ std::string diff_verdict(double ratio, stats::Interval interval) {
   return interval.low >= 0.95 && interval.high <= 1.05 ? "same" : "ambiguous";
 }
 
-TraceDiff diff_traces(const Trace& base, const Trace& candidate, const TraceSelection& selection,
-                      double threshold_pct, const std::string& base_source, const std::string& candidate_source) {
+TraceDiff diff_traces(Trace base, Trace candidate, const TraceSelection& selection, double threshold_pct,
+                      const std::string& base_source, const std::string& candidate_source) {
   const std::optional<std::uint32_t> base_graph = selected_graph(base, selection, base_source);
   const std::optional<std::uint32_t> candidate_graph = selected_graph(candidate, selection, candidate_source);
-  Trace base_kept = timed_part(base, selection, base_graph);
-  Trace candidate_kept = timed_part(candidate, selection, candidate_graph);
+  Trace base_kept = timed_part(std::move(base), selection, base_graph);
+  Trace candidate_kept = timed_part(std::move(candidate), selection, candidate_graph);
   TraceDiff d;
   if (base_graph && candidate_graph)
     d.replays = diff_replays(base_kept, *base_graph, candidate_kept, *candidate_graph, threshold_pct);

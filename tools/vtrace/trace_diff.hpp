@@ -99,7 +99,8 @@ std::vector<double> graph_replay_spans(std::vector<const Kernel*> kernels);
 
 /// The diff of the kernels `selection` keeps on each side (its --graph applies to each trace on its own: "last"
 /// is each run's last graph). `threshold_pct` < 0 marks no regressions. `*_source` name the traces in messages.
-TraceDiff diff_traces(const Trace& base, const Trace& candidate, const TraceSelection& selection,
-                      double threshold_pct, const std::string& base_source, const std::string& candidate_source);
+/// The traces are taken by value: a caller done with them moves them in, and their kernels are not copied.
+TraceDiff diff_traces(Trace base, Trace candidate, const TraceSelection& selection, double threshold_pct,
+                      const std::string& base_source, const std::string& candidate_source);
 
 }  // namespace vtools::vtrace
