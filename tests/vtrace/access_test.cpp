@@ -176,11 +176,17 @@ struct DeviceModel {
       std::uint64_t base = a == raw::kNoAllocation ? 0 : table[a].start;
       WarpAccess group = w;
       group.active_mask = 0;
+      // A whole warp merges a group's lanes in one batch (warp_range_merge.cuh); a partial one adds them in order.
+      std::uint64_t batch[32][2];
+      std::uint32_t batch_count = 0;
       for (std::uint32_t lane : lanes) {
         group.active_mask |= 1u << lane;
-        raw::add_range(s.ranges, s.range_count, s.ranges_merged, w.address[lane] - base,
-                       w.address[lane] - base + w.bytes_per_lane);
+        const std::uint64_t lo = w.address[lane] - base, hi = lo + w.bytes_per_lane;
+        if (w.active_mask != 0xffffffffu) raw::add_range(s.ranges, s.range_count, s.ranges_merged, lo, hi);
+        batch[batch_count][0] = lo;
+        batch[batch_count++][1] = hi;
       }
+      if (w.active_mask == 0xffffffffu) raw::add_range_batch(s.ranges, s.range_count, s.ranges_merged, batch, batch_count);
       count(s, w.operation, lanes.size(), lanes.size() * w.bytes_per_lane);
       ++s.requests;
       s.sectors += sectors_touched(group);
@@ -548,6 +554,71 @@ TEST_CASE("add_range: equals an exact interval set until the slots run out, then
       bool covered = std::any_of(got.begin(), got.end(), [&](auto& g) { return g[0] <= w[0] && w[1] <= g[1]; });
       REQUIRE(covered);
     }
+  }
+}
+
+TEST_CASE("add_range_batch: the union of ranges and batch; past kRangesPerSite the smallest gaps are filled") {
+  std::uint64_t r[raw::kRangesPerSite][2] = {{0, 10}, {20, 30}};
+  std::uint32_t count = 2;
+  std::uint64_t merged = 0;
+  const std::uint64_t touching[][2] = {{10, 20}, {40, 41}, {35, 35}, {41, 44}};  // {35, 35} is empty
+  raw::add_range_batch(r, count, merged, touching, 4);
+  REQUIRE(count == 2);
+  CHECK(r[0][0] == 0);
+  CHECK(r[0][1] == 30);
+  CHECK(r[1][0] == 40);
+  CHECK(r[1][1] == 44);
+  CHECK(merged == 0);
+  // 20 ranges of 1 byte at 0, 10, 20, ...; the gap before 100 is one byte smaller: filled first, then the lowest.
+  std::uint64_t many[20][2];
+  for (std::uint64_t i = 0; i < 20; ++i) {
+    many[i][0] = i * 10;
+    many[i][1] = i * 10 + 1;
+  }
+  many[10][0] = 99;  // [99, 101): 8 bytes after [90, 91)
+  count = 0;
+  merged = 0;
+  raw::add_range_batch(r, count, merged, many, 20);
+  REQUIRE(count == raw::kRangesPerSite);
+  CHECK(merged == 4);
+  CHECK(r[0][0] == 0);
+  CHECK(r[0][1] == 31);   // gaps before 10, 20, 30 filled (9 bytes each, the lowest of equal gaps)
+  CHECK(r[6][0] == 90);
+  CHECK(r[6][1] == 101);  // the 8-byte gap before 99
+  CHECK(r[7][0] == 110);
+}
+
+TEST_CASE("add_range_batch: exact as an interval set until the slots run out, then within the same hull") {
+  std::mt19937_64 rng(std::random_device{}());
+  for (int round = 0; round < 3000; ++round) {
+    std::uint64_t r[raw::kRangesPerSite][2] = {};
+    std::uint32_t count = 0;
+    std::uint64_t merged = 0;
+    IntervalSet exact;
+    const std::uint64_t span = 64 + rng() % 4096;
+    for (int batches = 1 + static_cast<int>(rng() % 4); batches > 0; --batches) {
+      std::uint64_t batch[32][2];
+      const std::uint32_t n = static_cast<std::uint32_t>(rng() % 33);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        batch[i][0] = rng() % span;
+        batch[i][1] = batch[i][0] + rng() % 33;  // some empty
+        if (batch[i][1] > batch[i][0]) exact.add(batch[i][0], batch[i][1]);
+      }
+      raw::add_range_batch(r, count, merged, batch, n);
+    }
+    REQUIRE(count <= raw::kRangesPerSite);
+    Ranges got;
+    for (std::uint32_t i = 0; i < count; ++i) got.push_back({r[i][0], r[i][1]});
+    for (std::size_t i = 0; i + 1 < got.size(); ++i) REQUIRE(got[i][1] < got[i + 1][0]);  // sorted, disjoint, apart
+    Ranges want = exact.ranges();
+    if (merged == 0) {
+      REQUIRE(got == want);
+      continue;
+    }
+    REQUIRE(got.front()[0] == want.front()[0]);
+    REQUIRE(got.back()[1] == want.back()[1]);
+    for (const auto& w : want)
+      REQUIRE(std::any_of(got.begin(), got.end(), [&](auto& g) { return g[0] <= w[0] && w[1] <= g[1]; }));
   }
 }
 

@@ -10,8 +10,10 @@
 #include <sanitizer_patching.h>
 
 #include "tools/vtrace/access/access_records.hpp"
+#include "tools/vtrace/access/warp_range_merge.cuh"
 
 namespace raw = vtools::vtrace::raw;
+namespace warp = vtools::vtrace::warp;
 
 namespace {
 
@@ -97,12 +99,13 @@ __device__ __forceinline__ std::uint32_t load_block(const std::uint32_t* p) {
 // reader that sees the same even value before and after reading the ranges read a consistent set.
 /// Returns the failed attempts (VTRACE_ACCESS_COUNTS).
 __device__ __forceinline__ unsigned lock(raw::AccessSite* s) {
-  unsigned spins = 0;
+  unsigned spins = 0, pause = 16;
   for (;;) {
     const std::uint32_t v = load_block(&s->lock);
     if (!(v & 1u) && atomicCAS_block(&s->lock, v, v + 1u) == v) break;
     ++spins;
-    __nanosleep(20);
+    __nanosleep(pause);  // backing off: fewer attempts hammer the line the holder is writing
+    if (pause < 256) pause <<= 1;
   }
   __threadfence_block();
   return spins;
@@ -279,23 +282,35 @@ __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, 
   // The rest, one group at a time: its leader holds the site's lock and adds the group's runs in lane order. So no
   // lane spins on a lock a lane of its own warp holds (under independent thread scheduling that crawls), and a warp
   // holds at most one lock and waits for none while holding it (no deadlock).
+  // With the whole warp here, the warp merges all of a group's runs in one pass while its leader holds the lock;
+  // a partial warp cannot shuffle across its missing lanes and adds them one by one.
   for (unsigned pending = adding; pending;) {
     const unsigned members = adding & __shfl_sync(mask, group, __ffs(pending) - 1);
     pending &= ~members;
     const unsigned holder = static_cast<unsigned>(__ffs(members) - 1);
+    auto* site = reinterpret_cast<raw::AccessSite*>(
+        __shfl_sync(mask, reinterpret_cast<unsigned long long>(s), static_cast<int>(holder)));
     if (lane == holder) {
-      const unsigned spins = lock(s);
+      const unsigned spins = lock(site);
       if (h->count_work) {
         atomicAdd(&h->lock_holds, 1ull);
         atomicAdd(&h->lock_spins, static_cast<unsigned long long>(spins));
       }
     }
+    if (mask == warp::kFullWarp) {
+      __syncwarp();  // the lock is held before any lane reads the ranges
+      warp::add_runs(site->ranges, &site->range_count, &site->ranges_merged, (members >> lane) & 1u, lo, run_hi);
+      __threadfence_block();
+      __syncwarp();  // every lane's stores come before the unlock
+      if (lane == holder) unlock(site);
+      continue;
+    }
     for (unsigned m = members; m; m &= m - 1) {
       const int from = __ffs(m) - 1;
       const std::uint64_t run_lo = __shfl_sync(mask, lo, from), run_end = __shfl_sync(mask, run_hi, from);
-      if (lane == holder) raw::add_range(s->ranges, s->range_count, s->ranges_merged, run_lo, run_end);
+      if (lane == holder) raw::add_range(site->ranges, site->range_count, site->ranges_merged, run_lo, run_end);
     }
-    if (lane == holder) unlock(s);
+    if (lane == holder) unlock(site);
   }
 }
 

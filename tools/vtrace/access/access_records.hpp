@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #if defined(__CUDACC__)
 #define VTRACE_HD __host__ __device__ __forceinline__
@@ -250,6 +251,64 @@ VTRACE_HD void add_range(std::uint64_t (*r)[2], std::uint32_t& count, std::uint6
   r[i][0] = lo;
   r[i][1] = hi;
   ++count;
+}
+
+/// Adds a batch of ranges at once, as the device's warp merge (warp_range_merge.cuh) does: the union of the site's
+/// ranges and the batch, touching ranges joined; when more than kRangesPerSite remain, the smallest gaps between them
+/// are filled (of equal gaps, the lower first) and `merged` grows by how many. Host only: the yardstick of the device
+/// merge and the device model of the tests.
+inline void add_range_batch(std::uint64_t (*r)[2], std::uint32_t& count, std::uint64_t& merged,
+                            const std::uint64_t (*batch)[2], std::uint32_t batch_count) {
+  std::uint64_t all[kRangesPerSite + 64][2];
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < count && i < kRangesPerSite; ++i, ++n) {
+    all[n][0] = r[i][0];
+    all[n][1] = r[i][1];
+  }
+  for (std::uint32_t i = 0; i < batch_count && i < 64; ++i)
+    if (batch[i][1] > batch[i][0]) {
+      all[n][0] = batch[i][0];
+      all[n][1] = batch[i][1];
+      ++n;
+    }
+  for (std::uint32_t i = 1; i < n; ++i)  // insertion sort by (lo, hi): at most 80 elements
+    for (std::uint32_t j = i; j > 0 && (all[j][0] < all[j - 1][0] ||
+                                        (all[j][0] == all[j - 1][0] && all[j][1] < all[j - 1][1])); --j) {
+      std::swap(all[j][0], all[j - 1][0]);
+      std::swap(all[j][1], all[j - 1][1]);
+    }
+  std::uint32_t m = 0;  // the union, in place
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (m > 0 && all[i][0] <= all[m - 1][1]) {
+      if (all[i][1] > all[m - 1][1]) all[m - 1][1] = all[i][1];
+      continue;
+    }
+    all[m][0] = all[i][0];
+    all[m][1] = all[i][1];
+    ++m;
+  }
+  bool fill[kRangesPerSite + 64] = {};  // fill[i]: the gap before range i is filled
+  const std::uint32_t excess = m > kRangesPerSite ? m - kRangesPerSite : 0;
+  for (std::uint32_t i = 1; i < m; ++i) {
+    std::uint32_t rank = 0;
+    const std::uint64_t gap = all[i][0] - all[i - 1][1];
+    for (std::uint32_t j = 1; j < m; ++j) {
+      const std::uint64_t other = all[j][0] - all[j - 1][1];
+      rank += other < gap || (other == gap && j < i);
+    }
+    fill[i] = rank < excess;
+  }
+  merged += excess;
+  count = 0;
+  for (std::uint32_t i = 0; i < m; ++i) {
+    if (i > 0 && fill[i]) {
+      r[count - 1][1] = all[i][1];
+      continue;
+    }
+    r[count][0] = all[i][0];
+    r[count][1] = all[i][1];
+    ++count;
+  }
 }
 
 /// The hash key of a site: linear block (36 bits), allocation index (20 bits), argument (8 bits); never 0.
