@@ -47,6 +47,9 @@ def main():
     ap.add_argument("--counts", action="store_true",
                     help="also run vtrace --accesses with VTRACE_ACCESS_COUNTS=1 (the patches count byte runs and lock "
                          "holds per kernel; slower, for the closing note's figures)")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME:VAR=VALUE,...",
+                    help="also run vtrace --accesses with these environment variables (e.g. the patches' tuning "
+                         "switches VTRACE_ACCESS_WARP_MERGE, VTRACE_ACCESS_BACKOFF, VTRACE_ACCESS_GRAIN); repeatable")
     ap.add_argument("--no-warmup", dest="warmup", action="store_false",
                     help="do not run each program once, untimed, before the rounds")
     a = ap.parse_args()
@@ -78,6 +81,22 @@ def main():
                 runs.append({"program": program, "tool": f"vtrace-stage{stage}", "round": r, "seconds": s,
                              "exit": p.returncode, "closing_notes": [line for line in p.stderr.splitlines()
                                                                      if "access mode in process" in line]})
+                print(json.dumps(runs[-1]), flush=True)
+            for variant in a.variant:
+                name, _, assignments = variant.partition(":")
+                env = dict(os.environ, **dict(x.split("=", 1) for x in assignments.split(",") if x))
+                s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base], env=env)
+                notes = [line for line in p.stderr.splitlines() if "access mode in process" in line]
+                waiting = re.search(r"\(([0-9.]+) s waiting", notes[0]) if notes else None
+                runs.append({"program": program, "tool": f"vtrace-{name}", "round": r, "seconds": s,
+                             "exit": p.returncode, "waiting": float(waiting.group(1)) if waiting else None,
+                             "coarsened": None, "closing_notes": notes})
+                if os.path.exists(out):
+                    doc = json.load(open(out))
+                    runs[-1].update(coarsened=sum(1 for x in doc["accesses"] if not x.get("ranges_exact", True)),
+                                    records=len(doc["accesses"]), partial=doc["partial"],
+                                    findings=doc.get("findings_total"))
+                    os.remove(out)
                 print(json.dumps(runs[-1]), flush=True)
             if a.counts:
                 s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base],
@@ -116,6 +135,16 @@ def main():
         for program in a.programs.split(","):
             xs = [x["seconds"] for x in runs if x["program"] == program and x["tool"] == "vtrace-unpatched"]
             print(f"{program}: vtrace --accesses with nothing patched: median {statistics.median(xs):.2f} s")
+    if a.variant:
+        print("\n| program | variant | wall s (median) | waiting for patched launches s | records (coarsened) |")
+        print("|---|---|---|---|---|")
+        for program in a.programs.split(","):
+            for variant in a.variant:
+                xs = [x for x in runs if x["program"] == program and x["tool"] == "vtrace-" + variant.split(":")[0]]
+                if xs:
+                    print(f"| {program} | {variant} | {statistics.median(x['seconds'] for x in xs):.2f} | "
+                          f"{', '.join(str(x['waiting']) for x in xs)} | {xs[-1].get('records')} "
+                          f"({xs[-1].get('coarsened')}) |")
     print("\n| program | native s | memcheck s | vtrace --accesses s | vtrace / memcheck | memcheck errors | "
           "vtrace findings | partial | dropped | launches | records (coarsened) | trace MB |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -98,14 +98,14 @@ __device__ __forceinline__ std::uint32_t load_block(const std::uint32_t* p) {
 // The site's lock word is also a version (a seqlock): odd while a writer holds it, two more after each hold, so a
 // reader that sees the same even value before and after reading the ranges read a consistent set.
 /// Returns the failed attempts (VTRACE_ACCESS_COUNTS).
-__device__ __forceinline__ unsigned lock(raw::AccessSite* s) {
-  unsigned spins = 0, pause = 16;
+__device__ __forceinline__ unsigned lock(raw::AccessSite* s, bool backoff) {
+  unsigned spins = 0, pause = backoff ? 16 : 20;
   for (;;) {
     const std::uint32_t v = load_block(&s->lock);
     if (!(v & 1u) && atomicCAS_block(&s->lock, v, v + 1u) == v) break;
     ++spins;
-    __nanosleep(pause);  // backing off: fewer attempts hammer the line the holder is writing
-    if (pause < 256) pause <<= 1;
+    __nanosleep(pause);
+    if (backoff && pause < 256) pause <<= 1;  // fewer attempts on the line the holder is writing
   }
   __threadfence_block();
   return spins;
@@ -270,8 +270,17 @@ __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, 
       __shfl_sync(mask, reinterpret_cast<unsigned long long>(own), __ffs(group) - 1));
   if (h->stage == raw::kStageCounts) return;
 
+  // Once a site is coarsened (inexact anyway), its runs may be widened to whole grains within the allocation, so
+  // that later runs fall inside and need no lock (VTRACE_ACCESS_GRAIN).
+  std::uint64_t add_lo = lo, add_hi = run_hi;
+  if (h->coarse_grain && s && inside && load_block(&s->ranges_merged) != 0) {
+    const std::uint64_t grain = h->coarse_grain, size_of = h->allocations[allocation].end - base;
+    add_lo -= add_lo % grain;
+    add_hi = add_hi + (grain - add_hi % grain) % grain;
+    if (add_hi > size_of) add_hi = size_of;
+  }
   // Runs the site's ranges already cover need no lock: once a block has touched its tiles, most requests.
-  const unsigned adding = __ballot_sync(mask, s && starts_run && !covered(s, lo, run_hi));
+  const unsigned adding = __ballot_sync(mask, s && starts_run && !covered(s, add_lo, add_hi));
   if (h->count_work) {  // warp-uniform
     const unsigned runs = __ballot_sync(mask, s && starts_run);
     if (lane == static_cast<unsigned>(__ffs(mask) - 1)) {
@@ -282,8 +291,9 @@ __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, 
   // The rest, one group at a time: its leader holds the site's lock and adds the group's runs in lane order. So no
   // lane spins on a lock a lane of its own warp holds (under independent thread scheduling that crawls), and a warp
   // holds at most one lock and waits for none while holding it (no deadlock).
-  // With the whole warp here, the warp merges all of a group's runs in one pass while its leader holds the lock;
-  // a partial warp cannot shuffle across its missing lanes and adds them one by one.
+  // With the whole warp here and enough runs (warp_merge_min), the warp merges all of a group's runs in one pass
+  // while its leader holds the lock; otherwise (a partial warp cannot shuffle across its missing lanes; a run or
+  // two cost less one by one) the leader adds them in order.
   for (unsigned pending = adding; pending;) {
     const unsigned members = adding & __shfl_sync(mask, group, __ffs(pending) - 1);
     pending &= ~members;
@@ -291,15 +301,16 @@ __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, 
     auto* site = reinterpret_cast<raw::AccessSite*>(
         __shfl_sync(mask, reinterpret_cast<unsigned long long>(s), static_cast<int>(holder)));
     if (lane == holder) {
-      const unsigned spins = lock(site);
+      const unsigned spins = lock(site, h->lock_backoff);
       if (h->count_work) {
         atomicAdd(&h->lock_holds, 1ull);
         atomicAdd(&h->lock_spins, static_cast<unsigned long long>(spins));
       }
     }
-    if (mask == warp::kFullWarp) {
+    if (mask == warp::kFullWarp && h->warp_merge_min && __popc(members) >= h->warp_merge_min) {
       __syncwarp();  // the lock is held before any lane reads the ranges
-      warp::add_runs(site->ranges, &site->range_count, &site->ranges_merged, (members >> lane) & 1u, lo, run_hi);
+      warp::add_runs(site->ranges, &site->range_count, &site->ranges_merged, (members >> lane) & 1u, add_lo,
+                     add_hi);
       __threadfence_block();
       __syncwarp();  // every lane's stores come before the unlock
       if (lane == holder) unlock(site);
@@ -307,7 +318,7 @@ __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, 
     }
     for (unsigned m = members; m; m &= m - 1) {
       const int from = __ffs(m) - 1;
-      const std::uint64_t run_lo = __shfl_sync(mask, lo, from), run_end = __shfl_sync(mask, run_hi, from);
+      const std::uint64_t run_lo = __shfl_sync(mask, add_lo, from), run_end = __shfl_sync(mask, add_hi, from);
       if (lane == holder) raw::add_range(site->ranges, site->range_count, site->ranges_merged, run_lo, run_end);
     }
     if (lane == holder) unlock(site);
@@ -327,7 +338,7 @@ __device__ void add_bulk_piece(raw::DeviceLaunchHeader* h, std::uint64_t block, 
   add_counts(s, operation, 1, bytes);
   add_block(&s->bulk_copies, 1);
   if (covered(s, address - base, address - base + bytes)) return;
-  lock(s);
+  lock(s, h->lock_backoff);
   raw::add_range(s->ranges, s->range_count, s->ranges_merged, address - base, address - base + bytes);
   unlock(s);
 }

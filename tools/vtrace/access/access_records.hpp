@@ -151,7 +151,14 @@ struct DeviceLaunchHeader {
   /// VTRACE_ACCESS_COUNTS=1: the patches count their byte-range work below (device-wide atomics: slower, for
   /// finding where the waiting goes); 0: they do not.
   std::uint32_t count_work;
+  /// How a site's ranges grow (tuning switches set from the environment, for measuring them; see sanitizer_tool.cpp):
+  /// a whole warp merges a group's runs in one pass when it has at least warp_merge_min of them (0: never);
+  /// lock_backoff 1: a waiter's pause doubles up to 256 ns (0: 20 ns each time); coarse_grain > 0: once a site has
+  /// been coarsened, its new runs are widened to multiples of coarse_grain bytes (within the allocation).
+  std::uint32_t warp_merge_min;
+  std::uint32_t lock_backoff;
   std::uint32_t pad;
+  std::uint64_t coarse_grain;
   unsigned long long runs;          ///< byte runs of warp requests that reached a site
   unsigned long long runs_covered;  ///< of those, already covered by the site's ranges (no lock)
   unsigned long long lock_holds;    ///< lock holds (one per group with runs to add)

@@ -52,6 +52,9 @@ struct Settings {
   std::uint64_t max_bytes = 256ull << 20;
   std::uint32_t stage = raw::kStageAll;  ///< VTRACE_ACCESS_STAGE: how much of their work the patches do
   bool count_work = false;  ///< VTRACE_ACCESS_COUNTS=1: the patches count their byte-range work (runs, lock holds)
+  std::uint32_t warp_merge_min = 4;  ///< VTRACE_ACCESS_WARP_MERGE (DeviceLaunchHeader)
+  std::uint32_t lock_backoff = 0;    ///< VTRACE_ACCESS_BACKOFF
+  std::uint64_t coarse_grain = 0;    ///< VTRACE_ACCESS_GRAIN
   raw::DeviceBlockFilter blocks{};  ///< --blocks when it fits the device filter, else every block (the host filters)
 };
 
@@ -429,6 +432,9 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       h.blocks = g_settings.blocks;
       h.stage = g_settings.stage;
       h.count_work = g_settings.count_work ? 1 : 0;
+      h.warp_merge_min = g_settings.warp_merge_min;
+      h.lock_backoff = g_settings.lock_backoff;
+      h.coarse_grain = g_settings.coarse_grain;
       sanitizerMemset(base, 0, layout.cleared, l->hStream);
       sanitizerMemcpyHostToDeviceAsync(base, p.header.get(), sizeof(raw::DeviceLaunchHeader), l->hStream);
     }
@@ -659,6 +665,12 @@ void initialize() noexcept {
       g_settings.stage = static_cast<std::uint32_t>(std::strtoul(stage, nullptr, 10));
     if (const char* counts = std::getenv("VTRACE_ACCESS_COUNTS"); counts && std::string_view(counts) == "1")
       g_settings.count_work = true;
+    if (const char* w = std::getenv("VTRACE_ACCESS_WARP_MERGE"); w && *w)
+      g_settings.warp_merge_min = static_cast<std::uint32_t>(std::strtoul(w, nullptr, 10));
+    if (const char* b = std::getenv("VTRACE_ACCESS_BACKOFF"); b && *b)
+      g_settings.lock_backoff = static_cast<std::uint32_t>(std::strtoul(b, nullptr, 10));
+    if (const char* g = std::getenv("VTRACE_ACCESS_GRAIN"); g && *g)
+      g_settings.coarse_grain = std::strtoull(g, nullptr, 10);
     if (const char* m = std::getenv("VTRACE_MAX_BYTES"); m && *m)
       g_settings.max_bytes = std::max<std::uint64_t>(std::strtoull(m, nullptr, 10), BufferLayout(1024).bytes);
     std::string path = std::string(dir) + "/raw-" + std::to_string(getpid()) + ".bin";
