@@ -54,7 +54,7 @@ struct Settings {
   bool count_work = false;  ///< VTRACE_ACCESS_COUNTS=1: the patches count their byte-range work (runs, lock holds)
   std::uint32_t warp_merge_min = 4;  ///< VTRACE_ACCESS_WARP_MERGE (DeviceLaunchHeader)
   std::uint32_t lock_backoff = 0;    ///< VTRACE_ACCESS_BACKOFF
-  std::uint64_t coarse_grain = 0;    ///< VTRACE_ACCESS_GRAIN
+  std::uint64_t coarse_grain = 1024;  ///< VTRACE_ACCESS_GRAIN (0: off)
   raw::DeviceBlockFilter blocks{};  ///< --blocks when it fits the device filter, else every block (the host filters)
 };
 
