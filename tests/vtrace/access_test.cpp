@@ -510,6 +510,35 @@ TEST_CASE("access_aggregator: sites with the same key are summed, their ranges j
   CHECK(t.accesses[0].active_lanes_per_request == doctest::Approx(24.0));
 }
 
+TEST_CASE("access_aggregator: records ordered by kernel, launch, block; a launch folded in several pieces is summed") {
+  AllocationMap m;
+  m.add(allocation(1, 0x10000, 4096));
+  AccessAggregator agg(m, BlockSampling());
+  auto site = [](std::int32_t block, std::uint64_t loads) {
+    raw::AccessSite s{};
+    s.block[0] = block;
+    s.allocation = 0x10000;
+    s.argument = raw::kNoArgument;
+    s.loads = loads;
+    s.range_count = 1;
+    s.ranges[0][1] = 4;
+    return s;
+  };
+  LaunchInfo a0{"a", 0, {4, 1, 1}, {32, 1, 1}, {}}, a1{"a", 1, {4, 1, 1}, {32, 1, 1}, {}}, b0{"b", 0, {4, 1, 1}, {32, 1, 1}, {}};
+  agg.add(a1, {site(2, 1), site(0, 1)});
+  agg.add(b0, {site(3, 1), site(1, 1)});
+  agg.add(a0, {site(1, 10), site(3, 10)});
+  agg.add(a1, {site(0, 100), site(1, 100)});  // a1 again: block 0 summed, block 1 new
+  agg.add(a1, {site(0, 1000)});               // and a third time
+  Trace t;
+  agg.finish(t);
+  std::vector<std::tuple<std::string, std::uint64_t, std::int64_t, std::uint64_t>> got;
+  for (const Access& x : t.accesses) got.emplace_back(std::string(x.kernel), x.launch, x.block[0], x.loads);
+  using Row = std::tuple<std::string, std::uint64_t, std::int64_t, std::uint64_t>;
+  CHECK(got == std::vector<Row>{{"a", 0, 1, 10}, {"a", 0, 3, 10}, {"a", 1, 0, 1101}, {"a", 1, 1, 100},
+                                {"a", 1, 2, 1}, {"b", 0, 1, 1}, {"b", 0, 3, 1}});
+}
+
 TEST_CASE("access_aggregator: a block touching more ranges than a site holds is coarsened, never silent") {
   LaunchInfo launch{"strided", 0, {1, 1, 1}, {32, 1, 1}, {}};
   // One warp, each lane 4 bytes at a stride of 64: 32 disjoint ranges, twice kRangesPerSite.

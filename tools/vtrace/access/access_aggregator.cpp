@@ -28,6 +28,7 @@ std::uint32_t AccessAggregator::kernel_id(const std::string& name) {
 void AccessAggregator::add(const LaunchInfo& launch, const std::vector<raw::AccessSite>& sites) {
   if (sites.empty()) return;
   const std::uint32_t kernel = kernel_id(launch.kernel);
+  runs_.push_back(records_.size());
   std::uint64_t last_start = 0;  // sites of one launch mostly name a few allocations: look each up once in a row
   std::int64_t last_allocation = -1;
   for (const raw::AccessSite& site : sites) {
@@ -107,9 +108,39 @@ void AccessAggregator::add(const LaunchInfo& launch, const raw::FindingSite& sit
 
 void AccessAggregator::finish(Trace& trace) {
   // Sorted through an index (records are big, keys are not), each record moved once into its Access.
+  // Each add()'s run of records shares its (kernel, launch): sorted within, then the runs by their first key, and
+  // runs of equal (kernel, launch) (a launch folded twice) merged so that equal keys end up side by side.
   std::vector<std::uint32_t> order(records_.size());
   for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return records_[x].key < records_[y].key; });
+  const auto by_key = [&](std::uint32_t x, std::uint32_t y) { return records_[x].key < records_[y].key; };
+  std::vector<std::pair<std::size_t, std::size_t>> runs;  // [begin, end) into order
+  for (std::size_t r = 0; r < runs_.size(); ++r) {
+    const std::size_t begin = runs_[r], end = r + 1 < runs_.size() ? runs_[r + 1] : order.size();
+    if (begin == end) continue;
+    std::sort(order.begin() + static_cast<std::ptrdiff_t>(begin), order.begin() + static_cast<std::ptrdiff_t>(end),
+              by_key);
+    runs.emplace_back(begin, end);
+  }
+  const auto head = [&](const std::pair<std::size_t, std::size_t>& run) {
+    const Key& k = records_[order[run.first]].key;
+    return std::make_tuple(std::get<0>(k), std::get<1>(k));
+  };
+  std::stable_sort(runs.begin(), runs.end(), [&](const auto& x, const auto& y) { return head(x) < head(y); });
+  std::vector<std::uint32_t> sorted;
+  sorted.reserve(order.size());
+  std::size_t group = 0;  // where the runs with the current (kernel, launch) begin in sorted
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const std::size_t middle = sorted.size();
+    sorted.insert(sorted.end(), order.begin() + static_cast<std::ptrdiff_t>(runs[r].first),
+                  order.begin() + static_cast<std::ptrdiff_t>(runs[r].second));
+    if (r > 0 && head(runs[r - 1]) == head(runs[r]))
+      std::inplace_merge(sorted.begin() + static_cast<std::ptrdiff_t>(group),
+                         sorted.begin() + static_cast<std::ptrdiff_t>(middle), sorted.end(), by_key);
+    else
+      group = middle;
+  }
+  order = std::move(sorted);
+  runs_.clear();
   trace.accesses.reserve(trace.accesses.size() + records_.size());
   const Key* last = nullptr;
   std::uint64_t requests = 0, sectors = 0, lanes = 0;  // of the last Access, for its per-request averages

@@ -47,6 +47,9 @@ class AccessAggregator {
   BlockSampling blocks_;
   std::uint64_t max_findings_;
   std::vector<Record> records_;  ///< in arrival order; finish() sorts them by key
+  /// Where each add() of sites began in records_: one launch's records, one (kernel, launch) each, so finish() sorts
+  /// each run on its own (small, cache-friendly sorts) and then orders the runs.
+  std::vector<std::size_t> runs_;
   std::vector<SharedName> kernels_;  ///< one shared copy of each name for all its records
   std::vector<std::vector<std::string>> parameter_types_;  ///< per kernel id, from its demangled name
   std::map<std::string, std::uint32_t> kernel_ids_;
