@@ -195,6 +195,7 @@ int run_diff(const Options& options) {
   const std::string format = resolve_format(options.out, "json", true);
   std::ostringstream s;
   if (format == "json") s << dump_json(plan_diff_document(diff));
+  else if (format == "dot") write_plan_diff_dot(diff, s);
   else write_plan_diff_table(diff, format == "markdown" ? TableStyle::kMarkdown : TableStyle::kText, s);
   write_output(options.out.output, s.str());
   return 0;

@@ -29,8 +29,11 @@ constexpr std::array<const char*, 8> kTmemColours = {"lightpink", "lavender", "p
 constexpr std::array<const char*, 8> kPartitionColours = {"lightblue", "lightgreen", "lightsalmon", "lightyellow",
                                                           "lightpink", "lightcyan", "lavender", "wheat"};
 
-// Inside "...": backslash and quote escaped; newlines become \n.
-std::string quoted(std::string_view s) {
+std::string quoted(std::string_view s) { return dot_quoted(s); }
+
+}  // namespace
+
+std::string dot_quoted(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
@@ -42,6 +45,8 @@ std::string quoted(std::string_view s) {
   }
   return out + "\"";
 }
+
+namespace {
 
 // Record labels treat {}|<> as structure.
 std::string record_text(std::string_view s) {

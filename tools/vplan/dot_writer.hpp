@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 #include <string_view>
 
 #include "tools/vplan/plan_model.hpp"
@@ -14,6 +15,9 @@ enum class GraphKind { kSmem, kTmem, kCombined };
 
 /// "smem" | "tmem" | "combined"; throws Error(kUsage) with a suggestion otherwise.
 GraphKind graph_kind_from_name(std::string_view name);
+
+/// `s` as a DOT double-quoted string: backslash and quote escaped, newlines as \n.
+std::string dot_quoted(std::string_view s);
 
 /// Writes one graph; `markers` adds the planner's `=== ... ===` lines around it (as in its debug logs).
 void write_dot(const Plan& plan, GraphKind kind, bool markers, std::ostream& out);

@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
       ->required();
   diff->add_option("B", o.input_b, "the second (after) kernel, the same kinds")->required();
   add_planning(diff, o);
-  vtools::add_output_options(diff, o.out, {"table", "markdown", "json"});
+  vtools::add_output_options(diff, o.out, {"table", "markdown", "json", "dot"});
 
   return vtools::run_main(*app, argc, argv, [&] {
     if (diff->parsed()) return vp::run_diff(o);

@@ -1,5 +1,6 @@
-// Writes a plan diff: a text or Markdown table of the changes, or a vtools.plandiff JSON document
-// (schemas/vtools.plandiff.schema.json; version kPlanDiffFormat in libcommon/document.hpp).
+// Writes a plan diff: a text or Markdown table of the changes, a coloured DOT graph of them, or a vtools.plandiff
+// JSON document
+// document (schemas/vtools.plandiff.schema.json; version kPlanDiffFormat in libcommon/document.hpp).
 #pragma once
 
 #include <ostream>
@@ -12,6 +13,10 @@ namespace vtools::vplan {
 
 /// One table of changes, or "identical" when there are none.
 void write_plan_diff_table(const PlanDiff& diff, TableStyle style, std::ostream& out);
+
+/// Graphviz DOT of the changes, coloured by kind (added green, removed red and dashed, resized/moved/changed amber),
+/// one cluster per section, with a legend; an identical pair is one node saying so.
+void write_plan_diff_dot(const PlanDiff& diff, std::ostream& out);
 
 /// The whole document, envelope included.
 OrderedJson plan_diff_document(const PlanDiff& diff);
