@@ -10,7 +10,7 @@ using namespace vtools::vtrace;
 
 TEST_CASE("chrome_export: one process per device, one thread per stream, times relative to the first record") {
   Trace t;
-  t.devices = {{0, "H100", "9.0", 132, 0}, {1, "H100", "9.0", 132, 0}};
+  t.devices = {{0, "H100", "9.0", 132, 0, "", "", ""}, {1, "H100", "9.0", 132, 0, "", "", ""}};
   Kernel k0;
   k0.name = "k0";
   k0.device_id = 0;
