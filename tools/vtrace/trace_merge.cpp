@@ -1,6 +1,7 @@
 #include "tools/vtrace/trace_merge.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -15,8 +16,14 @@ namespace {
   throw Error(ExitCode::kDataError, what, SourceLocation{input});
 }
 
+// Differences of offsets in unsigned arithmetic: a crafted document's values cannot overflow a signed subtraction.
 std::uint64_t distance(std::int64_t a, std::int64_t b) {
-  return a > b ? static_cast<std::uint64_t>(a - b) : static_cast<std::uint64_t>(b - a);
+  const auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
+  return a > b ? ua - ub : ub - ua;
+}
+
+std::int64_t difference(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
 }
 
 /// What every input must share with the first, else the merged trace would mix incomparable records.
@@ -34,10 +41,17 @@ void check_compatible(const MergeInput& first, const MergeInput& in) {
 
 /// `t + shift`, refusing a timestamp the shift would take below 0 (a broken anchor).
 std::uint64_t shifted(std::uint64_t t, std::int64_t shift, const std::string& input) {
-  if (t == 0) return 0;  // 0 is "not recorded" (launch_ns, an open range's end)
-  const std::int64_t x = static_cast<std::int64_t>(t) + shift;
-  if (x < 0) refuse(input, "its clock anchor would move timestamp " + std::to_string(t) + " before 0");
+  std::int64_t x = 0;
+  if (t > static_cast<std::uint64_t>(INT64_MAX) || __builtin_add_overflow(static_cast<std::int64_t>(t), shift, &x) ||
+      x < 0)
+    refuse(input, "its clock anchor would move timestamp " + std::to_string(t) + " out of range (shift " +
+                      std::to_string(shift) + " ns)");
   return static_cast<std::uint64_t>(x);
+}
+
+/// The same for a field where 0 means "not recorded" (launch_ns, an open range's end): 0 stays 0.
+std::uint64_t shifted_or_none(std::uint64_t t, std::int64_t shift, const std::string& input) {
+  return t == 0 ? 0 : shifted(t, shift, input);
 }
 
 /// Id maps of one input onto the merged trace.
@@ -136,7 +150,7 @@ Trace merge_traces(std::vector<MergeInput> inputs) {
     Trace& t = inputs[i].trace;
     const std::string& name = inputs[i].name;
     Renumbering map;
-    map.shift_ns = clocks[i].offset_ns - clocks.front().offset_ns;
+    map.shift_ns = difference(clocks[i].offset_ns, clocks.front().offset_ns);
     map.allocation_base = out.allocations.size();
     renumber_devices(t, out, map);
     for (Process p : t.processes) {
@@ -159,7 +173,7 @@ Trace merge_traces(std::vector<MergeInput> inputs) {
       k.process_id = process_of(map, k.process_id);
       k.start_ns = shifted(k.start_ns, map.shift_ns, name);
       k.end_ns = shifted(k.end_ns, map.shift_ns, name);
-      k.launch_ns = shifted(k.launch_ns, map.shift_ns, name);
+      k.launch_ns = shifted_or_none(k.launch_ns, map.shift_ns, name);
       out.kernels.push_back(std::move(k));
     }
     for (Memcpy& m : t.memcpys) {
@@ -185,13 +199,13 @@ Trace merge_traces(std::vector<MergeInput> inputs) {
     for (NvtxRange& r : t.nvtx_ranges) {
       r.process_id = process_of(map, r.process_id);
       r.start_ns = shifted(r.start_ns, map.shift_ns, name);
-      r.end_ns = shifted(r.end_ns, map.shift_ns, name);
+      r.end_ns = shifted_or_none(r.end_ns, map.shift_ns, name);
       out.nvtx_ranges.push_back(std::move(r));
     }
     for (CaptureRange c : t.run.capture_ranges) {
       c.process_id = process_of(map, c.process_id);
       c.start_ns = shifted(c.start_ns, map.shift_ns, name);
-      c.end_ns = shifted(c.end_ns, map.shift_ns, name);
+      c.end_ns = shifted_or_none(c.end_ns, map.shift_ns, name);
       out.run.capture_ranges.push_back(c);
     }
     for (const std::string& n : t.run.notes) out.run.notes.push_back(name + ": " + n);
@@ -201,7 +215,8 @@ Trace merge_traces(std::vector<MergeInput> inputs) {
                                  clocks[i].uncertainty_ns});
     } else {
       for (MergeSource m : t.merged_from) {
-        m.shift_ns += map.shift_ns;
+        m.shift_ns = static_cast<std::int64_t>(static_cast<std::uint64_t>(m.shift_ns) +
+                                               static_cast<std::uint64_t>(map.shift_ns));
         m.uncertainty_ns += clocks[i].uncertainty_ns;
         out.merged_from.push_back(std::move(m));
       }

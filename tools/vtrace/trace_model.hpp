@@ -66,7 +66,10 @@ struct ClockAnchor {
   std::int64_t realtime_ns = 0;
   std::uint64_t uncertainty_ns = 0;
   /// realtime - CUPTI time: what maps this process's timestamps onto CLOCK_REALTIME.
-  [[nodiscard]] std::int64_t offset_ns() const { return realtime_ns - static_cast<std::int64_t>(cupti_ns); }
+  /// (Computed modulo 2^64, so a crafted document cannot overflow it.)
+  [[nodiscard]] std::int64_t offset_ns() const {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(realtime_ns) - cupti_ns);
+  }
 };
 
 /// A process that initialised CUDA under the tracer: where it ran and its place in a distributed job.
