@@ -103,3 +103,34 @@ TEST_CASE("raw_record_reader: bad input is refused with the byte offset") {
   no_process.add(Tag::kDropped, DroppedRecord{1});
   CHECK(message(no_process.bytes()) == "raw.bin: byte 8: the first record is not a process record");
 }
+
+TEST_CASE("raw_record_reader: identity, clock anchors and device identities are read") {
+  RecordBatch b;
+  b.add_magic();
+  b.add(Tag::kProcess, ProcessRecord{4242, 1000});
+  b.add_bytes_record(Tag::kIdentity, std::string("node3\0RANK=1\0WORLD_SIZE=2", 25));
+  b.add(Tag::kClockAnchor, ClockAnchorRecord{1000, 1700000000000000000, 40});
+  DeviceIdentityRecord id{1, 0, 0x19, 0, {}};
+  id.uuid[0] = 0xab;
+  b.add(Tag::kDeviceIdentity, id);
+  b.add(Tag::kClockAnchor, ClockAnchorRecord{9000, 1700000000000008100, 30});
+  Capture c = read_capture(b.bytes(), "raw-4242.bin");
+  CHECK(c.host == "node3");
+  REQUIRE(c.launcher_variables.size() == 2);
+  CHECK(c.launcher_variables[0] == std::pair<std::string, std::string>{"RANK", "1"});
+  CHECK(c.launcher_variables[1] == std::pair<std::string, std::string>{"WORLD_SIZE", "2"});
+  REQUIRE(c.clock_anchors.size() == 2);
+  CHECK(c.clock_anchors[1].realtime_ns == 1700000000000008100);
+  REQUIRE(c.device_identities.size() == 1);
+  CHECK(c.device_identities[0].pci_bus == 0x19);
+  CHECK(c.device_identities[0].uuid[0] == 0xab);
+}
+
+TEST_CASE("raw_record_reader: an identity part without '=' is refused") {
+  RecordBatch b;
+  b.add_magic();
+  b.add(Tag::kProcess, ProcessRecord{4242, 1000});
+  b.add_bytes_record(Tag::kIdentity, std::string("node3\0RANK", 10));
+  CHECK_THROWS_WITH_AS(read_capture(b.bytes(), "raw-4242.bin"),
+                       "raw-4242.bin: byte 32: identity record: expected KEY=VALUE, got 'RANK'", vtools::Error);
+}

@@ -270,3 +270,45 @@ TEST_CASE("trace_builder: kernels carry their code hash from the function-code r
   CHECK(t.kernels[1].code_hash.empty());
   CHECK(t.kernels[2].code_hash.empty());
 }
+
+TEST_CASE("trace_builder: processes carry host, rank and clock anchors; devices their UUID and PCI bus") {
+  raw::Capture a = capture(10, true), b = capture(11, true);
+  a.host = b.host = "node3";
+  a.launcher_variables = {{"RANK", "0"}, {"LOCAL_RANK", "0"}, {"WORLD_SIZE", "2"}};
+  b.launcher_variables = {{"RANK", "1"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "2"}};
+  a.clock_anchors = {{100, 5100, 20}, {900, 5905, 10}};
+  b.clock_anchors = {{200, 5200, 20}};
+  a.devices.push_back({{0, 9, 0, 132, 1000}, "H200"});
+  b.devices.push_back({{1, 9, 0, 132, 1000}, "H200"});
+  raw::DeviceIdentityRecord id{1, 0, 0x2a, 0, {}};
+  for (int i = 0; i < 16; ++i) id.uuid[i] = static_cast<std::uint8_t>(i);
+  b.device_identities.push_back(id);
+  Trace t = build_trace({b, a}, RunInfo{}, KernelFilter(""));
+  REQUIRE(t.processes.size() == 2);
+  CHECK(t.processes[0].id == 10);
+  CHECK(t.processes[0].host == "node3");
+  CHECK(t.processes[0].rank == 0);
+  CHECK(t.processes[1].rank == 1);
+  CHECK(t.processes[1].local_rank == 1);
+  CHECK(t.processes[1].world_size == 2);
+  CHECK(t.processes[1].launcher == "torchrun");
+  REQUIRE(t.processes[0].clock_start);
+  CHECK(t.processes[0].clock_start->offset_ns() == 5000);
+  REQUIRE(t.processes[0].clock_end);
+  CHECK(t.processes[0].clock_end->cupti_ns == 900);
+  CHECK_FALSE(t.processes[1].clock_end);
+  REQUIRE(t.devices.size() == 2);
+  CHECK(t.devices[0].uuid.empty());
+  CHECK(t.devices[1].uuid == "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f");
+  CHECK(t.devices[1].pci_bus_id == "0000:2a:00.0");
+  CHECK(t.devices[1].host == "node3");
+}
+
+TEST_CASE("trace_builder: a launcher variable that is not a number becomes a note") {
+  raw::Capture a = capture(10, true);
+  a.launcher_variables = {{"SLURM_PROCID", "abc"}};
+  Trace t = build_trace({a}, RunInfo{}, KernelFilter(""));
+  CHECK(t.processes[0].rank == -1);
+  CHECK(std::find(t.run.notes.begin(), t.run.notes.end(),
+                  "process 10: SLURM_PROCID='abc' is not a whole number (slurm): ignored") != t.run.notes.end());
+}

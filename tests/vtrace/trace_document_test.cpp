@@ -19,7 +19,7 @@ Trace sample_trace() {
   t.run.signal = 6;
   t.run.mode = "accesses";
   t.run.notes = {"a note"};
-  t.devices.push_back({0, "H100", "9.0", 132, 85045460992});
+  t.devices.push_back({0, "H100", "9.0", 132, 85045460992, "", "", ""});
   Kernel k;
   k.name = "fill(float*, int, float)";
   k.mangled_name = "_Z4fillPfif";
@@ -134,6 +134,45 @@ TEST_CASE("trace_writer: what is written reads back the same") {
   CHECK(back.partial);
   CHECK(back.dropped_records == 3);
   CHECK(back.filtered_kernels == 2);
+}
+
+TEST_CASE("trace_writer: processes, device identities and merge sources read back the same") {
+  Trace t = sample_trace();
+  t.devices[0].uuid = "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f";
+  t.devices[0].pci_bus_id = "0000:2a:00.0";
+  t.devices[0].host = "node3";
+  Process p;
+  p.id = p.pid = 77;
+  p.host = "node3";
+  p.rank = 1;
+  p.world_size = 2;
+  p.launcher = "torchrun";
+  p.clock_start = ClockAnchor{100, 1700000000000000100, 25};
+  t.processes.push_back(p);
+  Process unranked;
+  unranked.id = unranked.pid = 78;
+  t.processes.push_back(unranked);
+  t.merged_from.push_back({"a.json", "node3", "2026-11-29T04:00:00Z", {"python", "x.py"}, -1234, 50});
+  Trace back = read_trace(vtools::dump_json(trace_to_document(t)), "t.json");
+  CHECK(back.format_version == vtools::kTraceFormat.version);
+  CHECK(back.devices[0].uuid == t.devices[0].uuid);
+  CHECK(back.devices[0].pci_bus_id == "0000:2a:00.0");
+  CHECK(back.devices[0].host == "node3");
+  REQUIRE(back.processes.size() == 2);
+  CHECK(back.processes[0].rank == 1);
+  CHECK(back.processes[0].local_rank == -1);  // written as null
+  CHECK(back.processes[0].world_size == 2);
+  CHECK(back.processes[0].launcher == "torchrun");
+  REQUIRE(back.processes[0].clock_start);
+  CHECK(back.processes[0].clock_start->realtime_ns == 1700000000000000100);
+  CHECK(back.processes[0].clock_start->uncertainty_ns == 25);
+  CHECK_FALSE(back.processes[0].clock_end);
+  CHECK(back.processes[1].rank == -1);
+  CHECK_FALSE(back.processes[1].clock_start);
+  REQUIRE(back.merged_from.size() == 1);
+  CHECK(back.merged_from[0].shift_ns == -1234);
+  CHECK(back.merged_from[0].uncertainty_ns == 50);
+  CHECK(back.merged_from[0].command == std::vector<std::string>{"python", "x.py"});
 }
 
 TEST_CASE("trace_writer: launch mode documents carry no access-mode arrays") {

@@ -24,7 +24,7 @@ Kernel kernel(const std::string& name, std::uint32_t graph, std::uint64_t node, 
 Trace sample() {
   Trace t;
   t.run.command = {"./app"};
-  t.devices.push_back(Device{0, "H100", "9.0", 132, 1});
+  t.devices.push_back(Device{0, "H100", "9.0", 132, 1, "", "", ""});
   t.kernels = {kernel("ln", 4, 1, 0), kernel("mm", 4, 2, 20), kernel("ln", 4, 1, 40), kernel("mm", 4, 2, 60),
                kernel("tail", 0, 0, 80)};
   t.memcpys.push_back(Memcpy{"htod", 64, 100, 110, 0, 0, 0, 0});

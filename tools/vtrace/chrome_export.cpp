@@ -25,6 +25,15 @@ OrderedJson complete_event(const std::string& name, const char* category, std::i
                      {"dur", static_cast<double>(end_ns - start_ns) / 1000.0}, {"args", std::move(args)}};
 }
 
+/// "rank 3 (node7)" for each process with a launcher rank ("rank 3" without a host).
+std::map<std::int64_t, std::string> rank_labels(const Trace& t) {
+  std::map<std::int64_t, std::string> labels;
+  for (const Process& p : t.processes)
+    if (p.rank >= 0)
+      labels[p.id] = "rank " + std::to_string(p.rank) + (p.host.empty() ? "" : " (" + p.host + ")");
+  return labels;
+}
+
 /// The host side, a process per traced process: its NVTX ranges and marks on a track per thread, and the
 /// cudaProfilerStart/Stop ranges on a track of their own. A range that never ended runs to the last event.
 void add_host_ranges(const Trace& t, const Clock& clock, OrderedJson& events) {
@@ -38,9 +47,12 @@ void add_host_ranges(const Trace& t, const Clock& clock, OrderedJson& events) {
   std::set<std::pair<std::int64_t, std::uint32_t>> threads;
   for (const auto& r : t.nvtx_ranges) processes.insert(r.process_id), threads.insert({r.process_id, r.thread_id});
   for (const auto& r : t.run.capture_ranges) processes.insert(r.process_id), threads.insert({r.process_id, 0});
+  const std::map<std::int64_t, std::string> ranks = rank_labels(t);
   for (const std::int64_t pid : processes) {
+    const auto rank = ranks.find(pid);
     events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid},
-                      {"args", {{"name", "process " + std::to_string(pid) + " (host)"}}}});
+                      {"args", {{"name", rank != ranks.end() ? rank->second + " host, process " + std::to_string(pid)
+                                                             : "process " + std::to_string(pid) + " (host)"}}}});
   }
   for (const auto& [pid, tid] : threads) {
     events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid},
@@ -85,9 +97,15 @@ OrderedJson chrome_trace(const Trace& t) {
   for (const auto& m : t.memsets) streams.insert({m.device_id, m.stream_id});
   std::set<std::uint32_t> devices;
   for (const auto& [device, stream] : streams) devices.insert(device);
+  // A distributed job: each device named after the rank whose kernels ran on it ("rank 1 (node3): GPU 1: H200").
+  const std::map<std::int64_t, std::string> ranks = rank_labels(t);
+  std::map<std::uint32_t, std::set<std::string>> device_ranks;
+  for (const auto& k : t.kernels)
+    if (auto r = ranks.find(k.process_id); r != ranks.end()) device_ranks[k.device_id].insert(r->second);
   for (auto device : devices) {
     std::string name = "GPU " + std::to_string(device);
     if (!device_names[device].empty()) name += ": " + device_names[device];
+    if (device_ranks[device].size() == 1) name = *device_ranks[device].begin() + ": " + name;
     events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", device}, {"args", {{"name", name}}}});
   }
   for (const auto& [device, stream] : streams)

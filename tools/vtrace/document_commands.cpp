@@ -1,5 +1,5 @@
-// `vtrace summary`, `vtrace export`, `vtrace check` and `vtrace diff`: each reads its trace documents and writes one
-// output (summary, export and diff of the kernels a --graph/--kernel selection keeps).
+// `vtrace summary`, `vtrace export`, `vtrace check`, `vtrace diff` and `vtrace merge`: each reads its trace
+// documents and writes one output (summary, export and diff of the kernels a --graph/--kernel selection keeps).
 #include <algorithm>
 #include <sstream>
 
@@ -10,11 +10,14 @@
 #include "libcommon/table.hpp"
 #include "tools/vtrace/chrome_export.hpp"
 #include "tools/vtrace/options.hpp"
+#include "tools/vtrace/rank_summary_writer.hpp"
 #include "tools/vtrace/summary_writer.hpp"
 #include "tools/vtrace/trace_check.hpp"
 #include "tools/vtrace/trace_diff_writer.hpp"
+#include "tools/vtrace/trace_merge.hpp"
 #include "tools/vtrace/trace_reader.hpp"
 #include "tools/vtrace/trace_selection.hpp"
+#include "tools/vtrace/trace_writer.hpp"
 
 namespace vtools::vtrace {
 
@@ -25,9 +28,26 @@ Trace load(const std::string& path) {
   return read_trace(read_input(path, kStreamedMaxInputBytes), input_display_name(path));
 }
 
+/// summary --ranks: the whole trace (a --graph/--kernel selection would cut collectives apart).
+int rank_summary_command(const SummaryOptions& o) {
+  if (!o.selection.everything()) throw Error(ExitCode::kUsage, "--ranks takes the whole trace (no --graph, --kernel)");
+  const std::string format = resolve_format(o.output, "json", true);
+  if (format == "csv") throw Error(ExitCode::kUsage, "--ranks writes json, table or markdown (not csv)");
+  const RankSummary summary = summarize_ranks(load(o.input));
+  if (format == "json") {
+    write_output(o.output.output, dump_json(rank_summary_to_json(summary)));
+  } else {
+    std::ostringstream out;
+    write_rank_summary_tables(summary, format == "markdown", out);
+    write_output(o.output.output, out.str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int summary_command(const SummaryOptions& o) {
+  if (o.ranks) return rank_summary_command(o);
   TraceSummary summary = summarize_trace(load(o.input), o.selection, input_display_name(o.input));
   sort_kernels(summary, kernel_order(o.sort).value_or(KernelOrder::kTotal));  // the CLI admits only known names
   std::string format = resolve_format(o.output, "json", true);
@@ -86,6 +106,17 @@ int diff_command(const DiffOptions& o) {
     write_output(o.output.output, out.str());
   }
   return diff.has_regression() ? static_cast<int>(ExitCode::kCheckFailed) : 0;
+}
+
+int merge_command(const MergeOptions& o) {
+  check_stdin_once(o.inputs);
+  std::vector<MergeInput> inputs;
+  for (const std::string& path : o.inputs) inputs.push_back({load(path), input_display_name(path)});
+  const Trace merged = merge_traces(std::move(inputs));
+  OutputStream out(o.output.output);
+  write_trace_document(merged, [&](std::string_view piece) { out.write(piece); });
+  out.commit();
+  return 0;
 }
 
 }  // namespace vtools::vtrace

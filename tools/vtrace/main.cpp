@@ -36,7 +36,9 @@ int main(int argc, char** argv) {
                               "  vtrace export --chrome --graph last t.json -o graph.perfetto.json\n"
                               "  vtrace check t.json || echo 'failed launches or out-of-bounds accesses'\n"
                               "  vtrace diff before.json after.json --format table\n"
-                              "  vtrace diff --fail-on-regression 5 main.json branch.json -o diff.json\n");
+                              "  vtrace diff --fail-on-regression 5 main.json branch.json -o diff.json\n"
+                              "  srun vtrace run -o t.%h.%r.json -- python train.py   # one trace per rank\n"
+                              "  vtrace merge t.*.json -o all.json && vtrace summary --ranks --format table all.json\n");
 
   RunOptions run;
   auto* run_cmd = app->add_subcommand("run", "run CMD under the tracer and write its vtools.trace document");
@@ -64,6 +66,8 @@ int main(int argc, char** argv) {
   add_selection_options(summary_cmd, summary.selection);
   summary_cmd->add_option("--sort", summary.sort, "kernel order: total (time, the default), exposed, calls or name")
       ->check(vtools::one_of({"total", "exposed", "calls", "name"}));
+  summary_cmd->add_flag("--ranks", summary.ranks,
+                        "per rank (kernel, collective, idle time), per NCCL collective (arrival skew) and stragglers");
   summary_cmd->add_option("trace", summary.input, "vtools.trace document ('-' = stdin)");
   vtools::add_output_options(summary_cmd, summary.output, {"json", "table", "markdown", "csv"});
 
@@ -73,6 +77,11 @@ int main(int argc, char** argv) {
   add_selection_options(export_cmd, export_opts.selection);
   export_cmd->add_option("trace", export_opts.input, "vtools.trace document ('-' = stdin)");
   vtools::add_output_options(export_cmd, export_opts.output, {});
+
+  MergeOptions merge;
+  auto* merge_cmd = app->add_subcommand("merge", "traces of several hosts or ranks as one, on one clock");
+  merge_cmd->add_option("traces", merge.inputs, "vtools.trace documents ('-' = stdin, once)")->required();
+  vtools::add_output_options(merge_cmd, merge.output, {});
 
   CheckOptions check;
   auto* check_cmd = app->add_subcommand("check", "exit 1 when the trace holds failed launches or findings");
@@ -97,6 +106,7 @@ int main(int argc, char** argv) {
     if (*export_cmd) return export_command(export_opts);
     if (*check_cmd) return check_command(check);
     if (*diff_cmd) return diff_command(diff);
+    if (*merge_cmd) return merge_command(merge);
     std::cout << app->help();
     return 2;
   });

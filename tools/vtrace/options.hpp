@@ -34,6 +34,8 @@ struct SummaryOptions {
   std::string input = "-";
   TraceSelection selection;  ///< --graph ID|last, --kernel REGEX
   std::string sort = "total";  ///< --sort total|exposed|calls|name: the kernels' order (trace_summary.hpp)
+  /// --ranks: per rank, per collective and stragglers (rank_summary.hpp) instead of the per-kernel tables.
+  bool ranks = false;
   OutputOptions output;      ///< --format json|table|markdown
 };
 
@@ -51,6 +53,11 @@ struct DiffOptions {
   OutputOptions output;         ///< --format json|table|markdown|csv
 };
 
+struct MergeOptions {
+  std::vector<std::string> inputs;  ///< trace documents (one of them may be '-')
+  OutputOptions output;
+};
+
 struct CheckOptions {
   std::string input = "-";
   OutputOptions output;
@@ -63,5 +70,6 @@ int export_command(const ExportOptions& options);
 int check_command(const CheckOptions& options);
 /// 0, or 1 (kCheckFailed) when --fail-on-regression finds a regression.
 int diff_command(const DiffOptions& options);
+int merge_command(const MergeOptions& options);
 
 }  // namespace vtools::vtrace

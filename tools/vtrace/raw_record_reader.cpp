@@ -64,6 +64,29 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
       case Tag::kDevice:
         c.devices.push_back({fixed_part<DeviceRecord>(payload, true, name, at, "device"), tail(sizeof(DeviceRecord))});
         break;
+      case Tag::kIdentity: {
+        // "host\0KEY=VALUE\0...": a part without '=' is refused, so a torn or foreign payload is not half-read.
+        std::string_view rest = payload;
+        std::size_t nul = rest.find('\0');
+        c.host = std::string(rest.substr(0, nul));
+        c.launcher_variables.clear();
+        while (nul != std::string_view::npos) {
+          rest = rest.substr(nul + 1);
+          nul = rest.find('\0');
+          const std::string_view part = rest.substr(0, nul);
+          const std::size_t eq = part.find('=');
+          if (eq == std::string_view::npos || eq == 0)
+            bad(name, at, "identity record: expected KEY=VALUE, got '" + std::string(part) + "'");
+          c.launcher_variables.emplace_back(std::string(part.substr(0, eq)), std::string(part.substr(eq + 1)));
+        }
+        break;
+      }
+      case Tag::kClockAnchor:
+        c.clock_anchors.push_back(fixed_part<ClockAnchorRecord>(payload, false, name, at, "clock anchor"));
+        break;
+      case Tag::kDeviceIdentity:
+        c.device_identities.push_back(fixed_part<DeviceIdentityRecord>(payload, false, name, at, "device identity"));
+        break;
       case Tag::kKernel:
         c.kernels.push_back({fixed_part<KernelRecord>(payload, true, name, at, "kernel"), tail(sizeof(KernelRecord))});
         break;

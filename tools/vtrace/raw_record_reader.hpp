@@ -43,6 +43,11 @@ struct NamedLaunch {
 struct Capture {
   ProcessRecord process{};
   std::vector<NamedDevice> devices;
+  std::vector<DeviceIdentityRecord> device_identities;
+  /// kIdentity: the host name and the launcher variables set in the process ("" and none when not recorded).
+  std::string host;
+  std::vector<std::pair<std::string, std::string>> launcher_variables;
+  std::vector<ClockAnchorRecord> clock_anchors;  ///< in file order: at start, and at a clean end
   std::vector<NamedKernel> kernels;
   std::vector<MemcpyRecord> memcpys;
   std::vector<MemsetRecord> memsets;

@@ -35,6 +35,26 @@ enum class Tag : std::uint32_t {
   kModuleImage = 21,  ///< access mode: ModuleRecord + the module's cubin, written once, only for a module whose
                       ///< launches had findings (the parent maps their PCs to source lines and SASS)
   kLaunchModule = 22, ///< access mode: ModuleRecord naming the module of the launch before it (one with findings)
+  kIdentity = 23,     ///< "host\0KEY=VALUE\0KEY=VALUE..." bytes: the host name and the launcher variables that are set
+                      ///< (process_identity.hpp kRankVariables); launch mode writes it after the process record
+  kClockAnchor = 24,  ///< ClockAnchorRecord: a CUPTI timestamp and CLOCK_REALTIME read together (start and end)
+  kDeviceIdentity = 25,  ///< DeviceIdentityRecord: a device's UUID and PCI location (after its kDevice record)
+};
+
+/// One CUPTI timestamp and the CLOCK_REALTIME read around it: realtime_ns is the middle of the two reads, and
+/// half_window_ns half their distance, so the pair says "CUPTI time cupti_ns was realtime_ns +- half_window_ns".
+/// Written at start and at a clean end, so `vtrace merge` puts several hosts' CUPTI clocks on one timeline.
+struct ClockAnchorRecord {
+  std::uint64_t cupti_ns;
+  std::int64_t realtime_ns;
+  std::uint64_t half_window_ns;
+};
+
+/// A device by what stays the same whatever CUDA_VISIBLE_DEVICES says: its UUID and PCI domain:bus:device.
+struct DeviceIdentityRecord {
+  std::uint32_t id;  ///< the DeviceRecord id (CUDA device ordinal in that process)
+  std::uint32_t pci_domain, pci_bus, pci_device;
+  std::uint8_t uuid[16];
 };
 
 /// A loaded module as the access tool numbers them (1, 2, ... in load order; 0 = unknown).

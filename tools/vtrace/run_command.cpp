@@ -24,6 +24,7 @@
 #include "tools/vtrace/child_process.hpp"
 #include "tools/vtrace/finding_sources.hpp"
 #include "tools/vtrace/options.hpp"
+#include "tools/vtrace/process_identity.hpp"
 #include "tools/vtrace/raw_record_reader.hpp"
 #include "tools/vtrace/runtime_check.hpp"
 #include "tools/vtrace/trace_builder.hpp"
@@ -231,7 +232,15 @@ int run_command(const RunOptions& o) {
     throw Error(ExitCode::kUsage, "--capture-range applies to launch mode only (access mode: --kernel, --launch)");
   if (o.accesses && o.nvtx) throw Error(ExitCode::kUsage, "--nvtx applies to launch mode only");
   max_input_bytes();  // a bad VTOOLS_MAX_INPUT_BYTES is refused now, not after the command has run
-  check_output_creatable(o.output.output);  // nor an -o that cannot be written
+  // -o trace.%h.%r.json: each task of srun/mpirun (one vtrace per task) writes its own file. %r is the rank the
+  // launcher gave vtrace itself; the processes' own ranks are in the trace.
+  std::string output = o.output.output;
+  if (output != "-" && is_output_pattern(output)) {
+    const RankInfo rank = detect_rank(rank_variables_from_environment());
+    output = expand_output_pattern(output, {host_name(), rank.rank >= 0 ? std::to_string(rank.rank) : "norank",
+                                            static_cast<std::int64_t>(::getpid())});
+  }
+  check_output_creatable(output);  // nor an -o that cannot be written
 
   TempDir dir;
   RunInfo run;
@@ -276,7 +285,7 @@ int run_command(const RunOptions& o) {
     trace.run.notes.push_back("the command was killed by signal " + std::to_string(trace.run.signal) +
                               "; the trace holds what was flushed before");
   for (const auto& n : trace.run.notes) print_note(n);
-  OutputStream out(o.output.output);
+  OutputStream out(output);
   std::size_t bytes = 0;
   write_trace_document(trace, [&](std::string_view piece) {
     out.write(piece);
@@ -287,7 +296,7 @@ int run_command(const RunOptions& o) {
   const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - exited).count();
   print_note(std::to_string(trace.kernels.size()) + " kernel launches from " +
              std::to_string(trace.run.process_ids.size()) + " process(es) written to " +
-             (o.output.output == "-" ? std::string("stdout") : "'" + o.output.output + "'") + " (" +
+             (output == "-" ? std::string("stdout") : "'" + output + "'") + " (" +
              format_bytes(bytes) + " in " + format_duration_ns(ns) + ": reading the records " + format_duration_ns(read_s * 1e9) +
              ", building the trace " + format_duration_ns(fold_s * 1e9) + ", writing " +
              format_duration_ns(ns - (read_s + fold_s) * 1e9) + ")");

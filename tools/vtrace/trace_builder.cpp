@@ -9,7 +9,43 @@
 #include <memory>
 #include <unordered_map>
 
+#include "libcommon/document.hpp"
+#include "tools/vtrace/process_identity.hpp"
+
 namespace vtools::vtrace {
+
+std::string uuid_text(const std::uint8_t (&uuid)[16]) {
+  std::string out = "GPU-";
+  char hex[3];
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    std::snprintf(hex, sizeof hex, "%02x", uuid[i]);
+    out += hex;
+  }
+  return out;
+}
+
+std::string pci_bus_id_text(std::uint32_t domain, std::uint32_t bus, std::uint32_t device) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%04x:%02x:%02x.0", domain, bus, device);
+  return text;
+}
+
+Process process_of(const raw::Capture& c, std::vector<std::string>& notes) {
+  Process p;
+  p.id = p.pid = c.process.pid;
+  p.host = c.host;
+  const RankInfo rank = detect_rank(c.launcher_variables);
+  p.rank = rank.rank;
+  p.local_rank = rank.local_rank;
+  p.world_size = rank.world_size;
+  p.launcher = rank.launcher;
+  if (!rank.problem.empty()) notes.push_back("process " + std::to_string(p.pid) + ": " + rank.problem);
+  auto anchor = [](const raw::ClockAnchorRecord& r) { return ClockAnchor{r.cupti_ns, r.realtime_ns, r.half_window_ns}; };
+  if (!c.clock_anchors.empty()) p.clock_start = anchor(c.clock_anchors.front());
+  if (c.clock_anchors.size() > 1) p.clock_end = anchor(c.clock_anchors.back());
+  return p;
+}
 
 std::string demangle(const std::string& mangled) {
   if (mangled.rfind("_Z", 0) != 0) return mangled;
@@ -162,6 +198,7 @@ void add_nvtx_ranges(const raw::Capture& c, std::vector<NvtxRange>& out) {
 
 Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const KernelFilter& filter) {
   Trace t;
+  t.format_version = kTraceFormat.version;
   t.run = std::move(run);
   t.partial = t.run.signal != 0;
   std::map<std::uint32_t, Device> devices;
@@ -179,6 +216,7 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
   std::size_t outside_kernels = 0, outside_copies = 0;  // launched outside every capture range
   for (const auto& c : captures) {
     t.run.process_ids.push_back(c.process.pid);
+    t.processes.push_back(process_of(c, t.run.notes));
     const CaptureWindows windows = capture_windows(c, t.run.capture_ranges);
     auto in_range = [&](std::uint32_t correlation_id) {
       return !in_ranges_only || windows.contains(correlation_id);
@@ -206,6 +244,12 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
       dev.compute_capability = std::to_string(d.record.cc_major) + "." + std::to_string(d.record.cc_minor);
       dev.sm_count = d.record.sm_count;
       dev.memory_bytes = d.record.memory_bytes;
+      dev.host = c.host;
+      for (const raw::DeviceIdentityRecord& id : c.device_identities) {
+        if (id.id != dev.id) continue;
+        dev.uuid = uuid_text(id.uuid);
+        dev.pci_bus_id = pci_bus_id_text(id.pci_domain, id.pci_bus, id.pci_device);
+      }
       devices.emplace(dev.id, dev);
     }
     std::unordered_map<std::uint32_t, const raw::LaunchCallRecord*> calls;  // correlation id -> launch call
@@ -259,6 +303,7 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
     }
   }
   for (auto& [id, d] : devices) t.devices.push_back(d);
+  std::stable_sort(t.processes.begin(), t.processes.end(), [](const Process& a, const Process& b) { return a.id < b.id; });
   auto by_start = [](auto& records) {  // CUPTI delivers them nearly in order; sort only when needed
     auto earlier = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
     if (!std::is_sorted(records.begin(), records.end(), earlier))

@@ -18,6 +18,15 @@ std::string demangle(const std::string& mangled);
 /// A function's code hash (raw::Capture::function_codes) as Kernel::code_hash: 16 hex digits, "" when unknown.
 std::string code_hash_text(const std::map<std::string, std::uint64_t>& codes, const std::string& mangled_name);
 
+/// "GPU-8f2a...": a device UUID as nvidia-smi and CUDA_VISIBLE_DEVICES write it.
+std::string uuid_text(const std::uint8_t (&uuid)[16]);
+
+/// "0000:19:00.0": a PCI domain, bus and device as nvidia-smi writes them.
+std::string pci_bus_id_text(std::uint32_t domain, std::uint32_t bus, std::uint32_t device);
+
+/// A capture's process: host, rank (process_identity.hpp; a refused launcher's reason goes to `notes`), clock anchors.
+Process process_of(const raw::Capture& c, std::vector<std::string>& notes);
+
 /// "htod", "dtoh", ... for a CUpti_ActivityMemcpyKind value; "unknown" for anything else.
 std::string memcpy_kind_name(std::uint32_t kind);
 

@@ -60,12 +60,48 @@ struct RunInfo {
   bool nvtx = false;  ///< --nvtx: NVTX ranges and launch calls were recorded
 };
 
+/// "CUPTI time cupti_ns was CLOCK_REALTIME realtime_ns, give or take uncertainty_ns" (read in the traced process).
+struct ClockAnchor {
+  std::uint64_t cupti_ns = 0;
+  std::int64_t realtime_ns = 0;
+  std::uint64_t uncertainty_ns = 0;
+  /// realtime - CUPTI time: what maps this process's timestamps onto CLOCK_REALTIME.
+  /// (Computed modulo 2^64, so a crafted document cannot overflow it.)
+  [[nodiscard]] std::int64_t offset_ns() const {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(realtime_ns) - cupti_ns);
+  }
+};
+
+/// A process that initialised CUDA under the tracer: where it ran and its place in a distributed job.
+struct Process {
+  /// As kernels' and NVTX ranges' process_id: the OS pid, unless vtrace merge renumbered a pid two inputs shared.
+  std::int64_t id = 0;
+  std::int64_t pid = 0;  ///< the OS process id
+  std::string host;      ///< "" when not recorded (traces before ranks, access mode)
+  std::int64_t rank = -1, local_rank = -1, world_size = -1;  ///< -1: the launcher did not say
+  std::string launcher;  ///< whose variables gave the rank: "torchrun", "openmpi", "pmi", "slurm" or ""
+  std::optional<ClockAnchor> clock_start, clock_end;
+};
+
+/// One input of `vtrace merge`: what it was, and how its timestamps were moved onto the merged clock.
+struct MergeSource {
+  std::string name;  ///< the file as given
+  std::string host;
+  std::string start_time;
+  std::vector<std::string> command;
+  std::int64_t shift_ns = 0;        ///< added to every timestamp of this input
+  std::uint64_t uncertainty_ns = 0;  ///< how far that shift may be off (the anchors' windows and drift)
+};
+
 struct Device {
   std::uint32_t id = 0;
   std::string name;
   std::string compute_capability;  ///< "9.0"
   std::uint32_t sm_count = 0;
   std::uint64_t memory_bytes = 0;
+  std::string uuid;        ///< "GPU-xxxxxxxx-xxxx-..." as nvidia-smi prints it, "" when not recorded
+  std::string pci_bus_id;  ///< "0000:19:00.0", "" when not recorded
+  std::string host;        ///< the host it belongs to ("" when not recorded)
 };
 
 using Dim3 = std::array<std::int64_t, 3>;
@@ -210,7 +246,11 @@ struct FindingSite {
 };
 
 struct Trace {
+  /// The "version" of the document it was read from (the current one for a trace built here).
+  int format_version = 0;
   RunInfo run;
+  std::vector<Process> processes;        ///< by id
+  std::vector<MergeSource> merged_from;  ///< vtrace merge: its inputs, in order; empty otherwise
   std::vector<Device> devices;
   std::vector<Kernel> kernels;
   std::vector<Memcpy> memcpys;

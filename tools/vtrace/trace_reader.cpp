@@ -231,10 +231,50 @@ Device read_device(const Fields& f) {
   Device d;
   f.get_uint("id", d.id);
   f.get_string("name", d.name);
+  f.get_string("uuid", d.uuid);  // absent before traces carried ranks
+  f.get_string("pci_bus_id", d.pci_bus_id);
+  f.get_string("host", d.host);
   f.get_string("compute_capability", d.compute_capability);
   f.get_uint("sm_count", d.sm_count);
   f.get_uint("memory_bytes", d.memory_bytes);
   return d;
+}
+
+std::optional<ClockAnchor> read_clock_anchor(const Fields& f, const std::string& key) {
+  std::optional<ClockAnchor> out;
+  f.get_object(key, [&](const Fields& a) {
+    ClockAnchor x;
+    a.get_uint("cupti_ns", x.cupti_ns);
+    a.get_int("realtime_ns", x.realtime_ns);
+    a.get_uint("uncertainty_ns", x.uncertainty_ns);
+    out = x;
+  });
+  return out;
+}
+
+Process read_process(const Fields& f) {
+  Process p;
+  f.get_int("id", p.id);
+  f.get_int("pid", p.pid);
+  f.get_string("host", p.host);
+  f.get_uint("rank", p.rank);  // null: the launcher did not say (-1)
+  f.get_uint("local_rank", p.local_rank);
+  f.get_uint("world_size", p.world_size);
+  f.get_string("launcher", p.launcher);
+  p.clock_start = read_clock_anchor(f, "clock_start");
+  p.clock_end = read_clock_anchor(f, "clock_end");
+  return p;
+}
+
+MergeSource read_merge_source(const Fields& f) {
+  MergeSource m;
+  f.get_string("name", m.name);
+  f.get_string("host", m.host);
+  f.get_string("start_time", m.start_time);
+  f.get_strings("command", m.command);
+  f.get_int("shift_ns", m.shift_ns);
+  f.get_uint("uncertainty_ns", m.uncertainty_ns);
+  return m;
 }
 
 Allocation read_allocation(const Fields& f) {
@@ -329,6 +369,7 @@ Trace read_trace(std::string_view text, std::string_view name) {
   std::vector<Unresolved> unresolved;  // kernel_ids read before access_kernels (not where vtrace writes it)
   using Reader = void (*)(const Fields&, Trace&);
   static const std::map<std::string, Reader, std::less<>> readers = {
+      {"processes", [](const Fields& f, Trace& x) { x.processes.push_back(read_process(f)); }},
       {"devices", [](const Fields& f, Trace& x) { x.devices.push_back(read_device(f)); }},
       {"kernels", [](const Fields& f, Trace& x) { x.kernels.push_back(read_kernel(f)); }},
       {"memcpys", [](const Fields& f, Trace& x) { x.memcpys.push_back(read_memcpy(f)); }},
@@ -364,6 +405,7 @@ Trace read_trace(std::string_view text, std::string_view name) {
   };
   OrderedJson doc = parse_document_streamed(text, name, {kTraceFormat}, element);
   Fields top(doc, "", name);
+  top.get_int("version", t.format_version);
   if (!top.find("run")) top.fail("run", "missing (every vtools.trace document has a run object)");
   if (!top.find("kernels")) top.fail("kernels", "missing (every vtools.trace document has a kernels array)");
   // What the parser streamed stays as an empty array; anything else under these keys is refused here.
@@ -389,6 +431,7 @@ Trace read_trace(std::string_view text, std::string_view name) {
     r.get_strings("notes", t.run.notes);
     r.get_string("capture_range", t.run.capture_range);
     r.get_bool("nvtx", t.run.nvtx);
+    r.for_each("merged_from", [&](const Fields& f) { t.merged_from.push_back(read_merge_source(f)); });
     r.for_each("capture_ranges", [&](const Fields& f) {
       CaptureRange c;
       f.get_int("process_id", c.process_id);

@@ -21,7 +21,7 @@ void ns_or_null(JsonWriter& w, std::string_view name, std::uint64_t ns) {
   else w.value(nullptr);
 }
 
-void write_run(JsonWriter& w, const RunInfo& r) {
+void write_run(JsonWriter& w, const RunInfo& r, const std::vector<MergeSource>& merged_from) {
   w.begin_object();
   w.key("command");
   w.begin_array();
@@ -54,6 +54,56 @@ void write_run(JsonWriter& w, const RunInfo& r) {
     w.end_object();
   }
   w.end_array();
+  w.key("merged_from");  // vtrace merge: its inputs and the shift that put each on the merged clock
+  w.begin_array();
+  for (const MergeSource& m : merged_from) {
+    w.begin_object();
+    w.field("name", m.name);
+    w.field("host", m.host);
+    w.field("start_time", m.start_time);
+    w.key("command");
+    w.begin_array();
+    for (const auto& arg : m.command) w.value(arg);
+    w.end_array();
+    w.field("shift_ns", m.shift_ns);
+    w.field("uncertainty_ns", m.uncertainty_ns);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+/// `name`: n, or null where -1 means "not known" (a rank the launcher did not give).
+void int_or_null(JsonWriter& w, std::string_view name, std::int64_t n) {
+  w.key(name);
+  if (n >= 0) w.value(n);
+  else w.value(nullptr);
+}
+
+void write_clock_anchor(JsonWriter& w, std::string_view name, const std::optional<ClockAnchor>& a) {
+  w.key(name);
+  if (!a) {
+    w.value(nullptr);
+    return;
+  }
+  w.begin_object();
+  w.field("cupti_ns", a->cupti_ns);
+  w.field("realtime_ns", a->realtime_ns);
+  w.field("uncertainty_ns", a->uncertainty_ns);
+  w.end_object();
+}
+
+void write_process(JsonWriter& w, const Process& p) {
+  w.begin_object();
+  w.field("id", p.id);
+  w.field("pid", p.pid);
+  w.field("host", p.host);
+  int_or_null(w, "rank", p.rank);
+  int_or_null(w, "local_rank", p.local_rank);
+  int_or_null(w, "world_size", p.world_size);
+  w.field("launcher", p.launcher);
+  write_clock_anchor(w, "clock_start", p.clock_start);
+  write_clock_anchor(w, "clock_end", p.clock_end);
   w.end_object();
 }
 
@@ -64,6 +114,9 @@ void write_device(JsonWriter& w, const Device& d) {
   w.field("compute_capability", d.compute_capability);
   w.field("sm_count", d.sm_count);
   w.field("memory_bytes", d.memory_bytes);
+  w.field("uuid", d.uuid);
+  w.field("pci_bus_id", d.pci_bus_id);
+  w.field("host", d.host);
   w.end_object();
 }
 
@@ -367,7 +420,8 @@ void write_trace_document(const Trace& t, const Emit& emit) {
     w.value(value);
   }
   w.key("run");
-  write_run(w, t.run);
+  write_run(w, t.run, t.merged_from);
+  records(w, "processes", t.processes, write_process);
   records(w, "devices", t.devices, write_device);
   records_in_parallel(w, out, emit, "kernels", t.kernels, write_kernel);
   records(w, "memcpys", t.memcpys, write_memcpy);

@@ -17,9 +17,11 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 #include "tools/vtrace/access/cubin_symbols.hpp"
+#include "tools/vtrace/process_identity.hpp"
 #include "tools/vtrace/injection/cupti_record_mapping.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 
@@ -45,6 +47,39 @@ std::uint64_t now_ns() {
   std::uint64_t t = 0;
   cuptiGetTimestamp(&t);
   return t;
+}
+
+/// CLOCK_REALTIME read around a CUPTI timestamp, the tightest of a few tries (a preemption between the reads only
+/// widens the window, which the record states).
+raw::ClockAnchorRecord clock_anchor() noexcept {
+  raw::ClockAnchorRecord best{0, 0, UINT64_MAX};
+  for (int i = 0; i < 5; ++i) {
+    timespec before{}, after{};
+    clock_gettime(CLOCK_REALTIME, &before);
+    const std::uint64_t cupti = now_ns();
+    clock_gettime(CLOCK_REALTIME, &after);
+    const std::int64_t b = before.tv_sec * 1000000000LL + before.tv_nsec;
+    const std::int64_t a = after.tv_sec * 1000000000LL + after.tv_nsec;
+    const auto half = static_cast<std::uint64_t>(a > b ? a - b : 0) / 2 + 1;
+    if (half < best.half_window_ns) best = {cupti, b + (a - b) / 2, half};
+  }
+  return best;
+}
+
+/// "host\0KEY=VALUE\0...": this process's host name and the launcher variables set in its environment.
+std::string identity_bytes() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  std::string out = host;
+  for (const char* key : kRankVariables) {
+    if (const char* v = std::getenv(key)) {
+      out.push_back('\0');
+      out += key;
+      out.push_back('=');
+      out += v;
+    }
+  }
+  return out;
 }
 
 void write_batch(const RecordBatch& batch) noexcept {
@@ -118,6 +153,22 @@ void record_device(CUcontext ctx) {
                         bytes};
     RecordBatch b;
     b.add(Tag::kDevice, r, name);
+    // The device as the job's other processes and hosts can name it too (ordinals depend on CUDA_VISIBLE_DEVICES).
+    using GetUuid = CUresult (*)(CUuuid*, CUdevice);
+    auto get_uuid = reinterpret_cast<GetUuid>(dlsym(cuda, "cuDeviceGetUuid_v2"));
+    if (!get_uuid) get_uuid = reinterpret_cast<GetUuid>(dlsym(cuda, "cuDeviceGetUuid"));
+    CUuuid uuid{};
+    int domain = 0, bus = 0, device = 0;
+    if (get_uuid && get_uuid(&uuid, dev) == CUDA_SUCCESS &&
+        get_attr(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev) == CUDA_SUCCESS &&
+        get_attr(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) == CUDA_SUCCESS &&
+        get_attr(&device, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev) == CUDA_SUCCESS) {
+      raw::DeviceIdentityRecord identity{id, static_cast<uint32_t>(domain), static_cast<uint32_t>(bus),
+                                         static_cast<uint32_t>(device), {}};
+      static_assert(sizeof identity.uuid == sizeof uuid.bytes);
+      std::memcpy(identity.uuid, uuid.bytes, sizeof identity.uuid);
+      b.add(Tag::kDeviceIdentity, identity);
+    }
     write_batch(b);
   }
   dlclose(cuda);
@@ -197,6 +248,7 @@ void finish() {
   try {
     RecordBatch b;
     if (g_lost > 0) b.add(Tag::kDropped, raw::DroppedRecord{g_lost.load()});
+    b.add(Tag::kClockAnchor, clock_anchor());  // the end anchor: the clocks' drift over the run
     b.add(Tag::kEnd, raw::EndRecord{now_ns()});
     write_batch(b);
   } catch (...) {
@@ -276,6 +328,8 @@ int initialize() noexcept {
     RecordBatch b;
     b.add_magic();
     b.add(Tag::kProcess, raw::ProcessRecord{getpid(), now_ns()});
+    b.add_bytes_record(Tag::kIdentity, identity_bytes());
+    b.add(Tag::kClockAnchor, clock_anchor());
     write_batch(b);
     pthread_atfork(nullptr, nullptr, after_fork_in_child);
 
