@@ -174,9 +174,11 @@ TEST_CASE("cupti_record_mapping: a launch call's API record gives its kernel the
   call.end = 4100;
   call.threadId = 4711;
   call.correlationId = 31;
+  call.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
   CUpti_ActivityAPI other = call;  // the driver call inside it: another correlation id, no kernel
   other.kind = CUPTI_ACTIVITY_KIND_DRIVER;
   other.correlationId = 32;
+  other.cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
   raw::RecordBatch b;
   for (const void* rec : {static_cast<const void*>(&call), static_cast<const void*>(&other),
                           static_cast<const void*>(&k)}) {
@@ -188,4 +190,41 @@ TEST_CASE("cupti_record_mapping: a launch call's API record gives its kernel the
   REQUIRE(t.kernels.size() == 1);
   CHECK(t.kernels[0].thread_id == 4711);
   CHECK(t.kernels[0].launch_ns == 4000);
+}
+
+TEST_CASE("cupti_record_mapping: --api blocking calls become named API calls; a driver call inside a runtime one is dropped") {
+  CUpti_ActivityAPI sync{};
+  sync.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  sync.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020;
+  sync.start = 1000;
+  sync.end = 9000;
+  sync.threadId = 7;
+  sync.correlationId = 40;
+  CUpti_ActivityAPI inner = sync;  // what cudaStreamSynchronize calls in the driver: the same wait
+  inner.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+  inner.cbid = CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize;
+  inner.start = 1100;
+  inner.end = 8900;
+  inner.correlationId = 41;
+  CUpti_ActivityAPI own = inner;  // a driver call of its own (Triton's host code): kept
+  own.start = 12000;
+  own.end = 15000;
+  own.correlationId = 42;
+  raw::RecordBatch b;
+  b.add(raw::Tag::kApiName, raw::ApiNameRecord{CUPTI_CB_DOMAIN_RUNTIME_API, sync.cbid}, "cudaStreamSynchronize");
+  b.add(raw::Tag::kApiName, raw::ApiNameRecord{CUPTI_CB_DOMAIN_DRIVER_API, inner.cbid}, "cuStreamSynchronize");
+  for (const void* rec :
+       {static_cast<const void*>(&inner), static_cast<const void*>(&sync), static_cast<const void*>(&own)})
+    injection::add_activity_record(static_cast<const CUpti_Activity*>(rec), b);
+  const raw::Capture c = capture_of(b);
+  REQUIRE(c.api_calls.size() == 3);
+  CHECK(c.launch_calls.empty());
+  const Trace t = build_trace({c}, RunInfo{}, KernelFilter(""));
+  REQUIRE(t.api_calls.size() == 2);
+  CHECK(t.api_calls[0].name == "cudaStreamSynchronize");
+  CHECK(t.api_calls[0].start_ns == 1000);
+  CHECK(t.api_calls[0].end_ns == 9000);
+  CHECK(t.api_calls[0].thread_id == 7);
+  CHECK(t.api_calls[1].name == "cuStreamSynchronize");
+  CHECK(t.api_calls[1].start_ns == 12000);
 }

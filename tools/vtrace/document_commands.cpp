@@ -10,6 +10,7 @@
 #include "libcommon/table.hpp"
 #include "tools/vtrace/chrome_export.hpp"
 #include "tools/vtrace/options.hpp"
+#include "tools/vtrace/api_summary_writer.hpp"
 #include "tools/vtrace/rank_summary_writer.hpp"
 #include "tools/vtrace/summary_writer.hpp"
 #include "tools/vtrace/trace_check.hpp"
@@ -44,9 +45,27 @@ int rank_summary_command(const SummaryOptions& o) {
   return 0;
 }
 
+/// summary --api: the whole trace's blocking calls, queue delays and GPU idle time.
+int api_summary_command(const SummaryOptions& o) {
+  if (!o.selection.everything()) throw Error(ExitCode::kUsage, "--api takes the whole trace (no --graph, --kernel)");
+  if (o.ranks) throw Error(ExitCode::kUsage, "--api and --ranks are two summaries: give one");
+  const std::string format = resolve_format(o.output, "json", true);
+  if (format == "csv") throw Error(ExitCode::kUsage, "--api writes json, table or markdown (not csv)");
+  const ApiSummary summary = summarize_api(load(o.input));
+  if (format == "json") {
+    write_output(o.output.output, dump_json(api_summary_to_json(summary)));
+  } else {
+    std::ostringstream out;
+    write_api_summary_tables(summary, format == "markdown", out);
+    write_output(o.output.output, out.str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int summary_command(const SummaryOptions& o) {
+  if (o.api) return api_summary_command(o);
   if (o.ranks) return rank_summary_command(o);
   TraceSummary summary = summarize_trace(load(o.input), o.selection, input_display_name(o.input));
   sort_kernels(summary, kernel_order(o.sort).value_or(KernelOrder::kTotal));  // the CLI admits only known names

@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
       ->check(vtools::one_of({"none", "cudaProfilerApi"}));
   run_cmd->add_flag("--nvtx", run.nvtx,
                     "also record NVTX ranges and each kernel's launch call (thread, time): kernels per range");
+  run_cmd->add_flag("--api", run.api,
+                    "also record blocking CUDA calls (synchronizes, synchronous copies, frees) and launch calls: "
+                    "summary --api, each kernel's queue delay, GPU idle while the host waited");
   run_cmd->add_flag("--require-gpu", run.require_gpu,
                     "exit 69 when this machine cannot trace (no NVIDIA driver) instead of running CMD untraced");
   vtools::add_output_options(run_cmd, run.output, {});
@@ -68,6 +71,9 @@ int main(int argc, char** argv) {
       ->check(vtools::one_of({"total", "exposed", "calls", "name"}));
   summary_cmd->add_flag("--ranks", summary.ranks,
                         "per rank (kernel, collective, idle time), per NCCL collective (arrival skew) and stragglers");
+  summary_cmd->add_flag("--api", summary.api,
+                        "blocking CUDA calls (as nsys cuda_api_sum), kernels' queue delay, GPU idle while the host "
+                        "waited (a trace made with run --api)");
   summary_cmd->add_option("trace", summary.input, "vtools.trace document ('-' = stdin)");
   vtools::add_output_options(summary_cmd, summary.output, {"json", "table", "markdown", "csv"});
 

@@ -24,6 +24,9 @@ struct RunOptions {
   /// --nvtx: also record the program's NVTX ranges and each kernel's launch call (thread, host time), which places
   /// kernels in ranges; off by default, as the launch-call records cost ~0.6 us per launch (bench/RESULTS.md).
   bool nvtx = false;
+  /// --api: also record the calls that can block the host (synchronizes, synchronous copies and sets, frees) and each
+  /// kernel's launch call (its queue delay); off by default for the same ~0.6 us per launch.
+  bool api = false;
   /// --require-gpu: exit 69 when the machine cannot trace (no NVIDIA driver); without it the command runs untraced
   /// and the trace says why, so a CI step or Makefile under vtrace still works on a CPU-only runner.
   bool require_gpu = false;
@@ -36,6 +39,8 @@ struct SummaryOptions {
   std::string sort = "total";  ///< --sort total|exposed|calls|name: the kernels' order (trace_summary.hpp)
   /// --ranks: per rank, per collective and stragglers (rank_summary.hpp) instead of the per-kernel tables.
   bool ranks = false;
+  /// --api: the blocking CUDA calls, queue delays and GPU idle time (api_summary.hpp) of a trace made with run --api.
+  bool api = false;
   OutputOptions output;      ///< --format json|table|markdown
 };
 

@@ -170,6 +170,14 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
       case Tag::kLaunchCall:
         c.launch_calls.push_back(fixed_part<LaunchCallRecord>(payload, false, name, at, "launch call"));
         break;
+      case Tag::kApiName: {
+        const auto n = fixed_part<ApiNameRecord>(payload, true, name, at, "API name");
+        c.api_names[{n.domain, n.cbid}] = tail(sizeof(ApiNameRecord));
+        break;
+      }
+      case Tag::kApiCall:
+        c.api_calls.push_back(fixed_part<ApiCallRecord>(payload, false, name, at, "API call"));
+        break;
       case Tag::kDropped:
         c.dropped += fixed_part<DroppedRecord>(payload, false, name, at, "dropped").count;
         break;

@@ -57,6 +57,8 @@ struct Capture {
   std::vector<ProfilerCallRecord> profiler_calls;  ///< in call order
   std::vector<NamedMarker> markers;                ///< NVTX, as CUPTI delivered them
   std::vector<LaunchCallRecord> launch_calls;
+  std::vector<ApiCallRecord> api_calls;                              ///< --api, in file order
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> api_names;  ///< (domain, cbid) -> function name
   std::vector<NamedLaunch> launches;         ///< access mode
   std::vector<std::string> tma_functions;    ///< access mode: mangled names of loaded functions issuing TMA copies
   /// Mangled name -> code hash of every function of the loaded modules; 0 where one name had different code in two

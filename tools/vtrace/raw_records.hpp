@@ -39,6 +39,8 @@ enum class Tag : std::uint32_t {
                       ///< (process_identity.hpp kRankVariables); launch mode writes it after the process record
   kClockAnchor = 24,  ///< ClockAnchorRecord: a CUPTI timestamp and CLOCK_REALTIME read together (start and end)
   kDeviceIdentity = 25,  ///< DeviceIdentityRecord: a device's UUID and PCI location (after its kDevice record)
+  kApiName = 26,      ///< ApiNameRecord + the function's name: a CUDA call whose calls are recorded (--api)
+  kApiCall = 27,      ///< ApiCallRecord: one call of a recorded blocking CUDA function (--api)
 };
 
 /// One CUPTI timestamp and the CLOCK_REALTIME read around it: realtime_ns is the middle of the two reads, and
@@ -151,6 +153,25 @@ struct LaunchCallRecord {
   std::uint64_t start_ns, end_ns;
   std::uint32_t correlation_id;
   std::uint32_t thread_id;
+};
+
+/// CUPTI's callback domains of the API records (CUpti_CallbackDomain; cupti_record_mapping.cpp checks the values).
+constexpr std::uint32_t kDriverDomain = 1, kRuntimeDomain = 2;
+
+/// --api: a runtime or driver function whose calls are recorded, named once per process (CUPTI's callback domain
+/// and id, as the API activity records carry them).
+struct ApiNameRecord {
+  std::uint32_t domain;
+  std::uint32_t cbid;
+};
+
+/// --api: one call of a blocking CUDA function (a synchronize, a synchronous copy or set, a free) on a host thread.
+struct ApiCallRecord {
+  std::uint64_t start_ns, end_ns;
+  std::uint32_t correlation_id;
+  std::uint32_t thread_id;
+  std::uint32_t domain;
+  std::uint32_t cbid;
 };
 
 struct DroppedRecord {

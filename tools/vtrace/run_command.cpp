@@ -184,6 +184,7 @@ std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOpt
     if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old)
       run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to '") + old + "'; vtrace replaced it");
     env.emplace_back("CUDA_INJECTION64_PATH", library);
+    if (o.api) env.emplace_back("VTRACE_API", "1");
     if (!o.nvtx) return env;
     // NVTX loads the library NVTX_INJECTION64_PATH names at the program's first NVTX call; the injection library
     // hands NVTX on to the libcupti it uses, which then records the ranges (marker activity).
@@ -231,6 +232,7 @@ int run_command(const RunOptions& o) {
   if (o.accesses && o.capture_range != "none")
     throw Error(ExitCode::kUsage, "--capture-range applies to launch mode only (access mode: --kernel, --launch)");
   if (o.accesses && o.nvtx) throw Error(ExitCode::kUsage, "--nvtx applies to launch mode only");
+  if (o.accesses && o.api) throw Error(ExitCode::kUsage, "--api applies to launch mode only");
   max_input_bytes();  // a bad VTOOLS_MAX_INPUT_BYTES is refused now, not after the command has run
   // -o trace.%h.%r.json: each task of srun/mpirun (one vtrace per task) writes its own file. %r is the rank the
   // launcher gave vtrace itself; the processes' own ranks are in the trace.
@@ -250,6 +252,7 @@ int run_command(const RunOptions& o) {
   run.tool_version = tool_version();
   run.capture_range = o.capture_range;
   run.nvtx = o.nvtx;
+  run.api = o.api;
   auto env = tracer_environment(o, dir.path(), run);
   ChildExit exit = run_child(o.command, env);
   // vtrace itself was told to stop (the command got the signal too and has ended): stop without a trace, as every

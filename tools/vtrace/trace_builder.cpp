@@ -194,6 +194,28 @@ void add_nvtx_ranges(const raw::Capture& c, std::vector<NvtxRange>& out) {
   }
 }
 
+/// --api: one process's blocking calls, named; a driver call inside a runtime call of the same thread (cudaMemcpy
+/// calling cuMemcpy) is the same wait and is left out.
+void add_api_calls(const raw::Capture& c, std::vector<ApiCall>& out) {
+  std::vector<const raw::ApiCallRecord*> calls;
+  for (const raw::ApiCallRecord& r : c.api_calls) calls.push_back(&r);
+  std::sort(calls.begin(), calls.end(), [](auto* x, auto* y) {
+    return std::tie(x->thread_id, x->start_ns, y->end_ns) < std::tie(y->thread_id, y->start_ns, x->end_ns);
+  });
+  const raw::ApiCallRecord* outer = nullptr;  // the last runtime call of this thread
+  for (const raw::ApiCallRecord* r : calls) {
+    if (outer && outer->thread_id != r->thread_id) outer = nullptr;
+    const bool runtime = r->domain == raw::kRuntimeDomain;
+    if (!runtime && outer && r->start_ns >= outer->start_ns && r->end_ns <= outer->end_ns) continue;
+    if (runtime) outer = r;
+    auto name = c.api_names.find({r->domain, r->cbid});
+    out.push_back({name != c.api_names.end() && !name->second.empty()
+                       ? name->second
+                       : (runtime ? "runtime call " : "driver call ") + std::to_string(r->cbid),
+                   c.process.pid, r->thread_id, r->start_ns, std::max(r->end_ns, r->start_ns), r->correlation_id});
+  }
+}
+
 }  // namespace
 
 Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const KernelFilter& filter) {
@@ -295,6 +317,7 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
     }
     if (t.run.mode != "accesses") add_allocations(c, t);  // access mode replays them with its launches
     add_nvtx_ranges(c, t.nvtx_ranges);
+    add_api_calls(c, t.api_calls);
     for (const auto& f : c.failed_launches) {
       if (!in_range(f.record.correlation_id)) continue;
       std::string kernel = demangle(f.kernel);
@@ -313,6 +336,7 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
   by_start(t.memcpys);
   by_start(t.memsets);
   by_start(t.nvtx_ranges);
+  by_start(t.api_calls);
   if (t.filtered_kernels > 0)
     t.run.notes.push_back("--kernel '" + filter.pattern() + "' left out " + std::to_string(t.filtered_kernels) +
                           " kernel launches");

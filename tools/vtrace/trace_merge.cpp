@@ -202,6 +202,12 @@ Trace merge_traces(std::vector<MergeInput> inputs) {
       r.end_ns = shifted_or_none(r.end_ns, map.shift_ns, name);
       out.nvtx_ranges.push_back(std::move(r));
     }
+    for (ApiCall& a : t.api_calls) {
+      a.process_id = process_of(map, a.process_id);
+      a.start_ns = shifted(a.start_ns, map.shift_ns, name);
+      a.end_ns = shifted(a.end_ns, map.shift_ns, name);
+      out.api_calls.push_back(std::move(a));
+    }
     for (CaptureRange c : t.run.capture_ranges) {
       c.process_id = process_of(map, c.process_id);
       c.start_ns = shifted(c.start_ns, map.shift_ns, name);
@@ -244,6 +250,7 @@ Trace merge_traces(std::vector<MergeInput> inputs) {
   by_start(out.memcpys);
   by_start(out.memsets);
   by_start(out.nvtx_ranges);
+  by_start(out.api_calls);
   std::stable_sort(out.processes.begin(), out.processes.end(), [](const Process& a, const Process& b) {
     return a.id < b.id;
   });

@@ -58,6 +58,7 @@ struct RunInfo {
   std::string capture_range = "none";
   std::vector<CaptureRange> capture_ranges;  ///< with cudaProfilerApi: every range, per process in call order
   bool nvtx = false;  ///< --nvtx: NVTX ranges and launch calls were recorded
+  bool api = false;   ///< --api: blocking CUDA calls (api_calls) and launch calls were recorded
 };
 
 /// "CUPTI time cupti_ns was CLOCK_REALTIME realtime_ns, give or take uncertainty_ns" (read in the traced process).
@@ -178,6 +179,16 @@ struct NvtxRange {
   bool mark = false;         ///< nvtxMark: an instant, not a range
 };
 
+/// vtrace run --api: one call of a CUDA function that can block its host thread (a synchronize, a synchronous copy or
+/// set, a free), in host time on CUPTI's clock. A driver call made inside a recorded runtime call is left out.
+struct ApiCall {
+  std::string name;  ///< "cudaStreamSynchronize", "cuMemcpyDtoH_v2", ...
+  std::int64_t process_id = 0;
+  std::uint32_t thread_id = 0;
+  std::uint64_t start_ns = 0, end_ns = 0;
+  std::uint32_t correlation_id = 0;
+};
+
 /// Access mode: what one block of one launch did to one allocation.
 struct Access {
   SharedName kernel;
@@ -258,6 +269,7 @@ struct Trace {
   std::vector<Allocation> allocations;
   std::vector<FailedLaunch> failed_launches;
   std::vector<NvtxRange> nvtx_ranges;  ///< by start time
+  std::vector<ApiCall> api_calls;      ///< --api, by start time
   std::vector<Access> accesses;
   std::vector<Finding> findings;
   std::vector<FindingSite> finding_sites;  ///< per kernel and PC, by kernel then PC

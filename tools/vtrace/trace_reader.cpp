@@ -316,6 +316,18 @@ NvtxRange read_nvtx_range(const Fields& f) {
   return x;
 }
 
+ApiCall read_api_call(const Fields& f) {
+  ApiCall x;
+  f.get_string("name", x.name);
+  f.get_int("process_id", x.process_id);
+  f.get_uint("thread_id", x.thread_id);
+  f.get_uint("start_ns", x.start_ns);
+  f.get_uint("end_ns", x.end_ns);
+  f.get_uint("correlation_id", x.correlation_id);
+  f.check_end(x.start_ns, x.end_ns, /*open=*/false);
+  return x;
+}
+
 FindingSite read_finding_site(const Fields& f) {
   FindingSite s;
   f.get_string("kernel", s.kernel);
@@ -377,6 +389,7 @@ Trace read_trace(std::string_view text, std::string_view name) {
       {"allocations", [](const Fields& f, Trace& x) { x.allocations.push_back(read_allocation(f)); }},
       {"failed_launches", [](const Fields& f, Trace& x) { x.failed_launches.push_back(read_failed_launch(f)); }},
       {"nvtx_ranges", [](const Fields& f, Trace& x) { x.nvtx_ranges.push_back(read_nvtx_range(f)); }},
+      {"api_calls", [](const Fields& f, Trace& x) { x.api_calls.push_back(read_api_call(f)); }},
       {"findings", [](const Fields& f, Trace& x) { x.findings.push_back(read_finding(f)); }},
       {"finding_sites", [](const Fields& f, Trace& x) { x.finding_sites.push_back(read_finding_site(f)); }},
   };
@@ -431,6 +444,7 @@ Trace read_trace(std::string_view text, std::string_view name) {
     r.get_strings("notes", t.run.notes);
     r.get_string("capture_range", t.run.capture_range);
     r.get_bool("nvtx", t.run.nvtx);
+    r.get_bool("api", t.run.api);
     r.for_each("merged_from", [&](const Fields& f) { t.merged_from.push_back(read_merge_source(f)); });
     r.for_each("capture_ranges", [&](const Fields& f) {
       CaptureRange c;

@@ -44,6 +44,7 @@ void write_run(JsonWriter& w, const RunInfo& r, const std::vector<MergeSource>& 
   w.end_array();
   w.field("capture_range", r.capture_range);
   w.field("nvtx", r.nvtx);
+  if (r.api) w.field("api", r.api);
   w.key("capture_ranges");
   w.begin_array();
   for (const CaptureRange& c : r.capture_ranges) {
@@ -199,6 +200,17 @@ void write_failed_launch(JsonWriter& w, const FailedLaunch& f) {
   w.field("kernel", f.kernel);
   w.field("status", f.status);
   w.field("correlation_id", f.correlation_id);
+  w.end_object();
+}
+
+void write_api_call(JsonWriter& w, const ApiCall& a) {
+  w.begin_object();
+  w.field("name", a.name);
+  w.field("process_id", a.process_id);
+  w.field("thread_id", a.thread_id);
+  w.field("start_ns", a.start_ns);
+  w.field("end_ns", a.end_ns);
+  w.field("correlation_id", a.correlation_id);
   w.end_object();
 }
 
@@ -429,6 +441,7 @@ void write_trace_document(const Trace& t, const Emit& emit) {
   records(w, "allocations", t.allocations, write_allocation);
   records(w, "failed_launches", t.failed_launches, write_failed_launch);
   records(w, "nvtx_ranges", t.nvtx_ranges, write_nvtx_range);
+  if (t.run.api || !t.api_calls.empty()) records(w, "api_calls", t.api_calls, write_api_call);
   if (t.run.mode == "accesses") {
     const AccessKernels kernels = access_kernels(t.accesses);
     w.key("access_kernels");

@@ -284,17 +284,6 @@ void after_fork_in_child() {
   g_fd = -1;
 }
 
-const CUpti_CallbackId kRuntimeLaunches[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,            CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,            CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
-const CUpti_CallbackId kDriverLaunches[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,             CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
-
 /// API activity records for the launch calls only (not every API call, as the RUNTIME kind would): each kernel gets
 /// the thread and host time of its launch, which places it in the NVTX ranges of that thread.
 void enable_launch_call_records() {
@@ -302,6 +291,26 @@ void enable_launch_call_records() {
   for (auto id : kRuntimeLaunches) ok = cuptiActivityEnableRuntimeApi(id, 1) == CUPTI_SUCCESS && ok;
   for (auto id : kDriverLaunches) ok = cuptiActivityEnableDriverApi(id, 1) == CUPTI_SUCCESS && ok;
   if (!ok) write_note("CUPTI refused launch-call records: kernels have no launch thread or time, NVTX ranges no kernels");
+}
+
+/// --api: API activity records for the calls that can block the host (kRuntimeBlocking, kDriverBlocking), each
+/// function named once in the file (kApiName) so the parent needs no CUPTI to name them.
+void enable_blocking_call_records() {
+  RecordBatch b;
+  auto enable = [&](CUpti_CallbackDomain domain, CUpti_CallbackId id) {
+    const CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(id, 1)
+                                                                : cuptiActivityEnableDriverApi(id, 1);
+    if (r != CUPTI_SUCCESS) return false;
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(domain, id, &name) != CUPTI_SUCCESS || !name) name = "";
+    b.add(Tag::kApiName, raw::ApiNameRecord{static_cast<std::uint32_t>(domain), id}, name);
+    return true;
+  };
+  bool ok = true;
+  for (auto id : kRuntimeBlocking) ok = enable(CUPTI_CB_DOMAIN_RUNTIME_API, id) && ok;
+  for (auto id : kDriverBlocking) ok = enable(CUPTI_CB_DOMAIN_DRIVER_API, id) && ok;
+  write_batch(b);
+  if (!ok) write_note("CUPTI refused records of some blocking CUDA calls (--api): those calls are missing");
 }
 
 void enable_callbacks() {
@@ -365,7 +374,11 @@ int initialize() noexcept {
                     : kind == CUPTI_ACTIVITY_KIND_MARKER          ? "; NVTX ranges are not traced"
                                                                   : ""));
     }
-    if (nvtx) enable_launch_call_records();
+    // vtrace run --api: the blocking calls, and the launch calls that give each kernel its queue delay.
+    const char* api_env = std::getenv("VTRACE_API");
+    const bool api = api_env && std::strcmp(api_env, "1") == 0;
+    if (nvtx || api) enable_launch_call_records();
+    if (api) enable_blocking_call_records();
     std::atexit(finish);
     install_signal_handlers();
   } catch (...) {

@@ -4,6 +4,49 @@
 
 namespace vtools::vtrace::injection {
 
+const CUpti_CallbackId kRuntimeLaunches[8] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,            CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,            CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
+const CUpti_CallbackId kDriverLaunches[8] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,             CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
+const CUpti_CallbackId kRuntimeBlocking[15] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020};
+const CUpti_CallbackId kDriverBlocking[17] = {
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy, CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2, CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync};
+
+static_assert(CUPTI_CB_DOMAIN_DRIVER_API == raw::kDriverDomain && CUPTI_CB_DOMAIN_RUNTIME_API == raw::kRuntimeDomain);
+
+namespace {
+
+bool is_launch_call(CUpti_ActivityKind kind, CUpti_CallbackId cbid) {
+  const CUpti_CallbackId* ids = kind == CUPTI_ACTIVITY_KIND_RUNTIME ? kRuntimeLaunches : kDriverLaunches;
+  for (int i = 0; i < 8; ++i)
+    if (ids[i] == cbid) return true;
+  return false;
+}
+
+}  // namespace
+
 void add_activity_record(const CUpti_Activity* rec, raw::RecordBatch& batch) {
   using raw::Tag;
   switch (rec->kind) {
@@ -84,9 +127,15 @@ void add_activity_record(const CUpti_Activity* rec, raw::RecordBatch& batch) {
       break;
     }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: {  // only the launch calls are enabled (cuptiActivityEnable*Api)
+    case CUPTI_ACTIVITY_KIND_DRIVER: {  // only launch and blocking calls are enabled (cuptiActivityEnable*Api)
       const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(rec);
-      batch.add(Tag::kLaunchCall, raw::LaunchCallRecord{a->start, a->end, a->correlationId, a->threadId});
+      if (is_launch_call(rec->kind, a->cbid)) {
+        batch.add(Tag::kLaunchCall, raw::LaunchCallRecord{a->start, a->end, a->correlationId, a->threadId});
+        break;
+      }
+      const std::uint32_t domain = rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API
+                                                                             : CUPTI_CB_DOMAIN_DRIVER_API;
+      batch.add(Tag::kApiCall, raw::ApiCallRecord{a->start, a->end, a->correlationId, a->threadId, domain, a->cbid});
       break;
     }
     case CUPTI_ACTIVITY_KIND_MARKER: {
