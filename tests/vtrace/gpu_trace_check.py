@@ -255,6 +255,31 @@ def main():
         c.eq(f"softmax kernels ({set(softmax)})", len(softmax), 5)
         c.true(f"at least 5 GEMM kernels, got {len(gemm)} of {sorted(set(names))}", len(gemm) >= 5)
         c.eq("partial", doc["partial"], False)
+    elif a.case == "api":  # run --api: torch_ops.py ends in torch.cuda.synchronize() and float(y.sum())
+        if not have_module("torch"):
+            return 77
+        p, doc, path = trace_of(a.vtrace, [PYTHON, os.path.join(a.scripts, "torch_ops.py")], ["--api"])
+        c.eq("exit status", p.returncode, 0)
+        c.eq("run.api", doc["run"].get("api"), True)
+        calls = doc.get("api_calls", [])
+        names = sorted({x["name"] for x in calls})
+        c.true(f"cudaDeviceSynchronize among the blocking calls {names}", "cudaDeviceSynchronize" in names)
+        c.true(f"no CUPTI version suffix left in {names}", not any(re.search(r"_v\d{4,}$", n) for n in names))
+        c.true("every call has a thread and ends after it starts",
+               all(x["thread_id"] and x["end_ns"] >= x["start_ns"] for x in calls))
+        launched = [k for k in doc["kernels"] if k.get("launch_ns")]
+        c.eq("kernels with a launch call (queue delay)", len(launched), len(doc["kernels"]))
+        s = subprocess.run([a.vtrace, "summary", "--api", "--format", "json", path], capture_output=True, text=True)
+        c.eq("summary --api exit", s.returncode, 0)
+        summary = json.loads(s.stdout)
+        c.eq("summary --api calls", summary["calls"], len(calls))
+        c.true(f"queue delays of every kernel: {summary['queue_delay']}",
+               summary["queue_delay"]["kernels"] == len(doc["kernels"]))
+        for d in summary["devices"]:
+            c.true(f"device {d['device_id']}: idle while blocked within idle ({d})",
+                   0 <= d["idle_host_blocked_ns"] <= d["idle_ns"] <= d["span_ns"])
+        t = subprocess.run([a.vtrace, "summary", "--api", "--format", "table", path], capture_output=True, text=True)
+        print(t.stdout)
     elif a.case == "triton":
         if not have_module("triton"):
             return 77

@@ -194,6 +194,17 @@ void add_nvtx_ranges(const raw::Capture& c, std::vector<NvtxRange>& out) {
   }
 }
 
+/// CUPTI names runtime functions with the CUDA version that introduced them ("cudaMemcpy_v3020"): the function is
+/// "cudaMemcpy", as nsys prints it. A driver "_v2" is part of the real symbol (cuMemcpyDtoH_v2) and stays.
+std::string api_function_name(std::string name) {
+  const std::size_t at = name.rfind("_v");
+  if (at == std::string::npos || name.size() - at < 6) return name;
+  for (std::size_t i = at + 2; i < name.size(); ++i)
+    if (name[i] < '0' || name[i] > '9') return name;
+  name.resize(at);
+  return name;
+}
+
 /// --api: one process's blocking calls, named; a driver call inside a runtime call of the same thread (cudaMemcpy
 /// calling cuMemcpy) is the same wait and is left out.
 void add_api_calls(const raw::Capture& c, std::vector<ApiCall>& out) {
@@ -210,7 +221,7 @@ void add_api_calls(const raw::Capture& c, std::vector<ApiCall>& out) {
     if (runtime) outer = r;
     auto name = c.api_names.find({r->domain, r->cbid});
     out.push_back({name != c.api_names.end() && !name->second.empty()
-                       ? name->second
+                       ? api_function_name(name->second)
                        : (runtime ? "runtime call " : "driver call ") + std::to_string(r->cbid),
                    c.process.pid, r->thread_id, r->start_ns, std::max(r->end_ns, r->start_ns), r->correlation_id});
   }
