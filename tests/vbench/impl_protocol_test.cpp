@@ -91,7 +91,7 @@ TEST_CASE("impl_protocol: malformed replies, each with its message") {
   CHECK(reply_error(R"({"protocol":"vbench.impl","version":1,"implementation":{"name":""},"repetitions":[]})") ==
         "reply: 'implementation.name' is empty");
   CHECK(reply_error(kHead + R"("notes":[1],"repetitions":[]})") == "reply: 'notes' holds a non-string");
-  CHECK(reply_error("{\"protocol\":") .starts_with("reply:1:13: "));  // JSON errors carry line:column
+  CHECK(reply_error("{\"protocol\":").starts_with("reply:1:12: invalid JSON"));  // with line:column
 }
 
 TEST_CASE("impl_protocol: the logits file must hold exactly B*T*V float32") {
