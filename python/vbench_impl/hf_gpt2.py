@@ -1,6 +1,7 @@
 """Hugging Face transformers GPT2LMHeadModel as an implementation: a random-init GPT2Config from the request's config
 (no download), vbench's weights loaded by name (GPT-2 names map one to one: Conv1D stores [in][out], as vbench does),
-eval mode, on CUDA in the request's dtype (bf16: the whole model in bfloat16, layer norms included, as HF runs it).
+eval mode, on CUDA in the request's dtype (bf16: the whole model in bfloat16, layer norms included, as HF runs it;
+--autocast: fp32 weights under torch.autocast(bfloat16) instead, GEMMs and attention in bf16, layer norms in fp32).
 
     vbench run --impl 'python3 -m vbench_impl.hf_gpt2' --config gpt2 --dtype bf16   # name hf-gpt2
 """
@@ -35,20 +36,25 @@ def build_model(cfg, weights, dtype, device, attn):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--attn", default="sdpa", help="attn_implementation (sdpa, eager); '' for the library default")
+    ap.add_argument("--autocast", action="store_true", help="bf16: fp32 weights under torch.autocast(bfloat16)")
     a = ap.parse_args()
     import transformers
 
     def make_forward(req, weights):
-        model = build_model(req.config, weights, torch_dtype(req.dtype), torch.device("cuda", req.gpu or 0), a.attn)
+        dtype = torch_dtype(req.dtype)
+        autocast = a.autocast and dtype == torch.bfloat16
+        model = build_model(req.config, weights, torch.float32 if autocast else dtype,
+                            torch.device("cuda", req.gpu or 0), a.attn)
 
         def forward(idx):
-            with torch.no_grad():
+            with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
                 return model(input_ids=idx, use_cache=False).logits
         return forward
 
     vbench_impl.serve(make_forward, name="hf-gpt2", version=f"transformers {transformers.__version__}, torch "
                       f"{torch.__version__}", on="cuda",
-                      notes=[f"hf-gpt2: GPT2LMHeadModel (attn_implementation={a.attn or 'default'}), eval, no KV cache"])
+                      notes=[f"hf-gpt2: GPT2LMHeadModel (attn_implementation={a.attn or 'default'}), eval, no KV cache"
+                             + (", bf16 by torch.autocast" if a.autocast else "")])
 
 
 if __name__ == "__main__":

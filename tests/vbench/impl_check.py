@@ -9,14 +9,17 @@ Usage: impl_check.py VBENCH PYTHON EXAMPLE BENCH_SCHEMA IMPL_SCHEMA WORKDIR
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import jsonschema
 
 VB, PY, EXAMPLE, BENCH_SCHEMA, IMPL_SCHEMA, WORK = sys.argv[1:7]
-TINY = ["--n-layer", "2", "--n-head", "2", "--n-embd", "8", "--vocab", "37", "--block", "16", "-B", "2", "-T", "5",
-        "--warmup", "1", "--iters", "3"]
+TINY = ["--n-layer", "2", "--n-head", "2", "--n-embd", "8", "--vocab", "37", "--block", "16", "--warmup", "1",
+        "--iters", "3"]
+SHAPE = ["-B", "2", "-T", "5"]
 NUMPY = f"{PY} -m vbench_impl.numpy_gpt"
 failures = []
 
@@ -34,7 +37,7 @@ def run(name, impl_args, flags=(), exit_code=0, err=None, impl=None):
     os.makedirs(tmp)
     out = os.path.join(WORK, name + ".json")
     impls = impl if impl is not None else [f"{NUMPY} {impl_args}".strip()]
-    cmd = [VB, "run", *TINY, *flags, "-o", out]
+    cmd = [VB, "run", *TINY, *([] if "-B" in flags else SHAPE), *flags, "-o", out]
     for i in impls:
         cmd += ["--impl", i]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, "TMPDIR": tmp})
@@ -58,6 +61,38 @@ def only(doc):
     return b
 
 
+def interrupt():
+    """^C (SIGINT to vbench alone, as a terminal sends it to vbench's group, not the child's): exit 130, the
+    implementation's whole group killed, nothing left in TMPDIR."""
+    tmp = os.path.join(WORK, "interrupt.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    pidfile = os.path.join(WORK, "interrupt.pid")
+    if os.path.exists(pidfile):
+        os.remove(pidfile)
+    p = subprocess.Popen([VB, "run", *TINY, *SHAPE, "-o", os.path.join(WORK, "interrupt.json"), "--impl",
+                          f"sleep 60 & echo $! > {pidfile}.tmp && mv {pidfile}.tmp {pidfile}; wait"],
+                         env={**os.environ, "TMPDIR": tmp}, stderr=subprocess.PIPE)
+    for _ in range(200):
+        if os.path.exists(pidfile):
+            break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    p.wait(timeout=30)
+    check(p.returncode == 130, f"interrupt: exit {p.returncode}, expected 130")
+    sleeper = int(open(pidfile).read())
+    for _ in range(100):
+        try:
+            os.kill(sleeper, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        check(False, "interrupt: the implementation's child still runs")
+    check(os.listdir(tmp) == [], f"interrupt: left {os.listdir(tmp)} in TMPDIR")
+    check(not os.path.exists(os.path.join(WORK, "interrupt.json")), "interrupt: wrote a document")
+
+
 def main():
     if subprocess.run([PY, "-c", "import numpy"], capture_output=True).returncode != 0:
         print("impl_check: skipped: no numpy for", PY, "(scripts/install-deps installs python3-numpy)")
@@ -77,8 +112,18 @@ def main():
     check(doc["metadata"]["gpu_name"] is None, "ok: a host implementation has no gpu_name")
     for path in (request_copy, reply_copy):
         jsonschema.validate(json.load(open(path)), impl_schema)
+    # The request's other settings reach the implementation: --no-check (no logits asked), --min-time, cold
+    # caches, a sweep of shapes (one process per benchmark).
+    b = only(run("no_check", "", flags=["--no-check"]))
+    check(b["status"] == "unchecked" and "correctness" not in b, f"no_check: {b['status']}")
+    b = only(run("min_time", "", flags=["--min-time", "0.05", "--caches", "cold"]))
+    check(b["timing"]["n"] > 3 and sum(b["timing"]["samples_ms"]) >= 50 and b["caches"] == "cold",
+          f"min_time: {b['timing']['n']} samples")
+    doc = run("sweep", "", flags=["-B", "1,2", "-T", "3,5"])
+    check(sorted(doc["benchmarks"]) == ["custom/B:1/T:3", "custom/B:1/T:5", "custom/B:2/T:3", "custom/B:2/T:5"] and
+          all(b["status"] == "ok" for b in doc["benchmarks"].values()), f"sweep: {list(doc['benchmarks'])}")
     # The document goes to stdout untouched by what the implementation prints there.
-    p = subprocess.run([VB, "run", *TINY, "--impl", f"echo noise; {NUMPY}"], capture_output=True, text=True)
+    p = subprocess.run([VB, "run", *TINY, *SHAPE, "--impl", f"echo noise; {NUMPY}"], capture_output=True, text=True)
     check(p.returncode == 0 and json.loads(p.stdout)["metadata"]["backend"] == "numpy-gpt", "stdout: not JSON")
     check("noise" in p.stderr, "stdout: the implementation's stdout is not on stderr")
     # Wrong: each marked with its reason, the document written whole, exit 1 (65 for a malformed reply).
@@ -111,6 +156,7 @@ def main():
     check(cmp.get("baseline", {}).get("backend") == "vbench-impl-example-cpu" and
           cmp.get("candidate", {}).get("backend") == "a" and len(cmp.get("comparisons", [])) == 1,
           f"compare across implementations: {p.returncode} {p.stderr}")
+    interrupt()
     print(f"impl_check: {len(failures)} failure(s)")
     return 1 if failures else 0
 

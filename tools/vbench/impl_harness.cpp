@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
+#include <optional>
 
 #include "libcommon/cli.hpp"
 #include "libcommon/document.hpp"
@@ -34,7 +36,7 @@ namespace vtools::vbench {
 namespace {
 
 /// A private temporary folder for one run's request, reply, tokens, logits and weights; removed with everything in
-/// it when the run ends (also on an error: nothing of a run is left behind).
+/// it when the run ends, also on an error, and (its files registered with RemoveOnInterrupt) on ^C.
 class WorkDir {
  public:
   WorkDir() {
@@ -43,6 +45,9 @@ class WorkDir {
     if (!::mkdtemp(pattern.data()))
       throw Error(ExitCode::kIoError, "cannot create a working folder '" + pattern + "': " + std::strerror(errno));
     path_ = pattern;
+    on_interrupt_.push_back(std::make_unique<RemoveOnInterrupt>(path_));
+    for (const char* name : {"tokens.i32", "request.json", "reply.json", "logits.f32"})
+      on_interrupt_.push_back(std::make_unique<RemoveOnInterrupt>(file(name)));
   }
   ~WorkDir() {
     std::error_code ignored;
@@ -54,6 +59,7 @@ class WorkDir {
 
  private:
   std::string path_;
+  std::vector<std::unique_ptr<RemoveOnInterrupt>> on_interrupt_;
 };
 
 void write_weights(const GptWeights& weights, const std::string& path) {
@@ -184,8 +190,10 @@ BenchRun run_impl_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSe
     if (!job.weights) initialised = init_weights(job.config, s.seed);
     const GptWeights& weights = job.weights ? *job.weights : initialised;
     std::string weights_path = impl.weights_path;
-    if (weights_path.empty()) {
-      weights_path = dir.file(impl_file_name(job.config.name) + ".safetensors");
+    std::optional<RemoveOnInterrupt> weights_on_interrupt;
+    if (weights_path.empty()) {  // one config's weights at a time (gpt2-xl's are 6 GB)
+      weights_path = dir.file("weights.safetensors");
+      weights_on_interrupt.emplace(weights_path);
       write_weights(weights, weights_path);
     } else {
       weights_path = fs::absolute(weights_path).string();

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "libcommon/error.hpp"
+#include "libcommon/output_file.hpp"
 
 namespace vtools::vbench {
 
@@ -57,6 +58,7 @@ ProcessOutcome run_process(const std::string& command, const std::string& stdin_
   }
   ::close(in);
   ::setpgid(pid, pid);  // also here: no race with the kill below
+  const KillOnInterrupt kill_on_interrupt(pid);  // ^C reaches vbench's group only
   ProcessOutcome out;
   const auto deadline = start + std::chrono::duration<double>(timeout_s);
   int status = 0;
