@@ -88,13 +88,18 @@ void write_bench_table(const BenchRun& run, const std::string& format, std::ostr
                r.correctness ? fixed(r.correctness->rel_err, "%.2e") : "-",
                r.correctness ? fixed(100 * r.correctness->top1_agreement, "%.0f%%") : "-"});
   }
-  out << "vbench: " << run.backend << " (" << run.device.name << "), " << dtype_name(run.settings.dtype);
+  out << "vbench: " << run.backend << (run.device.name.empty() ? "" : " (" + run.device.name + ")") << ", "
+      << dtype_name(run.settings.dtype);
   if (run.settings.shapes.size() == 1) {
     out << ", B=" << run.settings.shapes[0].batch << " T=" << run.settings.shapes[0].seq;
   }
   out << (run.settings.caches == CacheState::kCold ? ", cold caches" : "") << "\n";
   if (format == "markdown") write_markdown_table(t, out);
   else write_text_table(t, out);
+  // Why an implementation's benchmark failed other than at the gate (vbench run --impl).
+  for (const auto& r : run.results) {
+    if (!r.failure.empty()) out << r.name << ": " << r.failure_kind << ": " << r.failure << "\n";
+  }
   // A GPU held below its maximum clock while timed makes slower numbers than the code deserves: say so.
   for (const auto& r : run.results) {
     if (!r.clocks || (r.clocks->sm_mhz >= r.clocks->sm_max_mhz && r.clocks->limits.empty())) continue;
