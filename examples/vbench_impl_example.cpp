@@ -46,7 +46,8 @@ int serve(const std::string& backend_name) {
   const vb::ImplRequest q = vb::parse_impl_request(text, "<stdin>");
   const std::string bytes = vtools::read_input(q.weights_path, vtools::kDefaultMaxInputBytes,
                                                vtools::InputContent::kBinary);
-  const vb::GptWeights weights = vb::load_weights(vb::read_safetensors(bytes, q.weights_path), q.config, q.weights_path);
+  const vb::GptWeights weights =
+      vb::load_weights(vb::read_safetensors(bytes, q.weights_path), q.config, q.weights_path);
   const std::vector<std::int32_t> tokens =
       vb::parse_tokens(vtools::read_input(q.tokens_path, vtools::kDefaultMaxInputBytes, vtools::InputContent::kBinary),
                        q.tokens_path);

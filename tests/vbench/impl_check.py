@@ -143,7 +143,8 @@ def main():
         err="custom: malformed logits: logits file holds 1476 bytes, expected 1480 (float32 [2][5][37])")
     run("few_samples", "--samples 1", exit_code=65,
         err="custom: malformed reply: repetitions[0] has 1 samples, expected at least 3 (--iters)")
-    run("no_reply", "", impl=["true"], exit_code=65, err="custom: malformed reply: the implementation exited 0 but wrote none")
+    run("no_reply", "", impl=["true"], exit_code=65,
+        err="custom: malformed reply: the implementation exited 0 but wrote none")
     # Several implementations: one document each, named after them; then compared across implementations.
     run("{impl}", "", impl=[f"{NUMPY} --name a", f"{NUMPY} --name b"])
     for n in ("a", "b"):

@@ -25,7 +25,8 @@ TEST_CASE("impl_process: exit status, standard input and the environment reach t
   const TempInput in("hello\n");
   CHECK(run_process("exit 3", in.path, 10, {}).exit_status == 3);
   CHECK(run_process("exit 3", in.path, 10, {}).describe(10) == "exited with status 3");
-  const ProcessOutcome read = run_process("read x && test \"$x\" = hello && test \"$V\" = 7", in.path, 10, {{"V", "7"}});
+  const ProcessOutcome read =
+      run_process("read x && test \"$x\" = hello && test \"$V\" = 7", in.path, 10, {{"V", "7"}});
   CHECK(read.ok());
   CHECK(run_process("no-such-command-vbench-test 2>/dev/null", in.path, 10, {}).exit_status == 127);
 }

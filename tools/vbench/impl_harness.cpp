@@ -124,7 +124,8 @@ void run_one(ConfigResult& r, const GptWeights& weights, const std::string& weig
   ImplReply reply;
   std::vector<float> logits;
   try {
-    if (!fs::exists(q.reply_path)) throw Error(ExitCode::kDataError, "the implementation exited 0 but wrote none", SourceLocation{"reply", 0, 0});
+    if (!fs::exists(q.reply_path))
+      throw Error(ExitCode::kDataError, "the implementation exited 0 but wrote none", SourceLocation{"reply", 0, 0});
     reply = parse_impl_reply(read_input(q.reply_path), "reply", q);
     if (s.check) logits = read_logits(q.logits_path, q);
   } catch (const Error& e) {
@@ -160,7 +161,10 @@ void run_one(ConfigResult& r, const GptWeights& weights, const std::string& weig
 
 std::string impl_file_name(const std::string& name) {
   std::string out;
-  for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ? c : '_';
+  for (const char c : name) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
+    out += keep ? c : '_';
+  }
   return out.empty() ? "impl" : out;
 }
 

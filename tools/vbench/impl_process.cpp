@@ -26,7 +26,8 @@ std::string ProcessOutcome::describe(double timeout_s) const {
   } else if (exit_status >= 0) {
     s << "exited with status " << exit_status;
     // A shell reports a command killed by signal N as status 128 + N.
-    if (exit_status > 128 && exit_status < 128 + 65) s << " (signal " << exit_status - 128 << ", " << strsignal(exit_status - 128) << ")";
+    if (exit_status > 128 && exit_status < 128 + 65)
+      s << " (signal " << exit_status - 128 << ", " << strsignal(exit_status - 128) << ")";
   } else {
     s << "killed by signal " << signal << " (" << strsignal(signal) << ")";
   }

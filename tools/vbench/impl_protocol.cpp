@@ -38,7 +38,8 @@ int integer(const OrderedJson& obj, const char* key, std::string_view name) {
 void check_envelope(const OrderedJson& doc, std::string_view name) {
   if (!doc.is_object()) fail(name, "expected a JSON object");
   if (text(doc, "protocol", name) != kImplProtocol)
-    fail(name, "'protocol' is '" + doc["protocol"].get<std::string>() + "', expected '" + std::string(kImplProtocol) + "'");
+    fail(name, "'protocol' is '" + doc["protocol"].get<std::string>() + "', expected '" + std::string(kImplProtocol) +
+                   "'");
   if (integer(doc, "version", name) != kImplProtocolVersion)
     fail(name, "protocol version " + doc["version"].dump() + " is not " + std::to_string(kImplProtocolVersion));
 }

@@ -106,9 +106,11 @@ std::string impl_output(const std::string& pattern, const std::string& name) {
 
 /// --impl: what it cannot go with, and where several write their documents; checked before anything runs.
 void check_impl_flags(const RunOptions& o) {
-  if (o.backend != "auto") throw Error(ExitCode::kUsage, "--impl runs an implementation instead of a backend: drop --backend");
+  if (o.backend != "auto")
+    throw Error(ExitCode::kUsage, "--impl runs an implementation instead of a backend: drop --backend");
   if (!o.forward.empty() || !o.forwards_from.empty())
-    throw Error(ExitCode::kUsage, "--forward and --forwards-from pick a cuda backend forward; they do not go with --impl");
+    throw Error(ExitCode::kUsage,
+                "--forward and --forwards-from pick a cuda backend forward; they do not go with --impl");
   if (!(o.impl_timeout > 0 && o.impl_timeout <= 86400))
     throw Error(ExitCode::kUsage, "--impl-timeout must be more than 0 and at most 86400 seconds");
   for (const std::string& cmd : o.impls)
