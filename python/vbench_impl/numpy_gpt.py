@@ -98,7 +98,8 @@ def main():
     if a.copy_reply:
         atexit.register(lambda: os.path.exists(request.reply) and shutil.copyfile(request.reply, a.copy_reply))
     vbench_impl.serve(build, name=a.name, version="numpy " + np.__version__, on="cpu", request=request,
-                      notes=["numpy fp32 forward (vbench_impl.numpy_gpt)"])
+                      notes=["numpy fp32 forward (vbench_impl.numpy_gpt)" +
+                             ("" if request.dtype == "fp32" else f", whatever the dtype ({request.dtype} asked)")])
 
 
 if __name__ == "__main__":
