@@ -12,7 +12,8 @@ py=${PYTHON:-python3}
 mkdir -p "$out"
 configs=gpt_nano,gpt_micro,gpt_mini,gpt_tile_small,gpt_tile_medium,gpt_tile_large,gpt2
 common=(--config "$configs" --dtype bf16 -B 4 -T 64 --warmup 5 --iters 50 -q)
-step() { local t0=$SECONDS; echo "== $1" >&2; shift; "$@"; echo "   $((SECONDS - t0)) s" >&2; }
+# A failed benchmark (gate, crash) still leaves its document: say so and go on to the next step.
+step() { local t0=$SECONDS rc=0; echo "== $1" >&2; shift; "$@" || rc=$?; echo "   $((SECONDS - t0)) s, exit $rc" >&2; }
 step "vbench cuda" "$vb" run --backend cuda "${common[@]}" -o "$out/cuda.json"
 step "--impl hf-gpt2, torch-eager (one call)" "$vb" run "${common[@]}" -o "$out/{impl}.json" \
   --impl "$py -m vbench_impl.hf_gpt2" --impl "$py -m vbench_impl.torch_gpt"
