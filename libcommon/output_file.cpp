@@ -42,9 +42,15 @@ void unregister_temp(const std::string& path) {
     if (g_slot_used[i] && path == g_slot_path[i].data()) g_slot_used[i] = false;
 }
 
+// A child's process group to kill on a fatal signal (KillOnInterrupt); 0: none.
+std::atomic<pid_t> g_child_group{0};
+
 extern "C" void on_fatal_signal(int sig) {
+  if (const pid_t group = g_child_group.load(); group > 0) ::kill(-group, SIGKILL);
   for (int i = 0; i < kMaxLiveTemps; ++i)
     if (g_slot_used[i]) ::unlink(g_slot_path[i].data());
+  for (int i = 0; i < kMaxLiveTemps; ++i)  // then folders (RemoveOnInterrupt), once the files in them are gone
+    if (g_slot_used[i]) ::rmdir(g_slot_path[i].data());
   ::_exit(128 + sig);
 }
 
@@ -95,6 +101,12 @@ std::string sibling_name(const std::string& target, const char* tag) {
 }
 
 }  // namespace
+
+RemoveOnInterrupt::RemoveOnInterrupt(std::string path) : path_(std::move(path)) { register_temp(path_); }
+RemoveOnInterrupt::~RemoveOnInterrupt() { unregister_temp(path_); }
+
+KillOnInterrupt::KillOnInterrupt(pid_t group) { g_child_group.store(group); }
+KillOnInterrupt::~KillOnInterrupt() { g_child_group.store(0); }
 
 void install_interrupt_cleanup() {
   struct sigaction sa {};

@@ -2,6 +2,8 @@
 // never leaves a half-written output and never truncates an existing one. "-" means stdout.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -59,6 +61,30 @@ class OutputStream {
 /// folder): for commands that work for minutes before they write (vbench run, vtrace run). "-" and special files
 /// (FIFOs, devices) pass. Creates and removes a probe file beside it.
 void check_output_creatable(const std::string& path);
+
+/// While alive, `path` (a file, or an empty folder once its registered files are gone) is removed if SIGINT, SIGTERM
+/// or SIGHUP ends the process, as AtomicFile's temporaries are: for working files that must not outlive a run
+/// (vbench --impl's weights and messages). 16 paths at most are registered at once, AtomicFiles included.
+class RemoveOnInterrupt {
+ public:
+  explicit RemoveOnInterrupt(std::string path);
+  ~RemoveOnInterrupt();
+  RemoveOnInterrupt(const RemoveOnInterrupt&) = delete;
+  RemoveOnInterrupt& operator=(const RemoveOnInterrupt&) = delete;
+
+ private:
+  std::string path_;
+};
+
+/// While alive, process group `group` gets SIGKILL if SIGINT, SIGTERM or SIGHUP ends this process: a child run in a
+/// group of its own (which a terminal's ^C does not reach) must not outlive it. One group at a time.
+class KillOnInterrupt {
+ public:
+  explicit KillOnInterrupt(pid_t group);
+  ~KillOnInterrupt();
+  KillOnInterrupt(const KillOnInterrupt&) = delete;
+  KillOnInterrupt& operator=(const KillOnInterrupt&) = delete;
+};
 
 /// Installs SIGINT/SIGTERM/SIGHUP handlers that unlink live temporaries and exit with 128 + signal.
 /// Called by run_main(); safe to call more than once.

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""PyTorch peer of vbench: the same GPT forward (minGPT architecture, GPT-2 tensor names) on the same weights.
+"""PyTorch peer of vbench (superseded by `vbench run --impl 'python3 -m vbench_impl.torch_gpt [--compile]'`, which
+puts the same model through vbench's gate and statistics): the same GPT forward (minGPT architecture, GPT-2 tensor names) on the same weights.
 
 Loads one or more .safetensors files written by `vbench init --config X -o w.safetensors` (the config comes from the
 file's __metadata__), times the forward in eager mode and with torch.compile(mode="reduce-overhead") using CUDA events
@@ -25,7 +26,12 @@ import sys
 
 import numpy as np
 import torch
-import torch.nn.functional as F
+
+# The model is the vbench_impl helper's (python/vbench_impl/torch_gpt.py), the one `vbench run --impl
+# 'python3 -m vbench_impl.torch_gpt [--compile]'` times through vbench's gate and statistics; this script keeps its
+# command line and documents for the scripts that call it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from vbench_impl.torch_gpt import Gpt  # noqa: E402
 
 MASK64 = (1 << 64) - 1
 
@@ -95,63 +101,6 @@ def config_from_metadata(meta, path):
         }
     except KeyError as e:
         raise SystemExit(f"torch_gpt.py: error: {path}: __metadata__ lacks {e} (write it with `vbench init`)")
-
-
-class Gpt(torch.nn.Module):
-    """minGPT forward: embeddings, pre-LN blocks (fused QKV, causal SDPA, projection, tanh-GELU 4x MLP), final LN,
-    LM head tied to wte unless the file has lm_head.weight. Projections are stored [in][out] (GPT-2's Conv1D) and
-    transposed once here so F.linear (addmm with bias) runs them, as nn.Linear would. Precision policy as vbench's
-    cuda backend, so the logits cross-check compares like with like: weights, GEMMs, attention and logits in the
-    dtype; the residual stream and layer norms in fp32."""
-
-    def __init__(self, cfg, t, dtype, device):
-        super().__init__()
-        self.cfg = cfg
-
-        self.dtype = dtype
-
-        def param(name, transpose=False, dtype=dtype):
-            if name not in t:
-                raise SystemExit(f"torch_gpt.py: error: missing tensor '{name}'")
-            x = t[name].t() if transpose else t[name]
-            return torch.nn.Parameter(x.contiguous().to(device=device, dtype=dtype), requires_grad=False)
-
-        def norm(name):  # layer-norm parameters stay fp32, as in vbench
-            return param(name, dtype=torch.float32)
-
-        self.wte, self.wpe = param("wte.weight"), param("wpe.weight")
-        blocks = []
-        for l in range(cfg["n_layer"]):
-            h = f"h.{l}."
-            block = torch.nn.ParameterDict({
-                "ln1_w": norm(h + "ln_1.weight"), "ln1_b": norm(h + "ln_1.bias"),
-                "attn_w": param(h + "attn.c_attn.weight", True), "attn_b": param(h + "attn.c_attn.bias"),
-                "proj_w": param(h + "attn.c_proj.weight", True), "proj_b": param(h + "attn.c_proj.bias"),
-                "ln2_w": norm(h + "ln_2.weight"), "ln2_b": norm(h + "ln_2.bias"),
-                "fc_w": param(h + "mlp.c_fc.weight", True), "fc_b": param(h + "mlp.c_fc.bias"),
-                "fcp_w": param(h + "mlp.c_proj.weight", True), "fcp_b": param(h + "mlp.c_proj.bias"),
-            })
-            blocks.append(block)
-        self.blocks = torch.nn.ModuleList(blocks)
-        self.lnf_w, self.lnf_b = norm("ln_f.weight"), norm("ln_f.bias")
-        self.head = self.wte if cfg["tied_head"] else param("lm_head.weight")
-
-    def forward(self, idx):
-        B, T = idx.shape
-        C, NH = self.cfg["n_embd"], self.cfg["n_head"]
-        f32, act = torch.float32, self.dtype  # fp32 residual stream; GEMMs and attention in the dtype (no-op casts in fp32)
-        x = self.wte[idx].to(f32) + self.wpe[:T].to(f32)
-        for p in self.blocks:
-            h = F.layer_norm(x, (C,), p["ln1_w"], p["ln1_b"], 1e-5).to(act)
-            q, k, v = F.linear(h, p["attn_w"], p["attn_b"]).split(C, dim=2)
-            q, k, v = (z.view(B, T, NH, C // NH).transpose(1, 2) for z in (q, k, v))
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(B, T, C)
-            x = x + F.linear(y, p["proj_w"], p["proj_b"]).to(f32)
-            h = F.layer_norm(x, (C,), p["ln2_w"], p["ln2_b"], 1e-5).to(act)
-            h = F.gelu(F.linear(h, p["fc_w"], p["fc_b"]), approximate="tanh")
-            x = x + F.linear(h, p["fcp_w"], p["fcp_b"]).to(f32)
-        x = F.layer_norm(x, (C,), self.lnf_w, self.lnf_b, 1e-5).to(act)
-        return F.linear(x, self.head)
 
 
 def l2_flusher(caches):

@@ -18,7 +18,8 @@ OrderedJson positive_or_null(double v) { return v > 0 && std::isfinite(v) ? Orde
 
 OrderedJson metadata_json(const BenchRun& run, const RunContext& ctx) {
   const DeviceInfo& d = run.device;
-  const bool gpu = run.backend != "cpu";
+  // An implementation (--impl) on the host names its device "cpu ..." (impl_protocol).
+  const bool gpu = run.backend != "cpu" && !(run.implementation && d.name.starts_with("cpu"));
   OrderedJson m;
   m["timestamp"] = run.timestamp;
   m["gpu_name"] = gpu ? or_null(d.name) : OrderedJson(nullptr);
@@ -60,6 +61,11 @@ OrderedJson metadata_json(const BenchRun& run, const RunContext& ctx) {
   m["command_line"] = ctx.command_line;
   m["vtools_version"] = tool_version();
   m["notes"] = run.notes;
+  if (run.implementation) {  // vbench run --impl: who answered, and the command that ran it
+    const Implementation& i = *run.implementation;
+    m["implementation"] = {
+        {"name", or_null(i.name)}, {"version", or_null(i.version)}, {"device", or_null(i.device)}, {"command", i.command}};
+  }
   return m;
 }
 
@@ -129,6 +135,7 @@ OrderedJson result_json(const ConfigResult& r, const BenchRun& run) {
     b["clocks"] = {{"sm_mhz", r.clocks->sm_mhz}, {"sm_max_mhz", r.clocks->sm_max_mhz}, {"limits", r.clocks->limits}};
   }
   if (r.plan_search) b["plan_search"] = plan_search_json(*r.plan_search);
+  if (!r.failure_kind.empty()) b["failure"] = {{"kind", r.failure_kind}, {"reason", r.failure}};
   if (r.correctness) {
     const Correctness& k = *r.correctness;
     b["correctness"] = {{"max_abs_err", std::isfinite(k.max_abs_err) ? OrderedJson(k.max_abs_err) : OrderedJson()},
@@ -370,6 +377,9 @@ BenchRun read_bench_run(const OrderedJson& doc, std::string_view name) {
     r.floor.bound = f.get(roofline, "bound", std::string());
     r.roofline_fraction = f.get(roofline, "fraction", 0.0);
     r.kernels_per_forward = f.get(b, "kernels_per_forward", 0);
+    const OrderedJson& failure = f.object(b, "failure");
+    r.failure_kind = f.get(failure, "kind", std::string());
+    r.failure = f.get(failure, "reason", std::string());
     if (const OrderedJson& k = f.object(b, "correctness"); !k.empty()) {
       Correctness c;
       c.max_abs_err = f.get(k, "max_abs_err", static_cast<double>(NAN));

@@ -11,6 +11,11 @@
 namespace vtools::vbench {
 
 namespace {
+
+/// "failed (timeout)" where an implementation's benchmark failed other than at the gate; else the status.
+std::string status_text(const ConfigResult& r) {
+  return r.failure_kind.empty() ? r.status : r.status + " (" + r.failure_kind + ")";
+}
 std::string fixed(double v, const char* fmt) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, v);
@@ -44,7 +49,7 @@ void write_bench_csv(const BenchRun& run, std::ostream& out) {
     const std::vector<double> medians = repetition_medians(r.repetitions);
     const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
     t.add_row({r.name, r.config.name, std::to_string(r.shape.batch), std::to_string(r.shape.seq),
-               dtype_name(run.settings.dtype), cache_state_name(run.settings.caches), run.backend, r.status,
+               dtype_name(run.settings.dtype), cache_state_name(run.settings.caches), run.backend, status_text(r),
                timing(s.median), timing(s.mean), timing(s.std), timing(s.min), timing(s.max), timing(s.p5),
                timing(s.p95), timing(s.p99), std::to_string(r.timing.n), timing(r.tokens_per_s),
                csv_number(r.cost.flops), csv_number(r.cost.bytes),
@@ -74,7 +79,7 @@ void write_bench_table(const BenchRun& run, const std::string& format, std::ostr
              A::kRight, A::kRight, A::kRight, A::kRight, A::kRight};
   for (const auto& r : run.results) {
     const bool timed = r.timing.n > 0;  // a document read back may keep its summary without samples
-    t.add_row({r.name, r.status, timed ? format_duration_ms(r.timing.median) : "-",
+    t.add_row({r.name, status_text(r), timed ? format_duration_ms(r.timing.median) : "-",
                timed ? format_duration_ms(r.timing.p95) : "-",
                timed && r.timing.n > 1 && r.timing.mean > 0 ? fixed(100 * r.timing.std / r.timing.mean, "%.1f%%") : "-",
                timed ? format_si(r.tokens_per_s) : "-",
@@ -83,13 +88,18 @@ void write_bench_table(const BenchRun& run, const std::string& format, std::ostr
                r.correctness ? fixed(r.correctness->rel_err, "%.2e") : "-",
                r.correctness ? fixed(100 * r.correctness->top1_agreement, "%.0f%%") : "-"});
   }
-  out << "vbench: " << run.backend << " (" << run.device.name << "), " << dtype_name(run.settings.dtype);
+  out << "vbench: " << run.backend << (run.device.name.empty() ? "" : " (" + run.device.name + ")") << ", "
+      << dtype_name(run.settings.dtype);
   if (run.settings.shapes.size() == 1) {
     out << ", B=" << run.settings.shapes[0].batch << " T=" << run.settings.shapes[0].seq;
   }
   out << (run.settings.caches == CacheState::kCold ? ", cold caches" : "") << "\n";
   if (format == "markdown") write_markdown_table(t, out);
   else write_text_table(t, out);
+  // Why an implementation's benchmark failed other than at the gate (vbench run --impl).
+  for (const auto& r : run.results) {
+    if (!r.failure.empty()) out << r.name << ": " << r.failure_kind << ": " << r.failure << "\n";
+  }
   // A GPU held below its maximum clock while timed makes slower numbers than the code deserves: say so.
   for (const auto& r : run.results) {
     if (!r.clocks || (r.clocks->sm_mhz >= r.clocks->sm_max_mhz && r.clocks->limits.empty())) continue;

@@ -20,24 +20,8 @@ constexpr int kReferencePositions = 16;
 
 Correctness check_correctness(const GptWeights& weights, const std::vector<std::int32_t>& tokens, const Shape& shape,
                               const HarnessSettings& s, Backend& backend) {
-  const std::vector<float> got = backend.logits(tokens);
-  const std::int64_t V = weights.config.vocab_size;
-  if (backend.name() == "cpu") {
-    const int n = std::min(shape.seq, kReferencePositions);
-    std::vector<std::int32_t> prefix(tokens.begin(), tokens.begin() + n);
-    const std::vector<double> ref = reference_forward(weights, prefix, 1, n);
-    Correctness c = compare_logits(std::span<const float>(got.data(), static_cast<std::size_t>(n * V)), ref, V,
-                                   tolerance_for(s.dtype));
-    c.reference = "fp64-naive";
-    return c;
-  }
-  auto cpu = make_cpu_backend();
-  cpu->prepare(weights, shape.batch, shape.seq, DType::kFp32);
-  const std::vector<float> ref_f = cpu->logits(tokens);
-  const std::vector<double> ref(ref_f.begin(), ref_f.end());
-  Correctness c = compare_logits(got, ref, V, tolerance_for(s.dtype));
-  c.reference = "cpu-fp32";
-  return c;
+  return gate_logits(weights, tokens, shape, s.dtype, backend.logits(tokens),
+                     backend.name() == "cpu" ? GateReference::kFp64Prefix : GateReference::kCpuFp32);
 }
 
 /// One timing of the prepared forward: warm-up, `iters` forwards, then more until --min-time is reached.
@@ -81,12 +65,49 @@ void time_config(ConfigResult& r, const std::vector<std::int32_t>& tokens, const
     }
   }
   r.clocks = backend.timing_clocks();
+  summarize_timing(r);
+}
+
+}  // namespace
+
+Correctness gate_logits(const GptWeights& weights, const std::vector<std::int32_t>& tokens, const Shape& shape,
+                        DType dtype, const std::vector<float>& got, GateReference reference) {
+  const std::int64_t V = weights.config.vocab_size;
+  if (reference == GateReference::kFp64Prefix) {
+    const int n = std::min(shape.seq, kReferencePositions);
+    std::vector<std::int32_t> prefix(tokens.begin(), tokens.begin() + n);
+    const std::vector<double> ref = reference_forward(weights, prefix, 1, n);
+    Correctness c = compare_logits(std::span<const float>(got.data(), static_cast<std::size_t>(n * V)), ref, V,
+                                   tolerance_for(dtype));
+    c.reference = "fp64-naive";
+    return c;
+  }
+  auto cpu = make_cpu_backend();
+  cpu->prepare(weights, shape.batch, shape.seq, DType::kFp32);
+  const std::vector<float> ref_f = cpu->logits(tokens);
+  const std::vector<double> ref(ref_f.begin(), ref_f.end());
+  Correctness c = compare_logits(got, ref, V, tolerance_for(dtype));
+  c.reference = "cpu-fp32";
+  return c;
+}
+
+void summarize_timing(ConfigResult& r) {
   r.timing = stats::summarize(r.samples_ms);
   r.tokens_per_s = r.timing.median > 0 ? 1e3 * r.shape.batch * r.shape.seq / r.timing.median : 0;
   r.roofline_fraction = r.floor.floor_ms > 0 && r.timing.median > 0 ? r.floor.floor_ms / r.timing.median : 0;
 }
 
-}  // namespace
+void check_shapes_fit(const std::vector<ConfigJob>& jobs, const std::vector<Shape>& shapes) {
+  for (const ConfigJob& job : jobs) {
+    validate_config(job.config);
+    for (const Shape& shape : shapes) {
+      if (shape.seq > job.config.block_size)
+        throw Error(ExitCode::kUsage, "--seq " + std::to_string(shape.seq) + " exceeds the block size " +
+                                          std::to_string(job.config.block_size) + " of config '" + job.config.name +
+                                          "'");
+    }
+  }
+}
 
 std::string cache_state_name(CacheState caches) { return caches == CacheState::kCold ? "cold" : "warm"; }
 
@@ -149,16 +170,7 @@ BenchRun run_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSetting
   run.device = backend.device();
   run.settings = s;
   run.timestamp = iso8601_now();
-  // Every shape against every config's block size first: a sweep must not stop at its last config.
-  for (const ConfigJob& job : jobs) {
-    validate_config(job.config);
-    for (const Shape& shape : s.shapes) {
-      if (shape.seq > job.config.block_size)
-        throw Error(ExitCode::kUsage, "--seq " + std::to_string(shape.seq) + " exceeds the block size " +
-                                          std::to_string(job.config.block_size) + " of config '" + job.config.name +
-                                          "'");
-    }
-  }
+  check_shapes_fit(jobs, s.shapes);  // every shape first: a sweep must not stop at its last config
   const std::size_t steps = jobs.size() * s.shapes.size();
   ProgressBar progress("vbench", steps);
   std::size_t step = 0;

@@ -81,6 +81,14 @@ struct ConfigResult {
   int kernels_per_forward = 0;
   std::optional<ClockReading> clocks;  ///< the GPU's clocks while timed, where the backend reads them
   std::optional<PlanSearch> plan_search;  ///< how prepare chose the forward, where the backend chose (cuda)
+  /// Why a benchmark of an external implementation (--impl) failed other than at the gate: kind "crash",
+  /// "timeout" or "malformed" (its reply), with the reason; both "" otherwise.
+  std::string failure_kind, failure;
+};
+
+/// An external implementation's self-description (--impl; impl_protocol.hpp) and the command that ran it.
+struct Implementation {
+  std::string name, version, device, command;
 };
 
 struct BenchRun {
@@ -91,6 +99,7 @@ struct BenchRun {
   std::string weights_source;       ///< "init (seed N)" or the safetensors path
   std::vector<std::string> notes;
   std::vector<ConfigResult> results;
+  std::optional<Implementation> implementation;  ///< set for `vbench run --impl`; `backend` is then its name
 };
 
 /// Where a config's weights come from: initialised from the seed, or given (loaded from a file).
@@ -118,6 +127,21 @@ std::string shape_key(const std::string& config, const Shape& shape);
 /// Every (B, T) of `batches` x `seqs`, batches outer. Error(kUsage) for a value that is not positive or is listed
 /// twice.
 std::vector<Shape> shapes_of(const std::vector<int>& batches, const std::vector<int>& seqs);
+
+/// Error(kUsage), naming the first, when a shape's seq exceeds a job's block size (or a config is invalid).
+void check_shapes_fit(const std::vector<ConfigJob>& jobs, const std::vector<Shape>& shapes);
+
+/// What the gate compares with: the naive fp64 forward on a prefix of sequence 0 (the cpu backend: exact and
+/// independent of its code), or the cpu backend's fp32 logits of every position (everything else).
+enum class GateReference { kFp64Prefix, kCpuFp32 };
+
+/// The correctness gate: `got` (logits [B][T][V] of `tokens` on `weights`) against the reference, with the
+/// tolerance of `dtype` (logits_check).
+Correctness gate_logits(const GptWeights& weights, const std::vector<std::int32_t>& tokens, const Shape& shape,
+                        DType dtype, const std::vector<float>& got, GateReference reference);
+
+/// Fills r.timing, r.tokens_per_s (from the median) and r.roofline_fraction from r.samples_ms and r.floor.
+void summarize_timing(ConfigResult& r);
 
 /// Runs every job at every shape on `backend` (progress on a TTY). Throws Error(kUsage), before running anything,
 /// when a shape's seq exceeds a config's block size.

@@ -53,6 +53,8 @@ void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
     cmd->add_option("--caches", o.caches, "warm|cold: caches as the forward before left them, or flushed first")
         ->capture_default_str();
     cmd->add_flag("--no-check", o.no_check, "skip the correctness gate");
+    cmd->add_option("--impl", o.impls, "benchmark an external forward: a command line speaking vbench.impl (repeatable)");
+    cmd->add_option("--impl-timeout", o.impl_timeout, "seconds one --impl process may run")->capture_default_str();
   }
   cmd->add_option("--seed", o.seed, "weights and tokens seed (0 to 2^64-1)")
       ->check(vtools::unsigned64_range())
@@ -73,6 +75,7 @@ int main(int argc, char** argv) {
                               "  vbench list --device\n"
                               "  vbench run --config gpt_nano --backend cpu --batch 4 --seq 64 -o cpu.json\n"
                               "  vbench run --config all --backend cuda --dtype bf16 -o new.json\n"
+                              "  vbench run --impl 'python3 -m vbench_impl.hf_gpt2' --config gpt2 -o hf.json\n"
                               "  vbench compare old.json new.json --fail-on-regression 5\n"
                               "  vbench merge a.json b.json -o all.json\n"
                               "  vbench show new.json --format markdown\n"

@@ -33,6 +33,8 @@ struct RunOptions {
   bool no_check = false;
   std::string forward;           ///< --forward: the forward every benchmark runs, instead of prepare's search
   std::string forwards_from;     ///< --forwards-from: a vtools.bench document; each benchmark runs the one it kept
+  std::vector<std::string> impls;  ///< --impl: external implementations (shell command lines) instead of a backend
+  double impl_timeout = 600;       ///< --impl-timeout: seconds one implementation process may run
   OutputOptions out;
   std::string command_line;      ///< recorded in metadata
 };

@@ -88,6 +88,11 @@ void add_repetition_chart(const std::vector<std::pair<std::string, std::vector<d
 Page compare_page(const OrderedJson& doc, std::string_view name) {
   JsonView root(&doc, std::string(name), "");
   Page page{"Benchmark comparison", std::string(name), {}};
+  // Two implementations (vbench run --impl, or two backends): the title names them, as the seed's AS-IS vs TO-BE.
+  const std::string base_impl = root.at("baseline").text_or("backend", ""),
+                    cand_impl = root.at("candidate").text_or("backend", "");
+  if (!base_impl.empty() && !cand_impl.empty() && base_impl != cand_impl)
+    page.title += ": " + base_impl + " vs " + cand_impl;
   Section sides{"Baseline and candidate", {}, {}, {}, {}, {}};
   add_side_facts(root.at("baseline"), "baseline", sides.facts);
   add_side_facts(root.at("candidate"), "candidate", sides.facts);
