@@ -732,3 +732,21 @@ TEST_CASE("plandiff page: changes by section in a fixed order, counts in the hea
   CHECK(page.sections[2].tables.at(0).table.rows.size() == 2);
   CHECK(page.sections[0].notes.at(0) == "1 changes of kind 'future' are not shown (a newer vplan wrote them)");
 }
+
+TEST_CASE("render: a trace with ranks labels its lanes by rank and shows the rank analysis of vtrace summary --ranks") {
+  // tests/data/vtrace/ranks: two ranks of an all-reduce job (slurm), one trace each; rank 1 arrives late each time.
+  const Input rank0 = classify_input(fixture("../vtrace/ranks/rank0.trace.json"), "rank0.trace.json");
+  const Page page = build_page({rank0});
+  const std::string& svg = page.sections[1].figures[0].svg.markup;
+  CHECK(svg.find("rank 0 · GPU 0 · stream ") != std::string::npos);
+  const auto ranks = std::find_if(page.sections.begin(), page.sections.end(), [](const Section& s) { return s.heading == "Ranks"; });
+  REQUIRE(ranks != page.sections.end());
+  REQUIRE(ranks->tables.size() >= 2);
+  CHECK(ranks->tables[0].table.rows.size() == 1);
+  CHECK(ranks->tables[0].table.rows[0][0] == "0 (node0)");
+  CHECK(ranks->notes.at(0).rfind("1 ranks, ", 0) == 0);
+  // A trace without ranks has no such section and unlabelled lanes.
+  const Page plain = build_page({load("trace.trace.json")});
+  CHECK(std::none_of(plain.sections.begin(), plain.sections.end(), [](const Section& s) { return s.heading == "Ranks"; }));
+  CHECK(plain.sections[1].figures[0].svg.markup.find("rank ") == std::string::npos);
+}

@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 
+#include "formats/trace/rank_summary.hpp"
+#include "formats/trace/rank_summary_tables.hpp"
 #include "formats/trace/trace_summary.hpp"
 #include "libcommon/human_units.hpp"
 #include "tools/vrender/chart_frame.hpp"
@@ -56,6 +58,19 @@ std::string unpad(const std::string& key) {
 /// `v` - `origin` in ns as a double: exact while the difference fits 53 bits, never an overflow.
 double since(std::uint64_t v, std::uint64_t origin) {
   return v >= origin ? static_cast<double>(v - origin) : -static_cast<double>(origin - v);
+}
+
+/// The rank each device's kernels ran under (a merged trace numbers devices apart, so one device is one rank), for
+/// traces whose processes carry the launcher's rank; empty for others.
+std::map<std::uint32_t, std::int64_t> rank_of_device(const Trace& trace) {
+  std::map<std::int64_t, std::int64_t> rank_of_process;
+  for (const vtrace::Process& p : trace.processes)
+    if (p.rank >= 0) rank_of_process[p.id] = p.rank;
+  std::map<std::uint32_t, std::int64_t> ranks;
+  if (rank_of_process.empty()) return ranks;
+  for (const vtrace::Kernel& k : trace.kernels)
+    if (auto it = rank_of_process.find(k.process_id); it != rank_of_process.end()) ranks.emplace(k.device_id, it->second);
+  return ranks;
 }
 
 /// NVTX ranges (vtrace run --nvtx) as lanes above the GPU's: per process and thread, a lane per nesting depth
@@ -199,6 +214,7 @@ void add_timeline(const Trace& trace, const vtrace::TraceSummary& summary, Secti
     const double q = (start_ns - t0) / std::max(bucket_ns, 1e-9);
     return q >= 0 && q < 1e18 ? static_cast<long long>(q) : 0LL;
   };
+  const std::map<std::uint32_t, std::int64_t> device_ranks = rank_of_device(trace);
   std::size_t drawn = 0;
   for (Lane& lane : nvtx_lanes(nvtx, origin, t1, t0, div)) {
     drawn += lane.spans.size();
@@ -207,7 +223,10 @@ void add_timeline(const Trace& trace, const vtrace::TraceSummary& summary, Secti
   if (!nvtx.empty()) chart.legend.push_back("NVTX ranges (named)"), chart.legend_colors.push_back(-1);
   for (auto& [key, acts] : lanes) {
     std::sort(acts.begin(), acts.end(), [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
-    Lane lane{"GPU " + unpad(key.first) + " · stream " + unpad(key.second), {}};
+    const auto rank = device_ranks.find(static_cast<std::uint32_t>(std::stoull(unpad(key.first))));
+    Lane lane{(rank != device_ranks.end() ? "rank " + std::to_string(rank->second) + " · " : std::string()) + "GPU " +
+                  unpad(key.first) + " · stream " + unpad(key.second),
+              {}};
     for (std::size_t i = 0; i < acts.size();) {
       const Activity& a = acts[i];
       if (!aggregate) {
@@ -293,6 +312,25 @@ void add_graphs(const vtrace::TraceSummary& summary, Section& s) {
                       format_count(summary.graphs.size()) + " CUDA graphs.");
   }
   s.tables.push_back(std::move(table));
+}
+
+/// A distributed job's trace (processes with the launcher's rank): the shared rank analysis (formats/trace
+/// rank_summary, as `vtrace summary --ranks` shows it): per rank, stragglers, the collectives with the largest skew.
+void add_ranks(const Trace& trace, Page& page) {
+  bool any_rank = false;
+  for (const vtrace::Process& p : trace.processes) any_rank = any_rank || p.rank >= 0;
+  if (!any_rank || rank_of_device(trace).empty()) return;  // no kernel of a ranked process: nothing to compare
+  const vtrace::RankSummary summary = vtrace::summarize_ranks(trace);
+  const vtrace::RankTables tables = vtrace::rank_summary_tables(summary);
+  Section s{"Ranks", {}, {tables.headline}, {}, {}, {}};
+  s.tables.push_back({"Ranks", tables.ranks, true});
+  s.tables.push_back({"Stragglers (most often last to a collective first)", tables.stragglers, true});
+  if (!tables.collectives.rows.empty())
+    s.tables.push_back({"Collectives with the largest arrival skew (at most " +
+                            std::to_string(vtrace::kRankCollectiveRows) + ")",
+                        tables.collectives, true});
+  for (const std::string& note : summary.notes) s.notes.push_back(note);
+  page.sections.push_back(std::move(s));
 }
 
 /// ", argument 0 (float const*)" for an access or finding that vtrace tied to a kernel argument, else "".
@@ -497,6 +535,7 @@ Page trace_page(const Trace& trace, std::string_view name) {
   add_top_kernels(summary, timeline);
   add_graphs(summary, timeline);
   page.sections.push_back(std::move(timeline));
+  add_ranks(trace, page);
 
   Section access{"Memory accesses", {}, {}, {}, {}, {}};
   add_heat_maps(trace, access);
