@@ -19,7 +19,7 @@
 #include "tools/vtrace/raw_record_reader.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 #include "tools/vtrace/trace_builder.hpp"
-#include "tools/vtrace/trace_writer.hpp"
+#include "formats/trace/trace_writer.hpp"
 
 using namespace vtools::vtrace;
 

@@ -113,6 +113,26 @@ OrderedJson parse_json(std::string_view text, std::string_view name) {
   }
 }
 
+std::string leading_document_format(std::string_view text) {
+  std::size_t i = 0;
+  const auto skip_blanks = [&] {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+  };
+  const auto take = [&](std::string_view token) {
+    skip_blanks();
+    if (text.substr(i, token.size()) != token) return false;
+    i += token.size();
+    return true;
+  };
+  if (!take("{") || !take("\"format\"") || !take(":") || !take("\"")) return "";
+  const std::size_t end = text.find('"', i);
+  if (end == std::string_view::npos) return "";
+  const std::string_view value = text.substr(i, end - i);
+  for (char c : value)
+    if (c == '\\' || static_cast<unsigned char>(c) < 0x20) return "";  // escapes: left to the parser
+  return std::string(value);
+}
+
 std::string document_format(const OrderedJson& doc) {
   if (doc.is_object() && doc.contains("format") && doc["format"].is_string()) return doc["format"].get<std::string>();
   return "";

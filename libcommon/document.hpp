@@ -65,6 +65,10 @@ OrderedJson parse_document_streamed(std::string_view text, std::string_view name
 /// read_input(path) + parse_document.
 OrderedJson read_document(const std::string& path, std::vector<DocumentFormat> accepted);
 
+/// The "format" of a document whose first member is "format" with a plain string value (as vtools writes every
+/// document), read without parsing the rest; "" for anything else (the caller then parses the whole to know).
+std::string leading_document_format(std::string_view text);
+
 /// The `format` string of a parsed document ("" when absent).
 std::string document_format(const OrderedJson& doc);
 

@@ -36,11 +36,20 @@ void check_stdin_once(const std::vector<std::string>& paths) {
 
 std::string input_display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
-static void refuse_large(const std::string& path, std::uint64_t limit) {
+[[noreturn]] static void refuse_large_named(const std::string& display_name, std::uint64_t limit) {
   throw Error(ExitCode::kDataError,
               "input is larger than the " + format_bytes(limit) +
                   " limit (raise it with VTOOLS_MAX_INPUT_BYTES=<bytes>)",
-              SourceLocation{input_display_name(path)});
+              SourceLocation{display_name});
+}
+
+static void refuse_large(const std::string& path, std::uint64_t limit) {
+  refuse_large_named(input_display_name(path), limit);
+}
+
+void check_input_size(const std::string& display_name, std::uint64_t size, std::uint64_t default_limit) {
+  const std::uint64_t limit = max_input_bytes(default_limit);
+  if (size > limit) refuse_large_named(display_name, limit);
 }
 
 namespace {

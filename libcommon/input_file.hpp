@@ -31,6 +31,12 @@ enum class InputContent { kText, kBinary };
 std::string read_input(const std::string& path, std::uint64_t default_limit = kDefaultMaxInputBytes,
                        InputContent content = InputContent::kText);
 
+/// Throws read_input's Error(kDataError) "<name>: input is larger than the ... limit" when `size` bytes are over
+/// max_input_bytes(default_limit): for a caller that read with a larger limit before it knew what the input holds
+/// (vrender reads traces with kStreamedMaxInputBytes, other documents with the default).
+void check_input_size(const std::string& display_name, std::uint64_t size,
+                      std::uint64_t default_limit = kDefaultMaxInputBytes);
+
 /// Name used in messages: "<stdin>" for "-", else the path as given.
 std::string input_display_name(const std::string& path);
 

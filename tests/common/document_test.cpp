@@ -166,3 +166,14 @@ TEST_CASE("input limits: a streamed reader's default cap is larger; VTOOLS_MAX_I
   CHECK(max_input_bytes(kStreamedMaxInputBytes) == 1000);
   ::unsetenv("VTOOLS_MAX_INPUT_BYTES");
 }
+
+TEST_CASE("document: leading_document_format reads a first \"format\" member, else says nothing") {
+  CHECK(leading_document_format(R"({"format":"vtools.trace","kernels":[)") == "vtools.trace");  // the rest unread
+  CHECK(leading_document_format(" \n{ \"format\" :\t\"vtools.plan\", \"version\": 1}") == "vtools.plan");
+  CHECK(leading_document_format(R"({"version":1,"format":"vtools.trace"})").empty());  // not first: parse to know
+  CHECK(leading_document_format(R"({"format":"vtools.\u0074race"})").empty());          // escapes: parse to know
+  CHECK(leading_document_format(R"({"format":"vtools.trace)").empty());
+  CHECK(leading_document_format(R"({"format":3})").empty());
+  CHECK(leading_document_format("").empty());
+  CHECK(leading_document_format("[").empty());
+}

@@ -201,3 +201,19 @@ TEST_CASE("input_file: missing input is kNoInput, oversized input is refused wit
   ::unsetenv("VTOOLS_MAX_INPUT_BYTES");
   fs::remove_all(dir);
 }
+
+TEST_CASE("input_file: check_input_size refuses as read_input does, at the default limit or the variable's") {
+  CHECK_NOTHROW(check_input_size("t.json", 512ull << 20));
+  try {
+    check_input_size("t.json", (512ull << 20) + 1);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::kDataError);
+    CHECK(std::string(e.what()) ==
+          "t.json: input is larger than the 512.0 MiB limit (raise it with VTOOLS_MAX_INPUT_BYTES=<bytes>)");
+  }
+  CHECK_NOTHROW(check_input_size("t.json", 4ull << 30, kStreamedMaxInputBytes));
+  ::setenv("VTOOLS_MAX_INPUT_BYTES", "1000", 1);
+  CHECK_THROWS_AS(check_input_size("t.json", 1001, kStreamedMaxInputBytes), Error);
+  ::unsetenv("VTOOLS_MAX_INPUT_BYTES");
+}

@@ -5,7 +5,9 @@ says, and checks the exit code, the first stderr line and that nothing was writt
   bad_inputs_check.py --table EXPECTATIONS.tsv --tool vplan=PATH ... [--have render]
 
 The table: '#' comments and tab-separated rows `file  exit  command  stderr-prefix  [needs]`.
-- file: relative to the table's folder; every file there (the table aside) must have exactly one row.
+- file: relative to the table's folder; every file there (the table aside) must have a row. A file may have a row
+  per tool that reads its format (vtrace summary and vrender for a trace): those rows must agree, the same exit code
+  and the same stderr after the tool's name ("vtrace: error: ..." and "vrender: error: ...").
 - command: the tool's name, then its arguments; {file} is the row's file, {data} is tests/data, {tmp} a scratch
   folder (the working directory). The tool's name maps to a binary through --tool NAME=PATH.
 - stderr-prefix: the first line of stderr starts with it, after the same substitutions; one that ends with '$' is
@@ -58,8 +60,19 @@ def main():
     for r in rows:
         if r["file"] not in on_disk:
             problems.append(f"{a.table}:{r['line']}: {r['file']} does not exist")
-        elif named.count(r["file"]) > 1:
-            problems.append(f"{a.table}:{r['line']}: {r['file']} has more than one row")
+    by_file = {}
+    for r in rows:
+        by_file.setdefault(r["file"], []).append(r)
+    for f, same in by_file.items():
+        tools_named = [shlex.split(r["command"])[0] for r in same]
+        if len(set(tools_named)) < len(tools_named):
+            problems.append(f"{a.table}:{same[-1]['line']}: {f} has more than one row for one tool")
+        # Every tool that reads the file refuses it alike: one exit code, one message after "<tool>: ".
+        told = {(r["exit"], r["stderr"][len(t) + 2:] if r["stderr"].startswith(t + ": ") else r["stderr"])
+                for r, t in zip(same, tools_named)}
+        if len(told) > 1:
+            problems.append(f"{a.table}:{same[-1]['line']}: the tools disagree on {f}: " +
+                            "; ".join(f"{t} exits {r['exit']} with '{r['stderr']}'" for r, t in zip(same, tools_named)))
 
     ran = skipped = 0
     with tempfile.TemporaryDirectory(prefix="bad-inputs-") as tmp:

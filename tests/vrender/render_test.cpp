@@ -120,13 +120,34 @@ TEST_CASE("render: numbers past an integer's range are shown as numbers, not con
   REQUIRE(rows.size() == 2);
   CHECK(std::count(rows[0].begin(), rows[0].end(), "1.1e+80") == 1);
   CHECK(std::count(rows[1].begin(), rows[1].end(), "-3") == 1);
-  for (const char* doc :
-       {R"({"format":"vtools.plan","version":1,"kernel":{},"buffers":[{"bytes":-5}],)"
-        R"("summary":{"smem_limit_bytes":1e40}})",
-        R"({"format":"vtools.trace","version":1,"run":{},"dropped_records":1e30,"kernels":[{}]})"}) {
-    Page page = build_page({classify_input(doc, "huge.json")});
-    CHECK_NOTHROW(test::parse_xml(render_page(page, "svg", {})));
-  }
+  Page plan = build_page({classify_input(
+      R"({"format":"vtools.plan","version":1,"kernel":{},"buffers":[{"bytes":-5}],"summary":{"smem_limit_bytes":1e40}})",
+      "huge.json")});
+  CHECK_NOTHROW(test::parse_xml(render_page(plan, "svg", {})));
+  // A trace is read by the trace format's reader, which refuses what vtrace refuses: a count must be an integer.
+  CHECK(error_of([] { classify_input(R"({"format":"vtools.trace","version":1,"run":{},"dropped_records":1e30,"kernels":[{}]})",
+                                     "huge.json"); },
+                 ExitCode::kDataError) == "huge.json: dropped_records: expected a non-negative integer");
+}
+
+TEST_CASE("render: traces are read as vtrace reads them, whatever the order of their members") {
+  // Issue 39: vrender accepted start_ns 1.5 and refused 18446744073709551606, which vtrace accepts.
+  CHECK(error_of([] { classify_input(R"({"format":"vtools.trace","version":2,"run":{},"kernels":[{"start_ns":1.5}]})",
+                                     "t.json"); },
+                 ExitCode::kDataError) == "t.json: kernels[0].start_ns: expected a non-negative integer");
+  const Input big = classify_input(
+      R"({"format":"vtools.trace","version":2,"run":{},"kernels":[{"name":"k","start_ns":18446744073709551606,)"
+      R"("end_ns":18446744073709551615}]})",
+      "t.json");
+  REQUIRE(big.trace.kernels.size() == 1);
+  CHECK(big.trace.kernels[0].start_ns == 18446744073709551606ull);
+  // "format" after other members: found by a streamed parse, then read by the same reader.
+  const Input late = classify_input(R"({"version":2,"run":{},"kernels":[{"name":"k"}],"format":"vtools.trace"})", "l.json");
+  CHECK(late.kind == "vtools.trace");
+  CHECK(late.trace.kernels.size() == 1);
+  CHECK(error_of([] { classify_input(R"({"version":2,"run":{},"kernels":[{"grid":[1]}],"format":"vtools.trace"})",
+                                     "l.json"); },
+                 ExitCode::kDataError) == "l.json: kernels[0].grid: expected an array of 3 integers");
 }
 
 TEST_CASE("render: bench page has the system panel, six charts and the results table") {
@@ -210,7 +231,7 @@ TEST_CASE("render: trace page draws NVTX ranges on lanes of their thread, above 
   CHECK(svg.find("process ") < svg.find("GPU 0 · stream"));  // host lanes first
 }
 
-TEST_CASE("render: trace page counts CUDA graph launches as vtrace summary does") {
+TEST_CASE("render: trace page lists the CUDA graphs of the trace summary") {
   // graphs.trace.json (a copy of tests/data/vtrace's): graph 3 runs 5 nodes once, graph 7 runs 3 nodes 4 times.
   Page page = build_page({load("graphs.trace.json")});
   REQUIRE(page.sections[1].tables.size() == 2);
@@ -222,8 +243,9 @@ TEST_CASE("render: trace page counts CUDA graph launches as vtrace summary does"
   CHECK(build_page({load("trace.trace.json")}).sections[1].tables.size() == 1);  // no graph, no table
 }
 
-TEST_CASE("render: trace page gives each kernel's exposed time as vtrace summary does") {
-  // A programmatic chain on GPU 0 (mm starts while ln runs and waits for it), a kernel inside ln's run, and GPU 1.
+TEST_CASE("render: trace page gives each kernel's exposed time and the busy time") {
+  // The figures are formats/trace's trace summary (tested in tests/vtrace/trace_summary_test.cpp); here, that the
+  // page shows them: a programmatic chain on GPU 0 (mm starts while ln runs), a kernel inside ln's run, and GPU 1.
   const char* doc = R"({"format":"vtools.trace","version":1,"run":{},"kernels":[
     {"name":"ln","device_id":0,"stream_id":7,"start_ns":1000,"end_ns":1100},
     {"name":"mm","device_id":0,"stream_id":7,"start_ns":1040,"end_ns":1200},
@@ -237,7 +259,7 @@ TEST_CASE("render: trace page gives each kernel's exposed time as vtrace summary
   REQUIRE(column < static_cast<std::ptrdiff_t>(kernels.headers.size()));
   std::map<std::string, std::string> exposed;
   for (const auto& row : kernels.rows) exposed[row[0]] = row[static_cast<std::size_t>(column)];
-  CHECK(exposed["mm"] == "600 ns");  // 100 past ln on GPU 0, all 500 on GPU 1
+  CHECK(exposed["mm"] == "600 ns");
   CHECK(exposed["ln"] == "100 ns");
   CHECK(exposed["side"] == "0.00 ns");
   bool noted = false;
@@ -565,13 +587,13 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   Page tpage = build_page({trace});
   auto timeline = test::parse_xml(tpage.sections[1].figures[0].svg.markup);
   auto spans = timeline->find("rect", "span");
-  CHECK(spans.size() == trace.doc["kernels"].size() + trace.doc["memcpys"].size());
-  const auto& k0 = trace.doc["kernels"][0];
-  std::string expect = format_duration_ns(static_cast<double>(k0["end_ns"].get<std::int64_t>() - k0["start_ns"].get<std::int64_t>()));
+  CHECK(spans.size() == trace.trace.kernels.size() + trace.trace.memcpys.size());
+  const auto& k0 = trace.trace.kernels.at(0);
+  std::string expect = format_duration_ns(static_cast<double>(k0.end_ns - k0.start_ns));
   bool found = false;
-  for (const auto* s : spans) found = found || s->title().find(k0["name"].get<std::string>() + "\n" + expect) == 0;
+  for (const auto* s : spans) found = found || s->title().find(k0.name + "\n" + expect) == 0;
   CHECK(found);
-  CHECK(tpage.sections.back().tables.back().table.rows.size() == trace.doc["findings"].size());
+  CHECK(tpage.sections.back().tables.back().table.rows.size() == trace.trace.findings.size());
 }
 
 TEST_CASE("render: SVG pages wrap notes, facts and the subtitle inside the page width") {
@@ -709,4 +731,22 @@ TEST_CASE("plandiff page: changes by section in a fixed order, counts in the hea
   CHECK(page.sections[2].heading == "Buffers");
   CHECK(page.sections[2].tables.at(0).table.rows.size() == 2);
   CHECK(page.sections[0].notes.at(0) == "1 changes of kind 'future' are not shown (a newer vplan wrote them)");
+}
+
+TEST_CASE("render: a trace with ranks labels its lanes by rank and shows the rank analysis of vtrace summary --ranks") {
+  // tests/data/vtrace/ranks: two ranks of an all-reduce job (slurm), one trace each; rank 1 arrives late each time.
+  const Input rank0 = classify_input(fixture("../vtrace/ranks/rank0.trace.json"), "rank0.trace.json");
+  const Page page = build_page({rank0});
+  const std::string& svg = page.sections[1].figures[0].svg.markup;
+  CHECK(svg.find("rank 0 · GPU 0 · stream ") != std::string::npos);
+  const auto ranks = std::find_if(page.sections.begin(), page.sections.end(), [](const Section& s) { return s.heading == "Ranks"; });
+  REQUIRE(ranks != page.sections.end());
+  REQUIRE(ranks->tables.size() >= 2);
+  CHECK(ranks->tables[0].table.rows.size() == 1);
+  CHECK(ranks->tables[0].table.rows[0][0] == "0 (node0)");
+  CHECK(ranks->notes.at(0).rfind("1 ranks, ", 0) == 0);
+  // A trace without ranks has no such section and unlabelled lanes.
+  const Page plain = build_page({load("trace.trace.json")});
+  CHECK(std::none_of(plain.sections.begin(), plain.sections.end(), [](const Section& s) { return s.heading == "Ranks"; }));
+  CHECK(plain.sections[1].figures[0].svg.markup.find("rank ") == std::string::npos);
 }

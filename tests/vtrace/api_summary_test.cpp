@@ -4,8 +4,8 @@
 
 #include "tools/vtrace/api_summary.hpp"
 #include "tools/vtrace/api_summary_writer.hpp"
-#include "tools/vtrace/trace_reader.hpp"
-#include "tools/vtrace/trace_writer.hpp"
+#include "formats/trace/trace_reader.hpp"
+#include "formats/trace/trace_writer.hpp"
 
 using namespace vtools::vtrace;
 

@@ -7,11 +7,11 @@
 
 #include "libcommon/error.hpp"
 #include "tools/vtrace/chrome_export.hpp"
-#include "tools/vtrace/rank_summary.hpp"
+#include "formats/trace/rank_summary.hpp"
 #include "tools/vtrace/trace_merge.hpp"
-#include "tools/vtrace/trace_reader.hpp"
+#include "formats/trace/trace_reader.hpp"
 #include "tools/vtrace/trace_selection.hpp"
-#include "tools/vtrace/trace_summary.hpp"
+#include "formats/trace/trace_summary.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

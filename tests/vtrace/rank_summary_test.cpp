@@ -1,5 +1,5 @@
 // vtrace summary --ranks on hand-made traces: collectives matched across ranks, skew, waits, stragglers, idle time.
-#include "tools/vtrace/rank_summary.hpp"
+#include "formats/trace/rank_summary.hpp"
 
 #include <doctest/doctest.h>
 

@@ -5,8 +5,8 @@
 
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
-#include "tools/vtrace/trace_reader.hpp"
-#include "tools/vtrace/trace_writer.hpp"
+#include "formats/trace/trace_reader.hpp"
+#include "formats/trace/trace_writer.hpp"
 
 using namespace vtools::vtrace;
 

@@ -5,7 +5,8 @@
 
 #include "libcommon/error.hpp"
 #include "tools/vtrace/summary_writer.hpp"
-#include "tools/vtrace/trace_summary.hpp"
+#include "formats/trace/trace_summary.hpp"
+#include "tools/vtrace/trace_selection.hpp"
 
 using namespace vtools::vtrace;
 

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "formats/trace/trace_reader.hpp"
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
 #include "libcommon/output_file.hpp"
@@ -56,11 +57,21 @@ Input classify_input(std::string text, std::string_view name) {
   in.name = std::string(name);
   std::string lname = lower(name);
   if (ends_with(lname, ".dot") || ends_with(lname, ".gv") || looks_like_dot(text)) {
+    check_input_size(in.name, text.size());
     in.kind = "dot";
     in.text = std::move(text);
     return in;
   }
-  in.doc = parse_document(text, name, {std::begin(kAllFormats), std::end(kAllFormats)});
+  const std::vector<DocumentFormat> all(std::begin(kAllFormats), std::end(kAllFormats));
+  in.kind = leading_document_format(text);
+  if (in.kind.empty())  // "format" is not the first member: the envelope without the records' arrays tells
+    in.kind = document_format(parse_document_streamed(text, name, all, [](std::string_view, std::size_t, OrderedJson&&) {}));
+  if (in.kind == kTraceFormat.name) {
+    in.trace = vtrace::read_trace(text, name);
+    return in;
+  }
+  check_input_size(in.name, text.size());
+  in.doc = parse_document(text, name, all);
   in.kind = document_format(in.doc);
   return in;
 }
@@ -86,7 +97,7 @@ Page build_page(const std::vector<Input>& inputs) {
                : kind == kCompareFormat.name      ? compare_page(in.doc, in.name)
                : kind == kTraceDiffFormat.name    ? tracediff_page(in.doc, in.name)
                : kind == kPlanDiffFormat.name     ? plandiff_page(in.doc, in.name)
-                                                  : trace_page(in.doc, in.name);
+                                                  : trace_page(in.trace, in.name);
     if (page.sections.empty()) {
       page.title = one.title;
       page.subtitle = one.subtitle;
@@ -134,7 +145,8 @@ int run_render(const Options& options) {
   if (format != "png" && (options.width_px > 0 || options.scale != 1.0))
     print_note("--width and --scale apply to PNG output only");
   std::vector<Input> inputs;
-  for (const auto& path : options.inputs) inputs.push_back(classify_input(read_input(path), input_display_name(path)));
+  for (const auto& path : options.inputs)
+    inputs.push_back(classify_input(read_input(path, kStreamedMaxInputBytes), input_display_name(path)));
   Page page = build_page(inputs);
   if (!options.title.empty()) page.title = options.title;
   write_output(options.out.output, render_page(page, format, options));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "libcommon/cli.hpp"
+#include "formats/trace/trace_model.hpp"
 #include "libcommon/document.hpp"
 #include "tools/vrender/page.hpp"
 
@@ -25,12 +26,15 @@ struct Options {
 struct Input {
   std::string name;
   std::string kind;
-  std::string text;  ///< DOT text (documents keep only `doc`)
-  OrderedJson doc;
+  std::string text;    ///< DOT text (documents keep only `doc` or `trace`)
+  OrderedJson doc;     ///< documents other than traces
+  vtrace::Trace trace; ///< vtools.trace, read by the format's one reader (formats/trace/trace_reader.hpp)
 };
 
 /// Classifies `text`: DOT when `name` ends in .dot/.gv or the text starts with [strict] (di)graph; otherwise a
-/// vtools document of any known format (Error kDataError naming an unknown format).
+/// vtools document of any known format (Error kDataError naming an unknown format). A trace is read streamed by
+/// vtrace's reader, so vrender takes and refuses exactly what `vtrace summary` does, up to kStreamedMaxInputBytes;
+/// every other input is held to the default input limit (Error kDataError, as read_input words it).
 Input classify_input(std::string text, std::string_view name);
 
 /// The page for inputs of one kind. Several bench documents make one history page; several documents of another
@@ -43,7 +47,7 @@ std::string output_format(const Options& options);
 /// The bytes of `page` in `format`.
 std::string render_page(const Page& page, const std::string& format, const Options& options);
 
-/// Reads every input, builds the page and writes it atomically. Returns the exit code (0).
+/// Reads every input (traces up to kStreamedMaxInputBytes, others up to the default limit), builds the page and writes it atomically. Returns the exit code (0).
 int run_render(const Options& options);
 
 }  // namespace vtools::vrender

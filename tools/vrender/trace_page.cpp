@@ -3,17 +3,21 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 
+#include "formats/trace/rank_summary.hpp"
+#include "formats/trace/rank_summary_tables.hpp"
+#include "formats/trace/trace_summary.hpp"
 #include "libcommon/human_units.hpp"
-#include "libcommon/timeline.hpp"
 #include "tools/vrender/chart_frame.hpp"
-#include "tools/vrender/json_view.hpp"
 #include "tools/vrender/svg_markup.hpp"
 
 namespace vtools::vrender {
 
 namespace {
+
+using vtrace::Trace;
 
 // Times relative to the first activity; absolute trace timestamps (~1.8e18 ns) lose precision as doubles.
 struct Activity {
@@ -23,25 +27,19 @@ struct Activity {
   std::string detail;
 };
 
-struct KernelTotals {
-  std::string name;
-  std::size_t launches = 0;
-  double total_ns = 0, min_ns = 0, max_ns = 0;
-  double exposed_ns = 0;  ///< what its launches add to the time some kernel runs (libcommon/timeline.hpp)
-};
+/// A kernel as the page names it: vtrace's demangled name, "kernel" when the trace has none.
+std::string kernel_label(const std::string& name) { return name.empty() ? "kernel" : name; }
 
-std::string id_text(const JsonView& obj, std::string_view key) { return obj.text_or(key, "0"); }
-
-// Lane keys sort numerically when ids are numbers ("7" before "13").
-std::string sort_key(const std::string& id) {
-  bool digits = !id.empty() && id.size() < 20 && std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
-  return digits ? std::string(20 - id.size(), '0') + id : id;
+// Lane keys sort numerically ("7" before "13").
+template <typename Id>
+std::string sort_key(Id id) {
+  const std::string text = std::to_string(id);
+  return text.size() < 20 && text[0] != '-' ? std::string(20 - text.size(), '0') + text : text;
 }
 
-std::string dims(const JsonView& obj, std::string_view key) {
-  std::string out;
-  for (double d : obj.numbers(key)) out += (out.empty() ? "" : ",") + num(d, 0);
-  return out.empty() ? "?" : "(" + out + ")";
+/// "(x,y,z)" of a grid, block or thread.
+std::string dims(const vtrace::Dim3& d) {
+  return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + ")";
 }
 
 // Time unit for the timeline axis so tick labels stay short.
@@ -57,30 +55,40 @@ std::string unpad(const std::string& key) {
   return p == std::string::npos ? std::string("0") : key.substr(key.size() == 20 ? p : 0);
 }
 
-/// Whether NVTX range `r` ended (end_ns a number; null while the range was open at exit).
-bool nvtx_ended(const JsonView& r) {
-  const OrderedJson* end = r.at("end_ns").raw();
-  return end && end->is_number();
+/// `v` - `origin` in ns as a double: exact while the difference fits 53 bits, never an overflow.
+double since(std::uint64_t v, std::uint64_t origin) {
+  return v >= origin ? static_cast<double>(v - origin) : -static_cast<double>(origin - v);
+}
+
+/// The rank each device's kernels ran under (a merged trace numbers devices apart, so one device is one rank), for
+/// traces whose processes carry the launcher's rank; empty for others.
+std::map<std::uint32_t, std::int64_t> rank_of_device(const Trace& trace) {
+  std::map<std::int64_t, std::int64_t> rank_of_process;
+  for (const vtrace::Process& p : trace.processes)
+    if (p.rank >= 0) rank_of_process[p.id] = p.rank;
+  std::map<std::uint32_t, std::int64_t> ranks;
+  if (rank_of_process.empty()) return ranks;
+  for (const vtrace::Kernel& k : trace.kernels)
+    if (auto it = rank_of_process.find(k.process_id); it != rank_of_process.end()) ranks.emplace(k.device_id, it->second);
+  return ranks;
 }
 
 /// NVTX ranges (vtrace run --nvtx) as lanes above the GPU's: per process and thread, a lane per nesting depth
 /// (push/pop ranges nest), each range labelled with its name. A range that never ended runs to `last_ns`; marks
-/// are instants and are not drawn. `rel` makes a time relative to the timeline's origin.
-template <typename Rel>
-std::vector<Lane> nvtx_lanes(const std::vector<JsonView>& ranges, const Rel& rel, double last_ns, double t0,
-                             double div) {
+/// are instants and are not drawn. Times are relative to `origin`.
+std::vector<Lane> nvtx_lanes(const std::vector<vtrace::NvtxRange>& ranges, std::uint64_t origin, double last_ns,
+                             double t0, double div) {
   struct Range {
     double start_ns, end_ns;
     std::string name;
   };
   std::map<std::pair<std::string, std::string>, std::vector<Range>> by_thread;
-  for (const JsonView& r : ranges) {
-    if (const OrderedJson* mark = r.at("mark").raw(); mark && mark->is_boolean() && mark->get<bool>()) continue;
-    const std::string domain = r.text_or("domain", "");
-    const double start = rel(r, "start_ns");
-    by_thread[{sort_key(id_text(r, "process_id")), sort_key(id_text(r, "thread_id"))}].push_back(
-        {start, std::max(start, nvtx_ended(r) ? rel(r, "end_ns") : last_ns),
-         (domain.empty() ? "" : domain + ": ") + r.text_or("name", "range")});
+  for (const vtrace::NvtxRange& r : ranges) {
+    if (r.mark) continue;
+    const double start = since(r.start_ns, origin);
+    by_thread[{sort_key(r.process_id), sort_key(r.thread_id)}].push_back(
+        {start, std::max(start, r.end_ns != 0 ? since(r.end_ns, origin) : last_ns),
+         (r.domain.empty() ? "" : r.domain + ": ") + (r.name.empty() ? "range" : r.name)});
   }
   std::vector<Lane> lanes;
   for (auto& [thread, list] : by_thread) {
@@ -132,97 +140,65 @@ void add_fitted_timeline(const LaneChart& chart, double t0, double t1, double di
                     " are clipped to it (the HTML page's timeline covers the whole trace and zooms).");
 }
 
-void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& totals) {
+void add_timeline(const Trace& trace, const vtrace::TraceSummary& summary, Section& s) {
   std::map<std::pair<std::string, std::string>, std::vector<Activity>> lanes;
-  std::map<std::string, KernelTotals> by_name;
-  auto kernels = root.items("kernels"), memcpys = root.items("memcpys"), nvtx = root.items("nvtx_ranges");
-  if (nvtx.size() > kMaxTimelineSpans) {
-    s.notes.push_back(format_count(nvtx.size()) + " NVTX ranges: too many to draw; vtrace summary lists them.");
-    nvtx.clear();
-  }
-  // The origin: the earliest start, read as an exact integer.
-  std::int64_t origin = 0;
-  bool have_origin = false;
-  for (const auto* list : {&kernels, &memcpys, &nvtx})
-    for (const JsonView& a : *list) {
-      std::int64_t s = a.integer_or("start_ns", 0);
-      origin = have_origin ? std::min(origin, s) : s;
-      have_origin = true;
-    }
-  // Exact while the span fits in 64 bits; a wider one (only a hostile document has it) loses precision, not defined
-  // behaviour (signed overflow, found by vrender_document_fuzz).
-  auto rel = [&](const JsonView& a, std::string_view key) {
-    std::int64_t v = a.integer_or(key, origin), d = 0;
-    return __builtin_sub_overflow(v, origin, &d) ? static_cast<double>(v) - static_cast<double>(origin)
-                                                 : static_cast<double>(d);
-  };
+  const auto& kernels = trace.kernels;
+  const auto& memcpys = trace.memcpys;
+  static const std::vector<vtrace::NvtxRange> kNone;
+  const bool draw_nvtx = trace.nvtx_ranges.size() <= kMaxTimelineSpans;
+  const auto& nvtx = draw_nvtx ? trace.nvtx_ranges : kNone;
+  if (!draw_nvtx)
+    s.notes.push_back(format_count(trace.nvtx_ranges.size()) + " NVTX ranges: too many to draw; vtrace summary lists them.");
+  // The origin: the earliest start.
+  std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
+  for (const auto& k : kernels) origin = std::min(origin, k.start_ns);
+  for (const auto& m : memcpys) origin = std::min(origin, m.start_ns);
+  for (const auto& r : nvtx) origin = std::min(origin, r.start_ns);
   bool aggregate = kernels.size() + memcpys.size() > kMaxTimelineSpans;
-  std::vector<TimeSpan> kernel_spans;  // for the exposed times, as vtrace summary computes them
-  std::vector<std::string> kernel_names;
   double t0 = 0, t1 = 0, g0 = 0, g1 = 0;  // all activity; kernels and copies only
   bool any = false, any_gpu = false;
   auto note_time = [&](double a, double b) {
     t0 = any ? std::min(t0, a) : a, t1 = any ? std::max(t1, b) : b;
     any = true;
   };
-  for (const JsonView& k : kernels) {
-    Activity a{rel(k, "start_ns"), rel(k, "end_ns"), k.text_or("name", k.text_or("mangled_name", "kernel")), 0, ""};
-    if (a.end_ns < a.start_ns) a.end_ns = a.start_ns;
-    if (!aggregate) a.detail = "grid " + dims(k, "grid") + " block " + dims(k, "block");  // only shown per launch
+  for (const vtrace::Kernel& k : kernels) {
+    Activity a{since(k.start_ns, origin), since(k.end_ns, origin), kernel_label(k.name), 0, ""};
+    if (!aggregate) a.detail = "grid " + dims(k.grid) + " block " + dims(k.block);  // only shown per launch
     note_time(a.start_ns, a.end_ns);
-    auto& t = by_name[a.name];
-    double d = a.end_ns - a.start_ns;
-    t.name = a.name;
-    t.min_ns = t.launches ? std::min(t.min_ns, d) : d;
-    t.max_ns = std::max(t.max_ns, d);
-    t.total_ns += d;
-    ++t.launches;
-    kernel_spans.push_back({k.integer_or("device_id", 0), a.start_ns, a.end_ns});
-    kernel_names.push_back(a.name);
-    lanes[{sort_key(id_text(k, "device_id")), sort_key(id_text(k, "stream_id"))}].push_back(std::move(a));
+    lanes[{sort_key(k.device_id), sort_key(k.stream_id)}].push_back(std::move(a));
   }
-  for (const JsonView& m : memcpys) {
-    Activity a{rel(m, "start_ns"), rel(m, "end_ns"), "memcpy " + m.text_or("kind", ""), -1, ""};
-    if (a.end_ns < a.start_ns) a.end_ns = a.start_ns;
-    a.detail = m.number("bytes") ? format_bytes_of(*m.number("bytes")) : "";
+  for (const vtrace::Memcpy& m : memcpys) {
+    Activity a{since(m.start_ns, origin), since(m.end_ns, origin), "memcpy " + m.kind, -1,
+               format_bytes_of(static_cast<double>(m.bytes))};
+    if (a.end_ns < a.start_ns) a.end_ns = a.start_ns;  // the reader checks kernels' ends, not copies'
     note_time(a.start_ns, a.end_ns);
-    lanes[{sort_key(id_text(m, "device_id")), sort_key(id_text(m, "stream_id"))}].push_back(std::move(a));
+    lanes[{sort_key(m.device_id), sort_key(m.stream_id)}].push_back(std::move(a));
   }
   for (const auto& [key, acts] : lanes)
     for (const Activity& a : acts) {
       g0 = any_gpu ? std::min(g0, a.start_ns) : a.start_ns, g1 = any_gpu ? std::max(g1, a.end_ns) : a.end_ns;
       any_gpu = true;
     }
-  for (const JsonView& r : nvtx) {
-    const double start = rel(r, "start_ns");
-    note_time(start, nvtx_ended(r) ? rel(r, "end_ns") : start);
+  for (const vtrace::NvtxRange& r : nvtx) {
+    const double start = since(r.start_ns, origin);
+    note_time(start, r.end_ns != 0 ? since(r.end_ns, origin) : start);
   }
-  const std::vector<double> exposed = exposed_times(kernel_spans);
-  double busy_ns = 0, kernel_ns = 0;
-  for (std::size_t i = 0; i < exposed.size(); ++i) {
-    by_name[kernel_names[i]].exposed_ns += exposed[i];
-    busy_ns += exposed[i];
-    kernel_ns += kernel_spans[i].end - kernel_spans[i].start;
-  }
-  if (!exposed.empty()) {
-    s.notes.push_back("Kernels ran " + format_duration_ns(kernel_ns) + " in all and some kernel ran during " +
-                      format_duration_ns(busy_ns) + " (busy); a kernel's exposed time is what it adds to the busy "
+  if (!kernels.empty()) {
+    s.notes.push_back("Kernels ran " + format_duration_ns(summary.gpu_time_ns) + " in all and some kernel ran during " +
+                      format_duration_ns(summary.busy_ns) + " (busy); a kernel's exposed time is what it adds to the busy "
                       "time, so a kernel that overlaps others (a programmatic dependent waiting for the one before, "
                       "another stream) exposes less than it runs.");
   }
-  for (auto& [name, t] : by_name) totals.push_back(t);
-  std::sort(totals.begin(), totals.end(), [](const KernelTotals& a, const KernelTotals& b) {
-    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
-  });
   if (!any) {
     s.notes.push_back("The trace has no kernel launches or copies.");
     return;
   }
+  const auto& totals = summary.kernels;
   std::map<std::string, int> colors;
   LaneChart chart{"Timeline (wheel: zoom, drag: pan, double-click: reset)", {}, {}, 0, 0, true, {}, 1400, 22};
   for (std::size_t i = 0; i < totals.size() && i < 9; ++i) {
-    colors[totals[i].name] = static_cast<int>(i);
-    chart.legend.push_back(shorten(totals[i].name, 24));
+    colors[kernel_label(totals[i].name)] = static_cast<int>(i);
+    chart.legend.push_back(shorten(kernel_label(totals[i].name), 24));
     chart.legend_colors.push_back(static_cast<int>(i));
   }
   if (totals.size() > 9) chart.legend.push_back("other kernels"), chart.legend_colors.push_back(9);
@@ -232,21 +208,25 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
   chart.x_hi = (t1 - t0) / div;
   std::size_t count = kernels.size() + memcpys.size();
   double bucket_ns = (t1 - t0) / static_cast<double>(kTimelineBuckets);
-  // An activity's time bucket; times read from a document may be anything (a span past the doubles' range makes
-  // the quotient NaN), and converting a NaN or huge quotient to an integer is undefined: those take bucket 0.
+  // An activity's time bucket; a span past the doubles' range makes the quotient NaN or huge, and converting that to
+  // an integer is undefined: those take bucket 0.
   const auto bucket_of = [&](double start_ns) {
     const double q = (start_ns - t0) / std::max(bucket_ns, 1e-9);
     return q >= 0 && q < 1e18 ? static_cast<long long>(q) : 0LL;
   };
+  const std::map<std::uint32_t, std::int64_t> device_ranks = rank_of_device(trace);
   std::size_t drawn = 0;
-  for (Lane& lane : nvtx_lanes(nvtx, rel, t1, t0, div)) {
+  for (Lane& lane : nvtx_lanes(nvtx, origin, t1, t0, div)) {
     drawn += lane.spans.size();
     chart.lanes.push_back(std::move(lane));
   }
   if (!nvtx.empty()) chart.legend.push_back("NVTX ranges (named)"), chart.legend_colors.push_back(-1);
   for (auto& [key, acts] : lanes) {
     std::sort(acts.begin(), acts.end(), [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
-    Lane lane{"GPU " + unpad(key.first) + " · stream " + unpad(key.second), {}};
+    const auto rank = device_ranks.find(static_cast<std::uint32_t>(std::stoull(unpad(key.first))));
+    Lane lane{(rank != device_ranks.end() ? "rank " + std::to_string(rank->second) + " · " : std::string()) + "GPU " +
+                  unpad(key.first) + " · stream " + unpad(key.second),
+              {}};
     for (std::size_t i = 0; i < acts.size();) {
       const Activity& a = acts[i];
       if (!aggregate) {
@@ -282,7 +262,8 @@ void add_timeline(const JsonView& root, Section& s, std::vector<KernelTotals>& t
   add_fitted_timeline(chart, t0, t1, div, g0, g1, any_gpu, s);
 }
 
-void add_top_kernels(const std::vector<KernelTotals>& totals, Section& s) {
+void add_top_kernels(const vtrace::TraceSummary& summary, Section& s) {
+  const auto& totals = summary.kernels;
   if (totals.empty()) return;
   double all = 0;
   for (const auto& t : totals) all += t.total_ns;
@@ -295,14 +276,15 @@ void add_top_kernels(const std::vector<KernelTotals>& totals, Section& s) {
   table.table.align.resize(8, Table::Align::kRight);
   for (std::size_t i = 0; i < totals.size(); ++i) {
     const auto& t = totals[i];
+    const std::string name = kernel_label(t.name);
     if (i < 15) {
-      chart.categories.push_back(shorten(t.name, 24));
+      chart.categories.push_back(shorten(name, 24));
       chart.series[0].values.push_back(t.total_ns / per_unit);
-      chart.series[0].tooltips.push_back(t.name + ": " + format_duration_ns(t.total_ns) + " over " + format_count(t.launches) + " launches");
+      chart.series[0].tooltips.push_back(name + ": " + format_duration_ns(t.total_ns) + " over " + format_count(t.calls) + " launches");
     }
     if (i < 50)
-      table.table.add_row({shorten(t.name, 60), format_count(t.launches), format_duration_ns(t.total_ns),
-                           format_duration_ns(t.total_ns / static_cast<double>(t.launches)), format_duration_ns(t.min_ns),
+      table.table.add_row({shorten(name, 60), format_count(t.calls), format_duration_ns(t.total_ns),
+                           format_duration_ns(t.total_ns / static_cast<double>(t.calls)), format_duration_ns(t.min_ns),
                            format_duration_ns(t.max_ns), num(all > 0 ? 100 * t.total_ns / all : 0, 1) + "%",
                            format_duration_ns(t.exposed_ns)});
   }
@@ -311,130 +293,96 @@ void add_top_kernels(const std::vector<KernelTotals>& totals, Section& s) {
   s.tables.push_back(std::move(table));
 }
 
-/// The CUDA graphs among the kernels, as `vtrace summary` counts them: launches (the most runs of any one kernel
-/// node), kernel nodes, kernel launches, kernel time in all and per graph launch. Nothing when no graph ran.
-void add_graphs(const JsonView& root, Section& s) {
-  struct Graph {
-    std::map<std::string, std::uint64_t> node_runs;  // by node id as written (CUPTI ids use all 64 bits)
-    std::uint64_t kernels = 0;
-    double total_ns = 0;
-  };
-  std::map<std::int64_t, Graph> graphs;
-  for (const JsonView& k : root.items("kernels")) {
-    const std::int64_t id = k.integer_or("graph_id", 0);
-    if (id <= 0) continue;
-    Graph& g = graphs[id];
-    ++g.node_runs[k.at("graph_node_id").present() ? k.at("graph_node_id").as_text() : ""];
-    ++g.kernels;
-    g.total_ns += std::max(0.0, k.number_or("end_ns", 0) - k.number_or("start_ns", 0));
-  }
-  if (graphs.empty()) return;
+/// The CUDA graphs among the kernels (the trace summary's): launches (the most runs of any one kernel node), kernel
+/// nodes, kernel launches, kernel time in all and per graph launch. Nothing when no graph ran.
+void add_graphs(const vtrace::TraceSummary& summary, Section& s) {
+  if (summary.graphs.empty()) return;
   constexpr std::size_t kMaxRows = 50;
   PageTable table{"CUDA graphs", {}, true};
   table.table.headers = {"graph", "launches", "kernel nodes", "kernels", "GPU time", "per launch"};
   table.table.align.assign(6, Table::Align::kRight);
-  for (const auto& [id, g] : graphs) {
+  for (const vtrace::GraphStats& g : summary.graphs) {
     if (table.table.rows.size() == kMaxRows) break;
-    std::uint64_t launches = 0;
-    for (const auto& [node, runs] : g.node_runs) launches = std::max(launches, runs);
-    table.table.add_row({num(static_cast<double>(id), 0), format_count(launches), format_count(g.node_runs.size()),
-                         format_count(g.kernels), format_duration_ns(g.total_ns),
-                         format_duration_ns(g.total_ns / static_cast<double>(launches))});
+    table.table.add_row({std::to_string(g.id), format_count(g.launches), format_count(g.kernel_nodes),
+                         format_count(g.kernels), format_duration_ns(g.gpu_time_ns),
+                         format_duration_ns(g.gpu_time_per_launch_ns)});
   }
-  if (graphs.size() > kMaxRows) {
+  if (summary.graphs.size() > kMaxRows) {
     s.notes.push_back("The graph table lists the first " + std::to_string(kMaxRows) + " of " +
-                      format_count(graphs.size()) + " CUDA graphs.");
+                      format_count(summary.graphs.size()) + " CUDA graphs.");
   }
   s.tables.push_back(std::move(table));
 }
 
-struct Allocation {
-  double address = 0, size = 0;
-  std::string name;
-};
-
-/// ", argument 0 (float const*)" for an access or finding that vtrace tied to a kernel argument, else "".
-std::string argument_suffix(const JsonView& v) {
-  double index = v.number_or("argument", -1);
-  if (index < 0) return "";
-  std::string type = v.text_or("argument_type", "");
-  return ", argument " + num(index, 0) + (type.empty() ? "" : " (" + type + ")");
+/// A distributed job's trace (processes with the launcher's rank): the shared rank analysis (formats/trace
+/// rank_summary, as `vtrace summary --ranks` shows it): per rank, stragglers, the collectives with the largest skew.
+void add_ranks(const Trace& trace, Page& page) {
+  bool any_rank = false;
+  for (const vtrace::Process& p : trace.processes) any_rank = any_rank || p.rank >= 0;
+  if (!any_rank || rank_of_device(trace).empty()) return;  // no kernel of a ranked process: nothing to compare
+  const vtrace::RankSummary summary = vtrace::summarize_ranks(trace);
+  const vtrace::RankTables tables = vtrace::rank_summary_tables(summary);
+  Section s{"Ranks", {}, {tables.headline}, {}, {}, {}};
+  s.tables.push_back({"Ranks", tables.ranks, true});
+  s.tables.push_back({"Stragglers (most often last to a collective first)", tables.stragglers, true});
+  if (!tables.collectives.rows.empty())
+    s.tables.push_back({"Collectives with the largest arrival skew (at most " +
+                            std::to_string(vtrace::kRankCollectiveRows) + ")",
+                        tables.collectives, true});
+  for (const std::string& note : summary.notes) s.notes.push_back(note);
+  page.sections.push_back(std::move(s));
 }
 
-/// "file:line[:col]" of a source frame object of a finding (vtrace's source / inlined_at[i]).
-std::string source_frame_text(const JsonView& frame) {
-  std::string text = frame.text_or("file", "?") + ":" + num(frame.number_or("line", 0), 0);
-  if (frame.number_or("column", 0) > 0) text += ":" + num(frame.number_or("column", 0), 0);
+/// ", argument 0 (float const*)" for an access or finding that vtrace tied to a kernel argument, else "".
+std::string argument_suffix(std::int64_t index, const std::string& type) {
+  if (index < 0) return "";
+  return ", argument " + std::to_string(index) + (type.empty() ? "" : " (" + type + ")");
+}
+
+/// "file:line[:col]" of a source frame of a finding.
+std::string source_frame_text(const vtrace::SourceFrame& frame) {
+  std::string text = (frame.file.empty() ? "?" : frame.file) + ":" + std::to_string(frame.line);
+  if (frame.column > 0) text += ":" + std::to_string(frame.column);
   return text;
 }
 
 /// Where a finding's instruction came from: "k.cu:12 in f, inlined at k.cu:19", or its source_note (why there is
-/// no line), or "" for documents from before vtrace gave source lines.
-std::string finding_source(const JsonView& f) {
-  const JsonView source = f.at("source");
-  if (!source.present()) return f.text_or("source_note", "");
-  std::string text = source_frame_text(source);
-  if (const std::string function = source.text_or("function", ""); !function.empty())
-    text += " in " + shorten(function, 40);
-  for (const JsonView& at : source.items("inlined_at")) text += ", inlined at " + source_frame_text(at);
+/// no line), or "" for traces from before vtrace gave source lines.
+std::string finding_source(const vtrace::Finding& f) {
+  if (!f.source) return f.source_note;
+  std::string text = source_frame_text(*f.source);
+  if (!f.source->function.empty()) text += " in " + shorten(f.source->function, 40);
+  for (const vtrace::SourceFrame& at : f.source->inlined_at) text += ", inlined at " + source_frame_text(at);
   return text;
 }
 
 /// The text of a finding's source line as vtrace read it (leading blanks dropped, shortened), "" when none.
-std::string source_text(const JsonView& f) {
-  std::string text = f.at("source").text_or("text", "");
+std::string source_text(const vtrace::Finding& f) {
+  std::string text = f.source ? f.source->text : "";
   text.erase(0, text.find_first_not_of(" \t"));
   return text.empty() ? text : shorten(text, 60);
 }
 
-/// A record's block as a sort key (z, y, x), so blocks order as the grid numbers them; missing dims read as 0.
-std::array<double, 3> block_key(const JsonView& record) {
-  std::vector<double> b = record.numbers("block");
-  b.resize(3, 0);
-  return {b[2], b[1], b[0]};
-}
+/// A block as a sort key (z, y, x), so blocks order as the grid numbers them.
+std::array<std::int64_t, 3> block_key(const vtrace::Dim3& block) { return {block[2], block[1], block[0]}; }
 
 /// "(x,y,z)" of a block_key.
-std::string block_label(const std::array<double, 3>& key) {
-  return "(" + num(key[2], 0) + "," + num(key[1], 0) + "," + num(key[0], 0) + ")";
-}
+std::string block_label(const std::array<std::int64_t, 3>& key) { return dims({key[2], key[1], key[0]}); }
 
-/// The demangled names version 2's access records index by kernel_id (empty for version 1).
-std::vector<std::string> access_kernel_names(const JsonView& root) {
-  std::vector<std::string> names;
-  for (const JsonView& n : root.items("access_kernels")) names.push_back(n.as_text());
-  return names;
-}
-
-/// An access record's kernel: by kernel_id (version 2), else by name (version 1).
-std::string access_kernel(const JsonView& a, const std::vector<std::string>& names) {
-  const std::optional<double> id = a.number("kernel_id");
-  if (!id) return a.text_or("kernel", "kernel");
-  if (*id < 0 || *id >= static_cast<double>(names.size()) || *id != std::floor(*id))
-    a.fail("kernel_id", "an index into access_kernels (" + std::to_string(names.size()) + " names)");
-  return names[static_cast<std::size_t>(*id)];
-}
-
-void add_heat_maps(const JsonView& root, Section& s) {
-  std::map<std::string, Allocation> allocs;
-  for (const JsonView& a : root.items("allocations"))
-    allocs[a.at("id").present() ? a.at("id").as_text() : std::to_string(allocs.size())] = {
-        a.number_or("address", 0), a.number_or("size", 0), a.text_or("name", "")};
+void add_heat_maps(const Trace& trace, Section& s) {
   struct Group {
     double bytes = 0;
-    std::vector<JsonView> rows;
+    std::vector<const vtrace::Access*> rows;
   };
-  std::map<std::pair<std::string, std::string>, Group> groups;
+  std::map<std::pair<std::string, std::string>, Group> groups;  // by kernel and allocation id as text
   // Findings by (kernel, nearest allocation): each is marked on that pair's map, at its block and bytes.
-  std::map<std::pair<std::string, std::string>, std::vector<JsonView>> findings;
-  for (const JsonView& f : root.items("findings"))
-    if (f.at("allocation").present() && f.at("allocation").as_text() != "-1")
-      findings[{f.text_or("kernel", "kernel"), f.at("allocation").as_text()}].push_back(f);
-  const std::vector<std::string> kernels = access_kernel_names(root);
-  for (const JsonView& a : root.items("accesses")) {
-    auto& g = groups[{access_kernel(a, kernels), a.at("allocation").present() ? a.at("allocation").as_text() : "?"}];
-    g.bytes += a.number_or("bytes_loaded", 0) + a.number_or("bytes_stored", 0);
-    g.rows.push_back(a);
+  std::map<std::pair<std::string, std::string>, std::vector<const vtrace::Finding*>> findings;
+  for (const vtrace::Finding& f : trace.findings)
+    if (f.allocation != -1) findings[{kernel_label(f.kernel), std::to_string(f.allocation)}].push_back(&f);
+  for (const vtrace::Access& a : trace.accesses) {
+    auto& g = groups[{kernel_label(a.kernel), std::to_string(a.allocation)}];
+    g.bytes += static_cast<double>(a.bytes_loaded) + static_cast<double>(a.bytes_stored);
+    g.rows.push_back(&a);
   }
   if (groups.empty()) return;
   std::vector<std::pair<std::pair<std::string, std::string>, Group*>> order;
@@ -445,26 +393,27 @@ void add_heat_maps(const JsonView& root, Section& s) {
                       std::to_string(order.size()) + ".");
   for (std::size_t m = 0; m < order.size() && m < kMaxHeatMaps; ++m) {
     const auto& [key, g] = order[m];
-    auto it = allocs.find(key.second);
-    Allocation alloc = it != allocs.end() ? it->second : Allocation{};
+    const vtrace::Allocation* found = nullptr;
+    for (const vtrace::Allocation& a : trace.allocations)
+      if (std::to_string(a.id) == key.second) found = &a;  // the last of an id
+    const double alloc_address = found ? static_cast<double>(found->address) : 0;
+    const double alloc_size = found ? static_cast<double>(found->size) : 0;
     // Blocks in first-seen order sorted by (z, y, x); byte ranges are absolute addresses when they fall inside the
     // allocation, else offsets into it.
-    std::map<std::array<double, 3>, int> block_index;
-    double hi = alloc.size;
-    for (const JsonView& r : g->rows) {
-      block_index.emplace(block_key(r), 0);
-      for (const JsonView& range : r.items("ranges")) {
-        std::vector<double> lr = range.items("").size() ? range.numbers("") : std::vector<double>{};
-        if (lr.size() < 2) range.fail("", "an array [lo, hi)");
-        double off = lr[1] >= alloc.address && alloc.address > 0 ? lr[1] - alloc.address : lr[1];
-        hi = std::max(hi, off);
+    std::map<std::array<std::int64_t, 3>, int> block_index;
+    double hi = alloc_size;
+    for (const vtrace::Access* r : g->rows) {
+      block_index.emplace(block_key(r->block), 0);
+      for (const auto& range : r->ranges) {
+        const double up = static_cast<double>(range[1]);
+        hi = std::max(hi, up >= alloc_address && alloc_address > 0 ? up - alloc_address : up);
       }
     }
     const auto marked = findings.find(key);
     if (marked != findings.end())
-      for (const JsonView& f : marked->second) {
-        block_index.emplace(block_key(f), 0);
-        hi = std::max(hi, f.number_or("address", 0) - alloc.address + f.number_or("size", 1));
+      for (const vtrace::Finding* f : marked->second) {
+        block_index.emplace(block_key(f->block), 0);
+        hi = std::max(hi, static_cast<double>(f->address) - alloc_address + static_cast<double>(f->size));
       }
     int idx = 0;
     for (auto& [b, i] : block_index) i = idx++;
@@ -472,124 +421,125 @@ void add_heat_maps(const JsonView& root, Section& s) {
     double bin = std::exp2(std::ceil(std::log2(std::max(hi, 1.0) / 64)));
     int rows = std::min<int>(idx, 64), cols = std::max(1, static_cast<int>(std::ceil(std::max(hi, 1.0) / bin)));
     double per_row = static_cast<double>(idx) / rows;
-    auto row_of = [&](const JsonView& record) {
-      return std::min(rows - 1, static_cast<int>(block_index[block_key(record)] / per_row));
+    auto row_of = [&](const vtrace::Dim3& block) {
+      return std::min(rows - 1, static_cast<int>(block_index[block_key(block)] / per_row));
     };
     // The argument behind this allocation when every record of the group names the same one.
-    std::string argument = argument_suffix(g->rows.front());
-    for (const JsonView& r : g->rows)
-      if (argument_suffix(r) != argument) argument.clear();
-    HeatMap map{"Accesses: " + shorten(key.first, 40) + " × " +
-                    (alloc.name.empty() ? "allocation " + key.second : alloc.name) + argument,
+    std::string argument = argument_suffix(g->rows.front()->argument, g->rows.front()->argument_type);
+    for (const vtrace::Access* r : g->rows)
+      if (argument_suffix(r->argument, r->argument_type) != argument) argument.clear();
+    const std::string alloc_name =
+        found && !found->name.empty() ? found->name : "allocation " + key.second;
+    HeatMap map{"Accesses: " + shorten(key.first, 40) + " × " + alloc_name + argument,
                 rows, cols, std::vector<double>(static_cast<std::size_t>(rows) * cols, 0.0), {}, {"byte offset in allocation", "B"},
                 {per_row > 1 ? "blocks (grouped)" : "block", ""}, 0, bin * cols, "bytes touched", "B", 900,
                 std::min(340.0, 110.0 + 28.0 * rows)};
     for (auto& [b, i] : block_index)
       if (static_cast<int>(i / per_row) < rows && map.row_labels.size() <= static_cast<std::size_t>(i / per_row))
         map.row_labels.push_back(block_label(b));
-    for (const JsonView& r : g->rows) {
-      const int row = row_of(r);
-      for (const JsonView& range : r.items("ranges")) {
-        std::vector<double> lr = range.numbers("");
-        double base = lr[1] >= alloc.address && alloc.address > 0 && lr[0] >= alloc.address ? alloc.address : 0;
-        double lo = lr[0] - base, up = lr[1] - base;
-        double first = lo / bin;  // a reversed range puts lo far past the columns: clamp before the cast to int
+    for (const vtrace::Access* r : g->rows) {
+      const int row = row_of(r->block);
+      for (const auto& range : r->ranges) {
+        const double lo_abs = static_cast<double>(range[0]), up_abs = static_cast<double>(range[1]);
+        double base = up_abs >= alloc_address && alloc_address > 0 && lo_abs >= alloc_address ? alloc_address : 0;
+        double lo = lo_abs - base, up = up_abs - base;
+        double first = lo / bin;
         int c0 = first > 0 ? static_cast<int>(std::min(first, static_cast<double>(cols))) : 0;
         for (int c = c0; c < cols && c * bin < up; ++c)
           map.values[static_cast<std::size_t>(row) * cols + c] += std::max(0.0, std::min(up, (c + 1) * bin) - std::max(lo, c * bin));
       }
     }
     if (marked != findings.end())
-      for (const JsonView& f : marked->second) {
-        const double offset = std::max(0.0, f.number_or("address", 0) - alloc.address);
-        map.marks.push_back({row_of(f), offset, std::max(1.0, f.number_or("size", 1)),
-                             "out-of-bounds " + f.text_or("operation", "access") + " of " +
-                                 num(f.number_or("size", 0), 0) + " B at byte " + num(offset, 0) + ", block " +
-                                 block_label(block_key(f)) + " thread " + dims(f, "thread") +
-                                 (f.at("source").present() ? ", " + finding_source(f) : std::string())});
+      for (const vtrace::Finding* f : marked->second) {
+        const double offset = std::max(0.0, static_cast<double>(f->address) - alloc_address);
+        map.marks.push_back({row_of(f->block), offset, std::max(1.0, static_cast<double>(f->size)),
+                             "out-of-bounds " + (f->operation.empty() ? std::string("access") : f->operation) +
+                                 " of " + std::to_string(f->size) + " B at byte " + num(offset, 0) + ", block " +
+                                 block_label(block_key(f->block)) + " thread " + dims(f->thread) +
+                                 (f->source ? ", " + finding_source(*f) : std::string())});
       }
     s.figures.push_back({"", render_heat_map(map)});
   }
 }
 
-void add_findings(const JsonView& root, Section& s) {
-  auto findings = root.items("findings");
+void add_findings(const Trace& trace, Section& s) {
   std::size_t coarsened = 0;
-  for (const JsonView& a : root.items("accesses"))
-    if (a.boolean("ranges_exact") == std::optional<bool>(false)) ++coarsened;
+  for (const vtrace::Access& a : trace.accesses)
+    if (!a.ranges_exact) ++coarsened;
   if (coarsened)
     s.notes.push_back(std::to_string(coarsened) +
                       " block records touched more than 16 separate ranges of one allocation: their ranges were joined "
                       "over the closest gaps (ranges_exact: false), so the maps cover every byte touched and some "
                       "that were not.");
-  const auto total = root.number("findings_total");
-  if (findings.empty() && (!total || *total == 0)) {
-    if (root.at("accesses").present()) s.notes.push_back("No findings: every access fell inside a live allocation.");
+  if (trace.findings.empty() && trace.findings_total == 0) {
+    if (trace.run.mode == "accesses" || !trace.accesses.empty())
+      s.notes.push_back("No findings: every access fell inside a live allocation.");
     return;
   }
-  auto sites = root.items("finding_sites");
-  if (!sites.empty()) {
-    PageTable per_pc{"Out-of-bounds accesses per kernel and PC (" + (total ? num(*total, 0) : std::string("?")) +
-                         " in all)",
+  if (!trace.finding_sites.empty()) {
+    PageTable per_pc{"Out-of-bounds accesses per kernel and PC (" + std::to_string(trace.findings_total) + " in all)",
                      {}, true};
     per_pc.table.headers = {"kernel", "pc", "op", "accesses", "listed below"};
-    for (const JsonView& x : sites)
-      per_pc.table.add_row({shorten(x.text_or("kernel", ""), 60),
-                            x.number("pc_offset") ? format_address_of(*x.number("pc_offset")) : "",
-                            x.text_or("operation", ""), x.number("count") ? num(*x.number("count"), 0) : "",
-                            x.number("listed") ? num(*x.number("listed"), 0) : ""});
+    for (const vtrace::FindingSite& x : trace.finding_sites)
+      per_pc.table.add_row({shorten(x.kernel, 60), format_address_of(static_cast<double>(x.pc_offset)), x.operation,
+                            std::to_string(x.count), std::to_string(x.listed)});
     s.tables.push_back(std::move(per_pc));
   }
-  PageTable t{"Findings (" + std::to_string(findings.size()) + " listed)", {}, true};
+  PageTable t{"Findings (" + std::to_string(trace.findings.size()) + " listed)", {}, true};
   t.table.headers = {"kind", "kernel", "launch", "block", "thread",     "pc",      "source", "line",
                      "SASS", "address", "size",  "op",    "allocation", "distance"};
-  for (const JsonView& f : findings) {
-    auto addr = f.number("address");
-    t.table.add_row({f.text_or("kind", ""), shorten(f.text_or("kernel", ""), 40), f.number("launch") ? num(*f.number("launch"), 0) : "",
-                     dims(f, "block"), dims(f, "thread"), f.number("pc_offset") ? format_address_of(*f.number("pc_offset")) : "",
-                     finding_source(f), source_text(f), f.text_or("sass", ""), addr ? format_address_of(*addr) : "", f.number("size") ? num(*f.number("size"), 0) : "",
-                     f.text_or("operation", ""),
-                     f.at("allocation").present() ? f.at("allocation").as_text() + argument_suffix(f) : "",
-                     f.number("distance") ? num(*f.number("distance"), 0) : ""});
+  for (const vtrace::Finding& f : trace.findings) {
+    t.table.add_row({f.kind, shorten(f.kernel, 40), std::to_string(f.launch), dims(f.block), dims(f.thread),
+                     format_address_of(static_cast<double>(f.pc_offset)), finding_source(f), source_text(f), f.sass,
+                     format_address_of(static_cast<double>(f.address)), std::to_string(f.size), f.operation,
+                     std::to_string(f.allocation) + argument_suffix(f.argument, f.argument_type),
+                     std::to_string(f.distance)});
   }
   s.tables.push_back(std::move(t));
 }
 
+/// The command as one line ("" when not recorded).
+std::string command_text(const std::vector<std::string>& command) {
+  std::string out;
+  for (const std::string& word : command) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
 }  // namespace
 
-Page trace_page(const OrderedJson& doc, std::string_view name) {
-  JsonView root(&doc, std::string(name), "");
-  JsonView run = root.at("run");
-  Page page{"Trace: " + run.text_or("command", "run"), std::string(name), {}};
+Page trace_page(const Trace& trace, std::string_view name) {
+  const vtrace::RunInfo& run = trace.run;
+  const vtrace::TraceSummary summary = vtrace::summarize_trace(trace);
+  Page page{"Trace: " + (run.command.empty() ? std::string("run") : command_text(run.command)), std::string(name), {}};
   Section facts{"Run", {}, {}, {}, {}, {}};
-  facts.facts.push_back({"command", run.text_or("command", "")});
-  if (run.number("exit_status")) facts.facts.push_back({"exit status", num(*run.number("exit_status"), 0)});
-  if (run.at("signal").present() && run.at("signal").as_text() != "0") facts.facts.push_back({"signal", run.at("signal").as_text()});
-  if (run.at("start_time").present()) facts.facts.push_back({"start", run.at("start_time").as_text()});
-  if (run.at("host").present()) facts.facts.push_back({"host", run.at("host").as_text()});
-  for (const JsonView& d : root.items("devices")) {
-    std::string v = d.text_or("name", "?");
-    if (d.at("compute_capability").present()) v += ", CC " + d.at("compute_capability").as_text();
-    if (d.number("sm_count")) v += ", " + num(*d.number("sm_count"), 0) + " SMs";
-    if (d.number("memory_bytes")) v += ", " + format_bytes_of(*d.number("memory_bytes"));
-    facts.facts.push_back({"GPU " + (d.at("id").present() ? d.at("id").as_text() : "?"), v});
+  facts.facts.push_back({"command", command_text(run.command)});
+  facts.facts.push_back({"exit status", std::to_string(run.exit_status)});
+  if (run.signal != 0) facts.facts.push_back({"signal", std::to_string(run.signal)});
+  if (!run.start_time.empty()) facts.facts.push_back({"start", run.start_time});
+  if (!run.host.empty()) facts.facts.push_back({"host", run.host});
+  for (const vtrace::Device& d : trace.devices) {
+    std::string v = d.name.empty() ? "?" : d.name;
+    if (!d.compute_capability.empty()) v += ", CC " + d.compute_capability;
+    if (d.sm_count > 0) v += ", " + std::to_string(d.sm_count) + " SMs";
+    if (d.memory_bytes > 0) v += ", " + format_bytes_of(static_cast<double>(d.memory_bytes));
+    facts.facts.push_back({"GPU " + std::to_string(d.id), v});
   }
-  facts.facts.push_back({"launches", format_count(root.items("kernels").size())});
-  if (root.boolean("partial").value_or(false)) facts.notes.push_back("Partial trace: the program ended before vtrace flushed everything.");
-  if (root.number_or("dropped_records", 0) > 0)
-    facts.notes.push_back(format_count_of(root.number_or("dropped_records", 0)) + " records were dropped by the tracer.");
+  facts.facts.push_back({"launches", format_count(trace.kernels.size())});
+  if (trace.partial) facts.notes.push_back("Partial trace: the program ended before vtrace flushed everything.");
+  if (trace.dropped_records > 0)
+    facts.notes.push_back(format_count(trace.dropped_records) + " records were dropped by the tracer.");
   page.sections.push_back(std::move(facts));
 
   Section timeline{"Timeline", {}, {}, {}, {}, {}};
-  std::vector<KernelTotals> totals;
-  add_timeline(root, timeline, totals);
-  add_top_kernels(totals, timeline);
-  add_graphs(root, timeline);
+  add_timeline(trace, summary, timeline);
+  add_top_kernels(summary, timeline);
+  add_graphs(summary, timeline);
   page.sections.push_back(std::move(timeline));
+  add_ranks(trace, page);
 
   Section access{"Memory accesses", {}, {}, {}, {}, {}};
-  add_heat_maps(root, access);
-  add_findings(root, access);
+  add_heat_maps(trace, access);
+  add_findings(trace, access);
   if (!access.figures.empty() || !access.tables.empty() || !access.notes.empty()) page.sections.push_back(std::move(access));
   return page;
 }

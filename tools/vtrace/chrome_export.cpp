@@ -6,7 +6,7 @@
 #include <set>
 
 #include "libcommon/human_units.hpp"
-#include "tools/vtrace/trace_summary.hpp"
+#include "formats/trace/trace_summary.hpp"
 
 namespace vtools::vtrace {
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "libcommon/document.hpp"
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace {
 

@@ -16,9 +16,9 @@
 #include "tools/vtrace/trace_check.hpp"
 #include "tools/vtrace/trace_diff_writer.hpp"
 #include "tools/vtrace/trace_merge.hpp"
-#include "tools/vtrace/trace_reader.hpp"
+#include "formats/trace/trace_reader.hpp"
 #include "tools/vtrace/trace_selection.hpp"
-#include "tools/vtrace/trace_writer.hpp"
+#include "formats/trace/trace_writer.hpp"
 
 namespace vtools::vtrace {
 

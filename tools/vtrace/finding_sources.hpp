@@ -18,7 +18,7 @@
 #include "tools/vtrace/sass_listing.hpp"
 #include "tools/vtrace/source_map.hpp"
 #include "tools/vtrace/source_text.hpp"
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace {
 

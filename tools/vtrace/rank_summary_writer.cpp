@@ -1,28 +1,9 @@
 #include "tools/vtrace/rank_summary_writer.hpp"
 
-#include <algorithm>
-#include <cstdio>
-
-#include "libcommon/human_units.hpp"
+#include "formats/trace/rank_summary_tables.hpp"
 #include "libcommon/table.hpp"
 
 namespace vtools::vtrace {
-
-namespace {
-
-constexpr std::size_t kCollectiveRows = 20;
-
-std::string share(std::uint64_t part, std::uint64_t whole) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
-  return buf;
-}
-
-std::string duration(std::uint64_t ns) { return format_duration_ns(static_cast<double>(ns)); }
-
-std::string rank_label(const RankTimes& r) { return r.host.empty() ? std::to_string(r.rank) : std::to_string(r.rank) + " (" + r.host + ")"; }
-
-}  // namespace
 
 OrderedJson rank_summary_to_json(const RankSummary& s) {
   OrderedJson j;
@@ -74,49 +55,14 @@ OrderedJson rank_summary_to_json(const RankSummary& s) {
 }
 
 void write_rank_summary_tables(const RankSummary& s, bool markdown, std::ostream& out) {
-  using Align = Table::Align;
-  out << s.ranks.size() << " ranks" << (s.rank_source == "process" ? " (processes in id order)" : "") << ", "
-      << s.collectives.size() << " collectives matched (" << s.nccl_kernels << " NCCL kernels, " << s.unmatched
-      << " unmatched); arrival skew median " << format_duration_ns(s.skew_median_ns) << ", p95 "
-      << format_duration_ns(s.skew_p95_ns) << ", max " << format_duration_ns(s.skew_max_ns) << "\n\n";
-  Table ranks;
-  ranks.headers = {"rank", "launches", "span", "busy", "compute", "collective", "overlap", "idle", "idle share",
-                   "collectives", "waited"};
-  ranks.align = {Align::kLeft};
-  ranks.align.resize(ranks.headers.size(), Align::kRight);
-  for (const RankTimes& r : s.ranks)
-    ranks.add_row({rank_label(r), std::to_string(r.launches), duration(r.span_ns), duration(r.busy_ns),
-                   duration(r.compute_ns), duration(r.collective_ns), duration(r.overlap_ns), duration(r.idle_ns),
-                   share(r.idle_ns, r.span_ns), std::to_string(r.collectives), duration(r.wait_ns)});
-  write_table(ranks, markdown, out);
-
+  const RankTables t = rank_summary_tables(s);
+  out << t.headline << "\n\n";
+  write_table(t.ranks, markdown, out);
   out << "\n";
-  Table stragglers;
-  stragglers.headers = {"straggler", "last in", "share", "others waited", "mean skew when last"};
-  stragglers.align = {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight};
-  for (std::int64_t rank : s.stragglers) {
-    const RankTimes& r = *std::find_if(s.ranks.begin(), s.ranks.end(), [&](const RankTimes& x) { return x.rank == rank; });
-    stragglers.add_row({rank_label(r), std::to_string(r.last_count), share(r.last_count, r.collectives),
-                        duration(r.last_skew_ns),
-                        r.last_count ? duration(r.last_skew_ns / r.last_count) : std::string("-")});
-  }
-  write_table(stragglers, markdown, out);
-
-  if (!s.collectives.empty()) {
-    std::vector<const Collective*> worst;
-    for (const Collective& c : s.collectives) worst.push_back(&c);
-    std::stable_sort(worst.begin(), worst.end(), [](const Collective* a, const Collective* b) { return a->skew_ns > b->skew_ns; });
-    if (worst.size() > kCollectiveRows) worst.resize(kCollectiveRows);
+  write_table(t.stragglers, markdown, out);
+  if (!t.collectives.rows.empty()) {
     out << "\n";
-    Table collectives;
-    collectives.headers = {"collective", "stream", "#", "ranks", "skew", "first", "last", "others waited"};
-    collectives.align = {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
-                         Align::kRight, Align::kRight};
-    for (const Collective* c : worst)
-      collectives.add_row({c->operation, std::to_string(c->stream), std::to_string(c->sequence),
-                           std::to_string(c->ranks.size()), duration(c->skew_ns), std::to_string(c->first_rank),
-                           std::to_string(c->last_rank), duration(c->wait_ns)});
-    write_table(collectives, markdown, out);
+    write_table(t.collectives, markdown, out);
   }
   for (const std::string& n : s.notes) out << "\nnote: " << n;
   if (!s.notes.empty()) out << "\n";

@@ -5,7 +5,7 @@
 #include <ostream>
 
 #include "libcommon/document.hpp"
-#include "tools/vtrace/rank_summary.hpp"
+#include "formats/trace/rank_summary.hpp"
 
 namespace vtools::vtrace {
 

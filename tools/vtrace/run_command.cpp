@@ -28,7 +28,7 @@
 #include "tools/vtrace/raw_record_reader.hpp"
 #include "tools/vtrace/runtime_check.hpp"
 #include "tools/vtrace/trace_builder.hpp"
-#include "tools/vtrace/trace_writer.hpp"
+#include "formats/trace/trace_writer.hpp"
 
 namespace vtools::vtrace {
 

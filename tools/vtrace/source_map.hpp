@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace {
 

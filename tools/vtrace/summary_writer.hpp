@@ -5,7 +5,7 @@
 #include <string>
 
 #include "libcommon/document.hpp"
-#include "tools/vtrace/trace_summary.hpp"
+#include "formats/trace/trace_summary.hpp"
 
 namespace vtools::vtrace {
 

@@ -8,7 +8,7 @@
 
 #include "tools/vtrace/kernel_filter.hpp"
 #include "tools/vtrace/raw_record_reader.hpp"
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace {
 

@@ -8,7 +8,7 @@
 #include <tuple>
 #include <utility>
 
-#include "tools/vtrace/trace_summary.hpp"
+#include "formats/trace/trace_summary.hpp"
 
 namespace vtools::vtrace {
 

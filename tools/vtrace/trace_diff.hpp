@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "libcommon/stats.hpp"
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
 #include "tools/vtrace/trace_selection.hpp"
 
 namespace vtools::vtrace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace {
 

@@ -71,4 +71,13 @@ Trace select_kernels(const Trace& t, const TraceSelection& selection, std::optio
   return kept;
 }
 
+TraceSummary summarize_trace(const Trace& trace, const TraceSelection& selection, const std::string& source) {
+  const std::optional<std::uint32_t> graph = selected_graph(trace, selection, source);
+  if (selection.everything()) return summarize_trace(trace);
+  TraceSummary s = summarize_trace(select_kernels(trace, selection, graph), graph);
+  s.kernel_regex = selection.kernel_regex;
+  s.left_out_launches = trace.kernels.size() - s.launches;
+  return s;
+}
+
 }  // namespace vtools::vtrace

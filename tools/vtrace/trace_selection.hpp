@@ -8,7 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
+#include "formats/trace/trace_summary.hpp"
 
 namespace vtools::vtrace {
 
@@ -28,5 +29,10 @@ std::optional<std::uint32_t> selected_graph(const Trace& trace, const TraceSelec
 /// `trace` with only the kernels `selection` keeps, `graph` being selected_graph's answer. Throws Error(kUsage) for
 /// a bad regex.
 Trace select_kernels(const Trace& trace, const TraceSelection& selection, std::optional<std::uint32_t> graph);
+
+/// summarize_trace (formats/trace/trace_summary.hpp) of the kernels `selection` keeps, with the selection and the
+/// launches it left out; selected_graph's errors name the trace as `source`.
+TraceSummary summarize_trace(const Trace& trace, const TraceSelection& selection,
+                             const std::string& source = "the trace");
 
 }  // namespace vtools::vtrace

@@ -7,7 +7,7 @@
 
 #include "tools/vtrace/access/block_sampling.hpp"
 #include "tools/vtrace/raw_record_reader.hpp"
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace::access {
 

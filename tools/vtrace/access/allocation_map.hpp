@@ -7,7 +7,7 @@
 #include <map>
 #include <vector>
 
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace::access {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace::access {
 

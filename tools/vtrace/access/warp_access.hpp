@@ -8,7 +8,7 @@
 #include <string>
 
 #include "tools/vtrace/access/argument_mapping.hpp"
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace::access {
 

@@ -1,4 +1,4 @@
-#include "tools/vtrace/trace_summary.hpp"
+#include "formats/trace/trace_summary.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -221,13 +221,9 @@ void sort_kernels(TraceSummary& summary, KernelOrder order) {
   });
 }
 
-TraceSummary summarize_trace(const Trace& trace, const TraceSelection& selection, const std::string& source) {
+TraceSummary summarize_trace(const Trace& t, std::optional<std::uint32_t> graph) {
   TraceSummary s;
-  s.graph = selected_graph(trace, selection, source);
-  s.kernel_regex = selection.kernel_regex;
-  const Trace selected = selection.everything() ? Trace{} : select_kernels(trace, selection, s.graph);
-  const Trace& t = selection.everything() ? trace : selected;
-  s.left_out_launches = trace.kernels.size() - t.kernels.size();
+  s.graph = graph;
   s.kernels = kernel_stats(t, s.gpu_time_ns);
   const std::map<std::string, double> exposed = exposed_by_name(t, s.busy_ns);
   for (auto& k : s.kernels) {

@@ -1,4 +1,4 @@
-#include "tools/vtrace/trace_writer.hpp"
+#include "formats/trace/trace_writer.hpp"
 
 #include <algorithm>
 #include <condition_variable>

@@ -1,4 +1,4 @@
-#include "tools/vtrace/rank_summary.hpp"
+#include "formats/trace/rank_summary.hpp"
 
 #include <algorithm>
 #include <map>

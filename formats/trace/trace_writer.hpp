@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "libcommon/document.hpp"
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace {
 

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "tools/vtrace/trace_model.hpp"
+#include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace {
 

@@ -1,6 +1,7 @@
-// `vtrace summary`: per-kernel timing aggregates, per-CUDA-graph totals, memcpy totals by direction and (access
-// mode) per-kernel access totals, computed from the trace model, optionally for a selection of its kernels (one
-// graph, names matching a regex). Writers are in summary_writer.hpp.
+// The trace summary (`vtrace summary`, vrender's trace page): per-kernel timing aggregates with exposed times,
+// per-CUDA-graph totals, memcpy totals by direction, NVTX ranges and (access mode) per-kernel access totals, computed
+// from the trace model. Selections (--graph, --kernel) are vtrace's (tools/vtrace/trace_selection.hpp); its writers
+// are in tools/vtrace/summary_writer.hpp.
 #pragma once
 
 #include <cstdint>
@@ -8,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/vtrace/trace_model.hpp"
-#include "tools/vtrace/trace_selection.hpp"
+#include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace {
 
@@ -106,8 +106,8 @@ std::optional<KernelOrder> kernel_order(const std::string& name);
 /// Puts summary.kernels in `order`.
 void sort_kernels(TraceSummary& summary, KernelOrder order);
 
-/// Summarises the kernels `selection` keeps (trace_selection.hpp; its errors name the trace as `source`).
-TraceSummary summarize_trace(const Trace& trace, const TraceSelection& selection = {},
-                             const std::string& source = "the trace");
+/// Summarises every kernel of `trace`. `graph`: the trace holds only the kernels of that CUDA graph (a selection the
+/// caller made), so each kernel also gets its figures per graph launch.
+TraceSummary summarize_trace(const Trace& trace, std::optional<std::uint32_t> graph = std::nullopt);
 
 }  // namespace vtools::vtrace

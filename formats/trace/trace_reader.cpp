@@ -1,4 +1,4 @@
-#include "tools/vtrace/trace_reader.hpp"
+#include "formats/trace/trace_reader.hpp"
 
 #include <map>
 #include <optional>
