@@ -312,3 +312,49 @@ TEST_CASE("trace_builder: a launcher variable that is not a number becomes a not
   CHECK(std::find(t.run.notes.begin(), t.run.notes.end(),
                   "process 10: SLURM_PROCID='abc' is not a whole number (slurm): ignored") != t.run.notes.end());
 }
+
+TEST_CASE("trace_builder: processes that each call a different GPU device 0 get one device each, by UUID") {
+  // Two Slurm tasks with their own CUDA_VISIBLE_DEVICES: both see their GPU as ordinal 0. A third process sees the
+  // first task's GPU as its device 1: the same device.
+  auto with_gpu = [](std::int64_t pid, std::uint32_t ordinal, std::uint8_t uuid_byte) {
+    raw::Capture c = capture(pid, true);
+    c.devices.push_back({{ordinal, 9, 0, 132, 1000}, "H200"});
+    raw::DeviceIdentityRecord id{ordinal, 0, uuid_byte, 0, {}};
+    id.uuid[0] = uuid_byte;
+    c.device_identities.push_back(id);
+    raw::KernelRecord k{};
+    k.device_id = ordinal;
+    k.start_ns = 100;
+    k.end_ns = 200;
+    c.kernels.push_back({k, "_Z4stepv"});
+    raw::MemoryRecord m{};
+    m.device_id = ordinal;
+    m.address = 0x1000;
+    m.bytes = 64;
+    m.operation = 1;
+    c.memory.push_back(m);
+    return c;
+  };
+  const Trace t =
+      build_trace({with_gpu(10, 0, 0xa1), with_gpu(11, 0, 0xb2), with_gpu(12, 1, 0xa1)}, RunInfo{}, KernelFilter(""));
+  REQUIRE(t.devices.size() == 2);
+  CHECK(t.devices[0].id == 0);
+  CHECK(t.devices[0].uuid.substr(0, 6) == "GPU-a1");
+  CHECK(t.devices[1].id == 1);
+  CHECK(t.devices[1].uuid.substr(0, 6) == "GPU-b2");
+  REQUIRE(t.kernels.size() == 3);
+  CHECK(t.kernels[0].device_id == 0);
+  CHECK(t.kernels[1].device_id == 1);  // process 11's device 0 is the second GPU
+  CHECK(t.kernels[2].device_id == 0);  // process 12's device 1 is the first GPU
+  REQUIRE(t.allocations.size() == 3);
+  CHECK(t.allocations[1].device_id == 1);
+  CHECK(std::any_of(t.run.notes.begin(), t.run.notes.end(),
+                    [](const std::string& n) { return n.find("told apart by UUID") != std::string::npos; }));
+  // Without UUIDs (an older trace, a failed query), ordinals are all there is: one device, no note.
+  raw::Capture a = with_gpu(10, 0, 0xa1), b = with_gpu(11, 0, 0xb2);
+  a.device_identities.clear();
+  b.device_identities.clear();
+  const Trace old = build_trace({a, b}, RunInfo{}, KernelFilter(""));
+  CHECK(old.devices.size() == 1);
+  CHECK(old.run.notes.empty());
+}

@@ -235,6 +235,10 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
   t.run = std::move(run);
   t.partial = t.run.signal != 0;
   std::map<std::uint32_t, Device> devices;
+  // A process numbers the GPUs it sees from 0, so under a per-task CUDA_VISIBLE_DEVICES two processes' device 0 are
+  // different GPUs: devices with a UUID are told apart by it (and the same GPU seen by several processes is one).
+  std::map<std::string, std::uint32_t> device_of_uuid;
+  bool renumbered = false;
   // A loop launches the same few kernels 10^5 times: demangle and filter each name once.
   struct NameInfo {
     std::string name;
@@ -270,6 +274,7 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
     t.dropped_records += c.dropped;
     for (const auto& note : c.notes)
       if (std::find(t.run.notes.begin(), t.run.notes.end(), note) == t.run.notes.end()) t.run.notes.push_back(note);
+    std::map<std::uint32_t, std::uint32_t> device_ids;  // this process's ordinal -> the trace's device id
     for (const auto& d : c.devices) {
       Device dev;
       dev.id = d.record.id;
@@ -283,8 +288,24 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
         dev.uuid = uuid_text(id.uuid);
         dev.pci_bus_id = pci_bus_id_text(id.pci_domain, id.pci_bus, id.pci_device);
       }
+      if (!dev.uuid.empty()) {
+        if (auto known = device_of_uuid.find(dev.uuid); known != device_of_uuid.end()) {
+          dev.id = known->second;
+        } else if (auto taken = devices.find(dev.id); taken != devices.end() && taken->second.uuid != dev.uuid) {
+          dev.id = devices.rbegin()->first + 1;  // that ordinal is another GPU already: the next free id
+        }
+        device_of_uuid.emplace(dev.uuid, dev.id);
+      }
+      if (dev.id != d.record.id) renumbered = true;
+      device_ids[d.record.id] = dev.id;
       devices.emplace(dev.id, dev);
     }
+    auto device = [&](std::uint32_t ordinal) {
+      auto it = device_ids.find(ordinal);
+      return it == device_ids.end() ? ordinal : it->second;
+    };
+    const std::size_t first_kernel = t.kernels.size(), first_memcpy = t.memcpys.size(),
+                      first_memset = t.memsets.size(), first_allocation = t.allocations.size();
     std::unordered_map<std::uint32_t, const raw::LaunchCallRecord*> calls;  // correlation id -> launch call
     calls.reserve(c.launch_calls.size());
     for (const raw::LaunchCallRecord& call : c.launch_calls) calls.emplace(call.correlation_id, &call);
@@ -327,6 +348,11 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
                            r.stream_id, r.correlation_id});
     }
     if (t.run.mode != "accesses") add_allocations(c, t);  // access mode replays them with its launches
+    for (std::size_t i = first_kernel; i < t.kernels.size(); ++i) t.kernels[i].device_id = device(t.kernels[i].device_id);
+    for (std::size_t i = first_memcpy; i < t.memcpys.size(); ++i) t.memcpys[i].device_id = device(t.memcpys[i].device_id);
+    for (std::size_t i = first_memset; i < t.memsets.size(); ++i) t.memsets[i].device_id = device(t.memsets[i].device_id);
+    for (std::size_t i = first_allocation; i < t.allocations.size(); ++i)
+      t.allocations[i].device_id = device(t.allocations[i].device_id);
     add_nvtx_ranges(c, t.nvtx_ranges);
     add_api_calls(c, t.api_calls);
     for (const auto& f : c.failed_launches) {
@@ -337,6 +363,9 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
     }
   }
   for (auto& [id, d] : devices) t.devices.push_back(d);
+  if (renumbered)
+    t.run.notes.push_back("processes numbered their GPUs differently (CUDA_VISIBLE_DEVICES): devices are told apart by "
+                          "UUID and renumbered; each device's uuid says which GPU it is");
   std::stable_sort(t.processes.begin(), t.processes.end(), [](const Process& a, const Process& b) { return a.id < b.id; });
   auto by_start = [](auto& records) {  // CUPTI delivers them nearly in order; sort only when needed
     auto earlier = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
