@@ -91,6 +91,16 @@ Correctness gate_logits(const GptWeights& weights, const std::vector<std::int32_
   return c;
 }
 
+ConfigResult new_result(const ConfigJob& job, const Shape& shape, const HarnessSettings& s) {
+  ConfigResult r;
+  r.name = s.shapes.size() > 1 ? shape_key(job.config.name, shape) : job.config.name;
+  r.config = job.config;
+  r.shape = shape;
+  r.params = count_parameters(job.config);
+  r.cost = forward_cost(job.config, shape.batch, shape.seq, s.dtype);
+  return r;
+}
+
 void summarize_timing(ConfigResult& r) {
   r.timing = stats::summarize(r.samples_ms);
   r.tokens_per_s = r.timing.median > 0 ? 1e3 * r.shape.batch * r.shape.seq / r.timing.median : 0;
@@ -179,13 +189,8 @@ BenchRun run_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSetting
     if (!job.weights) initialised = init_weights(job.config, s.seed);
     const GptWeights& weights = job.weights ? *job.weights : initialised;
     for (const Shape& shape : s.shapes) {
-      ConfigResult r;
-      r.name = s.shapes.size() > 1 ? shape_key(job.config.name, shape) : job.config.name;
+      ConfigResult r = new_result(job, shape, s);
       progress.update(step++, r.name);
-      r.config = job.config;
-      r.shape = shape;
-      r.params = count_parameters(job.config);
-      r.cost = forward_cost(job.config, shape.batch, shape.seq, s.dtype);
       const auto tokens = make_tokens(shape.batch, shape.seq, job.config.vocab_size, s.seed);
       const std::optional<ForwardPin> pin = s.pins.find(job.config.name, shape);
       if (!s.pins.source.empty() && !pin) {

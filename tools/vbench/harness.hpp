@@ -140,6 +140,10 @@ enum class GateReference { kFp64Prefix, kCpuFp32 };
 Correctness gate_logits(const GptWeights& weights, const std::vector<std::int32_t>& tokens, const Shape& shape,
                         DType dtype, const std::vector<float>& got, GateReference reference);
 
+/// A result for one config at one shape, named (with the shape when the run sweeps several) and costed: what every
+/// runner (a backend, an --impl) starts from.
+ConfigResult new_result(const ConfigJob& job, const Shape& shape, const HarnessSettings& settings);
+
 /// Fills r.timing, r.tokens_per_s (from the median) and r.roofline_fraction from r.samples_ms and r.floor.
 void summarize_timing(ConfigResult& r);
 

@@ -203,13 +203,8 @@ BenchRun run_impl_benchmarks(const std::vector<ConfigJob>& jobs, const HarnessSe
       weights_path = fs::absolute(weights_path).string();
     }
     for (const Shape& shape : s.shapes) {
-      ConfigResult r;
-      r.name = s.shapes.size() > 1 ? shape_key(job.config.name, shape) : job.config.name;
+      ConfigResult r = new_result(job, shape, s);
       progress.update(step++, r.name);
-      r.config = job.config;
-      r.shape = shape;
-      r.params = count_parameters(job.config);
-      r.cost = forward_cost(job.config, shape.batch, shape.seq, s.dtype);
       run_one(r, weights, weights_path, s, impl, dir, run);
       if (!r.failure.empty()) {
         print_error(Error(ExitCode::kCheckFailed, "--impl '" + impl.command + "': " + r.name + ": " +
