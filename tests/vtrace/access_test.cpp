@@ -554,6 +554,28 @@ TEST_CASE("access_aggregator: a block touching more ranges than a site holds is 
   CHECK(a.bytes_loaded == 128);  // counts stay exact
 }
 
+namespace {
+
+/// A site's ranges against the exact interval set of what was added: equal while nothing was merged, else sorted,
+/// disjoint and apart, with the same hull, every exact range inside one of them.
+void check_site_ranges(const std::uint64_t (*r)[2], std::uint32_t count, std::uint64_t merged, const IntervalSet& exact) {
+  REQUIRE(count <= raw::kRangesPerSite);
+  Ranges got;
+  for (std::uint32_t i = 0; i < count; ++i) got.push_back({r[i][0], r[i][1]});
+  for (std::size_t i = 0; i + 1 < got.size(); ++i) REQUIRE(got[i][1] < got[i + 1][0]);
+  const Ranges want = exact.ranges();
+  if (merged == 0) {
+    REQUIRE(got == want);
+    return;
+  }
+  REQUIRE(got.front()[0] == want.front()[0]);
+  REQUIRE(got.back()[1] == want.back()[1]);
+  for (const auto& w : want)
+    REQUIRE(std::any_of(got.begin(), got.end(), [&](auto& g) { return g[0] <= w[0] && w[1] <= g[1]; }));
+}
+
+}  // namespace
+
 TEST_CASE("add_range: equals an exact interval set until the slots run out, then covers it within the same hull") {
   std::mt19937_64 rng(std::random_device{}());
   for (int round = 0; round < 2000; ++round) {
@@ -568,21 +590,7 @@ TEST_CASE("add_range: equals an exact interval set until the slots run out, then
       raw::add_range(r, count, merged, lo, hi);
       exact.add(lo, hi);
     }
-    REQUIRE(count <= raw::kRangesPerSite);
-    Ranges got;
-    for (std::uint32_t i = 0; i < count; ++i) got.push_back({r[i][0], r[i][1]});
-    for (std::size_t i = 0; i + 1 < got.size(); ++i) REQUIRE(got[i][1] < got[i + 1][0]);  // sorted, disjoint, apart
-    Ranges want = exact.ranges();
-    if (merged == 0) {
-      REQUIRE(got == want);
-      continue;
-    }
-    REQUIRE(got.front()[0] == want.front()[0]);
-    REQUIRE(got.back()[1] == want.back()[1]);
-    for (const auto& w : want) {  // every exact range lies inside one coarse range
-      bool covered = std::any_of(got.begin(), got.end(), [&](auto& g) { return g[0] <= w[0] && w[1] <= g[1]; });
-      REQUIRE(covered);
-    }
+    check_site_ranges(r, count, merged, exact);
   }
 }
 
@@ -635,19 +643,7 @@ TEST_CASE("add_range_batch: exact as an interval set until the slots run out, th
       }
       raw::add_range_batch(r, count, merged, batch, n);
     }
-    REQUIRE(count <= raw::kRangesPerSite);
-    Ranges got;
-    for (std::uint32_t i = 0; i < count; ++i) got.push_back({r[i][0], r[i][1]});
-    for (std::size_t i = 0; i + 1 < got.size(); ++i) REQUIRE(got[i][1] < got[i + 1][0]);  // sorted, disjoint, apart
-    Ranges want = exact.ranges();
-    if (merged == 0) {
-      REQUIRE(got == want);
-      continue;
-    }
-    REQUIRE(got.front()[0] == want.front()[0]);
-    REQUIRE(got.back()[1] == want.back()[1]);
-    for (const auto& w : want)
-      REQUIRE(std::any_of(got.begin(), got.end(), [&](auto& g) { return g[0] <= w[0] && w[1] <= g[1]; }));
+    check_site_ranges(r, count, merged, exact);
   }
 }
 
