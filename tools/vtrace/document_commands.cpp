@@ -29,34 +29,20 @@ Trace load(const std::string& path) {
   return read_trace(read_input(path, kStreamedMaxInputBytes), input_display_name(path));
 }
 
-/// summary --ranks: the whole trace (a --graph/--kernel selection would cut collectives apart).
-int rank_summary_command(const SummaryOptions& o) {
-  if (!o.selection.everything()) throw Error(ExitCode::kUsage, "--ranks takes the whole trace (no --graph, --kernel)");
+/// summary --ranks / --api: a summary of the whole trace (a --graph/--kernel selection would cut collectives and
+/// waits apart) as JSON or tables; `flag` names it in the usage errors.
+template <typename Summarize, typename ToJson, typename WriteTables>
+int whole_trace_summary(const SummaryOptions& o, const std::string& flag, Summarize summarize, ToJson to_json,
+                        WriteTables write_tables) {
+  if (!o.selection.everything()) throw Error(ExitCode::kUsage, flag + " takes the whole trace (no --graph, --kernel)");
   const std::string format = resolve_format(o.output, "json", true);
-  if (format == "csv") throw Error(ExitCode::kUsage, "--ranks writes json, table or markdown (not csv)");
-  const RankSummary summary = summarize_ranks(load(o.input));
+  if (format == "csv") throw Error(ExitCode::kUsage, flag + " writes json, table or markdown (not csv)");
+  const auto summary = summarize(load(o.input));
   if (format == "json") {
-    write_output(o.output.output, dump_json(rank_summary_to_json(summary)));
+    write_output(o.output.output, dump_json(to_json(summary)));
   } else {
     std::ostringstream out;
-    write_rank_summary_tables(summary, format == "markdown", out);
-    write_output(o.output.output, out.str());
-  }
-  return 0;
-}
-
-/// summary --api: the whole trace's blocking calls, queue delays and GPU idle time.
-int api_summary_command(const SummaryOptions& o) {
-  if (!o.selection.everything()) throw Error(ExitCode::kUsage, "--api takes the whole trace (no --graph, --kernel)");
-  if (o.ranks) throw Error(ExitCode::kUsage, "--api and --ranks are two summaries: give one");
-  const std::string format = resolve_format(o.output, "json", true);
-  if (format == "csv") throw Error(ExitCode::kUsage, "--api writes json, table or markdown (not csv)");
-  const ApiSummary summary = summarize_api(load(o.input));
-  if (format == "json") {
-    write_output(o.output.output, dump_json(api_summary_to_json(summary)));
-  } else {
-    std::ostringstream out;
-    write_api_summary_tables(summary, format == "markdown", out);
+    write_tables(summary, format == "markdown", out);
     write_output(o.output.output, out.str());
   }
   return 0;
@@ -65,8 +51,11 @@ int api_summary_command(const SummaryOptions& o) {
 }  // namespace
 
 int summary_command(const SummaryOptions& o) {
-  if (o.api) return api_summary_command(o);
-  if (o.ranks) return rank_summary_command(o);
+  if (o.api && o.ranks) throw Error(ExitCode::kUsage, "--api and --ranks are two summaries: give one");
+  if (o.api)  // the blocking calls, queue delays and GPU idle time
+    return whole_trace_summary(o, "--api", summarize_api, api_summary_to_json, write_api_summary_tables);
+  if (o.ranks)
+    return whole_trace_summary(o, "--ranks", summarize_ranks, rank_summary_to_json, write_rank_summary_tables);
   TraceSummary summary = summarize_trace(load(o.input), o.selection, input_display_name(o.input));
   sort_kernels(summary, kernel_order(o.sort).value_or(KernelOrder::kTotal));  // the CLI admits only known names
   std::string format = resolve_format(o.output, "json", true);
