@@ -131,6 +131,7 @@ struct Kernel {
   /// The launch call (host): its thread (CUPTI's id, as NVTX ranges have it) and start; 0 when not recorded.
   std::uint32_t thread_id = 0;
   std::uint64_t launch_ns = 0;
+  std::uint64_t launch_end_ns = 0;  ///< when the launch call returned; 0 when not recorded
 };
 
 /// Memory copy; `kind` is "htod", "dtoh", "dtod", "htoh", "ptop", ... ("unknown" otherwise).

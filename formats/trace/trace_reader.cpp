@@ -142,6 +142,9 @@ Kernel read_kernel(const Fields& f) {
   f.check_end(k.start_ns, k.end_ns);
   f.get_uint("thread_id", k.thread_id);
   f.get_uint("launch_ns", k.launch_ns);  // null: not recorded
+  f.get_uint("launch_end_ns", k.launch_end_ns);
+  if (k.launch_end_ns != 0 && k.launch_end_ns < k.launch_ns)
+    f.fail("launch_end_ns", "ends before the launch call starts (launch_ns " + std::to_string(k.launch_ns) + ")");
   return k;
 }
 

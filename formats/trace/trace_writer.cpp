@@ -146,6 +146,7 @@ void write_kernel(JsonWriter& w, const Kernel& k) {
   w.field("end_ns", k.end_ns);
   w.field("thread_id", k.thread_id);
   ns_or_null(w, "launch_ns", k.launch_ns);
+  if (k.launch_end_ns) w.field("launch_end_ns", k.launch_end_ns);
   w.end_object();
 }
 

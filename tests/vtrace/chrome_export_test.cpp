@@ -137,3 +137,52 @@ TEST_CASE("chrome_export: a distributed job names each GPU and host process afte
   CHECK(process_names ==
         std::set<std::string>{"rank 0 (node0): GPU 0: H200", "rank 1: GPU 1: H200", "rank 1 host, process 41"});
 }
+
+TEST_CASE("chrome_export: --api calls on their host thread; each launch call a slice with a flow to its kernel") {
+  Trace t;
+  Kernel k;
+  k.name = "gemm";
+  k.process_id = 4242;
+  k.thread_id = 7;
+  k.device_id = 0;
+  k.stream_id = 13;
+  k.launch_ns = 1000;
+  k.launch_end_ns = 1400;
+  k.start_ns = 3000;
+  k.end_ns = 5000;
+  Kernel unlaunched = k;  // no launch call recorded: no slice, no flow
+  unlaunched.launch_ns = unlaunched.launch_end_ns = 0;
+  unlaunched.start_ns = 6000;
+  unlaunched.end_ns = 6500;
+  t.kernels = {k, unlaunched};
+  t.api_calls = {{"cudaStreamSynchronize", 4242, 7, 1500, 5200, 99}};
+  const auto out = chrome_trace(t);
+  std::map<std::string, const vtools::OrderedJson*> slices;  // by cat
+  std::vector<const vtools::OrderedJson*> flows;
+  std::set<std::string> threads;
+  for (const auto& e : out["traceEvents"]) {
+    if (e["ph"] == "X") slices[e["cat"].get<std::string>()] = &e;
+    if (e["ph"] == "s" || e["ph"] == "f") flows.push_back(&e);
+    if (e["ph"] == "M" && e["name"] == "thread_name") threads.insert(e["args"]["name"].get<std::string>());
+  }
+  REQUIRE(slices.count("cuda_api"));
+  const auto& api = *slices["cuda_api"];
+  CHECK(api["name"] == "cudaStreamSynchronize");
+  CHECK(api["pid"] == 4242);
+  CHECK(api["tid"] == 7);
+  CHECK(api["ts"].get<double>() == doctest::Approx(0.5));  // the first launch call is the origin
+  CHECK(api["dur"].get<double>() == doctest::Approx(3.7));
+  REQUIRE(slices.count("launch"));
+  CHECK((*slices["launch"])["dur"].get<double>() == doctest::Approx(0.4));
+  CHECK((*slices["launch"])["args"]["kernel"] == "gemm");
+  REQUIRE(flows.size() == 2);
+  CHECK((*flows[0])["ph"] == "s");
+  CHECK((*flows[0])["pid"] == 4242);
+  CHECK((*flows[1])["ph"] == "f");
+  CHECK((*flows[1])["bp"] == "e");
+  CHECK((*flows[1])["pid"] == 0);
+  CHECK((*flows[1])["tid"] == 13);
+  CHECK((*flows[1])["ts"].get<double>() == doctest::Approx(2.0));
+  CHECK((*flows[0])["id"] == (*flows[1])["id"]);
+  CHECK(threads.count("thread 7"));  // a thread with API calls but no NVTX range
+}

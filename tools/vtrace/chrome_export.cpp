@@ -34,7 +34,8 @@ std::map<std::int64_t, std::string> rank_labels(const Trace& t) {
   return labels;
 }
 
-/// The host side, a process per traced process: its NVTX ranges and marks on a track per thread, and the
+/// The host side, a process per traced process: per thread its NVTX ranges and marks, its blocking CUDA calls
+/// (--api) and its kernel launch calls (--nvtx, --api), each launch with a flow arrow to its kernel; the
 /// cudaProfilerStart/Stop ranges on a track of their own. A range that never ended runs to the last event.
 void add_host_ranges(const Trace& t, const Clock& clock, OrderedJson& events) {
   std::uint64_t last_ns = clock.origin_ns;
@@ -43,10 +44,16 @@ void add_host_ranges(const Trace& t, const Clock& clock, OrderedJson& events) {
   for (const auto& m : t.memsets) last_ns = std::max(last_ns, m.end_ns);
   for (const auto& r : t.nvtx_ranges) last_ns = std::max({last_ns, r.start_ns, r.end_ns});
   for (const auto& r : t.run.capture_ranges) last_ns = std::max({last_ns, r.start_ns, r.end_ns});
+  for (const auto& a : t.api_calls) last_ns = std::max(last_ns, a.end_ns);
   std::set<std::int64_t> processes;
   std::set<std::pair<std::int64_t, std::uint32_t>> threads;
-  for (const auto& r : t.nvtx_ranges) processes.insert(r.process_id), threads.insert({r.process_id, r.thread_id});
+  std::set<std::pair<std::int64_t, std::uint32_t>> nvtx_threads;
+  for (const auto& r : t.nvtx_ranges) processes.insert(r.process_id), nvtx_threads.insert({r.process_id, r.thread_id});
+  threads = nvtx_threads;
   for (const auto& r : t.run.capture_ranges) processes.insert(r.process_id), threads.insert({r.process_id, 0});
+  for (const auto& a : t.api_calls) processes.insert(a.process_id), threads.insert({a.process_id, a.thread_id});
+  for (const auto& k : t.kernels)
+    if (k.launch_ns) processes.insert(k.process_id), threads.insert({k.process_id, k.thread_id});
   const std::map<std::int64_t, std::string> ranks = rank_labels(t);
   for (const std::int64_t pid : processes) {
     const auto rank = ranks.find(pid);
@@ -57,7 +64,24 @@ void add_host_ranges(const Trace& t, const Clock& clock, OrderedJson& events) {
   for (const auto& [pid, tid] : threads) {
     events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid},
                       {"args", {{"name", tid == 0 ? std::string("cudaProfilerStart/Stop")
-                                                  : "thread " + std::to_string(tid) + " NVTX"}}}});
+                                                  : "thread " + std::to_string(tid) +
+                                                        (nvtx_threads.count({pid, tid}) ? " NVTX" : "")}}}});
+  }
+  for (const auto& a : t.api_calls)
+    events.push_back(complete_event(a.name, "cuda_api", a.process_id, a.thread_id, a.start_ns, a.end_ns, clock,
+                                    {{"correlation_id", a.correlation_id}}));
+  // A launch call and its kernel: the call's slice on its thread, and a flow from it to the kernel (Perfetto draws
+  // the arrow between the two slices; flow ids are the kernel's index, unique in the trace).
+  for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+    const Kernel& k = t.kernels[i];
+    if (!k.launch_ns) continue;
+    const std::uint64_t end = std::max(k.launch_end_ns, k.launch_ns + 1);
+    events.push_back(complete_event("launch", "launch", k.process_id, k.thread_id, k.launch_ns, end, clock,
+                                    {{"kernel", k.name}, {"correlation_id", k.correlation_id}}));
+    events.push_back({{"name", "launch"}, {"cat", "launch"}, {"ph", "s"}, {"id", i}, {"pid", k.process_id},
+                      {"tid", k.thread_id}, {"ts", clock.us(k.launch_ns)}});
+    events.push_back({{"name", "launch"}, {"cat", "launch"}, {"ph", "f"}, {"bp", "e"}, {"id", i}, {"pid", k.device_id},
+                      {"tid", k.stream_id}, {"ts", clock.us(k.start_ns)}});
   }
   for (const auto& r : t.nvtx_ranges) {
     OrderedJson args{{"domain", r.domain}};
@@ -86,6 +110,9 @@ OrderedJson chrome_trace(const Trace& t) {
   for (const auto& m : t.memsets) origin = std::min(origin, m.start_ns);
   for (const auto& r : t.nvtx_ranges) origin = std::min(origin, r.start_ns);
   for (const auto& r : t.run.capture_ranges) origin = std::min(origin, r.start_ns);
+  for (const auto& a : t.api_calls) origin = std::min(origin, a.start_ns);
+  for (const auto& k : t.kernels)
+    if (k.launch_ns) origin = std::min(origin, k.launch_ns);
   Clock clock{origin == std::numeric_limits<std::uint64_t>::max() ? 0 : origin};
 
   OrderedJson events = OrderedJson::array();

@@ -329,6 +329,7 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
       if (auto call = calls.find(k.correlation_id); call != calls.end()) {
         k.thread_id = call->second->thread_id;
         k.launch_ns = call->second->start_ns;
+        k.launch_end_ns = std::max(call->second->end_ns, call->second->start_ns);
       }
     }
     for (const auto& r : c.memcpys) {

@@ -174,6 +174,7 @@ Trace merge_traces(std::vector<MergeInput> inputs) {
       k.start_ns = shifted(k.start_ns, map.shift_ns, name);
       k.end_ns = shifted(k.end_ns, map.shift_ns, name);
       k.launch_ns = shifted_or_none(k.launch_ns, map.shift_ns, name);
+      k.launch_end_ns = shifted_or_none(k.launch_end_ns, map.shift_ns, name);
       out.kernels.push_back(std::move(k));
     }
     for (Memcpy& m : t.memcpys) {
