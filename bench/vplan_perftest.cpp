@@ -17,7 +17,7 @@
 #include "libcommon/stats.hpp"
 #include "tools/vplan/dot_writer.hpp"
 #include "tools/vplan/plan_builder.hpp"
-#include "tools/vplan/plan_json.hpp"
+#include "formats/plan/plan_json.hpp"
 #include "tools/vplan/ttgir_reader.hpp"
 
 using namespace vtools::vplan;

@@ -195,15 +195,17 @@ TEST_CASE("merge: joins benchmarks, suffixes repeated names, refuses mixed shape
                        "b.json: benchmark 'gpt_nano' ran at B=4 T=64 fp32, warm caches but 'gpt_nano/B:1/T:32' in "
                        "a.json at B=1 T=32 fp32, warm caches; pass --allow-mixed to merge them anyway",
                        Error);
-  // A name that a document already holds with a suffix does not overwrite it; metadata that is not an object is
-  // replaced, not written into.
+  // A name that a document already holds with a suffix does not overwrite it. Metadata that is not an object is
+  // refused by the format's reader (it used to be replaced), as vrender refuses it.
   OrderedJson odd = doc(4);
   odd["benchmarks"]["gpt_nano@2"] = odd["benchmarks"]["gpt_nano"];
-  odd["metadata"] = 3;
   const OrderedJson all = merge_bench_documents({odd, odd}, {"a.json", "b.json"}, true);
   CHECK(all["benchmarks"].size() == 4);
   CHECK(all["benchmarks"]["gpt_nano@2.1"]["source"] == "b.json");
   CHECK(all["metadata"]["merged_from"].size() == 2);
+  odd["metadata"] = 3;
+  CHECK_THROWS_WITH_AS(merge_bench_documents({odd, odd}, {"a.json", "b.json"}, true), "a.json: 'metadata' is not an object",
+                       Error);
 }
 
 TEST_CASE("bench_document: entries are read with their samples; mistyped fields are named") {

@@ -7,7 +7,7 @@
 
 #include "libcommon/error.hpp"
 #include "tools/vplan/dot_writer.hpp"
-#include "tools/vplan/plan_json.hpp"
+#include "formats/plan/plan_json.hpp"
 #include "tools/vplan/table_writer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,4 +1,4 @@
-#include "tools/vplan/plan_json.hpp"
+#include "formats/plan/plan_json.hpp"
 
 #include <doctest/doctest.h>
 

@@ -88,13 +88,26 @@ TEST_CASE("render: mixed formats are refused, naming both inputs") {
         "several vtools.bench documents share a page, render the others separately");
 }
 
-TEST_CASE("render: fields of the wrong type exit 65 naming the field path") {
+TEST_CASE("render: fields of the wrong type exit 65 naming the field, as the format's reader (vbench's) words it") {
   std::string doc = fixture("bench.bench.json");
   auto at = doc.find("\"mean\": ");
   doc.replace(at, doc.find(',', at) - at, "\"mean\": \"fast\"");
   Input in = classify_input(doc, "b.json");
   CHECK(error_of([&] { build_page({in}); }, ExitCode::kDataError) ==
-        "b.json: field 'benchmarks.gpt_nano.timing.mean' is a string, expected a number");
+        "b.json: benchmark 'gpt_nano': field 'mean' has the wrong type");
+  std::string cmp = fixture("compare.compare.json");
+  at = cmp.find("\"speedup\": ");
+  cmp.replace(at, cmp.find(',', at) - at, "\"speedup\": \"fast\"");
+  Input c = classify_input(cmp, "c.json");
+  CHECK(error_of([&] { build_page({c}); }, ExitCode::kDataError) ==
+        "c.json: comparison 'gpt_nano': field 'speedup' has the wrong type");
+  // What vbench refuses, vrender refuses (issue 39): a bench document without benchmarks, a batch of 1e300.
+  CHECK(error_of([] { build_page({classify_input(R"({"format":"vtools.bench","version":1,"metadata":{}})", "n.json")}); },
+                 ExitCode::kDataError) == "n.json: missing object 'benchmarks'");
+  CHECK(error_of([] { build_page({classify_input(
+                          R"({"format":"vtools.bench","version":1,"benchmarks":{"g":{"batch_size":1e300}}})", "h.json")}); },
+                 ExitCode::kDataError) ==
+        "h.json: benchmark 'g': field 'batch_size' is 1e+300, expected an integer from -2147483648 to 2147483647");
 }
 
 TEST_CASE("render: missing optional fields do not stop a page") {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/bench/bench_model.hpp"
 #include "libcommon/error.hpp"
 #include "tools/vbench/model.hpp"
 
@@ -32,46 +33,6 @@ struct DeviceInfo {
   int threads = 0;                        ///< CPU threads used
   int gpu_index = -1;                     ///< the CUDA device index (as CUDA_VISIBLE_DEVICES numbers them); -1 on CPU
   std::string pci_bus_id;                 ///< "0000:19:00.0": which card it was on a host with several; "" on CPU
-};
-
-/// The GPU's SM clock while timed forwards ran, and what held it down (NVML's reasons as names, e.g. sw_power_cap).
-struct ClockReading {
-  int sm_mhz = 0;
-  int sm_max_mhz = 0;
-  std::vector<std::string> limits;
-};
-
-/// A way to run the forward that prepare() timed while choosing one, and its median (+inf: it could not run).
-struct TimedPlan {
-  std::string forward;  ///< the backend's name for it, e.g. "unfused with wgmma GEMMs 64x1x1, own 3xTF32 LM head"
-  double median_ms = 0;
-};
-
-/// A way to run the forward that prepare() did not time, and why (its logits were off, a launch was refused).
-struct RejectedPlan {
-  std::string forward, reason;
-};
-
-/// The cuBLASLt algorithm one GEMM of the forward runs where it runs cuBLASLt's: the index among the heuristic's
-/// candidates that ran on this device, of `of` (the heuristic answers alike for one device and cuBLASLt version).
-struct GemmChoice {
-  std::string gemm;  ///< "qkv", "attention projection", "fc", "fc projection", "LM head"
-  int candidate = 0, of = 0;
-};
-
-/// How prepare() chose the forward it runs (cuda's search over kernels and launch options): what it kept, every
-/// forward it timed, the finalists it timed again against each other, and those it refused. A reader needs it to
-/// tell a code change from a different pick (two runs of the same code can keep different forwards when their
-/// times are close). With a ForwardPin, prepare searched nothing: `pinned_from` names the pin, `timed` is empty.
-struct PlanSearch {
-  std::string kept;
-  int replays = 0;  ///< replays behind each median in `timed`
-  std::vector<TimedPlan> timed;
-  int playoff_rounds = 0, playoff_replays = 0;  ///< replays behind each median in `playoff`, over all rounds
-  std::vector<TimedPlan> playoff;               ///< empty when fewer than two forwards came close to the fastest
-  std::vector<RejectedPlan> rejected;
-  std::vector<GemmChoice> gemm_algorithms;  ///< cuBLASLt's algorithm per GEMM as prepare left it (empty: unknown)
-  std::string pinned_from;                  ///< "" when prepare searched; else the pin's `from`
 };
 
 /// A forward for prepare() to run instead of searching (vbench run --forward, --forwards-from), so that two runs

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 #include <utility>
 
+#include "formats/bench/bench_reader.hpp"
 #include "libcommon/error.hpp"
 
 namespace vtools::vbench {
@@ -162,140 +162,46 @@ OrderedJson bench_document(const BenchRun& run, const RunContext& context) {
 
 namespace {
 
-/// Typed reads of one part of a document ("benchmark 'x'", "metadata"), each mistyped field an Error(kDataError) at
-/// the document naming the part and the field.
-class FieldReader {
- public:
-  FieldReader(std::string_view doc, std::string part) : doc_(doc), part_(std::move(part)) {}
+/// "gpt2" of "gpt2", "gpt2/B:4/T:64" and merge's "gpt2/B:4/T:64@2".
+std::string config_of_key(const std::string& key) { return key.substr(0, std::min(key.find("/B:"), key.find('@'))); }
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error(ExitCode::kDataError, part_.empty() ? what : part_ + ": " + what,
-                SourceLocation{std::string(doc_), 0, 0});
-  }
-
-  /// obj[f] as T; `fallback` when absent or null. Integers must be JSON integers (get<int>() of 1e80 is undefined).
-  template <typename T>
-  T get(const OrderedJson& obj, const char* f, T fallback) const {
-    if (!obj.contains(f) || obj[f].is_null()) return fallback;
-    const OrderedJson& v = obj[f];
-    bool ok = v.is_number();
-    if constexpr (std::is_same_v<T, std::string>) {
-      ok = v.is_string();
-    } else if constexpr (std::is_same_v<T, bool>) {
-      ok = v.is_boolean();
-    } else if constexpr (std::is_integral_v<T>) {
-      ok = json_integer<T>(v).has_value();
-      if (!ok && v.is_number()) fail("field '" + std::string(f) + "' " + integer_out_of_range<T>(v));
-    }
-    if (!ok) fail("field '" + std::string(f) + "' has the wrong type");
-    return v.template get<T>();
-  }
-
-  /// obj[f] when it is an object; an empty object when absent or null; fails when it is something else.
-  const OrderedJson& object(const OrderedJson& obj, const char* f) const {
-    static const OrderedJson kEmpty = OrderedJson::object();
-    if (!obj.contains(f) || obj[f].is_null()) return kEmpty;
-    if (!obj[f].is_object()) fail("'" + std::string(f) + "' is not an object");
-    return obj[f];
-  }
-
-  /// The elements of array obj[f] (none when absent or null); fails when it is something else.
-  std::vector<const OrderedJson*> array(const OrderedJson& obj, const char* f) const {
-    std::vector<const OrderedJson*> out;
-    if (!obj.contains(f) || obj[f].is_null()) return out;
-    if (!obj[f].is_array()) fail("'" + std::string(f) + "' is not an array");
-    for (const OrderedJson& x : obj[f]) out.push_back(&x);
-    return out;
-  }
-
- private:
-  std::string_view doc_;
-  std::string part_;
-};
-
-const OrderedJson& metadata_of(const OrderedJson& doc) {
-  static const OrderedJson kEmpty = OrderedJson::object();
-  return doc.contains("metadata") && doc["metadata"].is_object() ? doc["metadata"] : kEmpty;
-}
+double or_zero(double v) { return std::isnan(v) ? 0.0 : v; }
 
 }  // namespace
 
-std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_view name) {
-  if (!doc.contains("benchmarks") || !doc["benchmarks"].is_object()) {
-    FieldReader(name, "").fail("missing object 'benchmarks'");
-  }
-  const OrderedJson& meta = metadata_of(doc);
+std::vector<BenchEntry> bench_entries(const BenchDocument& doc) {
+  const BenchMetadata& meta = doc.metadata;
   std::vector<BenchEntry> entries;
-  for (const auto& item : doc["benchmarks"].items()) {
-    const std::string& key = item.key();
-    const OrderedJson& b = item.value();
-    if (!b.is_object()) FieldReader(name, "").fail("benchmark '" + key + "' is not an object");
-    const FieldReader f(name, "benchmark '" + key + "'");
+  for (const BenchBenchmark& b : doc.benchmarks) {
     BenchEntry e;
-    e.name = key;
-    e.status = f.get(b, "status", std::string("ok"));
-    e.batch_size = f.get(b, "batch_size", f.get(meta, "batch_size", 0));
-    e.seq_len = f.get(b, "seq_len", f.get(meta, "seq_len", 0));
-    e.dtype = f.get(b, "dtype", f.get(meta, "dtype", std::string()));
-    e.backend = f.get(b, "backend", f.get(meta, "backend", std::string()));
-    e.caches = f.get(b, "caches", f.get(meta, "caches", std::string("warm")));  // documents before --caches: warm
-    e.kept_forward = f.get(f.object(b, "plan_search"), "kept", std::string());
-    const OrderedJson& t = f.object(b, "timing");
-    e.median_ms = f.get(t, "median", static_cast<double>(NAN));
-    for (const OrderedJson* x : f.array(t, "samples_ms")) {
-      if (!x->is_number()) f.fail("'samples_ms' holds a non-number");
-      e.samples_ms.push_back(x->get<double>());
-    }
-    for (const OrderedJson* x : f.array(b, "repetitions")) {
-      if (!x->is_object()) f.fail("a repetitions entry is not an object");
-      e.repetitions.push_back({f.get(*x, "median_ms", static_cast<double>(NAN)), f.get(*x, "n", std::size_t{0})});
-    }
+    e.name = b.name;
+    e.status = b.status.empty() ? "ok" : b.status;  // documents from the seed had none
+    e.batch_size = b.batch_size.value_or(meta.batch_size.value_or(0));
+    e.seq_len = b.seq_len.value_or(meta.seq_len.value_or(0));
+    e.dtype = b.dtype.empty() ? meta.dtype : b.dtype;
+    e.backend = b.backend.empty() ? meta.backend : b.backend;
+    e.caches = !b.caches.empty() ? b.caches : !meta.caches.empty() ? meta.caches : "warm";  // before --caches: warm
+    e.kept_forward = b.plan_search ? b.plan_search->kept : "";
+    e.median_ms = b.timing ? b.timing->median : NAN;
+    if (b.timing) e.samples_ms = b.timing->samples_ms;
+    e.repetitions = b.repetitions;
     entries.push_back(std::move(e));
   }
   return entries;
 }
 
-namespace {
-
-/// An element of a string array.
-std::string text_of(const FieldReader& f, const OrderedJson& v, const char* array) {
-  if (!v.is_string()) f.fail("'" + std::string(array) + "' holds a non-string");
-  return v.get<std::string>();
+std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_view name) {
+  return bench_entries(read_bench_document(doc, name));
 }
 
-/// A median that the document writes as null (a forward that could not run) reads back as +inf.
-std::vector<TimedPlan> read_timed_plans(const FieldReader& f, const OrderedJson& obj) {
-  std::vector<TimedPlan> plans;
-  for (const OrderedJson* p : f.array(obj, "timed")) {
-    if (!p->is_object()) f.fail("a plan_search entry is not an object");
-    plans.push_back({f.get(*p, "forward", std::string()), f.get(*p, "median_ms", static_cast<double>(INFINITY))});
-  }
-  return plans;
-}
-
-std::vector<GemmChoice> read_gemm_choices(const FieldReader& f, const OrderedJson& plan_search) {
-  std::vector<GemmChoice> gemms;
-  for (const OrderedJson* g : f.array(plan_search, "gemm_algorithms")) {
-    if (!g->is_object()) f.fail("a gemm_algorithms entry is not an object");
-    gemms.push_back({f.get(*g, "gemm", std::string()), f.get(*g, "candidate", 0), f.get(*g, "of", 0)});
-  }
-  return gemms;
-}
-
-/// "gpt2" of "gpt2", "gpt2/B:4/T:64" and merge's "gpt2/B:4/T:64@2".
-std::string config_of_key(const std::string& key) { return key.substr(0, std::min(key.find("/B:"), key.find('@'))); }
-
-}  // namespace
-
-ForwardPins read_forward_pins(const OrderedJson& doc, std::string_view name, DType dtype) {
-  const std::vector<BenchEntry> entries = read_bench_entries(doc, name);
-  const OrderedJson& meta = metadata_of(doc);
-  const FieldReader m(name, "metadata");
+ForwardPins read_forward_pins(const OrderedJson& json, std::string_view name, DType dtype) {
+  const BenchDocument doc = read_bench_document(json, name);
+  const std::vector<BenchEntry> entries = bench_entries(doc);
   ForwardPins pins;
   pins.source = std::string(name);
-  for (const BenchEntry& e : entries) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const BenchEntry& e = entries[i];
     if (e.kept_forward.empty()) continue;
-    const FieldReader f(name, "benchmark '" + e.name + "'");
     if (e.dtype != dtype_name(dtype)) {
       throw Error(ExitCode::kUsage, std::string(name) + ": benchmark '" + e.name + "' ran in " + e.dtype +
                                         " and this run is " + dtype_name(dtype) + ": pass --dtype " + e.dtype +
@@ -303,15 +209,18 @@ ForwardPins read_forward_pins(const OrderedJson& doc, std::string_view name, DTy
     }
     ForwardPins::Entry entry{config_of_key(e.name), {e.batch_size, e.seq_len}, {}};
     entry.pin.forward = e.kept_forward;
-    entry.pin.gemm_algorithms = read_gemm_choices(f, f.object(doc["benchmarks"][e.name], "plan_search"));
-    entry.pin.device_name = m.get(meta, "gpu_name", std::string());
-    entry.pin.blas_version = m.get(meta, "blas_version", std::string());
+    entry.pin.gemm_algorithms = doc.benchmarks[i].plan_search->gemm_algorithms;
+    entry.pin.device_name = doc.metadata.gpu_name;
+    entry.pin.blas_version = doc.metadata.blas_version;
     entry.pin.from = pins.source;
     const std::optional<ForwardPin> seen = pins.find(entry.config, entry.shape);
     if (seen && seen->forward != entry.pin.forward) {
-      f.fail("names another forward for " + entry.config + " at B=" + std::to_string(e.batch_size) + " T=" +
-             std::to_string(e.seq_len) + " than an earlier benchmark (a merge of several runs?): '" +
-             entry.pin.forward + "' against '" + seen->forward + "'");
+      throw Error(ExitCode::kDataError,
+                  "benchmark '" + e.name + "': names another forward for " + entry.config + " at B=" +
+                      std::to_string(e.batch_size) + " T=" + std::to_string(e.seq_len) +
+                      " than an earlier benchmark (a merge of several runs?): '" + entry.pin.forward + "' against '" +
+                      seen->forward + "'",
+                  SourceLocation{std::string(name), 0, 0});
     }
     if (!seen) pins.per_benchmark.push_back(std::move(entry));
   }
@@ -322,29 +231,29 @@ ForwardPins read_forward_pins(const OrderedJson& doc, std::string_view name, DTy
   return pins;
 }
 
-BenchRun read_bench_run(const OrderedJson& doc, std::string_view name) {
-  const std::vector<BenchEntry> entries = read_bench_entries(doc, name);
-  const OrderedJson& meta = metadata_of(doc);
-  const FieldReader m(name, "metadata");
+BenchRun read_bench_run(const OrderedJson& json, std::string_view name) {
+  const BenchDocument doc = read_bench_document(json, name);
+  const std::vector<BenchEntry> entries = bench_entries(doc);
+  const BenchMetadata& meta = doc.metadata;
   BenchRun run;
-  run.backend = m.get(meta, "backend", std::string(entries.empty() ? "" : entries[0].backend));
-  run.device.name = m.get(meta, "device_name", m.get(meta, "gpu_name", std::string()));
-  run.timestamp = m.get(meta, "timestamp", std::string());
+  run.backend = !meta.backend.empty() ? meta.backend : entries.empty() ? "" : entries[0].backend;
+  run.device.name = !meta.device_name.empty() ? meta.device_name : meta.gpu_name;
+  run.timestamp = meta.timestamp;
   try {
-    run.settings.dtype = parse_dtype(m.get(meta, "dtype", std::string(entries.empty() ? "fp32" : entries[0].dtype)));
-    run.settings.caches = parse_cache_state(m.get(meta, "caches", std::string("warm")));
+    run.settings.dtype = parse_dtype(!meta.dtype.empty() ? meta.dtype : entries.empty() ? "fp32" : entries[0].dtype);
+    run.settings.caches = parse_cache_state(meta.caches.empty() ? "warm" : meta.caches);
   } catch (const Error& e) {
-    m.fail(e.what());
+    throw Error(ExitCode::kDataError, std::string("metadata: ") + e.what(), SourceLocation{std::string(name), 0, 0});
   }
-  run.settings.warmup = m.get(meta, "warmup", 0);
-  run.settings.iters = m.get(meta, "iters", 0);
-  run.settings.min_time_s = m.get(meta, "min_time_s", 0.0);
-  run.settings.repetitions = m.get(meta, "repetitions", 1);
+  run.settings.warmup = meta.warmup.value_or(0);
+  run.settings.iters = meta.iters.value_or(0);
+  run.settings.min_time_s = or_zero(meta.min_time_s);
+  run.settings.repetitions = meta.repetitions.value_or(1);
   run.settings.shapes.clear();
-  for (const OrderedJson* n : m.array(meta, "notes")) run.notes.push_back(text_of(m, *n, "notes"));
-  for (const BenchEntry& e : entries) {
-    const OrderedJson& b = doc["benchmarks"][e.name];
-    const FieldReader f(name, "benchmark '" + e.name + "'");
+  run.notes = meta.notes;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const BenchEntry& e = entries[i];
+    const BenchBenchmark& b = doc.benchmarks[i];
     ConfigResult r;
     r.name = e.name;
     r.config.name = e.name.substr(0, e.name.find("/B:"));
@@ -355,64 +264,32 @@ BenchRun read_bench_run(const OrderedJson& doc, std::string_view name) {
     r.status = e.status;
     r.samples_ms = e.samples_ms;
     r.repetitions = e.repetitions;
-    const OrderedJson& t = f.object(b, "timing");
-    if (!t.empty()) {
-      r.timing.n = f.get(t, "n", e.samples_ms.size());
-      r.timing.mean = f.get(t, "mean", static_cast<double>(NAN));
-      r.timing.std = f.get(t, "std", static_cast<double>(NAN));
-      r.timing.min = f.get(t, "min", static_cast<double>(NAN));
-      r.timing.max = f.get(t, "max", static_cast<double>(NAN));
-      r.timing.median = e.median_ms;
-      r.timing.p5 = f.get(t, "p5", static_cast<double>(NAN));
-      r.timing.p25 = f.get(t, "p25", static_cast<double>(NAN));
-      r.timing.p75 = f.get(t, "p75", static_cast<double>(NAN));
-      r.timing.p95 = f.get(t, "p95", static_cast<double>(NAN));
-      r.timing.p99 = f.get(t, "p99", static_cast<double>(NAN));
+    if (b.timing) {
+      const BenchTiming& t = *b.timing;
+      r.timing.n = t.n.value_or(e.samples_ms.size());
+      r.timing.mean = t.mean;
+      r.timing.std = t.std;
+      r.timing.min = t.min;
+      r.timing.max = t.max;
+      r.timing.median = t.median;
+      r.timing.p5 = t.p5;
+      r.timing.p25 = t.p25;
+      r.timing.p75 = t.p75;
+      r.timing.p95 = t.p95;
+      r.timing.p99 = t.p99;
     }
-    r.tokens_per_s = f.get(b, "throughput_tokens_per_sec", 0.0);
-    r.cost.flops = f.get(b, "flops_per_forward", static_cast<double>(NAN));
-    r.cost.bytes = f.get(b, "bytes_per_forward", static_cast<double>(NAN));
-    const OrderedJson& roofline = f.object(b, "roofline");
-    r.floor.floor_ms = f.get(roofline, "floor_ms", 0.0);
-    r.floor.bound = f.get(roofline, "bound", std::string());
-    r.roofline_fraction = f.get(roofline, "fraction", 0.0);
-    r.kernels_per_forward = f.get(b, "kernels_per_forward", 0);
-    const OrderedJson& failure = f.object(b, "failure");
-    r.failure_kind = f.get(failure, "kind", std::string());
-    r.failure = f.get(failure, "reason", std::string());
-    if (const OrderedJson& k = f.object(b, "correctness"); !k.empty()) {
-      Correctness c;
-      c.max_abs_err = f.get(k, "max_abs_err", static_cast<double>(NAN));
-      c.rel_err = f.get(k, "rel_err", static_cast<double>(NAN));
-      c.top1_agreement = f.get(k, "top1_agreement", 0.0);
-      c.tolerance = f.get(k, "tolerance", 0.0);
-      c.passed = f.get(k, "passed", false);
-      c.reference = f.get(k, "reference", std::string());
-      c.compared_rows = f.get(k, "compared_positions", static_cast<std::int64_t>(0));
-      r.correctness = c;
-    }
-    if (const OrderedJson& c = f.object(b, "clocks"); !c.empty()) {
-      ClockReading clocks{f.get(c, "sm_mhz", 0), f.get(c, "sm_max_mhz", 0), {}};
-      for (const OrderedJson* l : f.array(c, "limits")) clocks.limits.push_back(text_of(f, *l, "limits"));
-      r.clocks = clocks;
-    }
-    if (const OrderedJson& p = f.object(b, "plan_search"); !p.empty()) {
-      PlanSearch search;
-      search.kept = e.kept_forward;
-      search.replays = f.get(p, "replays", 0);
-      search.timed = read_timed_plans(f, p);
-      const OrderedJson& playoff = f.object(p, "playoff");
-      search.playoff_rounds = f.get(playoff, "rounds", 0);
-      search.playoff_replays = f.get(playoff, "replays", 0);
-      search.playoff = read_timed_plans(f, playoff);
-      for (const OrderedJson* x : f.array(p, "rejected")) {
-        if (!x->is_object()) f.fail("a plan_search entry is not an object");
-        search.rejected.push_back({f.get(*x, "forward", std::string()), f.get(*x, "reason", std::string())});
-      }
-      search.gemm_algorithms = read_gemm_choices(f, p);
-      search.pinned_from = f.get(p, "pinned_from", std::string());
-      r.plan_search = search;
-    }
+    r.tokens_per_s = or_zero(b.throughput_tokens_per_sec);
+    r.cost.flops = b.flops_per_forward;
+    r.cost.bytes = b.bytes_per_forward;
+    r.floor.floor_ms = or_zero(b.floor_ms);
+    r.floor.bound = b.bound;
+    r.roofline_fraction = or_zero(b.roofline_fraction);
+    r.kernels_per_forward = b.kernels_per_forward.value_or(0);
+    r.failure_kind = b.failure_kind;
+    r.failure = b.failure;
+    r.correctness = b.correctness;
+    r.clocks = b.clocks;
+    r.plan_search = b.plan_search;
     run.results.push_back(std::move(r));
   }
   if (run.settings.shapes.empty()) run.settings.shapes.push_back(Shape{});

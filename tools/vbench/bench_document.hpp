@@ -1,12 +1,14 @@
 // vtools.bench documents: BenchRun -> JSON (seed field names kept: metadata{timestamp, gpu_name, compute_capability,
 // cuda_version, ...}, benchmarks{<config>: {config{...}, timing{...}, throughput_tokens_per_sec, batch_size,
-// seq_len, ...}}), and the reader compare/merge use. Shape documented by schemas/vtools.bench.schema.json.
+// seq_len, ...}}), and the read document (formats/bench) as compare, merge, show and
+// --forwards-from use it. Shape documented by schemas/vtools.bench.schema.json.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "formats/bench/bench_model.hpp"
 #include "libcommon/document.hpp"
 #include "tools/vbench/harness.hpp"
 
@@ -34,7 +36,12 @@ struct BenchEntry {
   std::string kept_forward;  ///< plan_search.kept: the forward prepare chose; "" when absent (cpu, older documents)
 };
 
-/// Entries of a parsed vtools.bench document in document order. Error(kDataError) at `name` naming the config for
+/// The entries of a read document, each with the metadata's batch_size, seq_len, dtype, backend and caches where it
+/// names none (status "ok", caches "warm" where neither does).
+std::vector<BenchEntry> bench_entries(const BenchDocument& doc);
+
+/// Entries of a parsed vtools.bench document (formats/bench read_bench_document, then bench_entries) in document
+/// order. Error(kDataError) at `name` naming the config for
 /// a benchmark that is not an object or holds a mistyped field.
 std::vector<BenchEntry> read_bench_entries(const OrderedJson& doc, std::string_view name);
 

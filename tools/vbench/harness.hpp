@@ -53,12 +53,6 @@ struct HarnessSettings {
   ForwardPins pins;
 };
 
-/// One repetition's timing (--repetitions): its median and how many forwards it timed.
-struct Repetition {
-  double median_ms = 0;
-  std::size_t n = 0;
-};
-
 /// The medians of `repetitions`, in order.
 std::vector<double> repetition_medians(const std::vector<Repetition>& repetitions);
 

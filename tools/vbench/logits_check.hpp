@@ -8,19 +8,10 @@
 #include <span>
 #include <string>
 
+#include "formats/bench/bench_model.hpp"
 #include "tools/vbench/backend.hpp"
 
 namespace vtools::vbench {
-
-struct Correctness {
-  double max_abs_err = 0;
-  double rel_err = 0;
-  double top1_agreement = 0;   ///< fraction of rows (positions) whose argmax matches the reference's
-  double tolerance = 0;        ///< on rel_err
-  bool passed = false;
-  std::string reference;       ///< "fp64-naive" (CPU backend) or "cpu-fp32" (other backends)
-  std::int64_t compared_rows = 0;
-};
 
 double tolerance_for(DType dtype);
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "tools/vplan/plan_model.hpp"
+#include "formats/plan/plan_model.hpp"
 #include "tools/vplan/ttgir_module.hpp"
 
 namespace vtools::vplan {

@@ -8,7 +8,7 @@
 
 #include "tools/vplan/op_effects.hpp"
 #include "tools/vplan/op_order.hpp"
-#include "tools/vplan/plan_model.hpp"
+#include "formats/plan/plan_model.hpp"
 #include "tools/vplan/ttgir_module.hpp"
 
 namespace vtools::vplan {

@@ -7,7 +7,7 @@
 
 #include "tools/vplan/buffers.hpp"
 #include "tools/vplan/op_order.hpp"
-#include "tools/vplan/plan_model.hpp"
+#include "formats/plan/plan_model.hpp"
 
 namespace vtools::vplan {
 

@@ -16,7 +16,7 @@
 #include "tools/vplan/plan_diff.hpp"
 #include "tools/vplan/plan_diff_writer.hpp"
 #include "tools/vplan/plan_inputs.hpp"
-#include "tools/vplan/plan_json.hpp"
+#include "formats/plan/plan_json.hpp"
 #include "tools/vplan/reuse_hazards.hpp"
 #include "tools/vplan/table_writer.hpp"
 #include "tools/vplan/ttgir_reader.hpp"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tools/vplan/op_order.hpp"
-#include "tools/vplan/plan_model.hpp"
+#include "formats/plan/plan_model.hpp"
 
 namespace vtools::vplan {
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "tools/vplan/plan_model.hpp"
+#include "formats/plan/plan_model.hpp"
 #include "tools/vplan/ttgir_module.hpp"
 
 namespace vtools::vplan {

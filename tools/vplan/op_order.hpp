@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tools/vplan/plan_model.hpp"
+#include "formats/plan/plan_model.hpp"
 #include "tools/vplan/ttgir_module.hpp"
 
 namespace vtools::vplan {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "tools/vplan/plan_model.hpp"
+#include "formats/plan/plan_model.hpp"
 #include "tools/vplan/ttgir_module.hpp"
 
 namespace vtools::vplan {

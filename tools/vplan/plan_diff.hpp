@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/vplan/plan_model.hpp"
+#include "formats/plan/plan_model.hpp"
 
 namespace vtools::vplan {
 

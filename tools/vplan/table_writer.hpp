@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "tools/vplan/plan_model.hpp"
+#include "formats/plan/plan_model.hpp"
 
 namespace vtools::vplan {
 

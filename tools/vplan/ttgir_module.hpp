@@ -9,16 +9,9 @@
 #include <string>
 #include <vector>
 
-namespace vtools::vplan {
+#include "formats/plan/source_loc.hpp"
 
-/// A source location after following `#loc` aliases: the innermost name (`loc("acc"(...))`) and the user's
-/// file:line (for call sites, the caller's). Empty fields when unknown.
-struct SourceLoc {
-  std::string name;
-  std::string file;
-  int line = 0;
-  int column = 0;
-};
+namespace vtools::vplan {
 
 /// A type as printed, with the parts vplan uses taken apart. `shape` is empty for scalars; -1 is a dynamic dim.
 struct Type {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tools/vplan/plan_model.hpp"
+#include "formats/plan/plan_model.hpp"
 
 namespace vtools::vplan {
 

@@ -7,10 +7,10 @@
 #include <optional>
 #include <string_view>
 
+#include "formats/bench/bench_reader.hpp"
 #include "libcommon/human_units.hpp"
 #include "libcommon/stats.hpp"
 #include "tools/vrender/chart_frame.hpp"
-#include "tools/vrender/json_view.hpp"
 #include "tools/vrender/svg_markup.hpp"
 #include "tools/vrender/sweep_lines.hpp"
 
@@ -25,73 +25,86 @@ std::string ms(double v) { return std::isfinite(v) ? num(v, v < 1 ? 4 : v < 100 
 }  // namespace
 
 BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
-  JsonView root(&doc, std::string(name), "");
-  JsonView meta = root.at("metadata");
+  return bench_run_of(vbench::read_bench_document(doc, name), name);
+}
+
+BenchRun bench_run_of(const vbench::BenchDocument& doc, std::string_view name) {
+  const vbench::BenchMetadata& meta = doc.metadata;
   BenchRun run;
   run.source = std::string(name);
-  run.timestamp = meta.string_or("timestamp", root.string_or("created", ""));
-  // Seed field names first, then what vbench adds (device_name on CPU runs, command_line, run settings).
-  static const std::pair<const char*, const char*> kFacts[] = {
-      {"gpu_name", "GPU"},       {"device_name", "device"},  {"compute_capability", "compute capability"},
-      {"gpu_index", "GPU index"}, {"pci_bus_id", "PCI bus"},
-      {"cuda_version", "CUDA"},  {"driver_version", "driver"}, {"blas_version", "BLAS"},
-      {"timestamp", "date"},     {"command", "command"},     {"command_line", "command"},
-      {"host", "host"},          {"backend", "backend"},     {"dtype", "dtype"},
-      {"batch_size", "batch"},   {"seq_len", "sequence"},    {"caches", "caches"},       {"iters", "iterations"},
-      {"threads", "threads"},    {"vtools_version", "vtools"}};
-  for (const auto& fact : kFacts) {
-    const char* key = fact.first;
-    const std::string label = fact.second;  // a named variable, not a binding: lambdas capture it (clang 14)
-    JsonView v = meta.at(key);
-    if (!v.present()) continue;
-    const bool no_threads = std::string_view(key) == "threads" && v.raw()->is_number() && v.raw()->get<double>() == 0;
-    if (no_threads) continue;  // a GPU run: no CPU threads to name
-    std::string text = v.raw()->is_number() ? num(*v.as_number(), 3) : v.as_text();
+  run.timestamp = !meta.timestamp.empty() ? meta.timestamp : doc.created;
+  // Seed field names first, then what vbench adds (device_name on CPU runs, command_line, run settings). Numbers as
+  // num(v, 3); a GPU run's threads (0) are not named.
+  auto count = [](const std::optional<int>& v) { return v ? num(*v, 3) : std::string(); };
+  const std::pair<const char*, std::string> facts[] = {
+      {"GPU", meta.gpu_name},
+      {"device", meta.device_name},
+      {"compute capability", meta.compute_capability},
+      {"GPU index", count(meta.gpu_index)},
+      {"PCI bus", meta.pci_bus_id},
+      {"CUDA", meta.cuda_version},
+      {"driver", meta.driver_version},
+      {"BLAS", meta.blas_version},
+      {"date", meta.timestamp},
+      {"command", meta.command},
+      {"command", meta.command_line},
+      {"host", meta.host},
+      {"backend", meta.backend},
+      {"dtype", meta.dtype},
+      {"batch", count(meta.batch_size)},
+      {"sequence", count(meta.seq_len)},
+      {"caches", meta.caches},
+      {"iterations", count(meta.iters)},
+      {"threads", meta.threads.value_or(0) == 0 ? std::string() : count(meta.threads)},
+      {"vtools", meta.vtools_version}};
+  for (const auto& [label, text] : facts) {
     bool duplicate = std::any_of(run.system.begin(), run.system.end(),
                                  [&](const Fact& f) { return f.key == label || (f.key == "GPU" && f.value == text); });
     if (!text.empty() && !duplicate) run.system.push_back({label, text});
   }
-  for (const JsonView& note : meta.items("notes")) run.notes.push_back(note.as_text());
-  run.backend = meta.text_or("backend", "");
-  run.device = meta.text_or("gpu_name", meta.text_or("device_name", ""));
-  run.dtype = meta.text_or("dtype", "");
-  for (const auto& [config, b] : root.members("benchmarks")) {
+  run.notes = meta.notes;
+  run.backend = meta.backend;
+  run.device = !meta.gpu_name.empty() ? meta.gpu_name : meta.device_name;
+  run.dtype = meta.dtype;
+  auto number = [](const std::optional<int>& v) { return v ? static_cast<double>(*v) : kNaN; };
+  auto named = [](const std::string& s) { return s.empty() ? std::string("?") : s; };
+  for (const vbench::BenchBenchmark& b : doc.benchmarks) {
     BenchResult r;
-    r.config = config;
-    JsonView cfg = b.at("config"), t = b.at("timing"), roof = b.at("roofline");
-    r.n_layer = cfg.number_or("n_layer", kNaN);
-    r.n_head = cfg.number_or("n_head", kNaN);
-    r.n_embd = cfg.number_or("n_embd", kNaN);
-    r.mean_ms = t.number_or("mean", kNaN);
-    r.std_ms = t.number_or("std", kNaN);
-    r.min_ms = t.number_or("min", kNaN);
-    r.max_ms = t.number_or("max", kNaN);
-    r.median_ms = t.number_or("median", kNaN);
-    r.p5_ms = t.number_or("p5", kNaN);
-    r.p95_ms = t.number_or("p95", kNaN);
-    r.p99_ms = t.number_or("p99", kNaN);
-    r.samples_ms = t.numbers("samples_ms");
+    r.config = b.name;
+    r.n_layer = number(b.n_layer);
+    r.n_head = number(b.n_head);
+    r.n_embd = number(b.n_embd);
+    const vbench::BenchTiming t = b.timing.value_or(vbench::BenchTiming{});
+    r.mean_ms = t.mean;
+    r.std_ms = t.std;
+    r.min_ms = t.min;
+    r.max_ms = t.max;
+    r.median_ms = t.median;
+    r.p5_ms = t.p5;
+    r.p95_ms = t.p95;
+    r.p99_ms = t.p99;
+    r.samples_ms = t.samples_ms;
     r.samples = r.samples_ms.size();
-    r.tokens_per_s = b.number_or("throughput_tokens_per_sec", kNaN);
-    r.batch_size = b.number_or("batch_size", kNaN);
-    r.seq_len = b.number_or("seq_len", kNaN);
-    r.roofline_fraction = roof.number_or("fraction", kNaN);
-    r.floor_ms = roof.number_or("floor_ms", kNaN);
-    r.status = b.text_or("status", "");
-    const JsonView search = b.at("plan_search");
-    r.kept_forward = search.string_or("kept", "");
-    r.pinned_from = search.string_or("pinned_from", "");
-    for (const JsonView& x : b.items("repetitions")) r.repetition_medians_ms.push_back(x.number_or("median_ms", NAN));
-    for (const JsonView& p : search.items("timed")) {
-      r.plans.push_back({p.string_or("forward", "?"), p.number_or("median_ms", kNaN), kNaN, ""});
-    }
-    for (const JsonView& p : search.at("playoff").items("timed")) {
-      const std::string forward = p.string_or("forward", "?");
-      auto it = std::find_if(r.plans.begin(), r.plans.end(), [&](const PlanTrial& t) { return t.forward == forward; });
-      if (it != r.plans.end()) it->playoff_ms = p.number_or("median_ms", kNaN);
-    }
-    for (const JsonView& p : search.items("rejected")) {
-      r.plans.push_back({p.string_or("forward", "?"), kNaN, kNaN, p.string_or("reason", "?")});
+    r.tokens_per_s = b.throughput_tokens_per_sec;
+    r.batch_size = number(b.batch_size);
+    r.seq_len = number(b.seq_len);
+    r.roofline_fraction = b.roofline_fraction;
+    r.floor_ms = b.floor_ms;
+    r.status = b.status;
+    for (const vbench::Repetition& x : b.repetitions) r.repetition_medians_ms.push_back(x.median_ms);
+    if (const std::optional<vbench::PlanSearch>& search = b.plan_search) {
+      r.kept_forward = search->kept;
+      r.pinned_from = search->pinned_from;
+      // A median the document leaves null reads as +inf: "–" on the page as an absent one.
+      for (const vbench::TimedPlan& p : search->timed) r.plans.push_back({named(p.forward), p.median_ms, kNaN, ""});
+      for (const vbench::TimedPlan& p : search->playoff) {
+        const std::string forward = named(p.forward);
+        auto it = std::find_if(r.plans.begin(), r.plans.end(), [&](const PlanTrial& x) { return x.forward == forward; });
+        if (it != r.plans.end()) it->playoff_ms = p.median_ms;
+      }
+      for (const vbench::RejectedPlan& p : search->rejected) {
+        r.plans.push_back({named(p.forward), kNaN, kNaN, named(p.reason)});
+      }
     }
     run.results.push_back(std::move(r));
   }

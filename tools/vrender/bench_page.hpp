@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/bench/bench_model.hpp"
 #include "libcommon/document.hpp"
 #include "tools/vrender/page.hpp"
 
@@ -44,8 +45,12 @@ struct BenchRun {
   std::vector<BenchResult> results{};
 };
 
-/// Reads the body of a parsed vtools.bench document (fields of the wrong type -> Error kDataError).
+/// Reads the body of a parsed vtools.bench document through formats/bench (vbench's reader: what vbench refuses,
+/// Error kDataError with its message), then bench_run_of.
 BenchRun read_bench(const OrderedJson& doc, std::string_view name);
+
+/// A read document as the page's run (`name` is the input's name): the system facts, NaN where a number is absent.
+BenchRun bench_run_of(const vbench::BenchDocument& doc, std::string_view name);
 
 /// The page for one run, or for several (sorted by timestamp, a trend chart first, then the newest run's charts).
 Page bench_page(std::vector<BenchRun> runs);

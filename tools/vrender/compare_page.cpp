@@ -4,10 +4,12 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
-#include "tools/vrender/json_view.hpp"
+#include "formats/bench/compare_reader.hpp"
 #include "tools/vrender/svg_markup.hpp"
 #include "tools/vrender/sweep_lines.hpp"
 
@@ -17,17 +19,19 @@ namespace {
 
 std::string ms(double v) { return std::isfinite(v) ? num(v, v < 1 ? 4 : 3) : "–"; }
 
-// Scalar members of baseline/candidate (and of their metadata) as facts: source file, GPU, timestamp, ...
-void add_side_facts(const JsonView& side, const std::string& label, std::vector<Fact>& facts) {
-  for (const JsonView& obj : {side, side.at("metadata")}) {
-    for (const auto& [key, v] : obj.members("")) {
-      const auto* raw = v.raw();
-      if (!raw || raw->is_object() || (raw->is_array() && !(raw->size() > 0 && (*raw)[0].is_string()))) continue;
-      std::string value = raw->is_number_float() ? num(raw->get<double>(), 4)
-                          : raw->is_boolean()    ? (raw->get<bool>() ? "true" : "false")
-                                                 : v.as_text();
-      if (!value.empty()) facts.push_back({label + " " + key, value});
-    }
+// The fields of baseline/candidate (and of their metadata) as facts: source file, GPU, timestamp, ...
+void add_side_facts(const vbench::CompareSide& side, const std::string& label, std::vector<Fact>& facts) {
+  for (const vbench::CompareSideField& field : side.fields) {
+    const std::string value = std::visit(
+        [](const auto& v) -> std::string {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::string>) return v;
+          else if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
+          else if constexpr (std::is_same_v<T, double>) return num(v, 4);
+          else return std::to_string(v);
+        },
+        field.value);
+    if (!value.empty()) facts.push_back({label + " " + field.key, value});
   }
 }
 
@@ -49,13 +53,6 @@ void add_sweep_speedups(const std::vector<std::pair<std::string, double>>& speed
     chart.ref_lines = {{1.0, "no change"}};
     if (!chart.series.empty()) s.figures.push_back({"", render_xy_chart(chart)});
   }
-}
-
-/// The medians of `key` (vbench run --repetitions), in order; empty when absent.
-std::vector<double> repetition_medians(const JsonView& c, const char* key) {
-  std::vector<double> v;
-  for (const JsonView& x : c.items(key)) v.push_back(x.as_number().value_or(kNoValue));
-  return v;
 }
 
 /// A median bar, with a whisker over the repetitions' medians where there are some.
@@ -85,17 +82,17 @@ void add_repetition_chart(const std::vector<std::pair<std::string, std::vector<d
 
 }  // namespace
 
-Page compare_page(const OrderedJson& doc, std::string_view name) {
-  JsonView root(&doc, std::string(name), "");
+Page compare_page(const OrderedJson& json, std::string_view name) {
+  const vbench::CompareDocument doc = vbench::read_compare_document(json, name);
   Page page{"Benchmark comparison", std::string(name), {}};
   // Two implementations (vbench run --impl, or two backends): the title names them, as the seed's AS-IS vs TO-BE.
-  const std::string base_impl = root.at("baseline").text_or("backend", ""),
-                    cand_impl = root.at("candidate").text_or("backend", "");
+  const std::string& base_impl = doc.baseline.backend;
+  const std::string& cand_impl = doc.candidate.backend;
   if (!base_impl.empty() && !cand_impl.empty() && base_impl != cand_impl)
     page.title += ": " + base_impl + " vs " + cand_impl;
   Section sides{"Baseline and candidate", {}, {}, {}, {}, {}};
-  add_side_facts(root.at("baseline"), "baseline", sides.facts);
-  add_side_facts(root.at("candidate"), "candidate", sides.facts);
+  add_side_facts(doc.baseline, "baseline", sides.facts);
+  add_side_facts(doc.candidate, "candidate", sides.facts);
   page.sections.push_back(std::move(sides));
 
   Section res{"Results", {}, {}, {}, {}, {}};
@@ -109,28 +106,27 @@ Page compare_page(const OrderedJson& doc, std::string_view name) {
   int faster = 0, slower = 0, same = 0;
   std::vector<std::pair<std::string, double>> speedups;
   std::vector<std::pair<std::string, std::vector<double>>> repetition_lines;
-  for (const JsonView& c : root.items("comparisons")) {
-    std::string config = c.text_or("config", "?");
-    double b = c.number_or("baseline_median_ms", kNoValue), k = c.number_or("candidate_median_ms", kNoValue);
-    double sp = c.number_or("speedup", std::isfinite(b) && k > 0 ? b / k : kNoValue);
-    double lo = c.number_or("ci_low", kNoValue), hi = c.number_or("ci_high", kNoValue);
-    std::string verdict = c.text_or("verdict", "");
-    if (const std::string differs = c.text_or("differs", ""); !differs.empty())
-      res.notes.push_back(config + ": the two runs differ in " + differs + ".");
+  for (const vbench::CompareRow& c : doc.comparisons) {
+    const std::string config = c.config.empty() ? "?" : c.config;
+    const double b = c.baseline_median_ms, k = c.candidate_median_ms;
+    const double sp = !std::isnan(c.speedup) ? c.speedup : std::isfinite(b) && k > 0 ? b / k : kNoValue;
+    const double lo = c.ci_low, hi = c.ci_high;
+    const std::string& verdict = c.verdict;
+    if (!c.differs.empty()) res.notes.push_back(config + ": the two runs differ in " + c.differs + ".");
     // With repetitions the median bars get whiskers from the lowest to the highest repetition's median.
-    const std::vector<double> base_reps = repetition_medians(c, "baseline_repetition_medians_ms");
-    const std::vector<double> cand_reps = repetition_medians(c, "candidate_repetition_medians_ms");
-    if (c.text_or("ci_over", "samples") == "repetitions") {
-      res.notes.push_back(config + ": 95% CI over the medians of " +
-                          std::to_string(c.integer_or("baseline_repetitions", 0)) + " and " +
-                          std::to_string(c.integer_or("candidate_repetitions", 0)) + " repetitions" +
+    const std::vector<double>& base_reps = c.baseline_repetition_medians_ms;
+    const std::vector<double>& cand_reps = c.candidate_repetition_medians_ms;
+    if (c.ci_over == "repetitions") {
+      res.notes.push_back(config + ": 95% CI over the medians of " + std::to_string(c.baseline_repetitions) + " and " +
+                          std::to_string(c.candidate_repetitions) + " repetitions" +
                           (base_reps.empty() ? "" : "; the median bars' whiskers span them") + ".");
     }
     if (!base_reps.empty()) repetition_lines.push_back({config + " baseline", base_reps});
     if (!cand_reps.empty()) repetition_lines.push_back({config + " candidate", cand_reps});
-    if (const JsonView kept = c.at("kept_forwards"); kept.present()) {
-      res.notes.push_back(config + ": prepare kept different forwards: baseline " + kept.text_or("baseline", "?") +
-                          "; candidate " + kept.text_or("candidate", "?") + ".");
+    if (c.has_kept_forwards) {
+      auto named = [](const std::string& s) { return s.empty() ? std::string("?") : s; };
+      res.notes.push_back(config + ": prepare kept different forwards: baseline " + named(c.baseline_forward) +
+                          "; candidate " + named(c.candidate_forward) + ".");
     }
     faster += verdict == "faster", slower += verdict == "slower", same += verdict == "same";
     speedups.push_back({config, sp});
@@ -151,8 +147,8 @@ Page compare_page(const OrderedJson& doc, std::string_view name) {
   } else {
     res.notes.push_back(std::to_string(faster) + " faster, " + std::to_string(slower) + " slower, " + std::to_string(same) +
                         " unchanged (speedup > 1 means the candidate is faster; a verdict needs the CI to exclude 1).");
-    const double geomean = root.number_or("geomean_speedup", kNoValue);
-    const double geomean_n = root.number_or("geomean_configs", 0);
+    const double geomean = doc.geomean_speedup;
+    const double geomean_n = static_cast<double>(doc.geomean_configs);
     if (std::isfinite(geomean) && geomean_n > 1) {
       res.notes.push_back("Geometric mean of the speedups over " + num(geomean_n, 0) + " configs: " + num(geomean, 3) +
                           "×.");
@@ -163,10 +159,11 @@ Page compare_page(const OrderedJson& doc, std::string_view name) {
     add_sweep_speedups(speedups, res);
     add_repetition_chart(repetition_lines, res);
   }
-  for (const char* side : {"only_in_baseline", "only_in_candidate"}) {
+  for (const bool baseline : {true, false}) {
     std::string names;
-    for (const JsonView& n : root.items(side)) names += (names.empty() ? "" : ", ") + n.as_text();
-    if (!names.empty()) res.notes.push_back(std::string("Only in the ") + (side[8] == 'b' ? "baseline" : "candidate") + ": " + names + ".");
+    for (const std::string& n : baseline ? doc.only_in_baseline : doc.only_in_candidate)
+      names += (names.empty() ? "" : ", ") + n;
+    if (!names.empty()) res.notes.push_back(std::string("Only in the ") + (baseline ? "baseline" : "candidate") + ": " + names + ".");
   }
   res.tables.push_back(std::move(verdicts));
   page.sections.push_back(std::move(res));

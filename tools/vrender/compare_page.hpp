@@ -1,5 +1,5 @@
 // The vtools.compare page: baseline vs candidate medians side by side, speedup with its confidence interval, and a
-// verdict table.
+// verdict table. The document is read by formats/bench (read_compare_document).
 #pragma once
 
 #include <string_view>

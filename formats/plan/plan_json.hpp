@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "libcommon/document.hpp"
-#include "tools/vplan/plan_model.hpp"
+#include "formats/plan/plan_model.hpp"
 
 namespace vtools::vplan {
 

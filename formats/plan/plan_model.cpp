@@ -1,4 +1,4 @@
-#include "tools/vplan/plan_model.hpp"
+#include "formats/plan/plan_model.hpp"
 
 namespace vtools::vplan {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/vplan/ttgir_module.hpp"
+#include "formats/plan/source_loc.hpp"
 
 namespace vtools::vplan {
 

@@ -1,0 +1,17 @@
+// The reader of vtools.compare (vbench compare's output): a parsed document (libcommon parse_document, which checked
+// the envelope) -> CompareDocument. vrender's compare page reads through it.
+#pragma once
+
+#include <string_view>
+
+#include "formats/bench/compare_model.hpp"
+#include "libcommon/document.hpp"
+
+namespace vtools::vbench {
+
+/// Reads the body of a vtools.compare document. Absent parts read as empty. Error(kDataError) at `name` for a part
+/// that is not an object or array, and a field of the wrong type ("comparison 'gpt2': field 'speedup' has the wrong
+/// type"), as the vtools.bench reader words them.
+CompareDocument read_compare_document(const OrderedJson& doc, std::string_view name);
+
+}  // namespace vtools::vbench
