@@ -1,14 +1,14 @@
-// The names of the forwards the plan search times (forward_search.hpp): documents keep them in plan_search and
+// The names of the forwards the plan search times (forward_setup.hpp): documents keep them in plan_search and
 // --forward / --forwards-from pin forwards by them, so each part of a name is checked as written. Host logic only.
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "tools/vbench/cuda/forward_search.hpp"
+#include "tools/vbench/cuda/forward_setup.hpp"
 
 namespace vtools::vbench::cuda {
 
-TEST_CASE("forward_search: the plain forward, the persistent one and the fused layouts") {
+TEST_CASE("forward_setup: the plain forward, the persistent one and the fused layouts") {
   CHECK(setup_label(ForwardSetup{}) == "unfused");
   ForwardSetup persistent;
   persistent.plan.persistent = true;
@@ -23,7 +23,7 @@ TEST_CASE("forward_search: the plain forward, the persistent one and the fused l
   CHECK(setup_label(fused) == "fused cluster columns, own 3xTF32 LM head");
 }
 
-TEST_CASE("forward_search: an unfused plan's parts joined by 'and', then the options in a fixed order") {
+TEST_CASE("forward_setup: an unfused plan's parts joined by 'and', then the options in a fixed order") {
   ForwardSetup s;
   s.plan.tiling = WgmmaTiling{64, 1, 1};
   s.plan.gemms = WgmmaGemms::kProjections;
