@@ -30,10 +30,10 @@
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/device_buffer.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
-#include "tools/vbench/cuda/kernels.hpp"
-#include "tools/vbench/cuda/lm_head_tf32.hpp"
 #include "tools/vbench/cuda/matmul.hpp"
-#include "tools/vbench/cuda/wgmma_gemm.hpp"
+#include "tools/vbench/ops/layernorm.hpp"
+#include "tools/vbench/ops/lm_head_tf32.hpp"
+#include "tools/vbench/ops/wgmma_gemm.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include "libcommon/error.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/ops/attention.hpp"
 #include "tools/vbench/ops/cpu_ops.hpp"
 
 namespace vtools::vbench {

@@ -17,7 +17,10 @@
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/gpt_forward.hpp"
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/ops/fused_layer.hpp"
+#include "tools/vbench/ops/kernel_math_check.hpp"
+#include "tools/vbench/ops/l2_prefetch.hpp"
+#include "tools/vbench/ops/layernorm.hpp"
 #include "tools/vbench/reference_forward.hpp"
 
 namespace vtools::vbench {

@@ -2,8 +2,8 @@
 #include <doctest/doctest.h>
 
 #include "tests/vbench/cuda_random_check.hpp"
-#include "tools/vbench/cuda/kernels.hpp"
 #include "tools/vbench/ops/cpu_ops.hpp"
+#include "tools/vbench/ops/gelu.hpp"
 
 namespace vtools::vbench {
 namespace {

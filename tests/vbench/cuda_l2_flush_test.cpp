@@ -12,7 +12,8 @@
 #include "libcommon/stats.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/device_buffer.hpp"
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/ops/l2_flush.hpp"
+#include "tools/vbench/ops/l2_prefetch.hpp"
 
 namespace vtools::vbench {
 namespace {

@@ -7,8 +7,9 @@
 #include "libcommon/error.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
-#include "tools/vbench/cuda/kernels.hpp"
 #include "tools/vbench/ops/cpu_ops.hpp"
+#include "tools/vbench/ops/encoder.hpp"
+#include "tools/vbench/ops/layernorm.hpp"
 
 namespace vtools::vbench {
 namespace {

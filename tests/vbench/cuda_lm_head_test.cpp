@@ -15,7 +15,7 @@
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/gpt_forward.hpp"
-#include "tools/vbench/cuda/lm_head_tf32.hpp"
+#include "tools/vbench/ops/lm_head_tf32.hpp"
 
 namespace vtools::vbench {
 namespace {

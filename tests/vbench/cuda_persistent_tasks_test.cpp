@@ -1,4 +1,4 @@
-// The persistent forward's task list (cuda/persistent_forward.hpp): host logic only, so this runs on every machine
+// The persistent forward's task list (ops/persistent_forward.hpp): host logic only, so this runs on every machine
 // (unit label); the kernel itself is tested in cuda_wgmma_gemm_test.cpp (gpu label). What keeps the kernel free of
 // deadlock and races: every wait is for the full count of tasks that signal that counter, and all of those come
 // earlier in the list (each CTA takes its tasks in list order).
@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "tools/vbench/cuda/persistent_forward.hpp"
+#include "tools/vbench/ops/persistent_forward.hpp"
 
 namespace vtools::vbench {
 namespace {

@@ -22,9 +22,9 @@
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
 #include "tools/vbench/cuda/gpt_forward.hpp"
-#include "tools/vbench/cuda/wgmma_attention.hpp"
-#include "tools/vbench/cuda/wgmma_gemm.hpp"
 #include "tools/vbench/ops/cpu_ops.hpp"
+#include "tools/vbench/ops/wgmma_attention.hpp"
+#include "tools/vbench/ops/wgmma_gemm.hpp"
 #include "tools/vbench/reference_forward.hpp"
 
 namespace vtools::vbench {

@@ -1,9 +1,9 @@
-// The shapes the own wgmma kernels take (cuda/wgmma_gemm.hpp) and the error for the others: host logic only, so
+// The shapes the own wgmma kernels take (ops/wgmma_gemm.hpp) and the error for the others: host logic only, so
 // this runs on every machine (unit label); the kernels themselves are in cuda_wgmma_gemm_test.cpp (gpu label).
 #include <doctest/doctest.h>
 
 #include "libcommon/error.hpp"
-#include "tools/vbench/cuda/wgmma_gemm.hpp"
+#include "tools/vbench/ops/wgmma_gemm.hpp"
 
 namespace vtools::vbench {
 namespace {

@@ -14,11 +14,12 @@
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 #include "tools/vtrace/access/argument_mapping.hpp"
-#include "tools/vtrace/access/cubin_symbols.hpp"
+#include "tools/vtrace/injection/cubin_symbols.hpp"
 #include "tools/vtrace/access/device_block_filter.hpp"
 
 using namespace vtools::vtrace;
 using namespace vtools::vtrace::access;
+using namespace vtools::vtrace::injection;  // cubin_symbols.hpp
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <regex>
 #include <sstream>
 
-#include "tools/vtrace/access/module_images.hpp"
+#include "tools/vtrace/injection/module_images.hpp"
 #include "tools/vtrace/finding_sources.hpp"
 #include "tools/vtrace/raw_record_reader.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
@@ -231,7 +231,7 @@ TEST_CASE("source_text: a line of a readable file, without its line end; nothing
 }
 
 TEST_CASE("module_images: an image is written once, only for a launch with findings, and dropped after") {
-  access::ModuleImages images(100);
+  injection::ModuleImages images(100);
   const std::string cubin = "0123456789";
   int a = 0, b = 0, c = 0;
   images.loaded(&a, cubin.data(), cubin.size());

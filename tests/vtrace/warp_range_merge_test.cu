@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "tools/vtrace/access/access_records.hpp"
-#include "tools/vtrace/access/warp_range_merge.cuh"
+#include "tools/vtrace/injection/warp_range_merge.cuh"
 
 namespace raw = vtools::vtrace::raw;
 

@@ -10,8 +10,12 @@
 #include <utility>
 
 #include "libcommon/error.hpp"
-#include "tools/vbench/cuda/kernels.hpp"
-#include "tools/vbench/cuda/lm_head_tf32.hpp"
+#include "tools/vbench/ops/attention.hpp"
+#include "tools/vbench/ops/encoder.hpp"
+#include "tools/vbench/ops/fused_layer.hpp"
+#include "tools/vbench/ops/l2_prefetch.hpp"
+#include "tools/vbench/ops/layernorm.hpp"
+#include "tools/vbench/ops/lm_head_tf32.hpp"
 
 namespace vtools::vbench::cuda {
 

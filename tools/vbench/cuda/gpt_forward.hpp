@@ -1,5 +1,5 @@
 // The GPT forward on the device: the sequence of own kernels and cuBLASLt GEMMs for one batch shape, enqueued on one
-// stream (CudaBackend captures it once into a CUDA graph). Inference only, so activations are reused across layers.
+// stream (ForwardGraph captures it once into a CUDA graph). Inference only, so activations are reused across layers.
 //
 // Per forward, with R = B*T rows:  encoder -> residual (fp32)
 //   per layer: layernorm(+= delta) -> ln;  qkv = ln Wqkv + b;  attn = attention(qkv);  delta = attn Wproj + b;
@@ -7,12 +7,11 @@
 //   layernorm(+= delta) -> ln;  logits = ln wte^T
 // The projections (Wproj, Wfcproj) are split along K into fp32 partial products (projection_splits), and delta is
 // their sum plus the bias, formed inside the layernorm that adds it to the residual: no reduction kernel.
-// In fp32 the LM head (most of a small model's time: 51-57 us of gpt_nano's 146 on the H100 as an fp32 SIMT GEMM)
-// runs as 3xTF32 on tensor cores: with x = x_hi + x_lo and w = w_hi + w_lo split into TF32 values,
-// x.w ~ x_hi.w_hi + x_hi.w_lo + x_lo.w_hi (the dropped x_lo.w_lo is ~2^-22 relative), computed as one TF32 GEMM over
-// K = 3C: the final layernorm writes rows [x_lo | x_hi | x_hi], the weights are stored as [w_hi | w_lo | w_hi]. The
-// small products come first in K, so they are summed before the large ones swamp them: gpt2's fp32 logits are 2.2e-6
-// off the cpu backend this way, 8.1e-6 with the small products last (all-fp32 GEMMs: 1.2e-6; H100, 2026-11-23).
+// In fp32 the LM head (most of a small model's time as an fp32 SIMT GEMM) runs as 3xTF32 on tensor cores: with
+// x = x_hi + x_lo and w = w_hi + w_lo split into TF32 values, x.w ~ x_hi.w_hi + x_hi.w_lo + x_lo.w_hi (the dropped
+// x_lo.w_lo is ~2^-22 relative), computed as one TF32 GEMM over K = 3C: the final layernorm writes rows
+// [x_lo | x_hi | x_hi], the weights are stored as [w_hi | w_lo | w_hi]. The small products come first in K, so they
+// are summed before the large ones swamp them (fp32-level error; figures in bench/RESULTS.md).
 // 3 + 7 * n_layer launches when cuBLASLt fuses every epilogue; one more per layer where it has no GELU algorithm.
 // In bf16 on Hopper the layers' four GEMMs (or the two projections only) can instead be vbench's own wgmma GEMMs
 // (wgmma_gemm.hpp, same outputs, reading transposed copies of the weights made on first use), with the encoder,
@@ -21,7 +20,7 @@
 // LN1. There, with head size 64 or 32 and T <= 64, each layer's qkv GEMM and attention can also run as one kernel
 // (wgmma_attention.hpp). Or the whole forward but the LM head runs as one persistent kernel (persistent_forward.hpp).
 // Small models (fused_layer_ready) can instead run as n_layer + 1 fused layer steps and the LM head
-// (fused_layer.cu); CudaBackend keeps whichever forward is faster.
+// (fused_layer.cu); ForwardSearch keeps whichever forward is faster.
 // Either can also prefetch the LM head's weights into L2 on a side branch of the graph (use_head_prefetch), and in
 // fp32 run the head as an own 3xTF32 kernel instead of cuBLASLt's GEMM (use_own_head), where that is faster.
 #pragma once
@@ -35,11 +34,12 @@
 
 #include "tools/vbench/cuda/device_buffer.hpp"
 #include "tools/vbench/cuda/device_weights.hpp"
-#include "tools/vbench/cuda/kernels.hpp"
 #include "tools/vbench/cuda/matmul.hpp"
-#include "tools/vbench/cuda/persistent_forward.hpp"
-#include "tools/vbench/cuda/wgmma_attention.hpp"
-#include "tools/vbench/cuda/wgmma_gemm.hpp"
+#include "tools/vbench/ops/fused_layer.hpp"
+#include "tools/vbench/ops/layernorm.hpp"
+#include "tools/vbench/ops/persistent_forward.hpp"
+#include "tools/vbench/ops/wgmma_attention.hpp"
+#include "tools/vbench/ops/wgmma_gemm.hpp"
 
 namespace vtools::vbench::cuda {
 
@@ -124,15 +124,15 @@ class GptForward {
   void poison_activations(cudaStream_t stream) const;
   /// Makes enqueue() prefetch the LM head's weights into L2 (evict-last) on a side branch that forks at the start
   /// of the forward and joins before the head: they arrive while the layers run. Pays where they fit in L2 beside
-  /// the forward's other traffic (CudaBackend times it).
+  /// the forward's other traffic (ForwardSearch times it).
   void use_head_prefetch(bool on) { head_prefetch_ = on; }
   [[nodiscard]] bool head_prefetch() const { return head_prefetch_; }
   /// Makes the unfused forward compute the embeddings in its first layer norm (SublayerOutput::embeddings) instead
-  /// of an encoder kernel before it: one kernel less, the same values to the bit. CudaBackend times it (1-2 us on
+  /// of an encoder kernel before it: one kernel less, the same values to the bit. ForwardSearch times it (1-2 us on
   /// the small bf16 configs, even on gpt2: bench/RESULTS.md, session 15). The fused forwards have their own encoder.
   void use_embedding_layernorm(bool on) { embedding_layernorm_ = on; }
   [[nodiscard]] bool embedding_layernorm() const { return embedding_layernorm_; }
-  /// How the unfused forward's layer norms spread their rows over the SMs (LayerNormBlocks). CudaBackend times
+  /// How the unfused forward's layer norms spread their rows over the SMs (LayerNormBlocks). ForwardSearch times
   /// kFitted against the default kWide.
   void use_layernorm_blocks(LayerNormBlocks blocks) { layernorm_blocks_ = blocks; }
   [[nodiscard]] LayerNormBlocks layernorm_blocks() const { return layernorm_blocks_; }
@@ -140,7 +140,7 @@ class GptForward {
   /// compute capability 9.0 device).
   [[nodiscard]] bool own_head_available() const { return own_head_available_; }
   /// Makes enqueue() run the LM head as that kernel (true) or as head_mm_'s cuBLASLt GEMM (false, the default).
-  /// Either way 3xTF32, with the same error (bench/RESULTS.md, session 19). CudaBackend times it.
+  /// Either way 3xTF32, with the same error (bench/RESULTS.md, session 19). ForwardSearch times it.
   void use_own_head(bool on);
   [[nodiscard]] bool own_head() const { return own_head_; }
 

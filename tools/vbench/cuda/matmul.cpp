@@ -16,7 +16,7 @@
 
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/ops/gelu.hpp"
 
 namespace vtools::vbench::cuda {
 

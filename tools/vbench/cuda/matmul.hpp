@@ -61,7 +61,7 @@ class Matmul {
                      cudaStream_t stream);
 
   /// The candidate algorithms (after choose_fastest(): the ones that ran) and the one run() uses; use_candidate(i)
-  /// switches to the i-th, for a choice made by timing whole forwards (CudaBackend).
+  /// switches to the i-th, for a choice made by timing whole forwards (ForwardSearch).
   [[nodiscard]] int candidate_count() const { return static_cast<int>(candidates_.size()); }
   [[nodiscard]] int chosen_candidate() const { return chosen_; }
   void use_candidate(int i) {

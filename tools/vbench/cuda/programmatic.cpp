@@ -1,8 +1,8 @@
-// programmatic_launches_allowed (kernels.hpp): the one place that reads VTOOLS_VBENCH_PROGRAMMATIC.
+// programmatic_launches_allowed (programmatic.hpp): the one place that reads VTOOLS_VBENCH_PROGRAMMATIC.
 #include <cstdlib>
 #include <string_view>
 
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/cuda/programmatic.hpp"
 
 namespace vtools::vbench::cuda {
 

@@ -4,7 +4,7 @@
 // this grid leaves free and wait there) instead of after it has drained, and the own wgmma GEMMs, which copy their
 // first weight tiles before their own wait, fetch them during the layer norm or attention before them. Measured on
 // the H100 in session 11 with cuBLASLt's GEMMs only (where nothing overlaps): gpt2 bf16 1% slower, gpt_micro 1.5%
-// faster, so CudaBackend tries it only with the own GEMMs, as one more timed candidate. Without the launch attribute
+// faster, so ForwardSearch tries it only with the own GEMMs, as one more timed candidate. Without the launch attribute
 // the two instructions return at once.
 #pragma once
 
@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "tools/vbench/cuda/cuda_error.hpp"
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/cuda/programmatic.hpp"
 
 namespace vtools::vbench::cuda {
 

@@ -15,7 +15,7 @@
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/ops/attention.hpp"
 #include "tools/vbench/cuda/programmatic.cuh"
 
 namespace vtools::vbench::cuda {

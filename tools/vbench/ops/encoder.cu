@@ -4,7 +4,7 @@
 
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/ops/encoder.hpp"
 #include "tools/vbench/cuda/programmatic.cuh"
 
 namespace vtools::vbench::cuda {

@@ -1,6 +1,6 @@
 // cuda::fused_layer_forward: for small models, the forward as n_layer + 1 kernels (and the LM head GEMM) instead of
-// 3 + 7 n_layer. At B=4 T=64 every kernel of the unfused forward costs ~2 us however little it computes (gpt_nano
-// bf16: 23 kernels of 1.9-2.7 us on the H100), so small models are bound by their launch count, not by their FLOPs.
+// 3 + 7 n_layer. The decision: small models are bound by their launch count, not by their FLOPs (every kernel of the
+// unfused forward costs ~2 us however little it computes), so a step does a layer's worth of work in one kernel.
 //
 // One launch is a "step": the second half of layer l (attention, its projection and residual add, layer norm 2, the
 // MLP and its residual add) and the first half of layer l + 1 (layer norm 1 and the qkv GEMM), or the final layer
@@ -18,13 +18,10 @@
 //   biases and layer-norm parameters are copied whole into shared memory by bulk copies (cp.async.bulk on an
 //   mbarrier), as are its residual rows and the q, k, v rows its attention reads (from its sequence's start), so
 //   attention waits for one round trip instead of a chain of dependent loads. Each CTA reads the whole layer from
-//   L2 (gpt_nano fp32: 110 KB). Widths whose weights do not fit in shared memory (above 64 in fp32, 80 in bf16)
-//   read them from global memory instead; GEMMs of more columns than threads take several passes.
-//   Block row pairs are the same with 2 rows per CTA: twice the CTAs and twice the weight reads from L2 (faster in
-//   bf16: gpt_tile_small 67.0 vs 71.4 us; slower in fp32: 107.9 vs 105.2; and with weights from global memory,
-//   where a CTA's chain of L2 round trips is the limit, faster again: gpt_micro fp32 153.2 vs 218.8 rows of 4,
-//   208.1 unfused; gpt_mini fp32 315.6 vs 550.8, 334.6 unfused). The pairs then read 128 x the layer from L2 per
-//   step, which bounds them: gpt_tile_large fp32 (3.1 MB a layer) 600.0 vs 451.3 unfused.
+//   L2. Widths whose weights do not fit in shared memory (above 64 in fp32, 80 in bf16) read them from global memory
+//   instead; GEMMs of more columns than threads take several passes.
+//   Block row pairs are the same with 2 rows per CTA: twice the CTAs and twice the weight reads from L2, so they win
+//   where a CTA's chain of L2 round trips is the limit and lose where L2 bandwidth is (large widths).
 // Every step is launched as a programmatic dependent of the one before: it lets the next one launch as it starts,
 // and the next one's CTAs take idle SMs and copy in their parameters, then griddepcontrol.wait before reading
 // anything a previous kernel wrote.
@@ -32,35 +29,10 @@
 // Math is fp32 on CUDA cores in every dtype (bf16 weights are widened as loaded), so in bf16 this path is more
 // precise than the unfused one. The A operand sits in shared memory transposed ([k][row]), so that one k step reads
 // the rows as float4 broadcasts. Small K x N slices leave threads idle; they split K and add up through shared
-// memory.
-//
-// Measured (H100, B=4 T=64, median of 15 replays at prepare; 2026-11-23): block rows gpt_nano fp32 74.0 us vs 127.8
-// unfused (cluster columns 105.3), bf16 50.9 vs 67.5; gpt_tile_small fp32 104.3 vs 168.8, bf16 71.7 vs 84.6; width
-// 128 in fp32, block row pairs with weights from L2: gpt_micro 153.2 vs 208.1, gpt_tile_medium 197.8 vs 282.9; in
-// bf16 the unfused forward wins from width 128 (gpt_micro 96.7 vs 169.1 cluster columns, 174.2 pairs; its GEMMs run
-// on tensor cores). Deeper weight batches from L2 (32 loads in flight, not 8) made block rows faster (gpt_micro fp32
-// 177.5, bf16 141.1) but not pairs, the ones kept (155.0, 119.6), so they were dropped. A block-rows step still
-// takes ~10 us on gpt_nano (a per-phase clock64 trace: q/k/v copy 0.9 us, attention 1.8, the four GEMMs 1.0-2.1
-// each, a layer norm 0.7): chains of short dependent phases at 4 warps per scheduler. Tried and dropped: the whole
-// body as one kernel with a cluster per sequence (gpt_nano fp32 220.8 vs 127.6 us); a cluster of 4 CTAs of 512
-// threads over 8 rows (slower than both layouts everywhere, e.g. gpt_micro bf16 212.0 vs 168.2 us); bulk copies
-// issued by 12 threads instead of one (no faster); the q/k/v early copy as one bulk copy per 4-16 rows (no faster).
-// A persistent cluster of 16 CTAs per sequence would not pay either: its barrier alone takes ~740 ns, about a
-// programmatic kernel boundary, and pushing k and v by DSMEM plus the barrier ~1.4 us, more than the early copy it
-// would replace (bench/cluster_latency_bench.cu; bench/RESULTS.md, session 23).
-// 2026-11-25 (bench/fused_timeline.sh, ncu; bench/RESULTS.md, session 20): staged data read through shared-space
-// pointers (in_shared), no integer divisions in the GEMM prologue, attention with rotated chunk reads and batched
-// P V, layer norms from registers: whole forwards (with the own LM head) gpt_nano fp32 63.4 -> 58.9 us,
-// gpt_tile_small 88.6 -> 78.7, gpt_micro 141.5 -> 125.6, gpt_tile_medium 188.3 -> 164.6, gpt_mini 322.2 -> 285.4.
-// Session 21: layer norms in one pass up to width 128 (gpt_nano fp32 58.6 -> 57.1 us, bf16 47.2 -> 44.8). The
-// kernels sit at 126-128 registers (512 threads): every change that made the width-128 row-pair kernel spill cost it
-// 3-12 us (ptxas -v before timing anything), though freeing ~20 registers (the parameters' addresses recomputed at
-// each use) made nothing faster. What was tried and dropped: bench/RESULTS.md, session 21.
-// Session 22: at width 128 the row pairs are bound by L2 bandwidth (128 CTAs each read the whole layer: ~100 MB a
-// step at gpt_micro, ~7 TB/s), not by each thread's chain of weight loads: a cp.async ring with 32 weights in
-// flight per thread (not 8) made rows of 4 faster (gpt_micro -7%, gpt_tile_large -12%) but the pairs slower
-// (gpt_micro +20%, gpt_mini +34%). Fewer bytes read per step (a CTA computing a share of the columns) is what would
-// help them, not deeper prefetch.
+// memory. The kernels sit at 126-128 registers (512 threads): check ptxas -v for spills before timing a change.
+// ForwardSearch times every layout against the unfused forward and keeps the fastest. Figures, the per-phase
+// timeline (bench/fused_timeline.sh) and what was tried and dropped (a kernel per whole body, clusters of 4 CTAs,
+// deeper weight prefetch, more copying threads, persistent clusters): bench/RESULTS.md, sessions 5-6 and 20-23.
 #include <cooperative_groups.h>
 
 #include <cmath>
@@ -72,7 +44,8 @@
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/ops/fused_layer.hpp"
+#include "tools/vbench/ops/layernorm.hpp"
 #include "tools/vbench/cuda/programmatic.cuh"
 
 namespace cg = cooperative_groups;

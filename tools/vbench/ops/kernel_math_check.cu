@@ -5,7 +5,7 @@
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/device_buffer.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/ops/kernel_math_check.hpp"
 
 namespace vtools::vbench::cuda {
 namespace {

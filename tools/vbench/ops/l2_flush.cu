@@ -10,7 +10,7 @@
 #include <string>
 
 #include "tools/vbench/cuda/cuda_error.hpp"
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/ops/l2_flush.hpp"
 
 namespace vtools::vbench::cuda {
 

@@ -9,7 +9,7 @@
 // Kernel 3 loads 4 consecutive values at once when C is a multiple of 4: with up to 4 split-K partials to add it
 // went from 2.59 to 2.40 us per call on gpt2 bf16 (vtrace, 2026-11-23). Rows of up to 1024 values (a multiple of 4)
 // also run in fitted blocks (LayerNormBlocks::kFitted): as many warps as the row's groups of 4 need, at most 2 blocks
-// per SM; which pays depends on the model (kernels.hpp).
+// per SM; which pays depends on the model (layernorm.hpp).
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +19,7 @@
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
-#include "tools/vbench/cuda/kernels.hpp"
+#include "tools/vbench/ops/layernorm.hpp"
 #include "tools/vbench/cuda/programmatic.cuh"
 
 namespace vtools::vbench::cuda {

@@ -18,19 +18,10 @@
 // buffer (two 64 x 32 halves, 128-byte swizzle, so that the 8 rows of a warp's store hit different banks) and one
 // thread stores it with two TMA stores, which drain while the next tile's wgmmas run.
 // Why: cuBLASLt's 3xTF32 GEMM over K = 3C reads the [w_hi | w_lo | w_hi] weights, three times the plain ones, and
-// took 35.5 us at C = 48 for 51.5 MB of logits that a memset writes in 17.2 us. H100, bench/wgmma_gemm_bench head
-// (bench/RESULTS.md, session 19): this kernel 27-28 us at C = 48 and 64 (cuBLASLt 35.5, 39.3), 42 at C = 128
-// (52.2), the same error; x in registers took gpt_nano's fp32 forward from 65 to 62.7 us though the kernel alone
-// did not move. Measured on the way: reading the split weights as cuBLASLt does, 36.4 us at C = 48; with the
-// weights split here, the copies alone take ~12 us (a chain of ring round trips), the stores alone with this tile
-// order ~20.5, and they overlap only in part; register stores instead of TMA stores, 9 stages instead of 5,
-// contiguous instead of strided N tiles per CTA, L2 prefetches ahead, evict-first stores: no faster.
-// Session 23 (bench/RESULTS.md): three splitter warps instead of two, lo left unrounded, the half tail and shared
-// addressing took the kernel alone from 42.9 to 39.3 us at C = 128 (28.0 to 27.7 at 48) and gpt_nano's fp32 forward
-// from ~57.4 to ~53.3. Session 24: in gpt_nano's forward the head ends ~19 us after the last step, and without its
-// stores, its loads or both it still takes ~17 (its own chain of x copy, split, wgmmas and staging, 12 tiles a CTA);
-// 4 more ring stages in x's memory (free once x sits in registers) made the kernel alone 8% faster and the forward
-// not (bench/RESULTS.md).
+// takes about twice as long as writing the logits; this kernel reads the plain weights once and splits them on the
+// way, with the same error. Its time is its own chain of x copy, split, wgmmas and staging per tile, not its loads
+// or stores alone. What was measured and tried (register stores, more stages, contiguous tiles, L2 prefetches,
+// evict-first stores, more ring stages): bench/RESULTS.md, sessions 19, 23 and 24.
 #include <cuda.h>
 
 #include <algorithm>
@@ -42,10 +33,10 @@
 #include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/kernel_math.cuh"
-#include "tools/vbench/cuda/lm_head_tf32.hpp"
+#include "tools/vbench/ops/lm_head_tf32.hpp"
 #include "tools/vbench/cuda/programmatic.cuh"
 #include "tools/vbench/cuda/wgmma.cuh"
-#include "tools/vbench/cuda/wgmma_gemm.hpp"
+#include "tools/vbench/ops/wgmma_gemm.hpp"
 
 namespace vtools::vbench::cuda {
 

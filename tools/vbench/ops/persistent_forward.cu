@@ -18,10 +18,10 @@
 // copies its activation tiles into the same stages (each stage's full barrier takes both arrivals), and warpgroup 1
 // computes: wgmma from the ring, the epilogue from registers, the layer norms with plain loads (.cg: other SMs wrote
 // those rows). Reads of other CTAs' results by TMA come after a proxy fence (reader side).
-// Measured on the H100 (session 14, bench/RESULTS.md): correct, but gpt2 bf16 takes 460 us against 367-370 for the
-// kernel-per-step forward, so CudaBackend does not keep it: each step takes as long as the kernel it replaces and a
-// counter edge costs what a programmatic kernel boundary does (per-step times: VTOOLS_VBENCH_PERSISTENT_TRACE).
-#include "tools/vbench/cuda/persistent_forward.hpp"
+// Correct, but slower than the kernel-per-step forward on the H100, so ForwardSearch does not keep it: each step
+// takes as long as the kernel it replaces and a counter edge costs what a programmatic kernel boundary does
+// (bench/RESULTS.md, session 14; per-task times: VTOOLS_VBENCH_PERSISTENT_TRACE).
+#include "tools/vbench/ops/persistent_forward.hpp"
 
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -45,7 +45,7 @@
 #include "tools/vbench/cuda/programmatic.cuh"
 #include "tools/vbench/cuda/wgmma.cuh"
 #include "tools/vbench/cuda/wgmma_attention.cuh"
-#include "tools/vbench/cuda/wgmma_gemm.hpp"
+#include "tools/vbench/ops/wgmma_gemm.hpp"
 
 namespace vtools::vbench::cuda {
 

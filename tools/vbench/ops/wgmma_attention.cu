@@ -17,21 +17,13 @@
 //   4. o = p v (wgmma m64nHSk16, K = 64 keys; A = p, B = v^T), divided by the row sums, stored as bf16 rows of out.
 // Rows past T belong to the next sequence (or are zeros past the last row): they are computed and never stored, and
 // the mask keeps them out of every kept row (key <= query < T).
-// The flop floor: 64 x 3*HS x C x 2 per CTA on one SM; gpt2 (C = 768): 18.9 MFLOP, ~2.5 us at an SM's dense bf16
-// rate, on B * NH = 48 SMs. Measured on the H100 (gpt2 bf16, B=4 T=64, forward medians of 15 replays): cuBLASLt
-// GEMMs 419.0 us -> 391.3 us with it; with the own GEMMs (64x1x1) and programmatic launches 376.4 us, kept.
-// Tried and reverted (f717e72, 696897e): a cluster of 3 CTAs per head, each making one of q, k, v and rank 0
-// gathering them through distributed shared memory (144 CTAs, two per SM): correct, but 420.6 (per-element remote
-// stores) and 422.1 us (16-byte ones) with cuBLASLt GEMMs, best 403.4 us; the cluster costs more than it spreads.
-// Also tried and reverted (1cd0ade, 53fce71): two consumer warpgroups (each half of the columns, wgmma n96) at 4, 6 or
-// 7 stages, 394-403 us against 375-377 for this kernel in the same call; 3 or 2 stages, slower still. A templated
-// rewrite of this very kernel (stages and warpgroups as template parameters, its epilogue branching on a run-time
-// q/k/v index, 217 registers against 189) measured 415 us in the same configuration: re-measure any change here.
-// Also tried and reverted (8e2df8d): the attention projection, residual and second layer norm in this kernel, the
-// sequence's heads as one 12-CTA cluster exchanging outputs and row statistics through distributed shared memory:
-// 452-473 us against 383-391 for the same plans; its phases after attention took ~20k cycles (bench/RESULTS.md,
-// session 25).
-#include "tools/vbench/cuda/wgmma_attention.hpp"
+// The flop floor: 64 x 3*HS x C x 2 per CTA on one SM (gpt2: ~2.5 us at an SM's dense bf16 rate, on B * NH = 48
+// SMs). Kept where the whole forward is faster with it (gpt2 bf16, with the own GEMMs and programmatic launches).
+// Tried and reverted, each slower in the forward: a cluster of 3 CTAs per head sharing q, k, v through distributed
+// shared memory (f717e72, 696897e); two consumer warpgroups (1cd0ade, 53fce71); a templated rewrite of this kernel
+// (more registers); the attention projection, residual and second layer norm in this kernel (8e2df8d). Re-measure
+// any change here: figures in bench/RESULTS.md, sessions 11, 13 and 25.
+#include "tools/vbench/ops/wgmma_attention.hpp"
 
 #include <atomic>
 #include <cmath>

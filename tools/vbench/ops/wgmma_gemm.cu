@@ -18,12 +18,9 @@
 // residual += Y + bias, then the layer norm of each row. A row's columns are spread over the CTAs of one grid row,
 // launched as one cluster (N / 128 or N / 64 CTAs), which exchange partial row sums, then partial sums of squared
 // deviations, through distributed shared memory between cluster barriers that all their threads pass.
-// Written in session 10 without device time; first run and tuned on the H100 in session 11 (2026-11-23): correct in
-// every tiling (tests/vbench/cuda_wgmma_gemm_test.cpp); at gpt2's M = 256 within 0.8x-1.2x of cuBLASLt per product;
-// CudaBackend keeps it where the whole forward is faster (gpt_micro ... gpt_tile_large, not gpt2; figures:
-// bench/RESULTS.md). What ncu showed:
-// every CTA's time is mostly fixed cost (the first TMA round trip, the epilogue by one warp per scheduler), not the
-// main loop; K split across a cluster with a DSMEM reduction (tried, removed) was 2-3x slower.
+// Correct in every tiling (tests/vbench/cuda_wgmma_gemm_test.cpp); ForwardSearch keeps it where the whole forward is
+// faster. A CTA's time is mostly fixed cost (the first TMA round trip, the epilogue), not the main loop; K split
+// across a cluster with a DSMEM reduction was slower and removed (bench/RESULTS.md, sessions 10-12).
 #include <cuda.h>
 #include <cuda_bf16.h>
 
@@ -38,7 +35,7 @@
 #include "tools/vbench/cuda/kernel_math.cuh"
 #include "tools/vbench/cuda/programmatic.cuh"
 #include "tools/vbench/cuda/wgmma.cuh"
-#include "tools/vbench/cuda/wgmma_gemm.hpp"
+#include "tools/vbench/ops/wgmma_gemm.hpp"
 
 namespace vtools::vbench::cuda {
 
@@ -401,7 +398,7 @@ bool wgmma_gemm_available(int device) {
     return false;
   }
   // sm_90a code runs on compute capability 9.0 only; the build must include it (CMAKE_CUDA_ARCHITECTURES 90a-real,
-  // the default): elsewhere the kernel bodies are empty, which the GPU tests and CudaBackend's logits check catch.
+  // the default): elsewhere the kernel bodies are empty, which the GPU tests and ForwardSearch's logits check catch.
   return major == 9 && minor == 0;
 }
 

@@ -3,13 +3,12 @@
 // records), memcpy, memset, allocations, devices, failed launch calls, cudaProfilerStart/Stop calls (for
 // --capture-range; always recorded, they are rare) and, with --nvtx (VTRACE_NVTX=1), NVTX ranges (marker records:
 // vtrace run points NVTX_INJECTION64_PATH at this library, which hands NVTX to its libcupti) and the thread and
-// host time of each launch call, converts each CUPTI record into the plain
-// structs of raw_records.hpp and appends them to $VTRACE_RAW_DIR/raw-<pid>.bin. It runs inside someone else's
-// process: no exception leaves a callback, nothing calls exit(), failures become notes or dropped-record counts.
+// host time of each launch call, converts each CUPTI record into the plain structs of raw_records.hpp and appends
+// them to $VTRACE_RAW_DIR/raw-<pid>.bin (raw_record_sink.hpp). It runs inside someone else's process: no exception
+// leaves a callback, nothing calls exit(), failures become notes or dropped-record counts.
 #include <cuda.h>
 #include <cupti.h>
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -20,9 +19,10 @@
 #include <ctime>
 #include <string>
 
-#include "tools/vtrace/access/cubin_symbols.hpp"
-#include "tools/vtrace/process_identity.hpp"
+#include "tools/vtrace/injection/cubin_symbols.hpp"
 #include "tools/vtrace/injection/cupti_record_mapping.hpp"
+#include "tools/vtrace/injection/raw_record_sink.hpp"
+#include "tools/vtrace/process_identity.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 
 namespace vtools::vtrace::injection {
@@ -35,9 +35,7 @@ using raw::Tag;
 constexpr std::size_t kBufferBytes = 8u << 20;
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
 
-std::atomic<int> g_fd{-1};
-std::atomic<std::uint64_t> g_lost{0};     // records this library lost (allocation or write failures)
-std::atomic<bool> g_finished{false};      // end record written (or this process is not traced)
+RawRecordSink g_sink;  // $VTRACE_RAW_DIR/raw-<pid>.bin
 std::atomic<bool> g_in_fatal{false};
 CUpti_SubscriberHandle g_subscriber = nullptr;
 struct sigaction g_old_actions[65];
@@ -82,26 +80,10 @@ std::string identity_bytes() {
   return out;
 }
 
-void write_batch(const RecordBatch& batch) noexcept {
-  if (batch.bytes().empty()) return;
-  int fd = g_fd.load();
-  if (fd < 0 || !raw::append_to_fd(fd, batch.bytes())) g_lost += batch.records();
-}
-
 std::string cupti_error(CUptiResult r) {
   const char* s = nullptr;
   cuptiGetResultString(r, &s);
   return s ? s : "CUPTI error " + std::to_string(static_cast<int>(r));
-}
-
-void write_note(const std::string& message) noexcept {
-  try {
-    RecordBatch b;
-    b.add_note(message);
-    write_batch(b);
-  } catch (...) {
-    ++g_lost;
-  }
 }
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -120,9 +102,9 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0)
       batch.add(Tag::kDropped, raw::DroppedRecord{dropped});
-    write_batch(batch);
+    g_sink.write(batch);
   } catch (...) {
-    ++g_lost;
+    g_sink.count_lost();
   }
   std::free(buffer);
 }
@@ -169,7 +151,7 @@ void record_device(CUcontext ctx) {
       std::memcpy(identity.uuid, uuid.bytes, sizeof identity.uuid);
       b.add(Tag::kDeviceIdentity, identity);
     }
-    write_batch(b);
+    g_sink.write(b);
   }
   dlclose(cuda);
 }
@@ -179,9 +161,9 @@ void record_function_codes(const CUpti_ResourceData* resource) {
   const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
   if (!module || !module->pCubin) return;
   RecordBatch b;
-  for (const auto& f : access::cubin_function_codes(module->pCubin, module->cubinSize))
+  for (const auto& f : cubin_function_codes(module->pCubin, module->cubinSize))
     b.add(Tag::kFunctionCode, raw::FunctionCodeRecord{f.hash, f.bytes}, f.name);
-  write_batch(b);
+  g_sink.write(b);
 }
 
 void record_failed_launch(const CUpti_CallbackData* cb) {
@@ -192,7 +174,7 @@ void record_failed_launch(const CUpti_CallbackData* cb) {
   if (cb->symbolName) tail += cb->symbolName;
   RecordBatch b;
   b.add(Tag::kFailedLaunch, raw::FailedLaunchRecord{status, cb->correlationId}, tail);
-  write_batch(b);
+  g_sink.write(b);
 }
 
 /// 1 for a profiler start call, 0 for a stop, -1 for anything else. The runtime's calls reach the driver's too;
@@ -221,7 +203,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
       if (cb->callbackSite == CUPTI_API_ENTER) {  // its correlation id orders it among the launches
         RecordBatch b;
         b.add(Tag::kProfilerCall, raw::ProfilerCallRecord{now_ns(), cb->correlationId, static_cast<uint32_t>(start)});
-        write_batch(b);
+        g_sink.write(b);
       }
       return;
     }
@@ -236,31 +218,24 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
       record_failed_launch(cb);  // a direct driver launch (Triton, cuBLASLt graphs); runtime ones report above
     }
   } catch (...) {
-    ++g_lost;
+    g_sink.count_lost();
   }
 }
 
 /// Flushes every buffer and writes the end record; runs once, at exit.
 void finish() {
-  bool expected = false;
-  if (!g_finished.compare_exchange_strong(expected, true)) return;
+  if (!g_sink.begin_finish()) return;
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  try {
-    RecordBatch b;
-    if (g_lost > 0) b.add(Tag::kDropped, raw::DroppedRecord{g_lost.load()});
+  g_sink.close_with([](RecordBatch& b) {
     b.add(Tag::kClockAnchor, clock_anchor());  // the end anchor: the clocks' drift over the run
     b.add(Tag::kEnd, raw::EndRecord{now_ns()});
-    write_batch(b);
-  } catch (...) {
-  }
-  int fd = g_fd.exchange(-1);
-  if (fd >= 0) close(fd);
+  });
 }
 
 /// Fatal signal: flush what CUPTI holds (best effort, bounded by an alarm), then let the previous disposition act.
 /// No end record, so the trace is marked partial.
 void on_fatal_signal(int sig) {
-  if (!g_in_fatal.exchange(true) && !g_finished.load()) {
+  if (!g_in_fatal.exchange(true) && !g_sink.finished()) {
     alarm(10);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   }
@@ -279,10 +254,7 @@ void install_signal_handlers() {
 }
 
 /// A forked child shares the file but not CUPTI's state: make it inert.
-void after_fork_in_child() {
-  g_finished = true;
-  g_fd = -1;
-}
+void after_fork_in_child() { g_sink.detach_after_fork(); }
 
 /// API activity records for the launch calls only (not every API call, as the RUNTIME kind would): each kernel gets
 /// the thread and host time of its launch, which places it in the NVTX ranges of that thread.
@@ -290,7 +262,7 @@ void enable_launch_call_records() {
   bool ok = true;
   for (auto id : kRuntimeLaunches) ok = cuptiActivityEnableRuntimeApi(id, 1) == CUPTI_SUCCESS && ok;
   for (auto id : kDriverLaunches) ok = cuptiActivityEnableDriverApi(id, 1) == CUPTI_SUCCESS && ok;
-  if (!ok) write_note("CUPTI refused launch-call records: kernels have no launch thread or time, NVTX ranges no kernels");
+  if (!ok) g_sink.write_note("CUPTI refused launch-call records: kernels have no launch thread or time, NVTX ranges no kernels");
 }
 
 /// --api: API activity records for the calls that can block the host (kRuntimeBlocking, kDriverBlocking), each
@@ -309,8 +281,8 @@ void enable_blocking_call_records() {
   bool ok = true;
   for (auto id : kRuntimeBlocking) ok = enable(CUPTI_CB_DOMAIN_RUNTIME_API, id) && ok;
   for (auto id : kDriverBlocking) ok = enable(CUPTI_CB_DOMAIN_DRIVER_API, id) && ok;
-  write_batch(b);
-  if (!ok) write_note("CUPTI refused records of some blocking CUDA calls (--api): those calls are missing");
+  g_sink.write(b);
+  if (!ok) g_sink.write_note("CUPTI refused records of some blocking CUDA calls (--api): those calls are missing");
 }
 
 void enable_callbacks() {
@@ -330,21 +302,18 @@ int initialize() noexcept {
   const char* dir = std::getenv("VTRACE_RAW_DIR");
   if (!dir || !*dir) return 1;  // loaded outside vtrace: stay inert
   try {
-    std::string path = std::string(dir) + "/raw-" + std::to_string(getpid()) + ".bin";
-    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (fd < 0) return 1;
-    g_fd = fd;
+    if (!g_sink.open(dir)) return 1;
     RecordBatch b;
     b.add_magic();
     b.add(Tag::kProcess, raw::ProcessRecord{getpid(), now_ns()});
     b.add_bytes_record(Tag::kIdentity, identity_bytes());
     b.add(Tag::kClockAnchor, clock_anchor());
-    write_batch(b);
+    g_sink.write(b);
     pthread_atfork(nullptr, nullptr, after_fork_in_child);
 
     CUptiResult r = cuptiSubscribe(&g_subscriber, on_callback, nullptr);
     if (r != CUPTI_SUCCESS) {
-      write_note("CUPTI is already in use in process " + std::to_string(getpid()) + " (cuptiSubscribe: " +
+      g_sink.write_note("CUPTI is already in use in process " + std::to_string(getpid()) + " (cuptiSubscribe: " +
                  cupti_error(r) + "); its kernels are not traced");
       finish();
       return 1;
@@ -352,7 +321,7 @@ int initialize() noexcept {
     enable_callbacks();
     r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (r != CUPTI_SUCCESS) {
-      write_note("cuptiActivityRegisterCallbacks failed in process " + std::to_string(getpid()) + ": " +
+      g_sink.write_note("cuptiActivityRegisterCallbacks failed in process " + std::to_string(getpid()) + ": " +
                  cupti_error(r) + "; its kernels are not traced");
       finish();
       return 1;
@@ -369,7 +338,7 @@ int initialize() noexcept {
       r = cuptiActivityEnable(kind);
       // Device records also come from the context-created callback, so a refused DEVICE kind is not worth a note.
       if (r != CUPTI_SUCCESS && kind != CUPTI_ACTIVITY_KIND_DEVICE)
-        write_note(std::string("cuptiActivityEnable(") + name + ") failed: " + cupti_error(r) +
+        g_sink.write_note(std::string("cuptiActivityEnable(") + name + ") failed: " + cupti_error(r) +
                    (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? "; kernels are not traced"
                     : kind == CUPTI_ACTIVITY_KIND_MARKER          ? "; NVTX ranges are not traced"
                                                                   : ""));
@@ -382,7 +351,7 @@ int initialize() noexcept {
     std::atexit(finish);
     install_signal_handlers();
   } catch (...) {
-    ++g_lost;
+    g_sink.count_lost();
   }
   return 1;
 }

@@ -10,7 +10,7 @@
 #include <sanitizer_patching.h>
 
 #include "tools/vtrace/access/access_records.hpp"
-#include "tools/vtrace/access/warp_range_merge.cuh"
+#include "tools/vtrace/injection/warp_range_merge.cuh"
 
 namespace raw = vtools::vtrace::raw;
 namespace warp = vtools::vtrace::warp;

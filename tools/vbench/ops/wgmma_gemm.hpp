@@ -2,7 +2,7 @@
 // (B*T rows), the peer of a bf16 cuda::Matmul with the same shape, epilogue and outputs. Why own: the previous own
 // GEMMs (mma.sync, sessions 3 and 7) lost to cuBLASLt's nvjet kernels, which use wgmma, TMA and clusters that
 // multicast shared tiles; this one does the same, and it can take what cuBLASLt cannot (a programmatic dependent
-// launch that fetches weights before the kernel before it ends; a residual + layer-norm epilogue). CudaBackend times
+// launch that fetches weights before the kernel before it ends; a residual + layer-norm epilogue). ForwardSearch times
 // the forward with it beside the cuBLASLt one, checks its logits against the cuBLASLt forward's and keeps it only
 // where it is faster. Design and figures: ops/wgmma_gemm.cu and bench/wgmma_gemm_bench.cpp.
 #pragma once
@@ -30,7 +30,7 @@ struct WgmmaTiling {
   }
 };
 
-/// The tilings CudaBackend tries, in order: the fastest three in bench/wgmma_gemm_bench on gpt2's products
+/// The tilings ForwardSearch tries, in order: the fastest three in bench/wgmma_gemm_bench on gpt2's products
 /// (bench/RESULTS.md, session 11).
 inline constexpr WgmmaTiling kWgmmaTilings[] = {{128, 1, 1}, {64, 1, 1}, {128, 2, 4}};
 

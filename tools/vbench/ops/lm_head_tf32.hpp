@@ -4,7 +4,7 @@
 // the weights split three ways ([w_hi | w_lo | w_hi]); this kernel reads the plain weights and splits them itself,
 // keeps its rows of x in shared memory and writes the logits by TMA stores while it computes the next tile:
 // 27.7-28.2 us against 35.5-39.3 at C = 48-64, 39.3 against 52 at C = 128 (bench/RESULTS.md, sessions 19 and 23).
-// Design: ops/lm_head_tf32.cu. CudaBackend offers it as an option of the fp32 forward (GptForward::use_own_head) and
+// Design: ops/lm_head_tf32.cu. ForwardSearch offers it as an option of the fp32 forward (GptForward::use_own_head) and
 // keeps it only where the whole forward is faster.
 #pragma once
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace vtools::vtrace::access {
+namespace vtools::vtrace::injection {
 
 /// A bounds-checked view of an ELF64 image: its header and section headers, and the bytes of a section.
 class ElfImage {
@@ -147,4 +147,4 @@ inline std::vector<FunctionCode> cubin_function_codes(const void* data, std::siz
   return out;
 }
 
-}  // namespace vtools::vtrace::access
+}  // namespace vtools::vtrace::injection

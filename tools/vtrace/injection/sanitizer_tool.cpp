@@ -5,10 +5,10 @@
 // --kernel selects. It keeps the live allocations (requested sizes) as a sorted table on each device; each recorded
 // launch gets a buffer from a pool (access_records.hpp: header, site table, finding sites) sized by its grid, which
 // the patches fill; at launch end (after sanitizerStreamSynchronize: a plain copy does not wait for the kernel) it
-// reads back the used sites and the finding sites and appends them with the launch to $VTRACE_RAW_DIR/raw-<pid>.bin.
-// Like the CUPTI library: no exception leaves a callback, nothing exits, losses are counted.
+// reads back the used sites and the finding sites and appends them with the launch to $VTRACE_RAW_DIR/raw-<pid>.bin
+// (raw_record_sink.hpp, as the CUPTI library does). Like the CUPTI library: no exception leaves a callback, nothing
+// exits, losses are counted.
 #include <cxxabi.h>
-#include <fcntl.h>
 #include <cuda.h>
 #include <dlfcn.h>
 #include <sanitizer.h>
@@ -32,13 +32,14 @@
 #include <vector>
 
 #include "tools/vtrace/access/access_records.hpp"
-#include "tools/vtrace/access/cubin_symbols.hpp"
+#include "tools/vtrace/injection/cubin_symbols.hpp"
 #include "tools/vtrace/access/device_block_filter.hpp"
-#include "tools/vtrace/access/module_images.hpp"
+#include "tools/vtrace/injection/module_images.hpp"
+#include "tools/vtrace/injection/raw_record_sink.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 #include "tools/vtrace/regex_search.hpp"
 
-namespace vtools::vtrace::access_tool {
+namespace vtools::vtrace::injection {
 
 namespace {
 
@@ -117,9 +118,7 @@ std::uint64_t now_ns() {
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 }
 
-std::atomic<int> g_fd{-1};
-std::atomic<std::uint64_t> g_lost{0};
-std::atomic<bool> g_finished{false};
+RawRecordSink g_sink;  ///< $VTRACE_RAW_DIR/raw-<pid>.bin
 Settings g_settings;
 Sanitizer_SubscriberHandle g_subscriber = nullptr;
 std::mutex g_mutex;  // launch counters, live allocations, context states
@@ -127,7 +126,7 @@ std::map<std::string, std::uint64_t> g_launch_counts;
 std::map<std::uint64_t, std::uint64_t> g_live;  ///< start -> end of every live allocation
 std::uint64_t g_allocation_version = 0;
 std::map<CUcontext, ContextState> g_contexts;
-access::ModuleImages g_module_images;  ///< cubins kept until a finding needs them (module_images.hpp)
+ModuleImages g_module_images;  ///< cubins kept until a finding needs them (module_images.hpp)
 thread_local PendingLaunch t_pending;
 thread_local void** t_kernel_params = nullptr;
 thread_local int t_launch_call_depth = 0;  ///< a runtime launch calls a driver launch: time the outermost
@@ -184,22 +183,6 @@ std::string param_words(CUfunction function, void** params) {
   return words;
 }
 
-void write_batch(const RecordBatch& batch) noexcept {
-  if (batch.bytes().empty()) return;
-  int fd = g_fd.load();
-  if (fd < 0 || !raw::append_to_fd(fd, batch.bytes())) g_lost += batch.records();
-}
-
-void write_note(const std::string& message) noexcept {
-  try {
-    RecordBatch b;
-    b.add_note(message);
-    write_batch(b);
-  } catch (...) {
-    ++g_lost;
-  }
-}
-
 std::string result_text(SanitizerResult r) {
   const char* s = nullptr;
   sanitizerGetResultString(r, &s);
@@ -225,7 +208,7 @@ void on_memory(const Sanitizer_ResourceMemoryData* m, bool allocated) {
   }
   RecordBatch b;
   b.add(Tag::kMemory, r);
-  write_batch(b);
+  g_sink.write(b);
 }
 
 /// The demangled name, "" when `mangled` is not an Itanium C++ name.
@@ -254,14 +237,14 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
   {  // TMA tensor copies are invisible to the patches: name the functions whose code issues them. And each
      // function's code hash, for vtrace diff.
     RecordBatch b;
-    for (const auto& name : access::cubin_tma_functions(m->pCubin, m->cubinSize))
+    for (const auto& name : cubin_tma_functions(m->pCubin, m->cubinSize))
       b.add_bytes_record(Tag::kTmaFunction, name);
-    for (const auto& f : access::cubin_function_codes(m->pCubin, m->cubinSize))
+    for (const auto& f : cubin_function_codes(m->pCubin, m->cubinSize))
       b.add(Tag::kFunctionCode, raw::FunctionCodeRecord{f.hash, f.bytes}, f.name);
-    write_batch(b);
+    g_sink.write(b);
   }
   if (g_settings.kernel) {  // a module without a selected kernel stays unpatched and runs at full speed
-    auto names = access::cubin_function_names(m->pCubin, m->cubinSize);
+    auto names = cubin_function_names(m->pCubin, m->cubinSize);
     if (names && std::none_of(names->begin(), names->end(), kernel_selected)) {
       ++g_costs.modules_skipped;
       return;
@@ -286,11 +269,11 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
   SanitizerResult r5 = sanitizerPatchModule(m->module);
   for (SanitizerResult r : {r1, r2, r5})
     if (r != SANITIZER_SUCCESS) {
-      write_note("patching a module failed (" + result_text(r) + "); its kernels' accesses are not recorded");
+      g_sink.write_note("patching a module failed (" + result_text(r) + "); its kernels' accesses are not recorded");
       return;
     }
   if (r3 != SANITIZER_SUCCESS || r4 != SANITIZER_SUCCESS)
-    write_note("patching cp.async.bulk in a module failed (" + result_text(r3 != SANITIZER_SUCCESS ? r3 : r4) +
+    g_sink.write_note("patching cp.async.bulk in a module failed (" + result_text(r3 != SANITIZER_SUCCESS ? r3 : r4) +
                "); its kernels' bulk copies are not recorded");
 }
 
@@ -416,7 +399,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       p.buffer = take_buffer(g_contexts[l->context], l->context, layout.bytes);
     }
     if (!p.table || !p.buffer.device) {
-      write_note("sanitizerAlloc of " + std::to_string(layout.bytes) + " bytes failed; launch " +
+      g_sink.write_note("sanitizerAlloc of " + std::to_string(layout.bytes) + " bytes failed; launch " +
                  std::to_string(p.record.kernel_launch) + " of " + p.name + " is not recorded");
       p.recorded = false;
     } else {
@@ -499,14 +482,14 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   if (p.recorded && !p.params.empty()) b.add_bytes_record(Tag::kLaunchParams, p.params);
   if (!findings.empty()) g_module_images.add_for_finding(p.module, b);  // the module's image, once, and its number
   for (const auto& f : findings) b.add(Tag::kFindingSite, f);
-  write_batch(b);
+  g_sink.write(b);
   // Sites in chunks so one huge launch does not need one huge batch.
   for (std::size_t i = 0; i < sites.size(); i += 4096) {
     RecordBatch chunk;
     for (std::size_t j = i; j < std::min(sites.size(), i + 4096); ++j)
       chunk.add_bytes_record(Tag::kAccessSite, std::string_view(reinterpret_cast<const char*>(&sites[j]),
                                                                 raw::site_record_bytes(sites[j].range_count)));
-    write_batch(chunk);
+    g_sink.write(chunk);
   }
   p.table.reset();  // may free a replaced allocation table
   if (p.recorded) {
@@ -533,7 +516,7 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
           auto* c = static_cast<const Sanitizer_ResourceContextData*>(data);
           SanitizerResult r = sanitizerAddPatchesFromFile(g_settings.patches.c_str(), c->context);
           if (r != SANITIZER_SUCCESS)
-            write_note("sanitizerAddPatchesFromFile('" + g_settings.patches + "') failed: " + result_text(r));
+            g_sink.write_note("sanitizerAddPatchesFromFile('" + g_settings.patches + "') failed: " + result_text(r));
           break;
         }
         case SANITIZER_CBID_RESOURCE_MODULE_LOADED: {
@@ -583,7 +566,7 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
       if (cbid == SANITIZER_CBID_LAUNCH_END) on_launch_end(static_cast<const Sanitizer_LaunchData*>(data));
     }
   } catch (...) {
-    ++g_lost;
+    g_sink.count_lost();
   }
 }
 
@@ -623,10 +606,9 @@ std::string slowest_kernels(std::size_t count) {
 }
 
 void finish() {
-  bool expected = false;
-  if (!g_finished.compare_exchange_strong(expected, true)) return;
+  if (!g_sink.begin_finish()) return;
   try {
-    write_note("access mode in process " + std::to_string(getpid()) + ": " + std::to_string(g_costs.modules.load()) +
+    g_sink.write_note("access mode in process " + std::to_string(getpid()) + ": " + std::to_string(g_costs.modules.load()) +
                " modules patched in " + seconds(g_costs.module_ns) +
                (g_costs.modules_skipped ? " (" + std::to_string(g_costs.modules_skipped.load()) +
                                               " without a --kernel match left unpatched)"
@@ -640,14 +622,9 @@ void finish() {
                "; " + std::to_string(g_costs.launch_calls.load()) + " launch calls took " +
                seconds(g_costs.launch_call_ns) + " (the callbacks above included)" +
                slowest_kernels(5));
-    RecordBatch b;
-    if (g_lost > 0) b.add(Tag::kDropped, raw::DroppedRecord{g_lost.load()});
-    b.add(Tag::kEnd, raw::EndRecord{0});
-    write_batch(b);
   } catch (...) {
   }
-  int fd = g_fd.exchange(-1);
-  if (fd >= 0) close(fd);
+  g_sink.close_with([](RecordBatch& b) { b.add(Tag::kEnd, raw::EndRecord{0}); });
 }
 
 void initialize() noexcept {
@@ -673,17 +650,14 @@ void initialize() noexcept {
       g_settings.coarse_grain = std::strtoull(g, nullptr, 10);
     if (const char* m = std::getenv("VTRACE_MAX_BYTES"); m && *m)
       g_settings.max_bytes = std::max<std::uint64_t>(std::strtoull(m, nullptr, 10), BufferLayout(1024).bytes);
-    std::string path = std::string(dir) + "/raw-" + std::to_string(getpid()) + ".bin";
-    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (fd < 0) return;
-    g_fd = fd;
+    if (!g_sink.open(dir)) return;
     RecordBatch b;
     b.add_magic();
     b.add(Tag::kProcess, raw::ProcessRecord{getpid(), 0});
-    write_batch(b);
+    g_sink.write(b);
     SanitizerResult r = sanitizerSubscribe(&g_subscriber, on_callback, nullptr);
     if (r != SANITIZER_SUCCESS) {
-      write_note("sanitizerSubscribe failed in process " + std::to_string(getpid()) + ": " + result_text(r) +
+      g_sink.write_note("sanitizerSubscribe failed in process " + std::to_string(getpid()) + ": " + result_text(r) +
                  " (another tool, e.g. CUPTI, holds the callbacks); accesses are not recorded");
       finish();
       return;
@@ -698,12 +672,9 @@ void initialize() noexcept {
       sanitizerEnableCallback(1, g_subscriber, SANITIZER_CB_DOMAIN_DRIVER_API, cbid);
     std::atexit(finish);
     // A forked child (a compile worker) shares the file descriptor: it must not write into the parent's file.
-    pthread_atfork(nullptr, nullptr, [] {
-      g_finished = true;
-      g_fd = -1;
-    });
+    pthread_atfork(nullptr, nullptr, [] { g_sink.detach_after_fork(); });
   } catch (...) {
-    ++g_lost;
+    g_sink.count_lost();
   }
 }
 
@@ -716,4 +687,4 @@ struct Loader {
 
 }  // namespace
 
-}  // namespace vtools::vtrace::access_tool
+}  // namespace vtools::vtrace::injection

@@ -13,7 +13,7 @@
 
 #include "tools/vtrace/raw_record_writer.hpp"
 
-namespace vtools::vtrace::access {
+namespace vtools::vtrace::injection {
 
 class ModuleImages {
  public:
@@ -84,4 +84,4 @@ class ModuleImages {
   std::uint64_t max_bytes_, kept_bytes_ = 0, last_id_ = 0, not_kept_ = 0;
 };
 
-}  // namespace vtools::vtrace::access
+}  // namespace vtools::vtrace::injection

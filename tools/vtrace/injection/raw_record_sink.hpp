@@ -1,0 +1,59 @@
+// The raw-record file of one traced process, $VTRACE_RAW_DIR/raw-<pid>.bin, as both injection libraries
+// (cupti_injection.cpp, sanitizer_tool.cpp) write it: open once, append record batches, count what could not be
+// written, and close once with the lost-record count and the library's end records. What goes into the batches is
+// the libraries' business. Runs inside someone else's process: nothing here throws or exits.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tools/vtrace/raw_record_writer.hpp"
+
+namespace vtools::vtrace::injection {
+
+class RawRecordSink {
+ public:
+  /// Opens (creates, appends to) `dir`/raw-<pid>.bin. False when it cannot: the library then stays inert.
+  bool open(std::string_view dir) noexcept;
+  /// Appends `batch`; its records count as lost when the file is not open (or closed, or forked away) or the write
+  /// fails.
+  void write(const raw::RecordBatch& batch) noexcept;
+  /// Appends one note record (a message the parent prints).
+  void write_note(const std::string& message) noexcept;
+  /// Counts `records` lost before they reached a batch (an allocation failed, a callback caught an exception).
+  void count_lost(std::uint64_t records = 1) noexcept { lost_ += records; }
+  /// True for the first caller only: the library then flushes what it holds and calls close_with. After that, or
+  /// after detach_after_fork, the process is done (`finished()`).
+  bool begin_finish() noexcept;
+  [[nodiscard]] bool finished() const noexcept { return finished_.load(); }
+  /// Writes one last batch, the lost-record count (kDropped, when any) then what `add_end_records(batch)` adds, and
+  /// closes the file. An exception from building the batch loses the batch, nothing else.
+  template <class AddEndRecords>
+  void close_with(AddEndRecords&& add_end_records) noexcept {
+    try {
+      raw::RecordBatch b;
+      if (lost_ > 0) b.add(raw::Tag::kDropped, raw::DroppedRecord{lost_.load()});
+      add_end_records(b);
+      write(b);
+    } catch (...) {
+    }
+    close();
+  }
+  /// In a forked child (pthread_atfork): the file is the parent's, the tracing state is not the child's; write
+  /// nothing more.
+  void detach_after_fork() noexcept {
+    finished_ = true;
+    fd_ = -1;
+  }
+
+ private:
+  void close() noexcept;
+
+  std::atomic<int> fd_{-1};
+  std::atomic<std::uint64_t> lost_{0};  ///< records lost (allocation or write failures)
+  std::atomic<bool> finished_{false};   ///< end records written, or this process is not traced any more
+};
+
+}  // namespace vtools::vtrace::injection
