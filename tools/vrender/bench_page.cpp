@@ -57,7 +57,9 @@ BenchRun bench_run_of(const vbench::BenchDocument& doc, std::string_view name) {
       {"iterations", count(meta.iters)},
       {"threads", meta.threads.value_or(0) == 0 ? std::string() : count(meta.threads)},
       {"vtools", meta.vtools_version}};
-  for (const auto& [label, text] : facts) {
+  for (const auto& fact : facts) {  // not a structured binding: clang 14 (the fuzz build) cannot capture one
+    const auto& label = fact.first;
+    const auto& text = fact.second;
     bool duplicate = std::any_of(run.system.begin(), run.system.end(),
                                  [&](const Fact& f) { return f.key == label || (f.key == "GPU" && f.value == text); });
     if (!text.empty() && !duplicate) run.system.push_back({label, text});
