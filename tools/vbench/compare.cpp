@@ -27,6 +27,15 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
                               double threshold_pct) {
   Comparison cmp;
   cmp.threshold_pct = threshold_pct;
+  auto one_backend = [](const std::vector<BenchEntry>& v) {
+    for (const auto& e : v)
+      if (e.backend != v.front().backend) return std::string();
+    return v.empty() ? std::string() : v.front().backend;
+  };
+  if (const std::string a = one_backend(baseline), b = one_backend(candidate); !a.empty() && !b.empty() && a != b) {
+    cmp.baseline_backend = a;
+    cmp.candidate_backend = b;
+  }
   // By name; failing that, a plain config name and a sweep's key of the same config and shape are the same
   // benchmark ("gpt2" run at B=4 T=64 and "gpt2/B:4/T:64"), so a single run compares with a sweep.
   auto same_shape_key = [](const BenchEntry& plain, const BenchEntry& e) {

@@ -42,6 +42,9 @@ struct ConfigComparison {
 struct Comparison {
   std::vector<ConfigComparison> configs;     ///< configs present in both, in baseline order
   std::vector<std::string> only_in_baseline, only_in_candidate;
+  /// The implementations compared (each side's one backend: "cuda", "hf-gpt2", ...) when they differ, else "": the
+  /// table then names its columns after them.
+  std::string baseline_backend, candidate_backend;
   double threshold_pct = -1;                 ///< --fail-on-regression; < 0 when not asked
   /// Geometric mean of the speedups of the configs timed on both sides (Google Benchmark's OVERALL_GEOMEAN): one
   /// figure for a sweep or a suite. NaN when none was; `geomean_n` configs went into it.

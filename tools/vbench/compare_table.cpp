@@ -36,7 +36,9 @@ void write_compare_table(const Comparison& cmp, const std::string& format, std::
   }
   using A = Table::Align;
   Table t;
-  t.headers = {"config", "baseline", "candidate", "speedup", "95% CI", "change", "verdict"};
+  t.headers = {"config", cmp.baseline_backend.empty() ? "baseline" : "baseline: " + cmp.baseline_backend,
+               cmp.candidate_backend.empty() ? "candidate" : "candidate: " + cmp.candidate_backend, "speedup",
+               "95% CI", "change", "verdict"};
   t.align = {A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft};
   for (const auto& c : cmp.configs) {
     t.add_row({c.config,
