@@ -5,25 +5,14 @@
 #include <set>
 
 #include "libcommon/error.hpp"
+#include "formats/trace/time_intervals.hpp"
 #include "libcommon/stats.hpp"
 
 namespace vtools::vtrace {
 
 namespace {
 
-using Interval = std::pair<std::uint64_t, std::uint64_t>;
-
-/// Length of the union of [start, end) intervals.
-std::uint64_t union_ns(std::vector<Interval> spans) {
-  std::sort(spans.begin(), spans.end());
-  std::uint64_t total = 0, end = 0;
-  for (const auto& [s, e] : spans) {
-    const std::uint64_t from = std::max(s, end);
-    if (e > from) total += e - from;
-    end = std::max(end, e);
-  }
-  return total;
-}
+using Interval = TimeInterval;
 
 /// process id -> rank: the launcher's where recorded; else, when no process has one, the processes that launched
 /// kernels numbered 0.. in id order.

@@ -25,7 +25,7 @@ Kernel kernel(std::uint64_t start, std::uint64_t end, std::uint64_t launch = 0) 
 
 TEST_CASE("api_summary: idle_covered counts only the gaps between busy intervals that a blocked interval covers") {
   using V = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
-  CHECK(union_length(V{{0, 10}, {5, 20}, {30, 40}}) == 30);
+  CHECK(union_ns(V{{0, 10}, {5, 20}, {30, 40}}) == 30);
   // gaps [10, 30) and [40, 50); blocked over [0, 15), [25, 45), [60, 70): 5 + 5 + 5 covered
   CHECK(idle_covered(V{{40, 50}, {0, 10}, {30, 40}, {50, 60}}, V{}) == 0);
   CHECK(idle_covered(V{{0, 10}, {30, 40}, {45, 60}}, V{{0, 15}, {25, 45}, {60, 70}}) == 5 + 5 + 5);

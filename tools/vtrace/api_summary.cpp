@@ -10,31 +10,11 @@
 namespace vtools::vtrace {
 
 namespace {
-
-using Intervals = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
-
-/// Sorted, disjoint union of `v`.
-Intervals merged(Intervals v) {
-  std::sort(v.begin(), v.end());
-  Intervals out;
-  for (const auto& [s, e] : v) {
-    if (e <= s) continue;
-    if (!out.empty() && s <= out.back().second) out.back().second = std::max(out.back().second, e);
-    else out.emplace_back(s, e);
-  }
-  return out;
-}
-
+using Intervals = std::vector<TimeInterval>;
 }  // namespace
 
-std::uint64_t union_length(const Intervals& intervals) {
-  std::uint64_t total = 0;
-  for (const auto& [s, e] : merged(intervals)) total += e - s;
-  return total;
-}
-
 std::uint64_t idle_covered(const Intervals& busy, const Intervals& blocked) {
-  const Intervals b = merged(busy), w = merged(blocked);
+  const Intervals b = interval_union(busy), w = interval_union(blocked);
   std::uint64_t covered = 0;
   std::size_t j = 0;
   for (std::size_t i = 0; i + 1 < b.size(); ++i) {  // the gap between busy interval i and i + 1
@@ -97,7 +77,7 @@ ApiSummary summarize_api(const Trace& t) {
     d.device_id = device;
     for (const Device& x : t.devices)
       if (x.id == device) d.name = x.name;
-    const Intervals u = merged(intervals);
+    const Intervals u = interval_union(intervals);
     if (u.empty()) continue;
     d.span_ns = u.back().second - u.front().first;
     for (const auto& [a, b] : u) d.busy_ns += b - a;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/trace/time_intervals.hpp"
 #include "formats/trace/trace_model.hpp"
 
 namespace vtools::vtrace {
@@ -47,9 +48,6 @@ struct ApiSummary {
 };
 
 ApiSummary summarize_api(const Trace& trace);
-
-/// Length of the union of [start, end) intervals.
-std::uint64_t union_length(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& intervals);
 
 /// How much of the gaps between the `busy` intervals (inside their span) the `blocked` intervals cover.
 std::uint64_t idle_covered(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& busy,
