@@ -1,5 +1,7 @@
 #include "tools/vtrace/raw_record_reader.hpp"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <tuple>
 #include <utility>
@@ -27,6 +29,20 @@ T fixed_part(std::string_view payload, bool tail_allowed, std::string_view name,
 }
 
 }  // namespace
+
+AccessSite SiteRecords::unpack(const char* record) {
+  AccessSite s{};
+  std::memcpy(&s, record, kSiteFixedBytes);
+  s.range_count = std::min<std::uint32_t>(s.range_count, kRangesPerSite);
+  std::memcpy(&s.ranges, record + kSiteFixedBytes, site_record_bytes(s.range_count) - kSiteFixedBytes);
+  return s;
+}
+
+std::uint64_t SiteRecords::allocation(std::size_t i) const {
+  std::uint64_t start = 0;
+  std::memcpy(&start, records_[i] + offsetof(AccessSite, allocation), sizeof start);
+  return start;
+}
 
 Capture read_capture(std::string_view bytes, std::string_view name) {
   Capture c;
@@ -113,20 +129,19 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         break;
       case Tag::kAccessSite: {
         if (c.launches.empty()) bad(name, at, "an access site record before any launch record");
-        AccessSite s{};
         if (payload.size() < kSiteFixedBytes)
           bad(name, at, "access site record of " + std::to_string(payload.size()) + " bytes, expected at least " +
                             std::to_string(kSiteFixedBytes));
-        std::memcpy(&s, payload.data(), kSiteFixedBytes);
-        if (s.range_count > kRangesPerSite)
-          bad(name, at, "access site with " + std::to_string(s.range_count) + " ranges, at most " +
+        std::uint32_t range_count = 0;
+        std::memcpy(&range_count, payload.data() + offsetof(AccessSite, range_count), sizeof range_count);
+        if (range_count > kRangesPerSite)
+          bad(name, at, "access site with " + std::to_string(range_count) + " ranges, at most " +
                             std::to_string(kRangesPerSite));
-        if (payload.size() != site_record_bytes(s.range_count))
+        if (payload.size() != site_record_bytes(range_count))
           bad(name, at, "access site record of " + std::to_string(payload.size()) + " bytes for " +
-                            std::to_string(s.range_count) + " ranges, expected " +
-                            std::to_string(site_record_bytes(s.range_count)));
-        std::memcpy(&s.ranges, payload.data() + kSiteFixedBytes, payload.size() - kSiteFixedBytes);
-        c.launches.back().sites.push_back(s);
+                            std::to_string(range_count) + " ranges, expected " +
+                            std::to_string(site_record_bytes(range_count)));
+        c.launches.back().sites.push_back(payload.data());
         break;
       }
       case Tag::kTmaFunction:

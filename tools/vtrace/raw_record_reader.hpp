@@ -25,6 +25,24 @@ struct NamedFailedLaunch {
   std::string api, kernel;
 };
 
+/// The kAccessSite records of one launch, left where they were read (read_capture's `bytes`, which must outlive
+/// them): a GPT-2 training step has ~2 M, and unpacking each into a whole AccessSite (376 bytes) at read time
+/// doubled the read-back. operator[] unpacks one.
+class SiteRecords {
+ public:
+  void push_back(const char* record) { records_.push_back(record); }
+  [[nodiscard]] std::size_t size() const { return records_.size(); }
+  [[nodiscard]] bool empty() const { return records_.empty(); }
+  [[nodiscard]] AccessSite operator[](std::size_t i) const { return unpack(records_[i]); }
+  /// Its allocation start address, without unpacking the rest.
+  [[nodiscard]] std::uint64_t allocation(std::size_t i) const;
+  /// `record` holds a site record of its range_count (an AccessSite itself does too).
+  static AccessSite unpack(const char* record);
+
+ private:
+  std::vector<const char*> records_;
+};
+
 struct NamedMarker {
   MarkerRecord record;
   std::string name, domain;
@@ -34,7 +52,7 @@ struct NamedLaunch {
   LaunchRecord record;
   std::string kernel;  ///< as the driver names it (mangled for C++)
   std::string params;  ///< kLaunchParams payload: ParamWord pairs ("" when not recorded)
-  std::vector<AccessSite> sites;            ///< the kAccessSite records after it
+  SiteRecords sites;                        ///< the kAccessSite records after it
   std::vector<FindingSite> finding_sites;   ///< the kFindingSite records after it
   std::uint64_t module = 0;  ///< kLaunchModule after it: the module it ran from (0 = unknown)
 };
@@ -75,7 +93,8 @@ struct Capture {
 };
 
 /// Parses a raw file. Throws Error(kDataError) at `name` for a bad magic, an unknown tag or a record of the wrong
-/// size; a torn last record is not an error (it is counted in torn_bytes).
+/// size; a torn last record is not an error (it is counted in torn_bytes). The access sites stay in `bytes`: keep it
+/// alive as long as the Capture.
 Capture read_capture(std::string_view bytes, std::string_view name);
 
 }  // namespace vtools::vtrace::raw

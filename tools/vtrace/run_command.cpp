@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 #include "libcommon/cli.hpp"
@@ -81,7 +82,8 @@ class MappedFile {
     }
     size_ = static_cast<std::size_t>(st.st_size);
     if (size_ > 0) {
-      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      // Populated: every page is read, so faulting them in one call beats a fault per page.
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
       int err = errno;
       ::close(fd);
       if (p == MAP_FAILED)
@@ -130,18 +132,20 @@ std::pair<std::size_t, std::uint64_t> cut_at_frame(std::string_view bytes, std::
 /// keeps a run's report when its buffers fill and says how much it dropped, vtrace keeps each process's records
 /// from the start until the budget is spent, leaves the rest out, marks the trace partial and says in run.notes
 /// how many records were left out and how to raise the limit (the one knob that bounds every input vtools reads).
-std::vector<raw::Capture> read_captures(const std::string& dir, std::vector<std::string>& notes) {
-  std::vector<fs::path> files;
+/// The captures' access sites stay in the mapped files, which `files` keeps.
+std::vector<raw::Capture> read_captures(const std::string& dir, std::vector<std::string>& notes,
+                                        std::vector<std::unique_ptr<MappedFile>>& files) {
+  std::vector<fs::path> paths;
   for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.path().extension() == ".bin") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
+    if (entry.path().extension() == ".bin") paths.push_back(entry.path());
+  std::sort(paths.begin(), paths.end());
   const std::uint64_t limit = max_input_bytes();
   std::uint64_t budget = limit;
   std::vector<raw::Capture> out;
-  for (const auto& f : files) {
+  for (const auto& f : paths) {
     try {
-      MappedFile file(f.string());
-      std::string_view bytes = file.bytes();
+      auto file = std::make_unique<MappedFile>(f.string());
+      std::string_view bytes = file->bytes();
       if (bytes.size() > budget) {
         auto [keep, left_out] = cut_at_frame(bytes, budget);
         notes.push_back(std::to_string(left_out) + " records (" + format_bytes(bytes.size() - keep) + ") of " +
@@ -152,6 +156,7 @@ std::vector<raw::Capture> read_captures(const std::string& dir, std::vector<std:
       }
       budget -= std::min<std::uint64_t>(budget, bytes.size());
       out.push_back(raw::read_capture(bytes, f.filename().string()));
+      files.push_back(std::move(file));
     } catch (const Error& e) {
       notes.push_back(std::string("records of one process were unreadable and left out: ") + e.what());
     }
@@ -269,7 +274,8 @@ int run_command(const RunOptions& o) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
   std::vector<std::string> notes;
-  std::vector<raw::Capture> captures = read_captures(dir.path(), notes);
+  std::vector<std::unique_ptr<MappedFile>> raw_files;
+  std::vector<raw::Capture> captures = read_captures(dir.path(), notes, raw_files);
   const double read_s = seconds_since(exited);
   const auto folding = std::chrono::steady_clock::now();
   Trace trace = build_trace(captures, std::move(run), filter);
@@ -282,6 +288,7 @@ int run_command(const RunOptions& o) {
     add_finding_sources(captures, symbolizer, trace, &texts);
   }
   captures = {};  // the raw records' memory goes back before the document is formatted
+  raw_files.clear();
   const double fold_s = seconds_since(folding);
   for (auto& n : notes) trace.run.notes.push_back(std::move(n));
   if (trace.partial && trace.run.signal)
@@ -294,7 +301,9 @@ int run_command(const RunOptions& o) {
     out.write(piece);
     bytes += piece.size();
   });
+  const auto committing = std::chrono::steady_clock::now();
   out.commit();
+  const double commit_s = seconds_since(committing);
   // Like nsys's closing lines: what was written and what it cost after the command ended (part of the overhead).
   const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - exited).count();
   print_note(std::to_string(trace.kernels.size()) + " kernel launches from " +
@@ -302,7 +311,8 @@ int run_command(const RunOptions& o) {
              (output == "-" ? std::string("stdout") : "'" + output + "'") + " (" +
              format_bytes(bytes) + " in " + format_duration_ns(ns) + ": reading the records " + format_duration_ns(read_s * 1e9) +
              ", building the trace " + format_duration_ns(fold_s * 1e9) + ", writing " +
-             format_duration_ns(ns - (read_s + fold_s) * 1e9) + ")");
+             format_duration_ns(ns - (read_s + fold_s) * 1e9) + " of which " + format_duration_ns(commit_s * 1e9) +
+             " syncing it to disk)");
   // vtrace's readers stream (a record at a time) up to a larger cap than vrender, which holds a whole tree: say now,
   // not at the next step, which of them will refuse this trace.
   const std::uint64_t streamed = max_input_bytes(kStreamedMaxInputBytes), whole = max_input_bytes();

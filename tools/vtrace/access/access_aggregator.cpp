@@ -1,6 +1,9 @@
 #include "tools/vtrace/access/access_aggregator.hpp"
 
 #include <algorithm>
+#include <iterator>
+
+#include "libcommon/parallel_tasks.hpp"
 
 namespace vtools::vtrace::access {
 
@@ -25,36 +28,64 @@ std::uint32_t AccessAggregator::kernel_id(const std::string& name) {
   return it->second;
 }
 
+void AccessAggregator::add(const LaunchInfo& launch, const raw::SiteRecords& sites) {
+  Batch batch;
+  batch.sites = sites;
+  add_batch(launch, std::move(batch));
+}
+
 void AccessAggregator::add(const LaunchInfo& launch, const std::vector<raw::AccessSite>& sites) {
-  if (sites.empty()) return;
-  const std::uint32_t kernel = kernel_id(launch.kernel);
-  runs_.push_back(records_.size());
-  std::uint64_t last_start = 0;  // sites of one launch mostly name a few allocations: look each up once in a row
-  std::int64_t last_allocation = -1;
-  for (const raw::AccessSite& site : sites) {
+  Batch batch;
+  batch.owned = sites;
+  for (const raw::AccessSite& site : batch.owned) batch.sites.push_back(reinterpret_cast<const char*>(&site));
+  add_batch(launch, std::move(batch));
+}
+
+void AccessAggregator::add_batch(const LaunchInfo& launch, Batch batch) {
+  if (batch.sites.empty()) return;
+  batch.kernel = kernel_id(launch.kernel);
+  batch.launch = launch.launch;
+  batch.grid = launch.grid;
+  // The allocations live now, by start address: sites of one launch mostly name a few, mostly in runs.
+  std::uint64_t last = 0;
+  for (std::size_t i = 0; i < batch.sites.size(); ++i) {
+    const std::uint64_t start = batch.sites.allocation(i);
+    if (start && (start != last || batch.allocations.empty())) batch.allocations.emplace_back(start, -1);
+    last = start;
+  }
+  std::sort(batch.allocations.begin(), batch.allocations.end());
+  batch.allocations.erase(std::unique(batch.allocations.begin(), batch.allocations.end()), batch.allocations.end());
+  for (auto& [start, id] : batch.allocations) {
+    const Lookup where = allocations_.find(start, 1);
+    id = where.inside && where.offset == 0 ? where.allocation : -1;
+  }
+  batches_.push_back(std::move(batch));
+}
+
+void AccessAggregator::fold(Batch& batch) const {
+  batch.records.reserve(batch.sites.size());
+  for (std::size_t i = 0; i < batch.sites.size(); ++i) {
+    const raw::AccessSite site = batch.sites[i];
     const Dim3 block{site.block[0], site.block[1], site.block[2]};
-    if (!blocks_.keeps(linear_block_index(block, launch.grid))) {
-      ++skipped_sites_;
+    if (!blocks_.keeps(linear_block_index(block, batch.grid))) {
+      ++batch.skipped;
       continue;
     }
     // The allocation by its start address; ranges stay offsets into it, or absolute outside every allocation.
     std::int64_t allocation = -1;
     std::uint64_t shift = 0;
     if (site.allocation) {
-      if (site.allocation != last_start) {
-        const Lookup where = allocations_.find(site.allocation, 1);
-        last_start = site.allocation;
-        last_allocation = where.inside && where.offset == 0 ? where.allocation : -1;
-      }
-      allocation = last_allocation;
+      const auto at = std::lower_bound(batch.allocations.begin(), batch.allocations.end(),
+                                       std::pair<std::uint64_t, std::int64_t>(site.allocation, -1));
+      allocation = at != batch.allocations.end() && at->first == site.allocation ? at->second : -1;
       if (allocation < 0) shift = site.allocation;  // not live here (not in a well-formed file): absolute addresses
     }
     Record r;
-    r.key = {kernel, launch.launch, block[0], block[1], block[2], allocation,
+    r.key = {batch.kernel, batch.launch, block[0], block[1], block[2], allocation,
              site.argument == raw::kNoArgument ? -1 : static_cast<std::int64_t>(site.argument)};
     r.ranges.reserve(site.range_count);
-    for (std::uint32_t i = 0; i < site.range_count && i < raw::kRangesPerSite; ++i)
-      r.ranges.push_back({site.ranges[i][0] + shift, site.ranges[i][1] + shift});
+    for (std::uint32_t k = 0; k < site.range_count; ++k)
+      r.ranges.push_back({site.ranges[k][0] + shift, site.ranges[k][1] + shift});
     r.loads = site.loads;
     r.stores = site.stores;
     r.atomics = site.atomics;
@@ -65,8 +96,40 @@ void AccessAggregator::add(const LaunchInfo& launch, const std::vector<raw::Acce
     r.requests = site.requests;
     r.sectors = site.sectors;
     r.lanes = site.lanes;
-    records_.push_back(std::move(r));
+    batch.records.push_back(std::move(r));
   }
+  sort_and_join(batch.records);
+}
+
+void AccessAggregator::join(Record& into, const Record& r) {
+  IntervalSet joined;
+  for (const auto& range : into.ranges) joined.add(range[0], range[1]);
+  for (const auto& range : r.ranges) joined.add(range[0], range[1]);
+  into.ranges = joined.ranges();
+  into.loads += r.loads;
+  into.stores += r.stores;
+  into.atomics += r.atomics;
+  into.bytes_loaded += r.bytes_loaded;
+  into.bytes_stored += r.bytes_stored;
+  into.bulk_copies += r.bulk_copies;
+  into.ranges_merged += r.ranges_merged;
+  into.requests += r.requests;
+  into.sectors += r.sectors;
+  into.lanes += r.lanes;
+}
+
+void AccessAggregator::sort_and_join(std::vector<Record>& records) {
+  std::sort(records.begin(), records.end(), [](const Record& x, const Record& y) { return x.key < y.key; });
+  std::size_t kept = 0;  // the device keeps one site per key; a launch folded in several pieces is summed
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (kept > 0 && records[kept - 1].key == records[i].key) {
+      join(records[kept - 1], records[i]);
+    } else {
+      if (kept != i) records[kept] = std::move(records[i]);
+      ++kept;
+    }
+  }
+  records.resize(kept);
 }
 
 void AccessAggregator::add(const LaunchInfo& launch, const raw::FindingSite& site) {
@@ -107,94 +170,62 @@ void AccessAggregator::add(const LaunchInfo& launch, const raw::FindingSite& sit
 }
 
 void AccessAggregator::finish(Trace& trace) {
-  // Sorted through an index (records are big, keys are not), each record moved once into its Access.
-  // Each add()'s run of records shares its (kernel, launch): sorted within, then the runs by their first key, and
-  // runs of equal (kernel, launch) (a launch folded twice) merged so that equal keys end up side by side.
-  std::vector<std::uint32_t> order(records_.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  const auto by_key = [&](std::uint32_t x, std::uint32_t y) { return records_[x].key < records_[y].key; };
-  std::vector<std::pair<std::size_t, std::size_t>> runs;  // [begin, end) into order
-  for (std::size_t r = 0; r < runs_.size(); ++r) {
-    const std::size_t begin = runs_[r], end = r + 1 < runs_.size() ? runs_[r + 1] : order.size();
-    if (begin == end) continue;
-    std::sort(order.begin() + static_cast<std::ptrdiff_t>(begin), order.begin() + static_cast<std::ptrdiff_t>(end),
-              by_key);
-    runs.emplace_back(begin, end);
-  }
-  const auto head = [&](const std::pair<std::size_t, std::size_t>& run) {
-    const Key& k = records_[order[run.first]].key;
-    return std::make_tuple(std::get<0>(k), std::get<1>(k));
-  };
-  std::stable_sort(runs.begin(), runs.end(), [&](const auto& x, const auto& y) { return head(x) < head(y); });
-  std::vector<std::uint32_t> sorted;
-  sorted.reserve(order.size());
-  std::size_t group = 0;  // where the runs with the current (kernel, launch) begin in sorted
-  for (std::size_t r = 0; r < runs.size(); ++r) {
-    const std::size_t middle = sorted.size();
-    sorted.insert(sorted.end(), order.begin() + static_cast<std::ptrdiff_t>(runs[r].first),
-                  order.begin() + static_cast<std::ptrdiff_t>(runs[r].second));
-    if (r > 0 && head(runs[r - 1]) == head(runs[r]))
-      std::inplace_merge(sorted.begin() + static_cast<std::ptrdiff_t>(group),
-                         sorted.begin() + static_cast<std::ptrdiff_t>(middle), sorted.end(), by_key);
-    else
-      group = middle;
-  }
-  order = std::move(sorted);
-  runs_.clear();
-  trace.accesses.reserve(trace.accesses.size() + records_.size());
-  const Key* last = nullptr;
-  std::uint64_t requests = 0, sectors = 0, lanes = 0;  // of the last Access, for its per-request averages
-  auto per_request = [&](Access& a) {
-    a.sectors_per_request = requests ? static_cast<double>(sectors) / static_cast<double>(requests) : 0;
-    a.active_lanes_per_request = requests ? static_cast<double>(lanes) / static_cast<double>(requests) : 0;
-  };
-  for (std::uint32_t i : order) {
-    Record& r = records_[i];
-    if (last && *last == r.key) {  // the device keeps one site per key; a launch folded twice is summed
-      Access& into = trace.accesses.back();
-      IntervalSet joined;
-      for (const auto& range : into.ranges) joined.add(range[0], range[1]);
-      for (const auto& range : r.ranges) joined.add(range[0], range[1]);
-      into.ranges = joined.ranges();
-      into.loads += r.loads;
-      into.stores += r.stores;
-      into.atomics += r.atomics;
-      into.bytes_loaded += r.bytes_loaded;
-      into.bytes_stored += r.bytes_stored;
-      into.bulk_copies += r.bulk_copies;
-      into.ranges_merged += r.ranges_merged;
-      into.ranges_exact = into.ranges_merged == 0;
-      requests += r.requests;
-      sectors += r.sectors;
-      lanes += r.lanes;
-      per_request(into);
-      continue;
+  for_each_task(batches_.size(), [&](std::size_t b) { fold(batches_[b]); });
+  // Batches in order of (kernel id, launch); the batches of one launch (folded in several pieces) joined into one.
+  std::vector<std::size_t> order(batches_.size());
+  for (std::size_t b = 0; b < order.size(); ++b) order[b] = b;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return std::tie(batches_[x].kernel, batches_[x].launch) < std::tie(batches_[y].kernel, batches_[y].launch);
+  });
+  std::vector<Batch*> launches;
+  for (std::size_t b : order) {
+    Batch& batch = batches_[b];
+    skipped_sites_ += batch.skipped;
+    if (!launches.empty() && launches.back()->kernel == batch.kernel && launches.back()->launch == batch.launch) {
+      std::vector<Record>& into = launches.back()->records;
+      into.insert(into.end(), std::make_move_iterator(batch.records.begin()),
+                  std::make_move_iterator(batch.records.end()));
+      sort_and_join(into);
+      batch.records = {};
+    } else {
+      launches.push_back(&batch);
     }
-    last = &r.key;
-    Access a;
-    a.kernel = kernels_[std::get<0>(r.key)];
-    a.launch = std::get<1>(r.key);
-    a.block = {std::get<2>(r.key), std::get<3>(r.key), std::get<4>(r.key)};
-    a.allocation = std::get<5>(r.key);
-    a.argument = std::get<6>(r.key);
-    a.argument_type = type_of(parameter_types_[std::get<0>(r.key)], a.argument);
-    a.ranges = std::move(r.ranges);
-    a.loads = r.loads;
-    a.stores = r.stores;
-    a.atomics = r.atomics;
-    a.bytes_loaded = r.bytes_loaded;
-    a.bytes_stored = r.bytes_stored;
-    a.bulk_copies = r.bulk_copies;
-    a.ranges_merged = r.ranges_merged;
-    a.ranges_exact = r.ranges_merged == 0;
-    requests = r.requests;
-    sectors = r.sectors;
-    lanes = r.lanes;
-    per_request(a);
-    trace.accesses.push_back(std::move(a));
   }
-  records_.clear();
-  records_.shrink_to_fit();
+  // Each record into its place in trace.accesses, launches in parallel.
+  std::vector<std::size_t> first(launches.size() + 1, trace.accesses.size());
+  for (std::size_t l = 0; l < launches.size(); ++l) first[l + 1] = first[l] + launches[l]->records.size();
+  trace.accesses.resize(first.back());
+  for_each_task(launches.size(), [&](std::size_t l) {
+    std::vector<Record>& records = launches[l]->records;
+    if (records.empty()) return;
+    // A copy of the name per launch: records of one kernel formed on many threads at once would otherwise all
+    // count references on one shared counter.
+    const SharedName kernel(kernels_[launches[l]->kernel].str());
+    const std::vector<std::string>& types = parameter_types_[launches[l]->kernel];
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      Record& r = records[i];
+      Access& a = trace.accesses[first[l] + i];
+      a.kernel = kernel;
+      a.launch = std::get<1>(r.key);
+      a.block = {std::get<2>(r.key), std::get<3>(r.key), std::get<4>(r.key)};
+      a.allocation = std::get<5>(r.key);
+      a.argument = std::get<6>(r.key);
+      a.argument_type = type_of(types, a.argument);
+      a.ranges = std::move(r.ranges);
+      a.loads = r.loads;
+      a.stores = r.stores;
+      a.atomics = r.atomics;
+      a.bytes_loaded = r.bytes_loaded;
+      a.bytes_stored = r.bytes_stored;
+      a.bulk_copies = r.bulk_copies;
+      a.ranges_merged = r.ranges_merged;
+      a.ranges_exact = r.ranges_merged == 0;
+      a.sectors_per_request = r.requests ? static_cast<double>(r.sectors) / static_cast<double>(r.requests) : 0;
+      a.active_lanes_per_request = r.requests ? static_cast<double>(r.lanes) / static_cast<double>(r.requests) : 0;
+    }
+    records = {};
+  });
+  batches_.clear();
   trace.findings.insert(trace.findings.end(), findings_.begin(), findings_.end());
   for (const auto& [key, site] : finding_sites_) {
     trace.finding_sites.push_back(site);

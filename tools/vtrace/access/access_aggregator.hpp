@@ -21,13 +21,14 @@ class AccessAggregator {
  public:
   /// `allocations` is consulted at add() time (the allocations live during that launch).
   AccessAggregator(const AllocationMap& allocations, BlockSampling blocks, std::uint64_t max_findings = 1000);
-  /// The sites of one launch (unique per block, allocation and argument, as the device keeps them).
+  /// The sites of one launch (unique per block, allocation and argument, as the device keeps them). The records
+  /// are referred to, not copied: they must outlive finish().
+  void add(const LaunchInfo& launch, const raw::SiteRecords& sites);
+  /// The same from unpacked sites, which are copied.
   void add(const LaunchInfo& launch, const std::vector<raw::AccessSite>& sites);
   void add(const LaunchInfo& launch, const raw::FindingSite& site);
-  /// Room for `sites` more sites (a capture's total), so a big run grows its records once.
-  void reserve(std::size_t sites) { records_.reserve(records_.size() + sites); }
-  /// Appends the accesses (kernels in order of first access, then launch, block, allocation), findings and counts;
-  /// the records move out, so call it once.
+  /// Appends the accesses (kernels in order of first access, then launch, block, allocation), findings and counts.
+  /// The sites of each add() are folded into records on their own, on several cores; call it once.
   void finish(Trace& trace);
 
  private:
@@ -41,15 +42,30 @@ class AccessAggregator {
     std::uint64_t loads = 0, stores = 0, atomics = 0, bytes_loaded = 0, bytes_stored = 0, bulk_copies = 0;
     std::uint64_t ranges_merged = 0, requests = 0, sectors = 0, lanes = 0;
   };
+  /// The sites of one add(), folded by finish() into records sorted by key, equal keys summed.
+  struct Batch {
+    std::uint32_t kernel = 0;
+    std::uint64_t launch = 0;
+    Dim3 grid{1, 1, 1};
+    raw::SiteRecords sites;
+    std::vector<raw::AccessSite> owned;  ///< add(vector): the copies `sites` points into
+    /// Each start address the sites name and its allocation id at add() time (-1: no live allocation starts there),
+    /// sorted by address.
+    std::vector<std::pair<std::uint64_t, std::int64_t>> allocations;
+    std::vector<Record> records;
+    std::uint64_t skipped = 0;  ///< sites of blocks --blocks leaves out
+  };
+  void add_batch(const LaunchInfo& launch, Batch batch);
+  void fold(Batch& batch) const;
+  static void join(Record& into, const Record& r);
+  /// Sorts `records` by key and sums the records of equal keys.
+  static void sort_and_join(std::vector<Record>& records);
   std::uint32_t kernel_id(const std::string& name);
 
   const AllocationMap& allocations_;
   BlockSampling blocks_;
   std::uint64_t max_findings_;
-  std::vector<Record> records_;  ///< in arrival order; finish() sorts them by key
-  /// Where each add() of sites began in records_: one launch's records, one (kernel, launch) each, so finish() sorts
-  /// each run on its own (small, cache-friendly sorts) and then orders the runs.
-  std::vector<std::size_t> runs_;
+  std::vector<Batch> batches_;  ///< in add() order
   std::vector<SharedName> kernels_;  ///< one shared copy of each name for all its records
   std::vector<std::vector<std::string>> parameter_types_;  ///< per kernel id, from its demangled name
   std::map<std::string, std::uint32_t> kernel_ids_;

@@ -18,9 +18,6 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
   for (const auto& c : captures) {
     AllocationMap live;
     AccessAggregator aggregator(live, blocks, max_findings);
-    std::size_t sites = 0;
-    for (const auto& l : c.launches) sites += l.sites.size();
-    aggregator.reserve(sites);
     LaunchInfo current;
     for (const auto& [tag, index] : c.access_order) {
       if (tag == raw::Tag::kMemory) {
