@@ -1,5 +1,6 @@
 #include "libcommon/json_writer.hpp"
 
+#include <charconv>
 #include <cstring>
 
 namespace vtools {
@@ -88,7 +89,18 @@ void JsonWriter::value(std::string_view s) {
 
 void JsonWriter::value(double d) {
   before_value();
-  out_ += OrderedJson(d).dump();  // shortest round-trip form; NaN and infinities become null
+  // The shortest form that reads back as `d`, in fixed notation where nlohmann's dump uses it too (a vtrace access
+  // record has two averages, and a training step 2 M records); nlohmann for the rest (exponents; NaN and
+  // infinities become null). Integral values keep their ".0".
+  if (d >= 1e-4 && d < 1e15) {
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::fixed).ptr;
+    const std::string_view text(buf, static_cast<std::size_t>(end - buf));
+    out_ += text;
+    if (text.find('.') == std::string_view::npos) out_ += ".0";
+    return;
+  }
+  out_ += OrderedJson(d).dump();
 }
 
 void JsonWriter::value(const OrderedJson& j) {

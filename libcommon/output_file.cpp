@@ -147,7 +147,6 @@ void AtomicFile::write(std::string_view bytes) {
 }
 
 void AtomicFile::commit() {
-  if (::fsync(fd_) != 0 && errno != EINVAL) io_error("cannot write output", path_);
   if (::close(fd_) != 0) {
     fd_ = -1;
     io_error("cannot write output", path_);

@@ -26,7 +26,9 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   void write(std::string_view bytes);
-  /// Flushes, fsyncs and renames. Throws Error(kIoError) on any failure (e.g. ENOSPC on /dev/full-like targets).
+  /// Closes and renames. Throws Error(kIoError) on any failure (e.g. ENOSPC on /dev/full-like targets). No fsync:
+  /// the rename keeps a failed run from leaving a half-written output; surviving a power cut is not promised (as
+  /// with a compiler's output), and syncing a 700 MiB access trace cost 0.3 s.
   void commit();
 
  private:

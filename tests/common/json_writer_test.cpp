@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -142,4 +143,31 @@ TEST_CASE("json_writer: elements formatted apart and appended equal elements wri
   j.end_array();
   j.end_object();
   CHECK(joined == whole);
+}
+
+TEST_CASE("json_writer: doubles read back exactly, stay doubles, and are never longer than nlohmann's") {
+  std::mt19937_64 rng(20261129);
+  std::uniform_int_distribution<int> exponent(-330, 320);
+  for (int i = 0; i < 200000; ++i) {
+    double d;
+    switch (i % 3) {
+      case 0:  // an average of counts, as access records hold
+        d = static_cast<double>(rng() % 100000000) / static_cast<double>(1 + rng() % 1000000);
+        break;
+      case 1:
+        d = static_cast<double>(rng() % 64);
+        break;
+      default:
+        d = std::ldexp(static_cast<double>(rng() >> 11), exponent(rng) - 53) * (rng() % 2 ? 1 : -1);
+    }
+    std::string out;
+    JsonWriter w(out);
+    w.value(d);
+    const OrderedJson j = parse_json(out, "t");
+    const std::string peer = OrderedJson(d).dump();
+    INFO(out << " (nlohmann: " << peer << ")");
+    REQUIRE(j.is_number_float());
+    CHECK(j.get<double>() == d);
+    CHECK(out.size() <= peer.size() + 1);  // + the newline after a top-level value
+  }
 }
