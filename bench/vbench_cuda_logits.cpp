@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
       vtools::write_output(tokens_output, npy("<i4", {B, T}, tokens.data(), tokens.size() * 4));
     }
     std::string why;
-    auto backend = make_cuda_backend(-1, &why);
+    auto backend = make_cuda_backend(-1, &why, cuda_options_from_environment());  // as vbench run
     if (!backend) throw vtools::Error(vtools::ExitCode::kUnavailable, why);
     backend->prepare(weights, B, T, dt);
     const std::vector<float> logits = backend->logits(tokens);

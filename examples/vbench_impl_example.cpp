@@ -18,6 +18,7 @@
 #include "tools/vbench/cpu_backend.hpp"
 #include "tools/vbench/forward_cost.hpp"
 #include "tools/vbench/impl_protocol.hpp"
+#include "tools/vbench/measurement.hpp"
 #include "tools/vbench/safetensors_reader.hpp"
 #include "tools/vbench/safetensors_writer.hpp"
 
@@ -25,20 +26,12 @@ namespace vb = vtools::vbench;
 
 namespace {
 
-/// One repetition: warm-up, `iters` timed forwards, then more until they add up to min_time_s (at most 100000).
+/// One repetition, timed as vbench's harness times its own (measurement.hpp): warm-up, `iters` timed forwards, then
+/// more until they add up to min_time_s.
 std::vector<double> time_repetition(vb::Backend& backend, const std::vector<std::int32_t>& tokens,
                                     const vb::ImplRequest& q) {
   const vb::CacheState caches = q.caches == "cold" ? vb::CacheState::kCold : vb::CacheState::kWarm;
-  std::vector<double> samples = backend.time_forwards(tokens, q.warmup, q.iters, caches);
-  double total_ms = 0;
-  for (const double ms : samples) total_ms += ms;
-  while (total_ms < 1e3 * q.min_time_s && samples.size() < 100000) {
-    for (const double ms : backend.time_forwards(tokens, 0, q.iters, caches)) {
-      samples.push_back(ms);
-      total_ms += ms;
-    }
-  }
-  return samples;
+  return vb::measure_forwards(backend, tokens, {q.warmup, q.iters, q.min_time_s, caches});
 }
 
 int serve(const std::string& backend_name) {
@@ -56,7 +49,7 @@ int serve(const std::string& backend_name) {
   if (backend_name == "cpu") {
     backend = vb::make_cpu_backend();
   } else {
-    backend = vb::make_cuda_backend(q.gpu, &why);
+    backend = vb::make_cuda_backend(q.gpu, &why, vb::cuda_options_from_environment());
     if (!backend) throw vtools::Error(vtools::ExitCode::kUnavailable, "no cuda backend: " + why);
   }
   backend->prepare(weights, q.batch_size, q.seq_len, vb::parse_dtype(q.dtype));

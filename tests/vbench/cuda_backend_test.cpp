@@ -13,6 +13,7 @@
 #include "libcommon/error.hpp"
 #include "tests/vbench/cuda_random_check.hpp"
 #include "tools/vbench/backend.hpp"
+#include "tools/vbench/measurement.hpp"
 #include "tools/vbench/reference_forward.hpp"
 
 namespace vtools::vbench {
@@ -102,17 +103,17 @@ TEST_CASE("cuda_backend: graph replays are deterministic, timed and counted") {
   }
   for (const CacheState caches : {CacheState::kWarm, CacheState::kCold}) {
     CAPTURE(static_cast<int>(caches));
-    const auto samples = backend->time_forwards(tokens, 2, 5, caches);
+    const auto samples = measure_forwards(*backend, tokens, {2, 5, 0, caches});
     REQUIRE(samples.size() == 5);
     for (const double ms : samples) {
       CHECK(ms > 0);
       CHECK(ms < 1000);
     }
-    CHECK(backend->time_forwards(tokens, 0, 0, caches).empty());
+    CHECK(measure_forwards(*backend, tokens, {0, 0, 0, caches}).empty());
   }
   CHECK(backend->logits(tokens) == first);  // the flush between cold replays touches no forward buffer
   // NVML is there wherever the driver is: the clocks were read while the replays ran.
-  backend->time_forwards(tokens, 2, 200, CacheState::kWarm);
+  measure_forwards(*backend, tokens, {2, 200, 0, CacheState::kWarm});
   const std::optional<ClockReading> clocks = backend->timing_clocks();
   REQUIRE(clocks.has_value());
   std::string limits;

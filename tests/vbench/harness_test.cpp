@@ -1,3 +1,4 @@
+// run_benchmarks: the steps per config and shape (pins, prepare, gate, timing, repetitions), sweeps, notes.
 #include "tools/vbench/harness.hpp"
 
 #include <doctest/doctest.h>
@@ -8,26 +9,14 @@
 #include <utility>
 
 #include "libcommon/error.hpp"
+#include "tests/vbench/noting_backend.hpp"
 #include "tools/vbench/bench_document.hpp"
 #include "tools/vbench/bench_table.hpp"
 #include "tools/vbench/cpu_backend.hpp"
 
 using namespace vtools;
 using namespace vtools::vbench;
-
-namespace {
-/// Timed without the correctness gate: `iters` forwards at each of `shapes`, as most tests here want them.
-HarnessSettings unchecked(std::vector<Shape> shapes, int iters) {
-  HarnessSettings s;
-  s.shapes = std::move(shapes);
-  s.check = false;
-  s.iters = iters;
-  return s;
-}
-
-/// One layer of width 8 over 13 tokens: cheap enough for every harness test.
-const GptConfig kSmall{"small", 1, 1, 8, 13, 8, true};
-}  // namespace
+using namespace vtools::vbench::testing;
 
 TEST_CASE("harness: a cpu run is gated against fp64, timed, and its summary is ordered") {
   auto backend = make_cpu_backend();
@@ -69,8 +58,6 @@ TEST_CASE("harness: cold caches are timed the same way and recorded in the docum
   CHECK(doc["metadata"]["caches"] == "cold");
   CHECK(doc["benchmarks"]["small"]["caches"] == "cold");
   CHECK(read_bench_entries(doc, "d.json")[0].caches == "cold");
-  CHECK(cache_flush_bytes() >= (1u << 20));
-  CHECK(cache_flush_bytes() <= (std::size_t{1} << 30));
   CHECK(parse_cache_state("warm") == CacheState::kWarm);
   CHECK_THROWS_WITH_AS(parse_cache_state("hot"), "--caches must be warm or cold, not 'hot'", Error);
 }
@@ -108,107 +95,12 @@ TEST_CASE("harness: a sequence longer than the block size is a usage error; toke
   for (auto t : make_tokens(4, 64, 7, 3)) CHECK((t >= 0 && t < 7));
 }
 
-namespace {
-/// The cpu backend with a note per prepared model, one of them shared, and a plan search per model: notes and plan
-/// searches as the cuda backend gives them.
-class NotingBackend final : public Backend {
- public:
-  [[nodiscard]] std::string name() const override { return cpu_->name(); }
-  [[nodiscard]] DeviceInfo device() const override { return cpu_->device(); }
-  void prepare(const GptWeights& weights, int B, int T, DType dtype) override {
-    cpu_->prepare(weights, B, T, dtype);
-    model_ = weights.config.name;
-    ++prepares;
-  }
-  int prepares = 0;
-  std::vector<float> logits(const std::vector<std::int32_t>& tokens) override { return cpu_->logits(tokens); }
-  std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters,
-                                    CacheState caches) override {
-    return cpu_->time_forwards(tokens, warmup, iters, caches);
-  }
-  [[nodiscard]] std::vector<std::string> notes() const override { return {"shared", "kept for " + model_}; }
-  /// Pins as the cuda backend takes them: the next prepares run the pinned forward, and say so.
-  void pin_forward(const std::optional<ForwardPin>& pin) override {
-    pin_ = pin;
-    pins_seen.push_back(pin);
-  }
-  std::vector<std::optional<ForwardPin>> pins_seen;  ///< one per prepare, in order
-  [[nodiscard]] std::optional<PlanSearch> plan_search() const override {
-    PlanSearch search;
-    search.gemm_algorithms = {{"qkv", 2, 8}, {"LM head", 0, 5}};
-    if (pin_) {
-      search.kept = pin_->forward;
-      search.pinned_from = pin_->from;
-      return search;
-    }
-    search.kept = "fused " + model_;
-    search.replays = 15;
-    search.timed = {{"unfused", 0.060}, {"fused " + model_, 0.050}, {"uncapturable", INFINITY}, {"close", 0.051}};
-    search.playoff_rounds = 4;
-    search.playoff_replays = 60;
-    search.playoff = {{"fused " + model_, 0.050}, {"close", 0.052}};
-    search.rejected = {{"wrong", "its logits are 1.00e+00 off the cuBLASLt forward's (limit 2e-02)"}};
-    return search;
-  }
-
- private:
-  std::unique_ptr<Backend> cpu_ = make_cpu_backend();
-  std::string model_;
-  std::optional<ForwardPin> pin_;
-};
-}  // namespace
-
 TEST_CASE("harness: the notes of every prepared model are kept, each distinct one once") {
   NotingBackend backend;
   const HarnessSettings s = unchecked({{1, 4}}, 1);
   const GptConfig a{"a", 1, 1, 8, 13, 8, true}, b{"b", 1, 1, 8, 13, 8, true};
   const BenchRun run = run_benchmarks({{a, nullptr}, {b, nullptr}}, s, backend);
   CHECK(run.notes == std::vector<std::string>{"shared", "kept for a", "kept for b"});
-}
-
-TEST_CASE("bench table: a GPU below its maximum clock while timed gets a line saying so; the cpu none") {
-  auto backend = make_cpu_backend();
-  BenchRun run = run_benchmarks({{kSmall, nullptr}}, unchecked({{1, 4}}, 2), *backend);
-  CHECK_FALSE(run.results[0].clocks.has_value());
-  CHECK_FALSE(bench_document(run, {"vbench run", "host"})["benchmarks"]["small"].contains("clocks"));
-  run.results[0].clocks = ClockReading{1755, 1980, {"sw_power_cap"}};
-  std::ostringstream table;
-  write_bench_table(run, "table", table);
-  CHECK(table.str().find("small: SM clock 1755 of 1980 MHz while timed (sw_power_cap)\n") != std::string::npos);
-  CHECK(bench_document(run, {"vbench run", "host"})["benchmarks"]["small"]["clocks"]["limits"][0] == "sw_power_cap");
-  run.results[0].clocks = ClockReading{1980, 1980, {}};
-  std::ostringstream at_max;
-  write_bench_table(run, "table", at_max);
-  CHECK(at_max.str().find("SM clock") == std::string::npos);
-}
-
-TEST_CASE("plan search: recorded per config, written with null for a forward that could not run, in the table") {
-  NotingBackend backend;
-  BenchRun run = run_benchmarks({{kSmall, nullptr}}, unchecked({{1, 4}}, 2), backend);
-  REQUIRE(run.results[0].plan_search.has_value());
-  const OrderedJson doc = bench_document(run, {"vbench run", "host"});
-  const OrderedJson& search = doc["benchmarks"]["small"]["plan_search"];
-  CHECK(search["kept"] == "fused small");
-  CHECK(search["replays"] == 15);
-  REQUIRE(search["timed"].size() == 4);
-  CHECK(search["timed"][1]["median_ms"] == 0.050);
-  CHECK(search["timed"][2]["median_ms"].is_null());
-  CHECK(search["playoff"]["rounds"] == 4);
-  CHECK(search["playoff"]["replays"] == 60);
-  CHECK(search["playoff"]["timed"][1]["forward"] == "close");
-  CHECK(search["rejected"][0]["forward"] == "wrong");
-  CHECK(read_bench_entries(doc, "run.json")[0].kept_forward == "fused small");
-  std::ostringstream table;
-  write_bench_table(run, "table", table);
-  // The margin comes from the playoff's medians (0.052 / 0.050), not from the first timing's (0.051).
-  CHECK(table.str().find("small: kept the fastest of 4 forwards timed at prepare (next +4.0%): fused small\n") !=
-        std::string::npos);
-  run.results[0].plan_search->playoff.clear();
-  std::ostringstream no_playoff;
-  write_bench_table(run, "table", no_playoff);
-  CHECK(no_playoff.str().find("(next +2.0%)") != std::string::npos);
-  run.results[0].plan_search.reset();
-  CHECK_FALSE(bench_document(run, {"vbench run", "host"})["benchmarks"]["small"].contains("plan_search"));
 }
 
 TEST_CASE("sweep: every config at every (B, T), keyed config/B:b/T:t, each with its own shape") {
@@ -276,34 +168,6 @@ TEST_CASE("min time: timed forwards continue until they add up to --min-time; th
   CHECK(table.str().find("%") != std::string::npos);
 }
 
-TEST_CASE("show: a document read back gives the table and csv the run gave; mistyped fields are named") {
-  NotingBackend backend;
-  HarnessSettings s;
-  s.shapes = shapes_of({1, 2}, {4});
-  s.iters = 3;
-  const GptConfig& c = kSmall;
-  BenchRun run = run_benchmarks({{c, nullptr}}, s, backend);
-  run.results[1].clocks = ClockReading{1755, 1980, {"sw_power_cap"}};
-  OrderedJson doc = bench_document(run, {"vbench run", "host"});
-  const BenchRun back = read_bench_run(doc, "run.json");
-  for (const char* format : {"table", "markdown", "csv"}) {
-    CAPTURE(format);
-    std::ostringstream direct, read_back;
-    write_bench_table(run, format, direct);
-    write_bench_table(back, format, read_back);
-    CHECK(read_back.str() == direct.str());
-  }
-  CHECK(back.results[0].plan_search->timed[2].median_ms == INFINITY);  // written as null
-  CHECK(back.notes == run.notes);
-  doc["benchmarks"]["small/B:2/T:4"]["correctness"]["passed"] = "yes";
-  CHECK_THROWS_WITH_AS(read_bench_run(doc, "run.json"),
-                       "run.json: benchmark 'small/B:2/T:4': field 'passed' has the wrong type", Error);
-  doc["benchmarks"]["small/B:2/T:4"]["correctness"]["passed"] = true;
-  doc["metadata"]["dtype"] = "fp64";
-  CHECK_THROWS_WITH_AS(read_bench_run(doc, "run.json"),
-                       "run.json: metadata: unknown dtype 'fp64'", Error);
-}
-
 TEST_CASE("pinned forwards: each benchmark's prepare runs the forward a document kept; the rest search, noted") {
   NotingBackend first;
   const GptConfig a{"a", 1, 1, 8, 13, 8, true}, b{"b", 1, 1, 8, 13, 8, true};
@@ -360,53 +224,6 @@ TEST_CASE("pinned forwards: each benchmark's prepare runs the forward a document
   for (const auto& pin : third.pins_seen) CHECK((pin && pin->forward == "unfused"));
 }
 
-TEST_CASE("pinned forwards: the cpu backend takes none; a document must name forwards of this run's dtype, once") {
-  auto cpu = make_cpu_backend();
-  CHECK_NOTHROW(cpu->pin_forward(std::nullopt));
-  CHECK_THROWS_WITH_AS(cpu->pin_forward(ForwardPin{"unfused", {}, "", "", "--forward"}),
-                       "the cpu backend has one forward: --forward needs cuda", Error);
-
-  NotingBackend searching;
-  const OrderedJson doc = bench_document(run_benchmarks({{kSmall, nullptr}}, unchecked({{1, 4}}, 1), searching),
-                                         {"vbench run", "host"});
-  const ForwardPins pins = read_forward_pins(doc, "main.json", DType::kFp32);
-  REQUIRE(pins.per_benchmark.size() == 1);
-  CHECK(pins.per_benchmark[0].config == "small");
-  CHECK(pins.per_benchmark[0].shape == Shape{1, 4});
-  CHECK(pins.find("small", {1, 4}).has_value());
-  CHECK_FALSE(pins.find("small", {1, 5}).has_value());
-  try {
-    read_forward_pins(doc, "main.json", DType::kBf16);
-    FAIL("a bf16 run took fp32 forwards");
-  } catch (const Error& e) {
-    CHECK(e.code() == ExitCode::kUsage);
-    CHECK(std::string(e.what()) == "main.json: benchmark 'small' ran in fp32 and this run is bf16: pass --dtype "
-                                   "fp32 to run the forwards it kept");
-  }
-
-  // Two runs merged: the same forward twice is one pin; two different ones at one config and shape are refused.
-  OrderedJson merged = doc;
-  merged["benchmarks"]["small@2"] = doc["benchmarks"]["small"];
-  CHECK(read_forward_pins(merged, "all.json", DType::kFp32).per_benchmark.size() == 1);
-  merged["benchmarks"]["small@2"]["plan_search"]["kept"] = "unfused";
-  try {
-    read_forward_pins(merged, "all.json", DType::kFp32);
-    FAIL("two forwards for one benchmark were taken");
-  } catch (const Error& e) {
-    CHECK(e.code() == ExitCode::kDataError);
-    CHECK(std::string(e.what()).find("benchmark 'small@2'") != std::string::npos);
-    CHECK(std::string(e.what()).find("names another forward for small at B=1 T=4") != std::string::npos);
-  }
-
-  // A document without a kept forward (the cpu backend's) pins nothing: refused, not silently searched.
-  auto plain = make_cpu_backend();
-  const OrderedJson cpu_doc =
-      bench_document(run_benchmarks({{kSmall, nullptr}}, unchecked({{1, 4}}, 1), *plain), {"vbench run", "host"});
-  CHECK_THROWS_WITH_AS(read_forward_pins(cpu_doc, "cpu.json", DType::kFp32),
-                       "cpu.json: no benchmark names the forward its prepare kept (plan_search.kept): only cuda runs "
-                       "record one", Error);
-}
-
 TEST_CASE("repetitions: each benchmark timed N times, each after its own prepare of the same forward") {
   NotingBackend backend;
   HarnessSettings s = unchecked({{1, 4}}, 3);
@@ -446,34 +263,4 @@ TEST_CASE("repetitions: each benchmark timed N times, each after its own prepare
   const BenchRun single = run_benchmarks({{kSmall, nullptr}}, s, once);
   CHECK(single.results[0].repetitions.empty());
   CHECK_FALSE(bench_document(single, {"vbench run", "host"})["benchmarks"]["small"].contains("repetitions"));
-}
-
-TEST_CASE("cpu peaks: best of the repeats, the median repeat's slowdown as noise, and a note that says it") {
-  // Issue 45, item 25: the cpu floor was re-measured every run with no word on how noisy it was, so "of floor"
-  // read up to 112% on a busy machine.
-  const BestOf b = best_of({0.030, 0.010, 0.012, 0.011, 0.020});
-  CHECK(b.best_s == doctest::Approx(0.010));
-  CHECK(b.noise == doctest::Approx(0.2));  // median 0.012
-  CHECK(best_of({0.5}).noise == 0);
-  CHECK(best_of({}).best_s == 0);
-  CpuPeaks quiet{25.3e9, 412e9, 9, 0.04, 0.02};
-  CHECK(cpu_peaks_note(quiet) == "cpu floor: peaks measured at the start of this run, best of 9: copy 25.3 GB/s "
-                                 "(median repeat 4% slower), sgemm 412 GFLOP/s (median repeat 2% slower)");
-  CpuPeaks busy{25.3e9, 412e9, 9, 0.04, 0.31};
-  CHECK(cpu_peaks_note(busy) == "cpu floor: peaks measured at the start of this run, best of 9: copy 25.3 GB/s "
-                                "(median repeat 4% slower), sgemm 412 GFLOP/s (median repeat 31% slower); the machine "
-                                "was busy, so the floor may be too high and \"of floor\" may read over 100%");
-  const CpuPeaks& measured = measured_cpu_peaks();
-  CHECK(measured.repeats == kPeakRepeats);
-  CHECK(measured.bandwidth_noise >= 0);
-  CHECK(measured.flops_noise >= 0);
-  // A cpu run's document carries the note; a run past its floor says so under the table.
-  auto backend = make_cpu_backend();
-  BenchRun run = run_benchmarks({{kSmall, nullptr}}, unchecked({{1, 4}}, 2), *backend);
-  CHECK(std::count(run.notes.begin(), run.notes.end(), cpu_peaks_note(measured)) == 1);
-  run.results[0].roofline_fraction = 1.12;
-  std::ostringstream table;
-  write_bench_table(run, "table", table);
-  CHECK(table.str().find("small: 112.0% of the floor: the peaks the floor comes from were measured low; the "
-                         "document's notes say how noisy\n") != std::string::npos);
 }

@@ -1,5 +1,6 @@
-// The interface every vbench backend implements (cpu in cpu_backend.cpp, cuda in cuda/cuda_backend.cu). The
-// harness (harness.cpp) owns warm-up, timing statistics and the correctness gate; a backend only runs forwards.
+// The interface every vbench backend implements (cpu in cpu_backend.cpp, cuda in cuda/cuda_backend.cpp). The
+// harness owns the correctness gate, the timing's steps (measurement.hpp: warm-up, cache flush, stop rule) and the
+// statistics; a backend only runs forwards and flushes, and times what it is asked to.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "formats/bench/bench_model.hpp"
 #include "libcommon/error.hpp"
+#include "tools/vbench/cuda_options.hpp"
 #include "tools/vbench/model.hpp"
 
 namespace vtools::vbench {
@@ -70,13 +72,21 @@ class Backend {
   /// Used by the correctness gate, not timed.
   virtual std::vector<float> logits(const std::vector<std::int32_t>& tokens) = 0;
 
-  /// Runs `warmup` untimed forwards, then `iters` timed ones on `tokens`; returns one duration per timed forward
-  /// in milliseconds (CUDA events around each graph replay on a non-default stream; host clock on CPU). With
-  /// CacheState::kCold every forward, warm-up included, follows a cache flush that is not timed.
-  virtual std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters,
-                                            CacheState caches) = 0;
+  /// The primitives of one timing, called by the harness's steps (measurement.cpp) in this order: begin_timing, then
+  /// flush_caches and run_forward as the steps say, then end_timing. A backend may queue them and wait only in
+  /// end_timing (cuda: one stream), so that the forwards run back to back.
+  /// Starts a timing of forwards on `tokens` ([B][T], values < vocab), `timed` of which will be timed.
+  virtual void begin_timing(const std::vector<std::int32_t>& tokens, int timed) = 0;
+  /// Fills the caches with other data, untimed (GPU: L2; CPU: the last-level and per-core caches), so that the next
+  /// forward reads its weights from memory (--caches cold).
+  virtual void flush_caches() = 0;
+  /// One forward on the timing's tokens; `timed`: its duration is a sample (CUDA events around a graph replay on a
+  /// non-default stream; host clock on CPU). Error(kInternal) past the `timed` forwards begin_timing announced.
+  virtual void run_forward(bool timed) = 0;
+  /// Waits for the timing's forwards; the timed ones' durations in milliseconds, in order.
+  virtual std::vector<double> end_timing() = 0;
 
-  /// The clocks read while the last time_forwards() ran, where the backend can read them (cuda, through NVML).
+  /// The clocks read during the last timing, where the backend can read them (cuda, through NVML).
   [[nodiscard]] virtual std::optional<ClockReading> timing_clocks() const { return std::nullopt; }
 
   /// Kernels launched per forward (CUDA); 0 on CPU.
@@ -91,7 +101,8 @@ class Backend {
 
 /// The CUDA backend on device `gpu` (an index as CUDA_VISIBLE_DEVICES numbers them; < 0: device 0), or nullptr with
 /// `why` filled when this build or machine has none (no nvcc at build time, no GPU, no driver, no such device).
-/// Defined in cuda/cuda_backend.cpp, or in cuda_unavailable.cpp when CUDA is not built.
-std::unique_ptr<Backend> make_cuda_backend(int gpu, std::string* why);
+/// `options` hold its switches for profiling and experiments (cuda_options.hpp). Defined in cuda/cuda_backend.cpp,
+/// or in cuda_unavailable.cpp when CUDA is not built.
+std::unique_ptr<Backend> make_cuda_backend(int gpu, std::string* why, const CudaOptions& options = {});
 
 }  // namespace vtools::vbench

@@ -7,7 +7,7 @@
 namespace vtools::vbench {
 
 std::unique_ptr<Backend> choose_backend(const std::string& name, int gpu, std::vector<std::string>* notes,
-                                        const std::string& cuda_flag) {
+                                        const std::string& cuda_flag, const CudaOptions& cuda_options) {
   if (name != "cpu" && name != "cuda" && name != "auto") {
     const std::string message = "unknown backend '" + name + "' (cpu, cuda or auto)";
     // "gpu" is one letter from "cpu", but whoever types it means the other backend.
@@ -23,7 +23,7 @@ std::unique_ptr<Backend> choose_backend(const std::string& name, int gpu, std::v
     return make_cpu_backend();
   }
   std::string why;
-  if (auto cuda = make_cuda_backend(gpu, &why)) return cuda;
+  if (auto cuda = make_cuda_backend(gpu, &why, cuda_options)) return cuda;
   if (name == "cuda") throw Error(ExitCode::kUnavailable, "--backend cuda: " + why);
   if (gpu >= 0) throw Error(ExitCode::kUnavailable, "--gpu " + std::to_string(gpu) + ": " + why);
   if (!cuda_flag.empty()) throw Error(ExitCode::kUnavailable, cuda_flag + ": " + why);

@@ -12,7 +12,8 @@
 
 namespace vtools::vbench {
 
+/// `cuda_options` go to make_cuda_backend.
 std::unique_ptr<Backend> choose_backend(const std::string& name, int gpu, std::vector<std::string>* notes,
-                                        const std::string& cuda_flag = "");
+                                        const std::string& cuda_flag = "", const CudaOptions& cuda_options = {});
 
 }  // namespace vtools::vbench

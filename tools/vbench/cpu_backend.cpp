@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "libcommon/error.hpp"
 #include "libcommon/human_units.hpp"
@@ -58,27 +60,31 @@ class CpuBackend final : public Backend {
 
   [[nodiscard]] std::vector<std::string> notes() const override { return {cpu_peaks_note(measured_cpu_peaks())}; }
 
-  std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters,
-                                    CacheState caches) override {
-    if (caches == CacheState::kCold && flush_buffer_.empty()) flush_buffer_.assign(cache_flush_bytes() / 8, 1);
-    auto flush = [&] {
-      if (caches == CacheState::kCold) read_flush_buffer();
-    };
-    for (int i = 0; i < warmup; ++i) {
-      flush();
-      forward_->forward(tokens.data());
-    }
-    std::vector<double> ms;
-    ms.reserve(static_cast<std::size_t>(iters));
-    for (int i = 0; i < iters; ++i) {
-      flush();
-      const auto start = std::chrono::steady_clock::now();
-      forward_->forward(tokens.data());
-      const auto stop = std::chrono::steady_clock::now();
-      ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
-    }
-    return ms;
+  void begin_timing(const std::vector<std::int32_t>& tokens, int timed) override {
+    tokens_ = tokens;
+    timed_left_ = timed;
+    samples_ms_.clear();
+    samples_ms_.reserve(static_cast<std::size_t>(std::max(timed, 0)));
   }
+
+  void flush_caches() override {
+    if (flush_buffer_.empty()) flush_buffer_.assign(cache_flush_bytes() / 8, 1);
+    read_flush_buffer();
+  }
+
+  void run_forward(bool timed) override {
+    if (!timed) {
+      forward_->forward(tokens_.data());
+      return;
+    }
+    if (timed_left_-- <= 0) throw Error(ExitCode::kInternal, "cpu backend: more timed forwards than begin_timing said");
+    const auto start = std::chrono::steady_clock::now();
+    forward_->forward(tokens_.data());
+    const auto stop = std::chrono::steady_clock::now();
+    samples_ms_.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+  }
+
+  std::vector<double> end_timing() override { return std::exchange(samples_ms_, {}); }
 
  private:
   /// Each worker thread reads its share of the buffer, so that its core's own caches are refilled too (the weights
@@ -94,6 +100,9 @@ class CpuBackend final : public Backend {
   }
 
   std::unique_ptr<CpuForward> forward_;
+  std::vector<std::int32_t> tokens_;  ///< the timing's (begin_timing)
+  int timed_left_ = 0;                ///< timed forwards begin_timing announced and run_forward has not run
+  std::vector<double> samples_ms_;
   std::vector<std::uint64_t> flush_buffer_;  ///< --caches cold: read before each forward (cache_flush_bytes())
   volatile std::uint64_t flush_sink_ = 0;
 };

@@ -3,8 +3,9 @@
 
 namespace vtools::vbench {
 
-std::unique_ptr<Backend> make_cuda_backend(int gpu, std::string* why) {
+std::unique_ptr<Backend> make_cuda_backend(int gpu, std::string* why, const CudaOptions& options) {
   (void)gpu;
+  (void)options;
   if (why) *why = "this vbench was built without CUDA (nvcc not found at configure time)";
   return nullptr;
 }

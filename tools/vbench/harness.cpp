@@ -1,7 +1,6 @@
 #include "tools/vbench/harness.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
@@ -24,23 +23,10 @@ Correctness check_correctness(const GptWeights& weights, const std::vector<std::
                      backend.name() == "cpu" ? GateReference::kFp64Prefix : GateReference::kCpuFp32);
 }
 
-/// One timing of the prepared forward: warm-up, `iters` forwards, then more until --min-time is reached.
+/// One timing of the prepared forward (measurement.hpp): warm-up, `iters` forwards, then more until --min-time.
 std::vector<double> timed_forwards(const std::vector<std::int32_t>& tokens, const HarnessSettings& s,
                                    Backend& backend) {
-  std::vector<double> samples = backend.time_forwards(tokens, s.warmup, s.iters, s.caches);
-  double total_ms = 0;
-  for (const double ms : samples) total_ms += ms;
-  // --min-time: more batches, each sized from the mean so far to reach the time left (the clocks of the last one).
-  while (total_ms < 1e3 * s.min_time_s && samples.size() < kMaxSamples && total_ms > 0) {
-    const double mean_ms = total_ms / static_cast<double>(samples.size());
-    const double wanted = std::ceil((1e3 * s.min_time_s - total_ms) / mean_ms);
-    const auto more = static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(kMaxSamples - samples.size())));
-    for (const double ms : backend.time_forwards(tokens, 0, more, s.caches)) {
-      samples.push_back(ms);
-      total_ms += ms;
-    }
-  }
-  return samples;
+  return measure_forwards(backend, tokens, {s.warmup, s.iters, s.min_time_s, s.caches});
 }
 
 /// Times the prepared forward, and with --repetitions prepares it again (pinned to the forward the first prepare

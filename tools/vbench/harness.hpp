@@ -12,6 +12,7 @@
 #include "tools/vbench/forward_cost.hpp"
 #include "tools/vbench/gpt_configs.hpp"
 #include "tools/vbench/logits_check.hpp"
+#include "tools/vbench/measurement.hpp"
 
 namespace vtools::vbench {
 
@@ -109,9 +110,6 @@ CacheState parse_cache_state(const std::string& name);
 
 /// The tokens every backend sees: [B][T] values in [0, V), from the seed (SplitMix64 stream "tokens").
 std::vector<std::int32_t> make_tokens(int B, int T, int V, std::uint64_t seed);
-
-/// The most timed forwards --min-time takes per benchmark (their samples all go into the document).
-inline constexpr std::size_t kMaxSamples = 100000;
 
 /// "/B:4/T:64": what a benchmark's key in a run of several shapes has after the config's name.
 std::string shape_suffix(const Shape& shape);

@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   vb::RunOptions run, verify;
   for (int i = 0; i < argc; ++i) run.command_line += (i ? " " : "") + std::string(argv[i]);
   verify.command_line = run.command_line;
+  run.cuda = verify.cuda = vb::cuda_options_from_environment();  // the one read of VTOOLS_VBENCH_* (man ENVIRONMENT)
   vb::ListOptions list;
   vb::InitOptions init;
   vb::CompareOptions compare;

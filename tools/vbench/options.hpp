@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "libcommon/cli.hpp"
+#include "tools/vbench/cuda_options.hpp"
 
 namespace vtools::vbench {
 
@@ -35,6 +36,7 @@ struct RunOptions {
   std::string forwards_from;     ///< --forwards-from: a vtools.bench document; each benchmark runs the one it kept
   std::vector<std::string> impls;  ///< --impl: external implementations (shell command lines) instead of a backend
   double impl_timeout = 600;       ///< --impl-timeout: seconds one implementation process may run
+  CudaOptions cuda;                ///< the cuda backend's switches (main.cpp: from the VTOOLS_VBENCH_* variables)
   OutputOptions out;
   std::string command_line;      ///< recorded in metadata
 };

@@ -65,7 +65,7 @@ BenchRun run_harness(const RunOptions& o, bool time) {
   const auto jobs = select_jobs(o.model, o.weights, storage);
   std::vector<std::string> notes;
   const std::string pin_flag = !o.forward.empty() ? "--forward" : !o.forwards_from.empty() ? "--forwards-from" : "";
-  auto backend = choose_backend(o.backend, o.gpu, &notes, pin_flag);
+  auto backend = choose_backend(o.backend, o.gpu, &notes, pin_flag, o.cuda);
   BenchRun run = run_benchmarks(jobs, s, *backend);  // collects the backend's notes of each prepared model
   run.notes.insert(run.notes.begin(), notes.begin(), notes.end());
   run.weights_source = o.weights.empty() ? "init (seed " + std::to_string(o.seed) + ")" : o.weights;

@@ -1,10 +1,11 @@
 // The cuda backend, the Backend adapter over the pieces: weights on the device in the dtype's storage type
 // (device_weights), the forward chosen at prepare (forward_search) and captured once into a CUDA graph on a
-// non-default stream (forward_graph), replayed for logits() and time_forwards(): L2 warm from the forward before, or
-// (--caches cold) flushed before each replay, outside its events (l2_reset).
+// non-default stream (forward_graph), replayed for logits() and for the harness's timing steps, which enqueue
+// replays (timed between events) and L2 flushes (l2_reset) on that stream and wait only at the end.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "tools/vbench/cuda/gpt_forward.hpp"
 #include "tools/vbench/cuda/gpu_clocks.hpp"
 #include "tools/vbench/cuda/l2_reset.hpp"
+#include "tools/vbench/cuda/programmatic.hpp"
 
 namespace vtools::vbench {
 
@@ -33,7 +35,7 @@ using cuda::check_cuda;
 
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int device) : device_(device) {}
+  CudaBackend(int device, const CudaOptions& options) : device_(device), options_(options) {}
   ~CudaBackend() override {
     release_forward();
     if (lt_ != nullptr) cublasLtDestroy(lt_);
@@ -72,7 +74,8 @@ class CudaBackend final : public Backend {
     dtype_ = dtype;
     weights_ = std::make_unique<cuda::DeviceWeights>(cuda::upload_weights(weights, dtype));
     forward_ = std::make_unique<cuda::GptForward>(lt_, *weights_, B, T);
-    search_ = std::make_unique<cuda::ForwardSearch>(*forward_, *weights_, device_, stream_, graph_, l2_);
+    forward_->trace_persistent_to(options_.persistent_trace);
+    search_ = std::make_unique<cuda::ForwardSearch>(*forward_, *weights_, device_, stream_, graph_, l2_, options_);
     // Measured GEMM algorithms, then one eager forward (on zero tokens): it loads every module (CUDA lazy loading)
     // and initialises cuBLASLt outside the capture, where neither is allowed.
     const std::size_t token_bytes = static_cast<std::size_t>(B) * T * sizeof(int);
@@ -97,13 +100,23 @@ class CudaBackend final : public Backend {
     return cuda::download_logits(*forward_, *weights_, stream_);
   }
 
-  std::vector<double> time_forwards(const std::vector<std::int32_t>& tokens, int warmup, int iters,
-                                    CacheState caches) override {
+  void begin_timing(const std::vector<std::int32_t>& tokens, int timed) override {
     upload_tokens(tokens);
     timing_clocks_.reset();
-    // The clocks are read (NVML) once every replay is enqueued, while they run.
-    return graph_.replay_ms(stream_, warmup, iters, caches == CacheState::kCold ? &l2_ : nullptr,
-                            [&] { timing_clocks_ = cuda::read_gpu_clocks(device_); });
+    timer_.emplace(timed > 0 ? static_cast<std::size_t>(timed) : 0);
+  }
+
+  void flush_caches() override { l2_.enqueue(stream_); }
+
+  void run_forward(bool timed) override { timer().replay(graph_, stream_, timed); }
+
+  std::vector<double> end_timing() override {
+    // The clocks are read (NVML) once every replay is enqueued (the host is then ahead of the GPU by all of them),
+    // while they run.
+    if (timer().timed() > 0) timing_clocks_ = cuda::read_gpu_clocks(device_);
+    std::vector<double> ms = timer().wait_ms(stream_);
+    timer_.reset();
+    return ms;
   }
 
   [[nodiscard]] std::optional<ClockReading> timing_clocks() const override { return timing_clocks_; }
@@ -114,7 +127,13 @@ class CudaBackend final : public Backend {
     cuda::upload_tokens(*forward_, tokens, weights_->config.vocab_size, stream_);
   }
 
+  cuda::ReplayTimer& timer() {
+    if (!timer_) throw Error(ExitCode::kInternal, "cuda backend: a forward timed outside begin_timing/end_timing");
+    return *timer_;
+  }
+
   void release_forward() {
+    timer_.reset();
     graph_.release();
     search_.reset();
     forward_.reset();  // before the weights it points to
@@ -122,6 +141,7 @@ class CudaBackend final : public Backend {
   }
 
   int device_;
+  CudaOptions options_;
   DType dtype_ = DType::kFp32;
   cudaStream_t stream_ = nullptr;
   cublasLtHandle_t lt_ = nullptr;
@@ -129,7 +149,9 @@ class CudaBackend final : public Backend {
   std::unique_ptr<cuda::GptForward> forward_;
   /// How the forward prepared last was chosen; reset with it.
   std::unique_ptr<cuda::ForwardSearch> search_;
-  /// The clocks read during the last time_forwards (nullopt without NVML).
+  /// The timing begin_timing started (end_timing ends it).
+  std::optional<cuda::ReplayTimer> timer_;
+  /// The clocks read during the last timing (nullopt without NVML).
   std::optional<ClockReading> timing_clocks_;
   cuda::L2Reset l2_;
   cuda::ForwardGraph graph_;
@@ -139,7 +161,7 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend(int gpu, std::string* why) {
+std::unique_ptr<Backend> make_cuda_backend(int gpu, std::string* why, const CudaOptions& options) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
@@ -166,7 +188,8 @@ std::unique_ptr<Backend> make_cuda_backend(int gpu, std::string* why) {
     return nullptr;
   }
   check_cuda(cudaSetDevice(device), "cudaSetDevice");
-  return std::make_unique<CudaBackend>(device);
+  cuda::allow_programmatic_launches(options.programmatic);
+  return std::make_unique<CudaBackend>(device, options);
 }
 
 }  // namespace vtools::vbench

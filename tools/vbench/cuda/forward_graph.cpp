@@ -1,10 +1,11 @@
 #include "tools/vbench/cuda/forward_graph.hpp"
 
 #include <cstddef>
+#include <vector>
 
+#include "libcommon/error.hpp"
 #include "tools/vbench/cuda/cuda_error.hpp"
 #include "tools/vbench/cuda/gpt_forward.hpp"
-#include "tools/vbench/cuda/l2_reset.hpp"
 
 namespace vtools::vbench::cuda {
 
@@ -29,28 +30,6 @@ int count_kernel_nodes(cudaGraph_t graph) {
   }
   return kernels;
 }
-
-/// Owns the CUDA events of one timing run.
-class EventPool {
- public:
-  explicit EventPool(std::size_t n) {
-    events_.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      cudaEvent_t event = nullptr;
-      check_cuda(cudaEventCreate(&event), "cudaEventCreate");
-      events_.push_back(event);
-    }
-  }
-  ~EventPool() {
-    for (cudaEvent_t event : events_) cudaEventDestroy(event);
-  }
-  EventPool(const EventPool&) = delete;
-  EventPool& operator=(const EventPool&) = delete;
-  cudaEvent_t operator[](std::size_t i) const { return events_[i]; }
-
- private:
-  std::vector<cudaEvent_t> events_;
-};
 
 }  // namespace
 
@@ -83,30 +62,47 @@ void ForwardGraph::launch(cudaStream_t stream, std::string_view what) const {
   check_cuda(cudaGraphLaunch(exec_, stream), "cudaGraphLaunch", what);
 }
 
-std::vector<double> ForwardGraph::replay_ms(cudaStream_t stream, int warmup, int iters, const L2Reset* cold,
-                                            const std::function<void()>& while_running) const {
-  auto flush = [&] {
-    if (cold != nullptr) cold->enqueue(stream);
-  };
-  for (int i = 0; i < warmup; ++i) {
-    flush();
-    launch(stream, "warm-up");
+std::vector<double> ForwardGraph::replay_ms(cudaStream_t stream, int warmup, int iters) const {
+  ReplayTimer timer(iters > 0 ? static_cast<std::size_t>(iters) : 0);
+  for (int i = 0; i < warmup; ++i) timer.replay(*this, stream, false);
+  for (int i = 0; i < iters; ++i) timer.replay(*this, stream, true);
+  return timer.wait_ms(stream);
+}
+
+ReplayTimer::ReplayTimer(std::size_t timed) {
+  events_.reserve(2 * timed);
+  for (std::size_t i = 0; i < 2 * timed; ++i) {
+    cudaEvent_t event = nullptr;
+    check_cuda(cudaEventCreate(&event), "cudaEventCreate");
+    events_.push_back(event);
   }
-  const std::size_t n = iters > 0 ? static_cast<std::size_t>(iters) : 0;
-  EventPool events(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    flush();
-    check_cuda(cudaEventRecord(events[2 * i], stream), "cudaEventRecord");
-    launch(stream);
-    check_cuda(cudaEventRecord(events[2 * i + 1], stream), "cudaEventRecord");
+}
+
+ReplayTimer::~ReplayTimer() {
+  for (cudaEvent_t event : events_) cudaEventDestroy(event);
+}
+
+void ReplayTimer::replay(const ForwardGraph& graph, cudaStream_t stream, bool timed) {
+  if (!timed) {
+    graph.launch(stream, "warm-up");
+    return;
   }
-  if (while_running && n > 0) while_running();
+  if (2 * timed_ >= events_.size()) {
+    throw Error(ExitCode::kInternal, "more timed replays than the timer has events for");
+  }
+  check_cuda(cudaEventRecord(events_[2 * timed_], stream), "cudaEventRecord");
+  graph.launch(stream);
+  check_cuda(cudaEventRecord(events_[2 * timed_ + 1], stream), "cudaEventRecord");
+  ++timed_;
+}
+
+std::vector<double> ReplayTimer::wait_ms(cudaStream_t stream) const {
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize", "the timed forwards");
   std::vector<double> samples_ms;
-  samples_ms.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  samples_ms.reserve(timed_);
+  for (std::size_t i = 0; i < timed_; ++i) {
     float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]), "cudaEventElapsedTime");
+    check_cuda(cudaEventElapsedTime(&ms, events_[2 * i], events_[2 * i + 1]), "cudaEventElapsedTime");
     samples_ms.push_back(ms);
   }
   return samples_ms;

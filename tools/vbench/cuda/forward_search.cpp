@@ -1,9 +1,7 @@
 #include "tools/vbench/cuda/forward_search.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <iterator>
 #include <limits>
@@ -17,7 +15,6 @@
 #include "tools/vbench/cuda/forward_graph.hpp"
 #include "tools/vbench/cuda/forward_io.hpp"
 #include "tools/vbench/cuda/l2_reset.hpp"
-#include "tools/vbench/cuda/programmatic.hpp"
 #include "tools/vbench/ops/fused_layer.hpp"
 #include "tools/vbench/ops/layernorm.hpp"
 
@@ -25,31 +22,25 @@ namespace vtools::vbench::cuda {
 
 namespace {
 
-/// Replays per forward timed, and the playoff: forwards within 10% of the fastest, at most 4, timed again in 4
-/// rounds that take each in turn (a drift in clocks or in what L2 holds hits all alike), the least median over all
-/// its replays kept. Single medians of 15 replays move by 1-5% between runs of one forward, which once kept a forward
-/// a few percent slower than the best; 10%, not 5%: a best forward once missed a 5% cut (bench/RESULTS.md, sessions
-/// 15, 16 and 23).
+/// Replays per forward timed (a median of 15 moves by 1-5% between runs of one forward: hence the playoff,
+/// forward_candidates.hpp).
 constexpr int kPrepareReplays = 15;
-constexpr double kPlayoffMargin = 0.10;
-constexpr std::size_t kFinalists = 4;
-constexpr int kPlayoffRounds = 4;
 /// The bf16 correctness gate's limit (logits_check.hpp): two correct bf16 forwards differ far less.
 constexpr double kWgmmaTolerance = 2e-2;
 /// Names of GptForward::matmuls() in GemmChoice.
 constexpr const char* kGemmNames[] = {"qkv", "attention projection", "fc", "fc projection", "LM head"};
 
-/// Whether the search tries the persistent forward (VTOOLS_VBENCH_PERSISTENT=0: no).
-bool persistent_trials() {
-  const char* env = std::getenv("VTOOLS_VBENCH_PERSISTENT");
-  return env == nullptr || std::string_view(env) != "0";
-}
-
 }  // namespace
 
 ForwardSearch::ForwardSearch(GptForward& forward, const DeviceWeights& weights, int device, cudaStream_t stream,
-                             ForwardGraph& graph, const L2Reset& l2)
-    : forward_(forward), weights_(weights), device_(device), stream_(stream), graph_(graph), l2_(l2) {}
+                             ForwardGraph& graph, const L2Reset& l2, const CudaOptions& options)
+    : forward_(forward),
+      weights_(weights),
+      device_(device),
+      stream_(stream),
+      graph_(graph),
+      l2_(l2),
+      options_(options) {}
 
 std::string ForwardSearch::model_name() const {
   return weights_.config.name + " (B=" + std::to_string(forward_.batch()) + " T=" + std::to_string(forward_.seq()) +
@@ -58,11 +49,7 @@ std::string ForwardSearch::model_name() const {
 
 void ForwardSearch::search() {
   tune_gemms();
-  WgmmaTrials trials = WgmmaTrials::kGemms;
-  if (const char* env = std::getenv("VTOOLS_VBENCH_WGMMA"); env != nullptr) {
-    if (std::string_view(env) == "0") trials = WgmmaTrials::kNone;
-    if (std::string_view(env) == "all") trials = WgmmaTrials::kAll;
-  }
+  const WgmmaTrials trials = options_.wgmma;
   const bool wgmma_tried = !forward_.wgmma_tilings().empty() && trials != WgmmaTrials::kNone;
   if (wgmma_tried) choose_wgmma_gemms(trials);
   if (!forward_.fused_layouts().empty()) choose_layer_fusion();
@@ -164,7 +151,7 @@ void ForwardSearch::choose_wgmma_gemms(WgmmaTrials trials) {
   const std::vector<float> reference = download_logits(forward_, weights_, stream_);
   forward_ms_.clear();
   record_forward(median_forward_ms());
-  for (const WgmmaPlan& c : wgmma_candidates(trials)) {
+  for (const WgmmaPlan& c : wgmma_candidates(offer(trials == WgmmaTrials::kAll), trials, options_)) {
     const std::string label = setup_label({c, std::nullopt});
     double err = 0;
     try {
@@ -191,63 +178,19 @@ void ForwardSearch::choose_wgmma_gemms(WgmmaTrials trials) {
   use_fastest_forward();
 }
 
-/// The unfused forwards choose_wgmma_gemms times, in its order: cuBLASLt's layer GEMMs; vbench's own wgmma GEMMs in
-/// each tiling the model takes, for all four GEMMs or the projections only; each with and without programmatic
-/// launches; each of those (cuBLASLt's included) with the qkv GEMM and attention as one kernel where the model takes
-/// it; with WgmmaTrials::kAll also the projections run together with the layer norms after them; each of those (and
-/// the plain cuBLASLt forward) also with fitted layer-norm blocks where they differ; and where the model takes it
-/// (and VTOOLS_VBENCH_PERSISTENT is not 0), the persistent forward.
-std::vector<WgmmaPlan> ForwardSearch::wgmma_candidates(WgmmaTrials trials) const {
-  std::vector<WgmmaPlan> candidates;
-  std::vector<std::optional<WgmmaTiling>> gemms = {std::nullopt};  // cuBLASLt's, then each tiling
-  gemms.insert(gemms.end(), forward_.wgmma_tilings().begin(), forward_.wgmma_tilings().end());
-  for (const bool qkv_attention : {false, true}) {
-    if (qkv_attention && !forward_.qkv_attention_available()) continue;
-    for (const std::optional<WgmmaTiling> tiling : gemms) {
-      for (const bool programmatic : {false, true}) {
-        if (programmatic && !programmatic_launches_allowed()) continue;  // the same forward
-        if (!tiling && qkv_attention) candidates.push_back({tiling, WgmmaGemms::kAll, programmatic, true});
-        if (tiling) {
-          candidates.push_back({tiling, WgmmaGemms::kAll, programmatic, qkv_attention});
-          candidates.push_back({tiling, WgmmaGemms::kProjections, programmatic, qkv_attention});
-        }
-      }
-      if (trials != WgmmaTrials::kAll || qkv_attention) continue;
-      for (const auto which : {LayerNormProjections::kAttention, LayerNormProjections::kBoth}) {
-        for (const int tile_n : forward_.layernorm_tiles()) {
-          candidates.push_back({tiling, WgmmaGemms::kAll, false, false, which, tile_n});
-        }
-      }
-    }
-  }
-  // Each in fitted layer-norm blocks too: their gain differs from plan to plan, so choosing them after the plan can
-  // keep a plan that another one beats with them.
-  if (fitted_layernorm_applies(weights_.config.n_embd)) {
-    std::vector<WgmmaPlan> fitted = {WgmmaPlan{}};  // the plain cuBLASLt forward too
-    fitted.insert(fitted.end(), candidates.begin(), candidates.end());
-    for (WgmmaPlan& plan : fitted) plan.layernorm_blocks = LayerNormBlocks::kFitted;
-    candidates.insert(candidates.end(), fitted.begin(), fitted.end());
-  }
-  if (forward_.persistent_available() && persistent_trials()) {
-    WgmmaPlan persistent;
-    persistent.persistent = true;
-    candidates.push_back(persistent);
-  }
-  return candidates;
-}
-
 /// Times the forward kept so far (choose_wgmma_gemms, choose_layer_fusion) with every combination of the options
 /// that apply to it (options_for; fitted layer-norm blocks too where the wgmma candidates did not try them), each
 /// recorded in forward_ms_ for playoff(). Every combination, not one option after another: whether one helps depends
 /// on the others (bench/RESULTS.md, session 17).
 void ForwardSearch::time_option_combinations(bool blocks_tried) {
-  const ForwardOptions applies = options_for(current_setup());
+  const ForwardOffer model = offer(false);
+  const ForwardOptions applies = options_for(model, current_setup());
   std::vector<std::function<void(bool)>> options;
   if (applies.head_prefetch) options.emplace_back([&](bool on) { forward_.use_head_prefetch(on); });
   if (applies.own_head) options.emplace_back([&](bool on) { forward_.use_own_head(on); });
   if (applies.embedding_layernorm) {
     options.emplace_back([&](bool on) { forward_.use_embedding_layernorm(on); });
-    if (!blocks_tried && fitted_layernorm_applies(weights_.config.n_embd)) {
+    if (!blocks_tried && model.fitted_layernorm) {
       options.emplace_back([&](bool on) {
         forward_.use_layernorm_blocks(on ? LayerNormBlocks::kFitted : LayerNormBlocks::kWide);
       });
@@ -266,17 +209,8 @@ void ForwardSearch::time_option_combinations(bool blocks_tried) {
 /// kFinalists, the fastest first) are timed again in kPlayoffRounds rounds that take each in turn, and the one with
 /// the least median over all its replays is kept.
 void ForwardSearch::playoff() {
-  std::vector<const TimedForward*> timed;
-  for (const TimedForward& t : forward_ms_) timed.push_back(&t);
-  std::stable_sort(timed.begin(), timed.end(), [](const auto* a, const auto* b) { return a->ms < b->ms; });
-  if (timed.empty() || !std::isfinite(timed.front()->ms)) return;
-  std::vector<TimedForward> finalists;
-  for (const TimedForward* t : timed) {
-    if (!(t->ms <= timed.front()->ms * (1 + kPlayoffMargin)) || finalists.size() == kFinalists) break;
-    const bool seen = std::any_of(finalists.begin(), finalists.end(),
-                                  [&](const TimedForward& f) { return f.label == t->label; });
-    if (!seen) finalists.push_back(*t);
-  }
+  std::vector<TimedForward> finalists = playoff_finalists(forward_ms_);
+  if (finalists.empty()) return;
   if (finalists.size() < 2) {
     use_setup(finalists.front().setup);
     return;
@@ -305,45 +239,19 @@ void ForwardSearch::use_fastest_forward() {
   if (fastest != forward_ms_.end()) use_setup(fastest->setup);
 }
 
-/// Every forward a search may time for this model: the unfused one and choose_wgmma_gemms' candidates (with every
-/// trial), in both kinds of layer-norm blocks where they apply, and the fused layouts, each with every combination of
-/// the options time_option_combinations adds. A pin names one of them.
-std::vector<ForwardSetup> ForwardSearch::every_setup() const {
-  std::vector<WgmmaPlan> plans = {WgmmaPlan{}};
-  if (!forward_.wgmma_tilings().empty()) {
-    const std::vector<WgmmaPlan> candidates = wgmma_candidates(WgmmaTrials::kAll);  // fitted blocks included
-    plans.insert(plans.end(), candidates.begin(), candidates.end());
-  } else if (fitted_layernorm_applies(weights_.config.n_embd)) {
-    WgmmaPlan fitted;
-    fitted.layernorm_blocks = LayerNormBlocks::kFitted;
-    plans.push_back(fitted);  // without wgmma candidates, time_option_combinations tries it
-  }
-  std::vector<ForwardSetup> bases;
-  for (const WgmmaPlan& plan : plans) bases.push_back({plan, std::nullopt});
-  for (const FusedLayout layout : forward_.fused_layouts()) bases.push_back({WgmmaPlan{}, layout});
-  std::vector<ForwardSetup> setups;
-  for (const ForwardSetup& base : bases) {
-    const ForwardOptions applies = options_for(base);
-    for (unsigned mask = 0; mask < 8; ++mask) {
-      ForwardSetup setup = base;
-      setup.head_prefetch = (mask & 1u) != 0;
-      setup.own_head = (mask & 2u) != 0;
-      setup.embedding_layernorm = (mask & 4u) != 0;
-      if ((setup.head_prefetch && !applies.head_prefetch) || (setup.own_head && !applies.own_head) ||
-          (setup.embedding_layernorm && !applies.embedding_layernorm)) {
-        continue;
-      }
-      setups.push_back(setup);
-    }
-  }
-  return setups;
-}
-
-/// Which options apply to a forward of `base`'s layout and plan (the options' own fields are ignored): one place
-/// decides, so that what a search times and what a pin may name cannot drift apart.
-ForwardSearch::ForwardOptions ForwardSearch::options_for(const ForwardSetup& base) const {
-  // The fused steps and the persistent forward do their own first layer norm, so embeddings cannot move into it.
-  return {head_prefetch_fits(), forward_.own_head_available(), !base.layout && !base.plan.persistent};
+/// What the model takes, for forward_candidates; with `layernorm_tiles`, those too (looked up on first use: it sets
+/// kernel attributes).
+ForwardOffer ForwardSearch::offer(bool layernorm_tiles) const {
+  ForwardOffer o;
+  o.wgmma_tilings = forward_.wgmma_tilings();
+  o.qkv_attention = forward_.qkv_attention_available();
+  if (layernorm_tiles) o.layernorm_tiles = forward_.layernorm_tiles();
+  o.fitted_layernorm = fitted_layernorm_applies(weights_.config.n_embd);
+  o.persistent = forward_.persistent_available();
+  o.fused_layouts = forward_.fused_layouts();
+  o.head_prefetch = head_prefetch_fits();
+  o.own_head = forward_.own_head_available();
+  return o;
 }
 
 /// Whether the LM head's weights fit in L2, so that prefetching them there is an option.
@@ -356,7 +264,8 @@ bool ForwardSearch::head_prefetch_fits() const {
 
 void ForwardSearch::use_pin(const ForwardPin& pin) {
   std::optional<ForwardSetup> named;
-  for (const ForwardSetup& setup : every_setup()) {
+  // every_setup lists the wgmma candidates of every trial where the model takes wgmma GEMMs.
+  for (const ForwardSetup& setup : every_setup(offer(!forward_.wgmma_tilings().empty()), options_)) {
     if (setup_label(setup) == pin.forward) {
       named = setup;
       break;

@@ -1,7 +1,8 @@
 // The plan search: how prepare chooses the cuda forward of one model and shape. Each candidate forward is timed as a
 // whole (a median of replays of its graph, from a reset L2), because a GEMM or kernel timed alone ranks differently
 // from the same inside a forward; the fastest few then meet again in a playoff. Or, pinned, the forward a name says
-// is set up without timing any. It sets up the GptForward it is given; capture and timing are forward_graph's.
+// is set up without timing any. It sets up the GptForward it is given; which forwards there are is
+// forward_candidates', capture and timing forward_graph's.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,7 +13,9 @@
 #include <vector>
 
 #include "tools/vbench/backend.hpp"
+#include "tools/vbench/cuda/forward_candidates.hpp"
 #include "tools/vbench/cuda/forward_setup.hpp"
+#include "tools/vbench/cuda_options.hpp"
 #include "tools/vbench/cuda/gpt_forward.hpp"
 
 namespace vtools::vbench::cuda {
@@ -20,19 +23,13 @@ namespace vtools::vbench::cuda {
 class ForwardGraph;
 class L2Reset;
 
-/// A forward timed at prepare: its label (setup_label), median ms and setup.
-struct TimedForward {
-  std::string label;
-  double ms = 0;
-  ForwardSetup setup;
-};
-
 class ForwardSearch {
  public:
   /// Searches over `forward` (of `weights`, on `device`), enqueued on `stream`, timed by capturing it into `graph`
-  /// after `l2` resets L2. All must outlive this.
+  /// after `l2` resets L2; `options` say which candidates it tries (wgmma, programmatic, persistent). All but
+  /// `options` must outlive this.
   ForwardSearch(GptForward& forward, const DeviceWeights& weights, int device, cudaStream_t stream,
-                ForwardGraph& graph, const L2Reset& l2);
+                ForwardGraph& graph, const L2Reset& l2, const CudaOptions& options);
 
   /// Tunes the GEMM algorithms by whole-forward time, times the wgmma candidates, the fused layouts and every
   /// combination of the options, and sets up the fastest after a playoff.
@@ -50,23 +47,13 @@ class ForwardSearch {
   [[nodiscard]] std::string model_name() const;
 
  private:
-  /// Which forwards with own wgmma kernels the search tries (VTOOLS_VBENCH_WGMMA): 0 none, unset (or anything else)
-  /// the GEMM tilings, "all" also the layer-norm projections (which lost everywhere they were timed).
-  enum class WgmmaTrials { kNone, kGemms, kAll };
-  /// The options time_option_combinations tries on a forward, and every_setup lists for it.
-  struct ForwardOptions {
-    bool head_prefetch = false, own_head = false, embedding_layernorm = false;
-  };
-
   void tune_gemms();
   void choose_layer_fusion();
   void choose_wgmma_gemms(WgmmaTrials trials);
-  [[nodiscard]] std::vector<WgmmaPlan> wgmma_candidates(WgmmaTrials trials) const;
   void time_option_combinations(bool blocks_tried);
   void playoff();
   void use_fastest_forward();
-  [[nodiscard]] std::vector<ForwardSetup> every_setup() const;
-  [[nodiscard]] ForwardOptions options_for(const ForwardSetup& base) const;
+  [[nodiscard]] ForwardOffer offer(bool layernorm_tiles) const;
   [[nodiscard]] bool head_prefetch_fits() const;
   [[nodiscard]] std::vector<GemmChoice> gemm_choices() const;
 
@@ -88,6 +75,7 @@ class ForwardSearch {
   cudaStream_t stream_;
   ForwardGraph& graph_;
   const L2Reset& l2_;
+  CudaOptions options_;
   /// The forwards timed (unfused, with wgmma GEMMs in each tiling, each fused layout, the kept one with each
   /// combination of the options) and their median ms; empty when there was no choice.
   std::vector<TimedForward> forward_ms_;

@@ -201,6 +201,7 @@ void GptForward::use_persistent(bool on, cudaStream_t stream) {
     m.lnf_w = w_.lnf_w.as<float>(), m.lnf_b = w_.lnf_b.as<float>();
     m.residual = residual_.as<float>(), m.ln = ln_.as<__nv_bfloat16>(), m.attn = attn_.as<__nv_bfloat16>();
     m.hidden = fc_.as<__nv_bfloat16>();
+    m.trace_path = persistent_trace_;
     persistent_ = std::make_unique<PersistentForward>(m);
   }
   persistent_on_ = on;

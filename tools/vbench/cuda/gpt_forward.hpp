@@ -30,6 +30,8 @@
 
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/vbench/cuda/device_buffer.hpp"
@@ -102,6 +104,8 @@ class GptForward {
   /// head (true), or the unfused sequence as planned otherwise (false, the default). The first use makes the
   /// transposed weights and the task list, on `stream`.
   void use_persistent(bool on, cudaStream_t stream);
+  /// Where the persistent forward, once made, writes its per-task stamps (CudaOptions::persistent_trace; "" none).
+  void trace_persistent_to(std::string path) { persistent_trace_ = std::move(path); }
   [[nodiscard]] bool persistent() const { return persistent_on_; }
   /// Launches the unfused forward's encoder, layer-norm and attention kernels as programmatic dependents of the
   /// kernel before them (programmatic.cuh; default off), so that the own wgmma GEMMs after them start early.
@@ -111,7 +115,7 @@ class GptForward {
   /// norm after it (wgmma_residual_layernorm_forward: bf16, compute capability 9.0, width a multiple of the tile up
   /// to 8 or 16 tiles, and the device fits a cluster of that many CTAs); empty when it cannot. Looked up on the first
   /// call (it sets those kernels' attributes and queries cluster occupancy), not at construction: only
-  /// VTOOLS_VBENCH_WGMMA=all tries them.
+  /// WgmmaTrials::kAll (VTOOLS_VBENCH_WGMMA=all) tries them.
   [[nodiscard]] const std::vector<int>& layernorm_tiles();
   /// Makes the unfused forward do so for the attention projections (n_layer fewer kernels), for both (2 * n_layer
   /// fewer: only the first layer norm stays separate; at small M the fc projection then runs on few CTAs without
@@ -197,6 +201,7 @@ class GptForward {
   LayerNormBlocks layernorm_blocks_ = LayerNormBlocks::kWide;
   bool persistent_available_ = false, persistent_on_ = false;
   std::unique_ptr<PersistentForward> persistent_;  ///< made on the first use_persistent(true)
+  std::string persistent_trace_;
   cudaStream_t side_ = nullptr;  ///< the head prefetch's branch
   cudaEvent_t fork_ = nullptr, join_ = nullptr;
   std::unique_ptr<Matmul> qkv_mm_, attn_proj_mm_, fc_mm_, fc_proj_mm_, head_mm_;

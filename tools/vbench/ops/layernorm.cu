@@ -1,15 +1,13 @@
 // cuda::layernorm_forward: layer norm with the previous sublayer's residual add fused in (peer of cpu
-// layernorm_forward). Key decision: the residual stream stays fp32 and is updated in place (`+=`) here, so each
+// layernorm_forward). The decision: the residual stream stays fp32 and is updated in place (`+=`) here, so each
 // sublayer's projection writes its output once, as fp32 split-K partial products, and they, the projection's bias and
 // the residual are summed here, in the kernel that reads them anyway; mean and variance are fp32.
 // One block per row. Kernel 3 (rows up to kThreads * kMaxPerThread values) keeps the row and its weight and bias in
-// registers, all loaded at once: one memory round trip per call; kernel 2 (any C) stages the row in shared memory and
-// reads weight and bias after the reductions, a second round trip: 2.19 vs 3.47 us per call on gpt2 bf16 B=4 T=64 on
-// the H100 (vtrace, 2026-11-22). Kernel 1 (one warp per row, re-reading the row from global memory) took 13.7 us.
-// Kernel 3 loads 4 consecutive values at once when C is a multiple of 4: with up to 4 split-K partials to add it
-// went from 2.59 to 2.40 us per call on gpt2 bf16 (vtrace, 2026-11-23). Rows of up to 1024 values (a multiple of 4)
-// also run in fitted blocks (LayerNormBlocks::kFitted): as many warps as the row's groups of 4 need, at most 2 blocks
-// per SM; which pays depends on the model (layernorm.hpp).
+// registers, all loaded at once (one memory round trip per call; 4 consecutive values a load where C is a multiple
+// of 4); kernel 2 (any C) stages the row in shared memory and reads weight and bias after the reductions. Rows of up
+// to 1024 values (a multiple of 4) also run in fitted blocks (LayerNormBlocks::kFitted): as many warps as the row's
+// groups of 4 need, at most 2 blocks per SM; which pays depends on the model (layernorm.hpp). Per-call times of each
+// kernel: bench/RESULTS.md, sessions 3 and 4.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>

@@ -8,8 +8,8 @@
 // chunks each); then every later weight chunk as its stage comes free. Three splitter warps split each weight chunk
 // in place into TF32 hi (the copy, rounded) and lo (the exact rest, in a second buffer), element by element (the
 // swizzle moves both alike); where C ends in the first half of a chunk (gpt_nano's 48), only that half is split and
-// multiplied. The split is on the critical path: it once cost 15 us at C = 128 when its loads were serialised behind
-// its stores (generic pointers; shared memory is now addressed as such, aligned_shared). Warp groups 1 and 2
+// multiplied. The split is on the critical path, so shared memory is addressed as such (aligned_shared): through
+// generic pointers its loads were serialised behind its stores. Warp groups 1 and 2
 // consume, 64 of the 128 rows each: wgmma m64n64k8 (TF32, fp32 accumulators) of x_lo w_hi and
 // x_hi w_lo into one accumulator set and x_hi w_hi into another. Each consumer first loads its x_hi into registers
 // (and at C <= 64 its x_lo too; 384 threads, so that 168 registers fit), so that the wgmmas read mostly only the

@@ -1,8 +1,8 @@
 // cuda::PersistentForward: the layers of a bf16 GPT forward as one persistent kernel (see persistent_forward.hpp).
 //
-// Why: at gpt2's B=4 T=64 the unfused forward is 75 kernels that run back to back, each mostly fixed cost (~2 us:
-// launch, first loads from HBM, tail; bench/RESULTS.md, session 13), while the weights need ~4 us of HBM time per
-// layer. Here a CTA per SM (grid = SM count, one CTA per SM by its shared memory, launched cooperatively so that
+// Why: at gpt2's B=4 T=64 the unfused forward is 75 kernels that run back to back, each mostly fixed cost (launch,
+// first loads from HBM, tail), more than the weights' HBM time per layer (bench/RESULTS.md, session 13). Here a CTA
+// per SM (grid = SM count, one CTA per SM by its shared memory, launched cooperatively so that
 // all are resident) runs a static list of tasks in the forward's order, task i on CTA i mod grid:
 //   per layer: layer norm 1 (4 rows a task; layer 0's first adds the embeddings) -> qkv + attention (one (batch,
 //   head) a task, attend_head as wgmma_attention.cu) -> attention projection (64 x bn tiles, K split in 4 fp32 partial
@@ -20,7 +20,7 @@
 // those rows). Reads of other CTAs' results by TMA come after a proxy fence (reader side).
 // Correct, but slower than the kernel-per-step forward on the H100, so ForwardSearch does not keep it: each step
 // takes as long as the kernel it replaces and a counter edge costs what a programmatic kernel boundary does
-// (bench/RESULTS.md, session 14; per-task times: VTOOLS_VBENCH_PERSISTENT_TRACE).
+// (bench/RESULTS.md, session 14; per-task times: CudaOptions::persistent_trace, VTOOLS_VBENCH_PERSISTENT_TRACE).
 #include "tools/vbench/ops/persistent_forward.hpp"
 
 #include <cuda.h>
@@ -641,8 +641,8 @@ PersistentForward::PersistentForward(const PersistentModel& model) : m_(model) {
   maps_.upload(maps.data(), maps_.bytes(), "persistent forward tensor maps");
   counters_ = DeviceBuffer((counter_count_ + 1) * sizeof(unsigned), "persistent forward counters");
   check_cuda(cudaMemset(counters_.get(), 0, counters_.bytes()), "cudaMemset", "persistent forward counters");
-  if (const char* path = std::getenv("VTOOLS_VBENCH_PERSISTENT_TRACE"); path != nullptr && *path != '\0') {
-    trace_path_ = path;
+  if (!m_.trace_path.empty()) {
+    trace_path_ = m_.trace_path;
     trace_ = DeviceBuffer(kTraceSlots * tasks.size() * sizeof(unsigned long long), "persistent forward trace");
     for (const Task& t : tasks) trace_tasks_.push_back({t.kind, t.m0, t.n0, t.k0});
   }

@@ -43,6 +43,7 @@ struct PersistentModel {
   __nv_bfloat16* ln = nullptr;       ///< [B*T][C]: every layer norm's output, the final one's last
   __nv_bfloat16* attn = nullptr;     ///< [B*T][C]
   __nv_bfloat16* hidden = nullptr;   ///< [B*T][4C]
+  std::string trace_path;  ///< where the last run's per-task stamps go (CudaOptions::persistent_trace); "" = none
 };
 
 /// Whether the persistent forward takes B sequences of T tokens, width C and NH heads on `device`: compute
@@ -68,7 +69,7 @@ class PersistentForward {
   /// Builds the task list, the tensor maps and the counters on the current device; throws Error(kInternal) for a
   /// model persistent_forward_takes refuses.
   explicit PersistentForward(const PersistentModel& model);
-  /// With VTOOLS_VBENCH_PERSISTENT_TRACE=FILE, writes the last run's per-task times there (a profiling aid).
+  /// With a model.trace_path, writes the last run's per-task times there (a profiling aid).
   ~PersistentForward();
   PersistentForward(const PersistentForward&) = delete;
   PersistentForward& operator=(const PersistentForward&) = delete;

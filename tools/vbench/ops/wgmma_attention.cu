@@ -1,9 +1,9 @@
 // cuda::wgmma_qkv_attention_forward: a layer's QKV projection and causal attention in one kernel (see
 // wgmma_attention.hpp).
 //
-// Why: at gpt2's B=4 T=64 the qkv GEMM (5.5 us) and the attention kernel (4.6 us) are each mostly fixed latency
-// (launch, first loads, tail; bench/RESULTS.md, session 11), for 0.9 GFLOP and 1.6 MB of activations. Here one CTA
-// per (batch b, head h) makes that head's q, k and v for the batch's T <= 64 rows and attends over them in place.
+// Why: at gpt2's B=4 T=64 the qkv GEMM and the attention kernel are each mostly fixed latency (launch, first loads,
+// tail; bench/RESULTS.md, session 11) for little work. Here one CTA per (batch b, head h) makes that head's q, k and
+// v for the batch's T <= 64 rows and attends over them in place.
 //
 // A CTA has 256 threads. Warpgroup 0's thread 0 produces: TMA copies, per 64-wide K step, of the 64 x 64 tile of x
 // at rows b*T.. and the head's three HS x 64 tiles of Wt (rows h*HS.., C + h*HS.., 2C + h*HS..; laid one after the
@@ -17,12 +17,9 @@
 //   4. o = p v (wgmma m64nHSk16, K = 64 keys; A = p, B = v^T), divided by the row sums, stored as bf16 rows of out.
 // Rows past T belong to the next sequence (or are zeros past the last row): they are computed and never stored, and
 // the mask keeps them out of every kept row (key <= query < T).
-// The flop floor: 64 x 3*HS x C x 2 per CTA on one SM (gpt2: ~2.5 us at an SM's dense bf16 rate, on B * NH = 48
-// SMs). Kept where the whole forward is faster with it (gpt2 bf16, with the own GEMMs and programmatic launches).
-// Tried and reverted, each slower in the forward: a cluster of 3 CTAs per head sharing q, k, v through distributed
-// shared memory (f717e72, 696897e); two consumer warpgroups (1cd0ade, 53fce71); a templated rewrite of this kernel
-// (more registers); the attention projection, residual and second layer norm in this kernel (8e2df8d). Re-measure
-// any change here: figures in bench/RESULTS.md, sessions 11, 13 and 25.
+// The flop floor: 64 x 3*HS x C x 2 per CTA on one SM. Kept where the whole forward is faster with it. What was
+// tried and reverted (clusters sharing q, k, v; two consumer warpgroups; the projection and second layer norm in this
+// kernel) and every figure: bench/RESULTS.md, sessions 11, 13 and 25; re-measure any change here.
 #include "tools/vbench/ops/wgmma_attention.hpp"
 
 #include <atomic>
