@@ -97,13 +97,12 @@ struct Channel {
 };
 
 struct Summary {
-  std::int64_t smem_peak_bytes = 0;       ///< most bytes live at one op
-  std::int64_t smem_allocated_bytes = 0;  ///< end of the highest buffer after offset assignment
+  std::int64_t smem_peak_bytes = 0;       ///< most bytes live at one op (no alignment gaps)
   std::int64_t smem_limit_bytes = 0;
   int smem_peak_op = 0;
   std::vector<int> smem_live_at_peak;     ///< buffer ids
   std::int64_t tmem_peak_cols = 0;
-  std::int64_t tmem_allocated_cols = 0;
+  std::int64_t tmem_allocated_cols = 0;   ///< end of the highest TMEM allocation (columns rounded as tcgen05.alloc)
   std::int64_t tmem_limit_cols = 0;
   int tmem_peak_op = 0;
   std::vector<int> tmem_live_at_peak;
@@ -116,7 +115,8 @@ struct Summary {
   std::optional<std::int64_t> compiler_tmem_cols;     ///< the module's ttg.tensor_memory_size
   bool compiler_layout = false;    ///< offsets are the compiler's (true) or vplan's own first-fit (false)
   std::int64_t smem_total_bytes = 0;  ///< vplan's figure for Triton's `shared`: end of the highest SMEM buffer,
-                                      ///< scratch included, at the compiler's offsets when known
+                                      ///< scratch included, at the compiler's offsets when known, else vplan's own
+                                      ///< (the names every output prints: budget_figures.hpp)
   std::int64_t smem_total_min_bytes = 0;  ///< the same with scratch of unknown size at 0 (= smem_total_bytes when
                                           ///< every size is known): Triton's total lies between the two
   std::int64_t scratch_bytes = 0;     ///< sum of scratch buffer sizes

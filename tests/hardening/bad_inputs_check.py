@@ -6,8 +6,9 @@ says, and checks the exit code, the first stderr line and that nothing was writt
 
 The table: '#' comments and tab-separated rows `file  exit  command  stderr-prefix  [needs]`.
 - file: relative to the table's folder; every file there (the table aside) must have a row. A file may have a row
-  per tool that reads its format (vtrace summary and vrender for a trace): those rows must agree, the same exit code
-  and the same stderr after the tool's name ("vtrace: error: ..." and "vrender: error: ...").
+  per tool and subcommand that reads its format (vtrace summary and vrender for a trace; vplan check, table and dot
+  and vrender for a plan): those rows must agree, the same exit code and the same stderr after the tool's name
+  ("vtrace: error: ..." and "vrender: error: ...").
 - command: the tool's name, then its arguments; {file} is the row's file, {data} is tests/data, {tmp} a scratch
   folder (the working directory). The tool's name maps to a binary through --tool NAME=PATH.
 - stderr-prefix: the first line of stderr starts with it, after the same substitutions; one that ends with '$' is
@@ -65,8 +66,10 @@ def main():
         by_file.setdefault(r["file"], []).append(r)
     for f, same in by_file.items():
         tools_named = [shlex.split(r["command"])[0] for r in same]
-        if len(set(tools_named)) < len(tools_named):
-            problems.append(f"{a.table}:{same[-1]['line']}: {f} has more than one row for one tool")
+        # One row per tool and subcommand (the second word: "check", "table", or vrender's "{file}").
+        readers = [tuple(shlex.split(r["command"])[:2]) for r in same]
+        if len(set(readers)) < len(readers):
+            problems.append(f"{a.table}:{same[-1]['line']}: {f} has more than one row for one tool and subcommand")
         # Every tool that reads the file refuses it alike: one exit code, one message after "<tool>: ".
         told = {(r["exit"], r["stderr"][len(t) + 2:] if r["stderr"].startswith(t + ": ") else r["stderr"])
                 for r, t in zip(same, tools_named)}

@@ -75,7 +75,7 @@ TEST_CASE("plan_diff: warp specialization on adds partitions, channels and buffe
   CHECK(has_change(d, "partition", "added", "P1 partition0"));
   CHECK(has_change(d, "channel", "added", "->"));
   CHECK(has_change(d, "buffer", "added", "smem"));
-  CHECK(has_change(d, "total", "changed", "compiler's ttg.shared"));
+  CHECK(has_change(d, "total", "changed", "Triton's shared"));
   CHECK(has_change(d, "kernel", "changed", "warps in all"));
   for (const auto& c : d.changes) {
     CHECK_FALSE(c.subject.empty());

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "formats/plan/budget_figures.hpp"
 #include "tests/vplan/vplan_fixture.hpp"
 
 using namespace vtools::vplan;
@@ -23,10 +24,28 @@ TEST_CASE("table_writer: check report says ok or OVER per memory and lists the b
   Plan p = fixture_plan("matmul_ws_sm90");
   std::ostringstream ok;
   CHECK(write_check_report(p, ok));
-  CHECK(ok.str() == "matmul_ws: SMEM 131496 / 232448 bytes ok; TMEM 0 / 0 columns ok\n");
+  CHECK(ok.str() == "matmul_ws: SMEM total 131496 B / limit 232448 B ok; TMEM total 0 cols / limit 0 cols ok\n");
   p.summary.smem_limit_bytes = 100000;
+  p.summary.triton_shared_bytes = 131544;
   std::ostringstream over;
   CHECK_FALSE(write_check_report(p, over));
-  CHECK(over.str().find("SMEM 131496 / 100000 bytes OVER") != std::string::npos);
+  CHECK(over.str().find("SMEM total 131496 B / limit 100000 B OVER (Triton's shared 131544 B)") != std::string::npos);
   CHECK(over.str().find("\n  %46 B13 [") != std::string::npos);
+}
+
+TEST_CASE("table_writer: the budget table is the budget figures, by the names the check line and vrender use") {
+  Plan p = fixture_plan("attn_nows_sm90");  // scratch of unknown size: the total is a range
+  std::ostringstream text, check;
+  write_tables(p, TableStyle::kText, text);
+  write_check_report(p, check);
+  const std::string t = text.str();
+  for (const BudgetFigure& f : budget_figures(p.summary)) {
+    CAPTURE(f.name);
+    CHECK(t.find(f.name) != std::string::npos);
+    CHECK(t.find(f.value) != std::string::npos);
+  }
+  const auto row = t.find("\nSMEM total ");
+  REQUIRE(row != std::string::npos);
+  CHECK(t.substr(row, t.find('\n', row + 1) - row).find(" 65592-81976 B") != std::string::npos);
+  CHECK(check.str().rfind("attn_fwd: SMEM total 65592-81976 B / limit 232448 B ok;", 0) == 0);
 }

@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "formats/plan/budget_figures.hpp"
+#include "formats/plan/plan_json.hpp"
 #include "libcommon/error.hpp"
 #include "libcommon/human_units.hpp"
 #include "tests/vrender/svg_tree.hpp"
@@ -110,9 +112,52 @@ TEST_CASE("render: fields of the wrong type exit 65 naming the field, as the for
         "h.json: benchmark 'g': field 'batch_size' is 1e+300, expected an integer from -2147483648 to 2147483647");
 }
 
+TEST_CASE("render: a plan is read by the plan format's reader: what vplan refuses, vrender refuses in its words") {
+  // Issue 39: vrender's own reading rendered a plan whose buffers lacked their id, name and liveness.
+  // (No structured bindings: clang 14, the fuzz build, refuses a lambda capture of one.)
+  for (const auto& row : std::vector<std::pair<std::string, std::string>>{
+           {R"({"format":"vtools.plan","version":1,"kernel":{},"buffers":[{}],"summary":{}})",
+            "p.json: missing field 'buffers[0].id'"},
+           {R"({"format":"vtools.plan","version":1,"buffers":[],"summary":{}})", "p.json: missing field 'kernel'"},
+           {R"({"format":"vtools.plan","version":1,"kernel":{},"buffers":[{"id":0,"name":"a","liveness":3}],"summary":{}})",
+            "p.json: field 'buffers[0].liveness' has the wrong type"}}) {
+    const std::string& doc = row.first;
+    CAPTURE(doc);
+    const std::string vplan_message = error_of([&] { vtools::vplan::read_plan_json(doc, "p.json"); }, ExitCode::kDataError);
+    CHECK(vplan_message == row.second);
+    CHECK(error_of([&] { build_page({classify_input(doc, "p.json")}); }, ExitCode::kDataError) == vplan_message);
+  }
+}
+
+TEST_CASE("render: plan page summary is the budget figures by vplan's names") {
+  // Issue 39, "one figure, one meaning": the page prints what `vplan table` and `vplan check` print, Triton's own
+  // total included when the plan carries it. The fixture is `vplan analyze tests/data/ttgir/matmul_ws_sm90.ttgir`
+  // before issue 39 (its summary has no scratch figures: scratch was not modelled yet).
+  const Input in = load("vplan_matmul_ws_sm90.plan.json");
+  const Page page = build_page({in});
+  std::vector<Fact> want = {{"kernel", "matmul_ws"}, {"target", "cuda:90"}, {"warps", "12 (4 in the default partition)"}};
+  for (const auto& f : vtools::vplan::budget_figures(vtools::vplan::plan_from_document(in.doc, in.name).summary))
+    want.push_back({f.name, f.value});
+  const auto& facts = page.sections[0].facts;
+  REQUIRE(facts.size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    CHECK(facts[i].key == want[i].key);
+    CHECK(facts[i].value == want[i].value);
+  }
+  auto value = [&](const std::string& key) {
+    for (const auto& f : facts)
+      if (f.key == key) return f.value;
+    return std::string("absent");
+  };
+  CHECK(value("SMEM total") == "131448 B");
+  CHECK(value("Triton's shared") == "131544 B");
+  CHECK(value("SMEM limit") == "232448 B");
+  CHECK(value("TMEM total") == "absent");  // sm_90 has no tensor memory
+}
+
 TEST_CASE("render: missing optional fields do not stop a page") {
   for (const char* doc : {R"({"format":"vtools.bench","version":1,"metadata":{},"benchmarks":{"x":{}}})",
-                          R"({"format":"vtools.plan","version":1,"kernel":{},"buffers":[{}],"summary":{}})",
+                          R"({"format":"vtools.plan","version":1,"kernel":{},"buffers":[{"id":0,"name":"a","liveness":[0,1]}],"summary":{}})",
                           R"({"format":"vtools.trace","version":1,"run":{},"kernels":[{}]})",
                           R"({"format":"vtools.compare","version":1,"comparisons":[{}]})"}) {
     Page page = build_page({classify_input(doc, "min.json")});
@@ -134,9 +179,17 @@ TEST_CASE("render: numbers past an integer's range are shown as numbers, not con
   CHECK(std::count(rows[0].begin(), rows[0].end(), "1.1e+80") == 1);
   CHECK(std::count(rows[1].begin(), rows[1].end(), "-3") == 1);
   Page plan = build_page({classify_input(
-      R"({"format":"vtools.plan","version":1,"kernel":{},"buffers":[{"bytes":-5}],"summary":{"smem_limit_bytes":1e40}})",
+      R"({"format":"vtools.plan","version":1,"kernel":{},"buffers":[{"id":0,"name":"a","bytes":-5,"liveness":[0,1]}],)"
+      R"("summary":{}})",
       "huge.json")});
   CHECK_NOTHROW(test::parse_xml(render_page(plan, "svg", {})));
+  // A plan is read by the plan format's reader, which refuses what vplan refuses: a limit must be an integer.
+  CHECK(error_of([] { build_page({classify_input(R"({"format":"vtools.plan","version":1,"kernel":{},"buffers":[],)"
+                                                 R"("summary":{"smem_limit_bytes":1e40}})",
+                                                 "huge.json")}); },
+                 ExitCode::kDataError) ==
+        "huge.json: field 'summary.smem_limit_bytes' is 1e+40, expected an integer from -9223372036854775808 to "
+        "9223372036854775807");
   // A trace is read by the trace format's reader, which refuses what vtrace refuses: a count must be an integer.
   CHECK(error_of([] { classify_input(R"({"format":"vtools.trace","version":1,"run":{},"dropped_records":1e30,"kernels":[{}]})",
                                      "huge.json"); },
@@ -213,7 +266,7 @@ TEST_CASE("render: plan page has liveness lanes per buffer, the address space an
   REQUIRE(page.sections[3].tables.size() == 3);
   CHECK(page.sections[3].tables[1].table.rows[0] == std::vector<std::string>{"B0", "1", "3"});
   CHECK(page.sections[3].tables[2].table.rows[2] == std::vector<std::string>{"3", "ttng.tc_gen5_mma", "mma", "2", "matmul.py:43"});
-  std::string dot = combined_graph_dot(load("plan.plan.json").doc, "plan.plan.json");
+  std::string dot = combined_graph_dot(vtools::vplan::plan_from_document(load("plan.plan.json").doc, "plan.plan.json"));
   CHECK(dot.find("op1 -> buf0;") != std::string::npos);
   CHECK(dot.find("buf0 -> op3;") != std::string::npos);
   CHECK(dot.find("label=\"partition 2\"") != std::string::npos);
@@ -589,7 +642,7 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   Page ppage = build_page({plan});
   CHECK(test::parse_xml(ppage.sections[1].figures[0].svg.markup)->find("rect", "span").size() == smem);
   CHECK(ppage.sections[3].tables[0].table.rows.size() == plan.doc["buffers"].size());
-  std::string dot = combined_graph_dot(plan.doc, "plan");
+  std::string dot = combined_graph_dot(vtools::vplan::plan_from_document(plan.doc, "plan"));
   for (const auto& c : plan.doc["channels"])
     CHECK(dot.find("op" + std::to_string(c["producer"]["op"].get<int>()) + " -> buf" + std::to_string(c["buffer"].get<int>())) !=
           std::string::npos);

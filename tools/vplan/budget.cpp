@@ -73,6 +73,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
   s.triton_shared_bytes = triton_shared;
   s.compiler_shared_bytes = compiler.shared_bytes;
   s.compiler_tmem_cols = compiler.tmem_cols;
+  std::int64_t own_smem_top = 0;  // the end of the highest SMEM buffer at vplan's own (first-fit) offsets
   for (MemorySpace space : {MemorySpace::kSmem, MemorySpace::kTmem}) {
     std::vector<int> ids;
     std::vector<Placement> alloc_items, peak_items;
@@ -94,7 +95,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
     std::vector<int> live;
     for (int i : peak.live) live.push_back(ids[i]);
     if (space == MemorySpace::kSmem) {
-      s.smem_allocated_bytes = top;
+      own_smem_top = top;
       s.smem_peak_bytes = peak.peak;
       s.smem_peak_op = peak.at;
       s.smem_live_at_peak = live;
@@ -123,7 +124,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
     for (std::int64_t o : b.compiler_offsets) compiler_top = std::max(compiler_top, o + b.bytes);
   }
   s.compiler_layout = any && all;
-  const std::int64_t smem_total = s.compiler_layout ? compiler_top : s.smem_allocated_bytes;
+  const std::int64_t smem_total = s.compiler_layout ? compiler_top : own_smem_top;
   s.smem_total_bytes = s.smem_total_min_bytes = smem_total;
   if (!s.compiler_layout && s.unknown_scratch_bytes > 0) {  // the low end: scratch of unknown size taken as none
     std::vector<Placement> items;

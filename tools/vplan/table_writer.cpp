@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "libcommon/human_units.hpp"
+#include "formats/plan/budget_figures.hpp"
 #include "libcommon/table.hpp"
 
 namespace vtools::vplan {
@@ -33,8 +33,6 @@ std::string reuse(const Buffer& b) {
   return "id " + std::to_string(b.planner_id) + (b.planner_copy > 0 ? " x" + std::to_string(b.planner_copy) : "") +
          (b.planner_offset >= 0 ? " +" + std::to_string(b.planner_offset) : "");
 }
-
-std::string layout_name(const Summary& s) { return s.compiler_layout ? "compiler's layout" : "vplan's layout"; }
 
 std::string partition_name(int p) { return p == kNoPartition ? "-" : std::to_string(p); }
 
@@ -96,18 +94,9 @@ void write_tables(const Plan& plan, TableStyle style, std::ostream& out) {
     emit(ch, style, out);
   }
   heading("Budget", style, out);
-  Table budget;
-  budget.headers = {"Memory", "Peak", "Allocated", "Limit", "Fits", "Compiler"};
-  budget.add_row({"SMEM", format_bytes(s.smem_peak_bytes) + " @ op " + std::to_string(s.smem_peak_op),
-                  (s.smem_total_min_bytes != s.smem_total_bytes ? std::to_string(s.smem_total_min_bytes) + "-" : "") +
-                      std::to_string(s.smem_total_bytes) + " B (" + layout_name(s) + ")",
-                  std::to_string(s.smem_limit_bytes) + " B", s.smem_total_min_bytes <= s.smem_limit_bytes ? "yes" : "NO",
-                  s.compiler_shared_bytes ? std::to_string(*s.compiler_shared_bytes) + " B" : "-"});
-  if (s.tmem_limit_cols > 0 || s.tmem_allocated_cols > 0)
-    budget.add_row({"TMEM", std::to_string(s.tmem_peak_cols) + " cols @ op " + std::to_string(s.tmem_peak_op),
-                    std::to_string(s.tmem_allocated_cols) + " cols", std::to_string(s.tmem_limit_cols) + " cols",
-                    s.tmem_allocated_cols <= s.tmem_limit_cols ? "yes" : "NO",
-                    s.compiler_tmem_cols ? std::to_string(*s.compiler_tmem_cols) + " cols" : "-"});
+  Table budget;  // the figures by the names every output prints (formats/plan/budget_figures.hpp)
+  budget.headers = {"Figure", "Value"};
+  for (const BudgetFigure& f : budget_figures(s)) budget.add_row({f.name, f.value});
   emit(budget, style, out);
   for (const auto& n : s.notes) out << (style == TableStyle::kMarkdown ? "\n- " : "note: ") << n << "\n";
   for (const auto& h : plan.reuse_hazards)
@@ -138,11 +127,12 @@ bool write_check_report(const Plan& plan, std::ostream& out) {
     }
     return o;
   };
-  const std::int64_t smem_total = s.smem_total_min_bytes;  // the verdict's figure (budget.hpp)
-  const bool smem_ok = smem_total <= s.smem_limit_bytes;
+  const bool smem_ok = s.smem_total_min_bytes <= s.smem_limit_bytes;  // the verdict's figure: the low end
   const bool tmem_ok = s.tmem_allocated_cols <= s.tmem_limit_cols;
-  out << plan.kernel.name << ": SMEM " << smem_total << " / " << s.smem_limit_bytes << " bytes "
-      << (smem_ok ? "ok" : "OVER") << "; TMEM " << s.tmem_allocated_cols << " / " << s.tmem_limit_cols << " columns "
+  const auto triton = triton_shared(s);
+  out << plan.kernel.name << ": SMEM total " << smem_total_text(s) << " / limit " << s.smem_limit_bytes << " B "
+      << (smem_ok ? "ok" : "OVER") << (triton ? " (Triton's shared " + std::to_string(*triton) + " B)" : "")
+      << "; TMEM total " << s.tmem_allocated_cols << " cols / limit " << s.tmem_limit_cols << " cols "
       << (tmem_ok ? "ok" : "OVER") << "\n";
   if (!smem_ok) out << "SMEM live at the peak (op " << s.smem_peak_op << "):\n" << names(s.smem_live_at_peak);
   if (!tmem_ok) out << "TMEM live at the peak (op " << s.tmem_peak_op << "):\n" << names(s.tmem_live_at_peak);

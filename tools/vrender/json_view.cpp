@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <limits>
 
 #include "libcommon/error.hpp"
 
@@ -68,27 +67,6 @@ JsonView JsonView::at(std::string_view key) const {
   return JsonView(v, doc_, shared_path(), std::string(key), kNoIndex);
 }
 
-std::optional<double> JsonView::as_number() const {
-  if (!present()) return std::nullopt;
-  if (!value_->is_number()) fail("", "a number");
-  return value_->get<double>();
-}
-
-std::string JsonView::as_text() const {
-  if (!present()) return "";
-  if (value_->is_string()) return value_->get<std::string>();
-  if (value_->is_number_integer()) return std::to_string(value_->get<long long>());
-  if (value_->is_array()) {
-    std::string out;
-    for (const auto& e : *value_) {
-      if (!e.is_string()) fail("", "a string or an array of strings");
-      out += (out.empty() ? "" : " ") + e.get<std::string>();
-    }
-    return out;
-  }
-  fail("", "a string");
-}
-
 std::optional<double> JsonView::number(std::string_view key) const {
   const OrderedJson* v = member(key);
   if (!v) return std::nullopt;
@@ -149,28 +127,6 @@ JsonView JsonView::required_object(std::string_view key) const {
 std::vector<JsonView> JsonView::required_items(std::string_view key) const {
   if (!member(key)) fail(key, "an array");
   return items(key);
-}
-
-std::string JsonView::text_or(std::string_view key, std::string fallback) const {
-  const OrderedJson* v = member(key);
-  if (!v) return fallback;
-  if (v->is_string()) return v->get<std::string>();
-  if (v->is_number_integer()) return std::to_string(v->get<long long>());
-  return at(key).as_text();  // arrays of strings, or the error naming the field
-}
-
-std::vector<double> JsonView::numbers(std::string_view key) const {
-  const OrderedJson* v = key.empty() ? (present() ? value_ : nullptr) : member(key);
-  std::vector<double> out;
-  if (!v) return out;
-  if (!v->is_array()) key.empty() ? fail("", "an array") : fail(key, "an array");
-  out.reserve(v->size());
-  for (const auto& e : *v) {
-    if (e.is_null()) out.push_back(std::numeric_limits<double>::quiet_NaN());
-    else if (e.is_number()) out.push_back(e.get<double>());
-    else (key.empty() ? *this : at(key)).items("")[out.size()].fail("", "a number");
-  }
-  return out;
 }
 
 std::vector<JsonView> JsonView::items(std::string_view key) const {

@@ -44,18 +44,10 @@ class JsonView {
   [[nodiscard]] bool required_boolean(std::string_view key) const;
   [[nodiscard]] JsonView required_object(std::string_view key) const;
   [[nodiscard]] std::vector<JsonView> required_items(std::string_view key) const;
-  /// A string, or an array of strings joined by spaces (commands are written either way).
-  [[nodiscard]] std::string text_or(std::string_view key, std::string fallback) const;
-  /// Array of numbers (empty when absent).
-  [[nodiscard]] std::vector<double> numbers(std::string_view key) const;
   /// Elements of an array member (empty when absent); each element's path is "key[i]".
   [[nodiscard]] std::vector<JsonView> items(std::string_view key) const;
   /// Members of an object member in document order (empty when absent).
   [[nodiscard]] std::vector<std::pair<std::string, JsonView>> members(std::string_view key) const;
-
-  /// This value as a number / string (throws when present with another type).
-  [[nodiscard]] std::optional<double> as_number() const;
-  [[nodiscard]] std::string as_text() const;
 
   /// Throws Error(kDataError): "<doc>: field '<path.key>' is <actual>, expected <expected>".
   [[noreturn]] void fail(std::string_view key, std::string_view expected) const;

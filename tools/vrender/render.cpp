@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "formats/plan/plan_json.hpp"
 #include "formats/trace/trace_reader.hpp"
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
@@ -93,7 +94,7 @@ Page build_page(const std::vector<Input>& inputs) {
   Page page;
   for (const auto& in : inputs) {
     Page one = kind == "dot"                      ? dot_page(in.text, in.name)
-               : kind == kPlanFormat.name         ? plan_page(in.doc, in.name)
+               : kind == kPlanFormat.name         ? plan_page(vplan::plan_from_document(in.doc, in.name), in.name)
                : kind == kCompareFormat.name      ? compare_page(in.doc, in.name)
                : kind == kTraceDiffFormat.name    ? tracediff_page(in.doc, in.name)
                : kind == kPlanDiffFormat.name     ? plandiff_page(in.doc, in.name)
