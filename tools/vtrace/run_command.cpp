@@ -301,9 +301,7 @@ int run_command(const RunOptions& o) {
     out.write(piece);
     bytes += piece.size();
   });
-  const auto committing = std::chrono::steady_clock::now();
   out.commit();
-  const double commit_s = seconds_since(committing);
   // Like nsys's closing lines: what was written and what it cost after the command ended (part of the overhead).
   const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - exited).count();
   print_note(std::to_string(trace.kernels.size()) + " kernel launches from " +
@@ -311,8 +309,7 @@ int run_command(const RunOptions& o) {
              (output == "-" ? std::string("stdout") : "'" + output + "'") + " (" +
              format_bytes(bytes) + " in " + format_duration_ns(ns) + ": reading the records " + format_duration_ns(read_s * 1e9) +
              ", building the trace " + format_duration_ns(fold_s * 1e9) + ", writing " +
-             format_duration_ns(ns - (read_s + fold_s) * 1e9) + " of which " + format_duration_ns(commit_s * 1e9) +
-             " syncing it to disk)");
+             format_duration_ns(ns - (read_s + fold_s) * 1e9) + ")");
   // vtrace's readers stream (a record at a time) up to a larger cap than vrender, which holds a whole tree: say now,
   // not at the next step, which of them will refuse this trace.
   const std::uint64_t streamed = max_input_bytes(kStreamedMaxInputBytes), whole = max_input_bytes();
