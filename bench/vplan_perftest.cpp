@@ -4,8 +4,10 @@
 // its values renamed, so buffers, channels and regions scale with the op count.
 //
 //   vplan_perftest [OPS=10000] [REPEATS=7]        prints ops, buffers, channels and median CPU ms per phase
+//   vplan_perftest OPS 0 FILE                      writes the generated TTGIR to FILE (for `vplan analyze|diff`)
 #include <ctime>
 #include <cstdio>
+#include <fstream>
 #include <cstdlib>
 #include <regex>
 #include <sstream>
@@ -51,6 +53,10 @@ int main(int argc, char** argv) {
   const std::size_t fixture_ops = build_plan(read_ttgir(fixture, "fixture"), {}).ops.size();
   const int copies = static_cast<int>((target_ops + fixture_ops - 1) / fixture_ops);
   const std::string text = generate(fixture, copies);
+  if (argc > 3) {
+    std::ofstream(argv[3], std::ios::binary) << text;
+    if (repeats <= 0) return 0;
+  }
 
   std::vector<double> parse_ms, plan_ms, dot_ms, json_ms, total_ms;
   std::size_t ops = 0, buffers = 0, channels = 0, dot_bytes = 0;
