@@ -14,12 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "libcommon/document.hpp"
 #include "libcommon/input_file.hpp"
 #include "libcommon/stats.hpp"
 #include "tools/vplan/dot_writer.hpp"
 #include "tools/vplan/plan_builder.hpp"
-#include "formats/plan/plan_json.hpp"
+#include "formats/plan/plan_writer.hpp"
 #include "tools/vplan/ttgir_reader.hpp"
 
 using namespace vtools::vplan;
@@ -69,7 +68,7 @@ int main(int argc, char** argv) {
     std::ostringstream dots;
     for (auto kind : {GraphKind::kSmem, GraphKind::kTmem, GraphKind::kCombined}) write_dot(plan, kind, false, dots);
     const double t3 = cpu_ms();
-    std::string json = vtools::dump_json(plan_document(plan, "ttgir"));
+    std::string json = plan_document_text(plan, "ttgir");
     const double t4 = cpu_ms();
     parse_ms.push_back(t1 - t0);
     plan_ms.push_back(t2 - t1);
