@@ -57,8 +57,7 @@ std::int64_t elements_of(const Type& t) {
 // The op's operand types (the types before '->' of a generic op, e.g. `(tensor<..>, tensor<..>) -> (f32, f32)`).
 std::vector<const Type*> input_types(const Op& op) {
   std::vector<const Type*> out;
-  const std::size_t n = op.types.size() >= op.result_types.size() ? op.types.size() - op.result_types.size() : 0;
-  for (std::size_t i = 0; i < n; ++i) out.push_back(&op.types[i]);
+  for (const Type& t : op.operand_types) out.push_back(&t);
   return out;
 }
 
