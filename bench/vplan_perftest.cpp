@@ -1,5 +1,5 @@
 // vplan performance harness (not a test): a generated TTGIR of about 10k ops -> plan + the three DOT graphs (+ the
-// JSON document), timed per phase on one core. The kernel repeats the body of tests/data/ttgir/matmul_ws_sm90.ttgir
+// JSON document, streamed as `vplan analyze` writes it), timed per phase on one core. The kernel repeats the body of tests/data/ttgir/matmul_ws_sm90.ttgir
 // (allocations, barriers, a warp_specialize with a producer and two consumer partitions) R times, each copy with
 // its values renamed, so buffers, channels and regions scale with the op count.
 //
