@@ -20,15 +20,21 @@ std::string_view token_kind_spelling(TokenKind kind) {
   return "token";
 }
 
-int LexedTtgir::line(const Token& t) const {
-  const auto offset = static_cast<std::size_t>(t.data - base);
-  return 1 + static_cast<int>(std::upper_bound(line_starts.begin(), line_starts.end(), offset) - line_starts.begin());
+std::size_t LexedTtgir::starts_up_to(std::size_t offset) const {
+  const std::size_t n = line_starts.size();
+  auto fits = [&](std::size_t k) { return (k == 0 || line_starts[k - 1] <= offset) && (k == n || offset < line_starts[k]); };
+  if (fits(last_)) return last_;
+  if (last_ < n && fits(last_ + 1)) return ++last_;
+  last_ = static_cast<std::size_t>(std::upper_bound(line_starts.begin(), line_starts.end(), offset) - line_starts.begin());
+  return last_;
 }
+
+int LexedTtgir::line(const Token& t) const { return 1 + static_cast<int>(starts_up_to(static_cast<std::size_t>(t.data - base))); }
 
 int LexedTtgir::column(const Token& t) const {
   const auto offset = static_cast<std::size_t>(t.data - base);
-  auto it = std::upper_bound(line_starts.begin(), line_starts.end(), offset);
-  return static_cast<int>(offset - (it == line_starts.begin() ? 0 : *(it - 1))) + 1;
+  const std::size_t k = starts_up_to(offset);
+  return static_cast<int>(offset - (k == 0 ? 0 : line_starts[k - 1])) + 1;
 }
 
 std::string describe_token(const Token& token) {

@@ -68,6 +68,11 @@ struct LexedTtgir {
 
   [[nodiscard]] int line(const Token& t) const;
   [[nodiscard]] int column(const Token& t) const;
+
+ private:
+  /// How many line starts lie at or before `offset`; starts from the last answer (the parser asks in text order).
+  std::size_t starts_up_to(std::size_t offset) const;
+  mutable std::size_t last_ = 0;
 };
 
 /// All tokens of `text` ending with one kEof. `//` comments are skipped. Throws Error(kDataError) at
