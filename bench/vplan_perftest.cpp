@@ -1,23 +1,24 @@
 // vplan performance harness (not a test): a generated TTGIR of about 10k ops -> plan + the three DOT graphs (+ the
-// JSON document), timed per phase on one core. The kernel repeats the body of tests/data/ttgir/matmul_ws_sm90.ttgir
+// JSON document, streamed as `vplan analyze` writes it), timed per phase on one core. The kernel repeats the body of tests/data/ttgir/matmul_ws_sm90.ttgir
 // (allocations, barriers, a warp_specialize with a producer and two consumer partitions) R times, each copy with
 // its values renamed, so buffers, channels and regions scale with the op count.
 //
 //   vplan_perftest [OPS=10000] [REPEATS=7]        prints ops, buffers, channels and median CPU ms per phase
+//   vplan_perftest OPS 0 FILE                      writes the generated TTGIR to FILE (for `vplan analyze|diff`)
 #include <ctime>
 #include <cstdio>
+#include <fstream>
 #include <cstdlib>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "libcommon/document.hpp"
 #include "libcommon/input_file.hpp"
 #include "libcommon/stats.hpp"
 #include "tools/vplan/dot_writer.hpp"
 #include "tools/vplan/plan_builder.hpp"
-#include "formats/plan/plan_json.hpp"
+#include "formats/plan/plan_writer.hpp"
 #include "tools/vplan/ttgir_reader.hpp"
 
 using namespace vtools::vplan;
@@ -51,6 +52,10 @@ int main(int argc, char** argv) {
   const std::size_t fixture_ops = build_plan(read_ttgir(fixture, "fixture"), {}).ops.size();
   const int copies = static_cast<int>((target_ops + fixture_ops - 1) / fixture_ops);
   const std::string text = generate(fixture, copies);
+  if (argc > 3) {
+    std::ofstream(argv[3], std::ios::binary) << text;
+    if (repeats <= 0) return 0;
+  }
 
   std::vector<double> parse_ms, plan_ms, dot_ms, json_ms, total_ms;
   std::size_t ops = 0, buffers = 0, channels = 0, dot_bytes = 0;
@@ -63,7 +68,7 @@ int main(int argc, char** argv) {
     std::ostringstream dots;
     for (auto kind : {GraphKind::kSmem, GraphKind::kTmem, GraphKind::kCombined}) write_dot(plan, kind, false, dots);
     const double t3 = cpu_ms();
-    std::string json = vtools::dump_json(plan_document(plan, "ttgir"));
+    std::string json = plan_document_text(plan, "ttgir");
     const double t4 = cpu_ms();
     parse_ms.push_back(t1 - t0);
     plan_ms.push_back(t2 - t1);

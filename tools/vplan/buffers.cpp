@@ -170,7 +170,7 @@ class Tracer {
   // Scratch of a non-alloc op: Triton's size rules (scratch.hpp); `allocation.size` wins where a compiler wrote it,
   // and an op with `allocation.offset` has scratch even when vplan's rules give none.
   void add_scratch(const Op& op, int id) {
-    const bool used = !op.results.empty() && used_.count(op.results[0]) > 0;
+    const bool used = scratch_depends_on_use(op) && !op.results.empty() && used_.count(op.results[0]) > 0;
     ScratchSize size = op_scratch(op, module_, used, threads_per_warp_);
     const std::string* given = op.attribute("allocation.size");
     if (given) {
@@ -246,15 +246,27 @@ class Tracer {
  public:
   std::vector<Buffer> scratch_;         ///< scratch buffers, numbered after every allocation (stable planner ids)
   std::vector<std::string> unknown_;    ///< per scratch_ entry: why its size is a bound ("" when exact)
-  std::unordered_set<std::string> used_;  ///< values some op uses (atomics need scratch only for a used result)
+  std::unordered_set<std::string> used_;  ///< results of atomics that some op uses (they need scratch only then)
   int threads_per_warp_ = 32;
   bool post_allocation_ = false;  ///< the module carries ttg.shared: scratch is exactly the ops with an offset
 };
 
-void collect_used(const std::vector<Op>& ops, std::unordered_set<std::string>& used) {
+// The first results of the ops whose scratch depends on use (atomics: few), then those some operand names.
+void collect_use_candidates(const std::vector<Op>& ops, std::unordered_set<std::string>& candidates) {
   for (const Op& op : ops) {
-    for (const auto& v : op.operands) used.insert(v.substr(0, v.find('#')));
-    for (const Region& r : op.regions) collect_used(r.ops, used);
+    if (scratch_depends_on_use(op) && !op.results.empty()) candidates.insert(op.results[0]);
+    for (const Region& r : op.regions) collect_use_candidates(r.ops, candidates);
+  }
+}
+
+void collect_used(const std::vector<Op>& ops, const std::unordered_set<std::string>& candidates,
+                  std::unordered_set<std::string>& used) {
+  for (const Op& op : ops) {
+    for (const auto& v : op.operands) {
+      const std::string base = v.substr(0, v.find('#'));
+      if (candidates.count(base)) used.insert(base);
+    }
+    for (const Region& r : op.regions) collect_used(r.ops, candidates, used);
   }
 }
 
@@ -263,7 +275,10 @@ void collect_used(const std::vector<Op>& ops, std::unordered_set<std::string>& u
 BufferTrace trace_buffers(const Op& function, const OpOrder& order, const Module& module) {
   BufferTrace out;
   Tracer tracer(order, module, out);
-  for (const Region& region : function.regions) collect_used(region.ops, tracer.used_);
+  std::unordered_set<std::string> candidates;
+  for (const Region& region : function.regions) collect_use_candidates(region.ops, candidates);
+  if (!candidates.empty())
+    for (const Region& region : function.regions) collect_used(region.ops, candidates, tracer.used_);
   tracer.post_allocation_ = module.int_attribute("ttg.shared").has_value();
   tracer.threads_per_warp_ = static_cast<int>(module.int_attribute("ttg.threads-per-warp").value_or(32));
   Tracer::Scope scope;

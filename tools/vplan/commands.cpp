@@ -17,6 +17,7 @@
 #include "tools/vplan/plan_diff_writer.hpp"
 #include "tools/vplan/plan_inputs.hpp"
 #include "formats/plan/plan_json.hpp"
+#include "formats/plan/plan_writer.hpp"
 #include "tools/vplan/reuse_hazards.hpp"
 #include "tools/vplan/table_writer.hpp"
 #include "tools/vplan/ttgir_reader.hpp"
@@ -111,13 +112,17 @@ LoadedPlans load_plans(const Options& options) {
 }
 
 // One output per plan: to -o for a single input, else to -o DIR/<stem><suffix> (several inputs need a directory).
+// `write(plan, emit)` sends the output in pieces (a 10^6-op plan's JSON is ~400 MB: never held whole).
 template <class Write>
-void write_each(const LoadedPlans& loaded, const Options& options, const std::string& suffix, Write write) {
+void emit_each(const LoadedPlans& loaded, const Options& options, const std::string& suffix, Write write) {
   const auto& plans = loaded.plans;
+  auto write_to = [&](const LoadedPlan& p, const std::string& path) {
+    OutputStream out(path);
+    write(p, [&](std::string_view piece) { out.write(piece); });
+    out.commit();
+  };
   if (loaded.inputs == 1) {
-    std::ostringstream s;
-    write(plans[0], s);
-    write_output(options.out.output, s.str());
+    write_to(plans[0], options.out.output);
     return;
   }
   if (options.out.output == "-")
@@ -127,22 +132,31 @@ void write_each(const LoadedPlans& loaded, const Options& options, const std::st
   fs::create_directories(options.out.output, ec);
   if (ec) throw Error(ExitCode::kIoError, "cannot create directory '" + options.out.output + "': " + ec.message());
   for (const auto& p : plans) {
-    std::ostringstream s;
-    write(p, s);
     const fs::path file = fs::path(options.out.output) / (p.stem + suffix);
     fs::create_directories(file.parent_path(), ec);  // a stem with folders (plan_inputs.hpp)
     if (ec) throw Error(ExitCode::kIoError, "cannot create directory '" + file.parent_path().string() + "': " +
                                                 ec.message());
-    write_output(file.string(), s.str());
+    write_to(p, file.string());
   }
+}
+
+// emit_each for writers to a std::ostream (small outputs: graphs, tables).
+template <class Write>
+void write_each(const LoadedPlans& loaded, const Options& options, const std::string& suffix, Write write) {
+  emit_each(loaded, options, suffix, [&](const LoadedPlan& p, const PlanEmit& emit) {
+    std::ostringstream s;
+    write(p, s);
+    emit(s.str());
+  });
 }
 
 }  // namespace
 
 int run_analyze(const Options& options) {
   auto loaded = load_plans(options);
-  write_each(loaded, options, ".plan.json",
-             [](const LoadedPlan& p, std::ostream& out) { out << dump_json(plan_document(p.plan, p.source_format)); });
+  emit_each(loaded, options, ".plan.json", [](const LoadedPlan& p, const PlanEmit& emit) {
+    write_plan_document(p.plan, p.source_format, emit);
+  });
   for (const auto& p : loaded.plans)  // budget and reconciliation notes, once the output is safely written
     for (const auto& note : p.plan.summary.notes) print_note(p.plan.kernel.name + ": " + note);
   loaded.throw_if_any_failed(options);
@@ -249,7 +263,9 @@ int run_import(const Options& options) {
   }
   Plan plan = read_ws_dot_texts(texts);
   if (texts.size() > 1) plan.kernel.source = options.input;
-  write_output(options.out.output, dump_json(plan_document(plan, "ws-dot")));
+  OutputStream out(options.out.output);
+  write_plan_document(plan, "ws-dot", [&](std::string_view piece) { out.write(piece); });
+  out.commit();
   return 0;
 }
 

@@ -1,8 +1,10 @@
 #include "tools/vplan/reuse_hazards.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
+#include <unordered_map>
 
 #include "tools/vplan/op_effects.hpp"
 
@@ -19,29 +21,52 @@ SyncRole role_of(std::string_view op_name) {
   return SyncRole::kArrive;  // arrive_barrier, barrier_expect, tc_gen5_commit, copies and MMAs completing on it
 }
 
-struct SyncEvent {
-  int op = 0;
-  int partition = kNoPartition;
-};
+constexpr int kNever = std::numeric_limits<int>::max();  ///< no chain reaches the partition
 
-struct BarrierEvents {
-  std::vector<SyncEvent> arrives, waits;
-};
-
+// Happens-before across partitions as a closure over the few partitions, not a walk over every barrier per query.
+// A barrier with an arrive in partition P at or after op r and a wait in partition Q != P takes Q's earliest
+// reached op down to that wait; per (P, Q) the barriers sorted by their last arrive in P with a suffix minimum of
+// their first wait in Q answer "earliest wait in Q reachable from op r of P" by one binary search.
 class Checker {
  public:
   explicit Checker(const Plan& plan) : plan_(plan) {
+    const int n_ops = static_cast<int>(plan.ops.size());
+    // Per barrier: last arrive per partition, first wait per partition (only barriers with both, as a chain needs).
+    std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> entries;  // (P, Q) -> (last arrive, first wait)
+    std::vector<std::pair<int, int>> last_arrive, first_wait;  // (dense partition, op), small per barrier
     for (const Buffer& b : plan.buffers) {
       if (!b.barrier) continue;
-      BarrierEvents ev;
+      last_arrive.clear();
+      first_wait.clear();
+      bool any_arrive = false, any_wait = false;
       for (int op : b.users) {
-        if (op < 0 || op >= static_cast<int>(plan.ops.size())) continue;  // a plan read from JSON
+        if (op < 0 || op >= n_ops) continue;  // a plan read from JSON
         const SyncRole r = role_of(plan.ops[op].name);
-        if (r == SyncRole::kArrive) ev.arrives.push_back({op, plan.ops[op].partition});
-        if (r == SyncRole::kWait) ev.waits.push_back({op, plan.ops[op].partition});
+        if (r == SyncRole::kNone) continue;
+        const int partition = plan.ops[op].partition;
+        (r == SyncRole::kArrive ? any_arrive : any_wait) = true;
+        if (partition == kNoPartition) continue;  // an arrive there is never reached; a wait there orders nothing
+        const int d = dense(partition);
+        auto& list = r == SyncRole::kArrive ? last_arrive : first_wait;
+        auto it = std::find_if(list.begin(), list.end(), [d](const auto& e) { return e.first == d; });
+        if (it == list.end()) list.emplace_back(d, op);
+        else it->second = r == SyncRole::kArrive ? std::max(it->second, op) : std::min(it->second, op);
       }
-      if (!ev.arrives.empty() && !ev.waits.empty()) barriers_.push_back(std::move(ev));
+      if (!any_arrive || !any_wait) continue;
+      for (const auto& a : last_arrive)
+        for (const auto& w : first_wait)
+          if (a.first != w.first) entries[{a.first, w.first}].push_back({a.second, w.second});
     }
+    edges_.resize(partitions_.size());
+    for (auto& [pq, list] : entries) {
+      std::sort(list.begin(), list.end());
+      Edge e;
+      e.to = pq.second;
+      for (const auto& [arrive, wait] : list) e.arrive.push_back(arrive), e.wait_min.push_back(wait);
+      for (std::size_t i = e.wait_min.size(); i-- > 1;) e.wait_min[i - 1] = std::min(e.wait_min[i - 1], e.wait_min[i]);
+      edges_[pq.first].push_back(std::move(e));
+    }
+    reach_.assign(partitions_.size(), kNever);
   }
 
   /// Whether `x`'s last access happens before `y`'s first access.
@@ -50,39 +75,27 @@ class Checker {
     const int last = last_use(x), first = first_use(y);
     const int p = partition_of(last), q = partition_of(first);
     if (p == q || p == kNoPartition || q == kNoPartition) return last < first;  // program order
-    const std::map<int, int>& reach = reach_from(last, p);
-    auto r = reach.find(q);
-    return r != reach.end() && r->second < first;
+    return reach(last, p, q) < first;
   }
 
-  /// Earliest op reached in each partition after op `last` of partition `p`: everything from there on comes after
-  /// it. Cached per op: members of many groups share their last access.
-  const std::map<int, int>& reach_from(int last, int p) {
-    auto cached = reach_cache_.find(last);
-    if (cached != reach_cache_.end()) return cached->second;
-    std::map<int, int> reach{{p, last}};
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (const BarrierEvents& b : barriers_)
-        for (const SyncEvent& a : b.arrives) {
-          auto r = reach.find(a.partition);
-          if (r == reach.end() || a.op < r->second) continue;
-          for (const SyncEvent& w : b.waits) {
-            if (w.partition == a.partition || w.partition == kNoPartition) continue;
-            auto t = reach.find(w.partition);
-            if (t == reach.end() || w.op < t->second) {
-              reach[w.partition] = w.op;
-              changed = true;
-            }
-          }
-        }
+  /// Earliest op of partition `q` that a chain from op `last` of partition `p` reaches (kNever when none does).
+  int reach(int last, int p, int q) {
+    auto pd = dense_.find(p), qd = dense_.find(q);
+    if (pd == dense_.end() || qd == dense_.end()) return kNever;
+    if (last != cached_last_ || p != cached_partition_) {
+      close(last, pd->second);
+      cached_last_ = last, cached_partition_ = p;
     }
-    return reach_cache_.emplace(last, std::move(reach)).first->second;
+    return reach_[qd->second];
   }
 
   void check_pair(const std::string& group, const Buffer& x, const Buffer& y, bool either_way,
                   std::vector<ReuseHazard>& out) {
     if (ordered(x, y) || (either_way && ordered(y, x))) return;
+    out.push_back(hazard(group, x, y));
+  }
+
+  ReuseHazard hazard(const std::string& group, const Buffer& x, const Buffer& y) const {
     ReuseHazard h;
     h.group = group;
     h.first = x.id;
@@ -91,20 +104,152 @@ class Checker {
     h.second_op = first_use(y);
     h.first_partition = partition_of(h.first_op);
     h.second_partition = partition_of(h.second_op);
-    out.push_back(h);
+    return h;
   }
 
- private:
   static int last_use(const Buffer& b) { return *std::max_element(b.users.begin(), b.users.end()); }
   static int first_use(const Buffer& b) { return *std::min_element(b.users.begin(), b.users.end()); }
   int partition_of(int op) const {
     return op >= 0 && op < static_cast<int>(plan_.ops.size()) ? plan_.ops[op].partition : kNoPartition;
   }
 
+ private:
+  struct Edge {
+    int to = 0;
+    std::vector<int> arrive;    ///< last arrive in the source partition, ascending
+    std::vector<int> wait_min;  ///< min first wait in `to` over this entry and every later one
+  };
+
+  int dense(int partition) {
+    auto [it, fresh] = dense_.emplace(partition, static_cast<int>(partitions_.size()));
+    if (fresh) partitions_.push_back(partition);
+    return it->second;
+  }
+
+  // The least fixpoint of "an arrive at or after the earliest reached op of P reaches the first wait in Q", from
+  // op `last` of dense partition `p`: the same closure, in the same order-free sense, as walking every chain.
+  void close(int last, int p) {
+    std::fill(reach_.begin(), reach_.end(), kNever);
+    reach_[p] = last;
+    work_.assign(1, p);
+    while (!work_.empty()) {
+      const int from = work_.back();
+      work_.pop_back();
+      const int r = reach_[from];
+      for (const Edge& e : edges_[from]) {
+        auto it = std::lower_bound(e.arrive.begin(), e.arrive.end(), r);
+        if (it == e.arrive.end()) continue;
+        const int w = e.wait_min[static_cast<std::size_t>(it - e.arrive.begin())];
+        if (w < reach_[e.to]) {
+          reach_[e.to] = w;
+          work_.push_back(e.to);
+        }
+      }
+    }
+  }
+
   const Plan& plan_;
-  std::vector<BarrierEvents> barriers_;
-  std::map<int, std::map<int, int>> reach_cache_;
+  std::unordered_map<int, int> dense_;  ///< partition id -> dense index
+  std::vector<int> partitions_;         ///< dense index -> partition id
+  std::vector<std::vector<Edge>> edges_;
+  std::vector<int> reach_, work_;
+  int cached_last_ = -1, cached_partition_ = kNoPartition;
 };
+
+// One SMEM or TMEM buffer placed over others, with what the sweep needs precomputed.
+struct Placed {
+  const Buffer* b = nullptr;
+  std::int64_t lo = 0, hi = 0;  ///< [offset, offset + size)
+  int first = 0, last = 0;      ///< first and last user (when it has users)
+  int first_partition = kNoPartition;
+  // Normal: a positive size, liveness non-empty and every user inside it, so "x ends before y starts" implies
+  // program order of the accesses; anything else (plans read from documents) is checked pair by pair as before.
+  bool normal = false;
+};
+
+// Buffers placed over each other (the compiler's offsets when known, else vplan's) with disjoint lifetimes: the one
+// that ends first must be done before the other starts. In offset order (offset, id), pairs (i < j) whose offset
+// ranges overlap. Rather than visit every such pair (quadratic where many buffers share offsets over time), for
+// each buffer x it visits only the later-starting buffers whose first access could precede what x's chains reach.
+void placed_over_each_other(const Plan& plan, MemorySpace space, Checker& checker, std::vector<ReuseHazard>& out) {
+  std::vector<const Buffer*> sorted;
+  for (const Buffer& b : plan.buffers)
+    if (b.space == space && !b.is_scratch() && !b.barrier && b.planner_id < 0) sorted.push_back(&b);
+  auto size = [&](const Buffer* b) -> std::int64_t { return space == MemorySpace::kSmem ? b->bytes : b->cols; };
+  std::sort(sorted.begin(), sorted.end(), [](const Buffer* a, const Buffer* b) {
+    return a->placed_offset() != b->placed_offset() ? a->placed_offset() < b->placed_offset() : a->id < b->id;
+  });
+  std::vector<Placed> placed;
+  placed.reserve(sorted.size());
+  for (const Buffer* b : sorted) {
+    Placed p;
+    p.b = b;
+    p.lo = b->placed_offset();
+    p.hi = p.lo + size(b);
+    if (!b->users.empty()) {
+      p.first = Checker::first_use(*b), p.last = Checker::last_use(*b);
+      p.first_partition = checker.partition_of(p.first);
+    }
+    p.normal = size(b) > 0 && b->start < b->end && (b->users.empty() || (b->start <= p.first && p.last < b->end));
+    placed.push_back(p);
+  }
+  // Hazards as (i, j) in offset order, sorted at the end into the order the plain sweep reports them.
+  std::vector<std::pair<std::pair<int, int>, ReuseHazard>> found;
+  auto report = [&](int i, int j) {  // i < j; the pair is known to be live apart and to overlap in memory
+    const Buffer* a = placed[i].b;
+    const Buffer* b = placed[j].b;
+    const Buffer* x = a->end <= b->start ? a : b;
+    const Buffer* y = x == a ? b : a;
+    if (checker.ordered(*x, *y)) return;
+    const std::int64_t lo = placed[j].lo, hi = std::min(placed[i].hi, placed[j].hi);
+    found.push_back({{i, j}, checker.hazard("offsets " + std::to_string(lo) + "-" + std::to_string(hi), *x, *y)});
+  };
+  auto candidate = [&](int i, int j) {  // the plain sweep's test for i < j
+    const Buffer* a = placed[i].b;
+    const Buffer* b = placed[j].b;
+    if (placed[j].lo >= placed[i].hi || size(a) == 0 || size(b) == 0) return false;
+    return !(a->start < b->end && b->start < a->end);
+  };
+  // Pairs with an odd member: the plain sweep, pair by pair (each pair once).
+  const int n = static_cast<int>(placed.size());
+  for (int i = 0; i < n; ++i) {
+    if (placed[i].normal || size(placed[i].b) == 0) continue;  // a zero-size buffer overlaps nothing
+    for (int j = 0; j < n; ++j) {
+      if (j == i || (!placed[j].normal && j < i)) continue;
+      const int lo = std::min(i, j), hi = std::max(i, j);
+      if (candidate(lo, hi)) report(lo, hi);
+    }
+  }
+  // Pairs of normal members: x ends before y starts, so x's last access precedes y's first in program order. Only
+  // when they fall in different partitions can a pair be unordered, and only when y's first access is no later than
+  // the earliest op the chains from x reach in y's partition. Per partition, y sorted by liveness start.
+  std::map<int, std::vector<int>> by_partition;  // first access's partition -> indices by start
+  for (int i = 0; i < n; ++i)
+    if (placed[i].normal && !placed[i].b->users.empty() && placed[i].first_partition != kNoPartition)
+      by_partition[placed[i].first_partition].push_back(i);
+  for (auto& [q, list] : by_partition)
+    std::stable_sort(list.begin(), list.end(), [&](int u, int v) { return placed[u].b->start < placed[v].b->start; });
+  for (int xi = 0; xi < n; ++xi) {
+    const Placed& x = placed[xi];
+    if (!x.normal || x.b->users.empty()) continue;
+    const int p = checker.partition_of(x.last);
+    if (p == kNoPartition) continue;
+    for (const auto& [q, list] : by_partition) {
+      if (q == p) continue;
+      const int limit = checker.reach(x.last, p, q);  // y with first access <= limit are not ordered after x
+      auto it = std::lower_bound(list.begin(), list.end(), x.b->end,
+                                 [&](int u, int end) { return placed[u].b->start < end; });
+      for (; it != list.end() && placed[*it].b->start <= limit; ++it) {
+        const Placed& y = placed[*it];
+        if (y.first > limit || y.lo >= x.hi || x.lo >= y.hi) continue;
+        const int lo = std::min(xi, *it), hi = std::max(xi, *it);
+        if (candidate(lo, hi)) report(lo, hi);
+      }
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const auto& u, const auto& v) { return u.first < v.first; });
+  for (auto& f : found) out.push_back(std::move(f.second));
+}
 
 }  // namespace
 
@@ -120,29 +265,7 @@ std::vector<ReuseHazard> find_reuse_hazards(const Plan& plan) {
       for (std::size_t j = i + 1; j < members.size(); ++j)
         checker.check_pair("buffer.id " + std::to_string(key.second), plan.buffers[members[i]],
                            plan.buffers[members[j]], true, out);
-  // Buffers placed over each other (the compiler's offsets when known, else vplan's) with disjoint lifetimes: the
-  // earlier must be done before the later starts. Swept by offset, so only overlapping pairs are visited.
-  for (MemorySpace space : {MemorySpace::kSmem, MemorySpace::kTmem}) {
-    std::vector<const Buffer*> placed;
-    for (const Buffer& b : plan.buffers)
-      if (b.space == space && !b.is_scratch() && !b.barrier && b.planner_id < 0) placed.push_back(&b);
-    auto size = [&](const Buffer* b) -> std::int64_t { return space == MemorySpace::kSmem ? b->bytes : b->cols; };
-    std::sort(placed.begin(), placed.end(), [](const Buffer* a, const Buffer* b) {
-      return a->placed_offset() != b->placed_offset() ? a->placed_offset() < b->placed_offset() : a->id < b->id;
-    });
-    for (std::size_t i = 0; i < placed.size(); ++i) {
-      const Buffer* a = placed[i];
-      const std::int64_t a_end = a->placed_offset() + size(a);
-      for (std::size_t j = i + 1; j < placed.size() && placed[j]->placed_offset() < a_end; ++j) {
-        const Buffer* b = placed[j];
-        if (size(a) == 0 || size(b) == 0 || (a->start < b->end && b->start < a->end)) continue;  // live together
-        const Buffer* x = a->end <= b->start ? a : b;
-        const Buffer* y = x == a ? b : a;
-        const std::int64_t lo = b->placed_offset(), hi = std::min(a_end, b->placed_offset() + size(b));
-        checker.check_pair("offsets " + std::to_string(lo) + "-" + std::to_string(hi), *x, *y, false, out);
-      }
-    }
-  }
+  for (MemorySpace space : {MemorySpace::kSmem, MemorySpace::kTmem}) placed_over_each_other(plan, space, checker, out);
   return out;
 }
 

@@ -57,8 +57,7 @@ std::int64_t elements_of(const Type& t) {
 // The op's operand types (the types before '->' of a generic op, e.g. `(tensor<..>, tensor<..>) -> (f32, f32)`).
 std::vector<const Type*> input_types(const Op& op) {
   std::vector<const Type*> out;
-  const std::size_t n = op.types.size() >= op.result_types.size() ? op.types.size() - op.result_types.size() : 0;
-  for (std::size_t i = 0; i < n; ++i) out.push_back(&op.types[i]);
+  for (const Type& t : op.operand_types) out.push_back(&t);
   return out;
 }
 
@@ -156,6 +155,8 @@ bool parse_blocked_layout(const std::string& text, BlockedLayout& out) {
   return true;
 }
 
+bool scratch_depends_on_use(const Op& op) { return op.name == "tt.atomic_rmw" || op.name == "tt.atomic_cas"; }
+
 ScratchSize op_scratch(const Op& op, const Module& module, bool used, int threads_per_warp) {
   const std::string& n = op.name;
   if (n == "tt.reduce") return reduce_scratch(op, module);
@@ -170,7 +171,7 @@ ScratchSize op_scratch(const Op& op, const Module& module, bool used, int thread
     return unknown(elements_of(t) * element_bytes_of(t),
                    "Triton sizes it from the swizzled layout of both register layouts; vplan takes the whole tensor");
   }
-  if (n == "tt.atomic_rmw" || n == "tt.atomic_cas") {
+  if (scratch_depends_on_use(op)) {
     if (!used || op.result_types.empty()) return {};
     const Type& r = op.result_types[0];
     if (r.kind != Type::Kind::kTensor)

@@ -25,6 +25,9 @@ struct ScratchSize {
 /// `threads_per_warp` is the module's (32 on NVIDIA). Layouts are read from `module`'s aliases.
 ScratchSize op_scratch(const Op& op, const Module& module, bool used, int threads_per_warp);
 
+/// Whether op_scratch's answer for `op` depends on `used` (atomics): only these ops' results need looking up.
+bool scratch_depends_on_use(const Op& op);
+
 /// A blocked layout's parameters (`#ttg.blocked<{sizePerThread = [..], threadsPerWarp = [..], warpsPerCTA = [..]}>`).
 struct BlockedLayout {
   std::vector<std::int64_t> size_per_thread, threads_per_warp, warps_per_cta;

@@ -1,7 +1,9 @@
 #include "tools/vplan/ttgir_lexer.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <limits>
 
 #include "libcommon/error.hpp"
 
@@ -18,10 +20,27 @@ std::string_view token_kind_spelling(TokenKind kind) {
   return "token";
 }
 
+std::size_t LexedTtgir::starts_up_to(std::size_t offset) const {
+  const std::size_t n = line_starts.size();
+  auto fits = [&](std::size_t k) { return (k == 0 || line_starts[k - 1] <= offset) && (k == n || offset < line_starts[k]); };
+  if (fits(last_)) return last_;
+  if (last_ < n && fits(last_ + 1)) return ++last_;
+  last_ = static_cast<std::size_t>(std::upper_bound(line_starts.begin(), line_starts.end(), offset) - line_starts.begin());
+  return last_;
+}
+
+int LexedTtgir::line(const Token& t) const { return 1 + static_cast<int>(starts_up_to(static_cast<std::size_t>(t.data - base))); }
+
+int LexedTtgir::column(const Token& t) const {
+  const auto offset = static_cast<std::size_t>(t.data - base);
+  const std::size_t k = starts_up_to(offset);
+  return static_cast<int>(offset - (k == 0 ? 0 : line_starts[k - 1])) + 1;
+}
+
 std::string describe_token(const Token& token) {
   if (token.kind == TokenKind::kEof) return "end of file";
-  std::string shown(token.text.substr(0, 40));
-  if (token.text.size() > 40) shown += "...";
+  std::string shown(token.text().substr(0, 40));
+  if (token.size > 40) shown += "...";
   return "'" + shown + "'";
 }
 
@@ -38,14 +57,22 @@ class Lexer {
  public:
   Lexer(std::string_view text, std::string_view name) : text_(text), name_(name) {}
 
-  std::vector<Token> run() {
-    std::vector<Token> out;
-    out.reserve(text_.size() / 6 + 1);
+  LexedTtgir run() {
+    LexedTtgir out;
+    out.base = text_.data();
+    out.tokens.reserve(text_.size() / 4 + 1);  // Triton's TTGIR: ~4.6 bytes per token
+    int last_line = 1;
     while (true) {
       skip_space();
+      const int line = line_;
       Token t = next();
-      out.push_back(t);
-      if (t.kind == TokenKind::kEof) return out;
+      t.new_line = line != last_line;
+      last_line = line;
+      out.tokens.push_back(t);
+      if (t.kind == TokenKind::kEof) {
+        out.line_starts = std::move(line_starts_);
+        return out;
+      }
     }
   }
 
@@ -60,6 +87,7 @@ class Lexer {
     if (text_[pos_] == '\n') {
       ++line_;
       line_start_ = pos_ + 1;
+      line_starts_.push_back(line_start_);
     }
     ++pos_;
   }
@@ -78,14 +106,15 @@ class Lexer {
   }
 
   Token make(TokenKind kind, std::size_t start, int line, int column) {
-    return Token{kind, text_.substr(start, pos_ - start), line, column};
+    if (pos_ - start > std::numeric_limits<std::uint32_t>::max()) fail("expected a token shorter than 4 GiB", line, column);
+    return Token{text_.data() + start, static_cast<std::uint32_t>(pos_ - start), kind, false};
   }
 
   Token next() {
     const std::size_t start = pos_;
     const int line = line_;
     const int column = static_cast<int>(pos_ - line_start_) + 1;
-    if (pos_ >= text_.size()) return Token{TokenKind::kEof, {}, line, column};
+    if (pos_ >= text_.size()) return Token{text_.data() + pos_, 0, TokenKind::kEof, false};
     const char c = text_[pos_];
     auto single = [&](TokenKind k) {
       ++pos_;
@@ -200,10 +229,11 @@ class Lexer {
   std::size_t pos_ = 0;
   std::size_t line_start_ = 0;
   int line_ = 1;
+  std::vector<std::size_t> line_starts_;
 };
 
 }  // namespace
 
-std::vector<Token> lex_ttgir(std::string_view text, std::string_view name) { return Lexer(text, name).run(); }
+LexedTtgir lex_ttgir(std::string_view text, std::string_view name) { return Lexer(text, name).run(); }
 
 }  // namespace vtools::vplan

@@ -40,7 +40,8 @@ struct Op {
   std::vector<std::string> operands;     ///< values used by the op itself (not by ops in its regions), in order
   std::vector<std::string> defined_args; ///< values the op defines for its regions (induction vars, iter_args)
   std::vector<Attribute> attributes;     ///< op attributes and properties (`{...}`, `<{...}>`, `attributes {...}`)
-  std::vector<Type> types;               ///< every type written in the op, in order
+  std::vector<Type> operand_types;       ///< the types written in the op, in order, less as many at the end as
+                                         ///< there are result types: a generic op's operand types (not kept twice)
   std::vector<Type> result_types;        ///< types after the last '->', else after 'to', else after ':'
   std::vector<Region> regions;
   std::vector<std::string> keywords;     ///< bare words and literals of the op itself ("public", "false", "sgt")

@@ -51,7 +51,7 @@ bool is_scalar_type_name(std::string_view s) {
 
 class Parser {
  public:
-  Parser(std::string_view text, std::string_view name) : text_(text), name_(name), tokens_(lex_ttgir(text, name)) {}
+  Parser(std::string_view text, std::string_view name) : text_(text), name_(name), lexed_(lex_ttgir(text, name)) {}
 
   Module run() {
     module_.name = std::string(name_);
@@ -87,7 +87,11 @@ class Parser {
     consume();
     return true;
   }
-  SourceLocation where(const Token& t) const { return SourceLocation{std::string(name_), t.line, t.column}; }
+  SourceLocation where(const Token& t) const { return SourceLocation{std::string(name_), line(t), column(t)}; }
+  int line(const Token& t) const { return lexed_.line(t); }
+  int column(const Token& t) const { return lexed_.column(t); }
+  /// line:column of `t` for messages ("12:7").
+  std::string line_column(const Token& t) const { return std::to_string(line(t)) + ":" + std::to_string(column(t)); }
 
   /// The one place that writes "expected X, got Y". At end of input it also names the ops still open, outermost
   /// last, so a truncated file says what was cut off (`skip_innermost`: the message already names that one).
@@ -116,8 +120,8 @@ class Parser {
 
   // Source text from the start of token `first` to the end of token `last`.
   std::string_view span(std::size_t first, std::size_t last) const {
-    const char* b = tokens_[first].text.data();
-    const char* e = tokens_[last].text.data() + tokens_[last].text.size();
+    const char* b = tokens_[first].data;
+    const char* e = tokens_[last].data + tokens_[last].size;
     return std::string_view(b, static_cast<std::size_t>(e - b));
   }
 
@@ -140,12 +144,10 @@ class Parser {
     while (!at(close)) {
       if (at(TokenKind::kEof))
         error_expected(std::string(token_kind_spelling(close)) + " to close " +
-                       std::string(token_kind_spelling(open.kind)) + " at " + std::to_string(open.line) + ":" +
-                       std::to_string(open.column));
+                       std::string(token_kind_spelling(open.kind)) + " at " + line_column(open));
       if (at(TokenKind::kRParen) || at(TokenKind::kRSquare) || at(TokenKind::kRBrace) || at(TokenKind::kGreater))
         error_expected(std::string(token_kind_spelling(close)) + " to close " +
-                       std::string(token_kind_spelling(open.kind)) + " at " + std::to_string(open.line) + ":" +
-                       std::to_string(open.column));
+                       std::string(token_kind_spelling(open.kind)) + " at " + line_column(open));
       skip_balanced();
     }
     consume();
@@ -161,20 +163,20 @@ class Parser {
       if (t.kind == TokenKind::kLBrace) ++depth;
       if (t.kind == TokenKind::kRBrace) --depth;
       if (depth != 0 || (t.kind != TokenKind::kHashId && t.kind != TokenKind::kBangId)) continue;
-      if (tokens_[i + 1].kind != TokenKind::kEqual || (i > 0 && tokens_[i - 1].line == t.line)) continue;
+      if (tokens_[i + 1].kind != TokenKind::kEqual || (i > 0 && !t.new_line)) continue;
       pos_ = i + 2;
       const std::size_t value_start = pos_;
-      if (at(TokenKind::kBareId) && cur().text == "loc" && peek().kind == TokenKind::kLParen) {
+      if (at(TokenKind::kBareId) && cur().text() == "loc" && peek().kind == TokenKind::kLParen) {
         int node = parse_loc();
-        loc_table_.define_alias(std::string(t.text), node);
+        loc_table_.define_alias(std::string(t.text()), node);
       } else {
         do {
-          if (at(TokenKind::kEof)) error_expected("a value for alias '" + std::string(t.text) + "'");
+          if (at(TokenKind::kEof)) error_expected("a value for alias '" + std::string(t.text()) + "'");
           skip_balanced();
-        } while (!at(TokenKind::kEof) && cur().line == prev().line);
+        } while (!at(TokenKind::kEof) && !cur().new_line);
       }
-      if (pos_ == value_start) error_expected("a value for alias '" + std::string(t.text) + "'");
-      module_.aliases[std::string(t.text)] = std::string(span(value_start, pos_ - 1));
+      if (pos_ == value_start) error_expected("a value for alias '" + std::string(t.text()) + "'");
+      module_.aliases[std::string(t.text())] = std::string(span(value_start, pos_ - 1));
       alias_end_[i] = pos_;
       i = pos_ - 1;
     }
@@ -186,9 +188,9 @@ class Parser {
     std::unordered_set<std::string_view> defined;
     for (const auto& [alias, value] : module_.aliases) defined.insert(alias);
     for (const Token& t : tokens_) {
-      if (t.kind != TokenKind::kHashId || t.text.find('.') != std::string_view::npos || defined.count(t.text)) continue;
-      if (!loc_table_.has_alias(std::string(t.text)))
-        throw Error(ExitCode::kDataError, "expected a defined alias, got unknown alias '" + std::string(t.text) + "'",
+      if (t.kind != TokenKind::kHashId || t.text().find('.') != std::string_view::npos || defined.count(t.text())) continue;
+      if (!loc_table_.has_alias(std::string(t.text())))
+        throw Error(ExitCode::kDataError, "expected a defined alias, got unknown alias '" + std::string(t.text()) + "'",
                     where(t));
     }
   }
@@ -209,20 +211,20 @@ class Parser {
     node.where = where(cur());
     if (at(TokenKind::kHashId)) {
       node.kind = LocNode::Kind::kAliasRef;
-      node.text = std::string(cur().text);
+      node.text = std::string(cur().text());
       consume();
-    } else if (at(TokenKind::kBareId) && cur().text == "unknown") {
+    } else if (at(TokenKind::kBareId) && cur().text() == "unknown") {
       consume();
-    } else if (at(TokenKind::kBareId) && cur().text == "callsite") {
+    } else if (at(TokenKind::kBareId) && cur().text() == "callsite") {
       consume();
       expect(TokenKind::kLParen, "after 'callsite'");
       node.kind = LocNode::Kind::kCallSite;
       node.children.push_back(parse_loc_expr());
-      if (!(at(TokenKind::kBareId) && cur().text == "at")) error_expected("'at' in callsite location");
+      if (!(at(TokenKind::kBareId) && cur().text() == "at")) error_expected("'at' in callsite location");
       consume();
       node.children.push_back(parse_loc_expr());
       expect(TokenKind::kRParen, "to close 'callsite('");
-    } else if (at(TokenKind::kBareId) && cur().text == "fused") {
+    } else if (at(TokenKind::kBareId) && cur().text() == "fused") {
       consume();
       node.kind = LocNode::Kind::kFused;
       if (at(TokenKind::kLess)) skip_balanced();
@@ -232,7 +234,7 @@ class Parser {
       } while (consume_if(TokenKind::kComma));
       expect(TokenKind::kRSquare, "to close 'fused['");
     } else if (at(TokenKind::kString)) {
-      std::string text = unquote(cur().text);
+      std::string text = unquote(cur().text());
       consume();
       if (consume_if(TokenKind::kColon)) {
         node.kind = LocNode::Kind::kFile;
@@ -240,7 +242,7 @@ class Parser {
         node.line = parse_int("line number in file location");
         expect(TokenKind::kColon, "between line and column");
         node.column = parse_int("column number in file location");
-        if (at(TokenKind::kBareId) && cur().text == "to") {  // ranges: "f":1:2 to 3:4 / to :4
+        if (at(TokenKind::kBareId) && cur().text() == "to") {  // ranges: "f":1:2 to 3:4 / to :4
           consume();
           while (at(TokenKind::kInteger) || at(TokenKind::kColon)) consume();
         }
@@ -262,7 +264,7 @@ class Parser {
   int parse_int(const std::string& what) {
     if (!at(TokenKind::kInteger)) error_expected(what);
     int v = 0;
-    for (char c : cur().text)
+    for (char c : cur().text())
       if (c >= '0' && c <= '9' && v < 100000000) v = v * 10 + (c - '0');
     consume();
     return v;
@@ -273,7 +275,7 @@ class Parser {
     if (at(TokenKind::kBangId)) return true;
     if (at(TokenKind::kLParen)) return false;
     if (!at(TokenKind::kBareId)) return false;
-    std::string_view t = cur().text;
+    std::string_view t = cur().text();
     if ((t == "tensor" || t == "tuple" || t == "vector" || t == "memref") && peek().kind == TokenKind::kLess)
       return true;
     return is_scalar_type_name(t);
@@ -283,7 +285,7 @@ class Parser {
     const std::size_t first = pos_;
     const Token& start = cur();
     consume();
-    if (at(TokenKind::kLess) && cur().text.data() == start.text.data() + start.text.size()) skip_balanced();
+    if (at(TokenKind::kLess) && cur().data == start.data + start.size) skip_balanced();
     return parse_type_text(span(first, pos_ - 1), where(start));
   }
 
@@ -293,12 +295,12 @@ class Parser {
     enter(open);
     if (!consume_if(TokenKind::kRParen)) {
       do {
-        args.emplace_back(expect(TokenKind::kValueId, "as argument name").text);
+        args.emplace_back(expect(TokenKind::kValueId, "as argument name").text());
         expect(TokenKind::kColon, "after argument name");
         if (!at_type()) error_expected("argument type");
         types.push_back(parse_type());
         if (at(TokenKind::kLBrace)) skip_balanced();  // argument attributes
-        if (at(TokenKind::kBareId) && cur().text == "loc" && peek().kind == TokenKind::kLParen) parse_loc();
+        if (at(TokenKind::kBareId) && cur().text() == "loc" && peek().kind == TokenKind::kLParen) parse_loc();
       } while (consume_if(TokenKind::kComma));
       expect(TokenKind::kRParen, "to close the argument list");
     }
@@ -313,14 +315,13 @@ class Parser {
       do {
         if (!at(TokenKind::kBareId) && !at(TokenKind::kString)) error_expected("attribute name");
         Attribute a;
-        a.key = unquote(cur().text);
+        a.key = unquote(cur().text());
         consume();
         if (consume_if(TokenKind::kEqual)) {
           const std::size_t first = pos_;
           while (!at(TokenKind::kComma) && !at(TokenKind::kRBrace)) {
             if (at(TokenKind::kEof) || at(TokenKind::kRParen) || at(TokenKind::kRSquare) || at(TokenKind::kGreater))
-              error_expected("',' or '}' in attribute dictionary opened at " + std::to_string(open.line) + ":" +
-                             std::to_string(open.column));
+              error_expected("',' or '}' in attribute dictionary opened at " + line_column(open));
             skip_balanced();
           }
           if (pos_ == first) error_expected("attribute value");
@@ -328,8 +329,7 @@ class Parser {
         }
         out.push_back(std::move(a));
       } while (consume_if(TokenKind::kComma));
-      expect(TokenKind::kRBrace, "to close attributes opened at " + std::to_string(open.line) + ":" +
-                                     std::to_string(open.column));
+      expect(TokenKind::kRBrace, "to close attributes opened at " + line_column(open));
     }
     leave();
   }
@@ -340,7 +340,7 @@ class Parser {
   bool brace_opens_region() const {
     const Token& next = peek();
     if (next.kind == TokenKind::kEof) return true;
-    if (next.line > cur().line) return true;
+    if (next.new_line) return true;
     if (next.kind == TokenKind::kValueId || next.kind == TokenKind::kCaretId) return true;
     if (next.kind == TokenKind::kBareId || next.kind == TokenKind::kString) {
       TokenKind after = peek(2).kind;
@@ -357,8 +357,7 @@ class Parser {
     enter(open);
     while (!at(TokenKind::kRBrace)) {
       if (at(TokenKind::kEof))
-        error_expected("'}' to close the region of " + owner + " opened at " + std::to_string(open.line) + ":" +
-                           std::to_string(open.column),
+        error_expected("'}' to close the region of " + owner + " opened at " + line_column(open),
                        true);
       if (at(TokenKind::kCaretId)) {  // block label ^bb0(%a: f32 loc(...)):
         consume();
@@ -378,12 +377,12 @@ class Parser {
 
   Op parse_op() {
     Op op;
-    op.line = cur().line;
-    op.column = cur().column;
+    op.line = line(cur());
+    op.column = column(cur());
     enter(cur());
     if (at(TokenKind::kValueId)) {
       do {
-        op.results.emplace_back(expect(TokenKind::kValueId, "as result name").text);
+        op.results.emplace_back(expect(TokenKind::kValueId, "as result name").text());
         int count = 1;
         if (consume_if(TokenKind::kColon)) count = parse_int("result count after ':'");
         op.result_count += count;
@@ -391,7 +390,7 @@ class Parser {
       expect(TokenKind::kEqual, "after op results");
     }
     if (at(TokenKind::kBareId) || at(TokenKind::kString)) {
-      op.name = unquote(cur().text);
+      op.name = unquote(cur().text());
       consume();
     } else {
       error_expected("op name");
@@ -412,20 +411,20 @@ class Parser {
       const Token& t = cur();
       if (open.empty()) {
         if (t.kind == TokenKind::kEof || t.kind == TokenKind::kRBrace) break;
-        if (t.kind == TokenKind::kBareId && t.text == "loc" && peek().kind == TokenKind::kLParen) {
+        if (t.kind == TokenKind::kBareId && t.text() == "loc" && peek().kind == TokenKind::kLParen) {
           op.loc = resolve_loc(parse_loc());
           break;
         }
-        bool new_line = t.line > prev().line && pos_ > 0;
-        if (new_line && !(t.kind == TokenKind::kBareId && is_partition_label(t.text))) break;
-        if (t.kind == TokenKind::kBareId && is_partition_label(t.text) &&
+        bool new_line = t.new_line && pos_ > 0;
+        if (new_line && !(t.kind == TokenKind::kBareId && is_partition_label(t.text()))) break;
+        if (t.kind == TokenKind::kBareId && is_partition_label(t.text()) &&
             (peek().kind == TokenKind::kLBrace || peek().kind == TokenKind::kLParen)) {
-          pending.label = std::string(t.text);
+          pending.label = std::string(t.text());
           consume();
           if (at(TokenKind::kLParen)) parse_arg_list(pending.args, pending.arg_types);
           continue;
         }
-        if (t.kind == TokenKind::kBareId && t.text == "num_warps" && peek().kind == TokenKind::kLParen) {
+        if (t.kind == TokenKind::kBareId && t.text() == "num_warps" && peek().kind == TokenKind::kLParen) {
           consume();
           consume();
           pending.num_warps = parse_int("warp count in 'num_warps('");
@@ -434,18 +433,18 @@ class Parser {
         }
         if (t.kind == TokenKind::kColon) segment = Segment::kColon;
         if (t.kind == TokenKind::kArrow) segment = Segment::kArrow, arrow_types.clear();
-        if (t.kind == TokenKind::kBareId && t.text == "to") segment = Segment::kTo;
+        if (t.kind == TokenKind::kBareId && t.text() == "to") segment = Segment::kTo;
       }
       switch (t.kind) {
         case TokenKind::kEof: {
           const Token& o = open.back();
           error_expected(closer_for(o.kind) + " to close " + std::string(token_kind_spelling(o.kind)) + " at " +
-                         std::to_string(o.line) + ":" + std::to_string(o.column));
+                         line_column(o));
         }
         case TokenKind::kLBrace:
-          if (peek().kind == TokenKind::kEof && peek().line == t.line) {
+          if (peek().kind == TokenKind::kEof && !peek().new_line) {
             consume();
-            error_expected("'}' to close '{' at " + std::to_string(t.line) + ":" + std::to_string(t.column));
+            error_expected("'}' to close '{' at " + line_column(t));
           }
           if (brace_opens_region()) {
             const std::string owner = "'" + op.name + "'" + (op.symbol.empty() ? "" : " " + op.symbol);
@@ -458,7 +457,7 @@ class Parser {
           }
           continue;
         case TokenKind::kAtId:
-          op.symbol = std::string(t.text);
+          op.symbol = std::string(t.text());
           consume();
           if (at(TokenKind::kLParen)) parse_arg_list(pending.args, pending.arg_types);
           continue;
@@ -476,7 +475,7 @@ class Parser {
             if (open.empty()) error_expected("end of op started at " + std::to_string(op_line));
             const Token& o = open.back();
             error_expected(closer_for(o.kind) + " to close " + std::string(token_kind_spelling(o.kind)) + " at " +
-                           std::to_string(o.line) + ":" + std::to_string(o.column));
+                           line_column(o));
           }
           open.pop_back();
           consume();
@@ -484,11 +483,11 @@ class Parser {
         case TokenKind::kRBrace: {
           const Token& o = open.back();
           error_expected(closer_for(o.kind) + " to close " + std::string(token_kind_spelling(o.kind)) + " at " +
-                         std::to_string(o.line) + ":" + std::to_string(o.column));
+                         line_column(o));
         }
         case TokenKind::kValueId:
-          if (peek().kind == TokenKind::kEqual) op.defined_args.emplace_back(t.text);
-          else op.operands.emplace_back(t.text);
+          if (peek().kind == TokenKind::kEqual) op.defined_args.emplace_back(t.text());
+          else op.operands.emplace_back(t.text());
           consume();
           continue;
         case TokenKind::kBareId:
@@ -498,10 +497,10 @@ class Parser {
             if (segment == Segment::kColon) colon_types.push_back(type);
             if (segment == Segment::kTo) to_types.push_back(type);
             if (segment == Segment::kArrow) arrow_types.push_back(type);
-            op.types.push_back(std::move(type));
+            op.operand_types.push_back(std::move(type));
             continue;
           }
-          if (open.empty() && t.kind == TokenKind::kBareId) op.keywords.emplace_back(t.text);
+          if (open.empty() && t.kind == TokenKind::kBareId) op.keywords.emplace_back(t.text());
           consume();
           continue;
         default:
@@ -512,6 +511,8 @@ class Parser {
     if (!arrow_types.empty()) op.result_types = std::move(arrow_types);
     else if (!to_types.empty()) op.result_types = std::move(to_types);
     else op.result_types = std::move(colon_types);
+    const std::size_t all = op.operand_types.size(), results = op.result_types.size();
+    op.operand_types.resize(all >= results ? all - results : 0);  // result types are kept once, in result_types
   }
 
   // Triton prints the `#loc` aliases after the module, so a truncated file lacks them: an undefined alias is kept
@@ -549,7 +550,8 @@ class Parser {
 
   std::string_view text_;
   std::string_view name_;
-  std::vector<Token> tokens_;
+  LexedTtgir lexed_;
+  const std::vector<Token>& tokens_ = lexed_.tokens;
   std::size_t pos_ = 0;
   int nesting_ = 0;
   std::unordered_map<std::size_t, std::size_t> alias_end_;  // alias definition start token -> token after it
