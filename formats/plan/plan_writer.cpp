@@ -143,7 +143,6 @@ void write_channel(JsonWriter& w, const Channel& c) {
 void write_summary(JsonWriter& w, const Summary& s) {
   w.begin_object(kLines);
   w.field("smem_peak_bytes", s.smem_peak_bytes);
-  w.field("smem_allocated_bytes", s.smem_allocated_bytes);
   w.field("smem_limit_bytes", s.smem_limit_bytes);
   w.field("smem_peak_op", s.smem_peak_op);
   array_field(w, "smem_live_at_peak", s.smem_live_at_peak);
