@@ -7,135 +7,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "formats/plan/plan_writer.hpp"
 #include "libcommon/error.hpp"
 
 namespace vtools::vplan {
 
-namespace {
-
-OrderedJson loc_json(const SourceLoc& loc) {
-  if (loc.name.empty() && loc.file.empty()) return nullptr;
-  OrderedJson j;
-  j["name"] = loc.name;
-  j["file"] = loc.file;
-  j["line"] = loc.line;
-  j["column"] = loc.column;
-  return j;
-}
-
-OrderedJson partition_json(int p) { return p == kNoPartition ? OrderedJson(nullptr) : OrderedJson(p); }
-
-OrderedJson end_json(const ChannelEnd& e) {
-  OrderedJson j;
-  j["op"] = e.op;
-  j["partition"] = partition_json(e.partition);
-  return j;
-}
-
-}  // namespace
-
 OrderedJson plan_document(const Plan& plan, std::string_view source_format) {
-  OrderedJson doc = new_document(kPlanFormat, "vplan");
-  doc["source"] = {{"path", plan.kernel.source}, {"format", source_format}};
-  doc["kernel"] = {{"name", plan.kernel.name},
-                   {"target", plan.kernel.target},
-                   {"num_warps", plan.kernel.num_warps},
-                   {"total_warps", plan.kernel.total_warps}};
-  doc["partitions"] = OrderedJson::array();
-  for (const auto& p : plan.partitions)
-    doc["partitions"].push_back(
-        {{"id", p.id}, {"region", p.region}, {"num_warps", p.num_warps}, {"op_count", p.op_count}});
-  doc["ops"] = OrderedJson::array();
-  for (const auto& op : plan.ops) {
-    OrderedJson j;
-    j["id"] = op.id;
-    j["name"] = op.name;
-    j["partition"] = partition_json(op.partition);
-    j["result"] = op.result;
-    j["operands"] = op.operands;
-    j["shape"] = op.shape;
-    j["loc"] = loc_json(op.loc);
-    j["key"] = op.key == KeyKind::kNone ? OrderedJson(nullptr) : OrderedJson(key_kind_name(op.key));
-    j["sync"] = op.sync;
-    j["parent"] = op.parent;
-    doc["ops"].push_back(std::move(j));
-  }
-  doc["buffers"] = OrderedJson::array();
-  for (const auto& b : plan.buffers) {
-    OrderedJson j;
-    j["id"] = b.id;
-    j["name"] = b.name;
-    j["value"] = b.value;
-    j["space"] = space_name(b.space);
-    j["shape"] = b.shape;
-    j["element_type"] = b.element_type;
-    j["encoding"] = b.encoding;
-    j["bytes"] = b.bytes;
-    j["rows"] = b.rows;
-    j["cols"] = b.cols;
-    j["copies"] = b.copies;
-    j["barrier"] = b.barrier;
-    j["alloc_op"] = b.alloc_op;
-    j["liveness"] = {b.start, b.end};
-    j["offset"] = b.offset;
-    j["alignment"] = b.alignment;
-    j["channels"] = b.channels;
-    j["operand_d"] = b.operand_d;
-    j["users"] = b.users;
-    j["loc"] = loc_json(b.loc);
-    j["scratch_op"] = b.is_scratch() ? OrderedJson(b.scratch_op) : OrderedJson(nullptr);
-    j["size_exact"] = b.size_exact;
-    j["compiler_offsets"] = b.compiler_offsets;
-    j["planner_id"] = b.planner_id >= 0 ? OrderedJson(b.planner_id) : OrderedJson(nullptr);
-    j["planner_copy"] = b.planner_copy > 0 ? OrderedJson(b.planner_copy) : OrderedJson(nullptr);
-    j["planner_offset"] = b.planner_offset >= 0 ? OrderedJson(b.planner_offset) : OrderedJson(nullptr);
-    doc["buffers"].push_back(std::move(j));
-  }
-  doc["channels"] = OrderedJson::array();
-  for (const auto& c : plan.channels) {
-    OrderedJson j;
-    j["id"] = c.id;
-    j["buffer"] = c.buffer;
-    j["space"] = space_name(c.space);
-    j["producer"] = end_json(c.producer);
-    j["consumers"] = OrderedJson::array();
-    for (const auto& e : c.consumers) j["consumers"].push_back(end_json(e));
-    j["operand_d"] = c.operand_d;
-    doc["channels"].push_back(std::move(j));
-  }
-  const Summary& s = plan.summary;
-  OrderedJson sj;
-  sj["smem_peak_bytes"] = s.smem_peak_bytes;
-  sj["smem_limit_bytes"] = s.smem_limit_bytes;
-  sj["smem_peak_op"] = s.smem_peak_op;
-  sj["smem_live_at_peak"] = s.smem_live_at_peak;
-  sj["tmem_peak_cols"] = s.tmem_peak_cols;
-  sj["tmem_allocated_cols"] = s.tmem_allocated_cols;
-  sj["tmem_limit_cols"] = s.tmem_limit_cols;
-  sj["tmem_peak_op"] = s.tmem_peak_op;
-  sj["tmem_live_at_peak"] = s.tmem_live_at_peak;
-  sj["capture_bytes"] = s.capture_bytes;
-  sj["triton_shared_bytes"] = s.triton_shared_bytes ? OrderedJson(*s.triton_shared_bytes) : OrderedJson(nullptr);
-  sj["smem_total_bytes"] = s.smem_total_bytes;
-  sj["smem_total_min_bytes"] = s.smem_total_min_bytes;
-  sj["scratch_bytes"] = s.scratch_bytes;
-  sj["unknown_scratch_bytes"] = s.unknown_scratch_bytes;
-  sj["compiler_layout"] = s.compiler_layout;
-  sj["compiler_shared_bytes"] = s.compiler_shared_bytes ? OrderedJson(*s.compiler_shared_bytes) : OrderedJson(nullptr);
-  sj["compiler_tmem_cols"] = s.compiler_tmem_cols ? OrderedJson(*s.compiler_tmem_cols) : OrderedJson(nullptr);
-  sj["fits"] = s.fits;
-  sj["notes"] = s.notes;
-  doc["summary"] = std::move(sj);
-  doc["reuse_hazards"] = OrderedJson::array();
-  for (const auto& h : plan.reuse_hazards)
-    doc["reuse_hazards"].push_back({{"group", h.group},
-                                    {"first", h.first},
-                                    {"second", h.second},
-                                    {"first_op", h.first_op},
-                                    {"second_op", h.second_op},
-                                    {"first_partition", partition_json(h.first_partition)},
-                                    {"second_partition", partition_json(h.second_partition)}});
-  return doc;
+  return parse_json(plan_document_text(plan, source_format), "plan");
 }
 
 namespace {

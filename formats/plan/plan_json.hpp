@@ -9,7 +9,8 @@
 
 namespace vtools::vplan {
 
-/// The whole document, envelope included. `source_format` is "ttgir" or "ws-dot".
+/// The whole document, envelope included, as a tree: plan_writer.hpp's text parsed (for tests and small plans; the
+/// tools stream it). `source_format` is "ttgir" or "ws-dot".
 OrderedJson plan_document(const Plan& plan, std::string_view source_format);
 
 /// Reads a vtools.plan document (envelope checked). Throws Error(kDataError) naming the field that is missing or

@@ -1,6 +1,6 @@
-// Writes the vtools.plan document streamed, record by record: the same text as dump_json(plan_document(...)) (every
-// container one element per line, 2-space indent), without the tree, which costs ~1 KB per op (a 10^6-op kernel's
-// tree is gigabytes). plan_json.hpp keeps the tree (tests, fuzzers) and the reader.
+// The one writer of the vtools.plan document, streamed record by record (every container one element per line,
+// 2-space indent, as dump_json lays a tree out), without a tree, which costs ~1 KB per op (a 10^6-op kernel's tree
+// is gigabytes). plan_json.hpp has the reader, and the tree (this text parsed) for tests.
 #pragma once
 
 #include <functional>
