@@ -90,15 +90,6 @@ std::optional<bool> JsonView::boolean(std::string_view key) const {
 
 double JsonView::number_or(std::string_view key, double fallback) const { return number(key).value_or(fallback); }
 
-std::int64_t JsonView::integer_or(std::string_view key, std::int64_t fallback) const {
-  const OrderedJson* v = member(key);
-  if (!v) return fallback;
-  // Casting a value outside int64's range is undefined (UBSan, found by vrender_document_fuzz): refuse it.
-  if (const auto i = json_integer<std::int64_t>(*v)) return *i;
-  if (v->is_number_float() && std::abs(v->get<double>()) < 0x1p63) return static_cast<std::int64_t>(v->get<double>());
-  fail(key, v->is_number() ? "an integer within 64 bits" : "a number");
-}
-
 std::string JsonView::string_or(std::string_view key, std::string fallback) const {
   return string(key).value_or(std::move(fallback));
 }
@@ -138,17 +129,6 @@ std::vector<JsonView> JsonView::items(std::string_view key) const {
   out.reserve(v.value_->size());
   std::size_t i = 0;
   for (const auto& e : *v.value_) out.push_back(JsonView(&e, doc_, parent, std::string(), i++));
-  return out;
-}
-
-std::vector<std::pair<std::string, JsonView>> JsonView::members(std::string_view key) const {
-  JsonView v = key.empty() ? *this : at(key);
-  std::vector<std::pair<std::string, JsonView>> out;
-  if (!v.present()) return out;
-  if (!v.value_->is_object()) v.fail("", "an object");
-  auto parent = v.shared_path();
-  for (auto it = v.value_->begin(); it != v.value_->end(); ++it)
-    out.emplace_back(it.key(), JsonView(&it.value(), doc_, parent, it.key(), kNoIndex));
   return out;
 }
 

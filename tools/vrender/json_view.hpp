@@ -34,8 +34,6 @@ class JsonView {
   [[nodiscard]] std::optional<std::string> string(std::string_view key) const;
   [[nodiscard]] std::optional<bool> boolean(std::string_view key) const;
   [[nodiscard]] double number_or(std::string_view key, double fallback) const;
-  /// Integers exactly (trace timestamps near 1.8e18 ns do not fit a double's 53 bits); floats are truncated.
-  [[nodiscard]] std::int64_t integer_or(std::string_view key, std::int64_t fallback) const;
   [[nodiscard]] std::string string_or(std::string_view key, std::string fallback) const;
   /// Members every document of a format has: Error(kDataError) "field '<path.key>' is missing, expected a number"
   /// when absent or null, as when present with another type.
@@ -46,8 +44,6 @@ class JsonView {
   [[nodiscard]] std::vector<JsonView> required_items(std::string_view key) const;
   /// Elements of an array member (empty when absent); each element's path is "key[i]".
   [[nodiscard]] std::vector<JsonView> items(std::string_view key) const;
-  /// Members of an object member in document order (empty when absent).
-  [[nodiscard]] std::vector<std::pair<std::string, JsonView>> members(std::string_view key) const;
 
   /// Throws Error(kDataError): "<doc>: field '<path.key>' is <actual>, expected <expected>".
   [[noreturn]] void fail(std::string_view key, std::string_view expected) const;
