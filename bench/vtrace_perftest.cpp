@@ -1,7 +1,7 @@
 // vtrace post-run harness (not a test): what `vtrace run` does after the traced program exits, on a synthetic
 // raw record file of N kernel launches (default: as many as bench/gpu-vtrace.sh's launch-bound "mini" run) shaped
 // like a PyTorch eager loop (a dozen distinct kernels, long mangled names, ~10% memcpys): read the raw records,
-// build the trace (demangling, filtering), format the JSON document while writing it out, commit it (fsync, rename).
+// build the trace (demangling, filtering), format the JSON document while writing it out, commit it (rename).
 // Timed per phase (wall clock; the JSON phase uses up to 16 threads). This cost is part of vtrace's wall-time
 // overhead (issue 6), paid once at exit.
 //
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   auto median = [](const std::vector<double>& v) { return vtools::stats::median(v); };
   std::printf("kernels %d, raw %.1f MB, document %.1f MB, median of %d (wall ms)\n", kernels,
               bytes.size() / 1e6, doc_bytes / 1e6, repeats);
-  std::printf("read raw   %8.1f\nbuild      %8.1f\njson+write %8.1f\ncommit     %8.1f   (fsync, close, rename)\n"
+  std::printf("read raw   %8.1f\nbuild      %8.1f\njson+write %8.1f\ncommit     %8.1f   (close, rename)\n"
               "total      %8.1f\n",
               median(read_ms), median(build_ms), median(json_ms), median(commit_ms),
               median(read_ms) + median(build_ms) + median(json_ms) + median(commit_ms));
