@@ -1,0 +1,147 @@
+// access_records: the pieces the device patches share with the host (find_allocation, find_argument, add_range,
+// add_range_batch), against host references (IntervalSet, AllocationMap, LaunchArguments) on random inputs.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "tools/vtrace/access/access_records.hpp"
+#include "tools/vtrace/access/allocation_map.hpp"
+#include "tools/vtrace/access/argument_mapping.hpp"
+#include "tools/vtrace/access/interval_set.hpp"
+#include "tests/vtrace/access_test_support.hpp"
+
+using namespace vtools::vtrace;
+using namespace vtools::vtrace::access;
+using namespace vtools::vtrace::access::testing;
+
+namespace {
+
+/// A site's ranges against the exact interval set of what was added: equal while nothing was merged, else sorted,
+/// disjoint and apart, with the same hull, every exact range inside one of them.
+void check_site_ranges(const std::uint64_t (*r)[2], std::uint32_t count, std::uint64_t merged, const IntervalSet& exact) {
+  REQUIRE(count <= raw::kRangesPerSite);
+  Ranges got;
+  for (std::uint32_t i = 0; i < count; ++i) got.push_back({r[i][0], r[i][1]});
+  for (std::size_t i = 0; i + 1 < got.size(); ++i) REQUIRE(got[i][1] < got[i + 1][0]);
+  const Ranges want = exact.ranges();
+  if (merged == 0) {
+    REQUIRE(got == want);
+    return;
+  }
+  REQUIRE(got.front()[0] == want.front()[0]);
+  REQUIRE(got.back()[1] == want.back()[1]);
+  for (const auto& w : want)
+    REQUIRE(std::any_of(got.begin(), got.end(), [&](auto& g) { return g[0] <= w[0] && w[1] <= g[1]; }));
+}
+
+}  // namespace
+
+TEST_CASE("add_range: equals an exact interval set until the slots run out, then covers it within the same hull") {
+  std::mt19937_64 rng(std::random_device{}());
+  for (int round = 0; round < 2000; ++round) {
+    std::uint64_t r[raw::kRangesPerSite][2] = {};
+    std::uint32_t count = 0;
+    std::uint64_t merged = 0;
+    IntervalSet exact;
+    const int adds = 1 + static_cast<int>(rng() % 40);
+    const std::uint64_t span = 64 + rng() % 4096;
+    for (int i = 0; i < adds; ++i) {
+      std::uint64_t lo = rng() % span, hi = lo + 1 + rng() % 32;
+      raw::add_range(r, count, merged, lo, hi);
+      exact.add(lo, hi);
+    }
+    check_site_ranges(r, count, merged, exact);
+  }
+}
+
+TEST_CASE("add_range_batch: the union of ranges and batch; past kRangesPerSite the smallest gaps are filled") {
+  std::uint64_t r[raw::kRangesPerSite][2] = {{0, 10}, {20, 30}};
+  std::uint32_t count = 2;
+  std::uint64_t merged = 0;
+  const std::uint64_t touching[][2] = {{10, 20}, {40, 41}, {35, 35}, {41, 44}};  // {35, 35} is empty
+  raw::add_range_batch(r, count, merged, touching, 4);
+  REQUIRE(count == 2);
+  CHECK(r[0][0] == 0);
+  CHECK(r[0][1] == 30);
+  CHECK(r[1][0] == 40);
+  CHECK(r[1][1] == 44);
+  CHECK(merged == 0);
+  // 20 ranges of 1 byte at 0, 10, 20, ...; the gap before 100 is one byte smaller: filled first, then the lowest.
+  std::uint64_t many[20][2];
+  for (std::uint64_t i = 0; i < 20; ++i) {
+    many[i][0] = i * 10;
+    many[i][1] = i * 10 + 1;
+  }
+  many[10][0] = 99;  // [99, 101): 8 bytes after [90, 91)
+  count = 0;
+  merged = 0;
+  raw::add_range_batch(r, count, merged, many, 20);
+  REQUIRE(count == raw::kRangesPerSite);
+  CHECK(merged == 4);
+  CHECK(r[0][0] == 0);
+  CHECK(r[0][1] == 31);   // gaps before 10, 20, 30 filled (9 bytes each, the lowest of equal gaps)
+  CHECK(r[6][0] == 90);
+  CHECK(r[6][1] == 101);  // the 8-byte gap before 99
+  CHECK(r[7][0] == 110);
+}
+
+TEST_CASE("add_range_batch: exact as an interval set until the slots run out, then within the same hull") {
+  std::mt19937_64 rng(std::random_device{}());
+  for (int round = 0; round < 3000; ++round) {
+    std::uint64_t r[raw::kRangesPerSite][2] = {};
+    std::uint32_t count = 0;
+    std::uint64_t merged = 0;
+    IntervalSet exact;
+    const std::uint64_t span = 64 + rng() % 4096;
+    for (int batches = 1 + static_cast<int>(rng() % 4); batches > 0; --batches) {
+      std::uint64_t batch[32][2];
+      const std::uint32_t n = static_cast<std::uint32_t>(rng() % 33);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        batch[i][0] = rng() % span;
+        batch[i][1] = batch[i][0] + rng() % 33;  // some empty
+        if (batch[i][1] > batch[i][0]) exact.add(batch[i][0], batch[i][1]);
+      }
+      raw::add_range_batch(r, count, merged, batch, n);
+    }
+    check_site_ranges(r, count, merged, exact);
+  }
+}
+
+TEST_CASE("find_allocation and find_argument: the device's lookups agree with the host's on random tables") {
+  std::mt19937_64 rng(std::random_device{}());
+  for (int round = 0; round < 300; ++round) {
+    AllocationMap m;
+    std::vector<Allocation> live;
+    std::uint64_t at = 0x100000;
+    const int n = static_cast<int>(rng() % 20);
+    for (int i = 0; i < n; ++i) {
+      at += rng() % 3 ? 256 * (rng() % 8) : 0;  // sometimes back to back
+      Allocation a = allocation(static_cast<std::uint64_t>(i) + 1, at, 1 + rng() % 3000);
+      at += a.size;
+      live.push_back(a);
+      m.add(a);
+    }
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> pointers;
+    for (std::uint32_t i = 0; i < 6 && !live.empty(); ++i) {
+      const Allocation& a = live[rng() % live.size()];
+      pointers.push_back({i, a.address + rng() % a.size});
+    }
+    DeviceModel device(live, pointers);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> words(pointers.begin(), pointers.end());
+    LaunchArguments host(map_pointer_arguments(param_words(words), m));
+    for (int probe = 0; probe < 200; ++probe) {
+      std::uint64_t address = 0x100000 - 64 + rng() % (at - 0x100000 + 128);
+      std::uint32_t size = 1u << (rng() % 5);
+      Lookup want = m.find(address, size);
+      std::uint32_t got = raw::find_allocation(device.table.data(), device.table.size(), address, size);
+      REQUIRE(want.inside == (got != raw::kNoAllocation));
+      if (!want.inside) continue;
+      REQUIRE(device.table[got].start == live[static_cast<std::size_t>(want.allocation - 1)].address);
+      std::uint32_t arg = raw::find_argument(device.arguments.data(), static_cast<std::uint32_t>(device.arguments.size()),
+                                             got, address);
+      std::int64_t host_arg = host.argument_for(want.allocation, address);
+      REQUIRE(host_arg == (arg == raw::kNoArgument ? -1 : static_cast<std::int64_t>(arg)));
+    }
+  }
+}
