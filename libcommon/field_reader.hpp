@@ -51,22 +51,26 @@ class FieldReader {
   /// Error(kDataError) "<path(key)>: missing, expected <what>".
   [[noreturn]] void missing(std::string_view key, std::string_view what) const;
 
-  /// An integer of type T (a JSON integer that T holds: 1.0, 1e300 and 2^32 for a uint32 are refused, never cast).
+  /// An integer of type T from `min` to `max` (T's range by default): a JSON integer within them. 1.0, 1e300, and
+  /// 2^32 for a uint32 are refused, never cast.
   template <class T>
-  [[nodiscard]] std::optional<T> optional_integer(std::string_view key) const {
+  [[nodiscard]] std::optional<T> optional_integer(std::string_view key, T min = std::numeric_limits<T>::min(),
+                                                  T max = std::numeric_limits<T>::max()) const {
     const OrderedJson* v = find(key);
     if (!v) return std::nullopt;
-    return integer_value<T>(*v, key);
+    return integer_value<T>(*v, key, npos, min, max);
   }
   template <class T>
-  [[nodiscard]] T integer(std::string_view key, T fallback) const {
-    return optional_integer<T>(key).value_or(fallback);
+  [[nodiscard]] T integer(std::string_view key, T fallback, T min = std::numeric_limits<T>::min(),
+                          T max = std::numeric_limits<T>::max()) const {
+    return optional_integer<T>(key, min, max).value_or(fallback);
   }
   template <class T>
-  [[nodiscard]] T required_integer(std::string_view key) const {
+  [[nodiscard]] T required_integer(std::string_view key, T min = std::numeric_limits<T>::min(),
+                                   T max = std::numeric_limits<T>::max()) const {
     const OrderedJson* v = find(key);
     if (!v) missing(key, "an integer");
-    return integer_value<T>(*v, key);
+    return integer_value<T>(*v, key, npos, min, max);
   }
   /// The integers of array `key` (none where absent or null).
   template <class T>
@@ -76,14 +80,13 @@ class FieldReader {
       for (std::size_t i = 0; i < a->size(); ++i) out.push_back(integer_value<T>((*a)[i], key, i));
     return out;
   }
-  /// Element `index` of array `key` (`v`) as an integer of type T, refused with the element's path.
+  /// `v`, member `key` (element `index` of it where given), as an integer of type T from `min` to `max`.
   template <class T>
-  [[nodiscard]] T integer_value(const OrderedJson& v, std::string_view key, std::size_t index = npos) const {
+  [[nodiscard]] T integer_value(const OrderedJson& v, std::string_view key, std::size_t index = npos,
+                                T min = std::numeric_limits<T>::min(), T max = std::numeric_limits<T>::max()) const {
     static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>);
-    if (const std::optional<T> x = json_integer<T>(v)) return *x;
-    expected(key, integer_range(std::to_string(std::numeric_limits<T>::min()),
-                                std::to_string(std::numeric_limits<T>::max())),
-             v, index);
+    if (const std::optional<T> x = json_integer<T>(v); x && *x >= min && *x <= max) return *x;
+    expected(key, integer_range(std::to_string(min), std::to_string(max)), v, index);
   }
 
   /// Member `key` into `out` (an integer type, double, bool or std::string), read as the typed reads below; `out`

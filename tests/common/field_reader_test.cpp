@@ -135,3 +135,28 @@ TEST_CASE("field_reader: fail and expected name a member, an element or the obje
         "d.json: kernels[0].grid[1]: expected an array of 3 integers, got [1,2,\"a\"]");
   CHECK(refusal([&] { k.fail("", "names no kernel"); }) == "d.json: kernels[0]: names no kernel");
 }
+
+TEST_CASE("field_reader: get reads into a field of any type, a narrower range is checked and named") {
+  const FieldReader t(kDoc["benchmarks"]["gpt2"]["timing"], "t", "d.json");
+  std::uint32_t n = 9;
+  double median = 0;
+  std::string s = "keep";
+  bool flag = false;
+  std::int64_t absent = -1;
+  t.get("n", n);
+  t.get("median", median);
+  t.get("s", s);
+  t.get("flag", flag);
+  t.get("absent", absent);
+  t.get("none", s);
+  CHECK(n == 3);
+  CHECK(median == 1.5);
+  CHECK(s == "x");
+  CHECK(flag);
+  CHECK(absent == -1);  // absent and null leave the field as it was
+  CHECK(t.integer<std::int64_t>("n", -1, 0) == 3);
+  CHECK(refusal([&] { (void)t.integer<std::int64_t>("neg", -1, 0); }) ==
+        "d.json: t.neg: expected an integer from 0 to 9223372036854775807, got -1");
+  CHECK(refusal([&] { (void)t.required_integer<int>("n", 4, 8); }) ==
+        "d.json: t.n: expected an integer from 4 to 8, got 3");
+}
