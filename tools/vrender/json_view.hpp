@@ -37,8 +37,8 @@ class JsonView {
   /// Integers exactly (trace timestamps near 1.8e18 ns do not fit a double's 53 bits); floats are truncated.
   [[nodiscard]] std::int64_t integer_or(std::string_view key, std::int64_t fallback) const;
   [[nodiscard]] std::string string_or(std::string_view key, std::string fallback) const;
-  /// Members every document of a format has: Error(kDataError) "field '<path.key>' is missing, expected a number"
-  /// when absent or null, as when present with another type.
+  /// Members every document of a format has: Error(kDataError) "<path.key>: missing, expected a number" when absent
+  /// or null, "<path.key>: expected a number, got \"x\"" when present with another type.
   [[nodiscard]] double required_number(std::string_view key) const;
   [[nodiscard]] std::string required_string(std::string_view key) const;
   [[nodiscard]] bool required_boolean(std::string_view key) const;
@@ -49,7 +49,8 @@ class JsonView {
   /// Members of an object member in document order (empty when absent).
   [[nodiscard]] std::vector<std::pair<std::string, JsonView>> members(std::string_view key) const;
 
-  /// Throws Error(kDataError): "<doc>: field '<path.key>' is <actual>, expected <expected>".
+  /// Throws Error(kDataError) in libcommon FieldReader's wording: "<doc>: <path.key>: expected <expected>, got <value>"
+  /// ("missing, expected <expected>" where absent or null).
   [[noreturn]] void fail(std::string_view key, std::string_view expected) const;
 
  private:
