@@ -2,8 +2,7 @@
 
 #include <cmath>
 
-#include "formats/bench/field_reader.hpp"
-#include "libcommon/error.hpp"
+#include "libcommon/field_reader.hpp"
 
 namespace vtools::vbench {
 
@@ -12,150 +11,150 @@ namespace {
 const std::vector<std::string> kDTypes = {"fp32", "tf32", "bf16"};
 const std::vector<std::string> kCaches = {"warm", "cold"};
 
-BenchMetadata read_metadata(const OrderedJson& doc, std::string_view name) {
+/// A string, or an array of strings joined by spaces (the seed wrote commands as arrays); "" when absent.
+std::string text(const FieldReader& f, std::string_view key) {
+  const OrderedJson* v = f.find(key);
+  if (!v || !v->is_array()) return f.string(key);
+  std::string out;
+  for (const std::string& w : f.strings(key)) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+BenchMetadata read_metadata(const FieldReader& doc) {
   BenchMetadata m;
-  if (!doc.contains("metadata") || doc["metadata"].is_null()) return m;
-  if (!doc["metadata"].is_object()) FieldReader(name, "").fail("'metadata' is not an object");
-  const OrderedJson& meta = doc["metadata"];
-  const FieldReader f(name, "metadata");
-  m.timestamp = f.get(meta, "timestamp", std::string());
-  m.gpu_name = f.get(meta, "gpu_name", std::string());
-  m.device_name = f.get(meta, "device_name", std::string());
-  m.compute_capability = f.get(meta, "compute_capability", std::string());
-  m.pci_bus_id = f.get(meta, "pci_bus_id", std::string());
-  m.cuda_version = f.get(meta, "cuda_version", std::string());
-  m.driver_version = f.get(meta, "driver_version", std::string());
-  m.blas_version = f.get(meta, "blas_version", std::string());
-  m.command = f.text(meta, "command");
-  m.command_line = f.text(meta, "command_line");
-  m.host = f.get(meta, "host", std::string());
-  m.backend = f.get(meta, "backend", std::string());
-  m.dtype = f.one_of(meta, "dtype", kDTypes);
-  m.caches = f.one_of(meta, "caches", kCaches);
-  m.vtools_version = f.get(meta, "vtools_version", std::string());
-  m.gpu_index = f.integer(meta, "gpu_index");
-  m.batch_size = f.integer(meta, "batch_size");
-  m.seq_len = f.integer(meta, "seq_len");
-  m.warmup = f.integer(meta, "warmup");
-  m.iters = f.integer(meta, "iters");
-  m.repetitions = f.integer(meta, "repetitions");
-  m.threads = f.integer(meta, "threads");
-  m.min_time_s = f.get(meta, "min_time_s", static_cast<double>(NAN));
-  m.notes = f.strings(meta, "notes");
+  const std::optional<FieldReader> meta = doc.object("metadata");
+  if (!meta) return m;
+  const FieldReader& f = *meta;
+  m.timestamp = f.string("timestamp");
+  m.gpu_name = f.string("gpu_name");
+  m.device_name = f.string("device_name");
+  m.compute_capability = f.string("compute_capability");
+  m.pci_bus_id = f.string("pci_bus_id");
+  m.cuda_version = f.string("cuda_version");
+  m.driver_version = f.string("driver_version");
+  m.blas_version = f.string("blas_version");
+  m.command = text(f, "command");
+  m.command_line = text(f, "command_line");
+  m.host = f.string("host");
+  m.backend = f.string("backend");
+  m.dtype = f.one_of("dtype", kDTypes);
+  m.caches = f.one_of("caches", kCaches);
+  m.vtools_version = f.string("vtools_version");
+  m.gpu_index = f.optional_integer<int>("gpu_index");
+  m.batch_size = f.optional_integer<int>("batch_size");
+  m.seq_len = f.optional_integer<int>("seq_len");
+  m.warmup = f.optional_integer<int>("warmup");
+  m.iters = f.optional_integer<int>("iters");
+  m.repetitions = f.optional_integer<int>("repetitions");
+  m.threads = f.optional_integer<int>("threads");
+  m.min_time_s = f.number("min_time_s", NAN);
+  m.notes = f.strings("notes");
   return m;
 }
 
 /// A median that the document writes as null (a forward that could not run) reads back as +inf.
-std::vector<TimedPlan> read_timed_plans(const FieldReader& f, const OrderedJson& obj) {
+std::vector<TimedPlan> read_timed_plans(const FieldReader& f) {
   std::vector<TimedPlan> plans;
-  for (const OrderedJson* p : f.array(obj, "timed")) {
-    if (!p->is_object()) f.fail("a plan_search entry is not an object");
-    plans.push_back({f.get(*p, "forward", std::string()), f.get(*p, "median_ms", static_cast<double>(INFINITY))});
-  }
+  f.for_each("timed", [&](const FieldReader& p) { plans.push_back({p.string("forward"), p.number("median_ms", INFINITY)}); });
   return plans;
 }
 
-PlanSearch read_plan_search(const FieldReader& f, const OrderedJson& p) {
+PlanSearch read_plan_search(const FieldReader& p) {
   PlanSearch search;
-  search.kept = f.get(p, "kept", std::string());
-  search.replays = f.get(p, "replays", 0);
-  search.timed = read_timed_plans(f, p);
-  const OrderedJson& playoff = f.object(p, "playoff");
-  search.playoff_rounds = f.get(playoff, "rounds", 0);
-  search.playoff_replays = f.get(playoff, "replays", 0);
-  search.playoff = read_timed_plans(f, playoff);
-  for (const OrderedJson* x : f.array(p, "rejected")) {
-    if (!x->is_object()) f.fail("a plan_search entry is not an object");
-    search.rejected.push_back({f.get(*x, "forward", std::string()), f.get(*x, "reason", std::string())});
+  search.kept = p.string("kept");
+  search.replays = p.integer<int>("replays", 0);
+  search.timed = read_timed_plans(p);
+  if (const std::optional<FieldReader> playoff = p.object("playoff")) {
+    search.playoff_rounds = playoff->integer<int>("rounds", 0);
+    search.playoff_replays = playoff->integer<int>("replays", 0);
+    search.playoff = read_timed_plans(*playoff);
   }
-  for (const OrderedJson* g : f.array(p, "gemm_algorithms")) {
-    if (!g->is_object()) f.fail("a gemm_algorithms entry is not an object");
-    search.gemm_algorithms.push_back({f.get(*g, "gemm", std::string()), f.get(*g, "candidate", 0), f.get(*g, "of", 0)});
-  }
-  search.pinned_from = f.get(p, "pinned_from", std::string());
+  p.for_each("rejected", [&](const FieldReader& x) { search.rejected.push_back({x.string("forward"), x.string("reason")}); });
+  p.for_each("gemm_algorithms", [&](const FieldReader& g) {
+    search.gemm_algorithms.push_back({g.string("gemm"), g.integer<int>("candidate", 0), g.integer<int>("of", 0)});
+  });
+  search.pinned_from = p.string("pinned_from");
   return search;
 }
 
-BenchTiming read_timing(const FieldReader& f, const OrderedJson& t) {
+BenchTiming read_timing(const FieldReader& t) {
   BenchTiming timing;
-  timing.mean = f.get(t, "mean", static_cast<double>(NAN));
-  timing.std = f.get(t, "std", static_cast<double>(NAN));
-  timing.min = f.get(t, "min", static_cast<double>(NAN));
-  timing.max = f.get(t, "max", static_cast<double>(NAN));
-  timing.median = f.get(t, "median", static_cast<double>(NAN));
-  timing.p5 = f.get(t, "p5", static_cast<double>(NAN));
-  timing.p25 = f.get(t, "p25", static_cast<double>(NAN));
-  timing.p75 = f.get(t, "p75", static_cast<double>(NAN));
-  timing.p95 = f.get(t, "p95", static_cast<double>(NAN));
-  timing.p99 = f.get(t, "p99", static_cast<double>(NAN));
-  if (t.contains("n") && !t["n"].is_null()) timing.n = f.get(t, "n", std::size_t{0});
-  for (const OrderedJson* x : f.array(t, "samples_ms")) {
-    if (!x->is_number()) f.fail("'samples_ms' holds a non-number");
-    timing.samples_ms.push_back(x->get<double>());
-  }
+  timing.mean = t.number("mean", NAN);
+  timing.std = t.number("std", NAN);
+  timing.min = t.number("min", NAN);
+  timing.max = t.number("max", NAN);
+  timing.median = t.number("median", NAN);
+  timing.p5 = t.number("p5", NAN);
+  timing.p25 = t.number("p25", NAN);
+  timing.p75 = t.number("p75", NAN);
+  timing.p95 = t.number("p95", NAN);
+  timing.p99 = t.number("p99", NAN);
+  timing.n = t.optional_integer<std::size_t>("n");
+  timing.samples_ms = t.numbers("samples_ms");
   return timing;
 }
 
-BenchBenchmark read_benchmark(const std::string& key, const OrderedJson& b, std::string_view name) {
-  if (!b.is_object()) FieldReader(name, "").fail("benchmark '" + key + "' is not an object");
-  const FieldReader f(name, "benchmark '" + key + "'");
+BenchBenchmark read_benchmark(const std::string& key, const FieldReader& b) {
   BenchBenchmark r;
   r.name = key;
-  r.status = f.get(b, "status", std::string());
-  r.backend = f.get(b, "backend", std::string());
-  r.dtype = f.one_of(b, "dtype", kDTypes);
-  r.caches = f.one_of(b, "caches", kCaches);
-  const OrderedJson& config = f.object(b, "config");
-  r.n_layer = f.integer(config, "n_layer");
-  r.n_head = f.integer(config, "n_head");
-  r.n_embd = f.integer(config, "n_embd");
-  r.batch_size = f.integer(b, "batch_size");
-  r.seq_len = f.integer(b, "seq_len");
-  if (b.contains("timing") && !b["timing"].is_null()) r.timing = read_timing(f, f.object(b, "timing"));
-  r.throughput_tokens_per_sec = f.get(b, "throughput_tokens_per_sec", static_cast<double>(NAN));
-  for (const OrderedJson* x : f.array(b, "repetitions")) {
-    if (!x->is_object()) f.fail("a repetitions entry is not an object");
-    r.repetitions.push_back({f.get(*x, "median_ms", static_cast<double>(NAN)), f.get(*x, "n", std::size_t{0})});
+  r.status = b.string("status");
+  r.backend = b.string("backend");
+  r.dtype = b.one_of("dtype", kDTypes);
+  r.caches = b.one_of("caches", kCaches);
+  if (const std::optional<FieldReader> config = b.object("config")) {
+    r.n_layer = config->optional_integer<int>("n_layer");
+    r.n_head = config->optional_integer<int>("n_head");
+    r.n_embd = config->optional_integer<int>("n_embd");
   }
-  r.flops_per_forward = f.get(b, "flops_per_forward", static_cast<double>(NAN));
-  r.bytes_per_forward = f.get(b, "bytes_per_forward", static_cast<double>(NAN));
-  const OrderedJson& roofline = f.object(b, "roofline");
-  r.floor_ms = f.get(roofline, "floor_ms", static_cast<double>(NAN));
-  r.roofline_fraction = f.get(roofline, "fraction", static_cast<double>(NAN));
-  r.bound = f.get(roofline, "bound", std::string());
-  r.kernels_per_forward = f.integer(b, "kernels_per_forward");
-  const OrderedJson& failure = f.object(b, "failure");
-  r.failure_kind = f.get(failure, "kind", std::string());
-  r.failure = f.get(failure, "reason", std::string());
-  if (const OrderedJson& k = f.object(b, "correctness"); !k.empty()) {
+  r.batch_size = b.optional_integer<int>("batch_size");
+  r.seq_len = b.optional_integer<int>("seq_len");
+  if (const std::optional<FieldReader> t = b.object("timing")) r.timing = read_timing(*t);
+  r.throughput_tokens_per_sec = b.number("throughput_tokens_per_sec", NAN);
+  b.for_each("repetitions", [&](const FieldReader& x) {
+    r.repetitions.push_back({x.number("median_ms", NAN), x.integer<std::size_t>("n", 0)});
+  });
+  r.flops_per_forward = b.number("flops_per_forward", NAN);
+  r.bytes_per_forward = b.number("bytes_per_forward", NAN);
+  if (const std::optional<FieldReader> roofline = b.object("roofline")) {
+    r.floor_ms = roofline->number("floor_ms", NAN);
+    r.roofline_fraction = roofline->number("fraction", NAN);
+    r.bound = roofline->string("bound");
+  }
+  r.kernels_per_forward = b.optional_integer<int>("kernels_per_forward");
+  if (const std::optional<FieldReader> failure = b.object("failure")) {
+    r.failure_kind = failure->string("kind");
+    r.failure = failure->string("reason");
+  }
+  // An empty object reads as absent, as the writer never writes one.
+  if (const std::optional<FieldReader> k = b.object("correctness"); k && !k->json().empty()) {
     Correctness c;
-    c.max_abs_err = f.get(k, "max_abs_err", static_cast<double>(NAN));
-    c.rel_err = f.get(k, "rel_err", static_cast<double>(NAN));
-    c.top1_agreement = f.get(k, "top1_agreement", 0.0);
-    c.tolerance = f.get(k, "tolerance", 0.0);
-    c.passed = f.get(k, "passed", false);
-    c.reference = f.get(k, "reference", std::string());
-    c.compared_rows = f.get(k, "compared_positions", static_cast<std::int64_t>(0));
+    c.max_abs_err = k->number("max_abs_err", NAN);
+    c.rel_err = k->number("rel_err", NAN);
+    c.top1_agreement = k->number("top1_agreement", 0.0);
+    c.tolerance = k->number("tolerance", 0.0);
+    c.passed = k->boolean("passed", false);
+    c.reference = k->string("reference");
+    c.compared_rows = k->integer<std::int64_t>("compared_positions", 0);
     r.correctness = c;
   }
-  if (const OrderedJson& c = f.object(b, "clocks"); !c.empty()) {
-    r.clocks = ClockReading{f.get(c, "sm_mhz", 0), f.get(c, "sm_max_mhz", 0), f.strings(c, "limits")};
-  }
-  if (const OrderedJson& p = f.object(b, "plan_search"); !p.empty()) r.plan_search = read_plan_search(f, p);
+  if (const std::optional<FieldReader> c = b.object("clocks"); c && !c->json().empty())
+    r.clocks = ClockReading{c->integer<int>("sm_mhz", 0), c->integer<int>("sm_max_mhz", 0), c->strings("limits")};
+  if (const std::optional<FieldReader> p = b.object("plan_search"); p && !p->json().empty())
+    r.plan_search = read_plan_search(*p);
   return r;
 }
 
 }  // namespace
 
 BenchDocument read_bench_document(const OrderedJson& doc, std::string_view name) {
-  if (!doc.contains("benchmarks") || doc["benchmarks"].is_null()) FieldReader(name, "").fail("missing object 'benchmarks'");
-  if (!doc["benchmarks"].is_object()) FieldReader(name, "").fail("'benchmarks' is not an object");
+  const FieldReader top(doc, "", name);
+  (void)top.required_object("benchmarks");
   BenchDocument out;
   if (doc.contains("created") && doc["created"].is_string()) out.created = doc["created"].get<std::string>();
-  out.metadata = read_metadata(doc, name);
-  for (const auto& item : doc["benchmarks"].items()) {
-    out.benchmarks.push_back(read_benchmark(item.key(), item.value(), name));
-  }
+  out.metadata = read_metadata(top);
+  top.for_each_member("benchmarks", [&](const std::string& key, const FieldReader& b) {
+    out.benchmarks.push_back(read_benchmark(key, b));
+  });
   return out;
 }
 

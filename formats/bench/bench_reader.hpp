@@ -10,9 +10,10 @@
 
 namespace vtools::vbench {
 
-/// Reads the body of a vtools.bench document. Error(kDataError) at `name` for a missing or non-object `benchmarks`,
-/// a non-object `metadata` or benchmark, a field of the wrong type ("benchmark 'gpt2': field 'median' has the wrong
-/// type"), an integer out of its range (batch_size 1e300), or a dtype or caches outside fp32|tf32|bf16, warm|cold.
+/// Reads the body of a vtools.bench document. Error(kDataError) at `name` (libcommon FieldReader's wording) for a
+/// missing or non-object `benchmarks`, a non-object `metadata` or benchmark, a field of the wrong type
+/// ("benchmarks.gpt2.timing.median: expected a number, got \"1.2\""), an integer out of its range (batch_size
+/// 1e300), or a dtype or caches outside fp32|tf32|bf16, warm|cold.
 BenchDocument read_bench_document(const OrderedJson& doc, std::string_view name);
 
 }  // namespace vtools::vbench

@@ -10,8 +10,8 @@
 namespace vtools::vbench {
 
 /// Reads the body of a vtools.compare document. Absent parts read as empty. Error(kDataError) at `name` for a part
-/// that is not an object or array, and a field of the wrong type ("comparison 'gpt2': field 'speedup' has the wrong
-/// type"), as the vtools.bench reader words them.
+/// that is not an object or array, and a field of the wrong type ("comparisons[0].speedup: expected a number, got
+/// \"fast\""), in libcommon FieldReader's wording as every document reader.
 CompareDocument read_compare_document(const OrderedJson& doc, std::string_view name);
 
 }  // namespace vtools::vbench

@@ -38,11 +38,11 @@ TEST_CASE("show: a document read back gives the table and csv the run gave; mist
   CHECK(back.notes == run.notes);
   doc["benchmarks"]["small/B:2/T:4"]["correctness"]["passed"] = "yes";
   CHECK_THROWS_WITH_AS(read_bench_run(doc, "run.json"),
-                       "run.json: benchmark 'small/B:2/T:4': field 'passed' has the wrong type", Error);
+                       "run.json: benchmarks.small/B:2/T:4.correctness.passed: expected true or false, got \"yes\"", Error);
   doc["benchmarks"]["small/B:2/T:4"]["correctness"]["passed"] = true;
   doc["metadata"]["dtype"] = "fp64";
   CHECK_THROWS_WITH_AS(read_bench_run(doc, "run.json"),
-                       "run.json: metadata: unknown dtype 'fp64'", Error);
+                       "run.json: metadata.dtype: expected \"fp32\", \"tf32\" or \"bf16\", got \"fp64\"", Error);
 }
 
 TEST_CASE("pinned forwards: the cpu backend takes none; a document must name forwards of this run's dtype, once") {

@@ -60,19 +60,19 @@ TEST_CASE("bench_reader: refusals name the document, the part and the field") {
     return std::string("accepted");
   };
   OrderedJson no_benchmarks = new_document(kBenchFormat, "vbench");
-  CHECK(refused(no_benchmarks) == "d.json: missing object 'benchmarks'");
-  CHECK(refused(document(OrderedJson::object(), OrderedJson::array())) == "d.json: 'benchmarks' is not an object");
-  CHECK(refused(document("x", OrderedJson::object())) == "d.json: 'metadata' is not an object");
-  CHECK(refused(document(OrderedJson::object(), {{"g", 3}})) == "d.json: benchmark 'g' is not an object");
+  CHECK(refused(no_benchmarks) == "d.json: benchmarks: missing, expected an object");
+  CHECK(refused(document(OrderedJson::object(), OrderedJson::array())) == "d.json: benchmarks: expected an object, got []");
+  CHECK(refused(document("x", OrderedJson::object())) == "d.json: metadata: expected an object, got \"x\"");
+  CHECK(refused(document(OrderedJson::object(), {{"g", 3}})) == "d.json: benchmarks.g: expected an object, got 3");
   CHECK(refused(document(OrderedJson::object(), {{"g", {{"batch_size", 1e300}}}})) ==
-        "d.json: benchmark 'g': field 'batch_size' is 1e+300, expected an integer from -2147483648 to 2147483647");
+        "d.json: benchmarks.g.batch_size: expected an integer from -2147483648 to 2147483647, got 1e+300");
   CHECK(refused(document(OrderedJson::object(), {{"g", {{"config", {{"n_layer", 1.5}}}}}})) ==
-        "d.json: benchmark 'g': field 'n_layer' is 1.5, expected an integer from -2147483648 to 2147483647");
+        "d.json: benchmarks.g.config.n_layer: expected an integer from -2147483648 to 2147483647, got 1.5");
   CHECK(refused(document({{"iters", "20"}}, OrderedJson::object())) ==
-        "d.json: metadata: field 'iters' has the wrong type");
-  CHECK(refused(document({{"notes", {1}}}, OrderedJson::object())) == "d.json: metadata: 'notes' holds a non-string");
+        "d.json: metadata.iters: expected an integer from -2147483648 to 2147483647, got \"20\"");
+  CHECK(refused(document({{"notes", {1}}}, OrderedJson::object())) == "d.json: metadata.notes[0]: expected a string, got 1");
   CHECK(refused(document(OrderedJson::object(), {{"g", {{"caches", "hot"}}}})) ==
-        "d.json: benchmark 'g': unknown caches 'hot'");
+        "d.json: benchmarks.g.caches: expected \"warm\" or \"cold\", got \"hot\"");
   CHECK(refused(document(OrderedJson::object(), {{"g", {{"timing", {{"median", "0.2"}}}}}})) ==
-        "d.json: benchmark 'g': field 'median' has the wrong type");
+        "d.json: benchmarks.g.timing.median: expected a number, got \"0.2\"");
 }

@@ -204,7 +204,7 @@ TEST_CASE("merge: joins benchmarks, suffixes repeated names, refuses mixed shape
   CHECK(all["benchmarks"]["gpt_nano@2.1"]["source"] == "b.json");
   CHECK(all["metadata"]["merged_from"].size() == 2);
   odd["metadata"] = 3;
-  CHECK_THROWS_WITH_AS(merge_bench_documents({odd, odd}, {"a.json", "b.json"}, true), "a.json: 'metadata' is not an object",
+  CHECK_THROWS_WITH_AS(merge_bench_documents({odd, odd}, {"a.json", "b.json"}, true), "a.json: metadata: expected an object, got 3",
                        Error);
 }
 
@@ -222,15 +222,15 @@ TEST_CASE("bench_document: entries are read with their samples; mistyped fields 
   d["benchmarks"]["x"]["plan_search"] = {{"kept", "fused block rows"}};
   CHECK(read_bench_entries(d, "d.json")[0].kept_forward == "fused block rows");
   d["benchmarks"]["x"]["plan_search"] = "fused";
-  CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmark 'x': 'plan_search' is not an object", Error);
+  CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmarks.x.plan_search: expected an object, got \"fused\"", Error);
   d["benchmarks"]["x"]["plan_search"] = {{"kept", 3}};
-  CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmark 'x': field 'kept' has the wrong type", Error);
+  CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmarks.x.plan_search.kept: expected a string, got 3", Error);
   d["benchmarks"]["x"].erase("plan_search");
   d["benchmarks"]["x"]["timing"]["samples_ms"] = {1.0, "2"};
-  CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmark 'x': 'samples_ms' holds a non-number", Error);
+  CHECK_THROWS_WITH_AS(read_bench_entries(d, "d.json"), "d.json: benchmarks.x.timing.samples_ms[1]: expected a number, got \"2\"", Error);
   d["benchmarks"]["x"]["timing"]["samples_ms"] = {1.0};
   d["benchmarks"]["x"]["batch_size"] = 1e80;  // an int field: a float would be cast (undefined), so it is refused
   CHECK_THROWS_WITH_AS(
       read_bench_entries(d, "d.json"),
-      "d.json: benchmark 'x': field 'batch_size' is 1e+80, expected an integer from -2147483648 to 2147483647", Error);
+      "d.json: benchmarks.x.batch_size: expected an integer from -2147483648 to 2147483647, got 1e+80", Error);
 }

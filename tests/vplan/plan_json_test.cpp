@@ -48,32 +48,34 @@ TEST_CASE("plan_json: documents without required fields are refused by name") {
   };
   const std::string head = R"({"format": "vtools.plan", "version": 1, "tool": {"name": "vplan", "version": "0"}, )"
                            R"("created": "2026-11-22T15:00:00Z", )";
-  CHECK(error_of(head + R"("buffers": [], "summary": {}})") == "p.json: missing field 'kernel'");
+  CHECK(error_of(head + R"("buffers": [], "summary": {}})") == "p.json: kernel: missing, expected an object");
   CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 0, "name": "a", "liveness": [1]}], "summary": {}})") ==
-        "p.json: field 'buffers[0].liveness' must be [start, end]");
+        "p.json: buffers[0].liveness: expected [start, end], got [1]");
   CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 3, "name": "a", "liveness": [0, 1]}], "summary": {}})") ==
-        "p.json: buffers[0].id is 3, expected ids 0, 1, 2, ...");
+        "p.json: buffers[0].id: expected 0 (ids count 0, 1, 2, ...), got 3");
   // Integers must be JSON integers within range: a float id or liveness end would be cast (undefined past int).
   CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 1e80, "name": "a", "liveness": [0, 1]}], )"
                         R"("summary": {}})") ==
-        "p.json: field 'buffers[0].id' is 1e+80, expected an integer from -2147483648 to 2147483647");
+        "p.json: buffers[0].id: expected an integer from -2147483648 to 2147483647, got 1e+80");
   CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 0, "name": "a", "liveness": [0, 3e9]}], "summary": {}})") ==
-        "p.json: field 'buffers[0].liveness' has the wrong type");
+        "p.json: buffers[0].liveness[1]: expected an integer from -2147483648 to 2147483647, got 3000000000.0");
   // Optional fields too (the fuzzer's find: a float in a shape was cast to int64); wrong types are errors, not
   // silently replaced by the default.
   CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 0, "name": "a", "liveness": [0, 1], "shape": [3.3e90]}], )"
-                        R"("summary": {}})") == "p.json: field 'buffers[0].shape' has the wrong type");
+                        R"("summary": {}})") == "p.json: buffers[0].shape[0]: expected an integer from -9223372036854775808 to "
+                                              "9223372036854775807, got 3.3e+90");
   CHECK(error_of(head + R"("kernel": {"num_warps": "4"}, "buffers": [], "summary": {}})") ==
-        "p.json: field 'kernel.num_warps' has the wrong type");
+        "p.json: kernel.num_warps: expected an integer from -2147483648 to 2147483647, got \"4\"");
   // Fields are named by their path, the element's index included (issue 39: vrender's page said where, vplan did not).
   const std::string two = R"("buffers": [{"id": 0, "name": "a", "liveness": [0, 1]}, {"id": 1, "name": "b", "liveness": [0, 1], )";
   CHECK(error_of(head + R"("kernel": {}, )" + two + R"("bytes": "8"}], "summary": {}})") ==
-        "p.json: field 'buffers[1].bytes' has the wrong type");
+        "p.json: buffers[1].bytes: expected an integer from -9223372036854775808 to 9223372036854775807, got "
+        "\"8\"");
   CHECK(error_of(head + R"("kernel": {}, "ops": [{"id": 0, "name": "x", "loc": "k.py:3"}], "buffers": [], "summary": {}})") ==
-        "p.json: field 'ops[0].loc' has the wrong type");
+        "p.json: ops[0].loc: expected an object, got \"k.py:3\"");
   CHECK(error_of(head + R"("kernel": {}, "buffers": [], "channels": {}, "summary": {}})") ==
-        "p.json: field 'channels' has the wrong type");
+        "p.json: channels: expected an array, got {}");
   CHECK(error_of(head + R"("kernel": {}, "buffers": [], "summary": {"triton_shared_bytes": -1.5}})") ==
-        "p.json: field 'summary.triton_shared_bytes' is -1.5, expected an integer from -9223372036854775808 to "
-        "9223372036854775807");
+        "p.json: summary.triton_shared_bytes: expected an integer from -9223372036854775808 to "
+        "9223372036854775807, got -1.5");
 }

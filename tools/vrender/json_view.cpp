@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "libcommon/error.hpp"
+#include "libcommon/field_reader.hpp"
 
 namespace vtools::vrender {
 
@@ -14,15 +15,6 @@ std::string join_path(const std::string& base, std::string_view key) {
   return base.empty() ? std::string(key) : base + "." + std::string(key);
 }
 
-std::string type_phrase(const OrderedJson* v) {
-  if (!v) return "missing";
-  if (v->is_string()) return "a string";
-  if (v->is_number()) return "a number";
-  if (v->is_boolean()) return "a boolean";
-  if (v->is_array()) return "an array";
-  if (v->is_object()) return "an object";
-  return "null";
-}
 }  // namespace
 
 JsonView::JsonView(const OrderedJson* value, std::string doc, std::string path)
@@ -53,8 +45,10 @@ void JsonView::fail(std::string_view key, std::string_view expected) const {
   const OrderedJson* v = value_;
   if (!key.empty()) v = value_ && value_->is_object() && value_->contains(key) ? &(*value_)[std::string(key)] : nullptr;
   std::string where = key.empty() ? path() : join_path(path(), key);
-  throw Error(ExitCode::kDataError, "field '" + where + "' is " + type_phrase(v) + ", expected " + std::string(expected),
-              SourceLocation{doc_ ? *doc_ : std::string(), 0, 0});
+  // libcommon FieldReader's wording, as every document reader words it; null reads as absent.
+  const std::string what = !v || v->is_null() ? "missing, expected " + std::string(expected)
+                                              : "expected " + std::string(expected) + ", got " + describe_json_value(*v);
+  throw Error(ExitCode::kDataError, where + ": " + what, SourceLocation{doc_ ? *doc_ : std::string(), 0, 0});
 }
 
 JsonView JsonView::at(std::string_view key) const {
@@ -84,7 +78,7 @@ std::optional<std::string> JsonView::string(std::string_view key) const {
 std::optional<bool> JsonView::boolean(std::string_view key) const {
   const OrderedJson* v = member(key);
   if (!v) return std::nullopt;
-  if (!v->is_boolean()) fail(key, "a boolean");
+  if (!v->is_boolean()) fail(key, "true or false");
   return v->get<bool>();
 }
 
@@ -106,7 +100,7 @@ std::string JsonView::required_string(std::string_view key) const {
 
 bool JsonView::required_boolean(std::string_view key) const {
   if (const auto v = boolean(key)) return *v;
-  fail(key, "a boolean");
+  fail(key, "true or false");
 }
 
 JsonView JsonView::required_object(std::string_view key) const {

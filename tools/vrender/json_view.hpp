@@ -35,8 +35,8 @@ class JsonView {
   [[nodiscard]] std::optional<bool> boolean(std::string_view key) const;
   [[nodiscard]] double number_or(std::string_view key, double fallback) const;
   [[nodiscard]] std::string string_or(std::string_view key, std::string fallback) const;
-  /// Members every document of a format has: Error(kDataError) "field '<path.key>' is missing, expected a number"
-  /// when absent or null, as when present with another type.
+  /// Members every document of a format has: Error(kDataError) "<path.key>: missing, expected a number" when absent
+  /// or null, "<path.key>: expected a number, got \"x\"" when present with another type.
   [[nodiscard]] double required_number(std::string_view key) const;
   [[nodiscard]] std::string required_string(std::string_view key) const;
   [[nodiscard]] bool required_boolean(std::string_view key) const;
@@ -45,7 +45,8 @@ class JsonView {
   /// Elements of an array member (empty when absent); each element's path is "key[i]".
   [[nodiscard]] std::vector<JsonView> items(std::string_view key) const;
 
-  /// Throws Error(kDataError): "<doc>: field '<path.key>' is <actual>, expected <expected>".
+  /// Throws Error(kDataError) in libcommon FieldReader's wording: "<doc>: <path.key>: expected <expected>, got <value>"
+  /// ("missing, expected <expected>" where absent or null).
   [[noreturn]] void fail(std::string_view key, std::string_view expected) const;
 
  private:
