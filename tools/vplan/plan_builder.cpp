@@ -107,7 +107,8 @@ Plan build_plan(const Module& module, const PlanOptions& options) {
   }
   std::vector<std::pair<int, std::string>> unknown;
   for (const auto& u : trace.unknown_scratch) unknown.emplace_back(u.buffer, u.why);
-  compute_budget(plan, limits_for_target(plan.kernel.target), capture_bytes, options.triton_shared, compiler, unknown);
+  compute_budget(plan, limits_for_target(plan.kernel.target), capture_bytes, options.triton_shared, compiler, unknown,
+                 allocator_view(plan.buffers, order, function.name));
   plan.reuse_hazards = find_reuse_hazards(plan);
   return plan;
 }
