@@ -29,7 +29,7 @@ inline constexpr int kForever = INT_MAX;
 
 /// Most buffers placed by Triton's algorithm (its start search scans every unplaced buffer per slot, about n^2);
 /// above it vplan falls back to interval first-fit (budget.cpp). Real kernels have tens of buffers.
-inline constexpr std::size_t kTritonPlacementMaxBuffers = 2048;
+inline constexpr std::size_t kTritonPlacementMaxBuffers = 1024;
 
 /// Offsets, one per item (same order). `items` must be in Triton's buffer order: explicit allocations in program
 /// (pre-order) order, then scratch with the function's own first. Quadratic in the worst case, near linear when
