@@ -117,7 +117,20 @@ std::vector<std::int64_t> assign_offsets_triton(const std::vector<SmemItem>& ite
   std::vector<int> colour(items.size(), -1);
   std::vector<char> taken;
   bool interfering = build_graph();
+  // Offsets only grow, so Triton reaches a fixed point; the cap guards vplan against inputs (fuzzed, overflowing
+  // sizes) where it would take too long: what still interferes then goes above everything, one by one.
+  std::size_t passes = 0;
   do {  // Triton runs one colouring even when nothing interferes; it changes nothing then
+    if (++passes > 64 + order.size()) {
+      std::int64_t top = 0;
+      for (int i : order) top = std::max(top, offsets[i] + items[i].size);
+      for (int i : order)
+        if (!graph[i].empty()) {
+          offsets[i] = align_up(top, items[i].alignment);
+          top = offsets[i] + items[i].size;
+        }
+      break;
+    }
     for (int i : order) colour[i] = -1;
     colour[order.front()] = 0;
     for (int i : order) {
