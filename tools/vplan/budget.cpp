@@ -4,6 +4,7 @@
 
 #include "libcommon/human_units.hpp"
 #include "tools/vplan/memory_allocator.hpp"
+#include "tools/vplan/triton_placement.hpp"
 #include "tools/vplan/ttgir_type.hpp"
 
 namespace vtools::vplan {
@@ -29,21 +30,18 @@ TargetLimits limits_for_target(const std::string& target) {
 }
 
 std::int64_t warp_specialize_capture_bytes(const Op& ws) {
-  std::int64_t offset = 0;
-  const auto& regions = ws.regions;
   // Capture types are the argument types of the partition regions (all partitions take every capture).
   const Region* typed = nullptr;
-  for (const auto& r : regions)
+  for (const auto& r : ws.regions)
     if (r.label != "default" && !r.arg_types.empty()) typed = &r;
   if (!typed) return 0;
+  std::int64_t bytes = 0;
   for (const Type& t : typed->arg_types) {
-    std::int64_t size = 8, align = 8;
-    if (t.kind == Type::Kind::kScalar) size = align = std::max(4, (element_bits(t.element_type) + 7) / 8);
-    // A memdesc travels as its lowered struct: the base pointer and one i32 offset per dimension.
-    if (t.kind == Type::Kind::kMemDesc) size = 8 + 4 * static_cast<std::int64_t>(t.shape.size());
-    offset = (offset + align - 1) / align * align + size;
+    if (t.kind == Type::Kind::kScalar) bytes += (element_bits(t.element_type) + 7) / 8;
+    else if (t.kind == Type::Kind::kMemDesc && !t.tensor_memory) bytes += 8 + 4 * static_cast<std::int64_t>(t.shape.size());
+    else bytes += 8;  // pointers, tensor descriptors, TMEM memdescs: a pointer
   }
-  return (offset + 7) / 8 * 8;
+  return bytes;
 }
 
 namespace {
@@ -61,11 +59,49 @@ std::string names_of(const Plan& plan, const std::vector<int>& ids) {
   return out;
 }
 
+// SMEM offsets by buffer id (other spaces 0) from Triton's placement; `size_of` gives each buffer's bytes. Items go in
+// Triton's buffer order: allocations, then the function's own scratch, then other scratch, each by id (program
+// order). Without a view, a buffer's own liveness stands in and no warp_specialize regions are known. Past
+// kTritonPlacementMaxBuffers, first-fit.
+template <class SizeOf>
+std::vector<std::int64_t> place_smem(const Plan& plan, const std::vector<SmemItem>& view, SizeOf size_of) {
+  std::vector<int> ids;
+  for (int pass = 0; pass < 3; ++pass)
+    for (const Buffer& b : plan.buffers) {
+      if (b.space != MemorySpace::kSmem) continue;
+      const bool function_scratch = view.size() == plan.buffers.size() && view[b.id].end == kForever;
+      const int kind = !b.is_scratch() ? 0 : function_scratch ? 1 : 2;
+      if (kind == pass) ids.push_back(b.id);
+    }
+  std::vector<std::int64_t> out(plan.buffers.size(), 0);
+  if (ids.size() > kTritonPlacementMaxBuffers) {  // big generated modules: first-fit over vplan's own liveness, which
+                                                  // lifts partition buffers to the whole warp_specialize
+    std::vector<Placement> items;
+    for (int id : ids) items.push_back({size_of(plan.buffers[id]), plan.buffers[id].alignment, plan.buffers[id].start,
+                                        plan.buffers[id].end});
+    auto placed = assign_offsets_first_fit(items);
+    for (std::size_t i = 0; i < ids.size(); ++i) out[ids[i]] = placed[i];
+    return out;
+  }
+  std::vector<SmemItem> items;
+  for (int id : ids) {
+    const Buffer& b = plan.buffers[id];
+    SmemItem item = view.size() == plan.buffers.size() ? view[id] : SmemItem{0, 1, b.start, b.end};
+    item.size = size_of(b);
+    item.alignment = b.alignment;
+    items.push_back(item);
+  }
+  auto placed = assign_offsets_triton(items);
+  for (std::size_t i = 0; i < ids.size(); ++i) out[ids[i]] = placed[i];
+  return out;
+}
+
 }  // namespace
 
 void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture_bytes,
                     std::optional<std::int64_t> triton_shared, const CompilerTotals& compiler,
-                    const std::vector<std::pair<int, std::string>>& unknown_scratch) {
+                    const std::vector<std::pair<int, std::string>>& unknown_scratch,
+                    const std::vector<SmemItem>& allocator_view) {
   Summary& s = plan.summary;
   s.smem_limit_bytes = limits.smem_bytes;
   s.tmem_limit_cols = limits.tmem_cols;
@@ -73,7 +109,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
   s.triton_shared_bytes = triton_shared;
   s.compiler_shared_bytes = compiler.shared_bytes;
   s.compiler_tmem_cols = compiler.tmem_cols;
-  std::int64_t own_smem_top = 0;  // the end of the highest SMEM buffer at vplan's own (first-fit) offsets
+  std::int64_t own_smem_top = 0;  // the end of the highest SMEM buffer at vplan's own offsets
   for (MemorySpace space : {MemorySpace::kSmem, MemorySpace::kTmem}) {
     std::vector<int> ids;
     std::vector<Placement> alloc_items, peak_items;
@@ -85,7 +121,13 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
       alloc_items.push_back({size, align, b.start, b.end});
       peak_items.push_back({space == MemorySpace::kSmem ? b.bytes : b.cols, 1, b.start, b.end});
     }
-    auto offsets = assign_offsets_first_fit(alloc_items);
+    std::vector<std::int64_t> offsets;
+    if (space == MemorySpace::kTmem) {
+      offsets = assign_offsets_first_fit(alloc_items);
+    } else {
+      const auto by_id = place_smem(plan, allocator_view, [](const Buffer& b) { return b.bytes; });
+      for (int id : ids) offsets.push_back(by_id[id]);
+    }
     std::int64_t top = 0;
     for (std::size_t i = 0; i < ids.size(); ++i) {
       plan.buffers[ids[i]].offset = offsets[i];
@@ -127,12 +169,11 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
   const std::int64_t smem_total = s.compiler_layout ? compiler_top : own_smem_top;
   s.smem_total_bytes = s.smem_total_min_bytes = smem_total;
   if (!s.compiler_layout && s.unknown_scratch_bytes > 0) {  // the low end: scratch of unknown size taken as none
-    std::vector<Placement> items;
-    for (const Buffer& b : plan.buffers)
-      if (b.space == MemorySpace::kSmem) items.push_back({b.size_exact ? b.bytes : 0, b.alignment, b.start, b.end});
-    auto offsets = assign_offsets_first_fit(items);
+    auto size_known = [](const Buffer& b) { return b.size_exact ? b.bytes : std::int64_t{0}; };
+    const auto offsets = place_smem(plan, allocator_view, size_known);
     std::int64_t top = 0;
-    for (std::size_t i = 0; i < items.size(); ++i) top = std::max(top, offsets[i] + items[i].size);
+    for (const Buffer& b : plan.buffers)
+      if (b.space == MemorySpace::kSmem) top = std::max(top, offsets[b.id] + size_known(b));
     s.smem_total_min_bytes = top;
   }
   // The verdict goes by the sizes vplan knows (the low end); upper bounds past the limit get a note of their own, so
@@ -179,8 +220,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
       note += "; scratch sizes vplan could not know exactly are upper bounds (" +
               std::to_string(s.unknown_scratch_bytes) + " bytes, named above)";
     } else if (!s.compiler_layout) {
-      note += "; Triton's allocator places buffers by its own interference-graph colouring, which vplan's first-fit "
-              "need not match";
+      note += "; vplan follows Triton's placement but not always its liveness (compiler-plan.md says where)";
     }
     s.notes.push_back(note);
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "formats/plan/plan_model.hpp"
+#include "tools/vplan/triton_placement.hpp"
 #include "tools/vplan/ttgir_module.hpp"
 
 namespace vtools::vplan {
@@ -23,25 +24,28 @@ struct TargetLimits {
 /// TMEM 512 columns on sm_100/103). Unknown targets get the sm_90 figures and known = false.
 TargetLimits limits_for_target(const std::string& target);
 
-/// Bytes Triton reserves to pass a warp_specialize op's captures to its partitions, as Triton packs them:
-/// each capture in order at its alignment (i1..i32/f32: 4 bytes, i64/f64/pointers: 8; a memdesc is its lowered
-/// struct, an 8-byte base pointer plus an i32 offset per dimension, aligned to 8), total rounded up to 8. This
-/// reproduces Triton's totals on the bundled fixtures; it is vplan's reading of Triton, not Triton's code.
+/// Bytes Triton 3.6 reserves to pass a warp_specialize op's captures to its partitions, packed tightly with no
+/// padding (WarpSpecializeOp::getCaptureSizeAlign; the buffer itself is aligned to 8): a scalar takes its bytes
+/// (i1: 1), a pointer, tensor descriptor or TMEM memdesc 8, a shared-memory memdesc its lowered struct (an 8-byte
+/// base pointer plus an i32 offset per dimension). Reproduces the compiler's offsets on the bundled fixtures.
 std::int64_t warp_specialize_capture_bytes(const Op& ws);
 
-/// Assigns SMEM byte offsets and TMEM column offsets (memory_allocator), computes peaks and fits, and writes
+/// Assigns SMEM byte offsets as Triton places them (triton_placement) and TMEM column offsets first-fit
+/// (memory_allocator), computes peaks and fits, and writes
 /// notes that reconcile with `triton_shared` when given. TMEM allocations are rounded up to a power of two of at
 /// least 32 columns, as tcgen05.alloc requires.
 /// Scratch is placed like any buffer (live at its op). When every SMEM buffer carries the compiler's offset
 /// (post-allocation IR), the total is the end of the highest buffer at those offsets, else at vplan's own.
 /// `compiler_shared` / `compiler_tmem` are the module's ttg.shared / ttg.tensor_memory_size when present;
-/// `unknown_scratch` names scratch whose size is an upper bound (its notes say why).
+/// `unknown_scratch` names scratch whose size is an upper bound (its notes say why). `allocator_view` (by buffer
+/// id, liveness.hpp) is how Triton's allocator sees each buffer; empty: each buffer's own liveness, no regions.
 struct CompilerTotals {
   std::optional<std::int64_t> shared_bytes;
   std::optional<std::int64_t> tmem_cols;
 };
 void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture_bytes,
                     std::optional<std::int64_t> triton_shared, const CompilerTotals& compiler = {},
-                    const std::vector<std::pair<int, std::string>>& unknown_scratch = {});
+                    const std::vector<std::pair<int, std::string>>& unknown_scratch = {},
+                    const std::vector<SmemItem>& allocator_view = {});
 
 }  // namespace vtools::vplan

@@ -3,8 +3,32 @@
 #include <algorithm>
 
 #include "tools/vplan/op_effects.hpp"
+#include "tools/vplan/triton_placement.hpp"
 
 namespace vtools::vplan {
+
+namespace {
+
+// [first, last] op ids of the buffer's users, lifted to loops and warp_specialize ops that do not hold the
+// allocation; the allocating op alone when there are no users.
+std::pair<int, int> user_span(const Buffer& b, const OpOrder& order) {
+  if (b.users.empty()) return {b.alloc_op, b.alloc_op};
+  int lo = b.users.front(), hi = b.users.front();
+  for (int u : b.users) {
+    int first = u, last = u;
+    for (int p = order.ops[u].parent; p >= 0; p = order.ops[p].parent) {
+      const OrderedOp& anc = order.ops[p];
+      const bool holds_alloc = anc.subtree_first <= b.alloc_op && b.alloc_op <= anc.id;
+      if (holds_alloc) break;
+      if (is_loop_op(*anc.op) || anc.op->name == "ttg.warp_specialize") first = anc.subtree_first, last = anc.id;
+    }
+    lo = std::min(lo, first);
+    hi = std::max(hi, last);
+  }
+  return {lo, hi};
+}
+
+}  // namespace
 
 void compute_liveness(std::vector<Buffer>& buffers, const OpOrder& order) {
   for (Buffer& b : buffers) {
@@ -13,18 +37,7 @@ void compute_liveness(std::vector<Buffer>& buffers, const OpOrder& order) {
       b.end = b.alloc_op + 1;
       continue;
     }
-    int lo = b.users.front(), hi = b.users.front();
-    for (int u : b.users) {
-      int first = u, last = u;
-      for (int p = order.ops[u].parent; p >= 0; p = order.ops[p].parent) {
-        const OrderedOp& anc = order.ops[p];
-        const bool holds_alloc = anc.subtree_first <= b.alloc_op && b.alloc_op <= anc.id;
-        if (holds_alloc) break;
-        if (is_loop_op(*anc.op) || anc.op->name == "ttg.warp_specialize") first = anc.subtree_first, last = anc.id;
-      }
-      lo = std::min(lo, first);
-      hi = std::max(hi, last);
-    }
+    auto [lo, hi] = user_span(b, order);
     // Partitions run concurrently: a buffer allocated inside a warp_specialize region lives for the whole op.
     for (int p = order.ops[b.alloc_op].parent; p >= 0; p = order.ops[p].parent)
       if (order.ops[p].op->name == "ttg.warp_specialize") {
@@ -34,6 +47,37 @@ void compute_liveness(std::vector<Buffer>& buffers, const OpOrder& order) {
     b.start = lo;
     b.end = hi + 1;
   }
+}
+
+std::vector<SmemItem> allocator_view(const std::vector<Buffer>& buffers, const OpOrder& order,
+                                     const std::string& function_op) {
+  std::vector<SmemItem> out(buffers.size());
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    const Buffer& b = buffers[i];
+    SmemItem& item = out[i];
+    if (b.scratch_op == function_op) {  // the function's warp indices: Triton's interval is [0, max)
+      item.start = 0;
+      item.end = kForever;
+      continue;
+    }
+    // MLIR liveness starts at the defining op; the end is vplan's last use (lifted to enclosing loops).
+    auto span = user_span(b, order);
+    item.start = std::min(b.alloc_op, span.first);
+    item.end = std::max(b.alloc_op, span.second) + 1;
+    int child = b.alloc_op;
+    for (int p = order.ops[child].parent; p >= 0; child = p, p = order.ops[p].parent) {
+      const Op& ws = *order.ops[p].op;
+      if (ws.name != "ttg.warp_specialize") continue;
+      item.ws = p;
+      const Op* inner = order.ops[child].op;
+      for (std::size_t r = 0; r < ws.regions.size(); ++r) {
+        const auto& ops = ws.regions[r].ops;
+        if (!ops.empty() && &ops.front() <= inner && inner <= &ops.back()) item.region = static_cast<int>(r);
+      }
+      break;
+    }
+  }
+  return out;
 }
 
 }  // namespace vtools::vplan

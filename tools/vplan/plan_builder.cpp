@@ -107,7 +107,12 @@ Plan build_plan(const Module& module, const PlanOptions& options) {
   }
   std::vector<std::pair<int, std::string>> unknown;
   for (const auto& u : trace.unknown_scratch) unknown.emplace_back(u.buffer, u.why);
-  compute_budget(plan, limits_for_target(plan.kernel.target), capture_bytes, options.triton_shared, compiler, unknown);
+  std::size_t smem_buffers = 0;
+  for (const Buffer& b : plan.buffers) smem_buffers += b.space == MemorySpace::kSmem ? 1 : 0;
+  std::vector<SmemItem> view;  // only Triton's placement reads it (budget.cpp)
+  if (smem_buffers <= kTritonPlacementMaxBuffers) view = allocator_view(plan.buffers, order, function.name);
+  compute_budget(plan, limits_for_target(plan.kernel.target), capture_bytes, options.triton_shared, compiler, unknown,
+                 view);
   plan.reuse_hazards = find_reuse_hazards(plan);
   return plan;
 }
