@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "libcommon/json_writer.hpp"
+#include "libcommon/parallel_tasks.hpp"
 
 namespace vtools::vtrace {
 
@@ -361,8 +362,7 @@ void records_in_parallel(JsonWriter& w, std::string& out, const Emit& emit, std:
                          const std::vector<T>& items, F write_one) {
   constexpr std::size_t kBlock = 1024;  // records per block: ~1 MB of kernel lines
   const std::size_t blocks = (items.size() + kBlock - 1) / kBlock;
-  const std::size_t threads =
-      std::min<std::size_t>({16, std::max(1u, std::thread::hardware_concurrency()), blocks / 2});
+  const std::size_t threads = task_threads(blocks / 2);
   if (threads <= 1) return records(w, name, items, write_one);
   w.key(name);
   w.begin_array(Layout::kLines);

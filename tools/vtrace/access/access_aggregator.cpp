@@ -50,7 +50,7 @@ void AccessAggregator::add_batch(const LaunchInfo& launch, Batch batch) {
   std::uint64_t last = 0;
   for (std::size_t i = 0; i < batch.sites.size(); ++i) {
     const std::uint64_t start = batch.sites.allocation(i);
-    if (start && (start != last || batch.allocations.empty())) batch.allocations.emplace_back(start, -1);
+    if (start && start != last) batch.allocations.emplace_back(start, -1);
     last = start;
   }
   std::sort(batch.allocations.begin(), batch.allocations.end());
