@@ -93,13 +93,4 @@ std::optional<T> json_integer(const OrderedJson& v) {
   return std::nullopt;
 }
 
-/// Why json_integer<T>(v) refused a number: "is 1e+80, expected an integer from -2147483648 to 2147483647", for
-/// messages that start with the field's name. Quotes the value, so a huge or fractional number reads as such rather
-/// than as a wrong type.
-template <class T>
-std::string integer_out_of_range(const OrderedJson& v) {
-  return "is " + v.dump() + ", expected an integer from " + std::to_string(std::numeric_limits<T>::min()) + " to " +
-         std::to_string(std::numeric_limits<T>::max());
-}
-
 }  // namespace vtools
