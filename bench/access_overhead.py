@@ -24,6 +24,15 @@ SCRIPT = os.path.join(HERE, "..", "tests", "vtrace", "samples", "real_programs.p
 PROGRAMS = "torch_loop,gpt2_forward,gpt2_train,compiled,triton_add"
 
 
+def coarsened(doc):
+    """Access records whose ranges were coarsened (version 3 writes rows of access_columns, older traces objects)."""
+    columns = doc.get("access_columns")
+    if columns:
+        at = columns.index("ranges_exact")
+        return sum(1 for row in doc["accesses"] if not row[at])
+    return sum(1 for x in doc["accesses"] if not x.get("ranges_exact", True))
+
+
 def timed(cmd, env=None, timeout=600):
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
@@ -93,7 +102,7 @@ def main():
                              "coarsened": None, "closing_notes": notes})
                 if os.path.exists(out):
                     doc = json.load(open(out))
-                    runs[-1].update(coarsened=sum(1 for x in doc["accesses"] if not x.get("ranges_exact", True)),
+                    runs[-1].update(coarsened=coarsened(doc),
                                     records=len(doc["accesses"]), partial=doc["partial"],
                                     findings=doc.get("findings_total"))
                     os.remove(out)
@@ -115,7 +124,7 @@ def main():
                 doc = json.load(open(out))
                 run.update(findings=doc.get("findings_total"), partial=doc["partial"],
                            dropped=doc["dropped_records"], launches=len(doc["kernels"]), records=len(doc["accesses"]),
-                           coarsened=sum(1 for x in doc["accesses"] if not x.get("ranges_exact", True)),
+                           coarsened=coarsened(doc),
                            tma=len(doc.get("tma_kernels", [])), bytes=os.path.getsize(out),
                            notes=doc["run"]["notes"][:6])
                 os.remove(out)

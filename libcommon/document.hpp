@@ -25,7 +25,7 @@ struct DocumentFormat {
 };
 
 // Keep each version in sync with the "version" const of schemas/<name>.schema.json.
-inline constexpr DocumentFormat kTraceFormat{"vtools.trace", 2};
+inline constexpr DocumentFormat kTraceFormat{"vtools.trace", 3};
 inline constexpr DocumentFormat kPlanFormat{"vtools.plan", 1};
 inline constexpr DocumentFormat kBenchFormat{"vtools.bench", 1};
 inline constexpr DocumentFormat kCompareFormat{"vtools.compare", 1};

@@ -58,6 +58,22 @@ FieldReader::FieldReader(const OrderedJson& obj, std::string_view array_path, st
   if (!obj_.is_object()) expected("", "an object", obj_);
 }
 
+Columns::Columns(std::vector<std::string> names) : names_(std::move(names)) {
+  for (std::size_t i = 0; i < names_.size(); ++i) positions_.try_emplace(names_[i], i);  // the first of a repeat
+}
+
+std::size_t Columns::position(std::string_view name) const {
+  const auto it = positions_.find(name);
+  return it == positions_.end() ? FieldReader::npos : it->second;
+}
+
+FieldReader::FieldReader(const OrderedJson& row, const Columns& columns, std::string_view array_path,
+                         std::size_t index, std::string_view file)
+    : obj_(row), base_(array_path), index_(index), columns_(&columns), file_(file) {
+  if (!obj_.is_array() || obj_.size() != columns.names().size())
+    expected("", "an array of " + std::to_string(columns.names().size()) + " values (one per column)", obj_);
+}
+
 std::string FieldReader::path() const {
   std::string p = base_;
   if (index_ != npos) append_index(p, index_);
@@ -72,6 +88,10 @@ std::string FieldReader::path(std::string_view key, std::size_t index) const {
 }
 
 const OrderedJson* FieldReader::find(std::string_view key) const {
+  if (columns_) {
+    const std::size_t at = columns_->position(key);
+    return at == npos || obj_[at].is_null() ? nullptr : &obj_[at];
+  }
   // A linear scan of the ordered members: objects of documents have tens of members, and no key is copied.
   for (const auto& [name, value] : obj_.get_ref<const OrderedJson::object_t&>())
     if (name == key) return value.is_null() ? nullptr : &value;

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "libcommon/document.hpp"
@@ -19,6 +20,23 @@ namespace vtools {
 /// `v` as an error message quotes it: as JSON writes it (1e+300, "x", [1,2], {}), strings cut after about 40 bytes,
 /// longer arrays and objects by kind ("an array of 200 elements", "an object"); never raw input bytes.
 std::string describe_json_value(const OrderedJson& v);
+
+/// The column names of a table of rows (a trace's "access_columns"): a FieldReader over a row (a JSON array, one
+/// value per column) reads its elements as the members these columns name, so a format reads a row as it reads an
+/// object of the same keys.
+class Columns {
+ public:
+  explicit Columns(std::vector<std::string> names);
+  Columns(const Columns&) = delete;  // positions_ views names_
+  Columns& operator=(const Columns&) = delete;
+  /// The position of column `name`, npos when there is none.
+  [[nodiscard]] std::size_t position(std::string_view name) const;
+  [[nodiscard]] const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::vector<std::string> names_;
+  std::unordered_map<std::string_view, std::size_t> positions_;
+};
 
 /// A view of one JSON object and its path. Optional reads give their fallback where the field is absent or null;
 /// required reads refuse that; a present field of the wrong type or out of range is always refused. Every refusal is
@@ -30,6 +48,10 @@ class FieldReader {
   FieldReader(const OrderedJson& obj, std::string path, std::string_view file);
   /// Element `index` of the array at `array_path`; the path string is built only for a message.
   FieldReader(const OrderedJson& obj, std::string_view array_path, std::size_t index, std::string_view file);
+  /// Row `index` of the table at `array_path`, read as the object of `columns`: refused unless an array of one value
+  /// per column; member paths name the column ("accesses[5].loads").
+  FieldReader(const OrderedJson& row, const Columns& columns, std::string_view array_path, std::size_t index,
+              std::string_view file);
 
   /// This object's path ("kernels[3]"; "" for the root).
   [[nodiscard]] std::string path() const;
@@ -155,6 +177,7 @@ class FieldReader {
   const OrderedJson& obj_;
   std::string base_;                ///< the path, or the array's path when index_ is set
   std::size_t index_ = npos;        ///< this object's index in the array at base_
+  const Columns* columns_ = nullptr;  ///< set when obj_ is a row of these columns
   std::string_view file_;
 };
 

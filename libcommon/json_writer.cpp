@@ -77,18 +77,26 @@ void JsonWriter::key(std::string_view name) {
 
 void JsonWriter::value(std::string_view s) {
   before_value();
+  append_string(out_, s);
+}
+
+void JsonWriter::append_string(std::string& out, std::string_view s) {
   // Plain text (nearly every name and path) is copied; anything else goes through nlohmann's escaper.
   if (!plain(s)) {
-    out_ += OrderedJson(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += OrderedJson(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return;
   }
-  out_ += '"';
-  out_ += s;
-  out_ += '"';
+  out += '"';
+  out += s;
+  out += '"';
 }
 
 void JsonWriter::value(double d) {
   before_value();
+  append_number(out_, d);
+}
+
+void JsonWriter::append_number(std::string& out, double d) {
   // The shortest form that reads back as `d`, in fixed notation where nlohmann's dump uses it too (a vtrace access
   // record has two averages, and a training step 2 M records); nlohmann for the rest (exponents; NaN and
   // infinities become null). Integral values keep their ".0".
@@ -96,11 +104,11 @@ void JsonWriter::value(double d) {
     char buf[32];
     const auto end = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::fixed).ptr;
     const std::string_view text(buf, static_cast<std::size_t>(end - buf));
-    out_ += text;
-    if (text.find('.') == std::string_view::npos) out_ += ".0";
+    out += text;
+    if (text.find('.') == std::string_view::npos) out += ".0";
     return;
   }
-  out_ += OrderedJson(d).dump();
+  out += OrderedJson(d).dump();
 }
 
 void JsonWriter::value(const OrderedJson& j) {

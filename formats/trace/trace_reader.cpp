@@ -299,6 +299,9 @@ Trace read_trace(std::string_view text, std::string_view name) {
     std::uint64_t id;
   };
   std::vector<Unresolved> unresolved;  // kernel_ids read before access_kernels (not where vtrace writes it)
+  // Version 3 writes access records as rows of access_columns (which comes first); versions 1-2 as objects.
+  std::vector<std::string> column_names;
+  std::optional<Columns> columns;
   using Reader = void (*)(const FieldReader&, Trace&);
   static const std::map<std::string, Reader, std::less<>> readers = {
       {"processes", [](const FieldReader& f, Trace& x) { x.processes.push_back(read_process(f)); }},
@@ -324,8 +327,19 @@ Trace read_trace(std::string_view text, std::string_view name) {
       }
       return;
     }
+    if (key == "access_columns") {
+      if (!v.is_string()) FieldReader(kNoFields, "", name).expected(key, "a string", v, i);
+      if (columns) FieldReader(kNoFields, "", name).fail(key, "comes after access rows; it must come before them");
+      column_names.push_back(v.get<std::string>());
+      return;
+    }
     if (key == "accesses") {
-      const FieldReader f(v, key, i, name);
+      if (v.is_array() && !columns) {
+        if (column_names.empty())
+          FieldReader(kNoFields, "", name).expected(key, "an object, or a row after access_columns", v, i);
+        columns.emplace(std::move(column_names));
+      }
+      const FieldReader f = v.is_array() ? FieldReader(v, *columns, key, i, name) : FieldReader(v, key, i, name);
       std::uint64_t id = 0;
       t.accesses.push_back(read_access(f, access_kernels_seen ? &access_kernels : nullptr, last_kernel, id));
       if (!access_kernels_seen && f.find("kernel_id")) unresolved.push_back({t.accesses.size() - 1, i, id});
@@ -340,7 +354,7 @@ Trace read_trace(std::string_view text, std::string_view name) {
   (void)top.required_array("kernels");
   // What the parser streamed stays as an empty array; anything else under these keys is refused here.
   for (const auto& [key, reader] : readers) (void)top.array(key);
-  for (const char* key : {"accesses", "access_kernels", "tma_kernels"}) (void)top.array(key);
+  for (const char* key : {"accesses", "access_columns", "access_kernels", "tma_kernels"}) (void)top.array(key);
   for (const Unresolved& u : unresolved) {
     check_kernel_id(FieldReader(kNoFields, "accesses", u.index, name), u.id, access_kernels.size());
     t.accesses[u.access].kernel = access_kernels[u.id];

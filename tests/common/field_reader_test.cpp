@@ -160,3 +160,23 @@ TEST_CASE("field_reader: get reads into a field of any type, a narrower range is
   CHECK(refusal([&] { (void)t.required_integer<int>("n", 4, 8); }) ==
         "d.json: t.n: expected an integer from 4 to 8, got 3");
 }
+
+TEST_CASE("field_reader: a row of a table is read as the object its columns name") {
+  const Columns columns({"launch", "block", "type", "launch"});  // a repeated name reads the first
+  const OrderedJson table = OrderedJson::parse(R"([[3, [1, 2, 3], "float*", 9], [4, null, "x", 0], [1, 2]])");
+  const FieldReader row(table[0], columns, "accesses", 0, "t.json");
+  CHECK(row.required_integer<int>("launch") == 3);
+  CHECK(row.string("type") == "float*");
+  CHECK(row.integers<int>("block") == std::vector<int>{1, 2, 3});
+  CHECK(row.find("absent") == nullptr);
+  const FieldReader nulls(table[1], columns, "accesses", 1, "t.json");
+  CHECK(nulls.array("block") == nullptr);  // null reads as absent, as in an object
+  CHECK(refusal([&] { (void)nulls.integer<int>("type", 0); }) ==
+        "t.json: accesses[1].type: expected an integer from -2147483648 to 2147483647, got \"x\"");
+  CHECK(refusal([&] { FieldReader(table[2], columns, "accesses", 2, "t.json"); }) ==
+        "t.json: accesses[2]: expected an array of 4 values (one per column), got [1,2]");
+  CHECK(refusal([&] { FieldReader(kDoc, columns, "accesses", 7, "t.json"); }) ==
+        "t.json: accesses[7]: expected an array of 4 values (one per column), got an object");
+  CHECK(columns.position("block") == 1);
+  CHECK(columns.position("nope") == FieldReader::npos);
+}

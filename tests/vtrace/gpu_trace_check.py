@@ -55,11 +55,18 @@ def trace_of(vtrace, cmd, extra=(), env=None):
     if not os.path.exists(out):
         print(f"FAIL: vtrace wrote no trace (exit {p.returncode}): {' '.join(cmd)}")
         sys.exit(1)
-    doc = json.load(open(out))
-    # Version 2: access records name their kernel by kernel_id into access_kernels; the checks read it by name.
+    return p, access_objects(json.load(open(out))), out
+
+
+def access_objects(doc):
+    """The trace with its access records as objects that name their kernel: version 3 writes rows of
+    access_columns, and both 2 and 3 name the kernel by kernel_id into access_kernels."""
+    columns = doc.get("access_columns")
+    if columns:
+        doc["accesses"] = [dict(zip(columns, row)) for row in doc.get("accesses", [])]
     for a in doc.get("accesses", []):
         a["kernel"] = doc["access_kernels"][a["kernel_id"]]
-    return p, doc, out
+    return doc
 
 
 def diff_of(vtrace, base, cand, extra=()):
