@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "tools/vtrace/raw_record_reader.hpp"
 
@@ -110,4 +112,46 @@ TEST_CASE("raw_record_sink: a directory that cannot be opened leaves the sink in
   CHECK_FALSE(sink.open("/nonexistent-vtrace-raw-dir"));
   sink.write(first_batch());  // counted as lost, nowhere to go; must not crash
   CHECK_FALSE(sink.finished());
+}
+
+TEST_CASE("raw_record_sink: a writer thread writes the batches of many threads in the order they were queued") {
+  RawDir direct_dir("direct"), background_dir("background");
+  RawRecordSink direct, background;
+  REQUIRE(direct.open(direct_dir.path.string()));
+  REQUIRE(background.open(background_dir.path.string()));
+  background.write_in_background(4096);  // small: writers wait for room (a queue over it holds one batch)
+  direct.write(first_batch());
+  background.write(first_batch());
+  for (int i = 0; i < 300; ++i) {
+    RecordBatch b;
+    b.add_note("note " + std::to_string(i) + std::string(static_cast<std::size_t>(i) * 7, 'x'));
+    direct.write(b);
+    background.write(std::move(b));
+  }
+  for (RawRecordSink* s : {&direct, &background}) {
+    REQUIRE(s->begin_finish());
+    s->close_with([](RecordBatch& b) { b.add(Tag::kEnd, EndRecord{0}); });
+  }
+  CHECK(background_dir.file_bytes() == direct_dir.file_bytes());
+  const Capture c = read_capture(background_dir.file_bytes(), "raw.bin");
+  CHECK(c.notes.size() == 300);
+  CHECK(c.ended);
+
+  RawDir threads_dir("threads");  // batches from several threads at once: each whole, none lost
+  RawRecordSink shared;
+  REQUIRE(shared.open(threads_dir.path.string()));
+  shared.write_in_background(1 << 16);
+  shared.write(first_batch());
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t)
+    writers.emplace_back([&shared, t] {
+      for (int i = 0; i < 200; ++i) shared.write_note("thread " + std::to_string(t) + " note " + std::to_string(i));
+    });
+  for (auto& w : writers) w.join();
+  REQUIRE(shared.begin_finish());
+  shared.close_with([](RecordBatch& b) { b.add(Tag::kEnd, EndRecord{0}); });
+  const Capture all = read_capture(threads_dir.file_bytes(), "raw.bin");
+  CHECK(all.notes.size() == 800);
+  CHECK(all.dropped == 0);
+  CHECK(all.ended);
 }

@@ -18,10 +18,59 @@ bool RawRecordSink::open(std::string_view dir) noexcept {
   }
 }
 
-void RawRecordSink::write(const raw::RecordBatch& batch) noexcept {
-  if (batch.bytes().empty()) return;
+void RawRecordSink::append(const raw::RecordBatch& batch) noexcept {
   const int fd = fd_.load();
   if (fd < 0 || !raw::append_to_fd(fd, batch.bytes())) lost_ += batch.records();
+}
+
+void RawRecordSink::write_in_background(std::size_t max_queued_bytes) noexcept {
+  if (writer_ || fd_.load() < 0) return;
+  try {
+    max_queued_bytes_ = max_queued_bytes;
+    writer_ = new std::thread([this] { write_queued(); });
+  } catch (...) {  // no thread: writes stay in the caller's thread
+  }
+}
+
+void RawRecordSink::write_queued() noexcept {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and everything written
+    raw::RecordBatch batch = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    append(batch);
+    lock.lock();
+    queued_bytes_ -= batch.bytes().size();
+    changed_.notify_all();
+  }
+}
+
+void RawRecordSink::write(raw::RecordBatch&& batch) noexcept {
+  if (batch.bytes().empty()) return;
+  if (!writer_ || fd_.load() < 0) return append(batch);
+  const std::size_t bytes = batch.bytes().size();
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return queued_bytes_ == 0 || queued_bytes_ + bytes <= max_queued_bytes_; });
+  try {
+    queue_.push_back(std::move(batch));
+  } catch (...) {
+    lost_ += batch.records();
+    return;
+  }
+  queued_bytes_ += bytes;
+  changed_.notify_all();
+}
+
+void RawRecordSink::write(const raw::RecordBatch& batch) noexcept {
+  if (batch.bytes().empty()) return;
+  if (!writer_ || fd_.load() < 0) return append(batch);
+  try {
+    write(raw::RecordBatch(batch));
+  } catch (...) {
+    lost_ += batch.records();
+  }
 }
 
 void RawRecordSink::write_note(const std::string& message) noexcept {
@@ -40,6 +89,15 @@ bool RawRecordSink::begin_finish() noexcept {
 }
 
 void RawRecordSink::close() noexcept {
+  if (std::thread* writer = writer_.exchange(nullptr)) {  // what is queued goes out first
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    writer->join();
+    delete writer;
+  }
   const int fd = fd_.exchange(-1);
   if (fd >= 0) ::close(fd);
 }

@@ -5,9 +5,13 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "tools/vtrace/raw_record_writer.hpp"
 
@@ -17,8 +21,13 @@ class RawRecordSink {
  public:
   /// Opens (creates, appends to) `dir`/raw-<pid>.bin. False when it cannot: the library then stays inert.
   bool open(std::string_view dir) noexcept;
+  /// From now on batches go to a writer thread, in order: write() returns once a batch is queued (and waits while
+  /// `max_queued_bytes` are), so a launch end's 10^5 sites do not wait for the file. The Sanitizer tool uses it;
+  /// a batch still queued when the process dies is lost with the rest (no end record: the trace says partial).
+  void write_in_background(std::size_t max_queued_bytes) noexcept;
   /// Appends `batch`; its records count as lost when the file is not open (or closed, or forked away) or the write
   /// fails.
+  void write(raw::RecordBatch&& batch) noexcept;
   void write(const raw::RecordBatch& batch) noexcept;
   /// Appends one note record (a message the parent prints).
   void write_note(const std::string& message) noexcept;
@@ -36,7 +45,7 @@ class RawRecordSink {
       raw::RecordBatch b;
       if (lost_ > 0) b.add(raw::Tag::kDropped, raw::DroppedRecord{lost_.load()});
       add_end_records(b);
-      write(b);
+      write(std::move(b));
     } catch (...) {
     }
     close();
@@ -46,10 +55,22 @@ class RawRecordSink {
   void detach_after_fork() noexcept {
     finished_ = true;
     fd_ = -1;
+    writer_ = nullptr;  // the parent's thread (not the child's: left alone, as is the queue)
   }
 
  private:
   void close() noexcept;
+  void append(const raw::RecordBatch& batch) noexcept;
+  void write_queued() noexcept;
+
+  // Background writing (write_in_background): batches wait in queue_ for writer_.
+  /// Made once, joined by close() (not in a forked child, where it is not ours): never destroyed while joinable.
+  std::atomic<std::thread*> writer_{nullptr};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<raw::RecordBatch> queue_;
+  std::size_t queued_bytes_ = 0, max_queued_bytes_ = 0;
+  bool stopping_ = false;
 
   std::atomic<int> fd_{-1};
   std::atomic<std::uint64_t> lost_{0};  ///< records lost (allocation or write failures)

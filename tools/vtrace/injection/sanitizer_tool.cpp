@@ -6,8 +6,8 @@
 // launch gets a buffer from a pool (access_records.hpp: header, site table, finding sites) sized by its grid, which
 // the patches fill; at launch end (after sanitizerStreamSynchronize: a plain copy does not wait for the kernel) it
 // reads back the used sites and the finding sites and appends them with the launch to $VTRACE_RAW_DIR/raw-<pid>.bin
-// (raw_record_sink.hpp, as the CUPTI library does). Like the CUPTI library: no exception leaves a callback, nothing
-// exits, losses are counted.
+// (raw_record_sink.hpp, as the CUPTI library does, but on the sink's writer thread: the launch end does not wait for
+// the file). Like the CUPTI library: no exception leaves a callback, nothing exits, losses are counted.
 #include <cxxabi.h>
 #include <cuda.h>
 #include <dlfcn.h>
@@ -502,14 +502,14 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   if (p.recorded && !p.params.empty()) b.add_bytes_record(Tag::kLaunchParams, p.params);
   if (!findings.empty()) g_module_images.add_for_finding(p.module, b);  // the module's image, once, and its number
   for (const auto& f : findings) b.add(Tag::kFindingSite, f);
-  g_sink.write(b);
-  // Sites in chunks so one huge launch does not need one huge batch.
+  g_sink.write(std::move(b));
+  // Sites in chunks so one huge launch does not need one huge batch; the sink's thread writes them.
   for (std::size_t i = 0; i < site_count; i += 4096) {
     RecordBatch chunk;
     for (std::size_t j = i; j < std::min(site_count, i + 4096); ++j)
       chunk.add_bytes_record(Tag::kAccessSite, std::string_view(reinterpret_cast<const char*>(&sites[j]),
                                                                 raw::site_record_bytes(sites[j].range_count)));
-    g_sink.write(chunk);
+    g_sink.write(std::move(chunk));
   }
   p.table.reset();  // may free a replaced allocation table
   if (p.recorded) {
@@ -671,6 +671,7 @@ void initialize() noexcept {
     if (const char* m = std::getenv("VTRACE_MAX_BYTES"); m && *m)
       g_settings.max_bytes = std::max<std::uint64_t>(std::strtoull(m, nullptr, 10), BufferLayout(1024).bytes);
     if (!g_sink.open(dir)) return;
+    g_sink.write_in_background(std::size_t{256} << 20);
     RecordBatch b;
     b.add_magic();
     b.add(Tag::kProcess, raw::ProcessRecord{getpid(), 0});
