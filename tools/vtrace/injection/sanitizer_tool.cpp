@@ -140,7 +140,8 @@ class SiteBuffer {
  public:
   raw::AccessSite* reserve(CUcontext context, std::size_t n) {
     if (n <= capacity_) return sites_;
-    const std::size_t grown = std::max(n, capacity_ + capacity_ / 2);
+    // Pinning is slow (and freeing may wait for the device): grow rarely, from 16 Ki sites (6 MiB) up, doubling.
+    const std::size_t grown = std::max({n, 2 * capacity_, std::size_t{1} << 14});
     if (pinned_) sanitizerFreeHost(pinned_context_, pinned_);
     pinned_ = nullptr;
     heap_.reset();
