@@ -317,6 +317,40 @@ void write_finding_site(JsonWriter& w, const FindingSite& s) {
   w.end_object();
 }
 
+/// A hot line; an instruction row (no line information) has file and line null.
+void write_hot_line(JsonWriter& w, const HotLine& h) {
+  w.begin_object();
+  w.field("kernel", h.kernel);
+  if (h.file.empty()) {
+    w.key("file");
+    w.value(nullptr);
+    w.key("line");
+    w.value(nullptr);
+  } else {
+    w.field("file", h.file);
+    w.field("line", h.line);
+  }
+  w.field("function", h.function);
+  w.field("text", h.text);
+  w.field("pcs", h.pcs);
+  w.field("pc_offset", h.pc_offset);
+  w.field("sass", h.sass);
+  w.field("note", h.note);
+  w.field("loads", h.loads);
+  w.field("stores", h.stores);
+  w.field("atomics", h.atomics);
+  w.field("bytes_loaded", h.bytes_loaded);
+  w.field("bytes_stored", h.bytes_stored);
+  w.field("requests", h.requests);
+  w.field("sectors", h.sectors);
+  w.field("lanes", h.lanes);
+  w.field("bulk_copies", h.bulk_copies);
+  w.field("sectors_per_request", h.sectors_per_request());
+  w.field("active_lanes_per_request", h.active_lanes_per_request());
+  w.field("findings", h.findings);
+  w.end_object();
+}
+
 /// `name`: one element per line.
 template <class T, class F>
 void records(JsonWriter& w, std::string_view name, const std::vector<T>& items, F write_one) {
@@ -421,6 +455,12 @@ void records_in_parallel(JsonWriter& w, std::string& out, const Emit& emit, std:
   w.end_array();
 }
 
+/// Access mode's per-line view: hot_lines and the requests it could not place.
+void write_hot_lines(JsonWriter& w, const Trace& t) {
+  records(w, "hot_lines", t.hot_lines, write_hot_line);
+  w.field("hot_lines_dropped_requests", t.hot_lines_dropped_requests);
+}
+
 }  // namespace
 
 void write_trace_document(const Trace& t, const Emit& emit) {
@@ -459,6 +499,7 @@ void write_trace_document(const Trace& t, const Emit& emit) {
     w.begin_array(Layout::kLines);
     for (const auto& k : t.tma_kernels) w.value(k);
     w.end_array();
+    write_hot_lines(w, t);
   }
   w.field("partial", t.partial);
   w.field("dropped_records", t.dropped_records);
