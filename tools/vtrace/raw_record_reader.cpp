@@ -117,7 +117,9 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         c.access_order.emplace_back(Tag::kMemory, c.memory.size() - 1);
         break;
       case Tag::kLaunch:
-        c.launches.push_back({fixed_part<LaunchRecord>(payload, true, name, at, "launch"), tail(sizeof(LaunchRecord)), {}, {}, {}, 0});
+        c.launches.emplace_back();
+        c.launches.back().record = fixed_part<LaunchRecord>(payload, true, name, at, "launch");
+        c.launches.back().kernel = tail(sizeof(LaunchRecord));
         c.access_order.emplace_back(Tag::kLaunch, c.launches.size() - 1);
         break;
       case Tag::kLaunchParams:

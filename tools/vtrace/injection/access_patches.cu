@@ -5,7 +5,7 @@
 // site's counters (atomics) and, unless the site's ranges already cover them (read without the lock), its byte runs
 // to the site's merged ranges under the site's lock; lanes outside every allocation are counted per PC with the first
 // few kept in full; the warp's first lane counts the request in the launch's PC table (per instruction, for the
-per-source-line view). Nothing grows with the number of accesses. Blocks outside --blocks return at
+// per-source-line view). Nothing grows with the number of accesses. Blocks outside --blocks return at
 // once. What moves no global bytes is not an access: a cp.async whose source size is 0 (zero fill: the API passes a
 // null source) and a prefetch.
 #include <sanitizer_patching.h>
