@@ -455,8 +455,10 @@ void records_in_parallel(JsonWriter& w, std::string& out, const Emit& emit, std:
   w.end_array();
 }
 
-/// Access mode's per-line view: hot_lines and the requests it could not place.
+/// Access mode's per-line view: hot_lines and the requests it could not place; nothing when there are none (a trace
+/// made with VTRACE_ACCESS_PCS=0, or one read from a document without them), so such documents keep their bytes.
 void write_hot_lines(JsonWriter& w, const Trace& t) {
+  if (t.hot_lines.empty() && t.hot_lines_dropped_requests == 0) return;
   records(w, "hot_lines", t.hot_lines, write_hot_line);
   w.field("hot_lines_dropped_requests", t.hot_lines_dropped_requests);
 }

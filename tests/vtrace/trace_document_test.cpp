@@ -351,6 +351,10 @@ TEST_CASE("trace_writer: hot lines (line rows and instruction rows) read back th
   CHECK(back.hot_lines_dropped_requests == 7);
   t.run.mode = "launches";
   CHECK_FALSE(trace_to_document(t).contains("hot_lines"));
+  t.run.mode = "accesses";  // an access-mode trace without hot lines (VTRACE_ACCESS_PCS=0) keeps its bytes
+  t.hot_lines.clear();
+  t.hot_lines_dropped_requests = 0;
+  CHECK_FALSE(trace_to_document(t).contains("hot_lines"));
 }
 
 TEST_CASE("trace_reader: bad hot lines are refused with their JSON path") {
