@@ -257,6 +257,35 @@ struct FindingSite {
   std::uint64_t listed = 0;  ///< of them, in `findings`
 };
 
+/// Access mode: what one kernel's global accesses did at one source line, over all its recorded launches (the hot
+/// lines, as ncu's source page gives per line). A line is the innermost frame of an instruction's source position
+/// (an inlined callee's line; for a Triton kernel, the Python line). Where the module has no line information (or
+/// the PC is outside its line table) the row is one instruction instead: no file or line, its PC, SASS and why.
+/// Counted per warp request on the device (the PC table, tools/vtrace/access/access_records.hpp PcSite).
+struct HotLine {
+  std::string kernel;          ///< demangled
+  std::string file;            ///< as the line table names it; "" for an instruction row
+  std::uint32_t line = 0;      ///< 1-based; 0 for an instruction row
+  std::string function;        ///< demangled name of the function the line is in ("" when unknown)
+  std::string text;            ///< the line's text, read when the trace was made ("" when the file was unreadable)
+  std::uint64_t pcs = 0;       ///< instructions (PCs) of the line that accessed global memory
+  std::uint64_t pc_offset = 0; ///< the lowest of them, an offset in the kernel's function (an instruction row: its PC)
+  std::string sass;            ///< an instruction row: its SASS text ("" when unknown); "" for a line row
+  std::string note;            ///< an instruction row: why it has no line; "" for a line row
+  std::uint64_t loads = 0, stores = 0, atomics = 0;  ///< lane accesses (a bulk copy counts one)
+  std::uint64_t bytes_loaded = 0, bytes_stored = 0;  ///< an atomic's bytes count as both
+  /// Warp requests, their distinct 32-byte sectors and active lanes, summed (bulk copies are not warp requests).
+  std::uint64_t requests = 0, sectors = 0, lanes = 0;
+  std::uint64_t bulk_copies = 0;
+  std::uint64_t findings = 0;  ///< out-of-bounds accesses (one per thread) at its instructions
+  [[nodiscard]] double sectors_per_request() const {
+    return requests ? static_cast<double>(sectors) / static_cast<double>(requests) : 0;
+  }
+  [[nodiscard]] double active_lanes_per_request() const {
+    return requests ? static_cast<double>(lanes) / static_cast<double>(requests) : 0;
+  }
+};
+
 struct Trace {
   /// The "version" of the document it was read from (the current one for a trace built here).
   int format_version = 0;
@@ -281,6 +310,10 @@ struct Trace {
   [[nodiscard]] std::uint64_t findings_in_all() const {
     return findings_total > findings.size() ? findings_total : findings.size();
   }
+  /// Access mode: per kernel, its source lines' accesses (by kernel, then file, line; instruction rows last).
+  std::vector<HotLine> hot_lines;
+  /// Warp requests at PCs past a launch's PC table (raw::kPcSitesPerLaunch): in the accesses, not in hot_lines.
+  std::uint64_t hot_lines_dropped_requests = 0;
   /// Kernels that ran through TMA tensor copies, invisible to access tracing (access mode only).
   std::vector<std::string> tma_kernels;
   bool partial = false;

@@ -258,6 +258,33 @@ FindingSite read_finding_site(const FieldReader& f) {
   return s;
 }
 
+HotLine read_hot_line(const FieldReader& f) {
+  HotLine h;
+  f.get("kernel", h.kernel);
+  f.get("file", h.file);  // null: an instruction row
+  if (!h.file.empty()) {
+    h.line = f.integer<std::uint32_t>("line", 0, 1);
+    if (h.line == 0) f.fail("line", "missing, expected an integer from 1 to 4294967295 where file is given");
+  }
+  f.get("function", h.function);
+  f.get("text", h.text);
+  f.get("pcs", h.pcs);
+  f.get("pc_offset", h.pc_offset);
+  f.get("sass", h.sass);
+  f.get("note", h.note);
+  f.get("loads", h.loads);
+  f.get("stores", h.stores);
+  f.get("atomics", h.atomics);
+  f.get("bytes_loaded", h.bytes_loaded);
+  f.get("bytes_stored", h.bytes_stored);
+  f.get("requests", h.requests);
+  f.get("sectors", h.sectors);
+  f.get("lanes", h.lanes);
+  f.get("bulk_copies", h.bulk_copies);
+  f.get("findings", h.findings);
+  return h;  // the per-request averages are derived from the sums
+}
+
 /// The fields memcpy and memset records share: when (start/end ns) and where (device, context, stream), and the
 /// correlation id that ties them to their API call.
 template <typename Activity>
@@ -315,6 +342,7 @@ Trace read_trace(std::string_view text, std::string_view name) {
       {"api_calls", [](const FieldReader& f, Trace& x) { x.api_calls.push_back(read_api_call(f)); }},
       {"findings", [](const FieldReader& f, Trace& x) { x.findings.push_back(read_finding(f)); }},
       {"finding_sites", [](const FieldReader& f, Trace& x) { x.finding_sites.push_back(read_finding_site(f)); }},
+      {"hot_lines", [](const FieldReader& f, Trace& x) { x.hot_lines.push_back(read_hot_line(f)); }},
   };
   auto element = [&](std::string_view key, std::size_t i, OrderedJson&& v) {
     if (key == "access_kernels" || key == "tma_kernels") {
@@ -385,6 +413,7 @@ Trace read_trace(std::string_view text, std::string_view name) {
   // Documents from before finding_sites: every finding was listed.
   t.findings_total = t.findings.size();
   top.get("findings_total", t.findings_total);
+  top.get("hot_lines_dropped_requests", t.hot_lines_dropped_requests);
   top.get("partial", t.partial);
   top.get("dropped_records", t.dropped_records);
   top.get("filtered_kernels", t.filtered_kernels);

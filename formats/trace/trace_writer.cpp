@@ -343,6 +343,40 @@ void write_finding_site(JsonWriter& w, const FindingSite& s) {
   w.end_object();
 }
 
+/// A hot line; an instruction row (no line information) has file and line null.
+void write_hot_line(JsonWriter& w, const HotLine& h) {
+  w.begin_object();
+  w.field("kernel", h.kernel);
+  if (h.file.empty()) {
+    w.key("file");
+    w.value(nullptr);
+    w.key("line");
+    w.value(nullptr);
+  } else {
+    w.field("file", h.file);
+    w.field("line", h.line);
+  }
+  w.field("function", h.function);
+  w.field("text", h.text);
+  w.field("pcs", h.pcs);
+  w.field("pc_offset", h.pc_offset);
+  w.field("sass", h.sass);
+  w.field("note", h.note);
+  w.field("loads", h.loads);
+  w.field("stores", h.stores);
+  w.field("atomics", h.atomics);
+  w.field("bytes_loaded", h.bytes_loaded);
+  w.field("bytes_stored", h.bytes_stored);
+  w.field("requests", h.requests);
+  w.field("sectors", h.sectors);
+  w.field("lanes", h.lanes);
+  w.field("bulk_copies", h.bulk_copies);
+  w.field("sectors_per_request", h.sectors_per_request());
+  w.field("active_lanes_per_request", h.active_lanes_per_request());
+  w.field("findings", h.findings);
+  w.end_object();
+}
+
 /// `name`: one element per line.
 template <class T, class F>
 void records(JsonWriter& w, std::string_view name, const std::vector<T>& items, F write_one) {
@@ -447,6 +481,14 @@ void records_in_parallel(JsonWriter& w, std::string& out, const Emit& emit, std:
   w.end_array();
 }
 
+/// Access mode's per-line view: hot_lines and the requests it could not place; nothing when there are none (a trace
+/// made with VTRACE_ACCESS_PCS=0, or one read from a document without them), so such documents keep their bytes.
+void write_hot_lines(JsonWriter& w, const Trace& t) {
+  if (t.hot_lines.empty() && t.hot_lines_dropped_requests == 0) return;
+  records(w, "hot_lines", t.hot_lines, write_hot_line);
+  w.field("hot_lines_dropped_requests", t.hot_lines_dropped_requests);
+}
+
 }  // namespace
 
 void write_trace_document(const Trace& t, const Emit& emit) {
@@ -489,6 +531,7 @@ void write_trace_document(const Trace& t, const Emit& emit) {
     w.begin_array(Layout::kLines);
     for (const auto& k : t.tma_kernels) w.value(k);
     w.end_array();
+    write_hot_lines(w, t);
   }
   w.field("partial", t.partial);
   w.field("dropped_records", t.dropped_records);

@@ -816,3 +816,32 @@ TEST_CASE("render: a trace with ranks labels its lanes by rank and shows the ran
   CHECK(std::none_of(plain.sections.begin(), plain.sections.end(), [](const Section& s) { return s.heading == "Ranks"; }));
   CHECK(plain.sections[1].figures[0].svg.markup.find("rank ") == std::string::npos);
 }
+
+TEST_CASE("render: trace page gives each kernel's hot source lines, hottest first, as vtrace summary --by line") {
+  const char* doc = R"json({"format":"vtools.trace","version":1,"run":{"mode":"accesses"},"kernels":[],
+    "hot_lines":[
+      {"kernel":"k","file":"/src/k.cu","line":12,"function":"k","text":"  float v = in[i];","pcs":1,"pc_offset":192,
+       "loads":64,"stores":0,"atomics":0,"bytes_loaded":256,"bytes_stored":0,"requests":2,"sectors":8,"lanes":64,
+       "findings":3},
+      {"kernel":"k","file":"/src/k.cu","line":13,"function":"k","pcs":1,"pc_offset":240,"loads":0,"stores":64,
+       "atomics":0,"bytes_loaded":0,"bytes_stored":1024,"requests":2,"sectors":32,"lanes":64,"findings":0},
+      {"kernel":"k","file":null,"line":null,"function":"","pcs":1,"pc_offset":496,"sass":"STG.E [R2.64], R5",
+       "note":"no source line","loads":0,"stores":1,"atomics":0,"bytes_loaded":0,"bytes_stored":4,"requests":1,
+       "sectors":1,"lanes":1,"findings":0}],
+    "hot_lines_dropped_requests":9})json";
+  Page page = build_page({classify_input(doc, "lines.json")});
+  const Section& lines = page.sections.back();
+  CHECK(lines.heading == "Hot source lines");
+  REQUIRE(lines.tables.size() == 1);
+  CHECK(lines.tables[0].title == "k: 5 warp requests, 256 B loaded, 1.0 KiB stored");
+  const auto& table = lines.tables[0].table;
+  REQUIRE(table.rows.size() == 3);
+  CHECK(table.rows[0][0] == "k.cu:13");  // the most bytes first
+  CHECK(table.rows[1][0] == "k.cu:12");
+  CHECK(table.rows[1][10] == "3");
+  CHECK(table.rows[1].back() == "float v = in[i];");
+  CHECK(table.rows[2][0] == "pc +0x1f0");
+  CHECK(table.rows[2].back() == "STG.E [R2.64], R5");
+  CHECK(std::any_of(lines.notes.begin(), lines.notes.end(),
+                    [](const std::string& n) { return n.rfind("9 warp requests at PCs past", 0) == 0; }));
+}

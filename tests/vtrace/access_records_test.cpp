@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
+#include <thread>
+#include <vector>
 
 #include "tools/vtrace/access/access_records.hpp"
 #include "tools/vtrace/access/allocation_map.hpp"
@@ -144,4 +147,90 @@ TEST_CASE("find_allocation and find_argument: the device's lookups agree with th
       REQUIRE(host_arg == (arg == raw::kNoArgument ? -1 : static_cast<std::int64_t>(arg)));
     }
   }
+}
+
+namespace {
+
+/// A launch header with a PC table of `capacity` entries (2 x capacity slots) in `slots` and `sites`.
+raw::DeviceLaunchHeader pc_table(std::vector<raw::HashSlot>& slots, std::vector<raw::PcSite>& sites,
+                                 std::uint32_t capacity) {
+  slots.assign(2 * capacity, raw::HashSlot{});
+  sites.assign(capacity, raw::PcSite{});
+  raw::DeviceLaunchHeader h{};
+  h.pc_slots = slots.data();
+  h.pc_sites = sites.data();
+  h.pc_capacity = capacity;
+  h.pc_slot_count = 2 * capacity;
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("pc table: one entry per PC in order of first use, each request counted once with its lanes and sectors") {
+  std::vector<raw::HashSlot> slots;
+  std::vector<raw::PcSite> sites;
+  raw::DeviceLaunchHeader h = pc_table(slots, sites, 8);
+  raw::count_pc_request(&h, 0x7f0000001200, 0, 4, 32, 4, 0);   // a coalesced float load
+  raw::count_pc_request(&h, 0x7f0000001240, 1, 4, 16, 16, 0);  // a strided store by half a warp
+  raw::count_pc_request(&h, 0x7f0000001200, 0, 4, 31, 4, 0);
+  raw::count_pc_request(&h, 0x7f0000001300, 3, 0, 1, 0, 4096);  // a bulk copy
+  REQUIRE(h.pcs_used == 3);
+  CHECK(sites[0].pc == 0x7f0000001201);  // pc + 1: 0 marks a free slot
+  CHECK(sites[0].requests == 2);
+  CHECK(sites[0].lanes == 63);
+  CHECK(sites[0].sectors == 8);
+  CHECK(sites[0].size == 4);
+  CHECK(raw::pc_site_bytes(sites[0]) == 63 * 4);
+  CHECK(sites[1].operation == 1);
+  CHECK(sites[1].sectors == 16);
+  CHECK(sites[2].operation == 3);
+  CHECK(raw::pc_site_bytes(sites[2]) == 4096);
+  CHECK(h.pc_requests_dropped == 0);
+}
+
+TEST_CASE("pc table: PCs past its capacity are counted as dropped requests, never lost or overwritten") {
+  std::vector<raw::HashSlot> slots;
+  std::vector<raw::PcSite> sites;
+  raw::DeviceLaunchHeader h = pc_table(slots, sites, 4);
+  for (std::uint64_t pc = 0; pc < 10; ++pc)
+    for (int r = 0; r <= static_cast<int>(pc); ++r) raw::count_pc_request(&h, 0x1000 + 16 * pc, 0, 8, 32, 8, 0);
+  CHECK(h.pcs_used == 8);  // 4 made; 4 more claimed a slot and found no room; 2 found no slot
+  std::uint64_t counted = 0;
+  for (const auto& s : sites) {
+    REQUIRE(s.pc >= 0x1001);
+    CHECK(s.requests == (s.pc - 0x1001) / 16 + 1);  // every request of a PC that got an entry
+    counted += s.requests;
+  }
+  CHECK(counted + h.pc_requests_dropped == 55);
+  raw::DeviceLaunchHeader off{};  // VTRACE_ACCESS_PCS=0: no table, nothing counted
+  raw::count_pc_request(&off, 0x1000, 0, 4, 32, 4, 0);
+  CHECK(off.pcs_used == 0);
+}
+
+TEST_CASE("pc table: many threads at once count every request exactly once, one entry per PC") {
+  std::vector<raw::HashSlot> slots;
+  std::vector<raw::PcSite> sites;
+  raw::DeviceLaunchHeader h = pc_table(slots, sites, 64);
+  constexpr int kThreads = 8, kRequests = 20000, kPcs = 48;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&h, t] {
+      std::mt19937 rng(static_cast<unsigned>(t));
+      for (int i = 0; i < kRequests; ++i) {
+        const std::uint64_t pc = 0x4000 + 16 * (rng() % kPcs);
+        raw::count_pc_request(&h, pc, 0, 4, 32, 4, 0);
+      }
+    });
+  for (auto& t : threads) t.join();
+  REQUIRE(h.pcs_used == kPcs);
+  std::uint64_t requests = 0;
+  std::set<std::uint64_t> pcs;
+  for (std::uint32_t i = 0; i < kPcs; ++i) {
+    requests += sites[i].requests;
+    CHECK(sites[i].lanes == 32 * sites[i].requests);
+    pcs.insert(sites[i].pc);
+  }
+  CHECK(pcs.size() == static_cast<std::size_t>(kPcs));
+  CHECK(requests == static_cast<std::uint64_t>(kThreads) * kRequests);
+  CHECK(h.pc_requests_dropped == 0);
 }

@@ -169,6 +169,45 @@ def check_finding_source(c, what, f, file_suffix, line, function, text, inlined=
         c.true(f"{what}: no nvdisasm is said: {f.get('source_note')!r}", "nvdisasm" in f.get("source_note", ""))
 
 
+def hot_rows(doc, kernel):
+    return [r for r in doc.get("hot_lines", []) if r["kernel"] == kernel]
+
+
+def check_hot_lines(c, doc, path, vtrace, sample_source):
+    """The -lineinfo sample's hot lines (issue 40): every load and store of off_by_one and vector_add sits on the .cu
+    line of its statement, counted exactly per lane, with the finding and per-request sectors."""
+    launches = {}
+    for k in doc["kernels"]:
+        launches[k["name"]] = launches.get(k["name"], 0) + 1
+    c.eq("hot_lines_dropped_requests", doc.get("hot_lines_dropped_requests"), 0)
+    ob_line = line_of(sample_source, "if (i <= n) out[i < n ? i : 0] = in[i];")
+    va_line = line_of(sample_source, "if (i < n) c[i] = a[i] + b[i];")
+    for kernel, line, loads, stores, findings in ((OB, ob_line, 1001, 1001, 1), (VA, va_line, 2000, 1000, 0)):
+        rows = hot_rows(doc, kernel)
+        n = launches.get(kernel, 0)
+        at = [r for r in rows if r["line"] == line and str(r["file"]).endswith("access_sample.cu")]
+        c.eq(f"{kernel}: one row at access_sample.cu:{line} ({[(r['file'], r['line']) for r in rows]})", len(at), 1)
+        if not at:
+            continue
+        r = at[0]
+        c.eq(f"{kernel}: loads at line {line}", r["loads"], loads * n)
+        c.eq(f"{kernel}: stores at line {line}", r["stores"], stores * n)
+        c.eq(f"{kernel}: bytes loaded at line {line}", r["bytes_loaded"], 4 * loads * n)
+        c.eq(f"{kernel}: every load of the kernel is on that line", sum(x["loads"] for x in rows), loads * n)
+        c.eq(f"{kernel}: findings at line {line}", r["findings"], findings)
+        c.eq(f"{kernel}: function", r["function"], kernel)
+        c.true(f"{kernel}: the line's text: {r.get('text')!r}", "[i]" in r.get("text", ""))
+        c.true(f"{kernel}: sectors per request in (0, 32]: {r['sectors_per_request']}",
+               0 < r["sectors_per_request"] <= 32)
+    ob = [r for r in hot_rows(doc, OB) if r["line"] == ob_line]
+    if ob:  # 4 x 256 threads, i <= 1000: 32 warps per instruction (the last with 9 lanes), one load and one store
+        c.eq("off_by_one: warp requests at its line", ob[0]["requests"], 64 * launches.get(OB, 0))
+    out = subprocess.run([vtrace, "summary", "--by", "line", "--format", "table", path], capture_output=True, text=True)
+    c.eq("summary --by line exit", out.returncode, 0)
+    c.true(f"summary --by line names access_sample.cu:{ob_line}: {out.stdout[:2000]!r}",
+           f"access_sample.cu:{ob_line}" in out.stdout)
+
+
 def check_blocks(c, doc):
     """samples/access_sample.cu under --blocks 1,3: the device patches skip every other block, so only blocks 1 and 3
     have records (with the same exact counts as unsampled), strided_read (one block, block 0) has none, the
@@ -257,6 +296,27 @@ def main():
                f"access_sample.cu:{line} in {OB} (pc +0x" in check.stdout)
         if have_nvdisasm():
             c.true("vtrace check gives the SASS", ": LDG" in check.stdout)
+    elif a.case == "hot_lines":
+        p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
+        c.eq("exit status", p.returncode, 0)
+        check_hot_lines(c, doc, path, a.vtrace, os.path.join(a.scripts, "access_sample.cu"))
+    elif a.case == "hot_lines_off":  # VTRACE_ACCESS_PCS=0: no table, no hot lines, the rest unchanged
+        os.environ["VTRACE_ACCESS_PCS"] = "0"
+        p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
+        c.eq("exit status", p.returncode, 0)
+        c.eq("hot_lines (absent: none)", doc.get("hot_lines", []), [])
+        check_sample(c, doc)
+    elif a.case == "hot_lines_noline":
+        p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
+        c.eq("exit status", p.returncode, 0)
+        rows = hot_rows(doc, OB)
+        c.true(f"off_by_one has instruction rows only: {rows}", rows and all(r["file"] is None for r in rows))
+        c.true("each says why", all("without -lineinfo" in r["note"] for r in rows))
+        c.eq("off_by_one: loads over its instructions", sum(r["loads"] for r in rows),
+             1001 * sum(1 for k in doc["kernels"] if k["name"] == OB))
+        if have_nvdisasm():
+            c.true(f"each gives its SASS: {[r['sass'] for r in rows]}",
+                   all(r["sass"].split(" ")[-1] and ("LDG" in r["sass"] or "STG" in r["sass"]) for r in rows))
     elif a.case == "noline":
         p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
         c.eq("exit status", p.returncode, 0)
@@ -339,6 +399,16 @@ def main():
                                  line_of(script, "# the planted bug"), "add_kernel", "tl.load(x_ptr + offs, mask=offs <= n",
                                  inlined=None)
         c.eq("check exit", subprocess.run([a.vtrace, "check", path], capture_output=True).returncode, 1)
+        # The hot lines name the Python lines: the planted tl.load reads 1001 floats, one past the end.
+        script = os.path.join(a.scripts, "real_programs.py")
+        planted = line_of(script, "# the planted bug")
+        rows = [r for r in doc.get("hot_lines", []) if "add_kernel" in r["kernel"]]
+        at = [r for r in rows if r["line"] == planted and str(r["file"]).endswith("real_programs.py")]
+        c.eq(f"add_kernel: a row at real_programs.py:{planted} ({[(r['file'], r['line']) for r in rows]})", len(at), 1)
+        if at:
+            c.eq("the planted load's bytes (1001 floats)", at[0]["bytes_loaded"], 4 * 1001)
+            c.eq("the planted load's findings", at[0]["findings"], 1)
+        c.true("every add_kernel row is a Python line", rows and all(str(r["file"]).endswith(".py") for r in rows))
     elif a.case == "tma_copy":
         if not have_module("triton"):
             return 77

@@ -230,7 +230,7 @@ TEST_CASE("source_text: a line of a readable file, without its line end; nothing
   CHECK(texts.line(path, 2) == std::optional<std::string>("  float v = in[i];"));  // read once, kept
 }
 
-TEST_CASE("module_images: an image is written once, only for a launch with findings, and dropped after") {
+TEST_CASE("module_images: an image is written once, only for a launch with findings or PCs, and dropped after") {
   injection::ModuleImages images(100);
   const std::string cubin = "0123456789";
   int a = 0, b = 0, c = 0;
@@ -243,13 +243,13 @@ TEST_CASE("module_images: an image is written once, only for a launch with findi
   batch.add(raw::Tag::kProcess, raw::ProcessRecord{7, 0});
   raw::LaunchRecord launch{};
   batch.add(raw::Tag::kLaunch, launch, "_Z1kv");
-  images.add_for_finding(&a, batch);
+  images.add_for_launch(&a, batch);
   batch.add(raw::Tag::kLaunch, launch, "_Z1kv");
-  images.add_for_finding(&a, batch);  // second time: the number only
+  images.add_for_launch(&a, batch);  // second time: the number only
   batch.add(raw::Tag::kLaunch, launch, "_Z1kv");
-  images.add_for_finding(&b, batch);
+  images.add_for_launch(&b, batch);
   batch.add(raw::Tag::kLaunch, launch, "_Z1kv");
-  images.add_for_finding(&c, batch);  // never seen loaded
+  images.add_for_launch(&c, batch);  // never seen loaded
   CHECK(images.kept_bytes() == 0);
   const raw::Capture capture = raw::read_capture(batch.bytes(), "raw.bin");
   REQUIRE(capture.launches.size() == 4);
@@ -262,7 +262,7 @@ TEST_CASE("module_images: an image is written once, only for a launch with findi
   images.unloaded(&a);
   images.loaded(&a, cubin.data(), cubin.size());  // a reloaded module is a new one
   raw::RecordBatch again;
-  images.add_for_finding(&a, again);
+  images.add_for_launch(&a, again);
   CHECK(again.records() == 2);
 }
 

@@ -291,3 +291,79 @@ TEST_CASE("trace_reader: access_kernels after the accesses (not where vtrace wri
         "t.json: access_kernels[0]: expected a string, got 3");
   CHECK(error_of(kHead + R"J("run": {}, "kernels": [], "accesses": {}})J") == "t.json: accesses: expected an array, got {}");
 }
+
+TEST_CASE("trace_writer: hot lines (line rows and instruction rows) read back the same") {
+  Trace t = sample_trace();
+  HotLine line;
+  line.kernel = "fill(float*, int, float)";
+  line.file = "/src/k.cu";
+  line.line = 12;
+  line.function = "fill(float*, int, float)";
+  line.text = "    float v = in[i];";
+  line.pcs = 2;
+  line.pc_offset = 0xc0;
+  line.loads = 96;
+  line.bytes_loaded = 384;
+  line.requests = 3;
+  line.sectors = 12;
+  line.lanes = 96;
+  line.findings = 1;
+  HotLine pc;
+  pc.kernel = line.kernel;
+  pc.pc_offset = 0x1f0;
+  pc.sass = "STG.E [R2.64], R5";
+  pc.note = "no source line: the module has no line table";
+  pc.stores = 32;
+  pc.bytes_stored = 128;
+  pc.bulk_copies = 1;
+  t.hot_lines = {line, pc};
+  t.hot_lines_dropped_requests = 7;
+  const auto doc = trace_to_document(t);
+  CHECK(doc["hot_lines"][0]["sectors_per_request"] == 4.0);
+  CHECK(doc["hot_lines"][0]["active_lanes_per_request"] == 32.0);
+  CHECK(doc["hot_lines"][1]["file"].is_null());
+  CHECK(doc["hot_lines"][1]["line"].is_null());
+  const Trace back = read_trace(vtools::dump_json(doc), "t.json");
+  REQUIRE(back.hot_lines.size() == 2);
+  const HotLine& l = back.hot_lines[0];
+  CHECK(l.kernel == line.kernel);
+  CHECK(l.file == "/src/k.cu");
+  CHECK(l.line == 12);
+  CHECK(l.function == line.function);
+  CHECK(l.text == line.text);
+  CHECK(l.pcs == 2);
+  CHECK(l.pc_offset == 0xc0);
+  CHECK(l.loads == 96);
+  CHECK(l.bytes_loaded == 384);
+  CHECK(l.requests == 3);
+  CHECK(l.sectors == 12);
+  CHECK(l.lanes == 96);
+  CHECK(l.findings == 1);
+  const HotLine& p = back.hot_lines[1];
+  CHECK(p.file.empty());
+  CHECK(p.line == 0);
+  CHECK(p.pc_offset == 0x1f0);
+  CHECK(p.sass == pc.sass);
+  CHECK(p.note == pc.note);
+  CHECK(p.stores == 32);
+  CHECK(p.bytes_stored == 128);
+  CHECK(p.bulk_copies == 1);
+  CHECK(back.hot_lines_dropped_requests == 7);
+  t.run.mode = "launches";
+  CHECK_FALSE(trace_to_document(t).contains("hot_lines"));
+  t.run.mode = "accesses";  // an access-mode trace without hot lines (VTRACE_ACCESS_PCS=0) keeps its bytes
+  t.hot_lines.clear();
+  t.hot_lines_dropped_requests = 0;
+  CHECK_FALSE(trace_to_document(t).contains("hot_lines"));
+}
+
+TEST_CASE("trace_reader: bad hot lines are refused with their JSON path") {
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [], "hot_lines": [{"file": "k.cu"}]})") ==
+        "t.json: hot_lines[0].line: missing, expected an integer from 1 to 4294967295 where file is given");
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [], "hot_lines": [{"file": "k.cu", "line": 0}]})") ==
+        "t.json: hot_lines[0].line: expected an integer from 1 to 4294967295, got 0");
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [], "hot_lines": [{}, {"loads": -1}]})") ==
+        "t.json: hot_lines[1].loads: expected an integer from 0 to 18446744073709551615, got -1");
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [], "hot_lines": {}})") ==
+        "t.json: hot_lines: expected an array, got {}");
+}

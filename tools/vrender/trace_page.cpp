@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "formats/trace/line_summary.hpp"
 #include "formats/trace/rank_summary.hpp"
 #include "formats/trace/rank_summary_tables.hpp"
 #include "formats/trace/trace_summary.hpp"
@@ -498,6 +499,35 @@ void add_findings(const Trace& trace, Section& s) {
   s.tables.push_back(std::move(t));
 }
 
+/// Access mode's hot lines: per kernel (most bytes first), its source lines hottest first, as `vtrace summary --by
+/// line` prints them (formats/trace line_summary); instruction rows (no line information) show their SASS.
+void add_hot_lines(const Trace& trace, Page& page) {
+  if (trace.hot_lines.empty()) return;
+  constexpr std::size_t kMaxKernels = 20;
+  const vtrace::LineSummary summary = vtrace::summarize_lines(trace);
+  Section s{"Hot source lines", {}, {}, {}, {}, {}};
+  s.notes.push_back("Per kernel and source line (the innermost frame: an inlined callee's line, a Triton kernel's "
+                    "Python line), its global loads, stores and atomics over all recorded launches, counted per warp "
+                    "request; rows without a line are single instructions with their SASS.");
+  if (summary.dropped_requests)
+    s.notes.push_back(format_count(summary.dropped_requests) +
+                      " warp requests at PCs past their launch's PC table are not in these tables.");
+  for (std::size_t i = 0; i < summary.kernels.size() && i < kMaxKernels; ++i) {
+    const vtrace::KernelLines& k = summary.kernels[i];
+    std::string title = shorten(k.kernel, 80) + ": " + format_count(k.total.requests) + " warp requests, " +
+                        format_bytes_of(static_cast<double>(k.total.bytes_loaded)) + " loaded, " +
+                        format_bytes_of(static_cast<double>(k.total.bytes_stored)) + " stored";
+    if (k.lines.size() > vtrace::kLineTableRows)
+      title += " (the " + std::to_string(vtrace::kLineTableRows) + " hottest of " + std::to_string(k.lines.size()) +
+               " rows)";
+    s.tables.push_back({title, vtrace::kernel_lines_table(k), false});
+  }
+  if (summary.kernels.size() > kMaxKernels)
+    s.notes.push_back("The " + std::to_string(kMaxKernels) + " kernels that moved the most bytes of " +
+                      std::to_string(summary.kernels.size()) + " are shown; vtrace summary --by line lists all.");
+  page.sections.push_back(std::move(s));
+}
+
 /// The command as one line ("" when not recorded).
 std::string command_text(const std::vector<std::string>& command) {
   std::string out;
@@ -541,6 +571,7 @@ Page trace_page(const Trace& trace, std::string_view name) {
   add_heat_maps(trace, access);
   add_findings(trace, access);
   if (!access.figures.empty() || !access.tables.empty() || !access.notes.empty()) page.sections.push_back(std::move(access));
+  add_hot_lines(trace, page);
   return page;
 }
 

@@ -9,6 +9,7 @@
 #include "libcommon/output_file.hpp"
 #include "libcommon/table.hpp"
 #include "tools/vtrace/chrome_export.hpp"
+#include "tools/vtrace/line_summary_writer.hpp"
 #include "tools/vtrace/options.hpp"
 #include "tools/vtrace/api_summary_writer.hpp"
 #include "tools/vtrace/rank_summary_writer.hpp"
@@ -48,14 +49,35 @@ int whole_trace_summary(const SummaryOptions& o, const std::string& flag, Summar
   return 0;
 }
 
+/// summary --by line: the hot lines per kernel (of the kernels --kernel keeps).
+int line_summary(const SummaryOptions& o) {
+  if (!o.selection.graph.empty())
+    throw Error(ExitCode::kUsage, "--by line takes no --graph (access-mode traces have no CUDA graphs)");
+  const Trace trace = load(o.input);
+  const LineSummary summary =
+      summarize_lines(o.selection.everything() ? trace : select_kernels(trace, o.selection, std::nullopt));
+  const std::string format = resolve_format(o.output, "json", true);
+  std::ostringstream out;
+  if (format == "json")
+    out << dump_json(line_summary_to_json(summary));
+  else if (format == "csv")
+    write_line_summary_csv(summary, out);
+  else
+    write_line_summary_tables(summary, format == "markdown", out);
+  write_output(o.output.output, out.str());
+  return 0;
+}
+
 }  // namespace
 
 int summary_command(const SummaryOptions& o) {
-  if (o.api && o.ranks) throw Error(ExitCode::kUsage, "--api and --ranks are two summaries: give one");
+  if (o.api + o.ranks + (o.by == "line") > 1)
+    throw Error(ExitCode::kUsage, "--api, --ranks and --by line are three summaries: give one");
   if (o.api)  // the blocking calls, queue delays and GPU idle time
     return whole_trace_summary(o, "--api", summarize_api, api_summary_to_json, write_api_summary_tables);
   if (o.ranks)
     return whole_trace_summary(o, "--ranks", summarize_ranks, rank_summary_to_json, write_rank_summary_tables);
+  if (o.by == "line") return line_summary(o);
   TraceSummary summary = summarize_trace(load(o.input), o.selection, input_display_name(o.input));
   sort_kernels(summary, kernel_order(o.sort).value_or(KernelOrder::kTotal));  // the CLI admits only known names
   std::string format = resolve_format(o.output, "json", true);

@@ -4,28 +4,38 @@
 
 namespace vtools::vtrace {
 
-const PcDescription& PcSymbolizer::describe(std::uint64_t module, std::string_view image,
-                                            const std::string& mangled_function, std::uint64_t pc_offset) {
-  auto key = std::make_tuple(module, mangled_function, pc_offset);
-  if (auto it = pcs_.find(key); it != pcs_.end()) return it->second;
+PcSymbolizer::Module& PcSymbolizer::module(std::uint64_t module, std::string_view image) {
   auto m = modules_.find(module);
-  if (m == modules_.end()) {
-    Module fresh{SourceMap::read(image, "module " + std::to_string(module)), {}, {}};
+  if (m == modules_.end())
+    m = modules_.emplace(module, Module{SourceMap::read(image, "module " + std::to_string(module)), {}, {}}).first;
+  return m->second;
+}
+
+SourceLookup PcSymbolizer::line(std::uint64_t module_key, std::string_view image, const std::string& mangled_function,
+                                std::uint64_t pc_offset) {
+  return module(module_key, image).lines.lookup(mangled_function, pc_offset);
+}
+
+const PcDescription& PcSymbolizer::describe(std::uint64_t module_key, std::string_view image,
+                                            const std::string& mangled_function, std::uint64_t pc_offset) {
+  auto key = std::make_tuple(module_key, mangled_function, pc_offset);
+  if (auto it = pcs_.find(key); it != pcs_.end()) return it->second;
+  Module& m = module(module_key, image);
+  if (!m.sass) {
     Disassembly d = disassemble_(image);
-    fresh.sass = SassListing::parse(d.listing);
-    fresh.sass_note = d.note;
-    if (d.note.empty() && fresh.sass.function_count() == 0) fresh.sass_note = "no SASS: nvdisasm listed no function";
-    m = modules_.emplace(module, std::move(fresh)).first;
+    m.sass = SassListing::parse(d.listing);
+    m.sass_note = d.note;
+    if (d.note.empty() && m.sass->function_count() == 0) m.sass_note = "no SASS: nvdisasm listed no function";
   }
   PcDescription out;
-  SourceLookup found = m->second.lines.lookup(mangled_function, pc_offset);
+  SourceLookup found = m.lines.lookup(mangled_function, pc_offset);
   out.source = std::move(found.line);
   std::vector<std::string> notes;
   if (!out.source) notes.push_back("no source line: " + found.note);
-  if (const std::string* text = m->second.sass.instruction(mangled_function, pc_offset))
+  if (const std::string* text = m.sass->instruction(mangled_function, pc_offset))
     out.sass = *text;
   else
-    notes.push_back(!m->second.sass_note.empty() ? m->second.sass_note : "no SASS: nvdisasm listed no instruction there");
+    notes.push_back(!m.sass_note.empty() ? m.sass_note : "no SASS: nvdisasm listed no instruction there");
   for (const auto& n : notes) out.note += (out.note.empty() ? "" : "; ") + n;
   return pcs_.emplace(std::move(key), std::move(out)).first->second;
 }

@@ -1,7 +1,8 @@
 // Puts each out-of-bounds finding at its source line and SASS instruction: the access tool wrote the cubin of every
-// module whose launches had findings (kModuleImage) and each such launch's module (kLaunchModule); here each module's
-// line table is read and nvdisasm run once, and each distinct (module, function, PC) is looked up once, however many
-// findings share it. What cannot be given is said in the finding's source_note.
+// module whose launches had findings or PC table entries (kModuleImage) and each such launch's module (kLaunchModule);
+// here each module's line table is read and nvdisasm run at most once (only when a PC needs SASS), and each distinct
+// (module, function, PC) is looked up once, however many findings share it. What cannot be given is said in the
+// finding's source_note. PcSymbolizer also serves the per-line view (hot_lines).
 #pragma once
 
 #include <cstdint>
@@ -39,15 +40,20 @@ class PcSymbolizer {
   /// `image`.
   const PcDescription& describe(std::uint64_t module, std::string_view image, const std::string& mangled_function,
                                 std::uint64_t pc_offset);
+  /// Only the source line of that PC (or why none): the module's line table is read once, and nvdisasm is not run
+  /// (the per-line view needs SASS only where a PC has no line).
+  SourceLookup line(std::uint64_t module, std::string_view image, const std::string& mangled_function,
+                    std::uint64_t pc_offset);
   [[nodiscard]] std::size_t modules_read() const { return modules_.size(); }
   [[nodiscard]] std::size_t pcs_described() const { return pcs_.size(); }
 
  private:
   struct Module {
     SourceMap lines;
-    SassListing sass;
+    std::optional<SassListing> sass;  ///< disassembled on first need
     std::string sass_note;
   };
+  Module& module(std::uint64_t module, std::string_view image);
   Disassembler disassemble_;
   std::map<std::uint64_t, Module> modules_;
   std::map<std::tuple<std::uint64_t, std::string, std::uint64_t>, PcDescription> pcs_;

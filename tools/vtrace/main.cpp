@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
                               "  vtrace summary --graph last --format table t.json\n"
                               "  vtrace summary --graph last --sort exposed --format table t.json\n"
                               "  vtrace summary --format csv t.json > kernels.csv\n"
+                              "  vtrace summary --by line --format table a.json   # hot source lines (--accesses)\n"
                               "  vtrace export --chrome t.json -o t.perfetto.json\n"
                               "  vtrace export --chrome --graph last t.json -o graph.perfetto.json\n"
                               "  vtrace check t.json || echo 'failed launches or out-of-bounds accesses'\n"
@@ -74,6 +75,10 @@ int main(int argc, char** argv) {
   summary_cmd->add_flag("--api", summary.api,
                         "blocking CUDA calls (as nsys cuda_api_sum), kernels' queue delay, GPU idle while the host "
                         "waited (a trace made with run --api)");
+  summary_cmd->add_option("--by", summary.by,
+                          "kernel (default) or line: per kernel and source line, the loads, stores, bytes, sectors "
+                          "and lanes per request and findings of an access-mode trace (the hot lines)")
+      ->check(vtools::one_of({"kernel", "line"}));
   summary_cmd->add_option("trace", summary.input, "vtools.trace document ('-' = stdin)");
   vtools::add_output_options(summary_cmd, summary.output, {"json", "table", "markdown", "csv"});
 

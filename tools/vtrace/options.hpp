@@ -41,7 +41,10 @@ struct SummaryOptions {
   bool ranks = false;
   /// --api: the blocking CUDA calls, queue delays and GPU idle time (api_summary.hpp) of a trace made with run --api.
   bool api = false;
-  OutputOptions output;      ///< --format json|table|markdown
+  /// --by kernel|line: per kernel (the default), or per kernel and source line: the hot lines of an access-mode trace
+  /// (line_summary.hpp).
+  std::string by = "kernel";
+  OutputOptions output;      ///< --format json|table|markdown|csv
 };
 
 struct ExportOptions {

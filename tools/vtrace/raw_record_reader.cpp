@@ -117,7 +117,9 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         c.access_order.emplace_back(Tag::kMemory, c.memory.size() - 1);
         break;
       case Tag::kLaunch:
-        c.launches.push_back({fixed_part<LaunchRecord>(payload, true, name, at, "launch"), tail(sizeof(LaunchRecord)), {}, {}, {}, 0});
+        c.launches.emplace_back();
+        c.launches.back().record = fixed_part<LaunchRecord>(payload, true, name, at, "launch");
+        c.launches.back().kernel = tail(sizeof(LaunchRecord));
         c.access_order.emplace_back(Tag::kLaunch, c.launches.size() - 1);
         break;
       case Tag::kLaunchParams:
@@ -157,6 +159,26 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         if (c.launches.empty()) bad(name, at, "a finding site record before any launch record");
         c.launches.back().finding_sites.push_back(fixed_part<FindingSite>(payload, false, name, at, "finding site"));
         break;
+      case Tag::kPcSites: {
+        if (c.launches.empty()) bad(name, at, "a PC table record before any launch record");
+        const auto table = fixed_part<PcTableRecord>(payload, true, name, at, "PC table");
+        const std::size_t rest = payload.size() - sizeof(PcTableRecord);
+        if (rest % sizeof(PcSite) != 0 || rest / sizeof(PcSite) != table.pcs)
+          bad(name, at, "PC table record of " + std::to_string(payload.size()) + " bytes for " +
+                            std::to_string(table.pcs) + " PCs, expected " + std::to_string(sizeof(PcTableRecord)) +
+                            " + " + std::to_string(sizeof(PcSite)) + " per PC");
+        NamedLaunch& l = c.launches.back();
+        l.pc_table = true;
+        l.pc_requests_dropped += table.requests_dropped;
+        const std::size_t first = l.pc_sites.size();
+        l.pc_sites.resize(first + table.pcs);
+        if (table.pcs) std::memcpy(&l.pc_sites[first], payload.data() + sizeof(PcTableRecord), rest);
+        for (std::size_t i = first; i < l.pc_sites.size(); ++i)
+          if (l.pc_sites[i].operation > 4)
+            bad(name, at, "PC table entry with operation " + std::to_string(l.pc_sites[i].operation) +
+                              ", expected 0 to 4");
+        break;
+      }
       case Tag::kModuleImage: {
         const auto m = fixed_part<ModuleRecord>(payload, true, name, at, "module image");
         if (m.module == 0) bad(name, at, "module image record for module 0");

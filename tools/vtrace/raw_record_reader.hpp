@@ -55,6 +55,9 @@ struct NamedLaunch {
   SiteRecords sites;                        ///< the kAccessSite records after it
   std::vector<FindingSite> finding_sites;   ///< the kFindingSite records after it
   std::uint64_t module = 0;  ///< kLaunchModule after it: the module it ran from (0 = unknown)
+  std::vector<PcSite> pc_sites;          ///< the kPcSites record after it: per instruction (PC offset) counts
+  std::uint64_t pc_requests_dropped = 0;  ///< warp requests at PCs past the launch's PC table
+  bool pc_table = false;                 ///< a kPcSites record came (the PC table was on)
 };
 
 /// Everything one process recorded.

@@ -41,6 +41,8 @@ enum class Tag : std::uint32_t {
   kDeviceIdentity = 25,  ///< DeviceIdentityRecord: a device's UUID and PCI location (after its kDevice record)
   kApiName = 26,      ///< ApiNameRecord + the function's name: a CUDA call whose calls are recorded (--api)
   kApiCall = 27,      ///< ApiCallRecord: one call of a recorded blocking CUDA function (--api)
+  kPcSites = 28,      ///< access mode: access/access_records.hpp PcTableRecord + its used PcSites (PCs as offsets in
+                      ///< the function) of the launch before it: the per-instruction counts behind the hot lines
 };
 
 /// One CUPTI timestamp and the CLOCK_REALTIME read around it: realtime_ns is the middle of the two reads, and

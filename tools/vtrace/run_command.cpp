@@ -24,6 +24,7 @@
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/child_process.hpp"
 #include "tools/vtrace/finding_sources.hpp"
+#include "tools/vtrace/hot_lines.hpp"
 #include "tools/vtrace/options.hpp"
 #include "tools/vtrace/process_identity.hpp"
 #include "tools/vtrace/raw_record_reader.hpp"
@@ -286,6 +287,7 @@ int run_command(const RunOptions& o) {
     PcSymbolizer symbolizer([&](std::string_view cubin) { return disassemble(cubin, nvdisasm); });
     SourceText texts;
     add_finding_sources(captures, symbolizer, trace, &texts);
+    add_hot_lines(captures, symbolizer, trace, &texts);  // per kernel and source line, from the PC tables
   }
   captures = {};  // the raw records' memory goes back before the document is formatted
   raw_files.clear();

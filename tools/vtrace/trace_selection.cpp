@@ -68,6 +68,9 @@ Trace select_kernels(const Trace& t, const TraceSelection& selection, std::optio
   std::copy_if(t.findings.begin(), t.findings.end(), std::back_inserter(kept.findings),
                [&](const Finding& f) { return named(f.kernel); });
   std::copy_if(t.tma_kernels.begin(), t.tma_kernels.end(), std::back_inserter(kept.tma_kernels), named);
+  std::copy_if(t.hot_lines.begin(), t.hot_lines.end(), std::back_inserter(kept.hot_lines),
+               [&](const HotLine& h) { return named(h.kernel); });
+  kept.hot_lines_dropped_requests = t.hot_lines_dropped_requests;
   return kept;
 }
 

@@ -27,6 +27,9 @@ constexpr std::uint32_t kRangesPerSite = 16;
 constexpr std::uint32_t kFirstFindingsPerSite = 4;
 /// PCs with out-of-bounds accesses per launch that get a FindingSite; accesses at further PCs are only counted.
 constexpr std::uint32_t kFindingSitesPerLaunch = 256;
+/// PCs per launch the PC table (PcSite, for the per-source-line "hot lines") holds by default; the warp requests at
+/// further PCs are counted in pc_requests_dropped, never silently lost. VTRACE_ACCESS_PCS sets it (0: no table).
+constexpr std::uint32_t kPcSitesPerLaunch = 1024;
 /// Pointer arguments of a launch the device attributes accesses to (a launch with more keeps the first ones).
 constexpr std::uint32_t kMaxDeviceArguments = 64;
 constexpr std::uint32_t kNoAllocation = 0xfffffu;  ///< allocation index of an access outside every allocation
@@ -85,6 +88,28 @@ struct FindingSite {
   std::uint32_t pad;
   FirstFinding first[kFirstFindingsPerSite];  ///< min(count, kFirstFindingsPerSite) of them
 };
+
+/// What one launch's warp requests did at one instruction (PC): counted once per warp request by its first active
+/// lane (warp-aggregated, device-wide relaxed atomics), over all blocks. An instruction has one operation and one
+/// access size, so a warp request's bytes are lanes x size; only bulk copies (whose sizes vary) count bytes.
+struct PcSite {
+  unsigned long long pc;        ///< device: pc + 1 (0 = not made yet); raw file: offset in the function
+  unsigned long long requests;  ///< warp requests (bulk copies: copies)
+  unsigned long long lanes;     ///< active lanes of those requests, one access each (bulk copies: 1 per copy)
+  unsigned long long sectors;   ///< distinct 32-byte sectors of each request, summed (bulk copies: 0)
+  unsigned long long bulk_bytes;  ///< bytes of the bulk copies (warp requests move lanes x size)
+  std::uint32_t size;           ///< bytes per lane of a warp request (0 for bulk copies)
+  std::uint32_t operation;      ///< 0 load, 1 store, 2 atomic, 3 bulk load, 4 bulk store
+};
+
+/// kPcSites payload: this header, then `pcs` PcSite records (only the used ones), after the launch they belong to.
+struct PcTableRecord {
+  std::uint64_t pcs;
+  std::uint64_t requests_dropped;  ///< warp requests (and bulk copies) at PCs past the table's capacity
+};
+
+/// Bytes moved by the requests a PcSite counts.
+VTRACE_HD std::uint64_t pc_site_bytes(const PcSite& s) { return s.lanes * s.size + s.bulk_bytes; }
 
 /// One 8-byte word of a launch's parameters (kLaunchParams holds one per word): a parameter of 8 bytes is one word,
 /// a larger one (cuBLAS passes its pointers inside one struct) one word per aligned 8 bytes.
@@ -163,6 +188,14 @@ struct DeviceLaunchHeader {
   unsigned long long runs_covered;  ///< of those, already covered by the site's ranges (no lock)
   unsigned long long lock_holds;    ///< lock holds (one per group with runs to add)
   unsigned long long lock_spins;    ///< failed attempts to take a site's lock
+  /// The PC table: pc_slot_count (2 x pc_capacity, a power of two; 0: no table) hash slots naming entries of pc_sites
+  /// in order of first use; pcs_used may exceed pc_capacity (the excess found no room).
+  HashSlot* pc_slots;
+  PcSite* pc_sites;
+  std::uint32_t pc_capacity;
+  std::uint32_t pc_slot_count;
+  unsigned long long pcs_used;
+  unsigned long long pc_requests_dropped;
 };
 
 /// Index of the allocation holding all of [address, address + size), else kNoAllocation (an access that starts in
@@ -330,6 +363,109 @@ VTRACE_HD std::uint64_t hash_key(std::uint64_t key) {  // splitmix64's finaliser
   key ^= key >> 27;
   key *= 0x94d049bb133111ebull;
   return key ^ (key >> 31);
+}
+
+// The PC table's code, the same on both sides: device atomics on the device; the GCC builtins on the host, where the
+// CPU tests run it (on several threads) as the patches do.
+VTRACE_HD unsigned long long atomic_cas_u64(unsigned long long* p, unsigned long long expected,
+                                            unsigned long long desired) {
+#if defined(__CUDA_ARCH__)
+  return atomicCAS(p, expected, desired);
+#else
+  __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return expected;
+#endif
+}
+
+VTRACE_HD unsigned long long atomic_add_u64(unsigned long long* p, unsigned long long value) {
+#if defined(__CUDA_ARCH__)
+  return atomicAdd(p, value);
+#else
+  return __atomic_fetch_add(p, value, __ATOMIC_RELAXED);
+#endif
+}
+
+/// The counters need no result: on the device they compile to fire-and-forget reductions (RED), relaxed.
+VTRACE_HD void atomic_count_u64(unsigned long long* p, unsigned long long value) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(p, value);
+#else
+  __atomic_fetch_add(p, value, __ATOMIC_RELAXED);
+#endif
+}
+
+VTRACE_HD unsigned atomic_load_u32(const unsigned* p) {
+#if defined(__CUDA_ARCH__)
+  return *static_cast<const volatile unsigned*>(p);
+#else
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+#endif
+}
+
+VTRACE_HD unsigned long long atomic_load_u64(const unsigned long long* p) {
+#if defined(__CUDA_ARCH__)
+  return *static_cast<const volatile unsigned long long*>(p);
+#else
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+#endif
+}
+
+VTRACE_HD void atomic_publish_u32(unsigned* p, unsigned value) {
+#if defined(__CUDA_ARCH__)
+  __threadfence();  // the entry's fields before its index
+  atomicExch(p, value);
+#else
+  __atomic_store_n(p, value, __ATOMIC_RELEASE);
+#endif
+}
+
+/// The PC table entry of `pc` (an absolute PC; the key is pc + 1), made on first use with its operation and size;
+/// nullptr (and the request counted in pc_requests_dropped) when all pc_capacity entries are taken. Open addressing
+/// over pc_slot_count slots: the first look at a PC's slot is a plain read, so a PC already made costs no atomic.
+VTRACE_HD PcSite* find_pc_site(DeviceLaunchHeader* h, std::uint64_t pc, std::uint32_t operation, std::uint32_t size) {
+  const unsigned long long key = pc + 1;
+  const std::uint64_t mask = h->pc_slot_count - 1;
+  std::uint64_t at = hash_key(key) & mask;
+  for (std::uint32_t probe = 0; probe < h->pc_slot_count; ++probe, at = (at + 1) & mask) {
+    HashSlot* slot = &h->pc_slots[at];
+    unsigned long long seen = atomic_load_u64(&slot->key);
+    if (seen == 0) seen = atomic_cas_u64(&slot->key, 0ull, key);
+    if (seen == 0) {  // ours to make
+      const unsigned long long index = atomic_add_u64(&h->pcs_used, 1ull);
+      if (index >= h->pc_capacity) {
+        atomic_publish_u32(&slot->site, kSiteFull);
+        break;
+      }
+      PcSite* s = &h->pc_sites[index];
+      s->pc = key;
+      s->requests = s->lanes = s->sectors = s->bulk_bytes = 0;
+      s->size = size;
+      s->operation = operation;
+      atomic_publish_u32(&slot->site, static_cast<unsigned>(index + 1));
+      return s;
+    }
+    if (seen != key) continue;
+    unsigned site;
+    while ((site = atomic_load_u32(&slot->site)) == 0) {
+    }
+    if (site == kSiteFull) break;
+    return &h->pc_sites[site - 1];
+  }
+  atomic_count_u64(&h->pc_requests_dropped, 1ull);
+  return nullptr;
+}
+
+/// Counts one warp request of `lanes` active lanes touching `sectors` distinct 32-byte sectors at `pc` (`bulk_bytes`:
+/// a bulk copy's bytes, 0 for a warp request). Called once per request, by one lane.
+VTRACE_HD void count_pc_request(DeviceLaunchHeader* h, std::uint64_t pc, std::uint32_t operation, std::uint32_t size,
+                                std::uint32_t lanes, std::uint32_t sectors, std::uint64_t bulk_bytes) {
+  if (h->pc_slot_count == 0) return;
+  PcSite* s = find_pc_site(h, pc, operation, size);
+  if (!s) return;
+  atomic_count_u64(&s->requests, 1ull);
+  atomic_count_u64(&s->lanes, lanes);
+  if (sectors) atomic_count_u64(&s->sectors, sectors);
+  if (bulk_bytes) atomic_count_u64(&s->bulk_bytes, bulk_bytes);
 }
 
 }  // namespace vtools::vtrace::raw

@@ -4,7 +4,8 @@
 // lanes of a warp request are grouped by (allocation, kernel argument); each group's leader adds the request to its
 // site's counters (atomics) and, unless the site's ranges already cover them (read without the lock), its byte runs
 // to the site's merged ranges under the site's lock; lanes outside every allocation are counted per PC with the first
-// few kept in full. Nothing grows with the number of accesses. Blocks outside --blocks return at
+// few kept in full; the warp's first lane counts the request in the launch's PC table (per instruction, for the
+// per-source-line view). Nothing grows with the number of accesses. Blocks outside --blocks return at
 // once. What moves no global bytes is not an access: a cp.async whose source size is 0 (zero fill: the API passes a
 // null source) and a prefetch.
 #include <sanitizer_patching.h>
@@ -254,6 +255,14 @@ __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, 
   const bool starts_run = (run_starts >> lane) & 1u;
   if (h->stage == raw::kStageBounds) return;
 
+  // The PC table (per launch, for the per-line view): the warp's first lane counts the request once, with the
+  // distinct sectors of all its lanes.
+  if (h->pc_slot_count) {
+    const unsigned warp_sectors = __popc(__ballot_sync(mask, (same_sector & below) == 0));
+    if (lane == static_cast<unsigned>(__ffs(mask) - 1))
+      raw::count_pc_request(h, pc, operation, size, __popc(mask), warp_sectors, 0);
+  }
+
   // The group's leader finds the site and counts the request (atomics); its lanes get the site by shuffle.
   raw::AccessSite* own = nullptr;
   if (leader) {
@@ -351,6 +360,7 @@ __device__ void record_bulk(void* userdata, std::uint64_t pc, std::uint64_t addr
   auto* h = static_cast<raw::DeviceLaunchHeader*>(userdata);
   if (h->stage == raw::kStageCall) return;
   if (lane_id() != static_cast<unsigned>(__ffs(__activemask()) - 1) || bytes == 0) return;
+  raw::count_pc_request(h, pc, operation, 0, 1, 0, bytes);
   const std::uint64_t block = linear_block();
   const std::uint32_t allocation = raw::find_allocation(h->allocations, h->allocation_count, address, 1);
   std::uint64_t inside = 0;

@@ -1,8 +1,9 @@
-// What the access tool keeps of each loaded module so the parent can map a finding's PC to its source line and
-// SASS: a copy of its cubin (the module callback's pointer is valid only during the callback), written to the raw
-// file once (kModuleImage), and only for a module whose launch recorded a finding; a PyTorch process loads hundreds
-// of MB of modules and most never have one. A copy is dropped once written or when its module unloads. Header-only
-// and free of libcommon: the preload library uses it; unit tests drive it directly.
+// What the access tool keeps of each loaded module so the parent can map a finding's or a PC table entry's PC to its
+// source line and SASS: a copy of its cubin (the module callback's pointer is valid only during the callback),
+// written to the raw file once (kModuleImage), and only for a module one of whose launches was recorded with PC
+// table entries or findings; a PyTorch process loads hundreds of MB of modules and most of them never run. A copy is
+// dropped once written or when its module unloads. Header-only and free of libcommon: the preload library uses it;
+// unit tests drive it directly.
 #pragma once
 
 #include <cstdint>
@@ -43,10 +44,10 @@ class ModuleImages {
     entries_.erase(it);
   }
 
-  /// A launch of `module` recorded findings: adds its module number (kLaunchModule, after the launch record already
+  /// A launch of `module` recorded findings or PC table entries: adds its module number (kLaunchModule, after the launch record already
   /// in `batch`) and, the first time, the module's image (kModuleImage) to `batch`. A module the tool never saw
   /// loaded gets number 0 (unknown) and no image.
-  void add_for_finding(const void* module, raw::RecordBatch& batch) {
+  void add_for_launch(const void* module, raw::RecordBatch& batch) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = entries_.find(module);
     const std::uint64_t id = it == entries_.end() ? 0 : it->second.id;
@@ -63,7 +64,7 @@ class ModuleImages {
     batch.add(raw::Tag::kLaunchModule, raw::ModuleRecord{id});
   }
 
-  /// Modules whose image did not fit in the budget (their findings get no source line or SASS).
+  /// Modules whose image did not fit in the budget (their findings and PCs get no source line or SASS).
   [[nodiscard]] std::uint64_t not_kept() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return not_kept_;

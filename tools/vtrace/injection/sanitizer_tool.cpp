@@ -57,6 +57,8 @@ struct Settings {
   std::uint32_t warp_merge_min = 4;  ///< VTRACE_ACCESS_WARP_MERGE (DeviceLaunchHeader)
   std::uint32_t lock_backoff = 0;    ///< VTRACE_ACCESS_BACKOFF
   std::uint64_t coarse_grain = 1024;  ///< VTRACE_ACCESS_GRAIN (0: off)
+  /// VTRACE_ACCESS_PCS: entries of each launch's PC table (a power of two; 0: no table, no per-line view)
+  std::uint32_t pc_capacity = raw::kPcSitesPerLaunch;
   raw::DeviceBlockFilter blocks{};  ///< --blocks when it fits the device filter, else every block (the host filters)
 };
 
@@ -335,15 +337,21 @@ std::shared_ptr<DeviceTable> current_table(ContextState& state, CUcontext contex
   return table;
 }
 
-/// Byte layout of a launch buffer for `sites` sites: header, finding sites, slots (2 per site), sites.
+/// Byte layout of a launch buffer for `sites` sites: header, finding sites, slots (2 per site), PC slots (2 per PC
+/// table entry), PC table entries, sites.
 struct BufferLayout {
   std::uint64_t sites = 0, slots = 0;
-  std::size_t finding_sites_at = 0, slots_at = 0, sites_at = 0, cleared = 0, bytes = 0;
-  explicit BufferLayout(std::uint64_t site_count) : sites(site_count), slots(2 * site_count) {
+  std::uint32_t pcs = 0, pc_slots = 0;
+  std::size_t finding_sites_at = 0, slots_at = 0, pc_slots_at = 0, pc_sites_at = 0, sites_at = 0, cleared = 0,
+              bytes = 0;
+  explicit BufferLayout(std::uint64_t site_count)
+      : sites(site_count), slots(2 * site_count), pcs(g_settings.pc_capacity), pc_slots(2 * g_settings.pc_capacity) {
     finding_sites_at = (sizeof(raw::DeviceLaunchHeader) + 255) / 256 * 256;
     slots_at = finding_sites_at + raw::kFindingSitesPerLaunch * sizeof(raw::FindingSite);
-    sites_at = slots_at + slots * sizeof(raw::HashSlot);
-    cleared = sites_at;  // sites are initialised by the patch that creates them
+    pc_slots_at = slots_at + slots * sizeof(raw::HashSlot);
+    pc_sites_at = pc_slots_at + pc_slots * sizeof(raw::HashSlot);
+    cleared = pc_sites_at;  // sites and PC entries are initialised by the patch that makes them
+    sites_at = pc_sites_at + pcs * sizeof(raw::PcSite);
     bytes = sites_at + sites * sizeof(raw::AccessSite);
   }
 };
@@ -446,6 +454,10 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       h.slots = reinterpret_cast<raw::HashSlot*>(base + layout.slots_at);
       h.sites = reinterpret_cast<raw::AccessSite*>(base + layout.sites_at);
       h.finding_sites = reinterpret_cast<raw::FindingSite*>(base + layout.finding_sites_at);
+      h.pc_slots = reinterpret_cast<raw::HashSlot*>(base + layout.pc_slots_at);
+      h.pc_sites = reinterpret_cast<raw::PcSite*>(base + layout.pc_sites_at);
+      h.pc_capacity = layout.pcs;
+      h.pc_slot_count = layout.pc_slots;
       h.allocations = static_cast<const raw::DeviceAllocation*>(p.table->device);
       h.allocation_count = p.table->host.size();
       h.blocks = g_settings.blocks;
@@ -474,6 +486,7 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   raw::AccessSite* sites = nullptr;
   std::size_t site_count = 0;
   std::vector<raw::FindingSite> findings;
+  std::vector<raw::PcSite> pcs;
   std::uint64_t wait_ns = 0, requests = 0;
   raw::DeviceLaunchHeader h{};
   if (p.recorded) {
@@ -493,6 +506,12 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
       findings.erase(std::remove_if(findings.begin(), findings.end(), [](const raw::FindingSite& f) { return f.pc == 0; }),
                      findings.end());
     }
+    if (h.pc_slot_count) {  // the used PC entries only: they are made in order from the start
+      pcs.resize(std::min<std::uint64_t>(h.pcs_used, h.pc_capacity));
+      if (!pcs.empty())
+        sanitizerMemcpyDeviceToHost(pcs.data(), base + layout.pc_sites_at, pcs.size() * sizeof(raw::PcSite),
+                                    l->hStream);
+    }
     give_back(p.context, p.buffer);
     std::uint64_t function_pc = 0, function_size = 0;
     if (!p.module ||
@@ -502,6 +521,10 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
       f.pc -= 1;
       if (f.pc >= function_pc) f.pc -= function_pc;
     }
+    for (auto& pc : pcs) {  // as finding sites: offsets in the function
+      pc.pc -= 1;
+      if (pc.pc >= function_pc) pc.pc -= function_pc;
+    }
     for (raw::AccessSite& s : std::span(sites, site_count)) {  // allocation index -> start address: the host's name
       requests += s.requests + s.bulk_copies;
       s.allocation = s.allocation < p.table->host.size() ? p.table->host[s.allocation].start : 0;
@@ -509,7 +532,8 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
       s.lock = 0;
     }
     p.record.sites = site_count;
-    g_costs.bytes_read += sizeof h + site_count * sizeof(raw::AccessSite) + findings.size() * sizeof(raw::FindingSite);
+    g_costs.bytes_read += sizeof h + site_count * sizeof(raw::AccessSite) + findings.size() * sizeof(raw::FindingSite) +
+                          pcs.size() * sizeof(raw::PcSite);
     p.record.requests_dropped = h.requests_dropped;
     p.record.findings = h.findings;
     p.record.findings_unsited = h.findings_unsited;
@@ -517,8 +541,16 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   p.record.recorded = p.recorded ? 1 : 0;
   b.add(Tag::kLaunch, p.record, p.name);
   if (p.recorded && !p.params.empty()) b.add_bytes_record(Tag::kLaunchParams, p.params);
-  if (!findings.empty()) g_module_images.add_for_finding(p.module, b);  // the module's image, once, and its number
+  // The module's image, once, and its number: its line table and SASS place the findings and the PC table's rows.
+  if (!findings.empty() || !pcs.empty()) g_module_images.add_for_launch(p.module, b);
   for (const auto& f : findings) b.add(Tag::kFindingSite, f);
+  if (p.recorded && h.pc_slot_count) {
+    std::string payload;
+    const raw::PcTableRecord table{pcs.size(), h.pc_requests_dropped};
+    payload.append(reinterpret_cast<const char*>(&table), sizeof table);
+    payload.append(reinterpret_cast<const char*>(pcs.data()), pcs.size() * sizeof(raw::PcSite));
+    b.add_bytes_record(Tag::kPcSites, payload);
+  }
   g_sink.write(std::move(b));
   // Sites in chunks so one huge launch does not need one huge batch; the sink's thread writes them.
   for (std::size_t i = 0; i < site_count; i += 4096) {
@@ -685,6 +717,12 @@ void initialize() noexcept {
       g_settings.lock_backoff = static_cast<std::uint32_t>(std::strtoul(b, nullptr, 10));
     if (const char* g = std::getenv("VTRACE_ACCESS_GRAIN"); g && *g)
       g_settings.coarse_grain = std::strtoull(g, nullptr, 10);
+    if (const char* pcs = std::getenv("VTRACE_ACCESS_PCS"); pcs && *pcs) {  // a power of two up to 65536, or 0
+      const unsigned long want = std::min<unsigned long>(std::strtoul(pcs, nullptr, 10), 65536);
+      std::uint32_t capacity = want ? 1 : 0;
+      while (capacity && capacity < want) capacity <<= 1;
+      g_settings.pc_capacity = capacity;
+    }
     if (const char* m = std::getenv("VTRACE_MAX_BYTES"); m && *m)
       g_settings.max_bytes = std::max<std::uint64_t>(std::strtoull(m, nullptr, 10), BufferLayout(1024).bytes);
     if (!g_sink.open(dir)) return;
