@@ -309,14 +309,14 @@ def main():
     elif a.case == "hot_lines_noline":
         p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
         c.eq("exit status", p.returncode, 0)
-        rows = hot_rows(doc, OB)
-        c.true(f"off_by_one has instruction rows only: {rows}", rows and all(r["file"] is None for r in rows))
-        c.true("each says why", all("without -lineinfo" in r["note"] for r in rows))
-        c.eq("off_by_one: loads over its instructions", sum(r["loads"] for r in rows),
+        hot = hot_rows(doc, OB)
+        c.true(f"off_by_one has instruction rows only: {hot}", hot and all(r["file"] is None for r in hot))
+        c.true("each says why", all("without -lineinfo" in r["note"] for r in hot))
+        c.eq("off_by_one: loads over its instructions", sum(r["loads"] for r in hot),
              1001 * sum(1 for k in doc["kernels"] if k["name"] == OB))
         if have_nvdisasm():
-            c.true(f"each gives its SASS: {[r['sass'] for r in rows]}",
-                   all(r["sass"].split(" ")[-1] and ("LDG" in r["sass"] or "STG" in r["sass"]) for r in rows))
+            c.true(f"each gives its SASS: {[r['sass'] for r in hot]}",
+                   all(r["sass"].split(" ")[-1] and ("LDG" in r["sass"] or "STG" in r["sass"]) for r in hot))
     elif a.case == "noline":
         p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"])
         c.eq("exit status", p.returncode, 0)
@@ -402,13 +402,13 @@ def main():
         # The hot lines name the Python lines: the planted tl.load reads 1001 floats, one past the end.
         script = os.path.join(a.scripts, "real_programs.py")
         planted = line_of(script, "# the planted bug")
-        rows = [r for r in doc.get("hot_lines", []) if "add_kernel" in r["kernel"]]
-        at = [r for r in rows if r["line"] == planted and str(r["file"]).endswith("real_programs.py")]
-        c.eq(f"add_kernel: a row at real_programs.py:{planted} ({[(r['file'], r['line']) for r in rows]})", len(at), 1)
+        hot = [r for r in doc.get("hot_lines", []) if "add_kernel" in r["kernel"]]
+        at = [r for r in hot if r["line"] == planted and str(r["file"]).endswith("real_programs.py")]
+        c.eq(f"add_kernel: a row at real_programs.py:{planted} ({[(r['file'], r['line']) for r in hot]})", len(at), 1)
         if at:
             c.eq("the planted load's bytes (1001 floats)", at[0]["bytes_loaded"], 4 * 1001)
             c.eq("the planted load's findings", at[0]["findings"], 1)
-        c.true("every add_kernel row is a Python line", rows and all(str(r["file"]).endswith(".py") for r in rows))
+        c.true("every add_kernel row is a Python line", hot and all(str(r["file"]).endswith(".py") for r in hot))
     elif a.case == "tma_copy":
         if not have_module("triton"):
             return 77

@@ -16,6 +16,12 @@ SourceLookup PcSymbolizer::line(std::uint64_t module_key, std::string_view image
   return module(module_key, image).lines.lookup(mangled_function, pc_offset);
 }
 
+const std::string* PcSymbolizer::sass_if_disassembled(std::uint64_t module_key, const std::string& mangled_function,
+                                                     std::uint64_t pc_offset) const {
+  const auto it = modules_.find(module_key);
+  return it != modules_.end() && it->second.sass ? it->second.sass->instruction(mangled_function, pc_offset) : nullptr;
+}
+
 const PcDescription& PcSymbolizer::describe(std::uint64_t module_key, std::string_view image,
                                             const std::string& mangled_function, std::uint64_t pc_offset) {
   auto key = std::make_tuple(module_key, mangled_function, pc_offset);

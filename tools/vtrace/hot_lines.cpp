@@ -99,9 +99,11 @@ void add_hot_lines(const std::vector<raw::Capture>& captures, PcSymbolizer& symb
       SourceLookup found = symbolizer.line(module_key, image->second, mangled, pc);
       source = std::move(found.line);
       if (!source) {
-        const PcDescription& d = symbolizer.describe(module_key, image->second, mangled, pc);
-        sass = d.sass;
-        note = d.note;
+        note = "no source line: " + found.note;
+        if (const std::string* text = symbolizer.sass_if_disassembled(module_key, mangled, pc))
+          sass = *text;
+        else
+          note += "; no SASS: nvdisasm runs only on modules with findings";
       }
     }
     const RowKey row_key = source ? RowKey{name->second, false, source->file, source->line, source->function, 0}
