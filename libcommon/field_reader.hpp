@@ -156,6 +156,7 @@ class FieldReader {
   std::string base_;                ///< the path, or the array's path when index_ is set
   std::size_t index_ = npos;        ///< this object's index in the array at base_
   std::string_view file_;
+  mutable std::size_t next_ = 0;    ///< where find() starts: after the member it found last
 };
 
 }  // namespace vtools
