@@ -23,8 +23,8 @@ using vtrace::Trace;
 struct Activity {
   double start_ns = 0, end_ns = 0;
   std::string_view name;  // kernel name or "memcpy <kind>": the trace's string, or one add_timeline keeps
-  int color = -1;
-  std::string detail;
+  int color = -1;         // 0 a kernel, -1 a copy
+  std::size_t index = 0;  // in the trace's kernels or memcpys: the tooltip's details are made where one is shown
 };
 
 /// A kernel as the page names it: vtrace's demangled name, "kernel" when the trace has none.
@@ -173,20 +173,31 @@ void add_timeline(const Trace& trace, const vtrace::TraceSummary& summary, Secti
     if (!last_lane || last_key != std::pair(device, stream)) last_key = {device, stream}, last_lane = &lanes[last_key];
     return *last_lane;
   };
-  for (const vtrace::Kernel& k : kernels) {
-    Activity a{since(k.start_ns, origin), since(k.end_ns, origin), kernel_label(k.name), 0, ""};
-    if (!aggregate) a.detail = "grid " + dims(k.grid) + " block " + dims(k.block);  // only shown per launch
-    note_time(a.start_ns, a.end_ns);
-    lane_of(k.device_id, k.stream_id).push_back(std::move(a));
+  {  // each lane's size first: no vector of 10^5+ activities grows by copying itself
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> sizes;
+    for (const vtrace::Kernel& k : kernels) ++sizes[{k.device_id, k.stream_id}];
+    for (const vtrace::Memcpy& m : memcpys) ++sizes[{m.device_id, m.stream_id}];
+    for (const auto& [key, n] : sizes) lanes[key].reserve(n);
   }
-  for (const vtrace::Memcpy& m : memcpys) {
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const vtrace::Kernel& k = kernels[i];
+    Activity a{since(k.start_ns, origin), since(k.end_ns, origin), kernel_label(k.name), 0, i};
+    note_time(a.start_ns, a.end_ns);
+    lane_of(k.device_id, k.stream_id).push_back(a);
+  }
+  for (std::size_t i = 0; i < memcpys.size(); ++i) {
+    const vtrace::Memcpy& m = memcpys[i];
     const std::string& label = copy_labels.try_emplace(m.kind, "memcpy " + m.kind).first->second;
-    Activity a{since(m.start_ns, origin), since(m.end_ns, origin), label, -1,
-               format_bytes_of(static_cast<double>(m.bytes))};
+    Activity a{since(m.start_ns, origin), since(m.end_ns, origin), label, -1, i};
     if (a.end_ns < a.start_ns) a.end_ns = a.start_ns;  // the reader checks kernels' ends, not copies'
     note_time(a.start_ns, a.end_ns);
-    lane_of(m.device_id, m.stream_id).push_back(std::move(a));
+    lane_of(m.device_id, m.stream_id).push_back(a);
   }
+  // What a launch's tooltip adds: a kernel's grid and block, a copy's bytes.
+  const auto detail = [&](const Activity& a) {
+    if (a.color < 0) return format_bytes_of(static_cast<double>(memcpys[a.index].bytes));
+    return "grid " + dims(kernels[a.index].grid) + " block " + dims(kernels[a.index].block);
+  };
   for (const auto& [key, acts] : lanes)
     for (const Activity& a : acts) {
       g0 = any_gpu ? std::min(g0, a.start_ns) : a.start_ns, g1 = any_gpu ? std::max(g1, a.end_ns) : a.end_ns;
@@ -249,7 +260,8 @@ void add_timeline(const Trace& trace, const vtrace::TraceSummary& summary, Secti
       if (!aggregate) {
         int c = a.color < 0 ? -1 : color_of(a.name);
         lane.spans.push_back({(a.start_ns - t0) / div, (a.end_ns - t0) / div, c, "",
-                              std::string(a.name) + "\n" + format_duration_ns(a.end_ns - a.start_ns) + ", " + a.detail});
+                              std::string(a.name) + "\n" + format_duration_ns(a.end_ns - a.start_ns) + ", " +
+                                  detail(a)});
         ++i;
         continue;
       }
