@@ -2,8 +2,13 @@
 // (long mangled names, grid/block/cluster, graph ids, launch times) and N/10 memcpys, written by trace_writer, then
 // read back by formats/trace's read_trace REPEATS times. Prints the document size and the median and minimum read
 // time. The reader's speed is what vtrace summary|check|export|diff|merge and vrender pay on big traces.
+// Given a file instead (e.g. `vtrace_perftest 1000000 1`'s /tmp/vtrace_perftest.trace.json, 1M launches), it reads
+// it as vtrace summary does (mapped, read_input_text), summarises it, and prints both times and the peak RSS.
 //
 //   trace_reader_perftest [KERNELS=100000] [REPEATS=5]
+//   trace_reader_perftest FILE.json
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,11 +17,38 @@
 #include <vector>
 
 #include "formats/trace/trace_reader.hpp"
+#include "formats/trace/trace_summary.hpp"
 #include "formats/trace/trace_writer.hpp"
+#include "libcommon/input_file.hpp"
 
 using namespace vtools::vtrace;
 
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int read_file(const std::string& path) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const vtools::InputText input = vtools::read_input_text(path, vtools::kStreamedMaxInputBytes);
+  const Trace trace = read_trace(input.text(), path, [&](std::size_t offset) { input.passed(offset); });
+  const double read_ms = ms_since(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  const TraceSummary summary = summarize_trace(trace);
+  const double summary_ms = ms_since(t1);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("kernels %zu  json %.1f MB  read_trace %.0f ms  summarize_trace %.0f ms (%zu names)  peak RSS %.0f MB\n",
+              trace.kernels.size(), input.text().size() / 1e6, read_ms, summary_ms, summary.kernels.size(),
+              usage.ru_maxrss / 1024.0);
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  if (argc > 1 && (argv[1][0] < '0' || argv[1][0] > '9')) return read_file(argv[1]);
   const long n = argc > 1 ? std::atol(argv[1]) : 100000;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
   Trace trace;

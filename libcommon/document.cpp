@@ -30,26 +30,13 @@ OrderedJson new_document(const DocumentFormat& format, std::string_view tool_nam
   return doc;
 }
 
-// Refuses nesting deeper than kMaxJsonDepth before the recursive parser sees it.
-static void check_depth(std::string_view text, std::string_view name) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth)
-        throw Error(ExitCode::kDataError, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
-                    location_of_offset(text, i, std::string(name)));
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
+// Refuses nesting deeper than kMaxJsonDepth before the recursive parser sees it (over the whole text first, so that
+// this error comes before any other).
+static void check_depth(std::string_view text, std::string_view name, const ReadProgress& passed = {}) {
+  const std::size_t at = find_json_depth_over(text, kMaxJsonDepth, passed);
+  if (at != std::string_view::npos)
+    throw Error(ExitCode::kDataError, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                location_of_offset(text, at, std::string(name)));
 }
 
 // nlohmann reports the byte where it stopped (1-based); step back to the start of the offending token so the
@@ -170,9 +157,11 @@ OrderedJson parse_document(std::string_view text, std::string_view name, std::ve
 
 namespace {
 
-/// nlohmann SAX events -> the top-level object's members, each array's elements handed out one by one (see
-/// parse_document_streamed). `depth` counts the containers open; the top-level object is depth 1.
-class StreamingHandler {
+/// Events -> the top-level object's members, each array's elements handed out one by one (see
+/// parse_document_streamed). `depth_` counts the containers open; the top-level object is depth 1. The element being
+/// built is kept after it is handed out and the next one is written over it in place (same keys, same strings'
+/// capacity), so a 10^6-record array costs no allocation per record where records share their shape.
+class StreamingHandler final : public JsonEvents {
  public:
   StreamingHandler(std::string_view text, std::string_view name, const std::vector<DocumentFormat>& accepted,
                    const ElementReader& element)
@@ -180,42 +169,48 @@ class StreamingHandler {
 
   OrderedJson top;
 
-  bool null() { return scalar(OrderedJson(nullptr)); }
-  bool boolean(bool v) { return scalar(OrderedJson(v)); }
-  bool number_integer(std::int64_t v) { return scalar(OrderedJson(v)); }
-  bool number_unsigned(std::uint64_t v) { return scalar(OrderedJson(v)); }
-  bool number_float(double v, const std::string&) { return scalar(OrderedJson(v)); }
-  bool string(std::string& v) { return scalar(OrderedJson(std::move(v))); }
-  bool binary(nlohmann::json::binary_t&) { return scalar(OrderedJson(nullptr)); }  // JSON text has none
-
-  bool start_object(std::size_t) { return open(OrderedJson::object()); }
-  bool start_array(std::size_t) {
+  void null() override { set(nullptr); }
+  void boolean(bool v) override { set(v); }
+  void number_integer(std::int64_t v) override { set(v); }
+  void number_unsigned(std::uint64_t v) override { set(v); }
+  void number_float(double v) override { set(v); }
+  void string(std::string& v) override {
+    const bool whole = stack_.empty();
+    OrderedJson* s = slot();
+    if (s->is_string())
+      s->get_ref<std::string&>() = v;  // keeps the capacity of the string it replaces
+    else
+      *s = v;
+    if (whole) done();
+  }
+  void start_object() override { open(OrderedJson::value_t::object); }
+  void start_array() override {
     if (depth_ == 1) {  // a top-level array: its elements are handed out, an empty one stays in its place
       top[key_] = OrderedJson::array();
       streaming_ = true;
       index_ = 0;
       ++depth_;
-      return true;
+      return;
     }
-    return open(OrderedJson::array());
+    open(OrderedJson::value_t::array);
   }
-  bool key(std::string& k) {
+  void key(std::string& k) override {
     if (depth_ == 1)
-      key_ = std::move(k);
+      key_ = k;
     else
-      building_key_ = std::move(k);
-    return true;
+      building_key_ = k;
   }
-  bool end_object() { return close(); }
-  bool end_array() {
+  void end_object() override { close(); }
+  void end_array() override {
     if (depth_ == 2 && streaming_) {
       streaming_ = false;
       --depth_;
-      return true;
+      return;
     }
-    return close();
+    close();
   }
-  bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) {
+  /// nlohmann's report of invalid JSON (parse_document_streamed's second pass) as vtools' message.
+  [[noreturn]] void parse_error(std::size_t byte, const nlohmann::detail::exception& e) const {
     if (e.id == 406)  // "number overflow" (found by fuzz_document): the number, not echoed, is still bad input
       throw Error(ExitCode::kDataError, "invalid JSON: a number is out of range (beyond a 64-bit float)",
                   SourceLocation{std::string(name_)});
@@ -225,59 +220,75 @@ class StreamingHandler {
   }
 
  private:
-  bool open(OrderedJson container) {
-    if (depth_ == 0) {
-      if (!container.is_object()) not_an_object();
-      ++depth_;
-      return true;
-    }
-    ++depth_;
-    if (stack_.empty()) {
-      value_ = std::move(container);
-      stack_.push_back(&value_);
-    } else {
-      stack_.push_back(place(std::move(container)));
-    }
-    return true;
-  }
-  bool close() {
-    --depth_;
-    if (depth_ == 0) return true;  // the top-level object
-    stack_.pop_back();
-    if (stack_.empty()) done(std::move(value_));
-    return true;
-  }
-  bool scalar(OrderedJson v) {
+  using Members = OrderedJson::object_t::Container;
+
+  /// A container being filled: the first `filled` members (elements) are this pass's, the rest an older value's.
+  struct Open {
+    OrderedJson* json;
+    std::size_t filled;
+  };
+
+  /// Where the next value goes: the element's root, the next element of an array, or the member building_key_.
+  OrderedJson* slot() {
     if (depth_ == 0) not_an_object();
-    if (stack_.empty()) {
-      done(std::move(v));
+    if (stack_.empty()) return &value_;
+    Open& o = stack_.back();
+    if (o.json->is_array()) {
+      auto& elements = o.json->get_ref<OrderedJson::array_t&>();
+      if (o.filled == elements.size()) elements.emplace_back();
+      return &elements[o.filled++];
+    }
+    Members& members = o.json->get_ref<OrderedJson::object_t&>();  // as a vector: ordered_map's [] takes a key
+    if (o.filled < members.size() && members[o.filled].first == building_key_) return &members[o.filled++].second;
+    for (std::size_t i = 0; i < o.filled; ++i)  // a repeated key: its last value, in the first one's place
+      if (members[i].first == building_key_) return &members[i].second;
+    while (members.size() > o.filled) members.pop_back();
+    members.emplace_back(building_key_, nullptr);
+    ++o.filled;
+    return &members.back().second;
+  }
+  /// A scalar; one that is a whole value (a top-level member, an element of a top-level array) is done once set.
+  template <class T>
+  void set(T v) {
+    const bool whole = stack_.empty();
+    *slot() = v;
+    if (whole) done();
+  }
+  void open(OrderedJson::value_t type) {
+    if (depth_ == 0) {
+      if (type != OrderedJson::value_t::object) not_an_object();
+      ++depth_;
+      return;
+    }
+    OrderedJson* s = slot();
+    if (s->type() != type) *s = OrderedJson(type);
+    ++depth_;
+    stack_.push_back({s, 0});
+  }
+  void close() {
+    --depth_;
+    if (depth_ == 0) return;  // the top-level object
+    Open& o = stack_.back();
+    if (o.json->is_array()) {
+      o.json->get_ref<OrderedJson::array_t&>().resize(o.filled);
     } else {
-      place(std::move(v));
+      Members& members = o.json->get_ref<OrderedJson::object_t&>();
+      while (members.size() > o.filled) members.pop_back();
     }
-    return true;
+    stack_.pop_back();
+    if (stack_.empty()) done();
   }
-  /// Adds `v` to the container being built; returns where it went.
-  OrderedJson* place(OrderedJson v) {
-    OrderedJson& into = *stack_.back();
-    if (into.is_array()) {
-      into.push_back(std::move(v));
-      return &into.back();
-    }
-    OrderedJson& slot = into[building_key_];
-    slot = std::move(v);
-    return &slot;
-  }
-  /// A whole value: a top-level member, or an element of a top-level array.
-  void done(OrderedJson v) {
+  /// value_ is a whole value: a top-level member, or an element of a top-level array.
+  void done() {
     if (!streaming_) {
-      top[key_] = std::move(v);
+      top[key_] = std::move(value_);
       return;
     }
     if (!envelope_checked_ && top.contains("format")) {  // vtools writers put the envelope first
       check_envelope(top, name_, accepted_);
       envelope_checked_ = true;
     }
-    element_(key_, index_++, std::move(v));
+    element_(key_, index_++, std::move(value_));  // a reader that leaves it there gets it back to write over
   }
   [[noreturn]] void not_an_object() const {
     std::string expected;
@@ -293,18 +304,62 @@ class StreamingHandler {
   std::string key_, building_key_;
   bool streaming_ = false, envelope_checked_ = false;
   std::size_t index_ = 0;
-  OrderedJson value_;                 ///< the value being built
-  std::vector<OrderedJson*> stack_;   ///< its open containers
+  OrderedJson value_;        ///< the value being built
+  std::vector<Open> stack_;  ///< its open containers
+};
+
+/// nlohmann's SAX interface over a StreamingHandler: the second pass of parse_document_streamed.
+struct NlohmannEvents {
+  StreamingHandler& to;
+  bool null() { return to.null(), true; }
+  bool boolean(bool v) { return to.boolean(v), true; }
+  bool number_integer(std::int64_t v) { return to.number_integer(v), true; }
+  bool number_unsigned(std::uint64_t v) { return to.number_unsigned(v), true; }
+  bool number_float(double v, const std::string&) { return to.number_float(v), true; }
+  bool string(std::string& v) { return to.string(v), true; }
+  bool binary(nlohmann::json::binary_t&) { return to.null(), true; }  // JSON text has none
+  bool start_object(std::size_t) { return to.start_object(), true; }
+  bool key(std::string& k) { return to.key(k), true; }
+  bool end_object() { return to.end_object(), true; }
+  bool start_array(std::size_t) { return to.start_array(), true; }
+  bool end_array() { return to.end_array(), true; }
+  bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) {
+    to.parse_error(byte, e);
+  }
 };
 
 }  // namespace
 
 OrderedJson parse_document_streamed(std::string_view text, std::string_view name,
-                                    std::vector<DocumentFormat> accepted, const ElementReader& element) {
-  check_depth(text, name);
-  StreamingHandler handler(text, name, accepted, element);
+                                    std::vector<DocumentFormat> accepted, const ElementReader& element,
+                                    const ReadProgress& passed) {
+  check_depth(text, name, passed);
+  std::size_t delivered = 0;
+  const ElementReader counted = [&](std::string_view key, std::size_t index, OrderedJson&& v) {
+    element(key, index, std::move(v));
+    ++delivered;
+  };
+  {
+    StreamingHandler handler(text, name, accepted, counted);
+    if (scan_json(text, handler, passed)) {
+      check_envelope(handler.top, name, accepted);
+      return std::move(handler.top);
+    }
+  }
+  // Invalid JSON: nlohmann's parser says where and why. It reports the same events up to the byte scan_json stopped
+  // at; the elements handed out already are not handed out again (and should nlohmann read on, the rest are).
+  std::size_t skip = delivered;
+  const ElementReader rest = [&](std::string_view key, std::size_t index, OrderedJson&& v) {
+    if (skip > 0) {
+      --skip;
+      return;
+    }
+    element(key, index, std::move(v));
+  };
+  StreamingHandler handler(text, name, accepted, rest);
+  NlohmannEvents events{handler};
   try {
-    OrderedJson::sax_parse(text.begin(), text.end(), &handler);
+    OrderedJson::sax_parse(text.begin(), text.end(), &events);
   } catch (const nlohmann::json::exception& e) {
     throw_other_json_error(e, name);
   }

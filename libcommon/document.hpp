@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "libcommon/json_scanner.hpp"
+
 namespace vtools {
 
 using Json = nlohmann::json;
@@ -58,9 +60,12 @@ using ElementReader = std::function<void(std::string_view key, std::size_t index
 /// parse_document without the whole tree: the elements of every top-level array go to `element` one at a time as
 /// they are parsed (each array stays in the result, empty), so a reader holds one record at a time, not a 10^6-record
 /// tree (~5x the text). Every other member is in the result. Errors are parse_document's; the envelope is checked
-/// before the first element where it comes first (as vtools writes it), else at the end.
+/// before the first element where it comes first (as vtools writes it), else at the end. The text is read by
+/// json_scanner.hpp (nlohmann's parser only words the error of invalid JSON); `passed` hears how far it got.
+/// An element that `element` leaves in place is written over by the next one (fewer allocations per record).
 OrderedJson parse_document_streamed(std::string_view text, std::string_view name,
-                                    std::vector<DocumentFormat> accepted, const ElementReader& element);
+                                    std::vector<DocumentFormat> accepted, const ElementReader& element,
+                                    const ReadProgress& passed = {});
 
 /// read_input(path) + parse_document.
 OrderedJson read_document(const std::string& path, std::vector<DocumentFormat> accepted);

@@ -92,9 +92,15 @@ const OrderedJson* FieldReader::find(std::string_view key) const {
     const std::size_t at = columns_->position(key);
     return at == npos || obj_[at].is_null() ? nullptr : &obj_[at];
   }
-  // A linear scan of the ordered members: objects of documents have tens of members, and no key is copied.
-  for (const auto& [name, value] : obj_.get_ref<const OrderedJson::object_t&>())
-    if (name == key) return value.is_null() ? nullptr : &value;
+  // A scan of the ordered members (tens of them; no key is copied) that starts after the member found last and wraps
+  // around: format readers ask for fields in about the order vtools writes them, so most lookups compare one key.
+  const OrderedJson::object_t::Container& members = obj_.get_ref<const OrderedJson::object_t&>();
+  const std::size_t n = members.size();
+  for (std::size_t k = 0, i = next_ < n ? next_ : 0; k < n; ++k, i = i + 1 < n ? i + 1 : 0) {
+    if (members[i].first != key) continue;
+    next_ = i + 1;
+    return members[i].second.is_null() ? nullptr : &members[i].second;
+  }
   return nullptr;
 }
 

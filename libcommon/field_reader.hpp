@@ -179,6 +179,7 @@ class FieldReader {
   std::size_t index_ = npos;        ///< this object's index in the array at base_
   const Columns* columns_ = nullptr;  ///< set when obj_ is a row of these columns
   std::string_view file_;
+  mutable std::size_t next_ = 0;    ///< where find() starts: after the member it found last
 };
 
 }  // namespace vtools

@@ -1,6 +1,9 @@
 #include "input_file.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -129,6 +132,7 @@ std::string unzstd(const std::string& data, const std::string& path, std::uint64
 std::string read_input(const std::string& path, std::uint64_t default_limit, InputContent content) {
   const std::uint64_t limit = max_input_bytes(default_limit);
   FILE* f = stdin;
+  std::string data;
   if (path != "-") {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
@@ -137,8 +141,8 @@ std::string read_input(const std::string& path, std::uint64_t default_limit, Inp
     if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > limit) refuse_large(path, limit);
     f = std::fopen(path.c_str(), "rb");
     if (!f) throw Error(ExitCode::kNoInput, "cannot open '" + path + "': " + std::strerror(errno));
+    if (S_ISREG(st.st_mode)) data.reserve(static_cast<std::size_t>(st.st_size));  // not 1.5x the file while growing
   }
-  std::string data;
   char buf[1 << 16];
   std::size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
@@ -158,6 +162,53 @@ std::string read_input(const std::string& path, std::uint64_t default_limit, Inp
     if (starts_with_bytes(data, {0x28, 0xb5, 0x2f, 0xfd})) return unzstd(data, path, limit);
   }
   return data;
+}
+
+InputText::InputText(InputText&& other) noexcept
+    : held_(std::move(other.held_)), map_(other.map_), size_(other.size_), dropped_(other.dropped_) {
+  other.map_ = nullptr;
+  other.size_ = 0;
+}
+
+InputText::~InputText() {
+  if (map_) ::munmap(const_cast<char*>(map_), size_);
+}
+
+void InputText::passed(std::size_t offset) const {
+  static const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  if (!map_) return;
+  const std::size_t upto = std::min(offset, size_) / page * page;  // the mapping starts on a page
+  if (upto < dropped_) dropped_ = 0;  // a reader that starts over (the depth check, then the parser)
+  if (upto <= dropped_) return;
+  // A read-only private mapping: the dropped pages come back from the file if they are read again.
+  ::madvise(const_cast<char*>(map_) + dropped_, upto - dropped_, MADV_DONTNEED);
+  dropped_ = upto;
+}
+
+InputText read_input_text(const std::string& path, std::uint64_t default_limit) {
+  const std::uint64_t limit = max_input_bytes(default_limit);
+  // Whatever is not a plain, readable, uncompressed file within the limit goes through read_input, with its messages.
+  const auto held = [&] { return InputText(read_input(path, default_limit)); };
+  if (path == "-") return held();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return held();
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 4 ||
+      static_cast<std::uint64_t>(st.st_size) > limit) {
+    ::close(fd);
+    return held();
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) return held();
+  const auto* bytes = static_cast<const unsigned char*>(map);
+  if ((bytes[0] == 0x1f && bytes[1] == 0x8b) || (bytes[0] == 0x28 && bytes[1] == 0xb5 && bytes[2] == 0x2f && bytes[3] == 0xfd)) {
+    ::munmap(map, size);  // compressed: read_input decompresses it
+    return held();
+  }
+  ::madvise(map, size, MADV_SEQUENTIAL);
+  return InputText(static_cast<const char*>(map), size);
 }
 
 }  // namespace vtools

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vtools {
@@ -39,5 +40,36 @@ void check_input_size(const std::string& display_name, std::uint64_t size,
 
 /// Name used in messages: "<stdin>" for "-", else the path as given.
 std::string input_display_name(const std::string& path);
+
+/// An input's text for a reader that goes through it once, front to back (vtrace's trace reader). A regular file that
+/// is not compressed is mapped, not copied: its pages are read as the reader reaches them and dropped once it has
+/// passed them (read again from the file should a message need them), so a 1 GB trace never sits in memory whole.
+/// Anything else (standard input, gzip, zstd) is read_input's text, held in memory.
+class InputText {
+ public:
+  explicit InputText(std::string text) : held_(std::move(text)) {}
+  InputText(const InputText&) = delete;
+  InputText& operator=(const InputText&) = delete;
+  InputText(InputText&& other) noexcept;
+  InputText& operator=(InputText&&) = delete;
+  ~InputText();
+
+  [[nodiscard]] std::string_view text() const { return map_ ? std::string_view(map_, size_) : held_; }
+  /// The reader is past `offset`: the mapped pages wholly before it are dropped (nothing for held text). An offset
+  /// below the last one starts a new pass through the text.
+  void passed(std::size_t offset) const;
+
+ private:
+  friend InputText read_input_text(const std::string& path, std::uint64_t default_limit);
+  InputText(const char* map, std::size_t size) : map_(map), size_(size) {}
+
+  std::string held_;
+  const char* map_ = nullptr;        ///< the mapping, or null for held text
+  std::size_t size_ = 0;
+  mutable std::size_t dropped_ = 0;  ///< bytes at the start of the mapping dropped so far
+};
+
+/// read_input for a reader that passes through the text once (InputText), with read_input's limits and errors.
+InputText read_input_text(const std::string& path, std::uint64_t default_limit = kDefaultMaxInputBytes);
 
 }  // namespace vtools

@@ -315,7 +315,7 @@ Memset read_memset(const FieldReader& f) {
 
 }  // namespace
 
-Trace read_trace(std::string_view text, std::string_view name) {
+Trace read_trace(std::string_view text, std::string_view name, const ReadProgress& passed) {
   Trace t;
   // Records are read as the parser reaches them, one at a time (a 10^6-launch trace is never one tree).
   std::vector<SharedName> access_kernels;
@@ -375,7 +375,7 @@ Trace read_trace(std::string_view text, std::string_view name) {
     }
     if (auto it = readers.find(key); it != readers.end()) it->second(FieldReader(v, key, i, name), t);
   };
-  OrderedJson doc = parse_document_streamed(text, name, {kTraceFormat}, element);
+  OrderedJson doc = parse_document_streamed(text, name, {kTraceFormat}, element, passed);
   const FieldReader top(doc, "", name);
   top.get("version", t.format_version);
   const FieldReader r = top.required_object("run");

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "libcommon/error.hpp"
@@ -176,4 +178,76 @@ TEST_CASE("document: leading_document_format reads a first \"format\" member, el
   CHECK(leading_document_format(R"({"format":3})").empty());
   CHECK(leading_document_format("").empty());
   CHECK(leading_document_format("[").empty());
+}
+
+TEST_CASE("document: streamed, records written over the one before are the records a fresh parse gives") {
+  // Shapes change from record to record: keys added, dropped, reordered, repeated, and values changing type.
+  const std::vector<std::string> records = {
+      R"({"a": 1, "b": "long string value over the small-string size", "c": [1, 2, 3], "d": {"x": 1}})",
+      R"({"a": 2, "b": "short", "c": [4], "d": {"x": 2, "y": [5]}})",
+      R"({"b": "first", "a": 3})",
+      R"({"a": 4, "a": [6, 7], "b": null, "c": {"nested": [[], {}]}})",
+      R"({"a": "now a string", "b": 1.5, "c": [], "d": {}})",
+      R"({})",
+      R"([1, {"k": "v"}, [2]])",
+      R"("a string element")",
+      R"({"a": 5, "b": "long string value over the small-string size", "c": [1, 2, 3], "d": {"x": 1}, "e": true})"};
+  std::string text = R"({"format": "vtools.trace", "version": 2, "kernels": [)";
+  for (std::size_t i = 0; i < records.size(); ++i) text += (i ? ", " : "") + records[i];
+  text += R"(], "run": {"mode": "x"}})";
+  std::vector<std::string> seen;
+  const OrderedJson top = parse_document_streamed(text, "in.json", {kTraceFormat},
+                                                  [&](std::string_view, std::size_t, OrderedJson&& v) {
+                                                    seen.push_back(v.dump());
+                                                  });
+  REQUIRE(seen.size() == records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) CHECK(seen[i] == OrderedJson::parse(records[i]).dump());
+  CHECK(top.dump() == R"J({"format":"vtools.trace","version":2,"kernels":[],"run":{"mode":"x"}})J");
+}
+
+TEST_CASE("document: streamed, invalid JSON after some records: they are not handed out twice, nlohmann's message") {
+  for (const char* text : {R"({"format": "vtools.trace", "version": 2, "kernels": [{"a": 1}, {"a": 2}, {"a": tru}]})",
+                           R"({"format": "vtools.trace", "version": 2, "kernels": [{"a": 1}, {"a": 2})",
+                           "{\"format\": \"vtools.trace\", \"version\": 2, \"kernels\": [{\"a\": \"\xC0\"}]}"}) {
+    CAPTURE(text);
+    std::vector<std::string> seen;
+    try {
+      parse_document_streamed(text, "in.json", {kTraceFormat},
+                              [&](std::string_view, std::size_t i, OrderedJson&& v) {
+                                seen.push_back(std::to_string(i) + "=" + v.dump());
+                              });
+      FAIL("no error thrown");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()) == parsed_error(text));
+    }
+    const std::vector<std::string> expected = {R"(0={"a":1})", R"(1={"a":2})"};
+    CHECK(seen == std::vector<std::string>(expected.begin(), expected.begin() + std::min(seen.size(), expected.size())));
+    CHECK(seen.size() <= 2);
+  }
+}
+
+TEST_CASE("input text: a file is mapped and reads as read_input reads it; passed() keeps it readable") {
+  const std::string path = "input_text_test.json";
+  std::string body = "{\"format\": \"vtools.trace\", \"pad\": \"";
+  body += std::string(3 * 4096 + 123, 'x');
+  body += "\"}\n";
+  {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f);
+    std::fwrite(body.data(), 1, body.size(), f);
+    std::fclose(f);
+  }
+  InputText input = read_input_text(path);
+  CHECK(input.text() == body);
+  input.passed(2 * 4096 + 7);  // pages before it dropped: read again from the file, unchanged
+  CHECK(input.text() == body);
+  input.passed(100);  // a second pass
+  input.passed(body.size());
+  CHECK(input.text() == read_input(path));
+  const InputText moved = std::move(input);
+  CHECK(moved.text() == body);
+  std::remove(path.c_str());
+  // What is not a plain file goes through read_input, with its errors.
+  CHECK_THROWS_AS(read_input_text("/nonexistent/input_text.json"), Error);
+  CHECK(InputText(std::string("held")).text() == "held");
 }

@@ -180,3 +180,16 @@ TEST_CASE("field_reader: a row of a table is read as the object its columns name
   CHECK(columns.position("block") == 1);
   CHECK(columns.position("nope") == FieldReader::npos);
 }
+
+TEST_CASE("field_reader: lookups in any order find every member, an absent one after a present one included") {
+  const OrderedJson obj = OrderedJson::parse(R"({"a": 1, "b": 2, "c": 3, "d": null})");
+  const FieldReader f(obj, "", "in.json");
+  CHECK(f.integer<int>("c", 0) == 3);
+  CHECK(f.integer<int>("a", 0) == 1);
+  CHECK(f.integer<int>("c", 0) == 3);
+  CHECK_FALSE(f.has("zz"));
+  CHECK(f.integer<int>("b", 0) == 2);
+  CHECK_FALSE(f.has("d"));
+  CHECK(f.integer<int>("b", 0) == 2);
+  CHECK(f.integer<int>("a", 0) == 1);
+}

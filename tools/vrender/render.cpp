@@ -53,22 +53,27 @@ bool looks_like_dot(std::string_view text) {
 
 }  // namespace
 
-Input classify_input(std::string text, std::string_view name) {
+Input classify_input(std::string text, std::string_view name) { return classify_input(InputText(std::move(text)), name); }
+
+Input classify_input(const InputText& input, std::string_view name) {
+  const std::string_view text = input.text();
+  const auto passed = [&](std::size_t offset) { input.passed(offset); };
   Input in;
   in.name = std::string(name);
   std::string lname = lower(name);
   if (ends_with(lname, ".dot") || ends_with(lname, ".gv") || looks_like_dot(text)) {
     check_input_size(in.name, text.size());
     in.kind = "dot";
-    in.text = std::move(text);
+    in.text = std::string(text);
     return in;
   }
   const std::vector<DocumentFormat> all(std::begin(kAllFormats), std::end(kAllFormats));
   in.kind = leading_document_format(text);
   if (in.kind.empty())  // "format" is not the first member: the envelope without the records' arrays tells
-    in.kind = document_format(parse_document_streamed(text, name, all, [](std::string_view, std::size_t, OrderedJson&&) {}));
+    in.kind = document_format(
+        parse_document_streamed(text, name, all, [](std::string_view, std::size_t, OrderedJson&&) {}, passed));
   if (in.kind == kTraceFormat.name) {
-    in.trace = vtrace::read_trace(text, name);
+    in.trace = vtrace::read_trace(text, name, passed);
     return in;
   }
   check_input_size(in.name, text.size());
@@ -147,7 +152,7 @@ int run_render(const Options& options) {
     print_note("--width and --scale apply to PNG output only");
   std::vector<Input> inputs;
   for (const auto& path : options.inputs)
-    inputs.push_back(classify_input(read_input(path, kStreamedMaxInputBytes), input_display_name(path)));
+    inputs.push_back(classify_input(read_input_text(path, kStreamedMaxInputBytes), input_display_name(path)));
   Page page = build_page(inputs);
   if (!options.title.empty()) page.title = options.title;
   write_output(options.out.output, render_page(page, format, options));

@@ -9,6 +9,7 @@
 #include "libcommon/cli.hpp"
 #include "formats/trace/trace_model.hpp"
 #include "libcommon/document.hpp"
+#include "libcommon/input_file.hpp"
 #include "tools/vrender/page.hpp"
 
 namespace vtools::vrender {
@@ -36,6 +37,8 @@ struct Input {
 /// vtrace's reader, so vrender takes and refuses exactly what `vtrace summary` does, up to kStreamedMaxInputBytes;
 /// every other input is held to the default input limit (Error kDataError, as read_input words it).
 Input classify_input(std::string text, std::string_view name);
+/// The same for a file read as an InputText (a trace's pages are dropped as they are read).
+Input classify_input(const InputText& input, std::string_view name);
 
 /// The page for inputs of one kind. Several bench documents make one history page; several documents of another
 /// kind are shown one after another. Mixed kinds -> Error kDataError.

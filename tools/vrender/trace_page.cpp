@@ -23,13 +23,16 @@ using vtrace::Trace;
 // Times relative to the first activity; absolute trace timestamps (~1.8e18 ns) lose precision as doubles.
 struct Activity {
   double start_ns = 0, end_ns = 0;
-  std::string name;  // kernel name or "memcpy <kind>"
-  int color = -1;
-  std::string detail;
+  std::string_view name;  // kernel name or "memcpy <kind>": the trace's string, or one add_timeline keeps
+  int color = -1;         // 0 a kernel, -1 a copy
+  std::size_t index = 0;  // in the trace's kernels or memcpys: the tooltip's details are made where one is shown
 };
 
 /// A kernel as the page names it: vtrace's demangled name, "kernel" when the trace has none.
-std::string kernel_label(const std::string& name) { return name.empty() ? "kernel" : name; }
+const std::string& kernel_label(const std::string& name) {
+  static const std::string kUnnamed = "kernel";
+  return name.empty() ? kUnnamed : name;
+}
 
 // Lane keys sort numerically ("7" before "13").
 template <typename Id>
@@ -142,7 +145,10 @@ void add_fitted_timeline(const LaneChart& chart, double t0, double t1, double di
 }
 
 void add_timeline(const Trace& trace, const vtrace::TraceSummary& summary, Section& s) {
-  std::map<std::pair<std::string, std::string>, std::vector<Activity>> lanes;
+  // Per (device, stream), in id order; activities name themselves by a view of the trace's strings (a 10^6-launch
+  // trace would otherwise copy every kernel name once more).
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<Activity>> lanes;
+  std::map<std::string, std::string> copy_labels;  // kind -> "memcpy <kind>"
   const auto& kernels = trace.kernels;
   const auto& memcpys = trace.memcpys;
   static const std::vector<vtrace::NvtxRange> kNone;
@@ -162,19 +168,37 @@ void add_timeline(const Trace& trace, const vtrace::TraceSummary& summary, Secti
     t0 = any ? std::min(t0, a) : a, t1 = any ? std::max(t1, b) : b;
     any = true;
   };
-  for (const vtrace::Kernel& k : kernels) {
-    Activity a{since(k.start_ns, origin), since(k.end_ns, origin), kernel_label(k.name), 0, ""};
-    if (!aggregate) a.detail = "grid " + dims(k.grid) + " block " + dims(k.block);  // only shown per launch
-    note_time(a.start_ns, a.end_ns);
-    lanes[{sort_key(k.device_id), sort_key(k.stream_id)}].push_back(std::move(a));
+  std::vector<Activity>* last_lane = nullptr;  // the last one used: launches come in runs on one stream
+  std::pair<std::uint32_t, std::uint32_t> last_key;
+  const auto lane_of = [&](std::uint32_t device, std::uint32_t stream) -> std::vector<Activity>& {
+    if (!last_lane || last_key != std::pair(device, stream)) last_key = {device, stream}, last_lane = &lanes[last_key];
+    return *last_lane;
+  };
+  {  // each lane's size first: no vector of 10^5+ activities grows by copying itself
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> sizes;
+    for (const vtrace::Kernel& k : kernels) ++sizes[{k.device_id, k.stream_id}];
+    for (const vtrace::Memcpy& m : memcpys) ++sizes[{m.device_id, m.stream_id}];
+    for (const auto& [key, n] : sizes) lanes[key].reserve(n);
   }
-  for (const vtrace::Memcpy& m : memcpys) {
-    Activity a{since(m.start_ns, origin), since(m.end_ns, origin), "memcpy " + m.kind, -1,
-               format_bytes_of(static_cast<double>(m.bytes))};
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const vtrace::Kernel& k = kernels[i];
+    Activity a{since(k.start_ns, origin), since(k.end_ns, origin), kernel_label(k.name), 0, i};
+    note_time(a.start_ns, a.end_ns);
+    lane_of(k.device_id, k.stream_id).push_back(a);
+  }
+  for (std::size_t i = 0; i < memcpys.size(); ++i) {
+    const vtrace::Memcpy& m = memcpys[i];
+    const std::string& label = copy_labels.try_emplace(m.kind, "memcpy " + m.kind).first->second;
+    Activity a{since(m.start_ns, origin), since(m.end_ns, origin), label, -1, i};
     if (a.end_ns < a.start_ns) a.end_ns = a.start_ns;  // the reader checks kernels' ends, not copies'
     note_time(a.start_ns, a.end_ns);
-    lanes[{sort_key(m.device_id), sort_key(m.stream_id)}].push_back(std::move(a));
+    lane_of(m.device_id, m.stream_id).push_back(a);
   }
+  // What a launch's tooltip adds: a kernel's grid and block, a copy's bytes.
+  const auto detail = [&](const Activity& a) {
+    if (a.color < 0) return format_bytes_of(static_cast<double>(memcpys[a.index].bytes));
+    return "grid " + dims(kernels[a.index].grid) + " block " + dims(kernels[a.index].block);
+  };
   for (const auto& [key, acts] : lanes)
     for (const Activity& a : acts) {
       g0 = any_gpu ? std::min(g0, a.start_ns) : a.start_ns, g1 = any_gpu ? std::max(g1, a.end_ns) : a.end_ns;
@@ -195,7 +219,11 @@ void add_timeline(const Trace& trace, const vtrace::TraceSummary& summary, Secti
     return;
   }
   const auto& totals = summary.kernels;
-  std::map<std::string, int> colors;
+  std::map<std::string, int, std::less<>> colors;
+  const auto color_of = [&](std::string_view name) {
+    const auto it = colors.find(name);
+    return it != colors.end() ? it->second : 9;
+  };
   LaneChart chart{"Timeline (wheel: zoom, drag: pan, double-click: reset)", {}, {}, 0, 0, true, {}, 1400, 22};
   for (std::size_t i = 0; i < totals.size() && i < 9; ++i) {
     colors[kernel_label(totals[i].name)] = static_cast<int>(i);
@@ -224,16 +252,17 @@ void add_timeline(const Trace& trace, const vtrace::TraceSummary& summary, Secti
   if (!nvtx.empty()) chart.legend.push_back("NVTX ranges (named)"), chart.legend_colors.push_back(-1);
   for (auto& [key, acts] : lanes) {
     std::sort(acts.begin(), acts.end(), [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
-    const auto rank = device_ranks.find(static_cast<std::uint32_t>(std::stoull(unpad(key.first))));
+    const auto rank = device_ranks.find(key.first);
     Lane lane{(rank != device_ranks.end() ? "rank " + std::to_string(rank->second) + " · " : std::string()) + "GPU " +
-                  unpad(key.first) + " · stream " + unpad(key.second),
+                  std::to_string(key.first) + " · stream " + std::to_string(key.second),
               {}};
     for (std::size_t i = 0; i < acts.size();) {
       const Activity& a = acts[i];
       if (!aggregate) {
-        int c = a.color < 0 ? -1 : (colors.count(a.name) ? colors[a.name] : 9);
+        int c = a.color < 0 ? -1 : color_of(a.name);
         lane.spans.push_back({(a.start_ns - t0) / div, (a.end_ns - t0) / div, c, "",
-                              a.name + "\n" + format_duration_ns(a.end_ns - a.start_ns) + ", " + a.detail});
+                              std::string(a.name) + "\n" + format_duration_ns(a.end_ns - a.start_ns) + ", " +
+                                  detail(a)});
         ++i;
         continue;
       }
@@ -241,16 +270,17 @@ void add_timeline(const Trace& trace, const vtrace::TraceSummary& summary, Secti
       const long long b = bucket_of(a.start_ns);
       double end = a.end_ns, busy = 0;
       std::size_t j = i;
-      std::map<std::string, double> share;
+      std::map<std::string_view, double> share;  // ordered as the names themselves: ties go to the same one
       for (; j < acts.size() && bucket_of(acts[j].start_ns) == b; ++j) {
         end = std::max(end, acts[j].end_ns);
         busy += acts[j].end_ns - acts[j].start_ns;
         share[acts[j].name] += acts[j].end_ns - acts[j].start_ns;
       }
       auto top = std::max_element(share.begin(), share.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
-      int c = top->first.rfind("memcpy", 0) == 0 ? -1 : (colors.count(top->first) ? colors[top->first] : 9);
+      int c = top->first.starts_with("memcpy") ? -1 : color_of(top->first);
       lane.spans.push_back({(a.start_ns - t0) / div, (end - t0) / div, c, "",
-                            std::to_string(j - i) + " activities, busy " + format_duration_ns(busy) + "; most time: " + top->first});
+                            std::to_string(j - i) + " activities, busy " + format_duration_ns(busy) +
+                                "; most time: " + std::string(top->first)});
       i = j;
     }
     drawn += lane.spans.size();

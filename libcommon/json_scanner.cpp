@@ -1,0 +1,377 @@
+#include "libcommon/json_scanner.hpp"
+
+#include <charconv>
+#include <clocale>
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace vtools {
+
+namespace {
+
+constexpr std::size_t kProgressBytes = 8u << 20;  ///< how often (in bytes of text) scan_json calls `passed`
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// The value of one hex digit, -1 for anything else.
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/// The first byte at or after `p` that a string cannot copy as it is: '"', '\\', a control byte or a byte of a
+/// multi-byte UTF-8 sequence; `end` when there is none.
+const char* skip_plain(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+  while (end - p >= 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // Signed compare: bytes 0x80-0xFF are negative, so "< 0x20" also finds every non-ASCII byte.
+    const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                                      _mm_cmplt_epi8(x, space));
+    if (const int mask = _mm_movemask_epi8(stop)) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  for (; p < end; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
+  }
+  return end;
+}
+
+/// The first of `Bytes` at or after `p`, `end` if none.
+template <char... Bytes>
+const char* find_any(const char* p, const char* end) {
+#if defined(__SSE2__)
+  while (end - p >= 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i hit = _mm_setzero_si128();
+    ((hit = _mm_or_si128(hit, _mm_cmpeq_epi8(x, _mm_set1_epi8(Bytes)))), ...);
+    if (const int mask = _mm_movemask_epi8(hit)) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  while (p < end && ((*p != Bytes) && ...)) ++p;
+  return p;
+}
+
+/// The length of the well-formed UTF-8 sequence at `p` (RFC 3629, the ranges nlohmann's lexer accepts), 0 if it is
+/// not one.
+std::size_t utf8_sequence(const char* p, const char* end) {
+  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(p[i]); };
+  const auto in = [&](std::size_t i, unsigned lo, unsigned hi) {
+    return p + i < end && b(i) >= lo && b(i) <= hi;
+  };
+  const unsigned c = b(0);
+  if (c >= 0xC2 && c <= 0xDF) return in(1, 0x80, 0xBF) ? 2 : 0;
+  if (c == 0xE0) return in(1, 0xA0, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if (c == 0xED) return in(1, 0x80, 0x9F) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if (c == 0xF0) return in(1, 0x90, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  if (c == 0xF4) return in(1, 0x80, 0x8F) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  return 0;
+}
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp <= 0x7FF) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp <= 0xFFFF) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+class Scanner {
+ public:
+  Scanner(std::string_view text, JsonEvents& events, const ReadProgress& passed)
+      : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), events_(events), passed_(passed) {}
+
+  /// The grammar of RFC 8259 as a loop over an explicit stack of open containers ('{' or '[').
+  bool run() {
+    if (p_ < end_ && static_cast<unsigned char>(*p_) == 0xEF) {  // a byte order mark, or nlohmann's "invalid BOM"
+      if (end_ - p_ < 3 || static_cast<unsigned char>(p_[1]) != 0xBB || static_cast<unsigned char>(p_[2]) != 0xBF)
+        return false;
+      p_ += 3;
+    }
+    std::vector<char> open;
+    skip_blanks();
+  value:
+    if (p_ == end_) return false;
+    switch (*p_) {
+      case '{':
+        ++p_;
+        events_.start_object();
+        skip_blanks();
+        if (p_ < end_ && *p_ == '}') {
+          ++p_;
+          events_.end_object();
+          goto after_value;
+        }
+        open.push_back('{');
+        goto member;
+      case '[':
+        ++p_;
+        events_.start_array();
+        skip_blanks();
+        if (p_ < end_ && *p_ == ']') {
+          ++p_;
+          events_.end_array();
+          goto after_value;
+        }
+        open.push_back('[');
+        goto value;
+      case '"':
+        if (!string(text_)) return false;
+        events_.string(text_);
+        goto after_value;
+      case 't':
+        if (!literal("true")) return false;
+        events_.boolean(true);
+        goto after_value;
+      case 'f':
+        if (!literal("false")) return false;
+        events_.boolean(false);
+        goto after_value;
+      case 'n':
+        if (!literal("null")) return false;
+        events_.null();
+        goto after_value;
+      default:
+        if (!number()) return false;
+        goto after_value;
+    }
+  member:  // a key, its colon, then its value
+    if (p_ == end_ || *p_ != '"' || !string(key_)) return false;
+    events_.key(key_);
+    skip_blanks();
+    if (p_ == end_ || *p_ != ':') return false;
+    ++p_;
+    skip_blanks();
+    goto value;
+  after_value:
+    skip_blanks();
+    if (open.empty()) return p_ == end_;
+    if (open.size() <= 2 && static_cast<std::size_t>(p_ - begin_) - reported_ >= kProgressBytes && passed_) {
+      reported_ = static_cast<std::size_t>(p_ - begin_);
+      passed_(reported_);
+    }
+    if (p_ == end_) return false;
+    if (*p_ == ',') {
+      ++p_;
+      skip_blanks();
+      if (open.back() == '{') goto member;
+      goto value;
+    }
+    if (*p_ == (open.back() == '{' ? '}' : ']')) {
+      ++p_;
+      if (open.back() == '{')
+        events_.end_object();
+      else
+        events_.end_array();
+      open.pop_back();
+      goto after_value;
+    }
+    return false;
+  }
+
+ private:
+  void skip_blanks() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\t' || *p_ == '\r')) ++p_;
+  }
+
+  bool literal(std::string_view word) {
+    if (static_cast<std::size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word) return false;
+    p_ += word.size();
+    return true;
+  }
+
+  /// The string at p_ (its opening quote) into `out`, escapes resolved; p_ after its closing quote.
+  bool string(std::string& out) {
+    out.clear();
+    ++p_;
+    const char* run = p_;
+    for (;;) {
+      p_ = skip_plain(p_, end_);
+      if (p_ == end_) return false;
+      const auto c = static_cast<unsigned char>(*p_);
+      if (c == '"') {
+        out.append(run, p_);
+        ++p_;
+        return true;
+      }
+      if (c == '\\') {
+        out.append(run, p_);
+        if (!escape(out)) return false;
+        run = p_;
+        continue;
+      }
+      if (c < 0x20) return false;  // a control byte must be escaped
+      const std::size_t n = utf8_sequence(p_, end_);
+      if (n == 0) return false;
+      p_ += n;
+    }
+  }
+
+  /// The escape at p_ (its backslash) appended to `out`; p_ after it.
+  bool escape(std::string& out) {
+    if (end_ - p_ < 2) return false;
+    const char c = p_[1];
+    p_ += 2;
+    switch (c) {
+      case '"': out += '"'; return true;
+      case '\\': out += '\\'; return true;
+      case '/': out += '/'; return true;
+      case 'b': out += '\b'; return true;
+      case 'f': out += '\f'; return true;
+      case 'n': out += '\n'; return true;
+      case 'r': out += '\r'; return true;
+      case 't': out += '\t'; return true;
+      case 'u': break;
+      default: return false;
+    }
+    int cp = codepoint();
+    if (cp < 0) return false;
+    if (cp >= 0xD800 && cp <= 0xDBFF) {  // a high surrogate: a low one must follow
+      if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return false;
+      p_ += 2;
+      const int low = codepoint();
+      if (low < 0xDC00 || low > 0xDFFF) return false;
+      cp = ((cp - 0xD800) << 10) + (low - 0xDC00) + 0x10000;
+    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+      return false;
+    }
+    append_utf8(out, static_cast<std::uint32_t>(cp));
+    return true;
+  }
+
+  /// The 4 hex digits at p_ (after "\u"), -1 when they are not.
+  int codepoint() {
+    if (end_ - p_ < 4) return -1;
+    int cp = 0;
+    for (int i = 0; i < 4; ++i) {
+      const int h = hex_value(p_[i]);
+      if (h < 0) return -1;
+      cp = cp * 16 + h;
+    }
+    p_ += 4;
+    return cp;
+  }
+
+  /// The number at p_, reported with nlohmann's type (json_scanner.hpp).
+  bool number() {
+    const char* start = p_;
+    const bool negative = *p_ == '-';
+    if (negative) ++p_;
+    if (p_ == end_) return false;
+    if (*p_ == '0') {
+      ++p_;
+    } else if (is_digit(*p_)) {
+      while (p_ < end_ && is_digit(*p_)) ++p_;
+    } else {
+      return false;
+    }
+    bool integer = true;
+    if (p_ < end_ && *p_ == '.') {
+      ++p_;
+      if (p_ == end_ || !is_digit(*p_)) return false;
+      while (p_ < end_ && is_digit(*p_)) ++p_;
+      integer = false;
+    }
+    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+      ++p_;
+      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (p_ == end_ || !is_digit(*p_)) return false;
+      while (p_ < end_ && is_digit(*p_)) ++p_;
+      integer = false;
+    }
+    if (integer) {  // as strtoll/strtoull: out of range falls through to a double
+      if (negative) {
+        std::int64_t v = 0;
+        if (std::from_chars(start, p_, v).ec == std::errc()) {
+          events_.number_integer(v);
+          return true;
+        }
+      } else {
+        std::uint64_t v = 0;
+        if (std::from_chars(start, p_, v).ec == std::errc()) {
+          events_.number_unsigned(v);
+          return true;
+        }
+      }
+    }
+    // strtod as nlohmann calls it: on the token with '.' as the locale's decimal point.
+    number_text_.assign(start, p_);
+    const char point = *std::localeconv()->decimal_point;
+    if (point != '.')
+      for (char& ch : number_text_)
+        if (ch == '.') ch = point;
+    const double d = std::strtod(number_text_.c_str(), nullptr);
+    if (!std::isfinite(d)) return false;  // nlohmann's error 406, "number overflow"
+    events_.number_float(d);
+    return true;
+  }
+
+  const char* begin_;
+  const char* p_;
+  const char* end_;
+  JsonEvents& events_;
+  const ReadProgress& passed_;
+  std::size_t reported_ = 0;
+  std::string text_, key_, number_text_;  ///< reused: most strings fit the capacity the ones before left
+};
+
+}  // namespace
+
+bool scan_json(std::string_view text, JsonEvents& events, const ReadProgress& passed) {
+  return Scanner(text, events, passed).run();
+}
+
+std::size_t find_json_depth_over(std::string_view text, int max_depth, const ReadProgress& passed) {
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  const char* p = begin;
+  const char* report = begin + kProgressBytes;
+  int depth = 0;
+  for (;;) {
+    // Outside strings: to the next quote or bracket.
+    p = find_any<'"', '[', ']', '{', '}'>(p, end);
+    if (p == end) return std::string_view::npos;
+    if (p >= report && passed) {
+      passed(static_cast<std::size_t>(p - begin));
+      report = p + kProgressBytes;
+    }
+    const char c = *p++;
+    if (c == '[' || c == '{') {
+      if (++depth > max_depth) return static_cast<std::size_t>(p - 1 - begin);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    } else {  // a string: to its closing quote, over escaped characters
+      for (;;) {
+        p = find_any<'"', '\\'>(p, end);
+        if (p == end) return std::string_view::npos;
+        if (*p++ == '"') break;
+        if (p < end) ++p;  // the escaped character
+      }
+    }
+  }
+}
+
+}  // namespace vtools
