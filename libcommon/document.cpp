@@ -175,8 +175,8 @@ namespace {
 class StreamingHandler {
  public:
   StreamingHandler(std::string_view text, std::string_view name, const std::vector<DocumentFormat>& accepted,
-                   const ElementReader& element)
-      : text_(text), name_(name), accepted_(accepted), element_(element) {}
+                   const ElementReader& element, const ArrayStart& array_start)
+      : text_(text), name_(name), accepted_(accepted), element_(element), array_start_(array_start) {}
 
   OrderedJson top;
 
@@ -192,6 +192,7 @@ class StreamingHandler {
   bool start_array(std::size_t) {
     if (depth_ == 1) {  // a top-level array: its elements are handed out, an empty one stays in its place
       top[key_] = OrderedJson::array();
+      if (array_start_) array_start_(key_);
       streaming_ = true;
       index_ = 0;
       ++depth_;
@@ -273,7 +274,8 @@ class StreamingHandler {
       top[key_] = std::move(v);
       return;
     }
-    if (!envelope_checked_ && top.contains("format")) {  // vtools writers put the envelope first
+    // vtools writers put the envelope first; a version after the arrays is checked at the end
+    if (!envelope_checked_ && top.contains("format") && top.contains("version")) {
       check_envelope(top, name_, accepted_);
       envelope_checked_ = true;
     }
@@ -289,6 +291,7 @@ class StreamingHandler {
   std::string_view text_, name_;
   const std::vector<DocumentFormat>& accepted_;
   const ElementReader& element_;
+  const ArrayStart& array_start_;
   int depth_ = 0;
   std::string key_, building_key_;
   bool streaming_ = false, envelope_checked_ = false;
@@ -300,9 +303,10 @@ class StreamingHandler {
 }  // namespace
 
 OrderedJson parse_document_streamed(std::string_view text, std::string_view name,
-                                    std::vector<DocumentFormat> accepted, const ElementReader& element) {
+                                    std::vector<DocumentFormat> accepted, const ElementReader& element,
+                                    const ArrayStart& array_start) {
   check_depth(text, name);
-  StreamingHandler handler(text, name, accepted, element);
+  StreamingHandler handler(text, name, accepted, element, array_start);
   try {
     OrderedJson::sax_parse(text.begin(), text.end(), &handler);
   } catch (const nlohmann::json::exception& e) {
