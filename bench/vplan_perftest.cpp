@@ -1,5 +1,6 @@
 // vplan performance harness (not a test): a generated TTGIR of about 10k ops -> plan + the three DOT graphs (+ the
-// JSON document, streamed as `vplan analyze` writes it), timed per phase on one core. The kernel repeats the body of tests/data/ttgir/matmul_ws_sm90.ttgir
+// JSON document, streamed as `vplan analyze` writes it, and read back as `vplan check plan.json` reads it), timed per
+// phase on one core. The kernel repeats the body of tests/data/ttgir/matmul_ws_sm90.ttgir
 // (allocations, barriers, a warp_specialize with a producer and two consumer partitions) R times, each copy with
 // its values renamed, so buffers, channels and regions scale with the op count.
 //
@@ -18,6 +19,7 @@
 #include "libcommon/stats.hpp"
 #include "tools/vplan/dot_writer.hpp"
 #include "tools/vplan/plan_builder.hpp"
+#include "formats/plan/plan_json.hpp"
 #include "formats/plan/plan_writer.hpp"
 #include "tools/vplan/ttgir_reader.hpp"
 
@@ -57,7 +59,7 @@ int main(int argc, char** argv) {
     if (repeats <= 0) return 0;
   }
 
-  std::vector<double> parse_ms, plan_ms, dot_ms, json_ms, total_ms;
+  std::vector<double> parse_ms, plan_ms, dot_ms, json_ms, read_ms, total_ms;
   std::size_t ops = 0, buffers = 0, channels = 0, dot_bytes = 0;
   for (int r = 0; r < repeats; ++r) {
     const double t0 = cpu_ms();
@@ -70,6 +72,9 @@ int main(int argc, char** argv) {
     const double t3 = cpu_ms();
     std::string json = plan_document_text(plan, "ttgir");
     const double t4 = cpu_ms();
+    const Plan back = read_plan_json(json, "generated.plan.json");
+    if (back.ops.size() != plan.ops.size()) return 1;
+    read_ms.push_back(cpu_ms() - t4);
     parse_ms.push_back(t1 - t0);
     plan_ms.push_back(t2 - t1);
     dot_ms.push_back(t3 - t2);
@@ -80,9 +85,10 @@ int main(int argc, char** argv) {
   }
   std::printf("generated TTGIR: %zu bytes, %d copies of matmul_ws_sm90, %zu ops, %zu buffers, %zu channels\n",
               text.size(), copies, ops, buffers, channels);
-  std::printf("median of %d runs (thread CPU ms): parse %.2f  plan %.2f  3 DOTs %.2f (%zu bytes)  JSON %.2f  total %.2f\n",
+  std::printf("median of %d runs (thread CPU ms): parse %.2f  plan %.2f  3 DOTs %.2f (%zu bytes)  JSON %.2f  total %.2f"
+              "  (JSON read back %.2f)\n",
               repeats, vtools::stats::median(parse_ms), vtools::stats::median(plan_ms), vtools::stats::median(dot_ms),
-              dot_bytes, vtools::stats::median(json_ms), vtools::stats::median(total_ms));
+              dot_bytes, vtools::stats::median(json_ms), vtools::stats::median(total_ms), vtools::stats::median(read_ms));
   std::printf("parse + plan + 3 DOTs: %.2f ms (target <= 100 ms)\n",
               vtools::stats::median(parse_ms) + vtools::stats::median(plan_ms) + vtools::stats::median(dot_ms));
   return 0;

@@ -164,8 +164,8 @@ namespace {
 class StreamingHandler final : public JsonEvents {
  public:
   StreamingHandler(std::string_view text, std::string_view name, const std::vector<DocumentFormat>& accepted,
-                   const ElementReader& element)
-      : text_(text), name_(name), accepted_(accepted), element_(element) {}
+                   const ElementReader& element, const ArrayStart& array_start)
+      : text_(text), name_(name), accepted_(accepted), element_(element), array_start_(array_start) {}
 
   OrderedJson top;
 
@@ -187,6 +187,7 @@ class StreamingHandler final : public JsonEvents {
   void start_array() override {
     if (depth_ == 1) {  // a top-level array: its elements are handed out, an empty one stays in its place
       top[key_] = OrderedJson::array();
+      if (array_start_) array_start_(key_);
       streaming_ = true;
       index_ = 0;
       ++depth_;
@@ -284,7 +285,8 @@ class StreamingHandler final : public JsonEvents {
       top[key_] = std::move(value_);
       return;
     }
-    if (!envelope_checked_ && top.contains("format")) {  // vtools writers put the envelope first
+    // vtools writers put the envelope first; a version after the arrays is checked at the end
+    if (!envelope_checked_ && top.contains("format") && top.contains("version")) {
       check_envelope(top, name_, accepted_);
       envelope_checked_ = true;
     }
@@ -300,6 +302,7 @@ class StreamingHandler final : public JsonEvents {
   std::string_view text_, name_;
   const std::vector<DocumentFormat>& accepted_;
   const ElementReader& element_;
+  const ArrayStart& array_start_;
   int depth_ = 0;
   std::string key_, building_key_;
   bool streaming_ = false, envelope_checked_ = false;
@@ -332,7 +335,7 @@ struct NlohmannEvents {
 
 OrderedJson parse_document_streamed(std::string_view text, std::string_view name,
                                     std::vector<DocumentFormat> accepted, const ElementReader& element,
-                                    const ReadProgress& passed) {
+                                    const ReadProgress& passed, const ArrayStart& array_start) {
   check_depth(text, name, passed);
   std::size_t delivered = 0;
   const ElementReader counted = [&](std::string_view key, std::size_t index, OrderedJson&& v) {
@@ -340,7 +343,7 @@ OrderedJson parse_document_streamed(std::string_view text, std::string_view name
     ++delivered;
   };
   {
-    StreamingHandler handler(text, name, accepted, counted);
+    StreamingHandler handler(text, name, accepted, counted, array_start);
     if (scan_json(text, handler, passed)) {
       check_envelope(handler.top, name, accepted);
       return std::move(handler.top);
@@ -356,7 +359,7 @@ OrderedJson parse_document_streamed(std::string_view text, std::string_view name
     }
     element(key, index, std::move(v));
   };
-  StreamingHandler handler(text, name, accepted, rest);
+  StreamingHandler handler(text, name, accepted, rest, array_start);
   NlohmannEvents events{handler};
   try {
     OrderedJson::sax_parse(text.begin(), text.end(), &events);

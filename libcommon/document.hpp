@@ -57,15 +57,19 @@ OrderedJson parse_document(std::string_view text, std::string_view name, std::ve
 /// Receives one element of a top-level array: the array's key, the element's index, the element.
 using ElementReader = std::function<void(std::string_view key, std::size_t index, OrderedJson&& element)>;
 
+/// Told the key of each top-level array as it opens, before its elements (a key given twice: the last one counts).
+using ArrayStart = std::function<void(std::string_view key)>;
+
 /// parse_document without the whole tree: the elements of every top-level array go to `element` one at a time as
 /// they are parsed (each array stays in the result, empty), so a reader holds one record at a time, not a 10^6-record
 /// tree (~5x the text). Every other member is in the result. Errors are parse_document's; the envelope is checked
-/// before the first element where it comes first (as vtools writes it), else at the end. The text is read by
-/// json_scanner.hpp (nlohmann's parser only words the error of invalid JSON); `passed` hears how far it got.
-/// An element that `element` leaves in place is written over by the next one (fewer allocations per record).
+/// before the first element where it comes first (as vtools writes it: "format" and "version" both before it), else
+/// at the end. The text is read by json_scanner.hpp (nlohmann's parser only words the error of invalid JSON);
+/// `passed` hears how far it got; `array_start`, where given, hears each top-level array open. An element that
+/// `element` leaves in place is written over by the next one (fewer allocations per record).
 OrderedJson parse_document_streamed(std::string_view text, std::string_view name,
                                     std::vector<DocumentFormat> accepted, const ElementReader& element,
-                                    const ReadProgress& passed = {});
+                                    const ReadProgress& passed = {}, const ArrayStart& array_start = {});
 
 /// read_input(path) + parse_document.
 OrderedJson read_document(const std::string& path, std::vector<DocumentFormat> accepted);

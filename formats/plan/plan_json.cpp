@@ -1,6 +1,7 @@
 #include "formats/plan/plan_json.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@ OrderedJson plan_document(const Plan& plan, std::string_view source_format) {
 }
 
 namespace {
+
+const OrderedJson kNoFields = OrderedJson::object();
 
 SourceLoc loc_from(const FieldReader& parent) {
   const std::optional<FieldReader> j = parent.object("loc");
@@ -39,94 +42,95 @@ int read_id(const FieldReader& f, std::size_t index) {
   return id;
 }
 
-}  // namespace
+// One reader per part of the document, in the order a plan is read (both paths below call them in that order, so a
+// document with several faults is refused for the same one).
 
-Plan plan_from_document(const OrderedJson& doc, std::string_view name) {
-  const FieldReader top(doc, "", name);
-  Plan plan;
+void read_kernel(const FieldReader& top, Plan& plan) {
   const FieldReader k = top.required_object("kernel");
   plan.kernel.name = k.string("name");
   plan.kernel.target = k.string("target");
   plan.kernel.num_warps = k.integer<int>("num_warps", 0);
   plan.kernel.total_warps = k.integer<int>("total_warps", plan.kernel.num_warps);
   if (const std::optional<FieldReader> source = top.object("source")) plan.kernel.source = source->string("path");
-  std::size_t i = 0;
-  top.for_each("partitions", [&](const FieldReader& p) {
-    plan.partitions.push_back(
-        {p.required_integer<int>("id"), p.string("region"), p.integer<int>("num_warps", 0), p.integer<int>("op_count", 0)});
+}
+
+Partition read_partition(const FieldReader& p) {
+  return {p.required_integer<int>("id"), p.string("region"), p.integer<int>("num_warps", 0), p.integer<int>("op_count", 0)};
+}
+
+PlanOp read_op(const FieldReader& o, std::size_t index) {
+  PlanOp op;
+  op.id = read_id(o, index);
+  op.name = o.required_string("name");
+  op.partition = o.integer<int>("partition", kNoPartition);
+  op.result = o.string("result");
+  op.operands = o.strings("operands");
+  op.shape = o.string("shape");
+  op.loc = loc_from(o);
+  op.key = key_kind_from_name(o.string("key"));
+  op.sync = o.boolean("sync", false);
+  op.parent = o.integer<int>("parent", -1);
+  return op;
+}
+
+Buffer read_buffer(const FieldReader& j, std::size_t index) {
+  Buffer b;
+  b.id = read_id(j, index);
+  b.name = j.required_string("name");
+  b.value = j.string("value");
+  b.space = j.string("space", "smem") == "tmem" ? MemorySpace::kTmem : MemorySpace::kSmem;
+  b.shape = j.integers<std::int64_t>("shape");
+  b.element_type = j.string("element_type");
+  b.encoding = j.string("encoding");
+  b.bytes = j.integer<std::int64_t>("bytes", 0);
+  b.rows = j.integer<int>("rows", 0);
+  b.cols = j.integer<int>("cols", 0);
+  b.copies = j.integer<int>("copies", 1);
+  b.barrier = j.boolean("barrier", false);
+  b.alloc_op = j.integer<int>("alloc_op", 0);
+  const OrderedJson& liveness = j.required_array("liveness");
+  const std::vector<int> live = j.integers<int>("liveness");
+  if (live.size() != 2) j.expected("liveness", "[start, end]", liveness);
+  b.start = live[0];
+  b.end = live[1];
+  b.offset = j.integer<std::int64_t>("offset", 0);
+  b.alignment = j.integer<std::int64_t>("alignment", 1);
+  b.channels = j.integers<int>("channels");
+  b.operand_d = j.integer<int>("operand_d", 0);
+  b.users = j.integers<int>("users");
+  b.loc = loc_from(j);
+  b.scratch_op = j.string("scratch_op");
+  b.size_exact = j.boolean("size_exact", true);
+  b.compiler_offsets = j.integers<std::int64_t>("compiler_offsets");
+  b.planner_id = j.integer<int>("planner_id", -1);
+  b.planner_copy = j.integer<int>("planner_copy", 0);
+  b.planner_offset = j.integer<std::int64_t>("planner_offset", -1);
+  return b;
+}
+
+/// A channel names its buffer by id: read once every buffer is.
+Channel read_channel(const FieldReader& j, std::size_t index, const std::vector<Buffer>& buffers) {
+  Channel c;
+  c.id = read_id(j, index);
+  c.buffer = j.required_integer<int>("buffer");
+  check_index(j, "buffer", FieldReader::npos, c.buffer, buffers.size(), "a buffer");
+  c.space = buffers[c.buffer].space;
+  const FieldReader p = j.required_object("producer");
+  c.producer = {p.required_integer<int>("op"), p.integer<int>("partition", kNoPartition)};
+  j.for_each("consumers", [&](const FieldReader& e) {
+    c.consumers.push_back({e.required_integer<int>("op"), e.integer<int>("partition", kNoPartition)});
   });
-  i = 0;
-  top.for_each("ops", [&](const FieldReader& o) {
-    PlanOp op;
-    op.id = read_id(o, i++);
-    op.name = o.required_string("name");
-    op.partition = o.integer<int>("partition", kNoPartition);
-    op.result = o.string("result");
-    op.operands = o.strings("operands");
-    op.shape = o.string("shape");
-    op.loc = loc_from(o);
-    op.key = key_kind_from_name(o.string("key"));
-    op.sync = o.boolean("sync", false);
-    op.parent = o.integer<int>("parent", -1);
-    plan.ops.push_back(std::move(op));
-  });
-  (void)top.required_array("buffers");
-  i = 0;
-  top.for_each("buffers", [&](const FieldReader& j) {
-    Buffer b;
-    b.id = read_id(j, i++);
-    b.name = j.required_string("name");
-    b.value = j.string("value");
-    b.space = j.string("space", "smem") == "tmem" ? MemorySpace::kTmem : MemorySpace::kSmem;
-    b.shape = j.integers<std::int64_t>("shape");
-    b.element_type = j.string("element_type");
-    b.encoding = j.string("encoding");
-    b.bytes = j.integer<std::int64_t>("bytes", 0);
-    b.rows = j.integer<int>("rows", 0);
-    b.cols = j.integer<int>("cols", 0);
-    b.copies = j.integer<int>("copies", 1);
-    b.barrier = j.boolean("barrier", false);
-    b.alloc_op = j.integer<int>("alloc_op", 0);
-    const OrderedJson& liveness = j.required_array("liveness");
-    const std::vector<int> live = j.integers<int>("liveness");
-    if (live.size() != 2) j.expected("liveness", "[start, end]", liveness);
-    b.start = live[0];
-    b.end = live[1];
-    b.offset = j.integer<std::int64_t>("offset", 0);
-    b.alignment = j.integer<std::int64_t>("alignment", 1);
-    b.channels = j.integers<int>("channels");
-    b.operand_d = j.integer<int>("operand_d", 0);
-    b.users = j.integers<int>("users");
-    b.loc = loc_from(j);
-    b.scratch_op = j.string("scratch_op");
-    b.size_exact = j.boolean("size_exact", true);
-    b.compiler_offsets = j.integers<std::int64_t>("compiler_offsets");
-    b.planner_id = j.integer<int>("planner_id", -1);
-    b.planner_copy = j.integer<int>("planner_copy", 0);
-    b.planner_offset = j.integer<std::int64_t>("planner_offset", -1);
-    plan.buffers.push_back(std::move(b));
-  });
-  i = 0;
-  top.for_each("channels", [&](const FieldReader& j) {
-    Channel c;
-    c.id = read_id(j, i++);
-    c.buffer = j.required_integer<int>("buffer");
-    check_index(j, "buffer", FieldReader::npos, c.buffer, plan.buffers.size(), "a buffer");
-    c.space = plan.buffers[c.buffer].space;
-    const FieldReader p = j.required_object("producer");
-    c.producer = {p.required_integer<int>("op"), p.integer<int>("partition", kNoPartition)};
-    j.for_each("consumers", [&](const FieldReader& e) {
-      c.consumers.push_back({e.required_integer<int>("op"), e.integer<int>("partition", kNoPartition)});
-    });
-    c.operand_d = j.boolean("operand_d", false);
-    plan.channels.push_back(std::move(c));
-  });
-  i = 0;
-  top.for_each("buffers", [&](const FieldReader& j) {
-    const Buffer& b = plan.buffers[i++];
-    for (std::size_t n = 0; n < b.channels.size(); ++n)
-      check_index(j, "channels", n, b.channels[n], plan.channels.size(), "a channel");
-  });
+  c.operand_d = j.boolean("operand_d", false);
+  return c;
+}
+
+/// A buffer's channels, by id: checked once every channel is read. `j` names the buffer in messages.
+void check_buffer_channels(const FieldReader& j, const Buffer& b, std::size_t channel_count) {
+  for (std::size_t n = 0; n < b.channels.size(); ++n)
+    check_index(j, "channels", n, b.channels[n], channel_count, "a channel");
+}
+
+void read_summary(const FieldReader& top, Plan& plan) {
   const FieldReader s = top.required_object("summary");
   Summary& sum = plan.summary;
   sum.smem_peak_bytes = s.integer<std::int64_t>("smem_peak_bytes", 0);
@@ -155,11 +159,123 @@ Plan plan_from_document(const OrderedJson& doc, std::string_view name) {
     check_index(s, "smem_live_at_peak", n, sum.smem_live_at_peak[n], plan.buffers.size(), "a buffer");
   for (std::size_t n = 0; n < sum.tmem_live_at_peak.size(); ++n)
     check_index(s, "tmem_live_at_peak", n, sum.tmem_live_at_peak[n], plan.buffers.size(), "a buffer");
+}
+
+/// The records of a document as the parser reaches them (parse_document_streamed): ops, buffers and partitions go
+/// into the plan at once; a record's fault is kept, not thrown, so that finish() refuses the document for the fault
+/// plan_from_document would name first (a JSON syntax error anywhere, then the envelope, then the parts in order).
+/// Channels, which name buffers, wait as JSON (a few per thousand ops) until the buffers are all read.
+class StreamedPlan {
+ public:
+  explicit StreamedPlan(std::string_view name) : name_(name) {}
+
+  void array_start(std::string_view key) {  // a key given twice: the last array counts, as in a parsed tree
+    if (key == "ops") ops_.reset(), plan_.ops.clear();
+    if (key == "buffers") buffers_.reset(), plan_.buffers.clear();
+    if (key == "partitions") partitions_.reset(), plan_.partitions.clear();
+    if (key == "channels") channels_.clear();
+    if (key == "kernel" || key == "source" || key == "summary") objects_[std::string(key)] = OrderedJson::array();
+  }
+
+  void element(std::string_view key, std::size_t index, OrderedJson&& v) {
+    if (key == "ops") {
+      read(ops_, [&] { plan_.ops.push_back(read_op(FieldReader(v, key, index, name_), index)); });
+    } else if (key == "buffers") {
+      read(buffers_, [&] { plan_.buffers.push_back(read_buffer(FieldReader(v, key, index, name_), index)); });
+    } else if (key == "partitions") {
+      read(partitions_, [&] { plan_.partitions.push_back(read_partition(FieldReader(v, key, index, name_))); });
+    } else if (key == "channels") {
+      channels_.push_back(std::move(v));
+    } else if (auto it = objects_.find(key); it != objects_.end()) {
+      it->second.push_back(std::move(v));  // an array where an object belongs: refused, quoted, in finish()
+    }  // other arrays (reuse_hazards, unknown members) are not read
+  }
+
+  /// The plan, or the first fault in plan_from_document's order. `top`: the document less its arrays' elements.
+  Plan finish(OrderedJson top) {
+    for (auto& [key, elements] : objects_)
+      if (auto it = top.find(key); it != top.end() && it->is_array()) *it = std::move(elements);
+    const FieldReader t(top, "", name_);
+    read_kernel(t, plan_);
+    take(t.array("partitions"), partitions_, plan_.partitions);
+    take(t.array("ops"), ops_, plan_.ops);
+    (void)t.required_array("buffers");
+    take(t.array("buffers"), buffers_, plan_.buffers);
+    if (t.array("channels"))
+      for (std::size_t i = 0; i < channels_.size(); ++i)
+        plan_.channels.push_back(read_channel(FieldReader(channels_[i], "channels", i, name_), i, plan_.buffers));
+    channels_ = {};
+    for (std::size_t i = 0; i < plan_.buffers.size(); ++i)
+      check_buffer_channels(FieldReader(kNoFields, "buffers", i, name_), plan_.buffers[i], plan_.channels.size());
+    read_summary(t, plan_);
+    return std::move(plan_);
+  }
+
+ private:
+  using Part = std::optional<Error>;  ///< the first fault of one array's records
+
+  template <class F>
+  void read(Part& part, F each) {
+    if (part) return;  // the records after a fault are not read: the document is refused anyway
+    try {
+      each();
+    } catch (const Error& e) {
+      part = e;
+    }
+  }
+  /// The records streamed under a key stand for the document's member only where it is still an array (a later
+  /// duplicate that is null or absent leaves none, as in a parsed tree); a kept fault is thrown now, in order.
+  template <class T>
+  void take(const OrderedJson* array, Part& part, std::vector<T>& records) {
+    if (!array) {
+      records.clear();
+      return;
+    }
+    if (part) throw *part;
+  }
+
+  std::string_view name_;
+  Plan plan_;
+  Part partitions_, ops_, buffers_;
+  std::vector<OrderedJson> channels_;
+  std::map<std::string, OrderedJson, std::less<>> objects_;  ///< kernel/source/summary given as arrays
+};
+
+}  // namespace
+
+Plan plan_from_document(const OrderedJson& doc, std::string_view name) {
+  const FieldReader top(doc, "", name);
+  Plan plan;
+  read_kernel(top, plan);
+  top.for_each("partitions", [&](const FieldReader& p) { plan.partitions.push_back(read_partition(p)); });
+  std::size_t i = 0;
+  top.for_each("ops", [&](const FieldReader& o) { plan.ops.push_back(read_op(o, i++)); });
+  (void)top.required_array("buffers");
+  i = 0;
+  top.for_each("buffers", [&](const FieldReader& j) { plan.buffers.push_back(read_buffer(j, i++)); });
+  i = 0;
+  top.for_each("channels", [&](const FieldReader& j) { plan.channels.push_back(read_channel(j, i++, plan.buffers)); });
+  i = 0;
+  top.for_each("buffers", [&](const FieldReader& j) { check_buffer_channels(j, plan.buffers[i++], plan.channels.size()); });
+  read_summary(top, plan);
   return plan;
 }
 
 Plan read_plan_json(std::string_view text, std::string_view name) {
-  return plan_from_document(parse_document(text, name, {kPlanFormat}), name);
+  StreamedPlan streamed(name);
+  OrderedJson top;
+  try {
+    top = parse_document_streamed(
+        text, name, {kPlanFormat},
+        [&](std::string_view key, std::size_t index, OrderedJson&& v) { streamed.element(key, index, std::move(v)); },
+        {}, [&](std::string_view key) { streamed.array_start(key); });
+  } catch (const Error&) {
+    // The streamed parse refuses a document that is no object, or of another format, where it meets the fault; a
+    // whole parse names invalid JSON anywhere first. So does this reader: the rest of the text is checked too.
+    if (!OrderedJson::accept(text.begin(), text.end())) (void)parse_json(text, name);
+    throw;
+  }
+  return streamed.finish(std::move(top));
 }
 
 }  // namespace vtools::vplan

@@ -13,8 +13,10 @@ namespace vtools::vplan {
 /// tools stream it). `source_format` is "ttgir" or "ws-dot".
 OrderedJson plan_document(const Plan& plan, std::string_view source_format);
 
-/// Reads a vtools.plan document (envelope checked). Throws Error(kDataError) naming the field that is missing or
-/// of the wrong type.
+/// Reads a vtools.plan document (envelope checked), streamed: each op, buffer and partition goes into the plan as
+/// the parser reaches it, so memory is the text plus the plan, never the document's tree (~8x the text). Throws
+/// Error(kDataError) naming the field that is missing or of the wrong type: the same fault, in the same words, as
+/// plan_from_document(parse_document(text)) names first.
 Plan read_plan_json(std::string_view text, std::string_view name);
 
 /// Plan from an already parsed document (`name` for messages).

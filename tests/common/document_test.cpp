@@ -159,6 +159,20 @@ TEST_CASE("document: streamed, the same errors as parse_document, and a wrong en
   CHECK(elements == 0);
 }
 
+TEST_CASE("document: streamed, a version after the arrays is read at the end; array_start hears each array open") {
+  // Before: the envelope was checked at the first element with "format" alone, refusing this document for "no
+  // integer version" that parse_document accepts.
+  const Streamed s = streamed(R"J({"format": "vtools.trace", "kernels": [1], "version": 2})J");
+  CHECK(s.elements == std::vector<std::string>{"kernels[0]=1"});
+  CHECK(streamed_error(R"J({"format": "vtools.trace", "kernels": [1], "version": 9})J") ==
+        parsed_error(R"J({"format": "vtools.trace", "kernels": [1], "version": 9})J"));
+  std::vector<std::string> opened;
+  (void)parse_document_streamed(R"J({"format": "vtools.trace", "version": 2, "a": [1], "b": {"c": []}, "a": []})J", "in.json",
+                                {kTraceFormat}, [](std::string_view, std::size_t, OrderedJson&&) {}, {},
+                                [&](std::string_view key) { opened.emplace_back(key); });
+  CHECK(opened == std::vector<std::string>{"a", "a"});
+}
+
 TEST_CASE("input limits: a streamed reader's default cap is larger; VTOOLS_MAX_INPUT_BYTES sets both") {
   ::unsetenv("VTOOLS_MAX_INPUT_BYTES");
   CHECK(max_input_bytes() == kDefaultMaxInputBytes);

@@ -79,3 +79,57 @@ TEST_CASE("plan_json: documents without required fields are refused by name") {
         "p.json: summary.triton_shared_bytes: expected an integer from -9223372036854775808 to "
         "9223372036854775807, got -1.5");
 }
+
+namespace {
+
+/// What a reader makes of `text`: the plan written again (less `created`), or the error's text.
+template <class Read>
+std::string outcome(Read read) {
+  try {
+    std::string doc = dump_json(plan_document(read(), "ttgir"));
+    return doc.erase(doc.find("\"created\""), doc.find('\n', doc.find("\"created\"")) - doc.find("\"created\""));
+  } catch (const Error& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("plan_json: read streamed, a document gives the plan or the first fault that the whole tree gives") {
+  const std::string head = R"({"format": "vtools.plan", "version": 1, )";
+  const std::string buffer = R"({"id": 0, "name": "a", "liveness": [0, 1], "channels": [0]})";
+  const std::string channel = R"({"id": 0, "buffer": 0, "producer": {"op": 0}, "consumers": [{"op": 1}]})";
+  for (const std::string& text : std::vector<std::string>{
+           // well formed, in vtools' order and in others (channels before buffers, version after the arrays)
+           dump_json(plan_document(fixture_plan("matmul_ws_sm90"), "ttgir")),
+           head + R"("kernel": {}, "ops": [{"id": 0, "name": "x"}], "buffers": [)" + buffer + R"(], "channels": [)" +
+               channel + R"(], "summary": {}})",
+           R"({"format": "vtools.plan", "channels": [)" + channel + R"(], "summary": {"smem_live_at_peak": [0]}, )"
+               R"("buffers": [)" + buffer + R"(], "kernel": {"name": "k"}, "version": 1})",
+           // faults in several parts: the order of the reader, not of the document, decides which is named
+           head + R"("ops": [{"id": 5, "name": "x"}], "buffers": [], "summary": {}})",                   // kernel first
+           head + R"("buffers": [{"id": 1}], "ops": [{"id": 0}], "kernel": {}, "summary": {}})",         // ops first
+           head + R"("kernel": {}, "channels": [{"id": 0, "buffer": 3}], "buffers": [{"id": 1}], "summary": {}})",
+           head + R"("kernel": {}, "buffers": [)" + buffer + R"(], "channels": [], "summary": {}})",     // channels[0]
+           head + R"("kernel": {}, "ops": 5, "buffers": [], "summary": {}})",
+           head + R"("kernel": {}, "ops": [7], "buffers": [], "summary": {}})",
+           head + R"("kernel": [1, 2], "buffers": [], "summary": {}})",   // an array where an object belongs, quoted
+           head + R"("kernel": {}, "buffers": [], "summary": ["x"]})",
+           head + R"("kernel": {}, "buffers": [], "summary": {}, "partitions": [{"id": "p"}]})",
+           // a key given twice: the last one counts
+           head + R"("kernel": {}, "ops": [{"id": 9}], "buffers": [], "summary": {}, "ops": []})",
+           head + R"("kernel": {}, "ops": [{"id": 9}], "buffers": [], "summary": {}, "ops": null})",
+           head + R"("kernel": {}, "ops": [], "buffers": [], "summary": {}, "ops": [{"id": 0, "name": "y"}]})",
+           head + R"("kernel": [1], "buffers": [], "summary": {}, "kernel": {"name": "k"}})",
+           // the envelope, then JSON syntax anywhere, come before every field
+           R"({"format": "vtools.trace", "version": 2, "ops": [{"id": 3}], "kernel": {}, "buffers": [], "summary": {}})",
+           R"({"format": "vtools.trace", "version": 2, "ops": [{"id": 3}], "kernel": )",
+           head + R"("kernel": {}, "ops": [{"id": 3}], "buffers": [], "summary": {}, "x": 1e999})",
+           head + R"("kernel": {}, "ops": [{"id": 3}], "buffers": [], "summary": {}, "version": 7})",
+           R"([1, {"a": )", R"([1, 2])", ""}) {
+    CAPTURE(text);
+    const std::string streamed = outcome([&] { return read_plan_json(text, "p.json"); });
+    const std::string tree = outcome([&] { return plan_from_document(parse_document(text, "p.json", {kPlanFormat}), "p.json"); });
+    CHECK(streamed == tree);
+  }
+}

@@ -53,7 +53,7 @@ TEST_CASE("ttgir_reader: module attributes, aliases, function and warp_specializ
   CHECK(ws->regions[1].num_warps == 4);
   CHECK(ws->regions[2].label == "partition1");
   CHECK(ws->regions[2].args.size() == 14);
-  CHECK(ws->regions[2].arg_types[5].text == "!ttg.memdesc<3x64x64xf16, #shared1, #smem, mutable>");
+  CHECK(ws->regions[2].arg_types[5]->text == "!ttg.memdesc<3x64x64xf16, #shared1, #smem, mutable>");
   CHECK(ws->attribute("requestedRegisters") != nullptr);
 }
 
@@ -62,7 +62,7 @@ TEST_CASE("ttgir_reader: memdesc types are taken apart") {
   const Op* tmem = find_op(m.functions[0].regions[0].ops, "ttng.tmem_alloc");
   REQUIRE(tmem != nullptr);
   REQUIRE(tmem->result_types.size() == 1);
-  const Type& t = tmem->result_types[0];
+  const Type& t = *tmem->result_types[0];
   CHECK(t.kind == Type::Kind::kMemDesc);
   CHECK(t.shape == std::vector<std::int64_t>{1, 128, 128});
   CHECK(t.element_type == "f32");
@@ -89,7 +89,7 @@ TEST_CASE("ttgir_reader: locations resolve through aliases, names and call sites
   CHECK(add.loc.file == "k.py");
   CHECK(add.loc.line == 15);
   CHECK(add.operands == std::vector<std::string>{"%a", "%b"});
-  CHECK(add.result_types[0].text == "i32");
+  CHECK(add.result_types[0]->text == "i32");
 }
 
 TEST_CASE("ttgir_reader: generic ops with regions and block arguments; ops without locations") {
@@ -120,7 +120,7 @@ TEST_CASE("ttgir_reader: scf.if / else and scf.while regions on one op") {
   REQUIRE(ops.size() == 3);
   CHECK(ops[0].name == "scf.if");
   CHECK(ops[0].regions.size() == 2);
-  CHECK(ops[0].result_types[0].text == "i32");
+  CHECK(ops[0].result_types[0]->text == "i32");
   CHECK(ops[1].name == "scf.while");
   CHECK(ops[1].regions.size() == 2);
   CHECK(ops[1].regions[1].args == std::vector<std::string>{"%j"});

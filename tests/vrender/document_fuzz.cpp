@@ -2,9 +2,9 @@
 // classification, plans stop at the DOT they would lay out) so the fuzzer exercises vrender's own readers.
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <string>
 
-#include "formats/plan/plan_json.hpp"
 #include "libcommon/error.hpp"
 #include "tools/vrender/plan_page.hpp"
 #include "tools/vrender/render.hpp"
@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto input = vtools::vrender::classify_input(std::string(reinterpret_cast<const char*>(data), size), "fuzz.json");
     if (input.kind == "dot") return 0;  // layout is libgvc's parser, not ours
     if (input.kind == "vtools.plan") {  // the plan page lays out its graph with libgvc: fuzz the reader and our DOT only
-      (void)vtools::vrender::combined_graph_dot(vtools::vplan::plan_from_document(input.doc, "fuzz.json"));
+      if (input.plan_fault) std::rethrow_exception(input.plan_fault);
+      (void)vtools::vrender::combined_graph_dot(input.plan);
       return 0;
     }
     auto page = vtools::vrender::build_page({input});

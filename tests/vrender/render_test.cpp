@@ -127,6 +127,14 @@ TEST_CASE("render: a plan is read by the plan format's reader: what vplan refuse
     CHECK(vplan_message == row.second);
     CHECK(error_of([&] { build_page({classify_input(doc, "p.json")}); }, ExitCode::kDataError) == vplan_message);
   }
+  // The plan is read as the input is (streamed), but a field's fault is raised where the page is built, after the
+  // inputs' kinds are compared, as when the page read a parsed document; bad JSON is refused at once.
+  const Input bad = classify_input(R"({"format":"vtools.plan","version":1,"buffers":[],"summary":{}})", "p.json");
+  CHECK(error_of([&] { build_page({bad, load("vbench_gpt_nano_sweep_h200.compare.json")}); }, ExitCode::kDataError)
+            .find("inputs mix formats: p.json is vtools.plan but") != std::string::npos);
+  CHECK(error_of([&] { classify_input(R"({"format":"vtools.plan","version":1,"ops":[{"id":7}],"kernel":)", "p.json"); },
+                 ExitCode::kDataError)
+            .find("p.json:1:") == 0);
 }
 
 TEST_CASE("render: plan page summary is the budget figures by vplan's names") {
@@ -136,7 +144,7 @@ TEST_CASE("render: plan page summary is the budget figures by vplan's names") {
   const Input in = load("vplan_matmul_ws_sm90.plan.json");
   const Page page = build_page({in});
   std::vector<Fact> want = {{"kernel", "matmul_ws"}, {"target", "cuda:90"}, {"warps", "12 (4 in the default partition)"}};
-  for (const auto& f : vtools::vplan::budget_figures(vtools::vplan::plan_from_document(in.doc, in.name).summary))
+  for (const auto& f : vtools::vplan::budget_figures(in.plan.summary))
     want.push_back({f.name, f.value});
   const auto& facts = page.sections[0].facts;
   REQUIRE(facts.size() == want.size());
@@ -266,7 +274,7 @@ TEST_CASE("render: plan page has liveness lanes per buffer, the address space an
   REQUIRE(page.sections[3].tables.size() == 3);
   CHECK(page.sections[3].tables[1].table.rows[0] == std::vector<std::string>{"B0", "1", "3"});
   CHECK(page.sections[3].tables[2].table.rows[2] == std::vector<std::string>{"3", "ttng.tc_gen5_mma", "mma", "2", "matmul.py:43"});
-  std::string dot = combined_graph_dot(vtools::vplan::plan_from_document(load("plan.plan.json").doc, "plan.plan.json"));
+  std::string dot = combined_graph_dot(load("plan.plan.json").plan);
   CHECK(dot.find("op1 -> buf0;") != std::string::npos);
   CHECK(dot.find("buf0 -> op3;") != std::string::npos);
   CHECK(dot.find("label=\"partition 2\"") != std::string::npos);
@@ -637,13 +645,14 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   CHECK(sweeps.sections[1].figures[3].svg.markup.find("sequence length T") != std::string::npos);
 
   Input plan = load("vplan_matmul_ws_sm90.plan.json");
+  const OrderedJson plan_doc = parse_json(fixture("vplan_matmul_ws_sm90.plan.json"), "plan");  // what the page shows
   std::size_t smem = 0;
-  for (const auto& b : plan.doc["buffers"]) smem += b["space"] == "smem";
+  for (const auto& b : plan_doc["buffers"]) smem += b["space"] == "smem";
   Page ppage = build_page({plan});
   CHECK(test::parse_xml(ppage.sections[1].figures[0].svg.markup)->find("rect", "span").size() == smem);
-  CHECK(ppage.sections[3].tables[0].table.rows.size() == plan.doc["buffers"].size());
-  std::string dot = combined_graph_dot(vtools::vplan::plan_from_document(plan.doc, "plan"));
-  for (const auto& c : plan.doc["channels"])
+  CHECK(ppage.sections[3].tables[0].table.rows.size() == plan_doc["buffers"].size());
+  std::string dot = combined_graph_dot(plan.plan);
+  for (const auto& c : plan_doc["channels"])
     CHECK(dot.find("op" + std::to_string(c["producer"]["op"].get<int>()) + " -> buf" + std::to_string(c["buffer"].get<int>())) !=
           std::string::npos);
   if (png_available()) CHECK(png_size(render_page(ppage, "png", {})).first > 0);

@@ -36,7 +36,8 @@ std::int64_t warp_specialize_capture_bytes(const Op& ws) {
     if (r.label != "default" && !r.arg_types.empty()) typed = &r;
   if (!typed) return 0;
   std::int64_t bytes = 0;
-  for (const Type& t : typed->arg_types) {
+  for (TypeRef type : typed->arg_types) {
+    const Type& t = *type;
     if (t.kind == Type::Kind::kScalar) bytes += (element_bits(t.element_type) + 7) / 8;
     else if (t.kind == Type::Kind::kMemDesc && !t.tensor_memory) bytes += 8 + 4 * static_cast<std::int64_t>(t.shape.size());
     else bytes += 8;  // pointers, tensor descriptors, TMEM memdescs: a pointer

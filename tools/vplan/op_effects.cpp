@@ -47,7 +47,7 @@ KeyKind classify_key(const Op& op) {
   if (one_of(base, kStoreOps) && dialect != "llvm") return KeyKind::kStore;
   if ((dialect == "arith" || dialect == "math") && one_of(base, kMathOps)) {
     for (const auto& t : op.result_types)
-      if (t.kind == Type::Kind::kTensor) return KeyKind::kMath;
+      if (t->kind == Type::Kind::kTensor) return KeyKind::kMath;
   }
   return KeyKind::kNone;
 }

@@ -65,7 +65,7 @@ Plan build_plan(const Module& module, const PlanOptions& options) {
     p.partition = o.partition;
     p.result = o.op->results.empty() ? "" : o.op->results[0];
     p.operands = o.op->operands;
-    p.shape = o.op->result_types.empty() || o.op->results.empty() ? "" : shape_string(o.op->result_types[0]);
+    p.shape = o.op->result_types.empty() || o.op->results.empty() ? "" : shape_string(*o.op->result_types[0]);
     p.loc = o.op->loc;
     p.key = classify_key(*o.op);
     p.sync = is_sync_op(*o.op);

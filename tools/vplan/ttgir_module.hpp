@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,6 +26,10 @@ struct Type {
   bool mutable_memory = false;
 };
 
+/// A type of the module: ops and regions point into Module::types, which holds each distinct type text once (a
+/// 10^6-op module names a few hundred types; a Type by value in every op was ~40% of the module).
+using TypeRef = const Type*;
+
 struct Attribute {
   std::string key;
   std::string value;  ///< the value's text as printed ("array<i32: 1>", "0 : i32"); "" for unit attributes
@@ -40,9 +45,9 @@ struct Op {
   std::vector<std::string> operands;     ///< values used by the op itself (not by ops in its regions), in order
   std::vector<std::string> defined_args; ///< values the op defines for its regions (induction vars, iter_args)
   std::vector<Attribute> attributes;     ///< op attributes and properties (`{...}`, `<{...}>`, `attributes {...}`)
-  std::vector<Type> operand_types;       ///< the types written in the op, in order, less as many at the end as
+  std::vector<TypeRef> operand_types;    ///< the types written in the op, in order, less as many at the end as
                                          ///< there are result types: a generic op's operand types (not kept twice)
-  std::vector<Type> result_types;        ///< types after the last '->', else after 'to', else after ':'
+  std::vector<TypeRef> result_types;     ///< types after the last '->', else after 'to', else after ':'
   std::vector<Region> regions;
   std::vector<std::string> keywords;     ///< bare words and literals of the op itself ("public", "false", "sgt")
   std::string symbol;                    ///< "@matmul_ws" for functions
@@ -59,7 +64,7 @@ struct Region {
   std::string label;  ///< "default", "partition0", ... or "" for plain regions
   int num_warps = 0;  ///< from `num_warps(N)`, 0 when not given
   std::vector<std::string> args;
-  std::vector<Type> arg_types;
+  std::vector<TypeRef> arg_types;
   std::vector<Op> ops;
 };
 
@@ -68,6 +73,13 @@ struct Module {
   std::map<std::string, std::string> attributes;  ///< module attributes, keys unquoted ("ttg.num-warps")
   std::map<std::string, std::string> aliases;     ///< "#shared1" -> its definition text
   std::vector<Op> functions;                      ///< tt.func / func.func ops (body in regions[0])
+  std::deque<Type> types;                         ///< what the ops' TypeRefs point to (stable when moved)
+
+  Module() = default;
+  Module(Module&&) = default;
+  Module& operator=(Module&&) = default;
+  Module(const Module&) = delete;  // a copy's ops would point into this module's types
+  Module& operator=(const Module&) = delete;
 
   /// An integer module attribute ("ttg.num-warps" = 4 : i32 -> 4), or nullopt.
   [[nodiscard]] std::optional<std::int64_t> int_attribute(const std::string& key) const;

@@ -281,16 +281,27 @@ class Parser {
     return is_scalar_type_name(t);
   }
 
-  Type parse_type() {
+  /// The type at the cursor, interned: one Type per distinct text (its first occurrence parsed, and refused there).
+  TypeRef parse_type() {
     const std::size_t first = pos_;
     const Token& start = cur();
     consume();
     if (at(TokenKind::kLess) && cur().data == start.data + start.size) skip_balanced();
-    return parse_type_text(span(first, pos_ - 1), where(start));
+    const std::string_view text = span(first, pos_ - 1);
+    auto [it, fresh] = types_.try_emplace(text, nullptr);
+    if (fresh) {
+      try {
+        it->second = &module_.types.emplace_back(parse_type_text(text, where(start)));
+      } catch (...) {
+        types_.erase(it);
+        throw;
+      }
+    }
+    return it->second;
   }
 
   // `(%a: type loc(...), ...)` after a function symbol, region label or block label.
-  void parse_arg_list(std::vector<std::string>& args, std::vector<Type>& types) {
+  void parse_arg_list(std::vector<std::string>& args, std::vector<TypeRef>& types) {
     const Token& open = expect(TokenKind::kLParen, "to start the argument list");
     enter(open);
     if (!consume_if(TokenKind::kRParen)) {
@@ -362,7 +373,7 @@ class Parser {
       if (at(TokenKind::kCaretId)) {  // block label ^bb0(%a: f32 loc(...)):
         consume();
         std::vector<std::string> args;
-        std::vector<Type> types;
+        std::vector<TypeRef> types;
         if (at(TokenKind::kLParen)) parse_arg_list(args, types);
         expect(TokenKind::kColon, "after block label");
         if (region.ops.empty()) region.args.insert(region.args.end(), args.begin(), args.end());
@@ -403,7 +414,7 @@ class Parser {
   void parse_op_body(Op& op) {
     enum class Segment { kNone, kColon, kTo, kArrow };
     Segment segment = Segment::kNone;
-    std::vector<Type> colon_types, to_types, arrow_types;
+    std::vector<TypeRef> colon_types, to_types, arrow_types;
     std::vector<Token> open;  // brackets opened in the body
     Region pending;           // label/args/num_warps for the next region
     const int op_line = op.line;
@@ -493,11 +504,11 @@ class Parser {
         case TokenKind::kBareId:
         case TokenKind::kBangId:
           if (segment != Segment::kNone && at_type()) {
-            Type type = parse_type();
+            TypeRef type = parse_type();
             if (segment == Segment::kColon) colon_types.push_back(type);
             if (segment == Segment::kTo) to_types.push_back(type);
             if (segment == Segment::kArrow) arrow_types.push_back(type);
-            op.operand_types.push_back(std::move(type));
+            op.operand_types.push_back(type);
             continue;
           }
           if (open.empty() && t.kind == TokenKind::kBareId) op.keywords.emplace_back(t.text());
@@ -559,6 +570,7 @@ class Parser {
   std::optional<Error> loc_error_;    // first location that did not resolve (see resolve_loc)
   std::vector<std::string> open_ops_;  // "'tt.func' @f at 2:3" for each op whose region is being read, outermost first
   Module module_;
+  std::unordered_map<std::string_view, TypeRef> types_;  ///< type text (in the input) -> its Type in module_
 };
 
 }  // namespace

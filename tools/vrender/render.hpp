@@ -2,11 +2,13 @@
 // for that kind and writes it as HTML, SVG or PNG.
 #pragma once
 
+#include <exception>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "libcommon/cli.hpp"
+#include "formats/plan/plan_model.hpp"
 #include "formats/trace/trace_model.hpp"
 #include "libcommon/document.hpp"
 #include "libcommon/input_file.hpp"
@@ -27,15 +29,18 @@ struct Options {
 struct Input {
   std::string name;
   std::string kind;
-  std::string text;    ///< DOT text (documents keep only `doc` or `trace`)
-  OrderedJson doc;     ///< documents other than traces
+  std::string text;    ///< DOT text (documents keep only `doc`, `trace` or `plan`)
+  OrderedJson doc;     ///< documents other than traces and plans
   vtrace::Trace trace; ///< vtools.trace, read by the format's one reader (formats/trace/trace_reader.hpp)
+  vplan::Plan plan;    ///< vtools.plan, read streamed by the format's one reader (formats/plan/plan_json.hpp)
+  std::exception_ptr plan_fault;  ///< a plan's field fault: build_page raises it where the plan's page is built
 };
 
 /// Classifies `text`: DOT when `name` ends in .dot/.gv or the text starts with [strict] (di)graph; otherwise a
 /// vtools document of any known format (Error kDataError naming an unknown format). A trace is read streamed by
 /// vtrace's reader, so vrender takes and refuses exactly what `vtrace summary` does, up to kStreamedMaxInputBytes;
-/// every other input is held to the default input limit (Error kDataError, as read_input words it).
+/// a plan streamed by the plan format's reader (what `vplan check` refuses, refused in its words); every input
+/// but a trace is held to the default input limit (Error kDataError, as read_input words it).
 Input classify_input(std::string text, std::string_view name);
 /// The same for a file read as an InputText (a trace's pages are dropped as they are read).
 Input classify_input(const InputText& input, std::string_view name);
