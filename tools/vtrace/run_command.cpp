@@ -312,14 +312,12 @@ int run_command(const RunOptions& o) {
              format_bytes(bytes) + " in " + format_duration_ns(ns) + ": reading the records " + format_duration_ns(read_s * 1e9) +
              ", building the trace " + format_duration_ns(fold_s * 1e9) + ", writing " +
              format_duration_ns(ns - (read_s + fold_s) * 1e9) + ")");
-  // vtrace's readers stream (a record at a time) up to a larger cap than vrender, which holds a whole tree: say now,
-  // not at the next step, which of them will refuse this trace.
-  const std::uint64_t streamed = max_input_bytes(kStreamedMaxInputBytes), whole = max_input_bytes();
-  if (bytes > std::min(streamed, whole))
-    print_warning("this trace (" + format_bytes(bytes) + ") is larger than " +
-                  (bytes > streamed ? "vtrace summary/export/check/diff (" + format_bytes(streamed) + ") and "
-                                    : std::string()) +
-                  "vrender (" + format_bytes(whole) + ", a whole tree in memory) read (VTOOLS_MAX_INPUT_BYTES); record less (" +
+  // vtrace's and vrender's readers stream a trace (a record at a time) up to one cap: say now, not at the next step,
+  // that they will refuse this one.
+  const std::uint64_t streamed = max_input_bytes(kStreamedMaxInputBytes);
+  if (bytes > streamed)
+    print_warning("this trace (" + format_bytes(bytes) + ") is larger than vtrace summary/export/check/diff and vrender read (" +
+                  format_bytes(streamed) + ", VTOOLS_MAX_INPUT_BYTES); record less (" +
                   (trace.run.mode == "accesses" ? std::string("--blocks every:N, --kernel, --launch")
                                                 : std::string("--kernel, --capture-range cudaProfilerApi")) +
                   ") or raise the limit to read it");
