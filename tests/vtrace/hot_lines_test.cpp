@@ -3,10 +3,10 @@
 // the per-kernel line summary and its tables; the raw record's checks.
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
+#include <string>
 
 #include "formats/trace/line_summary.hpp"
+#include "libcommon/input_file.hpp"
 #include "tools/vtrace/hot_lines.hpp"
 #include "tools/vtrace/raw_record_reader.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
@@ -16,11 +16,7 @@ using namespace vtools::vtrace;
 namespace {
 
 std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(VTOOLS_TEST_DATA "/vtrace/") + name, std::ios::binary);
-  REQUIRE(in);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+  return vtools::read_input(std::string(VTOOLS_TEST_DATA "/vtrace/") + name);
 }
 
 const char* const kOffByOne = "_Z8offbyonePKfPfi";

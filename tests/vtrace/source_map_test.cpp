@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <sstream>
 
+#include "libcommon/input_file.hpp"
 #include "tools/vtrace/injection/module_images.hpp"
 #include "tools/vtrace/finding_sources.hpp"
 #include "tools/vtrace/raw_record_reader.hpp"
@@ -23,11 +23,7 @@ using namespace vtools::vtrace;
 namespace {
 
 std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(VTOOLS_TEST_DATA "/vtrace/") + name, std::ios::binary);
-  REQUIRE(in);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+  return vtools::read_input(std::string(VTOOLS_TEST_DATA "/vtrace/") + name);
 }
 
 const char* const kFile = "/tmp/vtools-fixture/line_kernels.cu";  // where the fixture was compiled
