@@ -168,7 +168,8 @@ class Scanner {
     goto value;
   after_value:
     skip_blanks();
-    if (open.empty()) return p_ == end_;
+    // nlohmann's lexer reads a NUL byte as the end of the input (for C strings): what follows one is not read.
+    if (open.empty()) return p_ == end_ || *p_ == '\0';
     if (open.size() <= 2 && static_cast<std::size_t>(p_ - begin_) - reported_ >= kProgressBytes && passed_) {
       reported_ = static_cast<std::size_t>(p_ - begin_);
       passed_(reported_);

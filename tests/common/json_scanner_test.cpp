@@ -27,6 +27,17 @@ TEST_CASE("json_scanner: the events and values of nlohmann's SAX parser on valid
   }
 }
 
+TEST_CASE("json_scanner: a NUL byte after the value ends the input, as nlohmann's lexer reads it") {
+  for (const std::string text : {std::string("3333333332\0\x13", 12), std::string("{\"a\": 1} \0 garbage", 18),
+                                 std::string("[1, \0]", 7), std::string("\0", 1)}) {
+    CAPTURE(text);
+    const JsonEventLog ours = scanned_events(text), theirs = nlohmann_events(text);
+    CHECK(ours.valid == theirs.valid);
+    CHECK(ours.events == theirs.events);
+  }
+  CHECK(scanned_events(std::string("3333333332\0\x13", 12)).valid);  // the fuzz target's first disagreement
+}
+
 TEST_CASE("json_scanner: invalid JSON is refused where nlohmann refuses it, with the same events before") {
   for (const char* text :
        {"", "   ", "{", "[1, 2", "[1,]", "{\"a\" 1}", "{\"a\": 1,}", "{,}", "tru", "nul", "[01]", "[-]", "[1.]",
