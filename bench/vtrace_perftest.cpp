@@ -5,7 +5,9 @@
 // Timed per phase (wall clock; the JSON phase uses up to 16 threads). This cost is part of vtrace's wall-time
 // overhead (issue 6), paid once at exit.
 //
-//   vtrace_perftest [KERNELS=134640] [REPEATS=5]      prints median wall ms per phase and the document size
+//   vtrace_perftest [KERNELS=134640] [REPEATS=5] [OUT=/tmp/vtrace_perftest.trace.json]
+//                                                      prints median wall ms per phase and the document size; the
+//                                                      trace stays in OUT (name another when runs share a machine)
 #include <algorithm>
 #include <cstdio>
 #include <chrono>
@@ -73,6 +75,7 @@ std::string raw_file(int kernels) {
 int main(int argc, char** argv) {
   const int kernels = argc > 1 ? std::atoi(argv[1]) : 134640;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
+  const std::string output = argc > 3 ? argv[3] : "/tmp/vtrace_perftest.trace.json";
   const std::string bytes = raw_file(kernels);
   std::vector<double> read_ms, build_ms, json_ms, commit_ms;
   std::size_t doc_bytes = 0;
@@ -84,7 +87,7 @@ int main(int argc, char** argv) {
     Trace trace = build_trace(captures, RunInfo{}, KernelFilter(""));
     double t2 = wall_ms();
     // As vtrace run does it: the document goes to the file as it is formatted, so this phase includes write(2).
-    vtools::OutputStream out("/tmp/vtrace_perftest.trace.json");
+    vtools::OutputStream out(output);
     doc_bytes = 0;
     write_trace_document(trace, [&](std::string_view piece) {
       out.write(piece);
