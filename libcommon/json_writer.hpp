@@ -49,9 +49,8 @@ class JsonWriter {
   void value(const OrderedJson& j);
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   void value(T n) {
-    char buf[24];
-    auto end = std::to_chars(buf, buf + sizeof buf, n).ptr;
-    scalar(std::string_view(buf, static_cast<std::size_t>(end - buf)));
+    before_value();
+    append_integer(out_, n);
   }
   /// A compact array of integers ("[1024, 2, 1]"), formatted in one append: a kernel record has three (grid,
   /// block, cluster), and a trace 10^5 kernels.
@@ -69,9 +68,14 @@ class JsonWriter {
   }
   /// A value the caller formatted as JSON itself (a table row built in one buffer: a trace's 2 M access rows).
   void formatted(std::string_view json) { scalar(json); }
-  /// `s` as a JSON string, and `d` as value(double) writes it, appended to `out`: for formatted().
+  /// `s` as a JSON string, `d` and `n` as value() writes them, appended to `out`: for formatted().
   static void append_string(std::string& out, std::string_view s);
   static void append_number(std::string& out, double d);
+  template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  static void append_integer(std::string& out, T n) {
+    char buf[24];
+    out.append(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, n).ptr - buf));
+  }
 
   template <class T>
   void field(std::string_view name, const T& v) {

@@ -1,7 +1,6 @@
 #include "formats/trace/trace_writer.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -237,44 +236,38 @@ constexpr std::string_view kAccessColumns[] = {
     "stores",       "atomics",       "bytes_loaded", "bytes_stored", "bulk_copies",
     "sectors_per_request", "active_lanes_per_request"};
 
-template <class T>
-void append_integer(std::string& row, T n) {
-  char buf[24];
-  row.append(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, n).ptr - buf));
-}
-
 /// One row, formatted in one buffer without spaces: the writer's per-value path was most of the time spent writing
 /// a training step's document.
 void write_access(JsonWriter& w, const Access& a, std::uint32_t kernel_id) {
   thread_local std::string row;
   row.clear();
   row += '[';
-  append_integer(row, kernel_id);
+  JsonWriter::append_integer(row, kernel_id);
   row += ',';
-  append_integer(row, a.launch);
+  JsonWriter::append_integer(row, a.launch);
   row += ",[";
   for (std::size_t i = 0; i < 3; ++i) {
     if (i) row += ',';
-    append_integer(row, a.block[i]);
+    JsonWriter::append_integer(row, a.block[i]);
   }
   row += "],";
-  append_integer(row, a.allocation);
+  JsonWriter::append_integer(row, a.allocation);
   row += ',';
-  append_integer(row, a.argument);
+  JsonWriter::append_integer(row, a.argument);
   row += ',';
   JsonWriter::append_string(row, a.argument_type);
   row += ",[";
   for (std::size_t i = 0; i < a.ranges.size(); ++i) {
     row += i ? ",[" : "[";
-    append_integer(row, a.ranges[i][0]);
+    JsonWriter::append_integer(row, a.ranges[i][0]);
     row += ',';
-    append_integer(row, a.ranges[i][1]);
+    JsonWriter::append_integer(row, a.ranges[i][1]);
     row += ']';
   }
   row += a.ranges_exact ? "],true," : "],false,";
   for (std::uint64_t n : {a.ranges_merged, a.loads, a.stores, a.atomics, a.bytes_loaded, a.bytes_stored,
                           a.bulk_copies}) {
-    append_integer(row, n);
+    JsonWriter::append_integer(row, n);
     row += ',';
   }
   JsonWriter::append_number(row, a.sectors_per_request);
