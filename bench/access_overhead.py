@@ -58,7 +58,8 @@ def main():
                          "holds per kernel; slower, for the closing note's figures)")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME:VAR=VALUE,...",
                     help="also run vtrace --accesses with these environment variables (e.g. the patches' tuning "
-                         "switches VTRACE_ACCESS_WARP_MERGE, VTRACE_ACCESS_BACKOFF, VTRACE_ACCESS_GRAIN); repeatable")
+                         "switches VTRACE_ACCESS_WARP_MERGE, VTRACE_ACCESS_BACKOFF, VTRACE_ACCESS_GRAIN, "
+                         "VTRACE_ACCESS_HULL); repeatable")
     ap.add_argument("--no-warmup", dest="warmup", action="store_false",
                     help="do not run each program once, untimed, before the rounds")
     a = ap.parse_args()

@@ -58,6 +58,38 @@ TEST_CASE("add_range: equals an exact interval set until the slots run out, then
   }
 }
 
+TEST_CASE("fold_hull: the runs a coarsened site took without its lock join its ranges as one more range") {
+  std::mt19937_64 rng(std::random_device{}());
+  for (int round = 0; round < 1000; ++round) {
+    raw::AccessSite s{};
+    IntervalSet exact;
+    const std::uint64_t span = 64 + rng() % 4096;
+    for (int i = 0; i < 20; ++i) {  // coarsened: past kRangesPerSite
+      std::uint64_t lo = rng() % span, hi = lo + 1 + rng() % 32;
+      raw::add_range(s.ranges, s.range_count, s.ranges_merged, lo, hi);
+      exact.add(lo, hi);
+    }
+    std::uint64_t hull_lo = ~0ull, hull_hi = 0;
+    for (int i = 0, runs = static_cast<int>(rng() % 8); i < runs; ++i) {  // as the patches: {~lo, hi} by max
+      std::uint64_t lo = rng() % span, hi = lo + 1 + rng() % 32;
+      hull_lo = std::min(hull_lo, lo);
+      hull_hi = std::max(hull_hi, hi);
+      s.hull[0] = std::max(s.hull[0], ~lo);
+      s.hull[1] = std::max(s.hull[1], hi);
+      ++s.ranges_merged;
+      exact.add(lo, hi);
+    }
+    raw::fold_hull(s);
+    CHECK(s.hull[0] == 0);
+    CHECK(s.hull[1] == 0);
+    REQUIRE(s.range_count <= raw::kRangesPerSite);
+    check_site_ranges(s.ranges, s.range_count, s.ranges_merged, exact);
+    if (hull_hi)
+      CHECK(std::any_of(s.ranges, s.ranges + s.range_count,
+                        [&](auto& g) { return g[0] <= hull_lo && hull_hi <= g[1]; }));
+  }
+}
+
 TEST_CASE("add_range_batch: the union of ranges and batch; past kRangesPerSite the smallest gaps are filled") {
   std::uint64_t r[raw::kRangesPerSite][2] = {{0, 10}, {20, 30}};
   std::uint32_t count = 2;

@@ -61,8 +61,12 @@ struct AccessSite {
   std::uint64_t bulk_copies;
   std::uint32_t lock;             ///< device only: odd while a writer holds the site, +2 per hold (a version)
   std::uint32_t range_count;
-  std::uint64_t ranges_merged;    ///< times two ranges were joined because all kRangesPerSite were in use
+  std::uint64_t ranges_merged;    ///< times two ranges were joined because all kRangesPerSite were in use (and runs
+                                  ///< that went to the hull)
   std::uint64_t ranges[kRangesPerSite][2];  ///< sorted, disjoint [lo, hi) offsets into the allocation
+  /// Device only (not in the raw file): the hull of the runs a coarsened site took without its lock, as {~lo, hi}
+  /// (both grow by atomicMax; hi == 0: empty). The preload folds it into the ranges at launch end (fold_hull).
+  std::uint64_t hull[2];
 };
 
 /// Bytes of an AccessSite in the raw file: the fixed part and only the ranges in use (most sites hold one or two,
@@ -182,12 +186,15 @@ struct DeviceLaunchHeader {
   /// been coarsened, its new runs are widened to multiples of coarse_grain bytes (within the allocation).
   std::uint32_t warp_merge_min;
   std::uint32_t lock_backoff;
-  std::uint32_t pad;
+  /// 1: when a coarsened site's lock is taken, a group's runs join the site's hull instead of waiting (lock-free;
+  /// the site is inexact already). 0: they wait for the lock (VTRACE_ACCESS_HULL).
+  std::uint32_t hull_fallback;
   std::uint64_t coarse_grain;
   unsigned long long runs;          ///< byte runs of warp requests that reached a site
   unsigned long long runs_covered;  ///< of those, already covered by the site's ranges (no lock)
   unsigned long long lock_holds;    ///< lock holds (one per group with runs to add)
   unsigned long long lock_spins;    ///< failed attempts to take a site's lock
+  unsigned long long hull_runs;     ///< runs that went to a site's hull (its lock was taken)
   /// The PC table: pc_slot_count (2 x pc_capacity, a power of two; 0: no table) hash slots naming entries of pc_sites
   /// in order of first use; pcs_used may exceed pc_capacity (the excess found no room).
   HashSlot* pc_slots;
@@ -291,6 +298,14 @@ VTRACE_HD void add_range(std::uint64_t (*r)[2], std::uint32_t& count, std::uint6
   r[i][0] = lo;
   r[i][1] = hi;
   ++count;
+}
+
+/// Joins a site's hull (the runs added without its lock) to its ranges, as one more range: the site's ranges then
+/// cover every byte touched, as before, and `ranges_merged` already counts the runs that went to the hull.
+VTRACE_HD void fold_hull(AccessSite& s) {
+  if (s.hull[1] == 0) return;
+  add_range(s.ranges, s.range_count, s.ranges_merged, ~s.hull[0], s.hull[1]);
+  s.hull[0] = s.hull[1] = 0;
 }
 
 /// Adds a batch of ranges at once, as the device's warp merge (warp_range_merge.cuh) does: the union of the site's

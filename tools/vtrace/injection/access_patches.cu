@@ -3,8 +3,9 @@
 // the launch's allocation table and folded into the launch's site table here, on the device, as it happens: the
 // lanes of a warp request are grouped by (allocation, kernel argument); each group's leader adds the request to its
 // site's counters (atomics) and, unless the site's ranges already cover them (read without the lock), its byte runs
-// to the site's merged ranges under the site's lock; lanes outside every allocation are counted per PC with the first
-// few kept in full; the warp's first lane counts the request in the launch's PC table (per instruction, for the
+// to the site's merged ranges under the site's lock (a site already coarsened whose lock is taken takes the runs into
+// its hull instead, lock-free); lanes outside every allocation are counted per PC with the first few kept in full;
+// the warp's first lane counts the request in the launch's PC table (per instruction, for the
 // per-source-line view). Nothing grows with the number of accesses. Blocks outside --blocks return at
 // once. What moves no global bytes is not an access: a cp.async whose source size is 0 (zero fill: the API passes a
 // null source) and a prefetch.
@@ -112,6 +113,14 @@ __device__ __forceinline__ unsigned lock(raw::AccessSite* s, bool backoff) {
   return spins;
 }
 
+/// One attempt at the site's lock; true when taken.
+__device__ __forceinline__ bool try_lock(raw::AccessSite* s) {
+  const std::uint32_t v = load_block(&s->lock);
+  if ((v & 1u) || atomicCAS_block(&s->lock, v, v + 1u) != v) return false;
+  __threadfence_block();
+  return true;
+}
+
 __device__ __forceinline__ void unlock(raw::AccessSite* s) {
   __threadfence_block();
   atomicAdd_block(&s->lock, 1u);
@@ -120,6 +129,10 @@ __device__ __forceinline__ void unlock(raw::AccessSite* s) {
 /// Whether the site's ranges already cover [lo, hi), read without the lock; false when a writer got in the way.
 /// Ranges only ever grow, so a covered range stays covered and the request needs no lock.
 __device__ bool covered(const raw::AccessSite* s, std::uint64_t lo, std::uint64_t hi) {
+  // The hull only grows too: a run inside the hull read now is inside the final one. {~lo, hi} are two atomics; a
+  // half-written hull reads as empty on one side.
+  const std::uint64_t hull_hi = load_block(&s->hull[1]);
+  if (hull_hi >= hi && ~load_block(&s->hull[0]) <= lo) return true;
   const std::uint32_t version = load_block(&s->lock);
   if (version & 1u) return false;
   __threadfence_block();
@@ -309,12 +322,33 @@ __device__ void record(void* userdata, std::uint64_t pc, std::uint64_t address, 
     const unsigned holder = static_cast<unsigned>(__ffs(members) - 1);
     auto* site = reinterpret_cast<raw::AccessSite*>(
         __shfl_sync(mask, reinterpret_cast<unsigned long long>(s), static_cast<int>(holder)));
+    // A coarsened site is inexact already: when its lock is taken, the group's runs join its hull (lock-free)
+    // instead of waiting. In GEMMs a block's warps add the rows of one tile at once, and waiting was the cost.
+    int held = 1;
     if (lane == holder) {
-      const unsigned spins = lock(site, h->lock_backoff);
-      if (h->count_work) {
-        atomicAdd(&h->lock_holds, 1ull);
-        atomicAdd(&h->lock_spins, static_cast<unsigned long long>(spins));
+      if (h->hull_fallback && load_block(&site->ranges_merged) != 0) {
+        held = try_lock(site);
+      } else {
+        const unsigned spins = lock(site, h->lock_backoff);
+        if (h->count_work) atomicAdd(&h->lock_spins, static_cast<unsigned long long>(spins));
       }
+      if (h->count_work && held) atomicAdd(&h->lock_holds, 1ull);
+    }
+    if (!__shfl_sync(mask, held, static_cast<int>(holder))) {
+      std::uint64_t hull_lo = ~0ull, hull_hi = 0;
+      for (unsigned m = members; m; m &= m - 1) {
+        const int from = __ffs(m) - 1;
+        const std::uint64_t run_lo = __shfl_sync(mask, add_lo, from), run_end = __shfl_sync(mask, add_hi, from);
+        hull_lo = run_lo < hull_lo ? run_lo : hull_lo;
+        hull_hi = run_end > hull_hi ? run_end : hull_hi;
+      }
+      if (lane == holder) {
+        atomicMax_block(reinterpret_cast<unsigned long long*>(&site->hull[0]), ~hull_lo);
+        atomicMax_block(reinterpret_cast<unsigned long long*>(&site->hull[1]), hull_hi);
+        add_block(&site->ranges_merged, __popc(members));
+        if (h->count_work) atomicAdd(&h->hull_runs, static_cast<unsigned long long>(__popc(members)));
+      }
+      continue;
     }
     if (mask == warp::kFullWarp && h->warp_merge_min && __popc(members) >= h->warp_merge_min) {
       __syncwarp();  // the lock is held before any lane reads the ranges

@@ -57,6 +57,7 @@ struct Settings {
   std::uint32_t warp_merge_min = 4;  ///< VTRACE_ACCESS_WARP_MERGE (DeviceLaunchHeader)
   std::uint32_t lock_backoff = 0;    ///< VTRACE_ACCESS_BACKOFF
   std::uint64_t coarse_grain = 1024;  ///< VTRACE_ACCESS_GRAIN (0: off)
+  std::uint32_t hull_fallback = 1;    ///< VTRACE_ACCESS_HULL (DeviceLaunchHeader)
   /// VTRACE_ACCESS_PCS: entries of each launch's PC table (a power of two; 0: no table, no per-line view)
   std::uint32_t pc_capacity = raw::kPcSitesPerLaunch;
   raw::DeviceBlockFilter blocks{};  ///< --blocks when it fits the device filter, else every block (the host filters)
@@ -112,7 +113,7 @@ Costs g_costs;
 /// the others (the patches' work). Guarded by g_mutex.
 struct KernelCost {
   std::uint64_t launches = 0, first_wait_ns = 0, wait_ns = 0, sites = 0, requests = 0;
-  std::uint64_t runs = 0, runs_covered = 0, lock_holds = 0, lock_spins = 0;  ///< with VTRACE_ACCESS_COUNTS
+  std::uint64_t runs = 0, runs_covered = 0, lock_holds = 0, lock_spins = 0, hull_runs = 0;  ///< VTRACE_ACCESS_COUNTS
 };
 std::map<std::string, KernelCost> g_kernel_costs;
 
@@ -466,6 +467,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       h.warp_merge_min = g_settings.warp_merge_min;
       h.lock_backoff = g_settings.lock_backoff;
       h.coarse_grain = g_settings.coarse_grain;
+      h.hull_fallback = g_settings.hull_fallback;
       sanitizerMemset(base, 0, layout.cleared, l->hStream);
       sanitizerMemcpyHostToDeviceAsync(base, p.header.get(), sizeof(raw::DeviceLaunchHeader), l->hStream);
     }
@@ -530,6 +532,7 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
       s.allocation = s.allocation < p.table->host.size() ? p.table->host[s.allocation].start : 0;
       s.key = 0;
       s.lock = 0;
+      raw::fold_hull(s);
     }
     p.record.sites = site_count;
     g_costs.bytes_read += sizeof h + site_count * sizeof(raw::AccessSite) + findings.size() * sizeof(raw::FindingSite) +
@@ -574,6 +577,7 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
     k.runs_covered += h.runs_covered;
     k.lock_holds += h.lock_holds;
     k.lock_spins += h.lock_spins;
+    k.hull_runs += h.hull_runs;
   }
 }
 
@@ -667,7 +671,8 @@ std::string slowest_kernels(std::size_t count) {
             " requests, " + std::to_string(k.sites) + " sites" +
             (g_settings.count_work ? ", " + std::to_string(k.runs) + " byte runs, " + std::to_string(k.runs_covered) +
                                          " already covered, " + std::to_string(k.lock_holds) + " lock holds, " +
-                                         std::to_string(k.lock_spins) + " failed lock attempts"
+                                         std::to_string(k.lock_spins) + " failed lock attempts, " +
+                                         std::to_string(k.hull_runs) + " runs to hulls"
                                    : std::string()) +
             ")";
   }
@@ -717,6 +722,8 @@ void initialize() noexcept {
       g_settings.lock_backoff = static_cast<std::uint32_t>(std::strtoul(b, nullptr, 10));
     if (const char* g = std::getenv("VTRACE_ACCESS_GRAIN"); g && *g)
       g_settings.coarse_grain = std::strtoull(g, nullptr, 10);
+    if (const char* hull = std::getenv("VTRACE_ACCESS_HULL"); hull && *hull)
+      g_settings.hull_fallback = std::string_view(hull) == "0" ? 0 : 1;
     if (const char* pcs = std::getenv("VTRACE_ACCESS_PCS"); pcs && *pcs) {  // a power of two up to 65536, or 0
       const unsigned long want = std::min<unsigned long>(std::strtoul(pcs, nullptr, 10), 65536);
       std::uint32_t capacity = want ? 1 : 0;
