@@ -5,9 +5,11 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -154,4 +156,45 @@ TEST_CASE("raw_record_sink: a writer thread writes the batches of many threads i
   CHECK(all.notes.size() == 800);
   CHECK(all.dropped == 0);
   CHECK(all.ended);
+}
+
+TEST_CASE("raw_record_sink: jobs run in order with the batches (on the writer thread, or here without one)") {
+  RawDir direct_dir("jobs-direct"), background_dir("jobs-background");
+  RawRecordSink direct, background;
+  REQUIRE(direct.open(direct_dir.path.string()));
+  REQUIRE(background.open(background_dir.path.string()));
+  background.write_in_background(4096);
+  const std::thread::id here = std::this_thread::get_id();
+  std::atomic<int> jobs_here{0}, jobs_run{0};
+  for (RawRecordSink* s : {&direct, &background}) {
+    s->write(first_batch());
+    for (int i = 0; i < 50; ++i) {
+      s->write_note("batch " + std::to_string(i));
+      s->write_job([&, i](const RawRecordSink::Emit& emit) {  // two batches from one job
+        jobs_here += std::this_thread::get_id() == here;
+        ++jobs_run;
+        for (int k = 0; k < 2; ++k) {
+          RecordBatch b;
+          b.add_note("job " + std::to_string(i) + "." + std::to_string(k));
+          emit(b);
+        }
+      });
+    }
+    s->write_job([](const RawRecordSink::Emit&) { throw std::runtime_error("lost"); });  // counted, not fatal
+  }
+  background.drain();  // every job has run
+  CHECK(jobs_run == 100);
+  CHECK(jobs_here == 50);  // only the direct sink's
+  for (RawRecordSink* s : {&direct, &background}) {
+    REQUIRE(s->begin_finish());
+    s->close_with([](RecordBatch& b) { b.add(Tag::kEnd, EndRecord{0}); });
+  }
+  CHECK(background_dir.file_bytes() == direct_dir.file_bytes());
+  const Capture c = read_capture(background_dir.file_bytes(), "raw.bin");
+  REQUIRE(c.notes.size() == 150);
+  CHECK(c.notes[0] == "batch 0");
+  CHECK(c.notes[1] == "job 0.0");
+  CHECK(c.notes[2] == "job 0.1");
+  CHECK(c.notes[149] == "job 49.1");
+  CHECK(c.dropped == 1);
 }

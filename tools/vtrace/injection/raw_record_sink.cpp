@@ -37,12 +37,16 @@ void RawRecordSink::write_queued() noexcept {
   for (;;) {
     changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, and everything written
-    raw::RecordBatch batch = std::move(queue_.front());
+    Queued next = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    append(batch);
+    if (next.job)
+      run(next.job);
+    else
+      append(next.batch);
     lock.lock();
-    queued_bytes_ -= batch.bytes().size();
+    queued_bytes_ -= next.batch.bytes().size();
+    --queued_items_;
     changed_.notify_all();
   }
 }
@@ -54,13 +58,41 @@ void RawRecordSink::write(raw::RecordBatch&& batch) noexcept {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return queued_bytes_ == 0 || queued_bytes_ + bytes <= max_queued_bytes_; });
   try {
-    queue_.push_back(std::move(batch));
+    queue_.push_back(Queued{std::move(batch), {}});
   } catch (...) {
     lost_ += batch.records();
     return;
   }
   queued_bytes_ += bytes;
+  ++queued_items_;
   changed_.notify_all();
+}
+
+void RawRecordSink::run(const std::function<void(const Emit&)>& job) noexcept {
+  try {
+    job([this](const raw::RecordBatch& batch) { append(batch); });
+  } catch (...) {
+    ++lost_;
+  }
+}
+
+void RawRecordSink::write_job(std::function<void(const Emit&)> job) noexcept {
+  if (!writer_ || fd_.load() < 0) return run(job);
+  std::unique_lock lock(mutex_);
+  try {
+    queue_.push_back(Queued{{}, std::move(job)});
+  } catch (...) {
+    ++lost_;
+    return;
+  }
+  ++queued_items_;
+  changed_.notify_all();
+}
+
+void RawRecordSink::drain() noexcept {
+  if (!writer_) return;
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return queued_items_ == 0; });
 }
 
 void RawRecordSink::write(const raw::RecordBatch& batch) noexcept {

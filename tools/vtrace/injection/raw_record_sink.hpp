@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -29,6 +30,13 @@ class RawRecordSink {
   /// fails.
   void write(raw::RecordBatch&& batch) noexcept;
   void write(const raw::RecordBatch& batch) noexcept;
+  /// Appends what `job` emits, in order with the batches, built on the writer thread when there is one (so that
+  /// packing a launch's sites costs the program's thread nothing), else here. A job that throws loses what it had
+  /// not emitted yet, counted as one lost record.
+  using Emit = std::function<void(const raw::RecordBatch&)>;
+  void write_job(std::function<void(const Emit&)> job) noexcept;
+  /// Waits until every queued batch and job is written (before the closing note sums what the jobs counted).
+  void drain() noexcept;
   /// Appends one note record (a message the parent prints).
   void write_note(const std::string& message) noexcept;
   /// Counts `records` lost before they reached a batch (an allocation failed, a callback caught an exception).
@@ -68,8 +76,14 @@ class RawRecordSink {
   std::atomic<std::thread*> writer_{nullptr};
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<raw::RecordBatch> queue_;
+  struct Queued {
+    raw::RecordBatch batch;
+    std::function<void(const Emit&)> job;  ///< run instead when set
+  };
+  void run(const std::function<void(const Emit&)>& job) noexcept;
+  std::deque<Queued> queue_;
   std::size_t queued_bytes_ = 0, max_queued_bytes_ = 0;
+  std::size_t queued_items_ = 0;  ///< batches and jobs queued or being written
   bool stopping_ = false;
 
   std::atomic<int> fd_{-1};

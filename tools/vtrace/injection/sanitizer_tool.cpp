@@ -6,8 +6,9 @@
 // launch gets a buffer from a pool (access_records.hpp: header, site table, finding sites) sized by its grid, which
 // the patches fill; at launch end (after sanitizerStreamSynchronize: a plain copy does not wait for the kernel) it
 // reads back the used sites and the finding sites and appends them with the launch to $VTRACE_RAW_DIR/raw-<pid>.bin
-// (raw_record_sink.hpp, as the CUPTI library does, but on the sink's writer thread: the launch end does not wait for
-// the file). Like the CUPTI library: no exception leaves a callback, nothing exits, losses are counted.
+// (raw_record_sink.hpp, as the CUPTI library does, but on the sink's writer thread, which also packs the sites: the
+// launch end waits neither for the file nor for the packing). Like the CUPTI library: no exception leaves a
+// callback, nothing exits, losses are counted.
 #include <cxxabi.h>
 #include <cuda.h>
 #include <dlfcn.h>
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdlib>
 #include <cstdio>
@@ -67,7 +69,9 @@ struct Settings {
 struct DeviceTable {
   CUcontext context = nullptr;
   void* device = nullptr;
-  std::vector<raw::DeviceAllocation> host;  ///< the same table on the host, sorted by start
+  /// The same table on the host, sorted by start; shared with the writer thread's site packing (which must not be
+  /// the one to free `device`).
+  std::shared_ptr<const std::vector<raw::DeviceAllocation>> host;
   DeviceTable() = default;
   DeviceTable(const DeviceTable&) = delete;
   DeviceTable& operator=(const DeviceTable&) = delete;
@@ -136,40 +140,86 @@ thread_local void** t_kernel_params = nullptr;
 thread_local int t_launch_call_depth = 0;  ///< a runtime launch calls a driver launch: time the outermost
 thread_local std::uint64_t t_launch_call_start = 0;
 
-/// Room for one launch's sites read back, kept per thread between launches (a fresh zero-filled vector per launch
-/// faulted in ~700 MB over a GPT-2 training step), pinned where the driver gives pinned memory: the copy from the
-/// device then runs at bus speed (into pageable memory it took ~0.5 s of a training step's 716 MB).
-class SiteBuffer {
+/// Room for launches' sites read back, pinned where the driver gives pinned memory (the copy from the device then
+/// runs at bus speed; into pageable memory it took ~0.5 s of a training step's 716 MB). A launch end takes one, the
+/// sink's writer thread packs its sites into records and gives it back; at most kBuffers exist, so a launch end
+/// waits only when the writer thread is that far behind.
+class SitePool {
  public:
-  raw::AccessSite* reserve(CUcontext context, std::size_t n) {
-    if (n <= capacity_) return sites_;
-    // Pinning is slow (and freeing may wait for the device): grow rarely, from 16 Ki sites (6 MiB) up, doubling.
-    const std::size_t grown = std::max({n, 2 * capacity_, std::size_t{1} << 14});
-    if (pinned_) sanitizerFreeHost(pinned_context_, pinned_);
-    pinned_ = nullptr;
-    heap_.reset();
-    void* p = nullptr;
-    if (sanitizerAllocHost(context, &p, grown * sizeof(raw::AccessSite)) == SANITIZER_SUCCESS && p) {
-      pinned_ = p;
-      pinned_context_ = context;
-      sites_ = static_cast<raw::AccessSite*>(p);
-    } else {
-      heap_.reset(new raw::AccessSite[grown]);  // default-initialised: the copy from the device fills them
-      sites_ = heap_.get();
+  struct Buffer {
+    raw::AccessSite* sites = nullptr;
+    std::size_t capacity = 0;
+    void* pinned = nullptr;
+    CUcontext pinned_context = nullptr;
+    std::unique_ptr<raw::AccessSite[]> heap;
+  };
+
+  /// A buffer for at least `n` sites, shared with whoever packs them; it comes back here when the last owner drops it.
+  std::shared_ptr<Buffer> take(CUcontext context, std::size_t n) {
+    Buffer* b = nullptr;
+    {
+      std::unique_lock lock(mutex_);
+      returned_.wait(lock, [&] { return !free_.empty() || made_ < kBuffers; });
+      if (free_.empty()) {
+        ++made_;
+      } else {  // the smallest that fits, else the largest (grown below)
+        const auto better = [n](const Buffer* x, const Buffer* y) {
+          const bool x_fits = x->capacity >= n, y_fits = y->capacity >= n;
+          if (x_fits != y_fits) return x_fits;
+          return x_fits ? x->capacity < y->capacity : x->capacity > y->capacity;
+        };
+        auto best = free_.begin();
+        for (auto it = free_.begin(); it != free_.end(); ++it)
+          if (better(*it, *best)) best = it;
+        b = *best;
+        free_.erase(best);
+      }
     }
-    capacity_ = grown;
-    return sites_;
+    if (!b) b = new Buffer;
+    grow(*b, context, n);
+    return std::shared_ptr<Buffer>(b, [this](Buffer* given) { give_back(given); });
   }
-  // Pinned memory is left to the driver at thread exit: its context may be gone by then (process exit).
+  // Pinned memory is left to the driver at exit: its context may be gone by then.
 
  private:
-  raw::AccessSite* sites_ = nullptr;
-  void* pinned_ = nullptr;
-  CUcontext pinned_context_ = nullptr;
-  std::unique_ptr<raw::AccessSite[]> heap_;
-  std::size_t capacity_ = 0;
+  static constexpr std::size_t kBuffers = 3;
+
+  static void grow(Buffer& b, CUcontext context, std::size_t n) {
+    if (n <= b.capacity) return;
+    // Pinning is slow (and freeing may wait for the device): grow rarely, from 16 Ki sites (6 MiB) up, doubling.
+    const std::size_t grown = std::max({n, 2 * b.capacity, std::size_t{1} << 14});
+    if (b.pinned) sanitizerFreeHost(b.pinned_context, b.pinned);
+    b.pinned = nullptr;
+    b.heap.reset();
+    void* p = nullptr;
+    if (sanitizerAllocHost(context, &p, grown * sizeof(raw::AccessSite)) == SANITIZER_SUCCESS && p) {
+      b.pinned = p;
+      b.pinned_context = context;
+      b.sites = static_cast<raw::AccessSite*>(p);
+    } else {
+      b.heap.reset(new raw::AccessSite[grown]);  // default-initialised: the copy from the device fills them
+      b.sites = b.heap.get();
+    }
+    b.capacity = grown;
+  }
+
+  void give_back(Buffer* b) noexcept {
+    try {
+      std::lock_guard lock(mutex_);
+      free_.push_back(b);
+    } catch (...) {  // no room in the list: forget the buffer, make another
+      std::lock_guard lock(mutex_);
+      --made_;
+    }
+    returned_.notify_all();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable returned_;
+  std::vector<Buffer*> free_;
+  std::size_t made_ = 0;
 };
-thread_local SiteBuffer t_site_buffer;
+SitePool g_site_pool;
 
 // The argument lists of the launch calls as the API callbacks pass them (functionParams). They mirror the
 // generated_cuda*_meta.h structs, whose headers track the newest toolkit and do not compile against older cuda.h;
@@ -322,15 +372,17 @@ std::shared_ptr<DeviceTable> current_table(ContextState& state, CUcontext contex
   if (state.table && state.version == g_allocation_version) return state.table;
   auto table = std::make_shared<DeviceTable>();
   table->context = context;
-  table->host.reserve(g_live.size());
-  for (const auto& [start, end] : g_live) table->host.push_back({start, end});
-  const std::size_t bytes = std::max<std::size_t>(1, table->host.size()) * sizeof(raw::DeviceAllocation);
+  auto host = std::make_shared<std::vector<raw::DeviceAllocation>>();
+  host->reserve(g_live.size());
+  for (const auto& [start, end] : g_live) host->push_back({start, end});
+  table->host = host;
+  const std::size_t bytes = std::max<std::size_t>(1, host->size()) * sizeof(raw::DeviceAllocation);
   if (sanitizerAlloc(context, &table->device, bytes) != SANITIZER_SUCCESS) {
     table->device = nullptr;
     return nullptr;
   }
-  if (!table->host.empty()) {
-    sanitizerMemcpyHostToDeviceAsync(table->device, table->host.data(), bytes, stream);
+  if (!host->empty()) {
+    sanitizerMemcpyHostToDeviceAsync(table->device, host->data(), bytes, stream);
     sanitizerStreamSynchronize(stream);  // launches on other streams use it too
   }
   state.table = table;
@@ -437,7 +489,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       p.table = current_table(g_contexts[l->context], l->context, l->hStream);
     }
     // The table's host copy never changes once made: the arguments and the layout need no lock.
-    if (p.table) p.header->argument_count = device_arguments(p.params, p.table->host, p.header->arguments);
+    if (p.table) p.header->argument_count = device_arguments(p.params, *p.table->host, p.header->arguments);
     const BufferLayout layout(sites_for(blocks, p.header->argument_count));
     if (p.table) {
       std::lock_guard<std::mutex> lock(g_mutex);
@@ -460,7 +512,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       h.pc_capacity = layout.pcs;
       h.pc_slot_count = layout.pc_slots;
       h.allocations = static_cast<const raw::DeviceAllocation*>(p.table->device);
-      h.allocation_count = p.table->host.size();
+      h.allocation_count = p.table->host->size();
       h.blocks = g_settings.blocks;
       h.stage = g_settings.stage;
       h.count_work = g_settings.count_work ? 1 : 0;
@@ -485,11 +537,11 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   PendingLaunch p = std::move(t_pending);
   t_pending = PendingLaunch{};
   RecordBatch b;
-  raw::AccessSite* sites = nullptr;
+  std::shared_ptr<SitePool::Buffer> sites;
   std::size_t site_count = 0;
   std::vector<raw::FindingSite> findings;
   std::vector<raw::PcSite> pcs;
-  std::uint64_t wait_ns = 0, requests = 0;
+  std::uint64_t wait_ns = 0;
   raw::DeviceLaunchHeader h{};
   if (p.recorded) {
     sanitizerStreamSynchronize(l->hStream);
@@ -498,9 +550,11 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
     sanitizerMemcpyDeviceToHost(&h, base, sizeof h, l->hStream);
     const BufferLayout layout(h.site_capacity);
     site_count = std::min<std::uint64_t>(h.sites_used, h.site_capacity);
-    sites = t_site_buffer.reserve(p.context, site_count);
-    if (site_count > 0)
-      sanitizerMemcpyDeviceToHost(sites, base + layout.sites_at, site_count * sizeof(raw::AccessSite), l->hStream);
+    if (site_count > 0) {
+      sites = g_site_pool.take(p.context, site_count);
+      sanitizerMemcpyDeviceToHost(sites->sites, base + layout.sites_at, site_count * sizeof(raw::AccessSite),
+                                  l->hStream);
+    }
     if (h.findings) {
       findings.resize(raw::kFindingSitesPerLaunch);
       sanitizerMemcpyDeviceToHost(findings.data(), base + layout.finding_sites_at,
@@ -527,13 +581,6 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
       pc.pc -= 1;
       if (pc.pc >= function_pc) pc.pc -= function_pc;
     }
-    for (raw::AccessSite& s : std::span(sites, site_count)) {  // allocation index -> start address: the host's name
-      requests += s.requests + s.bulk_copies;
-      s.allocation = s.allocation < p.table->host.size() ? p.table->host[s.allocation].start : 0;
-      s.key = 0;
-      s.lock = 0;
-      raw::fold_hull(s);
-    }
     p.record.sites = site_count;
     g_costs.bytes_read += sizeof h + site_count * sizeof(raw::AccessSite) + findings.size() * sizeof(raw::FindingSite) +
                           pcs.size() * sizeof(raw::PcSite);
@@ -555,14 +602,29 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
     b.add_bytes_record(Tag::kPcSites, payload);
   }
   g_sink.write(std::move(b));
-  // Sites in chunks so one huge launch does not need one huge batch; the sink's thread writes them.
-  for (std::size_t i = 0; i < site_count; i += 4096) {
-    RecordBatch chunk;
-    for (std::size_t j = i; j < std::min(site_count, i + 4096); ++j)
-      chunk.add_bytes_record(Tag::kAccessSite, std::string_view(reinterpret_cast<const char*>(&sites[j]),
-                                                                raw::site_record_bytes(sites[j].range_count)));
-    g_sink.write(std::move(chunk));
-  }
+  // The sites are packed on the sink's writer thread, in chunks so that one huge launch does not need one huge batch:
+  // each site's allocation index becomes the allocation's start address (the host's name for it), its hull joins
+  // its ranges, and only the ranges in use are written.
+  if (sites)
+    g_sink.write_job([sites, site_count, allocations = p.table->host, name = p.name](const RawRecordSink::Emit& emit) {
+      std::uint64_t requests = 0;
+      for (std::size_t i = 0; i < site_count; i += 4096) {
+        RecordBatch chunk;
+        for (raw::AccessSite& s : std::span(sites->sites + i, std::min<std::size_t>(site_count - i, 4096))) {
+          requests += s.requests + s.bulk_copies;
+          s.allocation = s.allocation < allocations->size() ? (*allocations)[s.allocation].start : 0;
+          s.key = 0;
+          s.lock = 0;
+          raw::fold_hull(s);
+          chunk.add_bytes_record(Tag::kAccessSite, std::string_view(reinterpret_cast<const char*>(&s),
+                                                                    raw::site_record_bytes(s.range_count)));
+        }
+        emit(chunk);
+      }
+      std::lock_guard<std::mutex> lock(g_mutex);
+      g_kernel_costs[name].requests += requests;
+    });
+  sites.reset();
   p.table.reset();  // may free a replaced allocation table
   if (p.recorded) {
     g_costs.end_ns += now_ns() - t0;
@@ -572,7 +634,6 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
     if (k.launches++ == 0) k.first_wait_ns = wait_ns;
     k.wait_ns += wait_ns;
     k.sites += site_count;
-    k.requests += requests;
     k.runs += h.runs;
     k.runs_covered += h.runs_covered;
     k.lock_holds += h.lock_holds;
@@ -681,6 +742,7 @@ std::string slowest_kernels(std::size_t count) {
 
 void finish() {
   if (!g_sink.begin_finish()) return;
+  g_sink.drain();  // the writer thread's site packing adds to the kernels' request counts
   try {
     g_sink.write_note("access mode in process " + std::to_string(getpid()) + ": " + std::to_string(g_costs.modules.load()) +
                " modules patched in " + seconds(g_costs.module_ns) +
