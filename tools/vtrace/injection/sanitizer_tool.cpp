@@ -109,6 +109,7 @@ struct PendingLaunch {
 struct Costs {
   std::atomic<std::uint64_t> modules{0}, modules_skipped{0}, module_ns{0};
   std::atomic<std::uint64_t> launches{0}, begin_ns{0}, end_ns{0}, wait_ns{0}, bytes_read{0};
+  std::atomic<std::uint64_t> copy_ns{0};  ///< of end_ns: the copies from the device (synchronous), after the waiting
   std::atomic<std::uint64_t> launch_calls{0}, launch_call_ns{0};  ///< the launch API calls, callbacks included
 };
 Costs g_costs;
@@ -568,6 +569,7 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
         sanitizerMemcpyDeviceToHost(pcs.data(), base + layout.pc_sites_at, pcs.size() * sizeof(raw::PcSite),
                                     l->hStream);
     }
+    g_costs.copy_ns += now_ns() - t0 - wait_ns;
     give_back(p.context, p.buffer);
     std::uint64_t function_pc = 0, function_size = 0;
     if (!p.module ||
@@ -751,7 +753,8 @@ void finish() {
                                         : std::string()) +
                "; " + std::to_string(g_costs.launches.load()) + " recorded launches: " + seconds(g_costs.begin_ns) +
                " preparing them, " + seconds(g_costs.end_ns) + " at their ends (" + seconds(g_costs.wait_ns) +
-               " waiting for them), reading back " + std::to_string(g_costs.bytes_read.load() >> 10) + " KiB" +
+               " waiting for them), reading back " + std::to_string(g_costs.bytes_read.load() >> 10) + " KiB in " +
+               seconds(g_costs.copy_ns) +
                (g_settings.stage != raw::kStageAll
                     ? "; VTRACE_ACCESS_STAGE=" + std::to_string(g_settings.stage) + ": the patches did part of their work"
                     : std::string()) +
