@@ -41,7 +41,10 @@ Process process_of(const raw::Capture& c, std::vector<std::string>& notes) {
   p.world_size = rank.world_size;
   p.launcher = rank.launcher;
   if (!rank.problem.empty()) notes.push_back("process " + std::to_string(p.pid) + ": " + rank.problem);
-  auto anchor = [](const raw::ClockAnchorRecord& r) { return ClockAnchor{r.cupti_ns, r.realtime_ns, r.half_window_ns}; };
+  auto anchor = [](const raw::ClockAnchorRecord& r) {
+    return ClockAnchor{r.clock_ns, r.realtime_ns, r.half_window_ns,
+                       r.clock == raw::kClockMonotonic ? AnchorClock::kMonotonic : AnchorClock::kCupti};
+  };
   if (!c.clock_anchors.empty()) p.clock_start = anchor(c.clock_anchors.front());
   if (c.clock_anchors.size() > 1) p.clock_end = anchor(c.clock_anchors.back());
   return p;
