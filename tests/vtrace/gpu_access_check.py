@@ -275,6 +275,8 @@ def check_ranks(c, a):
                end["monotonic_ns"] > start["monotonic_ns"] and end["realtime_ns"] > start["realtime_ns"])
         c.true(f"anchor windows under 1 ms: {start['uncertainty_ns']} {end['uncertainty_ns']} ns",
                start["uncertainty_ns"] < 1_000_000 and end["uncertainty_ns"] < 1_000_000)
+    c.true(f"a note says what the anchors are: {doc['run']['notes']}",
+           any(n.startswith("clock anchors pair CLOCK_MONOTONIC") for n in doc["run"]["notes"]))
     devs = doc.get("devices", [])
     c.true(f"devices by UUID and PCI bus on this host: {devs}",
            devs and all(d.get("uuid", "").startswith("GPU-") and re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.0",

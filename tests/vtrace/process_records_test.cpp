@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 
@@ -142,6 +143,9 @@ TEST_CASE("process_records: an access-mode trace names its host and rank and has
   CHECK(p.clock_end->realtime_ns <= after);
   CHECK(p.clock_start->clock_ns <= p.clock_end->clock_ns);
   CHECK_FALSE(t.partial);
+  CHECK(std::find_if(t.run.notes.begin(), t.run.notes.end(), [](const std::string& n) {
+          return n.rfind("clock anchors pair CLOCK_MONOTONIC with CLOCK_REALTIME (monotonic_ns)", 0) == 0;
+        }) != t.run.notes.end());
   REQUIRE(t.kernels.size() == 1);
   CHECK(t.kernels[0].process_id == 4242);
 }

@@ -367,6 +367,12 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
     }
   }
   for (auto& [id, d] : devices) t.devices.push_back(d);
+  if (std::any_of(t.processes.begin(), t.processes.end(), [](const Process& p) {
+        return p.clock_start && p.clock_start->clock == AnchorClock::kMonotonic;
+      }))
+    t.run.notes.push_back("clock anchors pair CLOCK_MONOTONIC with CLOCK_REALTIME (monotonic_ns): access mode's "
+                          "records have no timestamps and the Compute Sanitizer API reads no GPU clock, so they say "
+                          "only when each process ran, within uncertainty_ns, on its host's system clock");
   if (renumbered)
     t.run.notes.push_back("processes numbered their GPUs differently (CUDA_VISIBLE_DEVICES): devices are told apart by "
                           "UUID and renumbered; each device's uuid says which GPU it is");
