@@ -8,12 +8,22 @@
 # under `vtrace run --accesses` and under `compute-sanitizer --tool memcheck`. About 9 min on an H100 at REPS=8
 # (gpt2: 600 iterations, ~24 s a run; mini: ~6 s), the figures in bench/RESULTS.md; the default REPS=2 (~3 min)
 # fits scripts/gpu-check's 240 s cap per benchmark, which REPS=8 overran.
-# Usage: bench/gpu-vtrace.sh LOGDIR [REPS] [WORKLOADS]   (repo root, after scripts/gpu-check built build-gpu;
-#        WORKLOADS default "gpt2 mini")
+# VARIANTS are the traced runs measured against the untraced one: "traced" (launch mode, the default) and "api"
+# (`vtrace run --api`: blocking CUDA calls and launch calls recorded too). With both, the table also gives --api's
+# cost over launch mode (issue 42's budget: +2% on the GPU-bound gpt2 loop); the runs of a rep go in a rotating
+# order (each variant takes each place equally often). ITERS=N sets every workload's iterations; EXTRAS=0 leaves
+# out the fixed-cost and access-mode parts. The --api check in ~2 min on one H200:
+#   ITERS=150 EXTRAS=0 bench/gpu-vtrace.sh LOGDIR 4 gpt2 "traced api"
+# Usage: bench/gpu-vtrace.sh LOGDIR [REPS] [WORKLOADS] [VARIANTS]   (repo root, after scripts/gpu-check built
+#        build-gpu; WORKLOADS default "gpt2 mini", VARIANTS default "traced")
 set -euo pipefail
-logs=${1:?usage: bench/gpu-vtrace.sh LOGDIR [REPS] [WORKLOADS]}
+logs=${1:?usage: bench/gpu-vtrace.sh LOGDIR [REPS] [WORKLOADS] [VARIANTS]}
 reps=${2:-2}
 workloads=${3:-gpt2 mini}
+variants=${4:-traced}
+for v in $variants; do
+  case $v in traced|api) ;; *) echo "gpu-vtrace: unknown variant '$v' (traced, api)"; exit 2 ;; esac
+done
 vtrace=${VTRACE:-build-gpu/tools/vtrace/vtrace}
 py=${PYTHON:-python3}
 mkdir -p "$logs"
@@ -39,23 +49,39 @@ run() {  # run WORKLOAD LABEL CMD... ; appends "WORKLOAD LABEL wall_s setup_s lo
     "$(field program_s)" | tee -a "$raw" >&2
 }
 declare -A iters=([mini]=1000 [gpt2]=600)
+declare -A flags=([traced]="" [api]="--api")
 specs=()
 for workload in $workloads; do
-  n=${iters[$workload]}
-  trace="$logs/vtrace-$workload.trace.json"
-  notes="$logs/vtrace-notes-$workload.txt"
-  : > "$notes"
+  n=${ITERS:-${iters[$workload]}}
+  suffix() { [ "$1" = traced ] || echo "-$1"; }  # launch mode keeps its file names: vtrace-gpt2.trace.json
+  trace_of() { echo "$logs/vtrace-$workload$(suffix "$1").trace.json"; }
+  notes_of() { echo "$logs/vtrace-notes-$workload$(suffix "$1").txt"; }
+  for v in $variants; do : > "$(notes_of "$v")"; done
   "$py" bench/vtrace_gpt_forward.py 5 "$workload" > /dev/null  # warm caches (cuBLAS, page cache)
-  untraced() { run "$workload" untraced "$py" bench/vtrace_gpt_forward.py "$n" "$workload"; }
-  traced() { run "$workload" traced "$vtrace" run -o "$trace" -- "$py" bench/vtrace_gpt_forward.py "$n" "$workload" 2>> "$notes"; }
-  for rep in $(seq "$reps"); do
-    if [ $((rep % 2)) = 1 ]; then untraced; traced; else traced; untraced; fi
+  measure() {  # measure LABEL: one run of this workload, untraced or under vtrace with the variant's flags
+    if [ "$1" = untraced ]; then
+      run "$workload" untraced "$py" bench/vtrace_gpt_forward.py "$n" "$workload"
+    else
+      # shellcheck disable=SC2086  # the variant's flags are words
+      run "$workload" "$1" "$vtrace" run ${flags[$1]} -o "$(trace_of "$1")" -- "$py" bench/vtrace_gpt_forward.py "$n" \
+        "$workload" 2>> "$(notes_of "$1")"
+    fi
+  }
+  labels=(untraced $variants)
+  for rep in $(seq "$reps"); do  # rotate the order: with one variant, untraced first in odd reps, as before
+    for i in $(seq 0 $((${#labels[@]} - 1))); do
+      measure "${labels[$(((rep - 1 + i) % ${#labels[@]}))]}"
+    done
   done
-  kernels=$("$py" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['kernels']))" "$trace")
-  ls -l "$trace" >> "$raw"
-  specs+=("$workload:$n:$kernels:$notes")
+  for v in $variants; do
+    trace=$(trace_of "$v")
+    kernels=$("$py" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['kernels']))" "$trace")
+    ls -l "$trace" >> "$raw"
+    if [ "$v" = traced ]; then specs+=("$workload:$n:$kernels:$(notes_of "$v")"); else specs+=("$workload/$v:$n:$kernels:$(notes_of "$v")"); fi
+  done
 done
 "$py" bench/vtrace_overhead_table.py "$raw" "${specs[@]}"
+[ "${EXTRAS:-1}" = 0 ] && exit 0
 
 # vtrace's fixed cost (loading CUPTI in cuInit, the last flush, building and writing a tiny trace): a CUDA C++
 # program of 4 kernels and 3 copies, 15 pairs, median wall seconds.

@@ -61,15 +61,20 @@ struct RunInfo {
   bool api = false;   ///< --api: blocking CUDA calls (api_calls) and launch calls were recorded
 };
 
-/// "CUPTI time cupti_ns was CLOCK_REALTIME realtime_ns, give or take uncertainty_ns" (read in the traced process).
+/// The clock a ClockAnchor pairs with CLOCK_REALTIME: CUPTI's (launch mode: the trace's timestamps), or
+/// CLOCK_MONOTONIC (access mode, whose records have no timestamps and whose Sanitizer API has no GPU clock).
+enum class AnchorClock { kCupti, kMonotonic };
+
+/// "`clock` time clock_ns was CLOCK_REALTIME realtime_ns, give or take uncertainty_ns" (read in the traced process).
 struct ClockAnchor {
-  std::uint64_t cupti_ns = 0;
+  std::uint64_t clock_ns = 0;
   std::int64_t realtime_ns = 0;
   std::uint64_t uncertainty_ns = 0;
-  /// realtime - CUPTI time: what maps this process's timestamps onto CLOCK_REALTIME.
+  AnchorClock clock = AnchorClock::kCupti;
+  /// realtime - clock time: what maps this process's timestamps onto CLOCK_REALTIME (for a CUPTI anchor).
   /// (Computed modulo 2^64, so a crafted document cannot overflow it.)
   [[nodiscard]] std::int64_t offset_ns() const {
-    return static_cast<std::int64_t>(static_cast<std::uint64_t>(realtime_ns) - cupti_ns);
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(realtime_ns) - clock_ns);
   }
 };
 

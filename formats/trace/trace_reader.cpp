@@ -166,7 +166,11 @@ std::optional<ClockAnchor> read_clock_anchor(const FieldReader& f, const std::st
   const std::optional<FieldReader> a = f.object(key);
   if (!a) return std::nullopt;
   ClockAnchor x;
-  a->get("cupti_ns", x.cupti_ns);
+  a->get("cupti_ns", x.clock_ns);
+  if (a->has("monotonic_ns")) {  // access mode's anchor: CLOCK_MONOTONIC, not CUPTI's clock
+    a->get("monotonic_ns", x.clock_ns);
+    x.clock = AnchorClock::kMonotonic;
+  }
   a->get("realtime_ns", x.realtime_ns);
   a->get("uncertainty_ns", x.uncertainty_ns);
   return x;

@@ -89,7 +89,7 @@ void write_clock_anchor(JsonWriter& w, std::string_view name, const std::optiona
     return;
   }
   w.begin_object();
-  w.field("cupti_ns", a->cupti_ns);
+  w.field(a->clock == AnchorClock::kMonotonic ? "monotonic_ns" : "cupti_ns", a->clock_ns);
   w.field("realtime_ns", a->realtime_ns);
   w.field("uncertainty_ns", a->uncertainty_ns);
   w.end_object();

@@ -5,7 +5,9 @@ Usage: gpu_access_check.py CASE --vtrace BIN [--sample BIN]
 Cases: sample (vector add, strided reads, off-by-one), arguments (the same program: kernel pointer arguments named
 in records, findings and allocations), source_lines (the same program built with -lineinfo: the off-by-one finding
 at its exact .cu line and LDG instruction, in vtrace check's output too), noline (the program built without line
-info: SASS only, and the finding says why), blocks (the same program under --blocks 1,3, filtered on the device), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu), triton_masked, torch,
+info: SASS only, and the finding says why), ranks (the same program as rank 1 of 2 by torchrun's variables: the trace
+names its rank, host, devices by UUID and PCI bus, and CLOCK_MONOTONIC anchors; merge and summary --ranks refuse
+it with their reason), blocks (the same program under --blocks 1,3, filtered on the device), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu), triton_masked, torch,
 and the real programs of samples/real_programs.py: torch_loop (cuBLAS GEMMs: no false finding), gpt2_forward and
 gpt2_train (HuggingFace GPT-2: nothing dropped, no finding), triton_offbyone (exactly one finding), tma_copy (a
 TMA kernel named from its code).
@@ -15,8 +17,10 @@ import argparse
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gpu_trace_check import PYTHON, Checker, have_gpu, have_module, trace_of  # noqa: E402
@@ -244,6 +248,48 @@ def check_clean(c, name, p, doc):
           f"{sum(1 for a in doc['accesses'] if not a.get('ranges_exact', True))} coarsened, notes {doc['run']['notes']}")
 
 
+def check_ranks(c, a):
+    """RANK=1 LOCAL_RANK=0 WORLD_SIZE=2 vtrace run --accesses -- SAMPLE: the process record of issue 42."""
+    env = dict(os.environ, RANK="1", LOCAL_RANK="0", WORLD_SIZE="2")
+    before = time.time_ns()
+    p, doc, path = trace_of(a.vtrace, [a.sample], ["--accesses"], env=env)
+    after = time.time_ns()
+    c.eq("exit status", p.returncode, 0)
+    check_sample(c, doc)  # the device records change nothing else
+    procs = doc.get("processes", [])
+    c.eq("one process", len(procs), 1)
+    if not procs:
+        return
+    pr = procs[0]
+    c.eq("rank, local rank, world size, launcher", [pr.get("rank"), pr.get("local_rank"), pr.get("world_size"),
+         pr.get("launcher")], [1, 0, 2, "torchrun"])
+    c.eq("host", pr.get("host"), socket.gethostname())
+    c.eq("pid is the run's process", [pr.get("pid")], doc["run"]["process_ids"])
+    start, end = pr.get("clock_start") or {}, pr.get("clock_end") or {}
+    c.true(f"CLOCK_MONOTONIC anchors, no CUPTI time: {start} {end}",
+           "monotonic_ns" in start and "monotonic_ns" in end and "cupti_ns" not in start)
+    if "monotonic_ns" in start and "monotonic_ns" in end:
+        c.true(f"the start anchor's realtime lies within the run: {before} <= {start['realtime_ns']} <= {after}",
+               before <= start["realtime_ns"] <= after)
+        c.true("the end anchor comes after the start on both clocks",
+               end["monotonic_ns"] > start["monotonic_ns"] and end["realtime_ns"] > start["realtime_ns"])
+        c.true(f"anchor windows under 1 ms: {start['uncertainty_ns']} {end['uncertainty_ns']} ns",
+               start["uncertainty_ns"] < 1_000_000 and end["uncertainty_ns"] < 1_000_000)
+    c.true(f"a note says what the anchors are: {doc['run']['notes']}",
+           any(n.startswith("clock anchors pair CLOCK_MONOTONIC") for n in doc["run"]["notes"]))
+    devs = doc.get("devices", [])
+    c.true(f"devices by UUID and PCI bus on this host: {devs}",
+           devs and all(d.get("uuid", "").startswith("GPU-") and re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.0",
+                                                                             d.get("pci_bus_id", "")) and
+                        d.get("host") == socket.gethostname() for d in devs))
+    merge = subprocess.run([a.vtrace, "merge", path, path], capture_output=True, text=True)
+    c.eq("merge refuses access traces (exit)", merge.returncode, 65)
+    c.true(f"merge says why: {merge.stderr!r}", "an access-mode trace (--accesses): its accesses" in merge.stderr)
+    ranks = subprocess.run([a.vtrace, "summary", "--ranks", path], capture_output=True, text=True)
+    c.eq("summary --ranks refuses access traces (exit)", ranks.returncode, 65)
+    c.true(f"summary --ranks says why: {ranks.stderr!r}", "has no kernel times" in ranks.stderr)
+
+
 def real(a, program, extra=(), env=None):
     script = os.path.join(a.scripts, "real_programs.py")
     old = dict(os.environ)
@@ -331,6 +377,8 @@ def main():
         check = subprocess.run([a.vtrace, "check", path], capture_output=True, text=True)
         c.true(f"vtrace check gives the PC and why there is no line: {check.stdout!r}",
                f"at {OB} pc +0x" in check.stdout and "without -lineinfo" in check.stdout)
+    elif a.case == "ranks":
+        check_ranks(c, a)
     elif a.case == "blocks":
         p, doc, _ = trace_of(a.vtrace, [a.sample], ["--accesses", "--blocks", "1,3"])
         c.eq("exit status", p.returncode, 0)

@@ -134,3 +134,25 @@ TEST_CASE("raw_record_reader: an identity part without '=' is refused") {
   CHECK_THROWS_WITH_AS(read_capture(b.bytes(), "raw-4242.bin"),
                        "raw-4242.bin: byte 32: identity record: expected KEY=VALUE, got 'RANK'", vtools::Error);
 }
+
+TEST_CASE("raw_record_reader: access mode's CLOCK_MONOTONIC anchors are read; an unknown clock is refused") {
+  RecordBatch b;
+  b.add_magic();
+  b.add(Tag::kProcess, ProcessRecord{4242, 0});
+  b.add(Tag::kClockAnchor, ClockAnchorRecord{5000, 1700000000000000000, 40, kClockMonotonic});
+  Capture c = read_capture(b.bytes(), "raw-4242.bin");
+  REQUIRE(c.clock_anchors.size() == 1);
+  CHECK(c.clock_anchors[0].clock == kClockMonotonic);
+  CHECK(c.clock_anchors[0].clock_ns == 5000);
+  RecordBatch bad;
+  bad.add_magic();
+  bad.add(Tag::kProcess, ProcessRecord{4242, 0});
+  bad.add(Tag::kClockAnchor, ClockAnchorRecord{5000, 1700000000000000000, 40, 7});
+  std::string message;
+  try {
+    read_capture(bad.bytes(), "raw.bin");
+  } catch (const vtools::Error& e) {
+    message = e.what();
+  }
+  CHECK(message == "raw.bin: byte 32: clock anchor of unknown clock 7");
+}

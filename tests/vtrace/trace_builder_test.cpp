@@ -295,7 +295,8 @@ TEST_CASE("trace_builder: processes carry host, rank and clock anchors; devices 
   REQUIRE(t.processes[0].clock_start);
   CHECK(t.processes[0].clock_start->offset_ns() == 5000);
   REQUIRE(t.processes[0].clock_end);
-  CHECK(t.processes[0].clock_end->cupti_ns == 900);
+  CHECK(t.processes[0].clock_end->clock_ns == 900);
+  CHECK(t.processes[0].clock_end->clock == AnchorClock::kCupti);
   CHECK_FALSE(t.processes[1].clock_end);
   REQUIRE(t.devices.size() == 2);
   CHECK(t.devices[0].uuid.empty());

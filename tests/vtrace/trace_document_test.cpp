@@ -151,6 +151,7 @@ TEST_CASE("trace_writer: processes, device identities and merge sources read bac
   t.processes.push_back(p);
   Process unranked;
   unranked.id = unranked.pid = 78;
+  unranked.clock_end = ClockAnchor{5000, 1700000000000000900, 30, AnchorClock::kMonotonic};  // access mode's
   t.processes.push_back(unranked);
   t.merged_from.push_back({"a.json", "node3", "2026-11-29T04:00:00Z", {"python", "x.py"}, -1234, 50});
   Trace back = read_trace(vtools::dump_json(trace_to_document(t)), "t.json");
@@ -167,8 +168,16 @@ TEST_CASE("trace_writer: processes, device identities and merge sources read bac
   CHECK(back.processes[0].clock_start->realtime_ns == 1700000000000000100);
   CHECK(back.processes[0].clock_start->uncertainty_ns == 25);
   CHECK_FALSE(back.processes[0].clock_end);
+  CHECK(back.processes[0].clock_start->clock == AnchorClock::kCupti);
+  CHECK(back.processes[0].clock_start->clock_ns == 100);
   CHECK(back.processes[1].rank == -1);
   CHECK_FALSE(back.processes[1].clock_start);
+  REQUIRE(back.processes[1].clock_end);  // written as monotonic_ns, read back as that clock
+  CHECK(back.processes[1].clock_end->clock == AnchorClock::kMonotonic);
+  CHECK(back.processes[1].clock_end->clock_ns == 5000);
+  const std::string text = vtools::dump_json(trace_to_document(t));
+  CHECK(text.find("\"monotonic_ns\": 5000") != std::string::npos);
+  CHECK(text.find("\"cupti_ns\": 5000") == std::string::npos);
   REQUIRE(back.merged_from.size() == 1);
   CHECK(back.merged_from[0].shift_ns == -1234);
   CHECK(back.merged_from[0].uncertainty_ns == 50);

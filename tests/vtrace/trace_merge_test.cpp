@@ -71,7 +71,7 @@ TEST_CASE("trace_merge: two hosts' clocks are aligned by their anchors (syntheti
   CHECK(m.merged_from[1].name == "b.json");
   CHECK(m.merged_from[1].uncertainty_ns == 70);  // the end anchor: 50 ns of drift + its 20 ns window
   // The anchors stay true of the merged timeline: b's now reads a's CUPTI time at the same realtime.
-  CHECK(m.processes[1].clock_start->cupti_ns == 5'000'000'000);
+  CHECK(m.processes[1].clock_start->clock_ns == 5'000'000'000);
   CHECK(m.run.host == "a,b");
   CHECK(m.run.start_time == "2026-11-29T04:00:00Z");
 }
@@ -141,7 +141,18 @@ TEST_CASE("trace_merge: refusals name the input and the reason") {
   Trace acc = b;
   acc.run.mode = "accesses";
   CHECK(message({{a, "a.json"}, {acc, "b.json"}}) ==
-        "65 b.json: an access-mode trace (--accesses): vtrace merge reads launch-mode traces");
+        "65 b.json: an access-mode trace (--accesses): its accesses, findings and hot lines name no process, so two "
+        "ranks' launches of one kernel could not be told apart in one document; vtrace merge reads launch-mode "
+        "traces (each access trace names its host and rank in \"processes\")");
+  CHECK(message({{acc, "b.json"}, {a, "a.json"}}).rfind("65 b.json: an access-mode trace (--accesses)", 0) == 0);
+  // A CLOCK_MONOTONIC anchor (access mode's) says when a process ran, not what its timestamps mean: no clock.
+  Trace monotonic = b;
+  for (auto* anchor : {&monotonic.processes[0].clock_start, &monotonic.processes[0].clock_end})
+    (*anchor)->clock = AnchorClock::kMonotonic;
+  CHECK_FALSE(trace_clock(monotonic));
+  CHECK(message({{a, "a.json"}, {monotonic, "b.json"}}) ==
+        "65 b.json: no process has a clock anchor (a trace from before vtrace recorded them, or one where no process "
+        "initialised CUDA): it cannot be put on a common clock");
   Trace no_anchor = b;
   no_anchor.processes[0].clock_start.reset();
   no_anchor.processes[0].clock_end.reset();

@@ -99,6 +99,8 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
       }
       case Tag::kClockAnchor:
         c.clock_anchors.push_back(fixed_part<ClockAnchorRecord>(payload, false, name, at, "clock anchor"));
+        if (c.clock_anchors.back().clock > kClockMonotonic)
+          bad(name, at, "clock anchor of unknown clock " + std::to_string(c.clock_anchors.back().clock));
         break;
       case Tag::kDeviceIdentity:
         c.device_identities.push_back(fixed_part<DeviceIdentityRecord>(payload, false, name, at, "device identity"));

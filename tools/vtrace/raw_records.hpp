@@ -36,8 +36,8 @@ enum class Tag : std::uint32_t {
                       ///< launches had findings (the parent maps their PCs to source lines and SASS)
   kLaunchModule = 22, ///< access mode: ModuleRecord naming the module of the launch before it (one with findings)
   kIdentity = 23,     ///< "host\0KEY=VALUE\0KEY=VALUE..." bytes: the host name and the launcher variables that are set
-                      ///< (process_identity.hpp kRankVariables); launch mode writes it after the process record
-  kClockAnchor = 24,  ///< ClockAnchorRecord: a CUPTI timestamp and CLOCK_REALTIME read together (start and end)
+                      ///< (process_identity.hpp kRankVariables); both libraries write it after the process record
+  kClockAnchor = 24,  ///< ClockAnchorRecord: a timestamp and CLOCK_REALTIME read together (start and end)
   kDeviceIdentity = 25,  ///< DeviceIdentityRecord: a device's UUID and PCI location (after its kDevice record)
   kApiName = 26,      ///< ApiNameRecord + the function's name: a CUDA call whose calls are recorded (--api)
   kApiCall = 27,      ///< ApiCallRecord: one call of a recorded blocking CUDA function (--api)
@@ -45,13 +45,19 @@ enum class Tag : std::uint32_t {
                       ///< the function) of the launch before it: the per-instruction counts behind the hot lines
 };
 
-/// One CUPTI timestamp and the CLOCK_REALTIME read around it: realtime_ns is the middle of the two reads, and
-/// half_window_ns half their distance, so the pair says "CUPTI time cupti_ns was realtime_ns +- half_window_ns".
+/// The clock a ClockAnchorRecord pairs with CLOCK_REALTIME. Launch mode's records carry CUPTI timestamps; access
+/// mode's carry none (only an order), and the Sanitizer API offers no GPU clock, so it anchors CLOCK_MONOTONIC.
+constexpr std::uint32_t kClockCupti = 0, kClockMonotonic = 1;
+
+/// One timestamp of `clock` and the CLOCK_REALTIME read around it: realtime_ns is the middle of the two reads, and
+/// half_window_ns half their distance, so the pair says "clock time clock_ns was realtime_ns +- half_window_ns".
 /// Written at start and at a clean end, so `vtrace merge` puts several hosts' CUPTI clocks on one timeline.
 struct ClockAnchorRecord {
-  std::uint64_t cupti_ns;
+  std::uint64_t clock_ns;
   std::int64_t realtime_ns;
   std::uint64_t half_window_ns;
+  std::uint32_t clock = kClockCupti;  ///< kClockCupti or kClockMonotonic
+  std::uint32_t pad = 0;
 };
 
 /// A device by what stays the same whatever CUDA_VISIBLE_DEVICES says: its UUID and PCI domain:bus:device.

@@ -41,7 +41,10 @@ Process process_of(const raw::Capture& c, std::vector<std::string>& notes) {
   p.world_size = rank.world_size;
   p.launcher = rank.launcher;
   if (!rank.problem.empty()) notes.push_back("process " + std::to_string(p.pid) + ": " + rank.problem);
-  auto anchor = [](const raw::ClockAnchorRecord& r) { return ClockAnchor{r.cupti_ns, r.realtime_ns, r.half_window_ns}; };
+  auto anchor = [](const raw::ClockAnchorRecord& r) {
+    return ClockAnchor{r.clock_ns, r.realtime_ns, r.half_window_ns,
+                       r.clock == raw::kClockMonotonic ? AnchorClock::kMonotonic : AnchorClock::kCupti};
+  };
   if (!c.clock_anchors.empty()) p.clock_start = anchor(c.clock_anchors.front());
   if (c.clock_anchors.size() > 1) p.clock_end = anchor(c.clock_anchors.back());
   return p;
@@ -364,6 +367,12 @@ Trace build_trace(const std::vector<raw::Capture>& captures, RunInfo run, const 
     }
   }
   for (auto& [id, d] : devices) t.devices.push_back(d);
+  if (std::any_of(t.processes.begin(), t.processes.end(), [](const Process& p) {
+        return p.clock_start && p.clock_start->clock == AnchorClock::kMonotonic;
+      }))
+    t.run.notes.push_back("clock anchors pair CLOCK_MONOTONIC with CLOCK_REALTIME (monotonic_ns): access mode's "
+                          "records have no timestamps and the Compute Sanitizer API reads no GPU clock, so they say "
+                          "only when each process ran, within uncertainty_ns, on its host's system clock");
   if (renumbered)
     t.run.notes.push_back("processes numbered their GPUs differently (CUDA_VISIBLE_DEVICES): devices are told apart by "
                           "UUID and renumbered; each device's uuid says which GPU it is");

@@ -35,8 +35,12 @@ void check_compatible(const MergeInput& first, const MergeInput& in) {
   if (a.run.tool_version != b.run.tool_version)
     refuse(in.name, "written by vtrace " + b.run.tool_version + ", but " + first.name + " by vtrace " +
                         a.run.tool_version + ": merge traces written by one vtrace (trace every host with the same build)");
+  // Access mode's records carry no timestamps (nothing to put on one clock), and its access rows, findings and hot
+  // lines name a kernel and its launch index but no process: two ranks' launch 0 of one kernel would be one.
   if (b.run.mode != "launches")
-    refuse(in.name, "an access-mode trace (--accesses): vtrace merge reads launch-mode traces");
+    refuse(in.name, "an access-mode trace (--accesses): its accesses, findings and hot lines name no process, so two "
+                    "ranks' launches of one kernel could not be told apart in one document; vtrace merge reads "
+                    "launch-mode traces (each access trace names its host and rank in \"processes\")");
 }
 
 /// `t + shift`, refusing a timestamp the shift would take below 0 (a broken anchor).
@@ -98,13 +102,16 @@ std::int64_t process_of(const Renumbering& map, std::int64_t id) {
 }  // namespace
 
 std::optional<TraceClock> trace_clock(const Trace& t) {
-  const auto first = std::find_if(t.processes.begin(), t.processes.end(), [](const Process& p) { return p.clock_start; });
+  // Only CUPTI anchors map the trace's timestamps (access mode's CLOCK_MONOTONIC ones only say when a process ran).
+  auto cupti = [](const std::optional<ClockAnchor>& a) { return a && a->clock == AnchorClock::kCupti; };
+  const auto first =
+      std::find_if(t.processes.begin(), t.processes.end(), [&](const Process& p) { return cupti(p.clock_start); });
   if (first == t.processes.end()) return std::nullopt;
   TraceClock c{first->clock_start->offset_ns(), first->clock_start->uncertainty_ns};
   std::uint64_t spread = 0;  // one host's processes share its CUPTI clock: what they disagree by is error
   for (const Process& p : t.processes) {
     for (const auto* a : {&p.clock_start, &p.clock_end})
-      if (*a) spread = std::max(spread, distance((*a)->offset_ns(), c.offset_ns) + (*a)->uncertainty_ns);
+      if (cupti(*a)) spread = std::max(spread, distance((*a)->offset_ns(), c.offset_ns) + (*a)->uncertainty_ns);
   }
   c.uncertainty_ns = std::max(c.uncertainty_ns, spread);
   return c;
@@ -163,7 +170,7 @@ Trace merge_traces(std::vector<MergeInput> inputs) {
       map.processes[p.id] = id;
       p.id = id;
       for (auto* a : {&p.clock_start, &p.clock_end})  // the anchors stay true of the merged timeline
-        if (*a) (*a)->cupti_ns = shifted((*a)->cupti_ns, map.shift_ns, name);
+        if (*a && (*a)->clock == AnchorClock::kCupti) (*a)->clock_ns = shifted((*a)->clock_ns, map.shift_ns, name);
       if (!p.host.empty()) hosts.insert(p.host);
       out.processes.push_back(std::move(p));
     }

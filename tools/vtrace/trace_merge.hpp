@@ -16,7 +16,7 @@ struct MergeInput {
   std::string name;  ///< as given on the command line, for messages and merged_from
 };
 
-/// How a trace's timestamps map onto CLOCK_REALTIME: the offset of its first process with a start anchor, and how
+/// How a trace's timestamps map onto CLOCK_REALTIME: the offset of its first process with a CUPTI start anchor, and how
 /// far the trace's processes may be off it (that anchor's window, the drift to its end anchor, the spread of the
 /// other processes' offsets). nullopt when no process has an anchor.
 struct TraceClock {

@@ -16,13 +16,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <string>
 
 #include "tools/vtrace/injection/cubin_symbols.hpp"
 #include "tools/vtrace/injection/cupti_record_mapping.hpp"
+#include "tools/vtrace/injection/process_records.hpp"
 #include "tools/vtrace/injection/raw_record_sink.hpp"
-#include "tools/vtrace/process_identity.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 
 namespace vtools::vtrace::injection {
@@ -47,38 +46,8 @@ std::uint64_t now_ns() {
   return t;
 }
 
-/// CLOCK_REALTIME read around a CUPTI timestamp, the tightest of a few tries (a preemption between the reads only
-/// widens the window, which the record states).
-raw::ClockAnchorRecord clock_anchor() noexcept {
-  raw::ClockAnchorRecord best{0, 0, UINT64_MAX};
-  for (int i = 0; i < 5; ++i) {
-    timespec before{}, after{};
-    clock_gettime(CLOCK_REALTIME, &before);
-    const std::uint64_t cupti = now_ns();
-    clock_gettime(CLOCK_REALTIME, &after);
-    const std::int64_t b = before.tv_sec * 1000000000LL + before.tv_nsec;
-    const std::int64_t a = after.tv_sec * 1000000000LL + after.tv_nsec;
-    const auto half = static_cast<std::uint64_t>(a > b ? a - b : 0) / 2 + 1;
-    if (half < best.half_window_ns) best = {cupti, b + (a - b) / 2, half};
-  }
-  return best;
-}
-
-/// "host\0KEY=VALUE\0...": this process's host name and the launcher variables set in its environment.
-std::string identity_bytes() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  std::string out = host;
-  for (const char* key : kRankVariables) {
-    if (const char* v = std::getenv(key)) {
-      out.push_back('\0');
-      out += key;
-      out.push_back('=');
-      out += v;
-    }
-  }
-  return out;
-}
+/// CLOCK_REALTIME read around a CUPTI timestamp (process_records.hpp).
+raw::ClockAnchorRecord clock_anchor() noexcept { return injection::clock_anchor(raw::kClockCupti, now_ns); }
 
 std::string cupti_error(CUptiResult r) {
   const char* s = nullptr;
@@ -109,51 +78,13 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
   std::free(buffer);
 }
 
-/// Device properties through the driver already loaded in this process (no link-time dependency on libcuda).
+/// The context's device: properties, UUID and PCI location (process_records.hpp).
 void record_device(CUcontext ctx) {
   uint32_t id = 0;
   if (cuptiGetDeviceId(ctx, &id) != CUPTI_SUCCESS) return;
-  void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-  if (!cuda) return;
-  using GetName = CUresult (*)(char*, int, CUdevice);
-  using GetAttr = CUresult (*)(int*, CUdevice_attribute, CUdevice);
-  using TotalMem = CUresult (*)(size_t*, CUdevice);
-  auto get_name = reinterpret_cast<GetName>(dlsym(cuda, "cuDeviceGetName"));
-  auto get_attr = reinterpret_cast<GetAttr>(dlsym(cuda, "cuDeviceGetAttribute"));
-  auto total_mem = reinterpret_cast<TotalMem>(dlsym(cuda, "cuDeviceTotalMem_v2"));
-  if (get_name && get_attr && total_mem) {
-    char name[256] = {};
-    int major = 0, minor = 0, sms = 0;
-    size_t bytes = 0;
-    auto dev = static_cast<CUdevice>(id);
-    get_name(name, sizeof name - 1, dev);
-    get_attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-    get_attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-    get_attr(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
-    total_mem(&bytes, dev);
-    raw::DeviceRecord r{id, static_cast<uint32_t>(major), static_cast<uint32_t>(minor), static_cast<uint32_t>(sms),
-                        bytes};
-    RecordBatch b;
-    b.add(Tag::kDevice, r, name);
-    // The device as the job's other processes and hosts can name it too (ordinals depend on CUDA_VISIBLE_DEVICES).
-    using GetUuid = CUresult (*)(CUuuid*, CUdevice);
-    auto get_uuid = reinterpret_cast<GetUuid>(dlsym(cuda, "cuDeviceGetUuid_v2"));
-    if (!get_uuid) get_uuid = reinterpret_cast<GetUuid>(dlsym(cuda, "cuDeviceGetUuid"));
-    CUuuid uuid{};
-    int domain = 0, bus = 0, device = 0;
-    if (get_uuid && get_uuid(&uuid, dev) == CUDA_SUCCESS &&
-        get_attr(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev) == CUDA_SUCCESS &&
-        get_attr(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) == CUDA_SUCCESS &&
-        get_attr(&device, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev) == CUDA_SUCCESS) {
-      raw::DeviceIdentityRecord identity{id, static_cast<uint32_t>(domain), static_cast<uint32_t>(bus),
-                                         static_cast<uint32_t>(device), {}};
-      static_assert(sizeof identity.uuid == sizeof uuid.bytes);
-      std::memcpy(identity.uuid, uuid.bytes, sizeof identity.uuid);
-      b.add(Tag::kDeviceIdentity, identity);
-    }
-    g_sink.write(b);
-  }
-  dlclose(cuda);
+  RecordBatch b;
+  add_device_records(b, static_cast<int>(id));
+  if (b.records() > 0) g_sink.write(b);
 }
 
 /// A hash of each function's code in a module just loaded (vtrace diff tells same code from new code by it).

@@ -38,6 +38,7 @@
 #include "tools/vtrace/injection/cubin_symbols.hpp"
 #include "tools/vtrace/access/device_block_filter.hpp"
 #include "tools/vtrace/injection/module_images.hpp"
+#include "tools/vtrace/injection/process_records.hpp"
 #include "tools/vtrace/injection/raw_record_sink.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 #include "tools/vtrace/regex_search.hpp"
@@ -653,6 +654,9 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
           SanitizerResult r = sanitizerAddPatchesFromFile(g_settings.patches.c_str(), c->context);
           if (r != SANITIZER_SUCCESS)
             g_sink.write_note("sanitizerAddPatchesFromFile('" + g_settings.patches + "') failed: " + result_text(r));
+          RecordBatch device;  // its properties, UUID and PCI location, as launch mode records them
+          add_device_records(device, static_cast<int>(c->device));
+          if (device.records() > 0) g_sink.write(device);
           break;
         }
         case SANITIZER_CBID_RESOURCE_MODULE_LOADED: {
@@ -763,7 +767,10 @@ void finish() {
                slowest_kernels(5));
   } catch (...) {
   }
-  g_sink.close_with([](RecordBatch& b) { b.add(Tag::kEnd, raw::EndRecord{0}); });
+  g_sink.close_with([](RecordBatch& b) {
+    b.add(Tag::kClockAnchor, clock_anchor(raw::kClockMonotonic, monotonic_ns));  // the end anchor
+    b.add(Tag::kEnd, raw::EndRecord{0});
+  });
 }
 
 void initialize() noexcept {
@@ -802,6 +809,10 @@ void initialize() noexcept {
     RecordBatch b;
     b.add_magic();
     b.add(Tag::kProcess, raw::ProcessRecord{getpid(), 0});
+    // Who this process is in its job, and when it ran: access mode's records have no timestamps and the Sanitizer
+    // API no GPU clock, so the anchors pair CLOCK_MONOTONIC with CLOCK_REALTIME (process_records.hpp).
+    b.add_bytes_record(Tag::kIdentity, identity_bytes());
+    b.add(Tag::kClockAnchor, clock_anchor(raw::kClockMonotonic, monotonic_ns));
     g_sink.write(b);
     SanitizerResult r = sanitizerSubscribe(&g_subscriber, on_callback, nullptr);
     if (r != SANITIZER_SUCCESS) {
