@@ -16,6 +16,7 @@
 #include "tools/vtrace/summary_writer.hpp"
 #include "tools/vtrace/trace_check.hpp"
 #include "tools/vtrace/trace_diff_writer.hpp"
+#include "formats/tracediff/tracediff_writer.hpp"
 #include "tools/vtrace/trace_merge.hpp"
 #include "formats/trace/trace_reader.hpp"
 #include "tools/vtrace/trace_selection.hpp"
@@ -130,7 +131,7 @@ int diff_command(const DiffOptions& o) {
       diff_traces(load(o.base), load(o.candidate), o.selection, o.fail_on_regression.value_or(-1), base_name, candidate_name);
   const std::string format = resolve_format(o.output, "json", true);
   if (format == "json") {
-    write_output(o.output.output, dump_json(trace_diff_to_json(diff)));
+    write_output(o.output.output, dump_json(trace_diff_document(diff)));
   } else {
     std::ostringstream out;
     if (format == "csv") write_trace_diff_csv(diff, out);
