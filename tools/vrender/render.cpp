@@ -170,8 +170,10 @@ int run_render(const Options& options) {
   if (format != "png" && (options.width_px > 0 || options.scale != 1.0))
     print_note("--width and --scale apply to PNG output only");
   std::vector<Input> inputs;
-  for (const auto& path : options.inputs)
-    inputs.push_back(classify_input(read_input_text(path, kStreamedMaxInputBytes), input_display_name(path)));
+  for (const auto& path : options.inputs) {  // a mapped input cut short while it is read: exit 74, not a SIGBUS
+    const InputText text = read_input_text(path, kStreamedMaxInputBytes);
+    inputs.push_back(text.read_checked([&] { return classify_input(text, input_display_name(path)); }));
+  }
   Page page = build_page(inputs);
   if (!options.title.empty()) page.title = options.title;
   write_output(options.out.output, render_page(page, format, options));
