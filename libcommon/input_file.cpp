@@ -16,6 +16,7 @@
 
 #include "error.hpp"
 #include "human_units.hpp"
+#include "truncation_guard.hpp"
 
 namespace vtools {
 
@@ -164,14 +165,36 @@ std::string read_input(const std::string& path, std::uint64_t default_limit, Inp
   return data;
 }
 
+namespace {
+
+std::int64_t mtime_ns(const struct stat& st) {
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
 InputText::InputText(InputText&& other) noexcept
-    : held_(std::move(other.held_)), map_(other.map_), size_(other.size_), dropped_(other.dropped_) {
+    : held_(std::move(other.held_)), map_(other.map_), size_(other.size_), dropped_(other.dropped_),
+      fd_(other.fd_), name_(std::move(other.name_)), mtime_ns_(other.mtime_ns_), guard_(other.guard_) {
   other.map_ = nullptr;
   other.size_ = 0;
+  other.fd_ = -1;
+  other.guard_ = -1;
 }
 
 InputText::~InputText() {
+  unguard_mapping(guard_);
   if (map_) ::munmap(const_cast<char*>(map_), size_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void InputText::check_unchanged() const {
+  if (!map_) return;
+  struct stat st {};
+  // Lost pages, or a cut inside the last page (whose tail reads as zeros without a SIGBUS), or a rewrite in place.
+  if (mapping_lost_pages(guard_) || ::fstat(fd_, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != size_ ||
+      mtime_ns(st) != mtime_ns_)
+    throw Error(ExitCode::kIoError, "file changed while being read", SourceLocation{name_});
 }
 
 void InputText::passed(std::size_t offset) const {
@@ -200,15 +223,22 @@ InputText read_input_text(const std::string& path, std::uint64_t default_limit) 
   }
   const auto size = static_cast<std::size_t>(st.st_size);
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (map == MAP_FAILED) return held();
+  if (map == MAP_FAILED) {
+    ::close(fd);
+    return held();
+  }
+  // Guarded before the first byte is read: the file may be cut short at any time from here on.
+  const int guard = guard_mapping(map, size);
   const auto* bytes = static_cast<const unsigned char*>(map);
-  if ((bytes[0] == 0x1f && bytes[1] == 0x8b) || (bytes[0] == 0x28 && bytes[1] == 0xb5 && bytes[2] == 0x2f && bytes[3] == 0xfd)) {
-    ::munmap(map, size);  // compressed: read_input decompresses it
+  if (guard < 0 || (bytes[0] == 0x1f && bytes[1] == 0x8b) ||
+      (bytes[0] == 0x28 && bytes[1] == 0xb5 && bytes[2] == 0x2f && bytes[3] == 0xfd)) {
+    unguard_mapping(guard);
+    ::munmap(map, size);  // compressed (read_input decompresses it), or no guard left: read into memory
+    ::close(fd);
     return held();
   }
   ::madvise(map, size, MADV_SEQUENTIAL);
-  return InputText(static_cast<const char*>(map), size);
+  return InputText(static_cast<const char*>(map), size, fd, input_display_name(path), mtime_ns(st), guard);
 }
 
 }  // namespace vtools

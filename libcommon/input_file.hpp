@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace vtools {
@@ -44,7 +45,9 @@ std::string input_display_name(const std::string& path);
 /// An input's text for a reader that goes through it once, front to back (vtrace's trace reader). A regular file that
 /// is not compressed is mapped, not copied: its pages are read as the reader reaches them and dropped once it has
 /// passed them (read again from the file should a message need them), so a 1 GB trace never sits in memory whole.
-/// Anything else (standard input, gzip, zstd) is read_input's text, held in memory.
+/// Anything else (standard input, gzip, zstd) is read_input's text, held in memory. A mapped file that another
+/// process cuts short while it is read does not kill the reader with SIGBUS (truncation_guard.hpp): read it through
+/// read_checked, which then throws "file changed while being read".
 class InputText {
  public:
   explicit InputText(std::string text) : held_(std::move(text)) {}
@@ -59,14 +62,37 @@ class InputText {
   /// below the last one starts a new pass through the text.
   void passed(std::size_t offset) const;
 
+  /// Returns read(), which reads text(). When the mapped file changed meanwhile (cut short: its lost pages read as
+  /// zeros; or now of another size or modification time), throws Error(kIoError) "<file>: file changed while being
+  /// read" instead of what read returned or threw (a reader of zeros fails on them, or reads a shorter document).
+  template <class Read>
+  auto read_checked(Read read) const -> decltype(read()) {
+    try {
+      auto result = read();
+      check_unchanged();
+      return result;
+    } catch (...) {
+      check_unchanged();
+      throw;
+    }
+  }
+
+  /// Throws read_checked's Error when the mapped file changed since it was mapped; nothing for held text.
+  void check_unchanged() const;
+
  private:
   friend InputText read_input_text(const std::string& path, std::uint64_t default_limit);
-  InputText(const char* map, std::size_t size) : map_(map), size_(size) {}
+  InputText(const char* map, std::size_t size, int fd, std::string name, std::int64_t mtime_ns, int guard)
+      : map_(map), size_(size), fd_(fd), name_(std::move(name)), mtime_ns_(mtime_ns), guard_(guard) {}
 
   std::string held_;
   const char* map_ = nullptr;        ///< the mapping, or null for held text
   std::size_t size_ = 0;
   mutable std::size_t dropped_ = 0;  ///< bytes at the start of the mapping dropped so far
+  int fd_ = -1;                      ///< the mapped file, kept open to tell whether it changed
+  std::string name_;                 ///< its name in messages
+  std::int64_t mtime_ns_ = 0;        ///< its modification time when mapped
+  int guard_ = -1;                   ///< its truncation_guard slot
 };
 
 /// read_input for a reader that passes through the text once (InputText), with read_input's limits and errors.

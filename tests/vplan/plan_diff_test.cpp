@@ -10,6 +10,7 @@
 #include "tools/vplan/ir_dump_log.hpp"
 #include "tools/vplan/plan_builder.hpp"
 #include "tools/vplan/plan_diff_writer.hpp"
+#include "formats/plandiff/plandiff_writer.hpp"
 #include "formats/plan/plan_json.hpp"
 #include "tools/vplan/ttgir_reader.hpp"
 

@@ -134,7 +134,7 @@ TEST_CASE("tracediff_page: no unknown-code note when any kernel's code is known"
   CHECK(!has_note(section(page, "Base and candidate"), "Code identity is unknown"));
 }
 
-TEST_CASE("tracediff_page: a missing or null field every tracediff has exits 65 naming its path") {
+TEST_CASE("tracediff_page: a missing, null or mistyped field exits 65 naming its path") {
   OrderedJson doc = fixture("graphs.tracediff.json");
   doc["kernels"][0].erase("verdict");
   CHECK(error_of(doc) == "d.json: kernels[0].verdict: missing, expected a string");
@@ -146,7 +146,10 @@ TEST_CASE("tracediff_page: a missing or null field every tracediff has exits 65 
   CHECK(error_of(doc) == "d.json: removed: missing, expected an array");
   doc = fixture("graphs.tracediff.json");
   doc["added"][0]["calls"] = "one";
-  CHECK(error_of(doc) == "d.json: added[0].calls: expected a number, got \"one\"");
+  CHECK(error_of(doc) == "d.json: added[0].calls: expected an integer from 1 to 18446744073709551615, got \"one\"");
+  doc = fixture("graphs.tracediff.json");
+  doc["kernels"][0]["base"]["calls"] = 1.5;  // read through formats/tracediff: a count is a whole number (issue 39)
+  CHECK(error_of(doc) == "d.json: kernels[0].base.calls: expected an integer from 1 to 18446744073709551615, got 1.5");
 }
 
 TEST_CASE("tracediff_page: HTML and SVG hold every section, the waterfall and the tables") {

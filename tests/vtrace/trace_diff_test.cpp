@@ -8,6 +8,7 @@
 #include "libcommon/error.hpp"
 #include "tools/vtrace/trace_diff.hpp"
 #include "tools/vtrace/trace_diff_writer.hpp"
+#include "formats/tracediff/tracediff_writer.hpp"
 
 using namespace vtools::vtrace;
 
@@ -155,7 +156,7 @@ TEST_CASE("trace diff: the writers") {
   add_launches(base, "gone", 1, 500, 0, a, rng);
   add_launches(cand, "gemm", 10, 15000, 0.01, c, rng);
   const TraceDiff d = diff_traces(base, cand, {}, 10, "base.json", "cand.json");
-  const auto j = trace_diff_to_json(d);
+  const auto j = trace_diff_document(d);
   CHECK(j["format"] == "vtools.tracediff");
   CHECK(j["base"]["file"] == "base.json");
   CHECK(j["kernels"][0]["verdict"] == "slower");
@@ -256,8 +257,8 @@ TEST_CASE("trace diff: a name launched with several shapes is matched shape by s
   std::ostringstream table;
   write_trace_diff_tables(d, false, table);
   CHECK(table.str().find("elementwise [grid 4096x1x1 block 1x1x1]") != std::string::npos);
-  CHECK(trace_diff_to_json(d)["kernels"][0]["launch_shape"] == "grid 4096x1x1 block 1x1x1");
-  CHECK(trace_diff_to_json(d)["kernels"][2]["launch_shape"].is_null() ==
+  CHECK(trace_diff_document(d)["kernels"][0]["launch_shape"] == "grid 4096x1x1 block 1x1x1");
+  CHECK(trace_diff_document(d)["kernels"][2]["launch_shape"].is_null() ==
         (d.kernels[2].name == "gemm"));
 }
 
@@ -300,8 +301,8 @@ TEST_CASE("trace diff: graph replays are split where a node runs again, and comp
   CHECK(d.replays->ratio == doctest::Approx(4420.0 / 4020).epsilon(0.02));
   CHECK(d.replays->regression);
   CHECK(d.has_regression());
-  CHECK(trace_diff_to_json(d)["replays"]["base"]["replays"] == 12);
-  CHECK(trace_diff_to_json(diff_traces(base, cand, {}, 5, "b", "c"))["replays"].is_null());
+  CHECK(trace_diff_document(d)["replays"]["base"]["replays"] == 12);
+  CHECK(trace_diff_document(diff_traces(base, cand, {}, 5, "b", "c"))["replays"].is_null());
 }
 
 TEST_CASE("trace diff: one launch shape a side, different between the sides, is still one kernel matched by name") {

@@ -15,6 +15,7 @@
 #include "tools/vplan/plan_builder.hpp"
 #include "tools/vplan/plan_diff.hpp"
 #include "tools/vplan/plan_diff_writer.hpp"
+#include "formats/plandiff/plandiff_writer.hpp"
 #include "tools/vplan/plan_inputs.hpp"
 #include "formats/plan/plan_json.hpp"
 #include "formats/plan/plan_writer.hpp"

@@ -1,11 +1,9 @@
-// Writes a plan diff: a text or Markdown table of the changes, a coloured DOT graph of them, or a vtools.plandiff
-// JSON document
-// document (schemas/vtools.plandiff.schema.json; version kPlanDiffFormat in libcommon/document.hpp).
+// Writes a plan diff: a text or Markdown table of the changes, or a coloured DOT graph of them (the vtools.plandiff
+// document is written by formats/plandiff/plandiff_writer).
 #pragma once
 
 #include <ostream>
 
-#include "libcommon/document.hpp"
 #include "tools/vplan/plan_diff.hpp"
 #include "tools/vplan/table_writer.hpp"
 
@@ -17,8 +15,5 @@ void write_plan_diff_table(const PlanDiff& diff, TableStyle style, std::ostream&
 /// Graphviz DOT of the changes, coloured by kind (added green, removed red and dashed, resized/moved/changed amber),
 /// one cluster per section, with a legend; an identical pair is one node saying so.
 void write_plan_diff_dot(const PlanDiff& diff, std::ostream& out);
-
-/// The whole document, envelope included.
-OrderedJson plan_diff_document(const PlanDiff& diff);
 
 }  // namespace vtools::vplan

@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "tools/vrender/json_view.hpp"
 
 namespace vtools::vrender {
 
@@ -23,20 +22,18 @@ const std::vector<std::pair<std::string, std::string>>& section_titles() {
 
 }  // namespace
 
-Page plandiff_page(const OrderedJson& doc, std::string_view name) {
-  JsonView root(&doc, std::string(name), "");
-  const JsonView a = root.required_object("a"), b = root.required_object("b");
+Page plandiff_page(const vplan::PlanDiff& diff, std::string_view name) {
   Page page{"Plan diff", std::string(name), {}};
   Section head{"A and B", {}, {}, {}, {}, {}};
-  head.facts.push_back({"A", a.required_string("kernel") + " (" + a.required_string("source") + ")"});
-  head.facts.push_back({"B", b.required_string("kernel") + " (" + b.required_string("source") + ")"});
-  const bool identical = root.required_boolean("identical");
-  const std::vector<JsonView> changes = root.required_items("changes");
-  std::map<std::string, std::vector<const JsonView*>> by_section;
+  head.facts.push_back({"A", diff.a_kernel + " (" + diff.a_source + ")"});
+  head.facts.push_back({"B", diff.b_kernel + " (" + diff.b_source + ")"});
+  const bool identical = diff.identical();
+  const std::vector<vplan::PlanChange>& changes = diff.changes;
+  std::map<std::string, std::vector<const vplan::PlanChange*>> by_section;
   std::map<std::string, std::size_t> by_change;
-  for (const JsonView& c : changes) {
-    by_section[c.required_string("section")].push_back(&c);
-    ++by_change[c.required_string("change")];
+  for (const vplan::PlanChange& c : changes) {
+    by_section[c.section].push_back(&c);
+    ++by_change[c.change];
   }
   std::string counts;
   for (const auto& [change, n] : by_change) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + change;
@@ -50,10 +47,9 @@ Page plandiff_page(const OrderedJson& doc, std::string_view name) {
     PageTable t{title, {}, true};
     t.table.headers = {"change", "what", "A", "B"};
     t.table.align = {Table::Align::kLeft, Table::Align::kLeft, Table::Align::kLeft, Table::Align::kLeft};
-    for (const JsonView* c : it->second) {
+    for (const vplan::PlanChange* c : it->second) {
       if (t.table.rows.size() == kMaxTableRows) break;
-      t.table.add_row({c->required_string("change"), c->required_string("subject"), c->required_string("before"),
-                       c->required_string("after")});
+      t.table.add_row({c->change, c->subject, c->before, c->after});
     }
     if (it->second.size() > kMaxTableRows)
       s.notes.push_back("The table lists the first " + std::to_string(kMaxTableRows) + " of " +

@@ -4,11 +4,12 @@
 
 #include <string_view>
 
-#include "libcommon/document.hpp"
+#include "formats/plandiff/plandiff_model.hpp"
 #include "tools/vrender/page.hpp"
 
 namespace vtools::vrender {
 
-Page plandiff_page(const OrderedJson& doc, std::string_view name);
+/// The page of one plan diff (read by formats/plandiff's reader); `name` is the input's, for the subtitle.
+Page plandiff_page(const vplan::PlanDiff& diff, std::string_view name);
 
 }  // namespace vtools::vrender

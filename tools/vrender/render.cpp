@@ -3,7 +3,9 @@
 #include <sstream>
 
 #include "formats/plan/plan_json.hpp"
+#include "formats/plandiff/plandiff_reader.hpp"
 #include "formats/trace/trace_reader.hpp"
+#include "formats/tracediff/tracediff_reader.hpp"
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
 #include "libcommon/output_file.hpp"
@@ -118,8 +120,8 @@ Page build_page(const std::vector<Input>& inputs) {
     Page one = kind == "dot"                      ? dot_page(in.text, in.name)
                : kind == kPlanFormat.name         ? plan_page(plan_of(in), in.name)
                : kind == kCompareFormat.name      ? compare_page(in.doc, in.name)
-               : kind == kTraceDiffFormat.name    ? tracediff_page(in.doc, in.name)
-               : kind == kPlanDiffFormat.name     ? plandiff_page(in.doc, in.name)
+               : kind == kTraceDiffFormat.name    ? tracediff_page(vtrace::trace_diff_from_document(in.doc, in.name), in.name)
+               : kind == kPlanDiffFormat.name     ? plandiff_page(vplan::plan_diff_from_document(in.doc, in.name), in.name)
                                                   : trace_page(in.trace, in.name);
     if (page.sections.empty()) {
       page.title = one.title;
@@ -168,8 +170,10 @@ int run_render(const Options& options) {
   if (format != "png" && (options.width_px > 0 || options.scale != 1.0))
     print_note("--width and --scale apply to PNG output only");
   std::vector<Input> inputs;
-  for (const auto& path : options.inputs)
-    inputs.push_back(classify_input(read_input_text(path, kStreamedMaxInputBytes), input_display_name(path)));
+  for (const auto& path : options.inputs) {  // a mapped input cut short while it is read: exit 74, not a SIGBUS
+    const InputText text = read_input_text(path, kStreamedMaxInputBytes);
+    inputs.push_back(text.read_checked([&] { return classify_input(text, input_display_name(path)); }));
+  }
   Page page = build_page(inputs);
   if (!options.title.empty()) page.title = options.title;
   write_output(options.out.output, render_page(page, format, options));

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "libcommon/human_units.hpp"
 #include "tools/vrender/chart_frame.hpp"
-#include "tools/vrender/json_view.hpp"
 #include "tools/vrender/svg_markup.hpp"
 
 namespace vtools::vrender {
@@ -18,9 +18,9 @@ constexpr std::size_t kMaxTableRows = 50;
 
 std::string percent(double pct) { return std::isfinite(pct) ? (pct >= 0 ? "+" : "") + num(pct, 1) + "%" : "–"; }
 
-std::string change_pct(double base, double candidate) {
-  return percent(base > 0 ? (candidate / base - 1) * 100 : kNoValue);
-}
+std::string change_pct(double base, double candidate) { return percent(vtrace::change_pct(base, candidate)); }
+
+std::string count(std::uint64_t n) { return format_count_of(static_cast<double>(n)); }
 
 std::string signed_duration(double ns) { return (ns < 0 ? "-" : "+") + format_duration_ns(std::fabs(ns)); }
 
@@ -32,28 +32,27 @@ struct KernelChange {
 };
 
 /// "busy time: 1.2 ms → 1.3 ms (+8.3%)" for each total of the two sides.
-void add_totals(const JsonView& base, const JsonView& cand, std::vector<Fact>& facts) {
-  facts.push_back({"base", base.required_string("file")});
-  facts.push_back({"candidate", cand.required_string("file")});
-  auto time = [&](const char* label, const char* key) {
-    const double b = base.required_number(key), c = cand.required_number(key);
+void add_totals(const vtrace::TraceDiff& d, std::vector<Fact>& facts) {
+  facts.push_back({"base", d.base_source});
+  facts.push_back({"candidate", d.candidate_source});
+  auto time = [&](const char* label, double b, double c) {
     facts.push_back({label, format_duration_ns(b) + " → " + format_duration_ns(c) + " (" + change_pct(b, c) + ")"});
   };
-  auto count = [&](const char* label, const char* key) {
-    const double b = base.required_number(key), c = cand.required_number(key);
-    facts.push_back({label, format_count_of(b) + " → " + format_count_of(c) + " (" + change_pct(b, c) + ")"});
+  auto counts = [&](const char* label, std::uint64_t b, std::uint64_t c) {
+    facts.push_back({label, count(b) + " → " + count(c) + " (" +
+                                change_pct(static_cast<double>(b), static_cast<double>(c)) + ")"});
   };
-  time("busy time", "busy_ns");
-  time("GPU time", "gpu_time_ns");
-  count("launches", "launches");
-  count("kernels", "kernels");
-  count("copies", "copies");
-  time("copy time", "copy_ns");
+  time("busy time", d.base.busy_ns, d.candidate.busy_ns);
+  time("GPU time", d.base.gpu_time_ns, d.candidate.gpu_time_ns);
+  counts("launches", d.base.launches, d.candidate.launches);
+  counts("kernels", d.base.kernels, d.candidate.kernels);
+  counts("copies", d.base.copies, d.candidate.copies);
+  time("copy time", d.base.copy_ns, d.candidate.copy_ns);
 }
 
 /// From the base's GPU time to the candidate's: the kernels with the largest |change| as bars, the rest as one.
-void add_waterfall(const JsonView& base, const JsonView& cand, std::vector<KernelChange> changes, Section& s) {
-  const double b = base.required_number("gpu_time_ns"), c = cand.required_number("gpu_time_ns");
+void add_waterfall(const vtrace::TraceDiff& d, std::vector<KernelChange> changes, Section& s) {
+  const double b = d.base.gpu_time_ns, c = d.candidate.gpu_time_ns;
   std::stable_sort(changes.begin(), changes.end(), [](const KernelChange& x, const KernelChange& y) {
     return std::fabs(x.change_ns) > std::fabs(y.change_ns);
   });
@@ -91,30 +90,26 @@ void add_waterfall(const JsonView& base, const JsonView& cand, std::vector<Kerne
 }
 
 /// A kernel row's name, with its launch shape where vtrace diff matched the name shape by shape.
-std::string kernel_label(const JsonView& k, std::size_t width) {
-  const std::string shape = k.string_or("launch_shape", "");
-  return shorten(k.required_string("name"), width) + (shape.empty() ? "" : " [" + shape + "]");
+template <class K>
+std::string kernel_label(const K& k, std::size_t width) {
+  return shorten(k.name, width) + (k.launch_shape.empty() ? "" : " [" + k.launch_shape + "]");
 }
 
-std::string interval(const JsonView& k) {
-  const double lo = k.number_or("ci_low", kNoValue), hi = k.number_or("ci_high", kNoValue);
-  return std::isfinite(lo) && std::isfinite(hi) ? "[" + num(lo, 3) + ", " + num(hi, 3) + "]" : "–";
+std::string interval(const stats::Interval& i) {
+  return std::isfinite(i.low) && std::isfinite(i.high) ? "[" + num(i.low, 3) + ", " + num(i.high, 3) + "]" : "–";
 }
 
 /// Kernels on one side only, as a table; their time goes into the waterfall as a change.
-void add_only(const JsonView& root, const char* key, const char* title, double sign, std::vector<KernelChange>& changes,
-              Section& s) {
+void add_only(const std::vector<vtrace::KernelOnly>& items, const char* kind, const char* title, double sign,
+              std::vector<KernelChange>& changes, Section& s) {
   PageTable t{title, {}, true};
   t.table.headers = {"kernel", "calls", "total", "median"};
   t.table.align = {Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight};
-  const std::vector<JsonView> items = root.required_items(key);
-  for (const JsonView& k : items) {
-    const std::string name = kernel_label(k, 200);
-    const double calls = k.required_number("calls"), total = k.required_number("total_ns");
-    const double median = k.required_number("median_ns");
-    changes.push_back({name, key, sign * total, format_count_of(calls) + " calls"});
+  for (const vtrace::KernelOnly& k : items) {
+    changes.push_back({kernel_label(k, 200), kind, sign * k.total_ns, count(k.calls) + " calls"});
     if (t.table.rows.size() < kMaxTableRows)
-      t.table.add_row({kernel_label(k, 60), format_count_of(calls), format_duration_ns(total), format_duration_ns(median)});
+      t.table.add_row({kernel_label(k, 60), count(k.calls), format_duration_ns(k.total_ns),
+                       format_duration_ns(k.median_ns)});
   }
   if (items.empty()) return;
   if (items.size() > kMaxTableRows)
@@ -125,27 +120,21 @@ void add_only(const JsonView& root, const char* key, const char* title, double s
 
 }  // namespace
 
-Page tracediff_page(const OrderedJson& doc, std::string_view name) {
-  JsonView root(&doc, std::string(name), "");
+Page tracediff_page(const vtrace::TraceDiff& d, std::string_view name) {
   Page page{"Trace diff", std::string(name), {}};
-  const JsonView base = root.required_object("base"), cand = root.required_object("candidate");
 
   Section head{"Base and candidate", {}, {}, {}, {}, {}};
-  add_totals(base, cand, head.facts);
-  const double threshold = root.number_or("threshold_pct", kNoValue);
-  if (std::isfinite(threshold)) head.facts.push_back({"regression threshold", num(threshold, 2) + "%"});
-  const JsonView replays = root.at("replays");
-  if (replays.present() && replays.raw()->is_object()) {
-    const JsonView rb = replays.required_object("base"), rc = replays.required_object("candidate");
-    const double b = rb.required_number("median_ns"), c = rc.required_number("median_ns");
-    head.facts.push_back({"graph replays", format_count_of(rb.required_number("replays")) + " (graph " +
-                                               format_count_of(rb.required_number("graph_id")) + ") → " +
-                                               format_count_of(rc.required_number("replays")) + " (graph " +
-                                               format_count_of(rc.required_number("graph_id")) + ")"});
-    head.facts.push_back({"median replay", format_duration_ns(b) + " → " + format_duration_ns(c) + " (" +
-                                               percent(replays.number_or("change_pct", kNoValue)) + ", 95% CI " +
-                                               interval(replays) + ", " + replays.required_string("verdict") +
-                                               (replays.required_boolean("regression") ? ", regression" : "") + ")"});
+  add_totals(d, head.facts);
+  const bool has_threshold = d.threshold_pct >= 0;
+  if (has_threshold) head.facts.push_back({"regression threshold", num(d.threshold_pct, 2) + "%"});
+  if (d.replays) {
+    const vtrace::ReplayDiff& r = *d.replays;
+    head.facts.push_back({"graph replays", count(r.base_replays) + " (graph " + count(r.base_graph) + ") → " +
+                                               count(r.candidate_replays) + " (graph " + count(r.candidate_graph) + ")"});
+    head.facts.push_back({"median replay", format_duration_ns(r.base_median_ns) + " → " +
+                                               format_duration_ns(r.candidate_median_ns) + " (" + percent(r.change_pct) +
+                                               ", 95% CI " + interval(r.interval) + ", " + r.verdict +
+                                               (r.regression ? ", regression" : "") + ")"});
   }
 
   Section kernels{"Kernels", {}, {}, {}, {}, {}};
@@ -158,39 +147,33 @@ Page tracediff_page(const OrderedJson& doc, std::string_view name) {
   std::vector<KernelChange> changes;
   std::vector<std::string> regressed;
   std::size_t unknown_code = 0;
-  const std::vector<JsonView> items = root.required_items("kernels");
-  for (const JsonView& k : items) {
+  const std::vector<vtrace::KernelDiff>& items = d.kernels;
+  for (const vtrace::KernelDiff& k : items) {
     const std::string kname = kernel_label(k, 200);
-    const JsonView kb = k.required_object("base"), kc = k.required_object("candidate");
-    const double b_calls = kb.required_number("calls"), c_calls = kc.required_number("calls");
-    const double b_median = kb.required_number("median_ns"), c_median = kc.required_number("median_ns");
-    const double total_change = k.required_number("total_change_ns");
-    const std::string verdict = k.required_string("verdict"), code = k.required_string("code");
-    const bool regression = k.required_boolean("regression");
-    const std::string change = percent(k.number_or("change_pct", kNoValue));
-    if (regression) regressed.push_back(kname);
-    unknown_code += code == "unknown";
-    changes.push_back({kname, "", total_change, "median " + change + ", " + verdict});
+    const std::string change = percent(k.change_pct);
+    if (k.regression) regressed.push_back(kname);
+    unknown_code += k.code == "unknown";
+    changes.push_back({kname, "", k.total_change_ns, "median " + change + ", " + k.verdict});
     if (table.table.rows.size() < kMaxTableRows)
-      table.table.add_row(
-          {kernel_label(k, 60),
-           b_calls == c_calls ? format_count_of(b_calls) : format_count_of(b_calls) + " → " + format_count_of(c_calls),
-           format_duration_ns(b_median), format_duration_ns(c_median), change, interval(k),
-           regression ? verdict + " (regression)" : verdict, signed_duration(total_change), code});
+      table.table.add_row({kernel_label(k, 60),
+                           k.base_calls == k.candidate_calls ? count(k.base_calls)
+                                                             : count(k.base_calls) + " → " + count(k.candidate_calls),
+                           format_duration_ns(k.base_median_ns), format_duration_ns(k.candidate_median_ns), change,
+                           interval(k.interval), k.regression ? k.verdict + " (regression)" : k.verdict,
+                           signed_duration(k.total_change_ns), k.code});
   }
   Section added{"Added and removed kernels", {}, {}, {}, {}, {}};
-  add_only(root, "added", "Added (candidate only)", 1, changes, added);
-  add_only(root, "removed", "Removed (base only)", -1, changes, added);
+  add_only(d.added, "added", "Added (candidate only)", 1, changes, added);
+  add_only(d.removed, "removed", "Removed (base only)", -1, changes, added);
 
-  if (root.required_boolean("regression")) {
+  if (d.has_regression()) {
     std::string what;
     for (std::size_t i = 0; i < regressed.size() && i < 5; ++i) what += (i ? ", " : "") + shorten(regressed[i], 60);
     if (regressed.size() > 5) what += " and " + std::to_string(regressed.size() - 5) + " more";
-    const bool busy = root.boolean("busy_regression").value_or(false);
-    const bool replay_regressed = replays.present() && replays.raw()->is_object() &&
-                                  replays.boolean("regression").value_or(false);
+    const bool busy = d.busy_regression;
+    const bool replay_regressed = d.replays && d.replays->regression;
     head.notes.push_back(
-        "Regression" + (std::isfinite(threshold) ? " beyond " + num(threshold, 2) + "%" : std::string()) + ": " +
+        "Regression" + (has_threshold ? " beyond " + num(d.threshold_pct, 2) + "%" : std::string()) + ": " +
         (regressed.empty() ? "" : std::to_string(regressed.size()) + " kernel" + (regressed.size() == 1 ? "" : "s") +
                                       " slower with the 95% interval above 1 (" + what + ")") +
         (busy ? std::string(regressed.empty() ? "" : "; ") + "the busy time grew (one run a side: no interval)" : "") +
@@ -204,7 +187,7 @@ Page tracediff_page(const OrderedJson& doc, std::string_view name) {
                          "come from the code or from the run (clocks, inputs, other work on the GPU).");
 
   Section chart{"Change of GPU time", {}, {}, {}, {}, {}};
-  add_waterfall(base, cand, changes, chart);
+  add_waterfall(d, changes, chart);
   if (items.empty()) kernels.notes.push_back("No kernel ran on both sides.");
   if (items.size() > kMaxTableRows)
     kernels.notes.push_back("The table lists the " + std::to_string(kMaxTableRows) + " kernels with the largest change of " +

@@ -16,6 +16,7 @@
 #include "tools/vtrace/summary_writer.hpp"
 #include "tools/vtrace/trace_check.hpp"
 #include "tools/vtrace/trace_diff_writer.hpp"
+#include "formats/tracediff/tracediff_writer.hpp"
 #include "tools/vtrace/trace_merge.hpp"
 #include "formats/trace/trace_reader.hpp"
 #include "tools/vtrace/trace_selection.hpp"
@@ -26,10 +27,12 @@ namespace vtools::vtrace {
 namespace {
 
 /// Traces are read a record at a time (trace_reader.cpp), so their cap is the streamed one, and a trace file is
-/// mapped, its pages dropped once read (InputText).
+/// mapped, its pages dropped once read (InputText); one cut short meanwhile is exit 74, not a SIGBUS.
 Trace load(const std::string& path) {
   const InputText input = read_input_text(path, kStreamedMaxInputBytes);
-  return read_trace(input.text(), input_display_name(path), [&](std::size_t offset) { input.passed(offset); });
+  return input.read_checked([&] {
+    return read_trace(input.text(), input_display_name(path), [&](std::size_t offset) { input.passed(offset); });
+  });
 }
 
 /// summary --ranks / --api: a summary of the whole trace (a --graph/--kernel selection would cut collectives and
@@ -130,7 +133,7 @@ int diff_command(const DiffOptions& o) {
       diff_traces(load(o.base), load(o.candidate), o.selection, o.fail_on_regression.value_or(-1), base_name, candidate_name);
   const std::string format = resolve_format(o.output, "json", true);
   if (format == "json") {
-    write_output(o.output.output, dump_json(trace_diff_to_json(diff)));
+    write_output(o.output.output, dump_json(trace_diff_document(diff)));
   } else {
     std::ostringstream out;
     if (format == "csv") write_trace_diff_csv(diff, out);

@@ -165,11 +165,6 @@ std::vector<double> graph_replay_spans(std::vector<const Kernel*> kernels) {
   return spans;
 }
 
-bool TraceDiff::has_regression() const {
-  return busy_regression || (replays && replays->regression) ||
-         std::any_of(kernels.begin(), kernels.end(), [](const KernelDiff& k) { return k.regression; });
-}
-
 std::string diff_verdict(double ratio, stats::Interval interval) {
   if (!std::isfinite(ratio)) return "ambiguous";
   if (!std::isfinite(interval.low) || !std::isfinite(interval.high)) {

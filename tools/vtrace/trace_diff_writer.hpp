@@ -1,17 +1,12 @@
-// Writes a TraceDiff as a vtools.tracediff document (schemas/vtools.tracediff.schema.json), text or Markdown tables,
-// or CSV.
+// Writes a TraceDiff as text or Markdown tables, or CSV (the vtools.tracediff document is written by
+// formats/tracediff/tracediff_writer).
 #pragma once
 
 #include <ostream>
 
-#include "libcommon/document.hpp"
 #include "tools/vtrace/trace_diff.hpp"
 
 namespace vtools::vtrace {
-
-/// The vtools.tracediff document: envelope, both sides' files and totals, the kernels on both sides, added and
-/// removed kernels. Numbers with no value (a ratio without an interval) are null.
-OrderedJson trace_diff_to_json(const TraceDiff& diff);
 
 /// The totals, the kernel table (largest contribution to the change of the GPU time first), then the added and
 /// removed kernels; `markdown` picks the table flavour.
