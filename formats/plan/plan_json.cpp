@@ -261,14 +261,14 @@ Plan plan_from_document(const OrderedJson& doc, std::string_view name) {
   return plan;
 }
 
-Plan read_plan_json(std::string_view text, std::string_view name) {
+Plan read_plan_json(std::string_view text, std::string_view name, const ReadProgress& passed) {
   StreamedPlan streamed(name);
   OrderedJson top;
   try {
     top = parse_document_streamed(
         text, name, {kPlanFormat},
         [&](std::string_view key, std::size_t index, OrderedJson&& v) { streamed.element(key, index, std::move(v)); },
-        {}, [&](std::string_view key) { streamed.array_start(key); });
+        passed, [&](std::string_view key) { streamed.array_start(key); });
   } catch (const Error&) {
     // The streamed parse refuses a document that is no object, or of another format, where it meets the fault; a
     // whole parse names invalid JSON anywhere first. So does this reader: the rest of the text is checked too.

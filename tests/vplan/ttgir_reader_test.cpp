@@ -177,3 +177,14 @@ TEST_CASE("ttgir_reader: a truncated file is reported at its end, naming the ops
   }
   CHECK(cuts > 50);
 }
+
+TEST_CASE("ttgir_reader: tokens are lexed as the parser goes, and the first bad token still wins over parse errors") {
+  // A parse error on line 1, a bad byte on line 3: the bad byte is reported (as when the text was lexed whole first).
+  CHECK(error_of("module }\n  tt.func @f() {\n  \x01\n") == "t.ttgir:3:3: expected a token, got byte 0x01");
+  // An unterminated string before a bad byte: the string is reported, not the byte after it.
+  CHECK(error_of("module attributes {\"a\"-b\" = 4} {\n  tt.func @k\xe9() {\n") ==
+        "t.ttgir:1:25: expected '\"' to end the string, got end of line");
+  // An undefined alias after an op that uses an alias defined at the end: both passes see every token.
+  CHECK(error_of("module {\n  tt.func @f() {\n    tt.return loc(#loc1)\n  } loc(#nope)\n}\n#loc1 = loc(\"k.py\":1:0)\n") ==
+        "t.ttgir:4:9: expected a defined alias, got unknown alias '#nope'");
+}

@@ -57,15 +57,23 @@ std::string_view first_word(std::string_view text) {
 }
 
 // Decides what an input is by its content: vtools.plan JSON, planner DOT (or a log with planner markers), an IR
-// dump log, else TTGIR.
-LoadedPlan load_one(const KernelInput& in, const Options& options) {
-  std::string_view text = in.text;
+// dump log, else TTGIR. Only a plan document, read a record at a time (the mapped pages behind the reader dropped:
+// memory is about the plan's, ~0.85x the document), may be over the default input cap. The input is released once
+// read: the models hold their own copies, and planning a 10^6-op module needs about as much again as its 136 MB.
+LoadedPlan load_one(KernelInput& in, const Options& options) {
+  const InputText& input = *in.text;
+  const std::string_view text = input.text();
   // Plans read back are checked again for reuse hazards (a document from another version may carry none).
   auto checked = [](Plan plan) {
     plan.reuse_hazards = find_reuse_hazards(plan);
     return plan;
   };
-  if (first_word(text).substr(0, 1) == "{") return {checked(read_plan_json(text, in.name)), in.stem, "vtools.plan"};
+  if (first_word(text).substr(0, 1) == "{") {
+    Plan plan = read_plan_json(text, in.name, [&](std::size_t offset) { input.passed(offset); });
+    in.text.reset();
+    return {checked(std::move(plan)), in.stem, "vtools.plan"};
+  }
+  check_input_size(in.name, text.size());
   if (first_word(text).substr(0, 7) == "digraph" || text.find("=== SMEM Buffer Liveness Graph ===") != text.npos ||
       text.find("=== Combined Key Ops") != text.npos || text.find("=== TMEM Buffer Liveness Graph ===") != text.npos)
     return {checked(read_ws_dot(text, in.name)), in.stem, "ws-dot"};
@@ -75,9 +83,14 @@ LoadedPlan load_one(const KernelInput& in, const Options& options) {
   if (options.triton_shared >= 0) po.triton_shared = options.triton_shared;
   if (looks_like_ir_dump_log(text)) {
     std::string dump = last_ttgir_dump(text, in.name);
-    return {build_plan(read_ttgir(dump, in.name), po), in.stem, "ttgir"};
+    in.text.reset();
+    Module module = read_ttgir(dump, in.name);
+    std::string().swap(dump);
+    return {build_plan(std::move(module), po), in.stem, "ttgir"};
   }
-  return {build_plan(read_ttgir(text, in.name), po), in.stem, "ttgir"};
+  Module module = read_ttgir(text, in.name);
+  in.text.reset();
+  return {build_plan(std::move(module), po), in.stem, "ttgir"};
 }
 
 struct LoadedPlans {
@@ -100,7 +113,7 @@ LoadedPlans load_plans(const Options& options) {
   LoadedPlans out;
   auto inputs = collect_inputs(options.input);
   out.inputs = inputs.size();
-  for (const auto& in : inputs) {
+  for (auto& in : inputs) {
     try {
       out.plans.push_back(load_one(in, options));
     } catch (const Error& e) {

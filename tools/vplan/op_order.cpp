@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 namespace vtools::vplan {
@@ -18,6 +19,25 @@ int first_array_int(const std::string& value) {
     any = true;
   }
   return any ? v : -1;
+}
+
+std::size_t OpIds::add_region(const std::vector<Op>& ops) {
+  const std::size_t first = ids_.size();
+  if (ops.empty()) return first;
+  ranges_.push_back({ops.data(), ops.data() + ops.size(), first});
+  ids_.resize(first + ops.size(), -1);
+  return first;
+}
+
+void OpIds::seal() {
+  std::sort(ranges_.begin(), ranges_.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
+}
+
+std::size_t OpIds::slot(const Op* op) const {
+  auto it = std::upper_bound(ranges_.begin(), ranges_.end(), op,
+                             [](const Op* p, const Range& x) { return p < x.begin; });
+  if (it == ranges_.begin() || op >= (--it)->end) throw std::out_of_range("op of no numbered region");
+  return it->first_slot + static_cast<std::size_t>(op - it->begin);
 }
 
 namespace {
@@ -54,7 +74,11 @@ class Walker {
         note_partition(region_partition_id, region.label,
                        region.label == "default" ? default_num_warps_ : region.num_warps);
       }
-      for (const Op& inner : region.ops) children.push_back(visit(inner, region_partition_id, region_scope));
+      std::size_t slot = out_.id_of.add_region(region.ops);
+      for (const Op& inner : region.ops) {
+        children.push_back(visit(inner, region_partition_id, region_scope));
+        out_.id_of.set(slot++, children.back());
+      }
     }
     OrderedOp entry;
     entry.op = &op;
@@ -63,7 +87,6 @@ class Walker {
     entry.partition = partition;
     entry.scope = scope;
     out_.ops.push_back(entry);
-    out_.id_of[&op] = entry.id;
     for (int c : children) out_.ops[c].parent = entry.id;
     if (partition != kNoPartition) note_partition(partition, "", 0);
     return entry.id;
@@ -98,8 +121,11 @@ OpOrder order_ops(const Op& function, int default_num_warps) {
   OpOrder order;
   Walker walker(order, default_num_warps);
   // The function op itself is not numbered: ids cover its body only.
-  for (const Region& region : function.regions)
-    for (const Op& op : region.ops) walker.visit(op, kNoPartition, 0);
+  for (const Region& region : function.regions) {
+    std::size_t slot = order.id_of.add_region(region.ops);
+    for (const Op& op : region.ops) order.id_of.set(slot++, walker.visit(op, kNoPartition, 0));
+  }
+  order.id_of.seal();
   walker.finish();
   return order;
 }

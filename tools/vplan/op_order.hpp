@@ -4,7 +4,7 @@
 // warp_specialize region (default = 0, partitionN = N + 1), else none.
 #pragma once
 
-#include <unordered_map>
+#include <cstddef>
 #include <vector>
 
 #include "formats/plan/plan_model.hpp"
@@ -22,9 +22,32 @@ struct OrderedOp {
   int scope = 0;            ///< value-name scope: 0 = function, one per isolated partition region
 };
 
+/// Op -> id without a hash node per op (a 10^6-op map was ~40 MB): each region's ops are one array, so an op is
+/// found by its region (the regions sorted by address, searched) and its index there; 4 bytes per op.
+class OpIds {
+ public:
+  /// Makes room for the ops of one region: op i's id goes to slot (returned value + i). seal() once every region
+  /// is added, before at().
+  std::size_t add_region(const std::vector<Op>& ops);
+  void set(std::size_t slot, int id) { ids_[slot] = id; }
+  void seal();
+  /// The id of an op of an added region; throws std::out_of_range for any other.
+  [[nodiscard]] int at(const Op* op) const { return ids_[slot(op)]; }
+
+ private:
+  struct Range {
+    const Op* begin;
+    const Op* end;
+    std::size_t first_slot;
+  };
+  std::size_t slot(const Op* op) const;
+  std::vector<Range> ranges_;  ///< sorted by begin once sealed (regions do not overlap)
+  std::vector<int> ids_;
+};
+
 struct OpOrder {
   std::vector<OrderedOp> ops;  ///< indexed by id
-  std::unordered_map<const Op*, int> id_of;
+  OpIds id_of;
   std::vector<Partition> partitions;  ///< sorted by id
 };
 

@@ -45,9 +45,10 @@ void collect_ws(const std::vector<Op>& ops, std::vector<const Op*>& out) {
   }
 }
 
-}  // namespace
-
-Plan build_plan(const Module& module, const PlanOptions& options) {
+// `owned` is `module` when the caller gives it up: the ops' names, operands and locations then move into the plan
+// (not copied), and the module and the op order are freed before the budget and hazard passes, so that a 10^6-op
+// module and its plan are not both held whole.
+Plan build(const Module& module, Module* owned, const PlanOptions& options) {
   const Op& function = pick_function(module, options.function);
   Plan plan;
   plan.kernel.name = function.symbol.empty() ? "" : function.symbol.substr(1);
@@ -57,28 +58,14 @@ Plan build_plan(const Module& module, const PlanOptions& options) {
 
   OpOrder order = order_ops(function, plan.kernel.num_warps);
   plan.partitions = order.partitions;
-  plan.ops.reserve(order.ops.size());
-  for (const OrderedOp& o : order.ops) {
-    PlanOp p;
-    p.id = o.id;
-    p.name = o.op->name;
-    p.partition = o.partition;
-    p.result = o.op->results.empty() ? "" : o.op->results[0];
-    p.operands = o.op->operands;
-    p.shape = o.op->result_types.empty() || o.op->results.empty() ? "" : shape_string(*o.op->result_types[0]);
-    p.loc = o.op->loc;
-    p.key = classify_key(*o.op);
-    p.sync = is_sync_op(*o.op);
-    p.parent = o.parent;
-    plan.ops.push_back(std::move(p));
-  }
 
   BufferTrace trace = trace_buffers(function, order, module);
   plan.buffers = std::move(trace.buffers);
   compute_liveness(plan.buffers, order);
   for (Buffer& b : plan.buffers)  // the function's own scratch (warp indices) lives throughout
-    if (b.scratch_op == function.name) b.start = 0, b.end = static_cast<int>(plan.ops.size()) + 1;
+    if (b.scratch_op == function.name) b.start = 0, b.end = static_cast<int>(order.ops.size()) + 1;
   plan.channels = build_channels(plan.buffers, trace.accesses, order);
+  trace.accesses = {};
 
   std::vector<const Op*> ws_ops;
   for (const Region& r : function.regions) collect_ws(r.ops, ws_ops);
@@ -111,10 +98,46 @@ Plan build_plan(const Module& module, const PlanOptions& options) {
   for (const Buffer& b : plan.buffers) smem_buffers += b.space == MemorySpace::kSmem ? 1 : 0;
   std::vector<SmemItem> view;  // only Triton's placement reads it (budget.cpp)
   if (smem_buffers <= kTritonPlacementMaxBuffers) view = allocator_view(plan.buffers, order, function.name);
+
+  // The ops last: nothing above reads plan.ops, and an owned module's ops are emptied here.
+  plan.ops.reserve(order.ops.size());
+  for (const OrderedOp& o : order.ops) {
+    PlanOp p;
+    p.id = o.id;
+    p.partition = o.partition;
+    p.shape = o.op->result_types.empty() || o.op->results.empty() ? "" : shape_string(*o.op->result_types[0]);
+    p.key = classify_key(*o.op);
+    p.sync = is_sync_op(*o.op);
+    p.parent = o.parent;
+    if (owned) {
+      Op& op = const_cast<Op&>(*o.op);  // an op of *owned, which is not const
+      p.name = std::move(op.name);
+      p.result = op.results.empty() ? "" : std::move(op.results[0]);
+      p.operands = std::move(op.operands);
+      p.loc = std::move(op.loc);
+    } else {
+      p.name = o.op->name;
+      p.result = o.op->results.empty() ? "" : o.op->results[0];
+      p.operands = o.op->operands;
+      p.loc = o.op->loc;
+    }
+    plan.ops.push_back(std::move(p));
+  }
+  if (owned) {
+    order = {};
+    owned->functions = {};  // `function` is gone from here on
+  }
+
   compute_budget(plan, limits_for_target(plan.kernel.target), capture_bytes, options.triton_shared, compiler, unknown,
                  view);
   plan.reuse_hazards = find_reuse_hazards(plan);
   return plan;
 }
+
+}  // namespace
+
+Plan build_plan(const Module& module, const PlanOptions& options) { return build(module, nullptr, options); }
+
+Plan build_plan(Module&& module, const PlanOptions& options) { return build(module, &module, options); }
 
 }  // namespace vtools::vplan

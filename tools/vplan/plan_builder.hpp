@@ -18,6 +18,9 @@ struct PlanOptions {
 
 /// Throws Error(kDataError) when the module has no function (or not the one asked for).
 Plan build_plan(const Module& module, const PlanOptions& options);
+/// The same from a module given up: its ops' names, operands and locations move into the plan, and its functions
+/// are freed before the plan's last passes (a 10^6-op module and its plan are not held whole at once).
+Plan build_plan(Module&& module, const PlanOptions& options);
 
 /// "128x128xf32" for a shaped type, "" otherwise.
 std::string shape_string(const Type& type);

@@ -47,7 +47,7 @@ KernelInput load_file(const fs::path& path) {
   KernelInput in;
   in.name = path.string();
   in.stem = path.stem().string();
-  in.text = read_input(path.string());
+  in.text.emplace(read_input_text(path.string(), kStreamedMaxInputBytes));
   in.triton_shared = triton_shared_for(path);
   return in;
 }
@@ -60,9 +60,19 @@ bool is_file_or_unknown(const fs::directory_entry& entry) {
 }
 
 std::vector<KernelInput> collect_inputs(const std::string& path) {
-  if (path == "-") return {KernelInput{"<stdin>", "stdin", read_input("-"), std::nullopt}};
+  if (path == "-") {
+    std::vector<KernelInput> out(1);
+    out[0].name = "<stdin>";
+    out[0].stem = "stdin";
+    out[0].text.emplace(read_input("-", kStreamedMaxInputBytes));
+    return out;
+  }
   std::error_code ec;
-  if (!fs::is_directory(path, ec)) return {load_file(path)};
+  if (!fs::is_directory(path, ec)) {
+    std::vector<KernelInput> out;
+    out.push_back(load_file(path));
+    return out;
+  }
   std::vector<fs::path> files;
   for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec))

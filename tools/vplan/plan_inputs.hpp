@@ -8,13 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "libcommon/input_file.hpp"
+
 namespace vtools::vplan {
 
 struct KernelInput {
   std::string name;  ///< display name for messages ("<stdin>", the path)
   std::string stem;  ///< file name without extension ("matmul_ws_sm90"), "stdin" for '-'; where several files of a
                      ///< directory share one, their paths below it ("3f2a/matmul_ws_sm90")
-  std::string text;
+  /// The input, read up to the streamed cap (kStreamedMaxInputBytes; a regular file is mapped, not copied): only a
+  /// vtools.plan document, read a record at a time, may be that large; load_one holds other kinds to the default
+  /// cap. Reset once read (the model holds its own copies).
+  std::optional<InputText> text;
   std::optional<std::int64_t> triton_shared;  ///< from <stem>.json ("shared") or metadata.json[<stem>].shared
 };
 

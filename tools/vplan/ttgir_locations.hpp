@@ -27,6 +27,13 @@ class LocTable {
   int add(LocNode node);
   void define_alias(const std::string& name, int node);
   [[nodiscard]] bool has_alias(const std::string& name) const { return aliases_.count(name) != 0; }
+  /// How many nodes there are. truncate(n) drops those added since: an op's own location, once resolved (only
+  /// alias definitions are referred to later), so that a 10^6-op module's nodes are not all held.
+  [[nodiscard]] std::size_t size() const { return nodes_.size(); }
+  void truncate(std::size_t n) {
+    nodes_.resize(n);
+    cache_.resize(n);
+  }
 
   /// Name = innermost name location; file:line = the file location, through call sites to the caller (the user's
   /// line, not the library's). Throws Error(kDataError) for a reference to an undefined alias.

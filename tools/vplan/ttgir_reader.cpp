@@ -7,6 +7,7 @@
 // `loc(...)`, at a new line when locations are not printed, or at the `}` of the enclosing region. Aliases
 // (`#name = ...`) may be defined after use (Triton prints `#loc` aliases at the end), so they are read first.
 
+#include <iterator>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -51,14 +52,26 @@ bool is_scalar_type_name(std::string_view s) {
 
 class Parser {
  public:
-  Parser(std::string_view text, std::string_view name) : text_(text), name_(name), lexed_(lex_ttgir(text, name)) {}
+  Parser(std::string_view text, std::string_view name) : text_(text), name_(name), tokens_(text, name) {}
 
+  // Two passes over the text, each lexing it as it goes: the aliases first (see the top of this file), then the
+  // ops. The first pass lexes every token, so a bad one is reported before any parse error, and the second meets
+  // none.
   Module run() {
     module_.name = std::string(name_);
-    read_aliases();
+    try {
+      read_aliases();
+    } catch (const Error&) {
+      tokens_.drain();  // a bad token further on is reported instead, as when the whole text was lexed first
+      throw;
+    }
+    tokens_ = TokenStream(text_, name_);
+    for (const auto& [alias, value] : module_.aliases) defined_aliases_.insert(alias);
+    checking_references_ = true;
     while (cur().kind != TokenKind::kEof) {
-      if (is_alias_definition(pos_)) {
-        pos_ = alias_end_[pos_];
+      if (is_alias_definition(index())) {
+        const std::size_t end = alias_end_[index()];
+        while (index() < end) consume();
         continue;
       }
       if (cur().kind == TokenKind::kBareId || cur().kind == TokenKind::kString || cur().kind == TokenKind::kValueId) {
@@ -68,19 +81,29 @@ class Parser {
       }
       error_expected("alias definition or 'module'");
     }
-    check_alias_references();
+    if (undefined_alias_)
+      throw Error(ExitCode::kDataError,
+                  "expected a defined alias, got unknown alias '" + std::string(undefined_alias_->text()) + "'",
+                  where(*undefined_alias_));
     if (loc_error_) throw *loc_error_;
     return std::move(module_);
   }
 
  private:
   // ---- token access -------------------------------------------------------------------------------------------
-  const Token& cur() const { return tokens_[pos_]; }
-  const Token& peek(std::size_t n = 1) const { return tokens_[std::min(pos_ + n, tokens_.size() - 1)]; }
-  const Token& prev() const { return tokens_[pos_ == 0 ? 0 : pos_ - 1]; }
+  const Token& cur() const { return tokens_.cur(); }
+  const Token& peek(std::size_t n = 1) const { return tokens_.peek(n); }
+  std::size_t index() const { return tokens_.index(); }
   bool at(TokenKind k) const { return cur().kind == k; }
+  // Every token of the second pass goes through here: a `#name` used (not a dialect attribute like
+  // `#ttg.shared_memory`) must be defined somewhere; the first that is not is reported once the ops are read.
   void consume() {
-    if (pos_ + 1 < tokens_.size()) ++pos_;
+    const Token& t = cur();
+    if (t.kind == TokenKind::kHashId && checking_references_ && !undefined_alias_ &&
+        t.text().find('.') == std::string_view::npos && !defined_aliases_.count(t.text()) &&
+        !loc_table_.has_alias(std::string(t.text())))
+      undefined_alias_ = t;
+    tokens_.consume();
   }
   bool consume_if(TokenKind k) {
     if (!at(k)) return false;
@@ -88,8 +111,8 @@ class Parser {
     return true;
   }
   SourceLocation where(const Token& t) const { return SourceLocation{std::string(name_), line(t), column(t)}; }
-  int line(const Token& t) const { return lexed_.line(t); }
-  int column(const Token& t) const { return lexed_.column(t); }
+  int line(const Token& t) const { return tokens_.line(t); }
+  int column(const Token& t) const { return tokens_.column(t); }
   /// line:column of `t` for messages ("12:7").
   std::string line_column(const Token& t) const { return std::to_string(line(t)) + ":" + std::to_string(column(t)); }
 
@@ -105,9 +128,9 @@ class Parser {
     }
     throw Error(ExitCode::kDataError, message, where(cur()));
   }
-  const Token& expect(TokenKind k, const std::string& context) {
+  Token expect(TokenKind k, const std::string& context) {
     if (!at(k)) error_expected(std::string(token_kind_spelling(k)) + (context.empty() ? "" : " " + context));
-    const Token& t = cur();
+    const Token t = cur();
     consume();
     return t;
   }
@@ -118,19 +141,18 @@ class Parser {
   }
   void leave() { --nesting_; }
 
-  // Source text from the start of token `first` to the end of token `last`.
-  std::string_view span(std::size_t first, std::size_t last) const {
-    const char* b = tokens_[first].data;
-    const char* e = tokens_[last].data + tokens_[last].size;
-    return std::string_view(b, static_cast<std::size_t>(e - b));
+  // Source text from `begin` (the start of a token) to the end of the token before the current one.
+  std::string_view text_since(const char* begin) const {
+    const Token& last = tokens_.prev();
+    return std::string_view(begin, static_cast<std::size_t>(last.data + last.size - begin));
   }
 
   // ---- aliases -----------------------------------------------------------------------------------------------
   bool is_alias_definition(std::size_t i) const { return alias_end_.count(i) != 0; }
 
-  // Skips one balanced token group starting at pos_ (a bracket pair or one token).
+  // Skips one balanced token group starting at the current token (a bracket pair or one token).
   void skip_balanced() {
-    const Token& open = cur();
+    const Token open = cur();
     TokenKind close;
     switch (open.kind) {
       case TokenKind::kLParen: close = TokenKind::kRParen; break;
@@ -158,14 +180,20 @@ class Parser {
   // that starts a line outside brackets.
   void read_aliases() {
     int depth = 0;
-    for (std::size_t i = 0; i + 1 < tokens_.size(); ++i) {
-      const Token& t = tokens_[i];
+    while (!at(TokenKind::kEof)) {
+      const Token t = cur();
+      const std::size_t i = index();
       if (t.kind == TokenKind::kLBrace) ++depth;
       if (t.kind == TokenKind::kRBrace) --depth;
-      if (depth != 0 || (t.kind != TokenKind::kHashId && t.kind != TokenKind::kBangId)) continue;
-      if (tokens_[i + 1].kind != TokenKind::kEqual || (i > 0 && !t.new_line)) continue;
-      pos_ = i + 2;
-      const std::size_t value_start = pos_;
+      if (depth != 0 || (t.kind != TokenKind::kHashId && t.kind != TokenKind::kBangId) ||
+          peek().kind != TokenKind::kEqual || (i > 0 && !t.new_line)) {
+        consume();
+        continue;
+      }
+      consume();
+      consume();
+      const std::size_t value_start = index();
+      const char* value_begin = cur().data;
       if (at(TokenKind::kBareId) && cur().text() == "loc" && peek().kind == TokenKind::kLParen) {
         int node = parse_loc();
         loc_table_.define_alias(std::string(t.text()), node);
@@ -175,23 +203,9 @@ class Parser {
           skip_balanced();
         } while (!at(TokenKind::kEof) && !cur().new_line);
       }
-      if (pos_ == value_start) error_expected("a value for alias '" + std::string(t.text()) + "'");
-      module_.aliases[std::string(t.text())] = std::string(span(value_start, pos_ - 1));
-      alias_end_[i] = pos_;
-      i = pos_ - 1;
-    }
-    pos_ = 0;
-  }
-
-  // Every `#name` used (not a dialect attribute like `#ttg.shared_memory`) must be defined somewhere.
-  void check_alias_references() {
-    std::unordered_set<std::string_view> defined;
-    for (const auto& [alias, value] : module_.aliases) defined.insert(alias);
-    for (const Token& t : tokens_) {
-      if (t.kind != TokenKind::kHashId || t.text().find('.') != std::string_view::npos || defined.count(t.text())) continue;
-      if (!loc_table_.has_alias(std::string(t.text())))
-        throw Error(ExitCode::kDataError, "expected a defined alias, got unknown alias '" + std::string(t.text()) + "'",
-                    where(t));
+      if (index() == value_start) error_expected("a value for alias '" + std::string(t.text()) + "'");
+      module_.aliases[std::string(t.text())] = std::string(text_since(value_begin));
+      alias_end_[i] = index();
     }
   }
 
@@ -283,11 +297,10 @@ class Parser {
 
   /// The type at the cursor, interned: one Type per distinct text (its first occurrence parsed, and refused there).
   TypeRef parse_type() {
-    const std::size_t first = pos_;
-    const Token& start = cur();
+    const Token start = cur();
     consume();
     if (at(TokenKind::kLess) && cur().data == start.data + start.size) skip_balanced();
-    const std::string_view text = span(first, pos_ - 1);
+    const std::string_view text = text_since(start.data);
     auto [it, fresh] = types_.try_emplace(text, nullptr);
     if (fresh) {
       try {
@@ -302,7 +315,7 @@ class Parser {
 
   // `(%a: type loc(...), ...)` after a function symbol, region label or block label.
   void parse_arg_list(std::vector<std::string>& args, std::vector<TypeRef>& types) {
-    const Token& open = expect(TokenKind::kLParen, "to start the argument list");
+    const Token open = expect(TokenKind::kLParen, "to start the argument list");
     enter(open);
     if (!consume_if(TokenKind::kRParen)) {
       do {
@@ -311,7 +324,11 @@ class Parser {
         if (!at_type()) error_expected("argument type");
         types.push_back(parse_type());
         if (at(TokenKind::kLBrace)) skip_balanced();  // argument attributes
-        if (at(TokenKind::kBareId) && cur().text() == "loc" && peek().kind == TokenKind::kLParen) parse_loc();
+        if (at(TokenKind::kBareId) && cur().text() == "loc" && peek().kind == TokenKind::kLParen) {
+          const std::size_t nodes = loc_table_.size();
+          parse_loc();
+          loc_table_.truncate(nodes);
+        }
       } while (consume_if(TokenKind::kComma));
       expect(TokenKind::kRParen, "to close the argument list");
     }
@@ -320,7 +337,7 @@ class Parser {
 
   // ---- attributes --------------------------------------------------------------------------------------------
   void parse_attr_dict(std::vector<Attribute>& out) {
-    const Token& open = expect(TokenKind::kLBrace, "to start attributes");
+    const Token open = expect(TokenKind::kLBrace, "to start attributes");
     enter(open);
     if (!consume_if(TokenKind::kRBrace)) {
       do {
@@ -329,14 +346,15 @@ class Parser {
         a.key = unquote(cur().text());
         consume();
         if (consume_if(TokenKind::kEqual)) {
-          const std::size_t first = pos_;
+          const std::size_t first = index();
+          const char* value_begin = cur().data;
           while (!at(TokenKind::kComma) && !at(TokenKind::kRBrace)) {
             if (at(TokenKind::kEof) || at(TokenKind::kRParen) || at(TokenKind::kRSquare) || at(TokenKind::kGreater))
               error_expected("',' or '}' in attribute dictionary opened at " + line_column(open));
             skip_balanced();
           }
-          if (pos_ == first) error_expected("attribute value");
-          a.value = std::string(span(first, pos_ - 1));
+          if (index() == first) error_expected("attribute value");
+          a.value = std::string(text_since(value_begin));
         }
         out.push_back(std::move(a));
       } while (consume_if(TokenKind::kComma));
@@ -364,8 +382,15 @@ class Parser {
   // ---- ops and regions ---------------------------------------------------------------------------------------
   // `owner` is "'scf.for'" or "'tt.func' @f": the op whose region this is, named when the input ends inside it.
   Region parse_region(Region region, const std::string& owner) {
-    const Token& open = expect(TokenKind::kLBrace, "to open a region");
+    const Token open = expect(TokenKind::kLBrace, "to open a region");
     enter(open);
+    // The ops are gathered in chunks, then moved into one vector of the exact size, each chunk freed as it goes: a
+    // vector grown by doubling holds its old and new buffers at once (176 MB more at the last doubling of a
+    // 10^6-op region). A chunk (2^17 ops, ~45 MB) is above glibc's largest mmap threshold (32 MiB), so a freed
+    // one goes back to the system instead of leaving a hole in the heap.
+    constexpr std::size_t kChunkOps = std::size_t{1} << 17;
+    std::vector<std::vector<Op>> chunks(1);
+    std::size_t op_count = 0;
     while (!at(TokenKind::kRBrace)) {
       if (at(TokenKind::kEof))
         error_expected("'}' to close the region of " + owner + " opened at " + line_column(open),
@@ -376,13 +401,24 @@ class Parser {
         std::vector<TypeRef> types;
         if (at(TokenKind::kLParen)) parse_arg_list(args, types);
         expect(TokenKind::kColon, "after block label");
-        if (region.ops.empty()) region.args.insert(region.args.end(), args.begin(), args.end());
+        if (op_count == 0) region.args.insert(region.args.end(), args.begin(), args.end());
         continue;
       }
-      region.ops.push_back(parse_op());
+      if (chunks.back().size() == kChunkOps) chunks.emplace_back().reserve(kChunkOps);
+      chunks.back().push_back(parse_op());
+      ++op_count;
     }
     consume();
     leave();
+    if (chunks.size() == 1) {
+      region.ops = std::move(chunks.front());
+    } else {
+      region.ops.reserve(op_count);
+      for (auto& chunk : chunks) {
+        std::move(chunk.begin(), chunk.end(), std::back_inserter(region.ops));
+        std::vector<Op>().swap(chunk);
+      }
+    }
     return region;
   }
 
@@ -419,14 +455,16 @@ class Parser {
     Region pending;           // label/args/num_warps for the next region
     const int op_line = op.line;
     while (true) {
-      const Token& t = cur();
+      const Token t = cur();
       if (open.empty()) {
         if (t.kind == TokenKind::kEof || t.kind == TokenKind::kRBrace) break;
         if (t.kind == TokenKind::kBareId && t.text() == "loc" && peek().kind == TokenKind::kLParen) {
+          const std::size_t nodes = loc_table_.size();
           op.loc = resolve_loc(parse_loc());
+          loc_table_.truncate(nodes);
           break;
         }
-        bool new_line = t.new_line && pos_ > 0;
+        bool new_line = t.new_line && index() > 0;
         if (new_line && !(t.kind == TokenKind::kBareId && is_partition_label(t.text()))) break;
         if (t.kind == TokenKind::kBareId && is_partition_label(t.text()) &&
             (peek().kind == TokenKind::kLBrace || peek().kind == TokenKind::kLParen)) {
@@ -561,11 +599,12 @@ class Parser {
 
   std::string_view text_;
   std::string_view name_;
-  LexedTtgir lexed_;
-  const std::vector<Token>& tokens_ = lexed_.tokens;
-  std::size_t pos_ = 0;
+  TokenStream tokens_;
   int nesting_ = 0;
   std::unordered_map<std::size_t, std::size_t> alias_end_;  // alias definition start token -> token after it
+  std::unordered_set<std::string_view> defined_aliases_;    // module_.aliases' names, for the second pass
+  bool checking_references_ = false;                        // in the second pass (consume)
+  std::optional<Token> undefined_alias_;                    // the first use of an alias defined nowhere
   LocTable loc_table_;
   std::optional<Error> loc_error_;    // first location that did not resolve (see resolve_loc)
   std::vector<std::string> open_ops_;  // "'tt.func' @f at 2:3" for each op whose region is being read, outermost first
