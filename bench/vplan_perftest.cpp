@@ -8,8 +8,8 @@
 //   vplan_perftest OPS 0 FILE                      writes the generated TTGIR to FILE (for `vplan analyze|diff`)
 //   vplan_perftest reuse|channel N [REPEATS] [FILE] one stress shape instead, N its size (time at N, 2N, 4N
 //                                                  must grow about 2x): `reuse`, one WS planner reuse group
-//                                                  (buffer.id) of N buffers in one partition, each stored then
-//                                                  loaded (program order, no barrier); `channel`, one buffer
+//                                                  (buffer.id) of N buffers in one partition (async_task_id),
+//                                                  each stored then loaded (program order, no barrier); `channel`, one buffer
 //                                                  stored and loaded N times in partition0 and loaded once in
 //                                                  partition1 (N channels of one consumer each)
 #include <ctime>
@@ -45,7 +45,7 @@ std::string generate(const std::string& fixture, int copies) {
   return out + fixture.substr(body_end);
 }
 
-// A stress shape: the header of tests/data/vplan/planner/reuse_hazard.mlir around `n` generated ops of partition0.
+// A stress shape (see the usage above), in the style of tests/data/vplan/planner/reuse_hazard.mlir.
 std::string generate_shape(const std::string& shape, int n) {
   const std::string tile = "!ttg.memdesc<64x64xf16, #shared, #smem, mutable>";
   std::string out =
@@ -55,17 +55,22 @@ std::string generate_shape(const std::string& shape, int n) {
       "module attributes {\"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:90\", \"ttg.threads-per-warp\" = 32 : i32} {\n"
       "  tt.func public @stress(%arg0: i32) {\n"
       "    %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf16, #blocked>\n"
-      "    %s = ttg.local_alloc : () -> " + tile + "\n"
-      "    ttg.warp_specialize(%s, %cst)\n"
-      "    default {\n      ttg.warp_yield\n    }\n"
-      "    partition0(%s0: " + tile + ", %cst0: tensor<64x64xf16, #blocked>) num_warps(4) {\n";
-  for (int i = 0; i < n; ++i) {
-    const std::string k = std::to_string(i);
-    const std::string buf = shape == "reuse" ? "%a" + k : "%s0";
-    if (shape == "reuse")
-      out += "      " + buf + " = ttg.local_alloc {buffer.copy = 1 : i32, buffer.id = 0 : i32} : () -> " + tile + "\n";
-    out += "      ttg.local_store %cst0, " + buf + " : tensor<64x64xf16, #blocked> -> " + tile + "\n";
-    out += "      %x" + k + " = ttg.local_load " + buf + " : " + tile + " -> tensor<64x64xf16, #blocked>\n";
+      "    %s = ttg.local_alloc : () -> " + tile + "\n";
+  // reuse: the planner's IR before code partitioning, where partitions are async_task_id (each member live from
+  // its alloc to its load, as the planner would reuse them)
+  const std::string task = " {async_task_id = array<i32: 1>}";
+  for (int i = 0; shape == "reuse" && i < n; ++i) {
+    const std::string a = "%a" + std::to_string(i);
+    out += "    " + a + " = ttg.local_alloc {buffer.copy = 1 : i32, buffer.id = 0 : i32} : () -> " + tile + "\n";
+    out += "    ttg.local_store %cst, " + a + task + " : tensor<64x64xf16, #blocked> -> " + tile + "\n";
+    out += "    %x" + std::to_string(i) + " = ttg.local_load " + a + task + " : " + tile + " -> tensor<64x64xf16, #blocked>\n";
+  }
+  out += "    ttg.warp_specialize(%s, %cst)\n"
+         "    default {\n      ttg.warp_yield\n    }\n"
+         "    partition0(%s0: " + tile + ", %cst0: tensor<64x64xf16, #blocked>) num_warps(4) {\n";
+  for (int i = 0; shape == "channel" && i < n; ++i) {
+    out += "      ttg.local_store %cst0, %s0 : tensor<64x64xf16, #blocked> -> " + tile + "\n";
+    out += "      %x" + std::to_string(i) + " = ttg.local_load %s0 : " + tile + " -> tensor<64x64xf16, #blocked>\n";
   }
   out += "      ttg.warp_return\n    }\n"
          "    partition1(%s1: " + tile + ", %cst1: tensor<64x64xf16, #blocked>) num_warps(4) {\n"
