@@ -6,12 +6,10 @@
 //
 //   vplan_perftest [OPS=10000] [REPEATS=7]        prints ops, buffers, channels and median CPU ms per phase
 //   vplan_perftest OPS 0 FILE                      writes the generated TTGIR to FILE (for `vplan analyze|diff`)
-//   vplan_perftest reuse|channel N [REPEATS] [FILE] one stress shape instead, N its size (time at N, 2N, 4N
-//                                                  must grow about 2x): `reuse`, one WS planner reuse group
-//                                                  (buffer.id) of N buffers in one partition (async_task_id),
-//                                                  each stored then loaded (program order, no barrier); `channel`, one buffer
-//                                                  stored and loaded N times in partition0 and loaded once in
-//                                                  partition1 (N channels of one consumer each)
+//   vplan_perftest reuse|channel N [REPEATS] [FILE] a stress shape instead, N its size (time at N, 2N, 4N must
+//       grow about 2x): `reuse`, one WS planner reuse group (buffer.id) of N buffers in one partition
+//       (async_task_id), each stored then loaded (program order, no barrier); `channel`, one buffer stored and
+//       loaded N times in partition0 and loaded once in partition1 (N channels of one consumer each)
 #include <ctime>
 #include <cstdio>
 #include <fstream>
@@ -49,10 +47,12 @@ std::string generate(const std::string& fixture, int copies) {
 std::string generate_shape(const std::string& shape, int n) {
   const std::string tile = "!ttg.memdesc<64x64xf16, #shared, #smem, mutable>";
   std::string out =
-      "#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>\n"
+      "#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+      "order = [1, 0]}>\n"
       "#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>\n"
       "#smem = #ttg.shared_memory\n"
-      "module attributes {\"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:90\", \"ttg.threads-per-warp\" = 32 : i32} {\n"
+      "module attributes {\"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:90\", "
+      "\"ttg.threads-per-warp\" = 32 : i32} {\n"
       "  tt.func public @stress(%arg0: i32) {\n"
       "    %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf16, #blocked>\n"
       "    %s = ttg.local_alloc : () -> " + tile + "\n";
@@ -63,7 +63,8 @@ std::string generate_shape(const std::string& shape, int n) {
     const std::string a = "%a" + std::to_string(i);
     out += "    " + a + " = ttg.local_alloc {buffer.copy = 1 : i32, buffer.id = 0 : i32} : () -> " + tile + "\n";
     out += "    ttg.local_store %cst, " + a + task + " : tensor<64x64xf16, #blocked> -> " + tile + "\n";
-    out += "    %x" + std::to_string(i) + " = ttg.local_load " + a + task + " : " + tile + " -> tensor<64x64xf16, #blocked>\n";
+    out += "    %x" + std::to_string(i) + " = ttg.local_load " + a + task + " : " + tile +
+           " -> tensor<64x64xf16, #blocked>\n";
   }
   out += "    ttg.warp_specialize(%s, %cst)\n"
          "    default {\n      ttg.warp_yield\n    }\n"
@@ -92,7 +93,10 @@ double cpu_ms() {
 
 int main(int argc, char** argv) {
   std::string shape;
-  if (argc > 1 && (std::string(argv[1]) == "reuse" || std::string(argv[1]) == "channel")) shape = argv[1], --argc, ++argv;
+  if (argc > 1 && (std::string(argv[1]) == "reuse" || std::string(argv[1]) == "channel")) {
+    shape = argv[1];
+    --argc, ++argv;
+  }
   const int target_ops = argc > 1 ? std::atoi(argv[1]) : 10000;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 7;
   std::string text, what;
@@ -140,10 +144,11 @@ int main(int argc, char** argv) {
   }
   std::printf("generated TTGIR: %zu bytes, %s, %zu ops, %zu buffers, %zu channels, %zu reuse hazards\n",
               text.size(), what.c_str(), ops, buffers, channels, hazards);
-  std::printf("median of %d runs (thread CPU ms): parse %.2f  plan %.2f (hazard check %.2f)  3 DOTs %.2f (%zu bytes)  JSON %.2f  total %.2f"
+  std::printf("median of %d runs (thread CPU ms): parse %.2f  plan %.2f (hazard check %.2f)  3 DOTs %.2f (%zu bytes)"
+              "  JSON %.2f  total %.2f"
               "  (JSON read back %.2f)\n",
-              repeats, vtools::stats::median(parse_ms), vtools::stats::median(plan_ms), vtools::stats::median(hazard_ms),
-              vtools::stats::median(dot_ms),
+              repeats, vtools::stats::median(parse_ms), vtools::stats::median(plan_ms),
+              vtools::stats::median(hazard_ms), vtools::stats::median(dot_ms),
               dot_bytes, vtools::stats::median(json_ms), vtools::stats::median(total_ms), vtools::stats::median(read_ms));
   std::printf("parse + plan + 3 DOTs: %.2f ms (target <= 100 ms)\n",
               vtools::stats::median(parse_ms) + vtools::stats::median(plan_ms) + vtools::stats::median(dot_ms));

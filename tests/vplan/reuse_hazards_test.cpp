@@ -88,7 +88,8 @@ TEST_CASE("reuse_hazards: none on the real kernels (program order and the pipeli
 namespace {
 
 // The check as first written: a fixpoint over every barrier per queried op, every pair of a planner group and every
-// pair of buffers placed over each other visited (all quadratic). Kept as the reference the fast check must match hazard for hazard.
+// pair of buffers placed over each other visited (all quadratic). Kept as the reference the fast check must match
+// hazard for hazard.
 class ReferenceChecker {
  public:
   explicit ReferenceChecker(const Plan& plan) : plan_(plan) {

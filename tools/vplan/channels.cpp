@@ -54,9 +54,10 @@ std::vector<Channel> build_channels(std::vector<Buffer>& buffers, const std::vec
     }
     const int n_readers = static_cast<int>(readers.size());
     if (n_readers == 0) continue;
-    for (int i = n_readers; i-- > 0;)
-      readers[i].run_end = i + 1 == n_readers || readers[i + 1].partition != readers[i].partition ? i + 1
-                                                                                                  : readers[i + 1].run_end;
+    for (int i = n_readers; i-- > 0;) {
+      const bool run_ends = i + 1 == n_readers || readers[i + 1].partition != readers[i].partition;
+      readers[i].run_end = run_ends ? i + 1 : readers[i + 1].run_end;
+    }
     std::sort(counts.begin(), counts.end(), [](const auto& u, const auto& v) { return u.partition < v.partition; });
     std::size_t kept = 0;  // merged per partition
     for (std::size_t i = 0; i < counts.size(); ++i) {
