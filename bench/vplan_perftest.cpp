@@ -6,6 +6,10 @@
 //
 //   vplan_perftest [OPS=10000] [REPEATS=7]        prints ops, buffers, channels and median CPU ms per phase
 //   vplan_perftest OPS 0 FILE                      writes the generated TTGIR to FILE (for `vplan analyze|diff`)
+//   vplan_perftest reuse|channel N [REPEATS] [FILE] a stress shape instead, N its size (time at N, 2N, 4N must
+//       grow about 2x): `reuse`, one WS planner reuse group (buffer.id) of N buffers in one partition
+//       (async_task_id), each stored then loaded (program order, no barrier); `channel`, one buffer stored and
+//       loaded N times in partition0 and loaded once in partition1 (N channels of one consumer each)
 #include <ctime>
 #include <cstdio>
 #include <fstream>
@@ -19,6 +23,7 @@
 #include "libcommon/stats.hpp"
 #include "tools/vplan/dot_writer.hpp"
 #include "tools/vplan/plan_builder.hpp"
+#include "tools/vplan/reuse_hazards.hpp"
 #include "formats/plan/plan_json.hpp"
 #include "formats/plan/plan_writer.hpp"
 #include "tools/vplan/ttgir_reader.hpp"
@@ -38,6 +43,45 @@ std::string generate(const std::string& fixture, int copies) {
   return out + fixture.substr(body_end);
 }
 
+// A stress shape (see the usage above), in the style of tests/data/vplan/planner/reuse_hazard.mlir.
+std::string generate_shape(const std::string& shape, int n) {
+  const std::string tile = "!ttg.memdesc<64x64xf16, #shared, #smem, mutable>";
+  std::string out =
+      "#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+      "order = [1, 0]}>\n"
+      "#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>\n"
+      "#smem = #ttg.shared_memory\n"
+      "module attributes {\"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:90\", "
+      "\"ttg.threads-per-warp\" = 32 : i32} {\n"
+      "  tt.func public @stress(%arg0: i32) {\n"
+      "    %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf16, #blocked>\n"
+      "    %s = ttg.local_alloc : () -> " + tile + "\n";
+  // reuse: the planner's IR before code partitioning, where partitions are async_task_id (each member live from
+  // its alloc to its load, as the planner would reuse them)
+  const std::string task = " {async_task_id = array<i32: 1>}";
+  for (int i = 0; shape == "reuse" && i < n; ++i) {
+    const std::string a = "%a" + std::to_string(i);
+    out += "    " + a + " = ttg.local_alloc {buffer.copy = 1 : i32, buffer.id = 0 : i32} : () -> " + tile + "\n";
+    out += "    ttg.local_store %cst, " + a + task + " : tensor<64x64xf16, #blocked> -> " + tile + "\n";
+    out += "    %x" + std::to_string(i) + " = ttg.local_load " + a + task + " : " + tile +
+           " -> tensor<64x64xf16, #blocked>\n";
+  }
+  out += "    ttg.warp_specialize(%s, %cst)\n"
+         "    default {\n      ttg.warp_yield\n    }\n"
+         "    partition0(%s0: " + tile + ", %cst0: tensor<64x64xf16, #blocked>) num_warps(4) {\n";
+  for (int i = 0; shape == "channel" && i < n; ++i) {
+    out += "      ttg.local_store %cst0, %s0 : tensor<64x64xf16, #blocked> -> " + tile + "\n";
+    out += "      %x" + std::to_string(i) + " = ttg.local_load %s0 : " + tile + " -> tensor<64x64xf16, #blocked>\n";
+  }
+  out += "      ttg.warp_return\n    }\n"
+         "    partition1(%s1: " + tile + ", %cst1: tensor<64x64xf16, #blocked>) num_warps(4) {\n"
+         "      %y = ttg.local_load %s1 : " + tile + " -> tensor<64x64xf16, #blocked>\n"
+         "      ttg.warp_return\n"
+         "    } : (" + tile + ", tensor<64x64xf16, #blocked>) -> ()\n"
+         "    tt.return\n  }\n}\n";
+  return out;
+}
+
 // CPU time of this thread: on a shared machine wall time mostly measures the other tenants.
 double cpu_ms() {
   timespec ts{};
@@ -48,25 +92,40 @@ double cpu_ms() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::string shape;
+  if (argc > 1 && (std::string(argv[1]) == "reuse" || std::string(argv[1]) == "channel")) {
+    shape = argv[1];
+    --argc, ++argv;
+  }
   const int target_ops = argc > 1 ? std::atoi(argv[1]) : 10000;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 7;
-  const std::string fixture = vtools::read_input(std::string(VPLAN_FIXTURE_DIR) + "/matmul_ws_sm90.ttgir");
-  const std::size_t fixture_ops = build_plan(read_ttgir(fixture, "fixture"), {}).ops.size();
-  const int copies = static_cast<int>((target_ops + fixture_ops - 1) / fixture_ops);
-  const std::string text = generate(fixture, copies);
+  std::string text, what;
+  if (shape.empty()) {
+    const std::string fixture = vtools::read_input(std::string(VPLAN_FIXTURE_DIR) + "/matmul_ws_sm90.ttgir");
+    const std::size_t fixture_ops = build_plan(read_ttgir(fixture, "fixture"), {}).ops.size();
+    const int copies = static_cast<int>((target_ops + fixture_ops - 1) / fixture_ops);
+    text = generate(fixture, copies);
+    what = std::to_string(copies) + " copies of matmul_ws_sm90";
+  } else {
+    text = generate_shape(shape, target_ops);
+    what = "shape " + shape + " N=" + std::to_string(target_ops);
+  }
   if (argc > 3) {
     std::ofstream(argv[3], std::ios::binary) << text;
     if (repeats <= 0) return 0;
   }
 
-  std::vector<double> parse_ms, plan_ms, dot_ms, json_ms, read_ms, total_ms;
-  std::size_t ops = 0, buffers = 0, channels = 0, dot_bytes = 0;
+  std::vector<double> parse_ms, plan_ms, hazard_ms, dot_ms, json_ms, read_ms, total_ms;
+  std::size_t ops = 0, buffers = 0, channels = 0, hazards = 0, dot_bytes = 0;
   for (int r = 0; r < repeats; ++r) {
     const double t0 = cpu_ms();
     Module m = read_ttgir(text, "generated.ttgir");
     const double t1 = cpu_ms();
     Plan plan = build_plan(m, {});
     const double t2 = cpu_ms();
+    hazards = find_reuse_hazards(plan).size();  // again, alone: its share of the plan phase
+    hazard_ms.push_back(cpu_ms() - t2);
+    const double t2b = cpu_ms();
     std::ostringstream dots;
     for (auto kind : {GraphKind::kSmem, GraphKind::kTmem, GraphKind::kCombined}) write_dot(plan, kind, false, dots);
     const double t3 = cpu_ms();
@@ -77,17 +136,19 @@ int main(int argc, char** argv) {
     read_ms.push_back(cpu_ms() - t4);
     parse_ms.push_back(t1 - t0);
     plan_ms.push_back(t2 - t1);
-    dot_ms.push_back(t3 - t2);
+    dot_ms.push_back(t3 - t2b);
     json_ms.push_back(t4 - t3);
-    total_ms.push_back(t4 - t0);
+    total_ms.push_back(t4 - t0 - (t2b - t2));
     ops = plan.ops.size(), buffers = plan.buffers.size(), channels = plan.channels.size();
     dot_bytes = dots.str().size();
   }
-  std::printf("generated TTGIR: %zu bytes, %d copies of matmul_ws_sm90, %zu ops, %zu buffers, %zu channels\n",
-              text.size(), copies, ops, buffers, channels);
-  std::printf("median of %d runs (thread CPU ms): parse %.2f  plan %.2f  3 DOTs %.2f (%zu bytes)  JSON %.2f  total %.2f"
+  std::printf("generated TTGIR: %zu bytes, %s, %zu ops, %zu buffers, %zu channels, %zu reuse hazards\n",
+              text.size(), what.c_str(), ops, buffers, channels, hazards);
+  std::printf("median of %d runs (thread CPU ms): parse %.2f  plan %.2f (hazard check %.2f)  3 DOTs %.2f (%zu bytes)"
+              "  JSON %.2f  total %.2f"
               "  (JSON read back %.2f)\n",
-              repeats, vtools::stats::median(parse_ms), vtools::stats::median(plan_ms), vtools::stats::median(dot_ms),
+              repeats, vtools::stats::median(parse_ms), vtools::stats::median(plan_ms),
+              vtools::stats::median(hazard_ms), vtools::stats::median(dot_ms),
               dot_bytes, vtools::stats::median(json_ms), vtools::stats::median(total_ms), vtools::stats::median(read_ms));
   std::printf("parse + plan + 3 DOTs: %.2f ms (target <= 100 ms)\n",
               vtools::stats::median(parse_ms) + vtools::stats::median(plan_ms) + vtools::stats::median(dot_ms));

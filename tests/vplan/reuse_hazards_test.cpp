@@ -87,8 +87,9 @@ TEST_CASE("reuse_hazards: none on the real kernels (program order and the pipeli
 
 namespace {
 
-// The check as first written: a fixpoint over every barrier per queried op, and every pair of buffers placed over
-// each other visited (both quadratic). Kept as the reference the fast check must match hazard for hazard.
+// The check as first written: a fixpoint over every barrier per queried op, every pair of a planner group and every
+// pair of buffers placed over each other visited (all quadratic). Kept as the reference the fast check must match
+// hazard for hazard.
 class ReferenceChecker {
  public:
   explicit ReferenceChecker(const Plan& plan) : plan_(plan) {
@@ -207,8 +208,8 @@ std::vector<std::string> texts(const std::vector<ReuseHazard>& hs) {
 
 // A random plan: ops in a few partitions (and none), barriers with arrives and waits, buffers whose users sit in
 // their liveness (as build_plan makes them) or, now and then, anywhere (as a document may carry), at a handful of
-// offsets so that many share memory over time.
-Plan random_plan(std::mt19937& rng) {
+// offsets so that many share memory over time. One buffer in `group_one_in` joins one of `group_ids` planner groups.
+Plan random_plan(std::mt19937& rng, unsigned group_one_in = 8, unsigned group_ids = 3) {
   static const char* kNames[] = {"ttng.wait_barrier", "ttng.arrive_barrier", "ttng.barrier_expect",
                                  "ttng.init_barrier", "ttg.local_load",      "ttg.local_store",
                                  "ttng.tc_gen5_commit", "ttng.async_tma_copy_global_to_local"};
@@ -252,7 +253,7 @@ Plan random_plan(std::mt19937& rng) {
     b.cols = static_cast<int>(size);
     b.offset = 16 * static_cast<std::int64_t>(rng() % 6);
     if (rng() % 8 == 0) b.compiler_offsets = {16 * static_cast<std::int64_t>(rng() % 6)};
-    if (rng() % 8 == 0) b.planner_id = static_cast<int>(rng() % 3);
+    if (rng() % group_one_in == 0) b.planner_id = static_cast<int>(rng() % group_ids);
     plan.buffers.push_back(b);
   }
   return plan;
@@ -271,6 +272,19 @@ TEST_CASE("reuse_hazards: the fast check matches the plain one on random plans")
     CHECK(texts(find_reuse_hazards(plan)) == texts(expected));
   }
   CHECK(hazards > 100);  // the rounds do exercise reporting, not only ordered pairs
+}
+
+TEST_CASE("reuse_hazards: the planner groups' sweep matches every pair on large random groups") {
+  std::mt19937 rng(4343);
+  std::size_t hazards = 0;
+  for (int round = 0; round < 300; ++round) {
+    CAPTURE(round);
+    const Plan plan = random_plan(rng, 1 + rng() % 2, 1 + rng() % 2);  // half or all buffers, in one or two groups
+    const auto expected = reference_reuse_hazards(plan);
+    hazards += expected.size();
+    CHECK(texts(find_reuse_hazards(plan)) == texts(expected));
+  }
+  CHECK(hazards > 1000);
 }
 
 TEST_CASE("reuse_hazards: the fast check matches the plain one on the fixtures") {

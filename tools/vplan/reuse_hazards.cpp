@@ -78,6 +78,14 @@ class Checker {
     return reach(last, p, q) < first;
   }
 
+  /// What `ordered` compares a first access in partition `q` with: a member whose last access is op `last` is
+  /// not ordered before one whose first access `first` lies in `q` exactly when first <= reach_from(last, q).
+  int reach_from(int last, int q) {
+    const int p = partition_of(last);
+    if (p == q || p == kNoPartition || q == kNoPartition) return last;  // program order
+    return reach(last, p, q);
+  }
+
   /// Earliest op of partition `q` that a chain from op `last` of partition `p` reaches (kNever when none does).
   int reach(int last, int p, int q) {
     auto pd = dense_.find(p), qd = dense_.find(q);
@@ -87,12 +95,6 @@ class Checker {
       cached_last_ = last, cached_partition_ = p;
     }
     return reach_[qd->second];
-  }
-
-  void check_pair(const std::string& group, const Buffer& x, const Buffer& y, bool either_way,
-                  std::vector<ReuseHazard>& out) {
-    if (ordered(x, y) || (either_way && ordered(y, x))) return;
-    out.push_back(hazard(group, x, y));
   }
 
   ReuseHazard hazard(const std::string& group, const Buffer& x, const Buffer& y) const {
@@ -155,6 +157,88 @@ class Checker {
   std::vector<int> reach_, work_;
   int cached_last_ = -1, cached_partition_ = kNoPartition;
 };
+
+// Max over a fixed array: every index below `limit` whose value is at least `floor`, in O(log n) per index found.
+class MaxTree {
+ public:
+  explicit MaxTree(const std::vector<int>& values) {
+    while (size_ < values.size()) size_ *= 2;
+    tree_.assign(2 * size_, std::numeric_limits<int>::min());
+    std::copy(values.begin(), values.end(), tree_.begin() + static_cast<std::ptrdiff_t>(size_));
+    for (std::size_t i = size_; i-- > 1;) tree_[i] = std::max(tree_[2 * i], tree_[2 * i + 1]);
+  }
+  template <class F>
+  void each_at_least(std::size_t limit, int floor, F&& found) const {
+    visit(1, 0, size_, limit, floor, found);
+  }
+
+ private:
+  template <class F>
+  void visit(std::size_t node, std::size_t lo, std::size_t hi, std::size_t limit, int floor, F& found) const {
+    if (lo >= limit || tree_[node] < floor) return;
+    if (node >= size_) return found(lo);
+    visit(2 * node, lo, (lo + hi) / 2, limit, floor, found);
+    visit(2 * node + 1, (lo + hi) / 2, hi, limit, floor, found);
+  }
+  std::size_t size_ = 1;
+  std::vector<int> tree_;
+};
+
+// The pairs (i < j, ascending) of one planner group that no chain orders either way. x and y are unordered exactly
+// when first(y) <= reach_from(last(x), partition of first(y)) and first(x) <= reach_from(last(y), partition of
+// first(x)). Rather than test every pair (quadratic in a group, even one partition's program-ordered members), the
+// members are grouped by their first access's partition; per two such classes A, C, an x of A is the point (first,
+// reach into C) and a y of C the point (first, reach into A), and the y sorted by first with a max tree over their
+// reach give each x its partners: O(classes^2 * n log n + pairs log n), the pairs being the output.
+std::vector<std::pair<int, int>> unordered_members(const Plan& plan, const std::vector<int>& members,
+                                                   Checker& checker) {
+  struct Member {
+    int index = 0;             ///< in `members`
+    int first = 0, last = 0;   ///< first and last access
+    std::vector<int> reach;    ///< reach_from(last, class q) per class
+  };
+  std::vector<Member> ms;
+  std::vector<int> classes;  ///< partitions of first accesses, ascending
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const Buffer& b = plan.buffers[members[i]];
+    if (b.users.empty()) continue;  // a member nothing touches cannot race
+    ms.push_back({static_cast<int>(i), Checker::first_use(b), Checker::last_use(b), {}});
+    classes.push_back(checker.partition_of(ms.back().first));
+  }
+  std::sort(classes.begin(), classes.end());
+  classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+  auto class_of = [&](const Member& m) {
+    return static_cast<std::size_t>(
+        std::lower_bound(classes.begin(), classes.end(), checker.partition_of(m.first)) - classes.begin());
+  };
+  std::vector<std::vector<int>> by_class(classes.size());  // indices into ms, sorted by first access
+  for (std::size_t k = 0; k < ms.size(); ++k) {
+    for (int q : classes) ms[k].reach.push_back(checker.reach_from(ms[k].last, q));
+    by_class[class_of(ms[k])].push_back(static_cast<int>(k));
+  }
+  for (auto& list : by_class)
+    std::stable_sort(list.begin(), list.end(), [&](int u, int v) { return ms[u].first < ms[v].first; });
+  std::vector<std::pair<int, int>> pairs;
+  std::vector<int> firsts, reaches;
+  for (std::size_t a = 0; a < classes.size(); ++a)
+    for (std::size_t c = a; c < classes.size(); ++c) {
+      const std::vector<int>& ys = by_class[c];
+      firsts.clear(), reaches.clear();
+      for (int y : ys) firsts.push_back(ms[y].first), reaches.push_back(ms[y].reach[a]);
+      const MaxTree tree(reaches);
+      for (int x : by_class[a]) {
+        const auto limit = static_cast<std::size_t>(
+            std::upper_bound(firsts.begin(), firsts.end(), ms[x].reach[c]) - firsts.begin());
+        tree.each_at_least(limit, ms[x].first, [&](std::size_t k) {
+          const int i = ms[x].index, j = ms[ys[k]].index;
+          if (a != c) pairs.emplace_back(std::min(i, j), std::max(i, j));
+          else if (i < j) pairs.emplace_back(i, j);  // within one class each pair is met both ways (and x with x)
+        });
+      }
+    }
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
 
 // One SMEM or TMEM buffer placed over others, with what the sweep needs precomputed.
 struct Placed {
@@ -260,11 +344,11 @@ std::vector<ReuseHazard> find_reuse_hazards(const Plan& plan) {
   std::map<std::pair<int, int>, std::vector<int>> groups;  // (space, buffer.id) -> members
   for (const Buffer& b : plan.buffers)
     if (b.planner_id >= 0) groups[{static_cast<int>(b.space), b.planner_id}].push_back(b.id);
-  for (const auto& [key, members] : groups)
-    for (std::size_t i = 0; i < members.size(); ++i)
-      for (std::size_t j = i + 1; j < members.size(); ++j)
-        checker.check_pair("buffer.id " + std::to_string(key.second), plan.buffers[members[i]],
-                           plan.buffers[members[j]], true, out);
+  for (const auto& [key, members] : groups) {
+    const std::string group = "buffer.id " + std::to_string(key.second);
+    for (const auto& [i, j] : unordered_members(plan, members, checker))
+      out.push_back(checker.hazard(group, plan.buffers[members[i]], plan.buffers[members[j]]));
+  }
   for (MemorySpace space : {MemorySpace::kSmem, MemorySpace::kTmem}) placed_over_each_other(plan, space, checker, out);
   return out;
 }
