@@ -1,5 +1,6 @@
 #include "formats/trace/trace_reader.hpp"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -317,9 +318,9 @@ Memset read_memset(const FieldReader& f) {
   return m;
 }
 
-}  // namespace
-
-Trace read_trace(std::string_view text, std::string_view name, const ReadProgress& passed) {
+/// Parses the document with `parse` (over a text in memory or read in passes), which hands each record to the
+/// ElementReader it is given.
+Trace read_trace_with(std::string_view name, const std::function<OrderedJson(const ElementReader&)>& parse) {
   Trace t;
   // Records are read as the parser reaches them, one at a time (a 10^6-launch trace is never one tree).
   std::vector<SharedName> access_kernels;
@@ -379,7 +380,7 @@ Trace read_trace(std::string_view text, std::string_view name, const ReadProgres
     }
     if (auto it = readers.find(key); it != readers.end()) it->second(FieldReader(v, key, i, name), t);
   };
-  OrderedJson doc = parse_document_streamed(text, name, {kTraceFormat}, element, passed);
+  OrderedJson doc = parse(element);
   const FieldReader top(doc, "", name);
   top.get("version", t.format_version);
   const FieldReader r = top.required_object("run");
@@ -422,6 +423,25 @@ Trace read_trace(std::string_view text, std::string_view name, const ReadProgres
   top.get("dropped_records", t.dropped_records);
   top.get("filtered_kernels", t.filtered_kernels);
   return t;
+}
+
+}  // namespace
+
+Trace read_trace(std::string_view text, std::string_view name, const ReadProgress& passed) {
+  return read_trace_with(name, [&](const ElementReader& element) {
+    return parse_document_streamed(text, name, {kTraceFormat}, element, passed);
+  });
+}
+
+Trace read_trace(const OpenText& open, std::string_view name) {
+  return read_trace_with(name, [&](const ElementReader& element) {
+    return parse_document_streamed(open, name, {kTraceFormat}, element);
+  });
+}
+
+Trace read_trace(const InputText& input, std::string_view name) {
+  if (input.compressed()) return read_trace([&] { return input.open(); }, name);
+  return read_trace(input.text(), name, [&](std::size_t offset) { input.passed(offset); });
 }
 
 }  // namespace vtools::vtrace
