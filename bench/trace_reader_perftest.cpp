@@ -3,7 +3,8 @@
 // read back by formats/trace's read_trace REPEATS times. Prints the document size and the median and minimum read
 // time. The reader's speed is what vtrace summary|check|export|diff|merge and vrender pay on big traces.
 // Given a file instead (e.g. `vtrace_perftest 1000000 1`'s /tmp/vtrace_perftest.trace.json, 1M launches), it reads
-// it as vtrace summary does (mapped, read_input_text), summarises it, and prints both times and the peak RSS.
+// it as vtrace summary does (mapped, read_input_text; a compressed one decompressed as it is read), summarises it,
+// and prints both times and the peak RSS.
 //
 //   trace_reader_perftest [KERNELS=100000] [REPEATS=5]
 //   trace_reader_perftest FILE.json
@@ -32,7 +33,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 int read_file(const std::string& path) {
   const auto t0 = std::chrono::steady_clock::now();
   const vtools::InputText input = vtools::read_input_text(path, vtools::kStreamedMaxInputBytes);
-  const Trace trace = read_trace(input.text(), path, [&](std::size_t offset) { input.passed(offset); });
+  const Trace trace = read_trace(input, path);  // a .json.gz/.json.zst decompressed as it is read
   const double read_ms = ms_since(t0);
   const auto t1 = std::chrono::steady_clock::now();
   const TraceSummary summary = summarize_trace(trace);

@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <ctime>
 #include <functional>
+#include <istream>
+#include <memory>
+#include <streambuf>
+#include <vector>
 
 #include "error.hpp"
 #include "input_file.hpp"
@@ -53,6 +57,75 @@ static std::size_t token_start(std::string_view text, std::size_t stop_byte) {
   while (i > 0 && word(text[i]) && word(text[i - 1])) --i;
   return i;
 }
+
+/// One pass over the text of `open` up to `end` bytes: the location of offset `from` (file:line:col), and the bytes
+/// [from, end) in `tail` (fewer where the text ends before). For an error in a text never held whole.
+static SourceLocation stream_location(const OpenText& open, std::size_t from, std::size_t end, std::string_view name,
+                                      std::string* tail = nullptr) {
+  SourceLocation loc{std::string(name), 1, 1};
+  const std::unique_ptr<TextStream> stream = open();
+  std::vector<char> buf(1u << 20);
+  for (std::size_t at = 0; at < end;) {
+    const std::size_t n = stream->read(buf.data(), std::min(buf.size(), end - at));
+    if (n == 0) break;
+    for (std::size_t i = 0; i < n && at + i < from; ++i) {
+      if (buf[i] == '\n') {
+        ++loc.line;
+        loc.column = 1;
+      } else {
+        ++loc.column;
+      }
+    }
+    if (tail && at + n > from) {
+      const std::size_t skip = from > at ? from - at : 0;
+      tail->append(buf.data() + skip, n - skip);
+    }
+    at += n;
+  }
+  return loc;
+}
+
+/// check_depth over a text read in passes.
+static void check_depth(const OpenText& open, std::string_view name) {
+  const std::size_t at = find_json_depth_over(*open(), kMaxJsonDepth);
+  if (at != std::string_view::npos)
+    throw Error(ExitCode::kDataError, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                stream_location(open, at, at, name));
+}
+
+/// location_of_offset(text, token_start(text, stop_byte)) for a text read in passes: the token is looked for in the
+/// last MiB before the stop (a longer token is pointed at inside).
+static SourceLocation stream_token_location(const OpenText& open, std::size_t stop_byte, std::string_view name) {
+  constexpr std::size_t kWindowBytes = 1u << 20;
+  const std::size_t from = stop_byte > kWindowBytes ? stop_byte - kWindowBytes : 0;
+  std::string window;
+  const SourceLocation before = stream_location(open, from, stop_byte, name, &window);
+  const SourceLocation in = location_of_offset(window, token_start(window, stop_byte - from), std::string(name));
+  if (in.line == 1) return {before.file, before.line, before.column + in.column - 1};
+  return {before.file, before.line + in.line - 1, in.column};
+}
+
+namespace {
+
+/// A TextStream as a std::streambuf, for nlohmann's parser (which reads an istream's buffer directly).
+class TextStreamBuffer final : public std::streambuf {
+ public:
+  explicit TextStreamBuffer(TextStream& stream) : stream_(stream), buf_(1u << 16) {}
+
+ protected:
+  int_type underflow() override {
+    const std::size_t n = stream_.read(buf_.data(), buf_.size());
+    if (n == 0) return traits_type::eof();
+    setg(buf_.data(), buf_.data(), buf_.data() + n);
+    return traits_type::to_int_type(buf_[0]);
+  }
+
+ private:
+  TextStream& stream_;
+  std::vector<char> buf_;
+};
+
+}  // namespace
 
 // nlohmann's parse_error text is "[json.exception.parse_error.101] parse error at line L, column C: syntax error while
 // parsing CONTEXT - REASON[; last read: 'TOKEN'][; expected KIND]". TOKEN is the raw input (a 0xFF byte, a long
@@ -157,13 +230,20 @@ OrderedJson parse_document(std::string_view text, std::string_view name, std::ve
 
 namespace {
 
+/// What a streamed parse reads: a text in memory (or mapped), or, where `open` is set, passes over a text never held
+/// whole (a compressed input's, decompressed as it is read).
+struct DocumentText {
+  std::string_view whole;
+  const OpenText* open = nullptr;
+};
+
 /// Events -> the top-level object's members, each array's elements handed out one by one (see
 /// parse_document_streamed). `depth_` counts the containers open; the top-level object is depth 1. The element being
 /// built is kept after it is handed out and the next one is written over it in place (same keys, same strings'
 /// capacity), so a 10^6-record array costs no allocation per record where records share their shape.
 class StreamingHandler final : public JsonEvents {
  public:
-  StreamingHandler(std::string_view text, std::string_view name, const std::vector<DocumentFormat>& accepted,
+  StreamingHandler(const DocumentText& text, std::string_view name, const std::vector<DocumentFormat>& accepted,
                    const ElementReader& element, const ArrayStart& array_start)
       : text_(text), name_(name), accepted_(accepted), element_(element), array_start_(array_start) {}
 
@@ -215,9 +295,17 @@ class StreamingHandler final : public JsonEvents {
     if (e.id == 406)  // "number overflow" (found by fuzz_document): the number, not echoed, is still bad input
       throw Error(ExitCode::kDataError, "invalid JSON: a number is out of range (beyond a 64-bit float)",
                   SourceLocation{std::string(name_)});
-    const std::string reason = text_.empty() ? "empty input, expected a JSON document" : parse_error_reason(e.what());
+    if (text_.open) {
+      char first = 0;
+      const bool empty = (*text_.open)()->read(&first, 1) == 0;
+      throw Error(ExitCode::kDataError,
+                  "invalid JSON: " + (empty ? "empty input, expected a JSON document" : parse_error_reason(e.what())),
+                  stream_token_location(*text_.open, byte, name_));
+    }
+    const std::string_view text = text_.whole;
+    const std::string reason = text.empty() ? "empty input, expected a JSON document" : parse_error_reason(e.what());
     throw Error(ExitCode::kDataError, "invalid JSON: " + reason,
-                location_of_offset(text_, token_start(text_, byte), std::string(name_)));
+                location_of_offset(text, token_start(text, byte), std::string(name_)));
   }
 
  private:
@@ -299,7 +387,8 @@ class StreamingHandler final : public JsonEvents {
                 SourceLocation{std::string(name_)});
   }
 
-  std::string_view text_, name_;
+  const DocumentText& text_;
+  std::string_view name_;
   const std::vector<DocumentFormat>& accepted_;
   const ElementReader& element_;
   const ArrayStart& array_start_;
@@ -331,12 +420,14 @@ struct NlohmannEvents {
   }
 };
 
-}  // namespace
-
-OrderedJson parse_document_streamed(std::string_view text, std::string_view name,
-                                    std::vector<DocumentFormat> accepted, const ElementReader& element,
-                                    const ReadProgress& passed, const ArrayStart& array_start) {
-  check_depth(text, name, passed);
+/// parse_document_streamed over a text in memory or read in passes: a depth check, then the fast scanner, then
+/// (invalid JSON only) nlohmann's parser for the error's words.
+OrderedJson parse_streamed(const DocumentText& text, std::string_view name, const std::vector<DocumentFormat>& accepted,
+                           const ElementReader& element, const ReadProgress& passed, const ArrayStart& array_start) {
+  if (text.open)
+    check_depth(*text.open, name);
+  else
+    check_depth(text.whole, name, passed);
   std::size_t delivered = 0;
   const ElementReader counted = [&](std::string_view key, std::size_t index, OrderedJson&& v) {
     element(key, index, std::move(v));
@@ -344,7 +435,8 @@ OrderedJson parse_document_streamed(std::string_view text, std::string_view name
   };
   {
     StreamingHandler handler(text, name, accepted, counted, array_start);
-    if (scan_json(text, handler, passed)) {
+    const bool valid = text.open ? scan_json(*(*text.open)(), handler, passed) : scan_json(text.whole, handler, passed);
+    if (valid) {
       check_envelope(handler.top, name, accepted);
       return std::move(handler.top);
     }
@@ -362,12 +454,32 @@ OrderedJson parse_document_streamed(std::string_view text, std::string_view name
   StreamingHandler handler(text, name, accepted, rest, array_start);
   NlohmannEvents events{handler};
   try {
-    OrderedJson::sax_parse(text.begin(), text.end(), &events);
+    if (text.open) {
+      const std::unique_ptr<TextStream> stream = (*text.open)();
+      TextStreamBuffer buffer(*stream);
+      std::istream in(&buffer);
+      OrderedJson::sax_parse(in, &events);
+    } else {
+      OrderedJson::sax_parse(text.whole.begin(), text.whole.end(), &events);
+    }
   } catch (const nlohmann::json::exception& e) {
     throw_other_json_error(e, name);
   }
   check_envelope(handler.top, name, accepted);
   return std::move(handler.top);
+}
+
+}  // namespace
+
+OrderedJson parse_document_streamed(std::string_view text, std::string_view name,
+                                    std::vector<DocumentFormat> accepted, const ElementReader& element,
+                                    const ReadProgress& passed, const ArrayStart& array_start) {
+  return parse_streamed(DocumentText{text}, name, accepted, element, passed, array_start);
+}
+
+OrderedJson parse_document_streamed(const OpenText& open, std::string_view name, std::vector<DocumentFormat> accepted,
+                                    const ElementReader& element, const ArrayStart& array_start) {
+  return parse_streamed(DocumentText{{}, &open}, name, accepted, element, {}, array_start);
 }
 
 OrderedJson read_document(const std::string& path, std::vector<DocumentFormat> accepted) {

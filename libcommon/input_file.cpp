@@ -11,9 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <zlib.h>
-#include <zstd.h>
-
+#include "decompress.hpp"
 #include "error.hpp"
 #include "human_units.hpp"
 #include "truncation_guard.hpp"
@@ -40,7 +38,7 @@ void check_stdin_once(const std::vector<std::string>& paths) {
 
 std::string input_display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
-[[noreturn]] static void refuse_large_named(const std::string& display_name, std::uint64_t limit) {
+void refuse_large_input(const std::string& display_name, std::uint64_t limit) {
   throw Error(ExitCode::kDataError,
               "input is larger than the " + format_bytes(limit) +
                   " limit (raise it with VTOOLS_MAX_INPUT_BYTES=<bytes>)",
@@ -48,83 +46,26 @@ std::string input_display_name(const std::string& path) { return path == "-" ? "
 }
 
 static void refuse_large(const std::string& path, std::uint64_t limit) {
-  refuse_large_named(input_display_name(path), limit);
+  refuse_large_input(input_display_name(path), limit);
 }
 
 void check_input_size(const std::string& display_name, std::uint64_t size, std::uint64_t default_limit) {
   const std::uint64_t limit = max_input_bytes(default_limit);
-  if (size > limit) refuse_large_named(display_name, limit);
+  if (size > limit) refuse_large_input(display_name, limit);
 }
 
 namespace {
 
-bool starts_with_bytes(const std::string& data, std::initializer_list<unsigned char> magic) {
-  if (data.size() < magic.size()) return false;
-  std::size_t i = 0;
-  for (unsigned char b : magic)
-    if (static_cast<unsigned char>(data[i++]) != b) return false;
-  return true;
-}
-
-[[noreturn]] void refuse_corrupt(const std::string& path, const std::string& what) {
-  throw Error(ExitCode::kDataError, what, SourceLocation{input_display_name(path)});
-}
-
-/// gzip (one or more members, as `cat a.gz b.gz` gives) -> text, at most `limit` bytes.
-std::string gunzip(const std::string& data, const std::string& path, std::uint64_t limit) {
+/// The whole text of compressed `data`, at most `limit` bytes.
+std::string decompress(std::string_view data, Compression compression, const std::string& path, std::uint64_t limit) {
+  const std::unique_ptr<TextStream> stream = decompress_stream(data, compression, input_display_name(path), limit);
   std::string out;
-  z_stream z{};
-  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) refuse_corrupt(path, "invalid gzip data: zlib could not start");
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());  // inputs are capped far below 4 GiB of compressed data
-  char buf[1 << 16];
-  int rc = Z_OK;
-  while (true) {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof buf;
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buf, sizeof buf - z.avail_out);
-    if (out.size() > limit) {
-      inflateEnd(&z);
-      refuse_large(path, limit);
-    }
-    if (rc == Z_STREAM_END) {
-      if (z.avail_in == 0) break;
-      inflateReset(&z);  // another member follows
-      continue;
-    }
-    if (rc != Z_OK) break;
-    if (z.avail_in == 0 && z.avail_out != 0) break;  // nothing more to read and not at the end: cut short
-  }
-  const std::string message = z.msg ? z.msg : "";
-  inflateEnd(&z);
-  if (rc == Z_STREAM_END) return out;
-  if (rc == Z_OK || rc == Z_BUF_ERROR) refuse_corrupt(path, "invalid gzip data: it ends early (a cut file?)");
-  refuse_corrupt(path, "invalid gzip data" + (message.empty() ? std::string() : ": " + message));
-}
-
-/// zstd (one or more frames) -> text, at most `limit` bytes.
-std::string unzstd(const std::string& data, const std::string& path, std::uint64_t limit) {
-  std::string out;
-  ZSTD_DCtx* z = ZSTD_createDCtx();
-  if (!z) refuse_corrupt(path, "invalid zstd data: no memory for the decoder");
-  ZSTD_inBuffer in{data.data(), data.size(), 0};
-  char buf[1 << 16];
-  std::size_t rc = 0;
-  // zstd consumes a frame's last byte only once it has handed out all of its output: consumed input is the end.
-  while (in.pos < in.size) {
-    ZSTD_outBuffer o{buf, sizeof buf, 0};
-    rc = ZSTD_decompressStream(z, &o, &in);
-    if (ZSTD_isError(rc)) break;
-    out.append(buf, o.pos);
-    if (out.size() > limit) {
-      ZSTD_freeDCtx(z);
-      refuse_large(path, limit);
-    }
-  }
-  ZSTD_freeDCtx(z);
-  if (ZSTD_isError(rc)) refuse_corrupt(path, std::string("invalid zstd data: ") + ZSTD_getErrorName(rc));
-  if (rc != 0) refuse_corrupt(path, "invalid zstd data: it ends early (a cut file?)");
+  std::size_t n = 0;
+  do {
+    out.resize(out.size() + (1u << 20));
+    n = stream->read(out.data() + out.size() - (1u << 20), 1u << 20);
+    out.resize(out.size() - (1u << 20) + n);
+  } while (n > 0);
   return out;
 }
 
@@ -158,10 +99,8 @@ std::string read_input(const std::string& path, std::uint64_t default_limit, Inp
   if (f != stdin) std::fclose(f);
   if (failed)
     throw Error(ExitCode::kNoInput, "cannot read '" + input_display_name(path) + "': " + std::strerror(read_errno));
-  if (content == InputContent::kText) {
-    if (starts_with_bytes(data, {0x1f, 0x8b})) return gunzip(data, path, limit);
-    if (starts_with_bytes(data, {0x28, 0xb5, 0x2f, 0xfd})) return unzstd(data, path, limit);
-  }
+  if (content == InputContent::kText)
+    if (const Compression c = compression_of(data); c != Compression::kNone) return decompress(data, c, path, limit);
   return data;
 }
 
@@ -175,7 +114,8 @@ std::int64_t mtime_ns(const struct stat& st) {
 
 InputText::InputText(InputText&& other) noexcept
     : held_(std::move(other.held_)), map_(other.map_), size_(other.size_), dropped_(other.dropped_),
-      fd_(other.fd_), name_(std::move(other.name_)), mtime_ns_(other.mtime_ns_), guard_(other.guard_) {
+      fd_(other.fd_), name_(std::move(other.name_)), mtime_ns_(other.mtime_ns_), guard_(other.guard_),
+      compression_(other.compression_), limit_(other.limit_), decompressed_(std::move(other.decompressed_)) {
   other.map_ = nullptr;
   other.size_ = 0;
   other.fd_ = -1;
@@ -186,6 +126,40 @@ InputText::~InputText() {
   unguard_mapping(guard_);
   if (map_) ::munmap(const_cast<char*>(map_), size_);
   if (fd_ >= 0) ::close(fd_);
+}
+
+std::string_view InputText::text() const {
+  if (compression_ == Compression::kNone) return bytes();
+  if (!decompressed_) {
+    std::string text;
+    const std::unique_ptr<TextStream> stream = open();
+    std::size_t n = 0;
+    do {  // as read_input decompresses: in MiB steps, the string growing geometrically
+      text.resize(text.size() + (1u << 20));
+      n = stream->read(text.data() + text.size() - (1u << 20), 1u << 20);
+      text.resize(text.size() - (1u << 20) + n);
+    } while (n > 0);
+    decompressed_ = std::move(text);
+  }
+  return *decompressed_;
+}
+
+std::unique_ptr<TextStream> InputText::open() const {
+  return decompress_stream(bytes(), compression_, name_, limit_);
+}
+
+std::string InputText::head(std::size_t bytes) const {
+  if (compression_ == Compression::kNone) return std::string(text().substr(0, bytes));
+  std::string out(bytes, '\0');
+  const std::unique_ptr<TextStream> stream = open();
+  std::size_t got = 0;
+  while (got < bytes) {
+    const std::size_t n = stream->read(out.data() + got, bytes - got);
+    if (n == 0) break;
+    got += n;
+  }
+  out.resize(got);
+  return out;
 }
 
 void InputText::check_unchanged() const {
@@ -199,7 +173,7 @@ void InputText::check_unchanged() const {
 
 void InputText::passed(std::size_t offset) const {
   static const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  if (!map_) return;
+  if (!map_ || compression_ != Compression::kNone) return;  // offsets in a compressed file's text are not its own
   const std::size_t upto = std::min(offset, size_) / page * page;  // the mapping starts on a page
   if (upto < dropped_) dropped_ = 0;  // a reader that starts over (the depth check, then the parser)
   if (upto <= dropped_) return;
@@ -210,8 +184,18 @@ void InputText::passed(std::size_t offset) const {
 
 InputText read_input_text(const std::string& path, std::uint64_t default_limit) {
   const std::uint64_t limit = max_input_bytes(default_limit);
-  // Whatever is not a plain, readable, uncompressed file within the limit goes through read_input, with its messages.
-  const auto held = [&] { return InputText(read_input(path, default_limit)); };
+  // Whatever is not a plain, readable file within the limit goes through read_input, with its messages; compressed
+  // bytes are kept as they are and decompressed as they are read (open()).
+  const auto held = [&] {
+    std::string bytes = read_input(path, default_limit, InputContent::kBinary);
+    const Compression compression = compression_of(bytes);
+    if (compression == Compression::kNone) return InputText(std::move(bytes));
+    InputText input(std::move(bytes));
+    input.compression_ = compression;
+    input.limit_ = limit;
+    input.name_ = input_display_name(path);
+    return input;
+  };
   if (path == "-") return held();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return held();
@@ -229,16 +213,16 @@ InputText read_input_text(const std::string& path, std::uint64_t default_limit) 
   }
   // Guarded before the first byte is read: the file may be cut short at any time from here on.
   const int guard = guard_mapping(map, size);
-  const auto* bytes = static_cast<const unsigned char*>(map);
-  if (guard < 0 || (bytes[0] == 0x1f && bytes[1] == 0x8b) ||
-      (bytes[0] == 0x28 && bytes[1] == 0xb5 && bytes[2] == 0x2f && bytes[3] == 0xfd)) {
-    unguard_mapping(guard);
-    ::munmap(map, size);  // compressed (read_input decompresses it), or no guard left: read into memory
+  if (guard < 0) {
+    ::munmap(map, size);  // no guard left: read into memory
     ::close(fd);
     return held();
   }
   ::madvise(map, size, MADV_SEQUENTIAL);
-  return InputText(static_cast<const char*>(map), size, fd, input_display_name(path), mtime_ns(st), guard);
+  InputText input(static_cast<const char*>(map), size, fd, input_display_name(path), mtime_ns(st), guard);
+  input.compression_ = compression_of(std::string_view(static_cast<const char*>(map), 4));
+  input.limit_ = limit;
+  return input;
 }
 
 }  // namespace vtools

@@ -1,9 +1,11 @@
 #include "libcommon/json_scanner.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <clocale>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -103,18 +105,25 @@ class Scanner {
  public:
   Scanner(std::string_view text, JsonEvents& events, const ReadProgress& passed)
       : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), events_(events), passed_(passed) {}
+  /// Over a stream: the text comes into buf_ as the scanner needs it (more()).
+  Scanner(TextStream& stream, JsonEvents& events, const ReadProgress& passed)
+      : Scanner(std::string_view(), events, passed) {
+    stream_ = &stream;
+    buf_.resize(kStreamBufferBytes);
+    begin_ = p_ = end_ = buf_.data();
+  }
 
   /// The grammar of RFC 8259 as a loop over an explicit stack of open containers ('{' or '[').
   bool run() {
-    if (p_ < end_ && static_cast<unsigned char>(*p_) == 0xEF) {  // a byte order mark, or nlohmann's "invalid BOM"
-      if (end_ - p_ < 3 || static_cast<unsigned char>(p_[1]) != 0xBB || static_cast<unsigned char>(p_[2]) != 0xBF)
+    if (have() && static_cast<unsigned char>(*p_) == 0xEF) {  // a byte order mark, or nlohmann's "invalid BOM"
+      if (!need(3) || static_cast<unsigned char>(p_[1]) != 0xBB || static_cast<unsigned char>(p_[2]) != 0xBF)
         return false;
       p_ += 3;
     }
     std::vector<char> open;
     skip_blanks();
   value:
-    if (p_ == end_) return false;
+    if (!have()) return false;
     switch (*p_) {
       case '{':
         ++p_;
@@ -167,11 +176,11 @@ class Scanner {
     skip_blanks();
     goto value;
   after_value:
-    skip_blanks();
+    skip_blanks();  // p_ == end_ after it: the end of the text
     // nlohmann's lexer reads a NUL byte as the end of the input (for C strings): what follows one is not read.
     if (open.empty()) return p_ == end_ || *p_ == '\0';
-    if (open.size() <= 2 && static_cast<std::size_t>(p_ - begin_) - reported_ >= kProgressBytes && passed_) {
-      reported_ = static_cast<std::size_t>(p_ - begin_);
+    if (open.size() <= 2 && offset() - reported_ >= kProgressBytes && passed_) {
+      reported_ = offset();
       passed_(reported_);
     }
     if (p_ == end_) return false;
@@ -194,12 +203,47 @@ class Scanner {
   }
 
  private:
+  static constexpr std::size_t kStreamBufferBytes = 1u << 20;
+
+  /// The offset of p_ in the whole text.
+  [[nodiscard]] std::size_t offset() const { return base_ + static_cast<std::size_t>(p_ - begin_); }
+
+  /// Over a stream, reads more text after end_ (into buf_, after what is kept: from mark_ where a number is being
+  /// read, else from p_); false at the end of the text. A token cut at the end of one read thus continues with the
+  /// next; only a number's start (mark_) and p_ are pointers held across a call, and both are moved with the text.
+  bool more() { return stream_ && !ended_ && refill(); }
+  [[gnu::noinline]] bool refill() {
+    const char* keep = mark_ ? mark_ : p_;
+    const auto kept = static_cast<std::size_t>(end_ - keep), at = static_cast<std::size_t>(p_ - keep);
+    base_ += static_cast<std::size_t>(keep - begin_);
+    std::memmove(buf_.data(), keep, kept);
+    if (kept == buf_.size()) buf_.resize(buf_.size() * 2);  // one token longer than the buffer
+    const std::size_t n = stream_->read(buf_.data() + kept, buf_.size() - kept);
+    begin_ = buf_.data();
+    if (mark_) mark_ = begin_;
+    p_ = begin_ + at;
+    end_ = begin_ + kept + n;
+    if (n == 0) ended_ = true;
+    return n > 0;
+  }
+  /// A byte at p_ (reading more where it is at end_).
+  bool have() { return p_ < end_ || more(); }
+  /// `n` bytes at p_ (reading more as needed); false where the text ends before.
+  bool need(std::size_t n) {
+    while (static_cast<std::size_t>(end_ - p_) < n)
+      if (!more()) return false;
+    return true;
+  }
+  bool at_digit() { return have() && is_digit(*p_); }
+
   void skip_blanks() {
-    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\t' || *p_ == '\r')) ++p_;
+    do {
+      while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\t' || *p_ == '\r')) ++p_;
+    } while (p_ == end_ && more());
   }
 
   bool literal(std::string_view word) {
-    if (static_cast<std::size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word) return false;
+    if (!need(word.size()) || std::string_view(p_, word.size()) != word) return false;
     p_ += word.size();
     return true;
   }
@@ -211,7 +255,12 @@ class Scanner {
     const char* run = p_;
     for (;;) {
       p_ = skip_plain(p_, end_);
-      if (p_ == end_) return false;
+      if (p_ == end_) {  // what was read goes into `out` before more() moves the text
+        out.append(run, p_);
+        if (!more()) return false;
+        run = p_;
+        continue;
+      }
       const auto c = static_cast<unsigned char>(*p_);
       if (c == '"') {
         out.append(run, p_);
@@ -225,6 +274,11 @@ class Scanner {
         continue;
       }
       if (c < 0x20) return false;  // a control byte must be escaped
+      if (end_ - p_ < 4 && stream_) {  // a UTF-8 sequence may go on in the next read
+        out.append(run, p_);
+        need(4);
+        run = p_;
+      }
       const std::size_t n = utf8_sequence(p_, end_);
       if (n == 0) return false;
       p_ += n;
@@ -233,7 +287,7 @@ class Scanner {
 
   /// The escape at p_ (its backslash) appended to `out`; p_ after it.
   bool escape(std::string& out) {
-    if (end_ - p_ < 2) return false;
+    if (!need(2)) return false;
     const char c = p_[1];
     p_ += 2;
     switch (c) {
@@ -251,7 +305,7 @@ class Scanner {
     int cp = codepoint();
     if (cp < 0) return false;
     if (cp >= 0xD800 && cp <= 0xDBFF) {  // a high surrogate: a low one must follow
-      if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return false;
+      if (!need(2) || p_[0] != '\\' || p_[1] != 'u') return false;
       p_ += 2;
       const int low = codepoint();
       if (low < 0xDC00 || low > 0xDFFF) return false;
@@ -265,7 +319,7 @@ class Scanner {
 
   /// The 4 hex digits at p_ (after "\u"), -1 when they are not.
   int codepoint() {
-    if (end_ - p_ < 4) return -1;
+    if (!need(4)) return -1;
     int cp = 0;
     for (int i = 0; i < 4; ++i) {
       const int h = hex_value(p_[i]);
@@ -276,33 +330,39 @@ class Scanner {
     return cp;
   }
 
-  /// The number at p_, reported with nlohmann's type (json_scanner.hpp).
+  /// The number at p_, reported with nlohmann's type (json_scanner.hpp). mark_ keeps its start in the text.
   bool number() {
-    const char* start = p_;
+    mark_ = p_;
+    const bool ok = number_from_mark();
+    mark_ = nullptr;
+    return ok;
+  }
+  bool number_from_mark() {
     const bool negative = *p_ == '-';
     if (negative) ++p_;
-    if (p_ == end_) return false;
+    if (!have()) return false;
     if (*p_ == '0') {
       ++p_;
     } else if (is_digit(*p_)) {
-      while (p_ < end_ && is_digit(*p_)) ++p_;
+      while (at_digit()) ++p_;
     } else {
       return false;
     }
     bool integer = true;
-    if (p_ < end_ && *p_ == '.') {
+    if (have() && *p_ == '.') {
       ++p_;
-      if (p_ == end_ || !is_digit(*p_)) return false;
-      while (p_ < end_ && is_digit(*p_)) ++p_;
+      if (!at_digit()) return false;
+      while (at_digit()) ++p_;
       integer = false;
     }
-    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+    if (have() && (*p_ == 'e' || *p_ == 'E')) {
       ++p_;
-      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      if (p_ == end_ || !is_digit(*p_)) return false;
-      while (p_ < end_ && is_digit(*p_)) ++p_;
+      if (have() && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (!at_digit()) return false;
+      while (at_digit()) ++p_;
       integer = false;
     }
+    const char* start = mark_;
     if (integer) {  // as strtoll/strtoull: out of range falls through to a double
       if (negative) {
         std::int64_t v = 0;
@@ -330,13 +390,57 @@ class Scanner {
     return true;
   }
 
-  const char* begin_;
+  const char* begin_;  ///< the start of the text in memory (over a stream: of buf_, at offset base_)
   const char* p_;
   const char* end_;
+  const char* mark_ = nullptr;  ///< the start of the number being read, kept in buf_ by more()
+  std::size_t base_ = 0;
+  TextStream* stream_ = nullptr;
+  std::vector<char> buf_;
+  bool ended_ = false;
   JsonEvents& events_;
   const ReadProgress& passed_;
   std::size_t reported_ = 0;
   std::string text_, key_, number_text_;  ///< reused: most strings fit the capacity the ones before left
+};
+
+/// find_json_depth_over's state between two pieces of text: the depth, and whether a string or an escape is open.
+struct DepthCount {
+  int max_depth;
+  int depth = 0;
+  bool in_string = false, escaped = false;
+
+  /// The offset in [begin, end) of the first bracket over max_depth; npos when there is none.
+  std::size_t scan(const char* const begin, const char* const end) {
+    const char* p = begin;
+    while (p < end) {
+      if (escaped) {  // the escaped character
+        escaped = false;
+        ++p;
+        continue;
+      }
+      if (in_string) {  // to its closing quote, over escaped characters
+        p = find_any<'"', '\\'>(p, end);
+        if (p == end) break;
+        if (*p++ == '"')
+          in_string = false;
+        else
+          escaped = true;
+        continue;
+      }
+      p = find_any<'"', '[', ']', '{', '}'>(p, end);  // outside strings: to the next quote or bracket
+      if (p == end) break;
+      const char c = *p++;
+      if (c == '[' || c == '{') {
+        if (++depth > max_depth) return static_cast<std::size_t>(p - 1 - begin);
+      } else if (c == ']' || c == '}') {
+        --depth;
+      } else {
+        in_string = true;
+      }
+    }
+    return std::string_view::npos;
+  }
 };
 
 }  // namespace
@@ -345,34 +449,31 @@ bool scan_json(std::string_view text, JsonEvents& events, const ReadProgress& pa
   return Scanner(text, events, passed).run();
 }
 
+bool scan_json(TextStream& text, JsonEvents& events, const ReadProgress& passed) {
+  return Scanner(text, events, passed).run();
+}
+
 std::size_t find_json_depth_over(std::string_view text, int max_depth, const ReadProgress& passed) {
-  const char* const begin = text.data();
-  const char* const end = begin + text.size();
-  const char* p = begin;
-  const char* report = begin + kProgressBytes;
-  int depth = 0;
-  for (;;) {
-    // Outside strings: to the next quote or bracket.
-    p = find_any<'"', '[', ']', '{', '}'>(p, end);
-    if (p == end) return std::string_view::npos;
-    if (p >= report && passed) {
-      passed(static_cast<std::size_t>(p - begin));
-      report = p + kProgressBytes;
-    }
-    const char c = *p++;
-    if (c == '[' || c == '{') {
-      if (++depth > max_depth) return static_cast<std::size_t>(p - 1 - begin);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    } else {  // a string: to its closing quote, over escaped characters
-      for (;;) {
-        p = find_any<'"', '\\'>(p, end);
-        if (p == end) return std::string_view::npos;
-        if (*p++ == '"') break;
-        if (p < end) ++p;  // the escaped character
-      }
-    }
+  DepthCount count{max_depth};
+  for (std::size_t at = 0; at < text.size(); at += kProgressBytes) {
+    if (at > 0 && passed) passed(at);
+    const std::size_t n = std::min(kProgressBytes, text.size() - at);
+    const std::size_t over = count.scan(text.data() + at, text.data() + at + n);
+    if (over != std::string_view::npos) return at + over;
   }
+  return std::string_view::npos;
+}
+
+std::size_t find_json_depth_over(TextStream& text, int max_depth) {
+  DepthCount count{max_depth};
+  std::vector<char> buf(1u << 20);
+  std::size_t at = 0;
+  while (const std::size_t n = text.read(buf.data(), buf.size())) {
+    const std::size_t over = count.scan(buf.data(), buf.data() + n);
+    if (over != std::string_view::npos) return at + over;
+    at += n;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace vtools

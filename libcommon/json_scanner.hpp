@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "libcommon/text_stream.hpp"
+
 namespace vtools {
 
 /// What scan_json reports, in document order. Numbers take nlohmann's types: an integer written without '-' that
@@ -41,8 +43,16 @@ using ReadProgress = std::function<void(std::size_t offset)>;
 /// A float out of a double's range (1e999) counts as invalid, as it is nlohmann's error 406.
 bool scan_json(std::string_view text, JsonEvents& events, const ReadProgress& passed = {});
 
+/// scan_json over a text read in pieces (a compressed input's, as it is decompressed): a token cut between two
+/// reads is read whole; in memory are the current read (1 MiB) and the token it continues. `passed` hears offsets in
+/// the whole text.
+bool scan_json(TextStream& text, JsonEvents& events, const ReadProgress& passed = {});
+
 /// The offset of the first '[' or '{' outside strings that opens more than `max_depth` of them, counting brackets as
 /// they come whether or not the text is valid JSON; npos when there is none. Calls `passed` as scan_json does.
 std::size_t find_json_depth_over(std::string_view text, int max_depth, const ReadProgress& passed = {});
+
+/// find_json_depth_over over a text read in pieces; the offset is in the whole text.
+std::size_t find_json_depth_over(TextStream& text, int max_depth);
 
 }  // namespace vtools

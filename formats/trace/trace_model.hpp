@@ -24,6 +24,8 @@ class SharedName {
   operator const std::string&() const { return str(); }
   [[nodiscard]] bool empty() const { return str().empty(); }
   friend bool operator==(const SharedName& a, std::string_view b) { return a.str() == b; }
+  friend bool operator==(const SharedName& a, const char* b) { return a.str() == b; }
+  friend bool operator==(const SharedName& a, const std::string& b) { return a.str() == b; }
   friend bool operator==(const SharedName& a, const SharedName& b) { return a.str() == b.str(); }
   friend bool operator<(const SharedName& a, const SharedName& b) { return a.str() < b.str(); }
 
@@ -117,12 +119,14 @@ inline std::string dim3_text(const Dim3& d) {
   return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
 }
 
+/// A launch. Its names are shared with the other launches of its kernel (one copy per distinct name: ~400 bytes a
+/// launch otherwise, half the model of a 10^6-launch trace).
 struct Kernel {
-  std::string name;          ///< demangled
-  std::string mangled_name;  ///< as the driver reported it
+  SharedName name;          ///< demangled
+  SharedName mangled_name;  ///< as the driver reported it
   /// 16 hex digits: a hash of the function's code in the loaded module (vtrace diff tells "same code" from "new
   /// code" by it); "" when unknown (not recorded, or one name had different code in two modules).
-  std::string code_hash;
+  SharedName code_hash;
   std::uint32_t device_id = 0, context_id = 0, stream_id = 0, correlation_id = 0;
   std::int64_t process_id = 0;
   Dim3 grid{1, 1, 1}, block{1, 1, 1}, cluster{0, 0, 0};

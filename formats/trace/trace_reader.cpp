@@ -1,7 +1,9 @@
 #include "formats/trace/trace_reader.hpp"
 
+#include <functional>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -36,11 +38,28 @@ void check_kernel_id(const FieldReader& f, std::uint64_t id, std::size_t names) 
                             std::to_string(id));
 }
 
-Kernel read_kernel(const FieldReader& f) {
+/// One SharedName per distinct text: the launches of one kernel share their names (trace_model.hpp's Kernel).
+class NameTable {
+ public:
+  /// The field `key`'s string (read as FieldReader::get reads it), shared with every equal one read before.
+  SharedName get(const FieldReader& f, std::string_view key) {
+    text_.clear();  // absent: ""
+    f.get(key, text_);
+    auto it = names_.find(text_);
+    if (it == names_.end()) it = names_.emplace(text_, SharedName(text_)).first;
+    return it->second;
+  }
+
+ private:
+  std::string text_;
+  std::unordered_map<std::string, SharedName> names_;
+};
+
+Kernel read_kernel(const FieldReader& f, NameTable& names) {
   Kernel k;
-  f.get("name", k.name);
-  f.get("mangled_name", k.mangled_name);
-  f.get("code_hash", k.code_hash);  // absent before traces carried it
+  k.name = names.get(f, "name");
+  k.mangled_name = names.get(f, "mangled_name");
+  k.code_hash = names.get(f, "code_hash");  // absent before traces carried it
   f.get("device_id", k.device_id);
   f.get("context_id", k.context_id);
   f.get("stream_id", k.stream_id);
@@ -317,9 +336,9 @@ Memset read_memset(const FieldReader& f) {
   return m;
 }
 
-}  // namespace
-
-Trace read_trace(std::string_view text, std::string_view name, const ReadProgress& passed) {
+/// Parses the document with `parse` (over a text in memory or read in passes), which hands each record to the
+/// ElementReader it is given.
+Trace read_trace_with(std::string_view name, const std::function<OrderedJson(const ElementReader&)>& parse) {
   Trace t;
   // Records are read as the parser reaches them, one at a time (a 10^6-launch trace is never one tree).
   std::vector<SharedName> access_kernels;
@@ -333,11 +352,11 @@ Trace read_trace(std::string_view text, std::string_view name, const ReadProgres
   // Version 3 writes access records as rows of access_columns (which comes first); versions 1-2 as objects.
   std::vector<std::string> column_names;
   std::optional<Columns> columns;
+  NameTable kernel_names;
   using Reader = void (*)(const FieldReader&, Trace&);
   static const std::map<std::string, Reader, std::less<>> readers = {
       {"processes", [](const FieldReader& f, Trace& x) { x.processes.push_back(read_process(f)); }},
       {"devices", [](const FieldReader& f, Trace& x) { x.devices.push_back(read_device(f)); }},
-      {"kernels", [](const FieldReader& f, Trace& x) { x.kernels.push_back(read_kernel(f)); }},
       {"memcpys", [](const FieldReader& f, Trace& x) { x.memcpys.push_back(read_memcpy(f)); }},
       {"memsets", [](const FieldReader& f, Trace& x) { x.memsets.push_back(read_memset(f)); }},
       {"allocations", [](const FieldReader& f, Trace& x) { x.allocations.push_back(read_allocation(f)); }},
@@ -377,16 +396,20 @@ Trace read_trace(std::string_view text, std::string_view name, const ReadProgres
       if (!access_kernels_seen && f.find("kernel_id")) unresolved.push_back({t.accesses.size() - 1, i, id});
       return;
     }
+    if (key == "kernels") {
+      t.kernels.push_back(read_kernel(FieldReader(v, key, i, name), kernel_names));
+      return;
+    }
     if (auto it = readers.find(key); it != readers.end()) it->second(FieldReader(v, key, i, name), t);
   };
-  OrderedJson doc = parse_document_streamed(text, name, {kTraceFormat}, element, passed);
+  OrderedJson doc = parse(element);
   const FieldReader top(doc, "", name);
   top.get("version", t.format_version);
   const FieldReader r = top.required_object("run");
   (void)top.required_array("kernels");
   // What the parser streamed stays as an empty array; anything else under these keys is refused here.
   for (const auto& [key, reader] : readers) (void)top.array(key);
-  for (const char* key : {"accesses", "access_columns", "access_kernels", "tma_kernels"}) (void)top.array(key);
+  for (const char* key : {"kernels", "accesses", "access_columns", "access_kernels", "tma_kernels"}) (void)top.array(key);
   for (const Unresolved& u : unresolved) {
     check_kernel_id(FieldReader(kNoFields, "accesses", u.index, name), u.id, access_kernels.size());
     t.accesses[u.access].kernel = access_kernels[u.id];
@@ -422,6 +445,25 @@ Trace read_trace(std::string_view text, std::string_view name, const ReadProgres
   top.get("dropped_records", t.dropped_records);
   top.get("filtered_kernels", t.filtered_kernels);
   return t;
+}
+
+}  // namespace
+
+Trace read_trace(std::string_view text, std::string_view name, const ReadProgress& passed) {
+  return read_trace_with(name, [&](const ElementReader& element) {
+    return parse_document_streamed(text, name, {kTraceFormat}, element, passed);
+  });
+}
+
+Trace read_trace(const OpenText& open, std::string_view name) {
+  return read_trace_with(name, [&](const ElementReader& element) {
+    return parse_document_streamed(open, name, {kTraceFormat}, element);
+  });
+}
+
+Trace read_trace(const InputText& input, std::string_view name) {
+  if (input.compressed()) return read_trace([&] { return input.open(); }, name);
+  return read_trace(input.text(), name, [&](std::size_t offset) { input.passed(offset); });
 }
 
 }  // namespace vtools::vtrace

@@ -124,9 +124,9 @@ void write_device(JsonWriter& w, const Device& d) {
 
 void write_kernel(JsonWriter& w, const Kernel& k) {
   w.begin_object();
-  w.field("name", k.name);
-  w.field("mangled_name", k.mangled_name);
-  w.field("code_hash", k.code_hash);
+  w.field("name", k.name.str());
+  w.field("mangled_name", k.mangled_name.str());
+  w.field("code_hash", k.code_hash.str());
   w.field("device_id", k.device_id);
   w.field("context_id", k.context_id);
   w.field("stream_id", k.stream_id);

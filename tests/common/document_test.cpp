@@ -265,3 +265,79 @@ TEST_CASE("input text: a file is mapped and reads as read_input reads it; passed
   CHECK_THROWS_AS(read_input_text("/nonexistent/input_text.json"), Error);
   CHECK(InputText(std::string("held")).text() == "held");
 }
+
+TEST_CASE("document: streamed over passes (a compressed input), the records and errors of the text in memory") {
+  const auto passes = [](std::string_view text, std::size_t piece) -> OpenText {
+    return [text, piece] { return std::make_unique<StringTextStream>(text, piece); };
+  };
+  const std::string good = "{\"format\": \"vtools.trace\", \"version\": 2, \"run\": {\"mode\": \"x\"},\n"
+                           "\"kernels\": [{\"a\": 1}, {\"a\": \"two\"}], \"names\": [\"k\"]}";
+  const Streamed whole = streamed(good);
+  for (std::size_t piece : {std::size_t{1}, std::size_t{3}, std::size_t{64}}) {
+    Streamed s;
+    s.top = parse_document_streamed(passes(good, piece), "in.json", {kTraceFormat},
+                                    [&](std::string_view key, std::size_t i, OrderedJson&& v) {
+                                      s.elements.push_back(std::string(key) + "[" + std::to_string(i) + "]=" + v.dump());
+                                    });
+    CHECK(s.top.dump() == whole.top.dump());
+    CHECK(s.elements == whole.elements);
+  }
+  const std::string deep = "{\"format\": \"vtools.trace\", \"version\": 2,\n \"x\": " + std::string(300, '[') +
+                           std::string(300, ']') + "}";
+  const std::string long_line = "{\"format\": \"vtools.trace\", \"version\": 2, \"pad\": \"" +
+                                std::string(3u << 20, 'x') + "\",\n  \"kernels\": [1, tru]}";
+  for (const std::string& text : {std::string("{\n  \"format\": \"vtools.trace\",\n  \"version\": tru\n}"),
+                                  std::string(""), std::string("[1, 2]"), std::string("{\"a\": 1"), deep, long_line,
+                                  std::string(R"J({"format": "vtools.plan", "version": 1, "kernels": [1]})J"),
+                                  std::string("{\"format\": \"vtools.trace\", \"version\": 1, \"x\": 1e999999}"),
+                                  std::string("{\"format\": \"vtools.trace\", \"version\": 2, \"k\": [\"\xC0\"]}")}) {
+    CAPTURE(text.substr(0, 80));
+    for (std::size_t piece : {std::size_t{1}, std::size_t{5}, std::size_t{1} << 20}) {
+      std::string message;
+      try {
+        parse_document_streamed(passes(text, piece), "in.json", {kTraceFormat},
+                                [](std::string_view, std::size_t, OrderedJson&&) {});
+        FAIL("no error thrown");
+      } catch (const Error& e) {
+        CHECK(e.code() == ExitCode::kDataError);
+        message = e.what();
+      }
+      CHECK(message == streamed_error(text));
+    }
+  }
+}
+
+TEST_CASE("input text: a compressed file is read in passes, its text never whole; text() still gives it whole") {
+  const std::string plain = read_input(VTOOLS_TEST_DATA "/vtrace/graphs.trace.json", kDefaultMaxInputBytes,
+                                       InputContent::kBinary);
+  for (const char* ext : {".gz", ".zst"}) {
+    CAPTURE(ext);
+    const InputText input = read_input_text(std::string(VTOOLS_TEST_DATA "/vtrace/graphs.trace.json") + ext);
+    CHECK(input.compressed());
+    std::string text;
+    const std::unique_ptr<TextStream> stream = input.open();
+    char buf[97];  // odd-sized reads
+    while (const std::size_t n = stream->read(buf, sizeof buf)) text.append(buf, n);
+    CHECK(text == plain);
+    CHECK(input.head(10) == plain.substr(0, 10));
+    CHECK(input.head(1u << 20) == plain);
+    CHECK(input.text() == plain);
+  }
+  CHECK_FALSE(read_input_text(VTOOLS_TEST_DATA "/vtrace/graphs.trace.json").compressed());
+  for (const auto& [file, message] :
+       {std::pair<std::string, std::string>{"cut.trace.json.gz", "invalid gzip data: it ends early (a cut file?)"},
+        {"cut.trace.json.zst", "invalid zstd data: it ends early (a cut file?)"}}) {
+    const std::string path = VTOOLS_TEST_DATA "/bad/vtrace/" + file;
+    const InputText input = read_input_text(path);
+    try {
+      const std::unique_ptr<TextStream> stream = input.open();
+      char buf[4096];
+      while (stream->read(buf, sizeof buf) > 0) {
+      }
+      FAIL("no error thrown");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::kDataError);
+      CHECK(std::string(e.what()) == path + ": " + message);
+    }
+  }
+}

@@ -666,7 +666,7 @@ TEST_CASE("render: real vbench and vplan documents render with every part") {
   const auto& k0 = trace.trace.kernels.at(0);
   std::string expect = format_duration_ns(static_cast<double>(k0.end_ns - k0.start_ns));
   bool found = false;
-  for (const auto* s : spans) found = found || s->title().find(k0.name + "\n" + expect) == 0;
+  for (const auto* s : spans) found = found || s->title().find(k0.name.str() + "\n" + expect) == 0;
   CHECK(found);
   CHECK(tpage.sections.back().tables.back().table.rows.size() == trace.trace.findings.size());
 }

@@ -63,6 +63,18 @@ const vplan::Plan& plan_of(const Input& in) {
 Input classify_input(std::string text, std::string_view name) { return classify_input(InputText(std::move(text)), name); }
 
 Input classify_input(const InputText& input, std::string_view name) {
+  if (input.compressed()) {  // a compressed trace is read as it is decompressed, its text never whole in memory
+    const std::string head = input.head(64u << 10);
+    const std::string lname = lower(name);
+    if (!ends_with(lname, ".dot") && !ends_with(lname, ".gv") && !looks_like_dot(head) &&
+        leading_document_format(head) == kTraceFormat.name) {
+      Input in;
+      in.name = std::string(name);
+      in.kind = kTraceFormat.name;
+      in.trace = vtrace::read_trace(input, name);
+      return in;
+    }
+  }
   const std::string_view text = input.text();
   const auto passed = [&](std::size_t offset) { input.passed(offset); };
   Input in;

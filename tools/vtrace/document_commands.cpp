@@ -27,12 +27,11 @@ namespace vtools::vtrace {
 namespace {
 
 /// Traces are read a record at a time (trace_reader.cpp), so their cap is the streamed one, and a trace file is
-/// mapped, its pages dropped once read (InputText); one cut short meanwhile is exit 74, not a SIGBUS.
+/// mapped, its pages dropped once read, a compressed one decompressed as it is read (InputText); one cut short
+/// meanwhile is exit 74, not a SIGBUS.
 Trace load(const std::string& path) {
   const InputText input = read_input_text(path, kStreamedMaxInputBytes);
-  return input.read_checked([&] {
-    return read_trace(input.text(), input_display_name(path), [&](std::size_t offset) { input.passed(offset); });
-  });
+  return input.read_checked([&] { return read_trace(input, input_display_name(path)); });
 }
 
 /// summary --ranks / --api: a summary of the whole trace (a --graph/--kernel selection would cut collectives and

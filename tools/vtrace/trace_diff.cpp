@@ -55,7 +55,8 @@ void key_by_shape(Trace& base, Trace& candidate) {
   };
   for (Trace* t : {&base, &candidate})
     for (Kernel& k : t->kernels)
-      if (several(base_shapes, k.name) || several(candidate_shapes, k.name)) k.name += kShapeMark + launch_shape(k);
+      if (several(base_shapes, k.name) || several(candidate_shapes, k.name))
+        k.name = k.name.str() + kShapeMark + launch_shape(k);
 }
 
 /// {name, launch shape} of a key; the shape is "" for a name matched alone.
