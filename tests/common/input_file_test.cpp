@@ -117,14 +117,19 @@ TEST_CASE("input_file: a SIGBUS outside every guarded mapping still ends the pro
   if (child == 0) {
     const int fd = ::open(other.c_str(), O_RDONLY);
     const auto* map = static_cast<const volatile char*>(::mmap(nullptr, 1 << 16, PROT_READ, MAP_PRIVATE, fd, 0));
-    if (::truncate(other.c_str(), 10) != 0) ::_exit(3);
+    if (::truncate(other.c_str(), 10) != 0) ::_exit(13);
     const char c = map[1 << 15];  // past the new end, in a mapping nobody guards
-    ::_exit(c == 0 ? 1 : 2);
+    ::_exit(c == 0 ? 11 : 12);
   }
   int status = 0;
   REQUIRE(::waitpid(child, &status, 0) == child);
+#if defined(__SANITIZE_ADDRESS__)
+  // Under ASan the handler ours hands on to is ASan's: it reports the BUS and exits 1 instead of dying by it.
+  CHECK((WIFSIGNALED(status) ? WTERMSIG(status) == SIGBUS : WEXITSTATUS(status) == 1));
+#else
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGBUS);
+#endif
   CHECK(input.read_checked([&] { return byte_sum(input.text()); }) == 5000u * '{');
   std::remove(guarded.c_str());
   std::remove(other.c_str());
