@@ -37,8 +37,9 @@ void RawRecordSink::write_queued() noexcept {
   for (;;) {
     changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, and everything written
-    Queued next = std::move(queue_.front());
-    queue_.pop_front();
+    // Written where it lies and dropped after, so an empty queue means all is written (drain). Other threads only
+    // push at the back, which leaves the front in place.
+    const Queued& next = queue_.front();
     lock.unlock();
     if (next.job)
       run(next.job);
@@ -46,7 +47,7 @@ void RawRecordSink::write_queued() noexcept {
       append(next.batch);
     lock.lock();
     queued_bytes_ -= next.batch.bytes().size();
-    --queued_items_;
+    queue_.pop_front();
     changed_.notify_all();
   }
 }
@@ -64,7 +65,6 @@ void RawRecordSink::write(raw::RecordBatch&& batch) noexcept {
     return;
   }
   queued_bytes_ += bytes;
-  ++queued_items_;
   changed_.notify_all();
 }
 
@@ -85,14 +85,13 @@ void RawRecordSink::write_job(std::function<void(const Emit&)> job) noexcept {
     ++lost_;
     return;
   }
-  ++queued_items_;
   changed_.notify_all();
 }
 
 void RawRecordSink::drain() noexcept {
   if (!writer_) return;
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return queued_items_ == 0; });
+  changed_.wait(lock, [&] { return queue_.empty(); });
 }
 
 void RawRecordSink::write(const raw::RecordBatch& batch) noexcept {

@@ -81,9 +81,8 @@ class RawRecordSink {
     std::function<void(const Emit&)> job;  ///< run instead when set
   };
   void run(const std::function<void(const Emit&)>& job) noexcept;
-  std::deque<Queued> queue_;
+  std::deque<Queued> queue_;  ///< the front stays until written
   std::size_t queued_bytes_ = 0, max_queued_bytes_ = 0;
-  std::size_t queued_items_ = 0;  ///< batches and jobs queued or being written
   bool stopping_ = false;
 
   std::atomic<int> fd_{-1};
