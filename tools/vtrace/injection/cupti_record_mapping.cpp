@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "tools/vtrace/injection/process_records.hpp"
+
 namespace vtools::vtrace::injection {
 
 const CUpti_CallbackId kRuntimeLaunches[8] = {
@@ -124,6 +126,7 @@ void add_activity_record(const CUpti_Activity* rec, raw::RecordBatch& batch) {
       r.sm_count = d->numMultiprocessors;
       r.memory_bytes = d->globalMemorySize;
       batch.add(Tag::kDevice, r, d->name ? d->name : "");
+      add_device_identity(batch, static_cast<int>(d->id));
       break;
     }
     case CUPTI_ACTIVITY_KIND_RUNTIME:

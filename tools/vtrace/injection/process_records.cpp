@@ -55,48 +55,73 @@ raw::ClockAnchorRecord clock_anchor(std::uint32_t clock, std::uint64_t (*read_cl
   return best;
 }
 
-void add_device_records(raw::RecordBatch& batch, int ordinal) {
-  void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-  if (!cuda) return;
+namespace {
+
+/// The driver entry points both functions below read, through the libcuda.so.1 already loaded (no link-time
+/// dependency); all null when no driver is loaded.
+struct DriverQueries {
   using GetName = CUresult (*)(char*, int, CUdevice);
   using GetAttr = CUresult (*)(int*, CUdevice_attribute, CUdevice);
   using TotalMem = CUresult (*)(size_t*, CUdevice);
   using GetUuid = CUresult (*)(CUuuid*, CUdevice);
-  auto get_name = reinterpret_cast<GetName>(dlsym(cuda, "cuDeviceGetName"));
-  auto get_attr = reinterpret_cast<GetAttr>(dlsym(cuda, "cuDeviceGetAttribute"));
-  auto total_mem = reinterpret_cast<TotalMem>(dlsym(cuda, "cuDeviceTotalMem_v2"));
-  auto get_uuid = reinterpret_cast<GetUuid>(dlsym(cuda, "cuDeviceGetUuid_v2"));
-  if (!get_uuid) get_uuid = reinterpret_cast<GetUuid>(dlsym(cuda, "cuDeviceGetUuid"));
-  if (get_name && get_attr && total_mem) {
-    const auto dev = static_cast<CUdevice>(ordinal);
-    const auto id = static_cast<std::uint32_t>(ordinal);
-    char name[256] = {};
-    int major = 0, minor = 0, sms = 0;
-    size_t bytes = 0;
-    get_name(name, sizeof name - 1, dev);
-    get_attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-    get_attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-    get_attr(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
-    total_mem(&bytes, dev);
-    batch.add(raw::Tag::kDevice,
-              raw::DeviceRecord{id, static_cast<std::uint32_t>(major), static_cast<std::uint32_t>(minor),
-                                static_cast<std::uint32_t>(sms), bytes},
-              name);
-    // The device as the job's other processes and hosts can name it too (ordinals depend on CUDA_VISIBLE_DEVICES).
-    CUuuid uuid{};
-    int domain = 0, bus = 0, device = 0;
-    if (get_uuid && get_uuid(&uuid, dev) == CUDA_SUCCESS &&
-        get_attr(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev) == CUDA_SUCCESS &&
-        get_attr(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) == CUDA_SUCCESS &&
-        get_attr(&device, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev) == CUDA_SUCCESS) {
-      raw::DeviceIdentityRecord identity{id, static_cast<std::uint32_t>(domain), static_cast<std::uint32_t>(bus),
-                                         static_cast<std::uint32_t>(device), {}};
-      static_assert(sizeof identity.uuid == sizeof uuid.bytes);
-      std::memcpy(identity.uuid, uuid.bytes, sizeof identity.uuid);
-      batch.add(raw::Tag::kDeviceIdentity, identity);
-    }
+  void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  GetName get_name = cuda ? reinterpret_cast<GetName>(dlsym(cuda, "cuDeviceGetName")) : nullptr;
+  GetAttr get_attr = cuda ? reinterpret_cast<GetAttr>(dlsym(cuda, "cuDeviceGetAttribute")) : nullptr;
+  TotalMem total_mem = cuda ? reinterpret_cast<TotalMem>(dlsym(cuda, "cuDeviceTotalMem_v2")) : nullptr;
+  GetUuid get_uuid = cuda ? uuid_entry(cuda) : nullptr;
+  DriverQueries() = default;
+  DriverQueries(const DriverQueries&) = delete;
+  DriverQueries& operator=(const DriverQueries&) = delete;
+  ~DriverQueries() {
+    if (cuda) dlclose(cuda);
   }
-  dlclose(cuda);
+  static GetUuid uuid_entry(void* cuda) {
+    auto f = reinterpret_cast<GetUuid>(dlsym(cuda, "cuDeviceGetUuid_v2"));
+    return f ? f : reinterpret_cast<GetUuid>(dlsym(cuda, "cuDeviceGetUuid"));
+  }
+};
+
+void add_identity(const DriverQueries& q, raw::RecordBatch& batch, int ordinal) {
+  if (!q.get_uuid || !q.get_attr) return;
+  const auto dev = static_cast<CUdevice>(ordinal);
+  CUuuid uuid{};
+  int domain = 0, bus = 0, device = 0;
+  if (q.get_uuid(&uuid, dev) == CUDA_SUCCESS &&
+      q.get_attr(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev) == CUDA_SUCCESS &&
+      q.get_attr(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) == CUDA_SUCCESS &&
+      q.get_attr(&device, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev) == CUDA_SUCCESS) {
+    raw::DeviceIdentityRecord identity{static_cast<std::uint32_t>(ordinal), static_cast<std::uint32_t>(domain),
+                                       static_cast<std::uint32_t>(bus), static_cast<std::uint32_t>(device), {}};
+    static_assert(sizeof identity.uuid == sizeof uuid.bytes);
+    std::memcpy(identity.uuid, uuid.bytes, sizeof identity.uuid);
+    batch.add(raw::Tag::kDeviceIdentity, identity);
+  }
+}
+
+}  // namespace
+
+void add_device_records(raw::RecordBatch& batch, int ordinal) {
+  const DriverQueries q;
+  if (!q.get_name || !q.get_attr || !q.total_mem) return;
+  const auto dev = static_cast<CUdevice>(ordinal);
+  char name[256] = {};
+  int major = 0, minor = 0, sms = 0;
+  size_t bytes = 0;
+  q.get_name(name, sizeof name - 1, dev);
+  q.get_attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  q.get_attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  q.get_attr(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+  q.total_mem(&bytes, dev);
+  batch.add(raw::Tag::kDevice,
+            raw::DeviceRecord{static_cast<std::uint32_t>(ordinal), static_cast<std::uint32_t>(major),
+                              static_cast<std::uint32_t>(minor), static_cast<std::uint32_t>(sms), bytes},
+            name);
+  add_identity(q, batch, ordinal);
+}
+
+void add_device_identity(raw::RecordBatch& batch, int ordinal) {
+  const DriverQueries q;
+  add_identity(q, batch, ordinal);
 }
 
 }  // namespace vtools::vtrace::injection

@@ -28,4 +28,9 @@ raw::ClockAnchorRecord clock_anchor(std::uint32_t clock, std::uint64_t (*read_cl
 /// process (dlopen RTLD_NOLOAD: no link-time dependency). Appends nothing when no driver is loaded.
 void add_device_records(raw::RecordBatch& batch, int ordinal);
 
+/// Appends only device `ordinal`'s kDeviceIdentity, as above: for the devices CUPTI reports that this process made
+/// no context on (a rank sees every GPU of its host), so that every device record of a job carries its UUID and
+/// the ranks' records of one GPU are joined into one device.
+void add_device_identity(raw::RecordBatch& batch, int ordinal);
+
 }  // namespace vtools::vtrace::injection
