@@ -97,7 +97,7 @@ def main():
                 env = dict(os.environ, **dict(x.split("=", 1) for x in assignments.split(",") if x))
                 s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base], env=env)
                 notes = [line for line in p.stderr.splitlines() if "access mode in process" in line]
-                waiting = re.search(r"\(([0-9.]+) s waiting", notes[0]) if notes else None
+                waiting = re.search(r"([0-9.]+) s waiting", notes[0]) if notes else None
                 runs.append({"program": program, "tool": f"vtrace-{name}", "round": r, "seconds": s,
                              "exit": p.returncode, "waiting": float(waiting.group(1)) if waiting else None,
                              "coarsened": None, "closing_notes": notes})

@@ -233,3 +233,119 @@ TEST_CASE("access_capture: blocks left out by --blocks are counted per recorded 
                    "--blocks " + BlockSampling::parse(list).str() +
                        " left out 26 blocks of the recorded launches (recorded, then dropped on the host)") == 1);
 }
+
+TEST_CASE("access_capture: a launch read back later (kLaunchResult) keeps its place among the allocations") {
+  // The preload writes the launch record at launch end and what the launch found once the program synchronizes:
+  // between the two, another launch ran and the allocation was freed and another made at the same address. The
+  // sites still belong to the first launch, mapped with the allocations live when it was launched.
+  using raw::Tag;
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(Tag::kProcess, raw::ProcessRecord{77, 0});
+  b.add(Tag::kMemory, raw::MemoryRecord{1, 0x10000, 4000, 1, 3, 0, 0});
+  raw::LaunchRecord first{};
+  first.kernel_launch = 0;
+  first.grid[0] = first.grid[1] = first.grid[2] = 1;
+  first.block[0] = 32, first.block[1] = first.block[2] = 1;
+  first.recorded = 1;
+  first.serial = 1;
+  b.add(Tag::kLaunch, first, "_Z4fillPfif");
+  b.add_bytes_record(Tag::kLaunchParams, param_words({{0, 0x10000}, {1, 1000}, {2, 0}}));
+  raw::LaunchRecord second = first;
+  second.kernel_launch = 1;
+  second.serial = 2;
+  b.add(Tag::kLaunch, second, "_Z4fillPfif");
+  b.add(Tag::kMemory, raw::MemoryRecord{2, 0x10000, 4000, 2, 3, 0, 0});
+  b.add(Tag::kMemory, raw::MemoryRecord{3, 0x10000, 64, 1, 3, 0, 0});
+  raw::AccessSite site{};
+  site.allocation = 0x10000;
+  site.argument = 0;
+  site.stores = 8;
+  site.bytes_stored = 32;
+  site.requests = 1;
+  site.range_count = 1;
+  site.ranges[0][0] = 3968;
+  site.ranges[0][1] = 4000;
+  b.add(Tag::kLaunchResult, raw::LaunchResultRecord{2, 0, 0, 0, 0});  // results in any order
+  b.add(Tag::kLaunchResult, raw::LaunchResultRecord{1, 1, 3, 0, 0});
+  b.add_bytes_record(Tag::kAccessSite, site_bytes(site));
+  b.add(Tag::kEnd, raw::EndRecord{0});
+  raw::Capture c = raw::read_capture(b.bytes(), "raw.bin");
+  REQUIRE(c.launches.size() == 2);
+  CHECK(c.launches[0].sites.size() == 1);
+  CHECK(c.launches[1].sites.empty());
+  CHECK(c.launches[0].record.requests_dropped == 3);
+  CHECK_FALSE(c.launches[0].awaiting_result);
+  Trace t;
+  t.run.mode = "accesses";
+  add_access_captures({c}, BlockSampling(), 1000, t);
+  REQUIRE(t.allocations.size() == 2);
+  REQUIRE(t.accesses.size() == 1);
+  CHECK(t.accesses[0].allocation == 1);  // the 4000-byte allocation of launch time, not the later 64-byte one
+  CHECK(t.accesses[0].launch == 0);
+  CHECK(t.accesses[0].ranges == Ranges{{3968, 4000}});
+  CHECK(t.findings_total == 0);
+  CHECK(t.dropped_records == 3);
+  CHECK_FALSE(t.partial);
+}
+
+TEST_CASE("access_capture: a launch whose result never came makes the trace partial, with a note") {
+  using raw::Tag;
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(Tag::kProcess, raw::ProcessRecord{77, 0});
+  raw::LaunchRecord l{};
+  l.grid[0] = l.grid[1] = l.grid[2] = 1;
+  l.block[0] = l.block[1] = l.block[2] = 1;
+  l.recorded = 1;
+  l.serial = 7;
+  b.add(Tag::kLaunch, l, "k");
+  b.add(Tag::kEnd, raw::EndRecord{0});
+  raw::Capture c = raw::read_capture(b.bytes(), "raw.bin");
+  CHECK(c.launches[0].awaiting_result);
+  Trace t;
+  t.run.mode = "accesses";
+  add_access_captures({c}, BlockSampling(), 1000, t);
+  CHECK(t.partial);
+  REQUIRE(t.kernels.size() == 1);
+  CHECK(std::find_if(t.run.notes.begin(), t.run.notes.end(), [](const std::string& n) {
+          return n.find("1 recorded launches were never read back") == 0;
+        }) != t.run.notes.end());
+}
+
+TEST_CASE("raw_record_reader: launch results must name one launch record, once") {
+  auto error_of = [](auto&& add) {
+    raw::RecordBatch b;
+    b.add_magic();
+    b.add(raw::Tag::kProcess, raw::ProcessRecord{1, 0});
+    add(b);
+    try {
+      raw::read_capture(b.bytes(), "raw.bin");
+    } catch (const vtools::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  raw::LaunchRecord l{};
+  l.recorded = 1;
+  l.serial = 5;
+  CHECK(error_of([&](raw::RecordBatch& b) { b.add(raw::Tag::kLaunchResult, raw::LaunchResultRecord{5, 0, 0, 0, 0}); })
+            .find("a launch result for serial 5, which no launch record has") != std::string::npos);
+  CHECK(error_of([&](raw::RecordBatch& b) {
+          b.add(raw::Tag::kLaunch, l, "k");
+          b.add(raw::Tag::kLaunch, l, "k");
+        }).find("a second launch record with serial 5") != std::string::npos);
+  CHECK(error_of([&](raw::RecordBatch& b) {
+          b.add(raw::Tag::kLaunch, l, "k");
+          b.add(raw::Tag::kLaunchResult, raw::LaunchResultRecord{5, 0, 0, 0, 0});
+          b.add(raw::Tag::kLaunchResult, raw::LaunchResultRecord{5, 0, 0, 0, 0});
+        }).find("a second launch result for serial 5") != std::string::npos);
+  raw::LaunchRecord left_out{};
+  left_out.serial = 3;
+  CHECK(error_of([&](raw::RecordBatch& b) { b.add(raw::Tag::kLaunch, left_out, "k"); })
+            .find("a launch left out with serial 3") != std::string::npos);
+  CHECK(error_of([&](raw::RecordBatch& b) {
+          b.add(raw::Tag::kLaunch, l, "k");
+          b.add(raw::Tag::kLaunchResult, raw::LaunchResultRecord{5, 0, 0, 0, 0});
+        }) == "no error");
+}

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstring>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "libcommon/error.hpp"
@@ -50,6 +51,10 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
     bad(name, 0, "not a vtrace raw record file (bad magic)");
   std::size_t pos = sizeof kMagic;
   bool have_process = false;
+  // The launch that site, finding, PC table and module records belong to: the last launch record, or the one the
+  // last kLaunchResult named (read back later than it was launched).
+  std::size_t target = SIZE_MAX;
+  std::unordered_map<std::uint64_t, std::size_t> by_serial;
   while (pos < bytes.size()) {
     if (bytes.size() - pos < sizeof(FrameHeader)) {
       c.torn_bytes = bytes.size() - pos;
@@ -123,7 +128,28 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         c.launches.back().record = fixed_part<LaunchRecord>(payload, true, name, at, "launch");
         c.launches.back().kernel = tail(sizeof(LaunchRecord));
         c.access_order.emplace_back(Tag::kLaunch, c.launches.size() - 1);
+        target = c.launches.size() - 1;
+        if (const std::uint32_t serial = c.launches.back().record.serial; serial != 0) {
+          if (!c.launches.back().record.recorded) bad(name, at, "a launch left out with serial " + std::to_string(serial));
+          if (!by_serial.emplace(serial, target).second)
+            bad(name, at, "a second launch record with serial " + std::to_string(serial));
+          c.launches.back().awaiting_result = true;
+        }
         break;
+      case Tag::kLaunchResult: {
+        const auto r = fixed_part<LaunchResultRecord>(payload, false, name, at, "launch result");
+        auto it = by_serial.find(r.serial);
+        if (it == by_serial.end()) bad(name, at, "a launch result for serial " + std::to_string(r.serial) + ", which no launch record has");
+        NamedLaunch& l = c.launches[it->second];
+        if (!l.awaiting_result) bad(name, at, "a second launch result for serial " + std::to_string(r.serial));
+        l.awaiting_result = false;
+        l.record.sites = r.sites;
+        l.record.requests_dropped = r.requests_dropped;
+        l.record.findings = r.findings;
+        l.record.findings_unsited = r.findings_unsited;
+        target = it->second;
+        break;
+      }
       case Tag::kLaunchParams:
         if (c.launches.empty()) bad(name, at, "a launch parameter record before any launch record");
         if (payload.size() % sizeof(ParamWord) != 0)
@@ -132,7 +158,7 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         c.launches.back().params = std::string(payload);
         break;
       case Tag::kAccessSite: {
-        if (c.launches.empty()) bad(name, at, "an access site record before any launch record");
+        if (target == SIZE_MAX) bad(name, at, "an access site record before any launch record");
         if (payload.size() < kSiteFixedBytes)
           bad(name, at, "access site record of " + std::to_string(payload.size()) + " bytes, expected at least " +
                             std::to_string(kSiteFixedBytes));
@@ -145,7 +171,7 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
           bad(name, at, "access site record of " + std::to_string(payload.size()) + " bytes for " +
                             std::to_string(range_count) + " ranges, expected " +
                             std::to_string(site_record_bytes(range_count)));
-        c.launches.back().sites.push_back(payload.data());
+        c.launches[target].sites.push_back(payload.data());
         break;
       }
       case Tag::kTmaFunction:
@@ -158,18 +184,18 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         break;
       }
       case Tag::kFindingSite:
-        if (c.launches.empty()) bad(name, at, "a finding site record before any launch record");
-        c.launches.back().finding_sites.push_back(fixed_part<FindingSite>(payload, false, name, at, "finding site"));
+        if (target == SIZE_MAX) bad(name, at, "a finding site record before any launch record");
+        c.launches[target].finding_sites.push_back(fixed_part<FindingSite>(payload, false, name, at, "finding site"));
         break;
       case Tag::kPcSites: {
-        if (c.launches.empty()) bad(name, at, "a PC table record before any launch record");
+        if (target == SIZE_MAX) bad(name, at, "a PC table record before any launch record");
         const auto table = fixed_part<PcTableRecord>(payload, true, name, at, "PC table");
         const std::size_t rest = payload.size() - sizeof(PcTableRecord);
         if (rest % sizeof(PcSite) != 0 || rest / sizeof(PcSite) != table.pcs)
           bad(name, at, "PC table record of " + std::to_string(payload.size()) + " bytes for " +
                             std::to_string(table.pcs) + " PCs, expected " + std::to_string(sizeof(PcTableRecord)) +
                             " + " + std::to_string(sizeof(PcSite)) + " per PC");
-        NamedLaunch& l = c.launches.back();
+        NamedLaunch& l = c.launches[target];
         l.pc_table = true;
         l.pc_requests_dropped += table.requests_dropped;
         const std::size_t first = l.pc_sites.size();
@@ -188,8 +214,8 @@ Capture read_capture(std::string_view bytes, std::string_view name) {
         break;
       }
       case Tag::kLaunchModule:
-        if (c.launches.empty()) bad(name, at, "a launch module record before any launch record");
-        c.launches.back().module = fixed_part<ModuleRecord>(payload, false, name, at, "launch module").module;
+        if (target == SIZE_MAX) bad(name, at, "a launch module record before any launch record");
+        c.launches[target].module = fixed_part<ModuleRecord>(payload, false, name, at, "launch module").module;
         break;
       case Tag::kFailedLaunch: {
         NamedFailedLaunch f{fixed_part<FailedLaunchRecord>(payload, true, name, at, "failed launch"), "", ""};

@@ -58,6 +58,9 @@ struct NamedLaunch {
   std::vector<PcSite> pc_sites;          ///< the kPcSites record after it: per instruction (PC offset) counts
   std::uint64_t pc_requests_dropped = 0;  ///< warp requests at PCs past the launch's PC table
   bool pc_table = false;                 ///< a kPcSites record came (the PC table was on)
+  /// Recorded with a serial and no kLaunchResult came for it: the process ended before reading its buffer back, so
+  /// its sites and findings are missing.
+  bool awaiting_result = false;
 };
 
 /// Everything one process recorded.

@@ -43,6 +43,8 @@ enum class Tag : std::uint32_t {
   kApiCall = 27,      ///< ApiCallRecord: one call of a recorded blocking CUDA function (--api)
   kPcSites = 28,      ///< access mode: access/access_records.hpp PcTableRecord + its used PcSites (PCs as offsets in
                       ///< the function) of the launch before it: the per-instruction counts behind the hot lines
+  kLaunchResult = 29, ///< access mode: access/access_records.hpp LaunchResultRecord: the counts of the launch record
+                      ///< with its serial; the site, finding, PC table and module records after it are that launch's
 };
 
 /// The clock a ClockAnchorRecord pairs with CLOCK_REALTIME. Launch mode's records carry CUPTI timestamps; access

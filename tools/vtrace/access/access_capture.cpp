@@ -12,7 +12,7 @@ namespace vtools::vtrace::access {
 
 void add_access_captures(const std::vector<raw::Capture>& captures, const BlockSampling& blocks,
                          std::uint64_t max_findings, Trace& trace) {
-  std::uint64_t dropped_requests = 0, left_out = 0, sampled_out_blocks = 0, unsited = 0;
+  std::uint64_t dropped_requests = 0, left_out = 0, sampled_out_blocks = 0, unsited = 0, unread = 0;
   std::vector<std::string> limit_notes;  // which launches hit the site table's limit, and by how much
   std::set<std::string> tma;  // recorded kernels whose SASS issues TMA tensor copies
   for (const auto& c : captures) {
@@ -49,6 +49,7 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
           ++left_out;
           continue;
         }
+        if (l.awaiting_result) ++unread;
         dropped_requests += l.record.requests_dropped;
         unsited += l.record.findings_unsited;
         std::uint64_t grid_blocks = 1;
@@ -102,6 +103,12 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
                               (parse_device_block_filter(blocks.str(), device) ? "skipped on the device"
                                                                                : "recorded, then dropped on the host") +
                               ")");
+  }
+  if (unread) {
+    trace.partial = true;
+    trace.run.notes.push_back(std::to_string(unread) +
+                              " recorded launches were never read back (their process ended before synchronizing with "
+                              "them and without exit()): their accesses and findings are missing");
   }
   if (left_out) trace.run.notes.push_back(std::to_string(left_out) + " launches were left out by --kernel/--launch");
   trace.run.notes.insert(trace.run.notes.end(), limit_notes.begin(), limit_notes.end());

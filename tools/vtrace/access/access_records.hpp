@@ -42,11 +42,20 @@ struct LaunchRecord {
   std::uint64_t kernel_launch;  ///< 0-based launch index of this kernel name in the process
   std::int32_t grid[3], block[3];
   std::uint32_t recorded;       ///< 0: left out by --kernel/--launch (not patched data)
-  std::uint32_t pad;
+  /// 1, 2, ... per process for a recorded launch: its LaunchResultRecord names it (its sites, findings and PC table
+  /// are read back later, at the program's next synchronization). 0: its results follow it at once (old files).
+  std::uint32_t serial;
   std::uint64_t sites;             ///< AccessSite records that follow
   std::uint64_t requests_dropped;  ///< warp requests (or bulk copies) that found no room in the site table
   std::uint64_t findings;          ///< out-of-bounds accesses (one per lane), exact
   std::uint64_t findings_unsited;  ///< of those, at PCs past kFindingSitesPerLaunch: counted, not listed
+};
+
+/// What a recorded launch found, written when its buffer is read back (raw::Tag::kLaunchResult): the launch record
+/// with this serial gets these counts, and the site, finding, PC table and module records after this one.
+struct LaunchResultRecord {
+  std::uint64_t serial;
+  std::uint64_t sites, requests_dropped, findings, findings_unsited;  ///< as in LaunchRecord
 };
 
 /// What one block did to one allocation through one kernel argument during one launch.
@@ -203,6 +212,10 @@ struct DeviceLaunchHeader {
   std::uint32_t pc_slot_count;
   unsigned long long pcs_used;
   unsigned long long pc_requests_dropped;
+  /// 0 until a memset the tool queues on the launch's stream right after the kernel sets it to 1: a read-back that
+  /// sees 1 reads a finished launch (a copy from the device does not wait for the kernel).
+  std::uint32_t finished;
+  std::uint32_t pad_finished;
 };
 
 /// Index of the allocation holding all of [address, address + size), else kNoAllocation (an access that starts in

@@ -44,25 +44,43 @@ class ModuleImages {
     entries_.erase(it);
   }
 
-  /// A launch of `module` recorded findings or PC table entries: adds its module number (kLaunchModule, after the launch record already
-  /// in `batch`) and, the first time, the module's image (kModuleImage) to `batch`. A module the tool never saw
-  /// loaded gets number 0 (unknown) and no image.
-  void add_for_launch(const void* module, raw::RecordBatch& batch) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = entries_.find(module);
-    const std::uint64_t id = it == entries_.end() ? 0 : it->second.id;
-    if (it != entries_.end() && !it->second.written) {
-      if (!it->second.image.empty()) {
-        std::string payload(reinterpret_cast<const char*>(&id), sizeof id);
-        payload += it->second.image;
+  /// What a launch's records say of its module: its number and, the first time, its image (moved out of the keeper,
+  /// so the writer thread can make the record without the launching thread copying a cubin of tens of MB).
+  struct LaunchModule {
+    std::uint64_t id = 0;
+    std::string image;  ///< "" after the first time, or when it was not kept
+    /// kModuleImage (when there is an image) and kLaunchModule, after the launch's record (or result) in `batch`.
+    void add_to(raw::RecordBatch& batch) const {
+      if (!image.empty()) {
+        std::string payload;
+        payload.reserve(sizeof id + image.size());
+        payload.append(reinterpret_cast<const char*>(&id), sizeof id);
+        payload += image;
         batch.add_bytes_record(raw::Tag::kModuleImage, payload);
       }
+      batch.add(raw::Tag::kLaunchModule, raw::ModuleRecord{id});
+    }
+  };
+
+  /// A launch of `module` recorded findings or PC table entries: its module number and, the first time, the module's
+  /// image. A module the tool never saw loaded gets number 0 (unknown) and no image.
+  LaunchModule take_for_launch(const void* module) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    LaunchModule out;
+    auto it = entries_.find(module);
+    if (it == entries_.end()) return out;
+    out.id = it->second.id;
+    if (!it->second.written) {
       kept_bytes_ -= it->second.image.size();
+      out.image = std::move(it->second.image);
       it->second.image = std::string();
       it->second.written = true;
     }
-    batch.add(raw::Tag::kLaunchModule, raw::ModuleRecord{id});
+    return out;
   }
+
+  /// take_for_launch, its records added to `batch` at once.
+  void add_for_launch(const void* module, raw::RecordBatch& batch) { take_for_launch(module).add_to(batch); }
 
   /// Modules whose image did not fit in the budget (their findings and PCs get no source line or SASS).
   [[nodiscard]] std::uint64_t not_kept() const {

@@ -3,12 +3,14 @@
 // preload (compilers Triton spawns, shells) stays inert. It loads the device patches ($VTRACE_ACCESS_PATCHES) per
 // context and patches global accesses, cp.async and cp.async.bulk copies of every module that holds a kernel
 // --kernel selects. It keeps the live allocations (requested sizes) as a sorted table on each device; each recorded
-// launch gets a buffer from a pool (access_records.hpp: header, site table, finding sites) sized by its grid, which
-// the patches fill; at launch end (after sanitizerStreamSynchronize: a plain copy does not wait for the kernel) it
-// reads back the used sites and the finding sites and appends them with the launch to $VTRACE_RAW_DIR/raw-<pid>.bin
-// (raw_record_sink.hpp, as the CUPTI library does, but on the sink's writer thread, which also packs the sites: the
-// launch end waits neither for the file nor for the packing). Like the CUPTI library: no exception leaves a
-// callback, nothing exits, losses are counted.
+// launch gets a buffer from a pool (access_records.hpp: header, site table, finding sites, PC table) sized by its
+// grid, which the patches fill. The launch record is written at launch end; the buffer is read back later, once the
+// launch is known to be finished: when the program itself synchronizes its stream or context (the SYNCHRONIZE
+// callbacks), or after the tool waits for it (past VTRACE_ACCESS_PENDING bytes of buffers in flight, before its
+// stream, module or context goes, at exit). So the program's launches queue up on the GPU as they do untraced,
+// instead of each launch call waiting for its kernel. What a launch found goes, with its serial, to
+// $VTRACE_RAW_DIR/raw-<pid>.bin (raw_record_sink.hpp, as the CUPTI library does, on the sink's writer thread, which
+// also packs the sites). Like the CUPTI library: no exception leaves a callback, nothing exits, losses are counted.
 #include <cxxabi.h>
 #include <cuda.h>
 #include <dlfcn.h>
@@ -64,6 +66,9 @@ struct Settings {
   /// VTRACE_ACCESS_PCS: entries of each launch's PC table (a power of two; 0: no table, no per-line view)
   std::uint32_t pc_capacity = raw::kPcSitesPerLaunch;
   raw::DeviceBlockFilter blocks{};  ///< --blocks when it fits the device filter, else every block (the host filters)
+  /// VTRACE_ACCESS_PENDING: bytes of launch buffers that may wait, unread, for the program's own synchronization
+  /// (0: each launch is waited for and read back at its end, the launch call returning only then)
+  std::uint64_t pending_bytes = 1ull << 30;
 };
 
 /// The live allocations as one context's device sees them; freed (sanitizerFree) when the last launch using it ends.
@@ -93,6 +98,7 @@ struct ContextState {
   std::vector<LaunchBuffer> pool;  ///< free buffers
 };
 
+/// A launch between its begin callback and its read-back.
 struct PendingLaunch {
   bool recorded = false;
   raw::LaunchRecord record{};
@@ -104,13 +110,18 @@ struct PendingLaunch {
   std::string params;  ///< param_words of the launch
   CUcontext context = nullptr;
   CUmodule module = nullptr;
+  Sanitizer_StreamHandle stream = nullptr;
+  std::uint64_t function_pc = 0;  ///< the function's start (PCs are read back as offsets from it)
 };
 
 /// Where the tool's own time goes, for the closing note (nanoseconds of steady clock inside the callbacks).
 struct Costs {
   std::atomic<std::uint64_t> modules{0}, modules_skipped{0}, module_ns{0};
   std::atomic<std::uint64_t> launches{0}, begin_ns{0}, end_ns{0}, wait_ns{0}, bytes_read{0};
-  std::atomic<std::uint64_t> copy_ns{0};  ///< of end_ns: the copies from the device (synchronous), after the waiting
+  std::atomic<std::uint64_t> copy_ns{0};  ///< the copies from the device (synchronous), after the waiting
+  /// Launches read back after the program's own synchronization (no waiting of ours), and those the tool waited for:
+  /// at their end (VTRACE_ACCESS_PENDING=0), past the pending cap, at a stream's, module's or context's end, at exit.
+  std::atomic<std::uint64_t> read_at_sync{0}, read_waited{0}, syncs_forced{0};
   std::atomic<std::uint64_t> launch_calls{0}, launch_call_ns{0};  ///< the launch API calls, callbacks included
 };
 Costs g_costs;
@@ -138,9 +149,24 @@ std::uint64_t g_allocation_version = 0;
 std::map<CUcontext, ContextState> g_contexts;
 ModuleImages g_module_images;  ///< cubins kept until a finding needs them (module_images.hpp)
 thread_local PendingLaunch t_pending;
+std::uint32_t g_last_serial = 0;  ///< guarded by g_mutex
+/// Recorded launches whose buffers are not read back yet, in launch order, and their buffers' bytes.
+std::mutex g_flight_mutex;
+std::vector<PendingLaunch> g_in_flight;
+std::uint64_t g_in_flight_bytes = 0;
 thread_local void** t_kernel_params = nullptr;
 thread_local int t_launch_call_depth = 0;  ///< a runtime launch calls a driver launch: time the outermost
 thread_local std::uint64_t t_launch_call_start = 0;
+
+thread_local bool t_own_sync = false;  ///< inside a synchronization of the tool's own (its callback is not the program's)
+
+/// Synchronizes a stream for the tool; the synchronize callback this may raise reads nothing back (the caller may
+/// hold g_mutex, which reading back takes).
+void sync_stream(Sanitizer_StreamHandle stream) {
+  t_own_sync = true;
+  sanitizerStreamSynchronize(stream);
+  t_own_sync = false;
+}
 
 /// Room for launches' sites read back, pinned where the driver gives pinned memory (the copy from the device then
 /// runs at bus speed; into pageable memory it took ~0.5 s of a training step's 716 MB). A launch end takes one, the
@@ -385,7 +411,7 @@ std::shared_ptr<DeviceTable> current_table(ContextState& state, CUcontext contex
   }
   if (!host->empty()) {
     sanitizerMemcpyHostToDeviceAsync(table->device, host->data(), bytes, stream);
-    sanitizerStreamSynchronize(stream);  // launches on other streams use it too
+    sync_stream(stream);  // launches on other streams use it too
   }
   state.table = table;
   state.version = g_allocation_version;
@@ -438,7 +464,10 @@ void give_back(CUcontext context, LaunchBuffer b) {
   std::lock_guard<std::mutex> lock(g_mutex);
   auto& pool = g_contexts[context].pool;
   pool.push_back(b);
-  if (pool.size() > 4) {  // keep the largest few
+  // Keep the largest few, and as many as the launches in flight may need (a free may wait for the device).
+  std::uint64_t kept = 0;
+  for (const LaunchBuffer& x : pool) kept += x.bytes;
+  if (pool.size() > 4 && kept > g_settings.pending_bytes) {
     auto smallest = std::min_element(pool.begin(), pool.end(),
                                      [](const LaunchBuffer& x, const LaunchBuffer& y) { return x.bytes < y.bytes; });
     sanitizerFree(context, smallest->device);
@@ -497,6 +526,10 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       std::lock_guard<std::mutex> lock(g_mutex);
       p.buffer = take_buffer(g_contexts[l->context], l->context, layout.bytes);
     }
+    if (p.table && p.buffer.device) {
+      std::lock_guard<std::mutex> lock(g_mutex);
+      p.record.serial = ++g_last_serial;
+    }
     if (!p.table || !p.buffer.device) {
       g_sink.write_note("sanitizerAlloc of " + std::to_string(layout.bytes) + " bytes failed; launch " +
                  std::to_string(p.record.kernel_launch) + " of " + p.name + " is not recorded");
@@ -534,115 +567,198 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
   t_pending = std::move(p);
 }
 
+/// Reads back a recorded launch's buffer: header, used sites, finding sites and PC table entries; gives the buffer
+/// back; and queues on the sink's writer thread its result record, findings, PC table, module and packed sites.
+/// `waited_ns`: how long the caller waited for it (0 when the program's own synchronization had finished it).
+void read_back(PendingLaunch p, std::uint64_t waited_ns) {
+  const std::uint64_t t0 = now_ns();
+  auto* base = static_cast<char*>(p.buffer.device);
+  raw::DeviceLaunchHeader h{};
+  if (sanitizerMemcpyDeviceToHost(&h, base, sizeof h, p.stream) != SANITIZER_SUCCESS) return;  // stays unread
+  std::uint64_t waited_here = 0;
+  if (!h.finished) {  // not finished after all (another thread launched on the stream as it was synchronized)
+    const std::uint64_t w = now_ns();
+    sync_stream(p.stream);
+    ++g_costs.syncs_forced;
+    waited_here = now_ns() - w;
+    g_costs.wait_ns += waited_here;
+    waited_ns += waited_here;
+    if (sanitizerMemcpyDeviceToHost(&h, base, sizeof h, p.stream) != SANITIZER_SUCCESS || !h.finished) return;
+  }
+  const BufferLayout layout(h.site_capacity);
+  const std::size_t site_count = std::min<std::uint64_t>(h.sites_used, h.site_capacity);
+  std::shared_ptr<SitePool::Buffer> sites;
+  if (site_count > 0) {
+    sites = g_site_pool.take(p.context, site_count);
+    sanitizerMemcpyDeviceToHost(sites->sites, base + layout.sites_at, site_count * sizeof(raw::AccessSite), p.stream);
+  }
+  std::vector<raw::FindingSite> findings;
+  if (h.findings) {
+    findings.resize(raw::kFindingSitesPerLaunch);
+    sanitizerMemcpyDeviceToHost(findings.data(), base + layout.finding_sites_at,
+                                findings.size() * sizeof(raw::FindingSite), p.stream);
+    findings.erase(std::remove_if(findings.begin(), findings.end(), [](const raw::FindingSite& f) { return f.pc == 0; }),
+                   findings.end());
+  }
+  std::vector<raw::PcSite> pcs;
+  if (h.pc_slot_count) {  // the used PC entries only: they are made in order from the start
+    pcs.resize(std::min<std::uint64_t>(h.pcs_used, h.pc_capacity));
+    if (!pcs.empty())
+      sanitizerMemcpyDeviceToHost(pcs.data(), base + layout.pc_sites_at, pcs.size() * sizeof(raw::PcSite), p.stream);
+  }
+  const std::uint64_t copied = now_ns();
+  g_costs.copy_ns += copied - t0 - waited_here;
+  give_back(p.context, p.buffer);
+  for (auto& f : findings) {  // PCs as offsets in the function
+    f.pc -= 1;
+    if (f.pc >= p.function_pc) f.pc -= p.function_pc;
+  }
+  for (auto& pc : pcs) {
+    pc.pc -= 1;
+    if (pc.pc >= p.function_pc) pc.pc -= p.function_pc;
+  }
+  g_costs.bytes_read += sizeof h + site_count * sizeof(raw::AccessSite) + findings.size() * sizeof(raw::FindingSite) +
+                        pcs.size() * sizeof(raw::PcSite);
+  ++(waited_ns ? g_costs.read_waited : g_costs.read_at_sync);
+  // The module's image, once, and its number: its line table and SASS place the findings and the PC table's rows.
+  auto module = std::make_shared<ModuleImages::LaunchModule>();
+  if (!findings.empty() || !pcs.empty()) *module = g_module_images.take_for_launch(p.module);
+  const raw::LaunchResultRecord result{p.record.serial, site_count, h.requests_dropped, h.findings,
+                                       h.findings_unsited};
+  const raw::PcTableRecord pc_table{pcs.size(), h.pc_requests_dropped};
+  const bool has_pc_table = h.pc_slot_count != 0, has_module = !findings.empty() || !pcs.empty();
+  // Packed on the sink's writer thread, all records of the launch together (nothing else is written while a job
+  // runs), the sites in chunks so that one huge launch does not need one huge batch: each site's allocation index
+  // becomes the allocation's start address (the host's name for it), its hull joins its ranges, and only the ranges
+  // in use are written.
+  g_sink.write_job([result, pc_table, has_pc_table, has_module, module, findings = std::move(findings),
+                    pcs = std::move(pcs), sites, site_count, allocations = p.table->host,
+                    name = p.name](const RawRecordSink::Emit& emit) {
+    RecordBatch first;
+    first.add(Tag::kLaunchResult, result);
+    if (has_module) module->add_to(first);
+    for (const auto& f : findings) first.add(Tag::kFindingSite, f);
+    if (has_pc_table) {
+      std::string payload(reinterpret_cast<const char*>(&pc_table), sizeof pc_table);
+      payload.append(reinterpret_cast<const char*>(pcs.data()), pcs.size() * sizeof(raw::PcSite));
+      first.add_bytes_record(Tag::kPcSites, payload);
+    }
+    emit(first);
+    std::uint64_t requests = 0;
+    for (std::size_t i = 0; i < site_count; i += 4096) {
+      RecordBatch chunk;
+      for (raw::AccessSite& s : std::span(sites->sites + i, std::min<std::size_t>(site_count - i, 4096))) {
+        requests += s.requests + s.bulk_copies;
+        s.allocation = s.allocation < allocations->size() ? (*allocations)[s.allocation].start : 0;
+        s.key = 0;
+        s.lock = 0;
+        raw::fold_hull(s);
+        chunk.add_bytes_record(Tag::kAccessSite, std::string_view(reinterpret_cast<const char*>(&s),
+                                                                  raw::site_record_bytes(s.range_count)));
+      }
+      emit(chunk);
+    }
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_kernel_costs[name].requests += requests;
+  });
+  sites.reset();
+  p.table.reset();  // may free a replaced allocation table
+  std::lock_guard<std::mutex> lock(g_mutex);
+  KernelCost& k = g_kernel_costs[p.name];
+  if (k.launches++ == 0) k.first_wait_ns = waited_ns;
+  k.wait_ns += waited_ns;
+  k.sites += site_count;
+  k.runs += h.runs;
+  k.runs_covered += h.runs_covered;
+  k.lock_holds += h.lock_holds;
+  k.lock_spins += h.lock_spins;
+  k.hull_runs += h.hull_runs;
+}
+
+/// Takes the launches in flight that `chosen` picks out of the list.
+template <class Chosen>
+std::vector<PendingLaunch> take_in_flight(Chosen chosen) {
+  std::vector<PendingLaunch> out;
+  std::lock_guard<std::mutex> lock(g_flight_mutex);
+  auto keep = std::stable_partition(g_in_flight.begin(), g_in_flight.end(),
+                                    [&](const PendingLaunch& p) { return !chosen(p); });
+  for (auto it = keep; it != g_in_flight.end(); ++it) {
+    g_in_flight_bytes -= it->buffer.bytes;
+    out.push_back(std::move(*it));
+  }
+  g_in_flight.erase(keep, g_in_flight.end());
+  return out;
+}
+
+/// The program synchronized a stream or a context: its launches in flight are finished; read them back.
+template <class Chosen>
+void read_back_finished(Chosen chosen) {
+  for (PendingLaunch& p : take_in_flight(chosen)) read_back(std::move(p), 0);
+}
+
+/// Waits for the launches in flight that `chosen` picks, stream by stream, and reads them back: past the pending
+/// cap, before a stream, module or context goes, and at exit.
+template <class Chosen>
+void wait_and_read_back(Chosen chosen) {
+  std::vector<PendingLaunch> launches = take_in_flight(chosen);
+  std::vector<Sanitizer_StreamHandle> synced;
+  for (PendingLaunch& p : launches) {
+    std::uint64_t waited = 1;  // nonzero: counted as waited for
+    if (std::find(synced.begin(), synced.end(), p.stream) == synced.end()) {
+      const std::uint64_t t0 = now_ns();
+      sync_stream(p.stream);
+      ++g_costs.syncs_forced;
+      waited = std::max<std::uint64_t>(1, now_ns() - t0);
+      g_costs.wait_ns += waited;
+      synced.push_back(p.stream);
+    }
+    read_back(std::move(p), waited);
+  }
+}
+
 void on_launch_end(const Sanitizer_LaunchData* l) {
   const std::uint64_t t0 = now_ns();
   PendingLaunch p = std::move(t_pending);
   t_pending = PendingLaunch{};
+  // The launch record now, in its place among the allocation records (the parent maps its arguments and sites with
+  // the allocations live at this point); what it found follows in a kLaunchResult naming its serial.
   RecordBatch b;
-  std::shared_ptr<SitePool::Buffer> sites;
-  std::size_t site_count = 0;
-  std::vector<raw::FindingSite> findings;
-  std::vector<raw::PcSite> pcs;
-  std::uint64_t wait_ns = 0;
-  raw::DeviceLaunchHeader h{};
-  if (p.recorded) {
-    sanitizerStreamSynchronize(l->hStream);
-    wait_ns = now_ns() - t0;
-    auto* base = static_cast<char*>(p.buffer.device);
-    sanitizerMemcpyDeviceToHost(&h, base, sizeof h, l->hStream);
-    const BufferLayout layout(h.site_capacity);
-    site_count = std::min<std::uint64_t>(h.sites_used, h.site_capacity);
-    if (site_count > 0) {
-      sites = g_site_pool.take(p.context, site_count);
-      sanitizerMemcpyDeviceToHost(sites->sites, base + layout.sites_at, site_count * sizeof(raw::AccessSite),
-                                  l->hStream);
-    }
-    if (h.findings) {
-      findings.resize(raw::kFindingSitesPerLaunch);
-      sanitizerMemcpyDeviceToHost(findings.data(), base + layout.finding_sites_at,
-                                  findings.size() * sizeof(raw::FindingSite), l->hStream);
-      findings.erase(std::remove_if(findings.begin(), findings.end(), [](const raw::FindingSite& f) { return f.pc == 0; }),
-                     findings.end());
-    }
-    if (h.pc_slot_count) {  // the used PC entries only: they are made in order from the start
-      pcs.resize(std::min<std::uint64_t>(h.pcs_used, h.pc_capacity));
-      if (!pcs.empty())
-        sanitizerMemcpyDeviceToHost(pcs.data(), base + layout.pc_sites_at, pcs.size() * sizeof(raw::PcSite),
-                                    l->hStream);
-    }
-    g_costs.copy_ns += now_ns() - t0 - wait_ns;
-    give_back(p.context, p.buffer);
-    std::uint64_t function_pc = 0, function_size = 0;
-    if (!p.module ||
-        sanitizerGetFunctionPcAndSize(p.module, p.name.c_str(), &function_pc, &function_size) != SANITIZER_SUCCESS)
-      function_pc = 0;
-    for (auto& f : findings) {
-      f.pc -= 1;
-      if (f.pc >= function_pc) f.pc -= function_pc;
-    }
-    for (auto& pc : pcs) {  // as finding sites: offsets in the function
-      pc.pc -= 1;
-      if (pc.pc >= function_pc) pc.pc -= function_pc;
-    }
-    p.record.sites = site_count;
-    g_costs.bytes_read += sizeof h + site_count * sizeof(raw::AccessSite) + findings.size() * sizeof(raw::FindingSite) +
-                          pcs.size() * sizeof(raw::PcSite);
-    p.record.requests_dropped = h.requests_dropped;
-    p.record.findings = h.findings;
-    p.record.findings_unsited = h.findings_unsited;
-  }
   p.record.recorded = p.recorded ? 1 : 0;
+  if (!p.recorded) p.record.serial = 0;
   b.add(Tag::kLaunch, p.record, p.name);
   if (p.recorded && !p.params.empty()) b.add_bytes_record(Tag::kLaunchParams, p.params);
-  // The module's image, once, and its number: its line table and SASS place the findings and the PC table's rows.
-  if (!findings.empty() || !pcs.empty()) g_module_images.add_for_launch(p.module, b);
-  for (const auto& f : findings) b.add(Tag::kFindingSite, f);
-  if (p.recorded && h.pc_slot_count) {
-    std::string payload;
-    const raw::PcTableRecord table{pcs.size(), h.pc_requests_dropped};
-    payload.append(reinterpret_cast<const char*>(&table), sizeof table);
-    payload.append(reinterpret_cast<const char*>(pcs.data()), pcs.size() * sizeof(raw::PcSite));
-    b.add_bytes_record(Tag::kPcSites, payload);
-  }
   g_sink.write(std::move(b));
-  // The sites are packed on the sink's writer thread, in chunks so that one huge launch does not need one huge batch:
-  // each site's allocation index becomes the allocation's start address (the host's name for it), its hull joins
-  // its ranges, and only the ranges in use are written.
-  if (sites)
-    g_sink.write_job([sites, site_count, allocations = p.table->host, name = p.name](const RawRecordSink::Emit& emit) {
-      std::uint64_t requests = 0;
-      for (std::size_t i = 0; i < site_count; i += 4096) {
-        RecordBatch chunk;
-        for (raw::AccessSite& s : std::span(sites->sites + i, std::min<std::size_t>(site_count - i, 4096))) {
-          requests += s.requests + s.bulk_copies;
-          s.allocation = s.allocation < allocations->size() ? (*allocations)[s.allocation].start : 0;
-          s.key = 0;
-          s.lock = 0;
-          raw::fold_hull(s);
-          chunk.add_bytes_record(Tag::kAccessSite, std::string_view(reinterpret_cast<const char*>(&s),
-                                                                    raw::site_record_bytes(s.range_count)));
-        }
-        emit(chunk);
+  if (!p.recorded) return;
+  p.stream = l->hStream;
+  if (!p.module ||
+      sanitizerGetFunctionPcAndSize(p.module, p.name.c_str(), &p.function_pc, nullptr) != SANITIZER_SUCCESS)
+    p.function_pc = 0;
+  // After the kernel, on its stream: the header's `finished` flag, so a read-back can tell a finished launch.
+  sanitizerMemset(static_cast<char*>(p.buffer.device) + offsetof(raw::DeviceLaunchHeader, finished), 1,
+                  sizeof(raw::DeviceLaunchHeader::finished), l->hStream);
+  if (g_settings.pending_bytes == 0) {
+    sync_stream(l->hStream);
+    const std::uint64_t waited = std::max<std::uint64_t>(1, now_ns() - t0);
+    g_costs.wait_ns += waited;
+    read_back(std::move(p), waited);
+  } else {
+    bool over = false;
+    {
+      std::lock_guard<std::mutex> lock(g_flight_mutex);
+      g_in_flight_bytes += p.buffer.bytes;
+      g_in_flight.push_back(std::move(p));
+      over = g_in_flight_bytes > g_settings.pending_bytes;
+    }
+    if (over) {  // wait for the oldest stream's launches: they are the likeliest to be done
+      Sanitizer_StreamHandle oldest = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(g_flight_mutex);
+        if (!g_in_flight.empty()) oldest = g_in_flight.front().stream;
       }
-      std::lock_guard<std::mutex> lock(g_mutex);
-      g_kernel_costs[name].requests += requests;
-    });
-  sites.reset();
-  p.table.reset();  // may free a replaced allocation table
-  if (p.recorded) {
-    g_costs.end_ns += now_ns() - t0;
-    g_costs.wait_ns += wait_ns;
-    std::lock_guard<std::mutex> lock(g_mutex);
-    KernelCost& k = g_kernel_costs[p.name];
-    if (k.launches++ == 0) k.first_wait_ns = wait_ns;
-    k.wait_ns += wait_ns;
-    k.sites += site_count;
-    k.runs += h.runs;
-    k.runs_covered += h.runs_covered;
-    k.lock_holds += h.lock_holds;
-    k.lock_spins += h.lock_spins;
-    k.hull_runs += h.hull_runs;
+      wait_and_read_back([oldest](const PendingLaunch& x) { return x.stream == oldest; });
+    }
   }
+  g_costs.end_ns += now_ns() - t0;
 }
 
 void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
@@ -664,9 +780,24 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
           on_module_loaded(m);
           break;
         }
-        case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
-          g_module_images.unloaded(static_cast<const Sanitizer_ResourceModuleData*>(data)->module);
+        case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING: {  // its launches need its image and function PCs
+          const CUmodule module = static_cast<const Sanitizer_ResourceModuleData*>(data)->module;
+          wait_and_read_back([module](const PendingLaunch& p) { return p.module == module; });
+          g_module_images.unloaded(module);
           break;
+        }
+        case SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING: {  // its handle is about to be invalid
+          const auto* d = static_cast<const Sanitizer_ResourceStreamData*>(data);
+          Sanitizer_StreamHandle stream = nullptr;
+          if (sanitizerGetStreamHandle(d->context, d->stream, &stream) == SANITIZER_SUCCESS)
+            wait_and_read_back([stream](const PendingLaunch& p) { return p.stream == stream; });
+          break;
+        }
+        case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
+          const CUcontext context = static_cast<const Sanitizer_ResourceContextData*>(data)->context;
+          wait_and_read_back([context](const PendingLaunch& p) { return p.context == context; });
+          break;
+        }
         case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
         case SANITIZER_CBID_RESOURCE_HOST_MEMORY_ALLOC:  // pinned or mapped host memory kernels may read
         case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC:
@@ -700,6 +831,16 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
           t_kernel_params = static_cast<const CuLaunchKernelExArgs*>(cb->functionParams)->kernel_params;
         else
           t_kernel_params = static_cast<const CuLaunchKernelArgs*>(cb->functionParams)->kernel_params;
+      }
+    } else if (domain == SANITIZER_CB_DOMAIN_SYNCHRONIZE && !t_own_sync) {
+      // The program waited for a stream or a context: its launches in flight are finished, read them back now.
+      const auto* d = static_cast<const Sanitizer_SynchronizeData*>(data);
+      if (cbid == SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED) {
+        const Sanitizer_StreamHandle stream = d->hStream;
+        read_back_finished([stream](const PendingLaunch& p) { return p.stream == stream; });
+      } else if (cbid == SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED) {
+        const CUcontext context = d->context;
+        read_back_finished([context](const PendingLaunch& p) { return p.context == context; });
       }
     } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {
       if (cbid == SANITIZER_CBID_LAUNCH_BEGIN) on_launch_begin(static_cast<const Sanitizer_LaunchData*>(data));
@@ -748,6 +889,11 @@ std::string slowest_kernels(std::size_t count) {
 
 void finish() {
   if (!g_sink.begin_finish()) return;
+  try {
+    wait_and_read_back([](const PendingLaunch&) { return true; });  // launches the program never waited for
+  } catch (...) {
+    g_sink.count_lost();
+  }
   g_sink.drain();  // the writer thread's site packing adds to the kernels' request counts
   try {
     g_sink.write_note("access mode in process " + std::to_string(getpid()) + ": " + std::to_string(g_costs.modules.load()) +
@@ -756,9 +902,12 @@ void finish() {
                                               " without a --kernel match left unpatched)"
                                         : std::string()) +
                "; " + std::to_string(g_costs.launches.load()) + " recorded launches: " + seconds(g_costs.begin_ns) +
-               " preparing them, " + seconds(g_costs.end_ns) + " at their ends (" + seconds(g_costs.wait_ns) +
-               " waiting for them), reading back " + std::to_string(g_costs.bytes_read.load() >> 10) + " KiB in " +
-               seconds(g_costs.copy_ns) +
+               " preparing them, " + seconds(g_costs.end_ns) + " at their ends, " + seconds(g_costs.wait_ns) +
+               " waiting for them, reading back " + std::to_string(g_costs.bytes_read.load() >> 10) + " KiB in " +
+               seconds(g_costs.copy_ns) + " (" + std::to_string(g_costs.read_at_sync.load()) +
+               " launches read after the program's own synchronizations, " +
+               std::to_string(g_costs.read_waited.load()) + " waited for, " +
+               std::to_string(g_costs.syncs_forced.load()) + " stream synchronizations of ours)" +
                (g_settings.stage != raw::kStageAll
                     ? "; VTRACE_ACCESS_STAGE=" + std::to_string(g_settings.stage) + ": the patches did part of their work"
                     : std::string()) +
@@ -802,6 +951,8 @@ void initialize() noexcept {
       while (capacity && capacity < want) capacity <<= 1;
       g_settings.pc_capacity = capacity;
     }
+    if (const char* pending = std::getenv("VTRACE_ACCESS_PENDING"); pending && *pending)
+      g_settings.pending_bytes = std::strtoull(pending, nullptr, 10);
     if (const char* m = std::getenv("VTRACE_MAX_BYTES"); m && *m)
       g_settings.max_bytes = std::max<std::uint64_t>(std::strtoull(m, nullptr, 10), BufferLayout(1024).bytes);
     if (!g_sink.open(dir)) return;
@@ -823,6 +974,7 @@ void initialize() noexcept {
     }
     sanitizerEnableDomain(1, g_subscriber, SANITIZER_CB_DOMAIN_RESOURCE);
     sanitizerEnableDomain(1, g_subscriber, SANITIZER_CB_DOMAIN_LAUNCH);
+    sanitizerEnableDomain(1, g_subscriber, SANITIZER_CB_DOMAIN_SYNCHRONIZE);
     for (auto cbid : {SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel_ptsz,
                       SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC_ptsz})
       sanitizerEnableCallback(1, g_subscriber, SANITIZER_CB_DOMAIN_RUNTIME_API, cbid);
