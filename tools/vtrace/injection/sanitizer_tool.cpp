@@ -34,6 +34,7 @@
 #include <regex>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tools/vtrace/access/access_records.hpp"
@@ -119,9 +120,11 @@ struct Costs {
   std::atomic<std::uint64_t> modules{0}, modules_skipped{0}, module_ns{0};
   std::atomic<std::uint64_t> launches{0}, begin_ns{0}, end_ns{0}, wait_ns{0}, bytes_read{0};
   std::atomic<std::uint64_t> copy_ns{0};  ///< the copies from the device (synchronous), after the waiting
-  /// Launches read back after the program's own synchronization (no waiting of ours), and those the tool waited for:
+  /// Launches read back without waiting (finished by the program's own synchronization, or by the time the pending
+  /// cap needed their room), and those the tool waited for:
   /// at their end (VTRACE_ACCESS_PENDING=0), past the pending cap, at a stream's, module's or context's end, at exit.
   std::atomic<std::uint64_t> read_at_sync{0}, read_waited{0}, syncs_forced{0};
+  std::atomic<std::uint64_t> read_at_program_sync{0};  ///< of read_at_sync: in the program's synchronize callbacks
   std::atomic<std::uint64_t> launch_calls{0}, launch_call_ns{0};  ///< the launch API calls, callbacks included
 };
 Costs g_costs;
@@ -675,6 +678,28 @@ void read_back(PendingLaunch p, std::uint64_t waited_ns) {
   k.hull_runs += h.hull_runs;
 }
 
+/// Waits for one launch without waiting for what was queued after it on its stream: polls its header's finished
+/// flag (a copy from the device does not wait for the kernel), and after ~1 s of polling synchronizes the stream.
+/// The time waited, 0 when it was finished already.
+std::uint64_t wait_until_finished(const PendingLaunch& p) {
+  const std::uint64_t t0 = now_ns();
+  raw::DeviceLaunchHeader h{};
+  for (int polls = 0;; ++polls) {
+    if (sanitizerMemcpyDeviceToHost(&h, p.buffer.device, sizeof h, p.stream) != SANITIZER_SUCCESS) return 0;
+    if (h.finished && polls == 0) return 0;
+    if (h.finished) break;
+    if (polls == 20000) {
+      sync_stream(p.stream);
+      ++g_costs.syncs_forced;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  const std::uint64_t waited = std::max<std::uint64_t>(1, now_ns() - t0);
+  g_costs.wait_ns += waited;
+  return waited;
+}
+
 /// Takes the launches in flight that `chosen` picks out of the list.
 template <class Chosen>
 std::vector<PendingLaunch> take_in_flight(Chosen chosen) {
@@ -693,7 +718,10 @@ std::vector<PendingLaunch> take_in_flight(Chosen chosen) {
 /// The program synchronized a stream or a context: its launches in flight are finished; read them back.
 template <class Chosen>
 void read_back_finished(Chosen chosen) {
-  for (PendingLaunch& p : take_in_flight(chosen)) read_back(std::move(p), 0);
+  for (PendingLaunch& p : take_in_flight(chosen)) {
+    ++g_costs.read_at_program_sync;
+    read_back(std::move(p), 0);
+  }
 }
 
 /// Waits for the launches in flight that `chosen` picks, stream by stream, and reads them back: past the pending
@@ -730,8 +758,9 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   g_sink.write(std::move(b));
   if (!p.recorded) return;
   p.stream = l->hStream;
+  std::uint64_t function_size = 0;  // the API wants both pointers (given nullptr for this one, it fails)
   if (!p.module ||
-      sanitizerGetFunctionPcAndSize(p.module, p.name.c_str(), &p.function_pc, nullptr) != SANITIZER_SUCCESS)
+      sanitizerGetFunctionPcAndSize(p.module, p.name.c_str(), &p.function_pc, &function_size) != SANITIZER_SUCCESS)
     p.function_pc = 0;
   // After the kernel, on its stream: the header's `finished` flag, so a read-back can tell a finished launch.
   sanitizerMemset(static_cast<char*>(p.buffer.device) + offsetof(raw::DeviceLaunchHeader, finished), 1,
@@ -749,13 +778,18 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
       g_in_flight.push_back(std::move(p));
       over = g_in_flight_bytes > g_settings.pending_bytes;
     }
-    if (over) {  // wait for the oldest stream's launches: they are the likeliest to be done
-      Sanitizer_StreamHandle oldest = nullptr;
+    while (over) {  // read back the oldest launches, each once it is finished (it usually is by now)
+      PendingLaunch oldest;
       {
         std::lock_guard<std::mutex> lock(g_flight_mutex);
-        if (!g_in_flight.empty()) oldest = g_in_flight.front().stream;
+        if (g_in_flight.empty()) break;
+        oldest = std::move(g_in_flight.front());
+        g_in_flight.erase(g_in_flight.begin());
+        g_in_flight_bytes -= oldest.buffer.bytes;
+        over = g_in_flight_bytes > g_settings.pending_bytes;
       }
-      wait_and_read_back([oldest](const PendingLaunch& x) { return x.stream == oldest; });
+      const std::uint64_t waited = wait_until_finished(oldest);
+      read_back(std::move(oldest), waited);
     }
   }
   g_costs.end_ns += now_ns() - t0;
@@ -905,7 +939,8 @@ void finish() {
                " preparing them, " + seconds(g_costs.end_ns) + " at their ends, " + seconds(g_costs.wait_ns) +
                " waiting for them, reading back " + std::to_string(g_costs.bytes_read.load() >> 10) + " KiB in " +
                seconds(g_costs.copy_ns) + " (" + std::to_string(g_costs.read_at_sync.load()) +
-               " launches read after the program's own synchronizations, " +
+               " launches read without waiting, " + std::to_string(g_costs.read_at_program_sync.load()) +
+               " of them at the program's own synchronizations; " +
                std::to_string(g_costs.read_waited.load()) + " waited for, " +
                std::to_string(g_costs.syncs_forced.load()) + " stream synchronizations of ours)" +
                (g_settings.stage != raw::kStageAll
