@@ -70,6 +70,9 @@ struct Settings {
   /// VTRACE_ACCESS_PENDING: bytes of launch buffers that may wait, unread, for the program's own synchronization
   /// (0: each launch is waited for and read back at its end, the launch call returning only then)
   std::uint64_t pending_bytes = 1ull << 30;
+  /// VTRACE_ACCESS_RECYCLE=1: a launch that finds no free buffer first reads back finished launches in flight
+  /// (recycle_finished). Off until measured on a GPU (written when the session's device time was spent).
+  bool recycle = false;
 };
 
 /// The live allocations as one context's device sees them; freed (sanitizerFree) when the last launch using it ends.
@@ -495,6 +498,8 @@ std::uint32_t device_arguments(const std::string& params, const std::vector<raw:
   return static_cast<std::uint32_t>(found.size());
 }
 
+void recycle_finished(CUcontext context, std::size_t bytes);
+
 void on_launch_begin(const Sanitizer_LaunchData* l) {
   const std::uint64_t t0 = now_ns();
   PendingLaunch p;
@@ -525,6 +530,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
     // The table's host copy never changes once made: the arguments and the layout need no lock.
     if (p.table) p.header->argument_count = device_arguments(p.params, *p.table->host, p.header->arguments);
     const BufferLayout layout(sites_for(blocks, p.header->argument_count));
+    if (p.table && g_settings.recycle) recycle_finished(l->context, layout.bytes);
     if (p.table) {
       std::lock_guard<std::mutex> lock(g_mutex);
       p.buffer = take_buffer(g_contexts[l->context], l->context, layout.bytes);
@@ -698,6 +704,37 @@ std::uint64_t wait_until_finished(const PendingLaunch& p) {
   const std::uint64_t waited = std::max<std::uint64_t>(1, now_ns() - t0);
   g_costs.wait_ns += waited;
   return waited;
+}
+
+/// Before a launch of `context` takes a buffer of `bytes` and the pool has none: reads back the oldest launches in
+/// flight that have finished (their buffers return to the pool), at most a few, stopping at the first that has not.
+/// A program that does not synchronize for a while (a forward pass) would otherwise allocate a buffer per launch.
+void recycle_finished(CUcontext context, std::size_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const auto& pool = g_contexts[context].pool;
+    if (std::any_of(pool.begin(), pool.end(), [&](const LaunchBuffer& b) { return b.bytes >= bytes; })) return;
+  }
+  for (int i = 0; i < 4; ++i) {
+    PendingLaunch oldest;
+    {
+      std::lock_guard<std::mutex> lock(g_flight_mutex);
+      if (g_in_flight.empty()) return;
+      oldest = std::move(g_in_flight.front());
+      g_in_flight.erase(g_in_flight.begin());
+      g_in_flight_bytes -= oldest.buffer.bytes;
+    }
+    raw::DeviceLaunchHeader h{};
+    if (sanitizerMemcpyDeviceToHost(&h, oldest.buffer.device, sizeof h, oldest.stream) == SANITIZER_SUCCESS &&
+        h.finished) {
+      read_back(std::move(oldest), 0);
+      continue;
+    }
+    std::lock_guard<std::mutex> lock(g_flight_mutex);  // not finished: back in its place
+    g_in_flight_bytes += oldest.buffer.bytes;
+    g_in_flight.insert(g_in_flight.begin(), std::move(oldest));
+    return;
+  }
 }
 
 /// Takes the launches in flight that `chosen` picks out of the list.
@@ -986,6 +1023,8 @@ void initialize() noexcept {
       while (capacity && capacity < want) capacity <<= 1;
       g_settings.pc_capacity = capacity;
     }
+    if (const char* recycle = std::getenv("VTRACE_ACCESS_RECYCLE"); recycle && std::string_view(recycle) == "1")
+      g_settings.recycle = true;
     if (const char* pending = std::getenv("VTRACE_ACCESS_PENDING"); pending && *pending)
       g_settings.pending_bytes = std::strtoull(pending, nullptr, 10);
     if (const char* m = std::getenv("VTRACE_MAX_BYTES"); m && *m)
