@@ -72,8 +72,9 @@ OrderedJson parse_document_streamed(std::string_view text, std::string_view name
                                     const ReadProgress& passed = {}, const ArrayStart& array_start = {});
 
 /// parse_document_streamed over a text read in passes, never held whole (a compressed input's: InputText::open).
-/// `open` is called for each pass: one for the depth check, one for the records, and two more where the text is
-/// not valid JSON (for the error's words and its line:column).
+/// `open` is called for each pass: one for the records; where that fails, one more for the depth check (so that
+/// "nested deeper" comes before any other error), and two more where the text is not valid JSON (for the error's
+/// words and its line:column).
 OrderedJson parse_document_streamed(const OpenText& open, std::string_view name, std::vector<DocumentFormat> accepted,
                                     const ElementReader& element, const ArrayStart& array_start = {});
 

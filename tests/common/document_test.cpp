@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <tuple>
 
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
@@ -303,6 +304,45 @@ TEST_CASE("document: streamed over passes (a compressed input), the records and 
         message = e.what();
       }
       CHECK(message == streamed_error(text));
+    }
+  }
+}
+
+TEST_CASE("document: streamed, a valid text is read in one pass; a failing one again, deep nesting still first") {
+  int opens = 0;
+  const auto counted = [&opens](std::string_view text) -> OpenText {
+    return [text, &opens] {
+      ++opens;
+      return std::make_unique<StringTextStream>(text, 7);
+    };
+  };
+  const auto none = [](std::string_view, std::size_t, OrderedJson&&) {};
+  const std::string good = "{\"format\": \"vtools.trace\", \"version\": 2, \"kernels\": [{\"a\": [[1]]}, 2]}";
+  parse_document_streamed(counted(good), "in.json", {kTraceFormat}, none);
+  CHECK(opens == 1);
+  // A record refused before nesting past the limit: the nesting is the error, as when the depth was checked first.
+  const auto refuse = [](std::string_view, std::size_t, OrderedJson&&) {
+    throw Error(ExitCode::kDataError, "record refused", SourceLocation{"in.json"});
+  };
+  const std::string deep_later = "{\"format\": \"vtools.trace\", \"version\": 2, \"kernels\": [1],\n \"x\": " +
+                                 std::string(300, '[') + std::string(300, ']') + "}";
+  for (const bool passes : {false, true}) {
+    CAPTURE(passes);
+    // Passes: the records, the depth check, and (deep) one more for the line:column.
+    for (const auto& [text, message, opened] :
+         {std::tuple<std::string, std::string, int>{deep_later, "in.json:2:262: JSON nested deeper than 256 levels", 3},
+          {good, "in.json: record refused", 2}}) {
+      opens = 0;
+      try {
+        if (passes)
+          parse_document_streamed(counted(text), "in.json", {kTraceFormat}, refuse);
+        else
+          parse_document_streamed(text, "in.json", {kTraceFormat}, refuse);
+        FAIL("no error thrown");
+      } catch (const Error& e) {
+        CHECK(std::string(e.what()) == message);
+      }
+      CHECK(opens == (passes ? opened : 0));
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/tracediff/tracediff_totals.hpp"
 #include "libcommon/human_units.hpp"
 #include "tools/vrender/chart_frame.hpp"
 #include "tools/vrender/svg_markup.hpp"
@@ -17,8 +18,6 @@ namespace {
 constexpr std::size_t kMaxTableRows = 50;
 
 std::string percent(double pct) { return std::isfinite(pct) ? (pct >= 0 ? "+" : "") + num(pct, 1) + "%" : "–"; }
-
-std::string change_pct(double base, double candidate) { return percent(vtrace::change_pct(base, candidate)); }
 
 std::string count(std::uint64_t n) { return format_count_of(static_cast<double>(n)); }
 
@@ -35,19 +34,14 @@ struct KernelChange {
 void add_totals(const vtrace::TraceDiff& d, std::vector<Fact>& facts) {
   facts.push_back({"base", d.base_source});
   facts.push_back({"candidate", d.candidate_source});
-  auto time = [&](const char* label, double b, double c) {
-    facts.push_back({label, format_duration_ns(b) + " → " + format_duration_ns(c) + " (" + change_pct(b, c) + ")"});
-  };
-  auto counts = [&](const char* label, std::uint64_t b, std::uint64_t c) {
-    facts.push_back({label, count(b) + " → " + count(c) + " (" +
-                                change_pct(static_cast<double>(b), static_cast<double>(c)) + ")"});
-  };
-  time("busy time", d.base.busy_ns, d.candidate.busy_ns);
-  time("GPU time", d.base.gpu_time_ns, d.candidate.gpu_time_ns);
-  counts("launches", d.base.launches, d.candidate.launches);
-  counts("kernels", d.base.kernels, d.candidate.kernels);
-  counts("copies", d.base.copies, d.candidate.copies);
-  time("copy time", d.base.copy_ns, d.candidate.copy_ns);
+  for (const vtrace::DiffTotalRow& row : vtrace::diff_total_rows(d)) {
+    const auto value = [&](double v) {
+      return row.unit == vtrace::DiffTotalRow::Unit::kNanoseconds ? format_duration_ns(v)
+                                                                   : count(static_cast<std::uint64_t>(v));
+    };
+    facts.push_back({std::string(row.name),
+                     value(row.base) + " → " + value(row.candidate) + " (" + percent(row.change()) + ")"});
+  }
 }
 
 /// From the base's GPU time to the candidate's: the kernels with the largest |change| as bars, the rest as one.

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "formats/tracediff/tracediff_totals.hpp"
 #include "libcommon/human_units.hpp"
 #include "libcommon/table.hpp"
 #include "tools/vtrace/summary_writer.hpp"
@@ -38,19 +39,13 @@ void write_trace_diff_tables(const TraceDiff& d, bool markdown, std::ostream& ou
   Table totals;
   totals.headers = {"", "base", "candidate", "change"};
   totals.align = {Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight};
-  auto time_row = [&](const char* what, double b, double c) {
-    totals.add_row({what, format_duration_ns(b), format_duration_ns(c), percent(change_pct(b, c))});
-  };
-  auto count_row = [&](const char* what, std::uint64_t b, std::uint64_t c) {
-    totals.add_row({what, format_count(b), format_count(c),
-                    percent(change_pct(static_cast<double>(b), static_cast<double>(c)))});
-  };
-  time_row("busy time", d.base.busy_ns, d.candidate.busy_ns);
-  time_row("GPU time", d.base.gpu_time_ns, d.candidate.gpu_time_ns);
-  count_row("launches", d.base.launches, d.candidate.launches);
-  count_row("kernels", d.base.kernels, d.candidate.kernels);
-  count_row("copies", d.base.copies, d.candidate.copies);
-  time_row("copy time", d.base.copy_ns, d.candidate.copy_ns);
+  for (const DiffTotalRow& row : diff_total_rows(d)) {
+    const auto value = [&](double v) {
+      return row.unit == DiffTotalRow::Unit::kNanoseconds ? format_duration_ns(v)
+                                                           : format_count(static_cast<std::uint64_t>(v));
+    };
+    totals.add_row({std::string(row.name), value(row.base), value(row.candidate), percent(row.change())});
+  }
   if (d.replays) {
     const ReplayDiff& r = *d.replays;
     totals.add_row({"graph replays", format_count(r.base_replays), format_count(r.candidate_replays),
