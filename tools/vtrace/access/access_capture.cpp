@@ -77,7 +77,14 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
         for (const auto& site : l.finding_sites) aggregator.add(current, site);
       }
     }
+    // Each record names its process: a merged trace (or one of several CUDA processes) holds every rank's launch 0.
+    const std::size_t first_access = trace.accesses.size(), first_finding = trace.findings.size(),
+                      first_site = trace.finding_sites.size();
     aggregator.finish(trace);
+    for (std::size_t i = first_access; i < trace.accesses.size(); ++i) trace.accesses[i].process_id = c.process.pid;
+    for (std::size_t i = first_finding; i < trace.findings.size(); ++i) trace.findings[i].process_id = c.process.pid;
+    for (std::size_t i = first_site; i < trace.finding_sites.size(); ++i)
+      trace.finding_sites[i].process_id = c.process.pid;
   }
   // TMA tensor copies have no Sanitizer API instruction id: the kernels whose code issues them (UTMALDG/UTMASTG in
   // their SASS, found at module load) are listed, so no one reads their records as all they touched.
