@@ -256,6 +256,7 @@ std::string rank_file(std::int64_t pid, std::uint8_t gpu) {
   l.recorded = 1;
   l.sites = 1;
   l.findings = 2;
+  l.device_id = 0;
   b.add(Tag::kLaunch, l, "_Z4fillPfif");
   raw::FindingSite f{};
   f.pc = 0x40;
@@ -275,7 +276,8 @@ std::string rank_file(std::int64_t pid, std::uint8_t gpu) {
 
 }  // namespace
 
-TEST_CASE("access_capture: two ranks' launch 0 of one kernel stay apart by process") {
+TEST_CASE("access_capture: two ranks' launch 0 of one kernel stay apart, each on its own GPU") {
+  // Rank 1 ran under CUDA_VISIBLE_DEVICES=1: its device 0 is the second GPU, which the trace numbers 1 (by UUID).
   const std::string rank0 = rank_file(100, 0), rank1 = rank_file(200, 1);
   const std::vector<raw::Capture> captures{raw::read_capture(rank0, "raw.100.bin"),
                                            raw::read_capture(rank1, "raw.200.bin")};
@@ -283,9 +285,15 @@ TEST_CASE("access_capture: two ranks' launch 0 of one kernel stay apart by proce
   run.mode = "accesses";
   Trace t = build_trace(captures, run, KernelFilter(""));
   add_access_captures(captures, BlockSampling(), 1000, t);
+  REQUIRE(t.devices.size() == 2);
+  CHECK(t.devices[1].uuid == "GPU-00000000-0000-0000-0000-000000000001");
   REQUIRE(t.kernels.size() == 2);
   CHECK(t.kernels[0].process_id == 100);
+  CHECK(t.kernels[0].device_id == 0);
   CHECK(t.kernels[1].process_id == 200);
+  CHECK(t.kernels[1].device_id == 1);
+  REQUIRE(t.allocations.size() == 2);
+  CHECK(t.allocations[1].device_id == 1);
   REQUIRE(t.accesses.size() == 2);
   CHECK(t.accesses[0].process_id == 100);
   CHECK(t.accesses[0].launch == 0);

@@ -27,7 +27,7 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
           a.id = trace.allocations.size() + 1;
           a.address = m.address;
           a.size = m.bytes;
-          a.device_id = m.device_id;
+          a.device_id = trace_device_id(c, trace, m.device_id);
           a.allocated_ns = m.timestamp_ns;
           live.add(a);
           trace.allocations.push_back(a);
@@ -65,6 +65,7 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
         k.mangled_name = l.kernel;
         k.code_hash = code_hash_text(c.function_codes, l.kernel);
         k.process_id = c.process.pid;
+        k.device_id = trace_device_id(c, trace, l.record.device_id);
         k.grid = current.grid;
         k.block = current.block_dim;
         trace.kernels.push_back(k);

@@ -42,7 +42,7 @@ struct LaunchRecord {
   std::uint64_t kernel_launch;  ///< 0-based launch index of this kernel name in the process
   std::int32_t grid[3], block[3];
   std::uint32_t recorded;       ///< 0: left out by --kernel/--launch (not patched data)
-  std::uint32_t pad;
+  std::uint32_t device_id;      ///< the CUDA device ordinal (in this process) of the launch's context
   std::uint64_t sites;             ///< AccessSite records that follow
   std::uint64_t requests_dropped;  ///< warp requests (or bulk copies) that found no room in the site table
   std::uint64_t findings;          ///< out-of-bounds accesses (one per lane), exact
