@@ -313,3 +313,23 @@ TEST_CASE("access_capture: two ranks' launch 0 of one kernel stay apart, each on
   CHECK(t.finding_sites[1].process_id == 200);
   CHECK(t.findings_total == 4);
 }
+
+TEST_CASE("access_capture: a traced process that launched nothing (a launcher of ranks) gets a note saying why") {
+  using raw::Tag;
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(Tag::kProcess, raw::ProcessRecord{31, 0});
+  b.add(Tag::kEnd, raw::EndRecord{0});
+  Trace t;
+  t.run.mode = "accesses";
+  add_access_captures({raw::read_capture(b.bytes(), "raw.bin")}, BlockSampling(), 1000, t);
+  REQUIRE(t.run.notes.size() == 1);
+  CHECK(t.run.notes[0].rfind("the traced process (pid 31) launched no kernel: access mode traces only the command's "
+                             "own process, not the processes it starts", 0) == 0);
+  Trace ranks;  // a capture with a launch (rank_capture) says nothing of the kind
+  ranks.run.mode = "accesses";
+  const std::string rank0 = rank_file(100, 0);
+  add_access_captures({raw::read_capture(rank0, "raw.bin")}, BlockSampling(), 1000, ranks);
+  CHECK(std::none_of(ranks.run.notes.begin(), ranks.run.notes.end(),
+                     [](const std::string& n) { return n.find("launched no kernel") != std::string::npos; }));
+}

@@ -112,6 +112,18 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
                               ")");
   }
   if (left_out) trace.run.notes.push_back(std::to_string(left_out) + " launches were left out by --kernel/--launch");
+  // The preload subscribes only in the command's own process (VTRACE_TARGET_PID), so that the compilers and shells it
+  // starts stay inert; a launcher's ranks are such children too. Say so rather than leave an empty trace unexplained.
+  const bool launched = std::any_of(captures.begin(), captures.end(), [](const raw::Capture& c) {
+    return !c.launches.empty();
+  });
+  if (!captures.empty() && !launched)
+    trace.run.notes.push_back(
+        "the traced process (pid " + std::to_string(captures.front().process.pid) +
+        ") launched no kernel: access mode traces only the command's own process, not the processes it starts (a "
+        "launcher such as torchrun or mpirun starts its ranks as children, which run untraced): trace each rank "
+        "(torchrun --no-python ... vtrace run --accesses -o t.%r.json -- python train.py) and join the traces with "
+        "vtrace merge");
   trace.run.notes.insert(trace.run.notes.end(), limit_notes.begin(), limit_notes.end());
   if (dropped_requests)
     trace.run.notes.push_back(std::to_string(dropped_requests) +
