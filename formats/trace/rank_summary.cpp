@@ -54,8 +54,9 @@ std::string nccl_operation(const std::string& name) {
 RankSummary summarize_ranks(const Trace& t) {
   if (t.run.mode == "accesses")  // its kernels have no times: every rank would show 0 ns and no skew
     throw Error(ExitCode::kDataError,
-                "an access-mode trace (--accesses) has no kernel times: summary --ranks reads launch-mode traces "
-                "(the trace's \"processes\" name its host and rank)");
+                "an access-mode trace (--accesses) has no kernel times (access mode records no timestamps): "
+                "summary --ranks reads launch-mode traces; vtrace check and summary give this one's findings and "
+                "accesses, each with its process");
   RankSummary s;
   const std::map<std::int64_t, std::int64_t> rank_of = rank_of_process(t, s);
   std::map<std::int64_t, std::string> hosts;

@@ -202,7 +202,10 @@ struct ApiCall {
 /// Access mode: what one block of one launch did to one allocation.
 struct Access {
   SharedName kernel;
-  std::uint64_t launch = 0;  ///< 0-based launch index of this kernel name
+  /// The process that launched it, as kernels' process_id (a merged trace of a job's ranks holds every rank's launch 0
+  /// of a kernel); 0 when not recorded (a document from before access rows named it, with several processes).
+  std::int64_t process_id = 0;
+  std::uint64_t launch = 0;  ///< 0-based launch index of this kernel name in that process
   Dim3 block{0, 0, 0};
   std::int64_t allocation = -1;  ///< allocation id, -1 when outside every allocation
   /// Kernel parameter (0-based) pointing into that allocation at or below these bytes, -1 when none (or unknown);
@@ -242,6 +245,7 @@ struct SourceLine : SourceFrame {
 struct Finding {
   std::string kind = "out_of_bounds";
   std::string kernel;
+  std::int64_t process_id = 0;  ///< as Access::process_id
   std::uint64_t launch = 0;
   Dim3 block{0, 0, 0}, thread{0, 0, 0};
   std::uint64_t pc_offset = 0;
@@ -257,13 +261,15 @@ struct Finding {
   std::string source_note;           ///< why source or sass is missing ("" when both are there)
 };
 
-/// Access mode: every out-of-bounds access of one kernel at one PC, counted exactly; `findings` lists the first few.
+/// Access mode: every out-of-bounds access of one kernel at one PC in one process, counted exactly; `findings` lists
+/// the first few.
 struct FindingSite {
   std::string kernel;
   std::uint64_t pc_offset = 0;
   std::string operation;
   std::uint64_t count = 0;   ///< out-of-bounds accesses (one per thread) over all launches
   std::uint64_t listed = 0;  ///< of them, in `findings`
+  std::int64_t process_id = 0;  ///< as Access::process_id (one site per process, kernel and PC)
 };
 
 /// Access mode: what one kernel's global accesses did at one source line, over all its recorded launches (the hot
@@ -273,6 +279,7 @@ struct FindingSite {
 /// Counted per warp request on the device (the PC table, tools/vtrace/access/access_records.hpp PcSite).
 struct HotLine {
   std::string kernel;          ///< demangled
+  std::int64_t process_id = 0; ///< as Access::process_id (one row per process, kernel and line)
   std::string file;            ///< as the line table names it; "" for an instruction row
   std::uint32_t line = 0;      ///< 1-based; 0 for an instruction row
   std::string function;        ///< demangled name of the function the line is in ("" when unknown)
@@ -311,7 +318,7 @@ struct Trace {
   std::vector<ApiCall> api_calls;      ///< --api, by start time
   std::vector<Access> accesses;
   std::vector<Finding> findings;
-  std::vector<FindingSite> finding_sites;  ///< per kernel and PC, by kernel then PC
+  std::vector<FindingSite> finding_sites;  ///< per process, kernel and PC (each process's by kernel, then PC)
   /// Out-of-bounds accesses in all, exact: those of finding_sites plus any at PCs past the device's per-launch table.
   std::uint64_t findings_total = 0;
   /// Every out-of-bounds access the trace knows of: findings_total, or the listed findings where it says less (a
@@ -319,7 +326,8 @@ struct Trace {
   [[nodiscard]] std::uint64_t findings_in_all() const {
     return findings_total > findings.size() ? findings_total : findings.size();
   }
-  /// Access mode: per kernel, its source lines' accesses (by kernel, then file, line; instruction rows last).
+  /// Access mode: per kernel and process, its source lines' accesses (by kernel, process, then file, line; instruction
+  /// rows last).
   std::vector<HotLine> hot_lines;
   /// Warp requests at PCs past a launch's PC table (raw::kPcSitesPerLaunch): in the accesses, not in hot_lines.
   std::uint64_t hot_lines_dropped_requests = 0;

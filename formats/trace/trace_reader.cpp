@@ -103,6 +103,7 @@ Access read_access(const FieldReader& f, const std::vector<SharedName>* names, S
     if (last.str() != kernel) last = SharedName(std::move(kernel));
     a.kernel = last;
   }
+  f.get("process_id", a.process_id);  // absent before access rows named their process
   f.get("launch", a.launch);
   get_dim3(f, "block", a.block);
   f.get("allocation", a.allocation);
@@ -141,6 +142,7 @@ Finding read_finding(const FieldReader& f) {
   Finding x;
   f.get("kind", x.kind);
   f.get("kernel", x.kernel);
+  f.get("process_id", x.process_id);
   f.get("launch", x.launch);
   get_dim3(f, "block", x.block);
   get_dim3(f, "thread", x.thread);
@@ -274,6 +276,7 @@ ApiCall read_api_call(const FieldReader& f) {
 FindingSite read_finding_site(const FieldReader& f) {
   FindingSite s;
   f.get("kernel", s.kernel);
+  f.get("process_id", s.process_id);
   f.get("pc_offset", s.pc_offset);
   f.get("operation", s.operation);
   f.get("count", s.count);
@@ -284,6 +287,7 @@ FindingSite read_finding_site(const FieldReader& f) {
 HotLine read_hot_line(const FieldReader& f) {
   HotLine h;
   f.get("kernel", h.kernel);
+  f.get("process_id", h.process_id);
   f.get("file", h.file);  // null: an instruction row
   if (!h.file.empty()) {
     h.line = f.integer<std::uint32_t>("line", 0, 1);
@@ -334,6 +338,23 @@ Memset read_memset(const FieldReader& f) {
   f.get("value", m.value);
   read_activity_placement(f, m);
   return m;
+}
+
+/// A document from before access rows, findings and hot lines named their process (process_id 0): where the trace
+/// has one process, they are all its own.
+void attribute_to_only_process(Trace& t) {
+  std::int64_t only = 0;
+  if (t.processes.size() == 1) only = t.processes.front().id;
+  else if (t.processes.empty() && t.run.process_ids.size() == 1) only = t.run.process_ids.front();
+  if (only == 0) return;
+  auto fill = [&](auto& records) {
+    for (auto& r : records)
+      if (r.process_id == 0) r.process_id = only;
+  };
+  fill(t.accesses);
+  fill(t.findings);
+  fill(t.finding_sites);
+  fill(t.hot_lines);
 }
 
 /// Parses the document with `parse` (over a text in memory or read in passes), which hands each record to the
@@ -423,6 +444,7 @@ Trace read_trace_with(std::string_view name, const std::function<OrderedJson(con
     r.get("tool_version", t.run.tool_version);
     r.get("mode", t.run.mode);
     r.get("duration_ns", t.run.duration_ns);
+    t.run.process_ids = r.integers<std::int64_t>("process_ids");
     t.run.notes = r.strings("notes");
     r.get("capture_range", t.run.capture_range);
     r.get("nvtx", t.run.nvtx);
@@ -444,6 +466,7 @@ Trace read_trace_with(std::string_view name, const std::function<OrderedJson(con
   top.get("partial", t.partial);
   top.get("dropped_records", t.dropped_records);
   top.get("filtered_kernels", t.filtered_kernels);
+  attribute_to_only_process(t);
   return t;
 }
 

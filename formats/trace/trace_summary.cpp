@@ -118,14 +118,16 @@ std::vector<NvtxStats> nvtx_stats(const Trace& t) {
 
 std::vector<AccessStats> access_stats(const Trace& t) {
   std::map<std::string, AccessStats> by_kernel;
-  std::map<std::string, std::set<std::uint64_t>> launches;
-  std::map<std::string, std::set<std::tuple<std::uint64_t, std::int64_t, std::int64_t, std::int64_t>>> blocks;
+  // A launch is (process, launch index): a merged trace of a job's ranks has every rank's launch 0 of a kernel.
+  std::map<std::string, std::set<std::pair<std::int64_t, std::uint64_t>>> launches;
+  std::map<std::string,
+           std::set<std::tuple<std::int64_t, std::uint64_t, std::int64_t, std::int64_t, std::int64_t>>> blocks;
   std::map<std::string, double> weighted_sectors, requests;
   for (const auto& a : t.accesses) {
     AccessStats& s = by_kernel[a.kernel];
     s.kernel = a.kernel;
-    launches[a.kernel].insert(a.launch);
-    blocks[a.kernel].insert({a.launch, a.block[0], a.block[1], a.block[2]});
+    launches[a.kernel].insert({a.process_id, a.launch});
+    blocks[a.kernel].insert({a.process_id, a.launch, a.block[0], a.block[1], a.block[2]});
     s.loads += a.loads;
     s.stores += a.stores;
     s.atomics += a.atomics;

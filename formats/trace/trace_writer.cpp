@@ -229,12 +229,13 @@ void write_nvtx_range(JsonWriter& w, const NvtxRange& r) {
 }
 
 /// An access record is a row of these columns (access_columns in the document): a GPT-2 training step has ~2 M of
-/// them, and as objects their keys were three quarters of a 714 MiB document.
+/// them, and as objects their keys were three quarters of a 714 MiB document. process_id came last (a row of the
+/// first 17 is an older document's, read with its process unknown).
 constexpr std::string_view kAccessColumns[] = {
     "kernel_id",    "launch",        "block",       "allocation",   "argument",
     "argument_type", "ranges",       "ranges_exact", "ranges_merged", "loads",
     "stores",       "atomics",       "bytes_loaded", "bytes_stored", "bulk_copies",
-    "sectors_per_request", "active_lanes_per_request"};
+    "sectors_per_request", "active_lanes_per_request", "process_id"};
 
 /// One row, formatted in one buffer without spaces: the writer's per-value path was most of the time spent writing
 /// a training step's document.
@@ -273,6 +274,8 @@ void write_access(JsonWriter& w, const Access& a, std::uint32_t kernel_id) {
   JsonWriter::append_number(row, a.sectors_per_request);
   row += ',';
   JsonWriter::append_number(row, a.active_lanes_per_request);
+  row += ',';
+  JsonWriter::append_integer(row, a.process_id);
   row += ']';
   w.formatted(row);
 }
@@ -309,6 +312,7 @@ void write_finding(JsonWriter& w, const Finding& f) {
   w.begin_object();
   w.field("kind", f.kind);
   w.field("kernel", f.kernel);
+  w.field("process_id", f.process_id);
   w.field("launch", f.launch);
   w.field("block", f.block);
   w.field("thread", f.thread);
@@ -329,6 +333,7 @@ void write_finding(JsonWriter& w, const Finding& f) {
 void write_finding_site(JsonWriter& w, const FindingSite& s) {
   w.begin_object();
   w.field("kernel", s.kernel);
+  w.field("process_id", s.process_id);
   w.field("pc_offset", s.pc_offset);
   w.field("operation", s.operation);
   w.field("count", s.count);
@@ -340,6 +345,7 @@ void write_finding_site(JsonWriter& w, const FindingSite& s) {
 void write_hot_line(JsonWriter& w, const HotLine& h) {
   w.begin_object();
   w.field("kernel", h.kernel);
+  w.field("process_id", h.process_id);
   if (h.file.empty()) {
     w.key("file");
     w.value(nullptr);

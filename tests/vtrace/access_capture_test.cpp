@@ -7,6 +7,7 @@
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/raw_record_reader.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
+#include "tools/vtrace/trace_builder.hpp"
 #include "tests/vtrace/access_test_support.hpp"
 
 using namespace vtools::vtrace;
@@ -122,7 +123,7 @@ TEST_CASE("access_capture: allocations, launches and device site summaries in fi
 
 TEST_CASE("raw_record_reader: the access-mode fuzz seed, framed by hand from the documented layouts, reads back") {
   // tests/vtrace/raw_corpus/access.bin: written by a script from raw_records.hpp and access_records.hpp's layouts, so
-  // this also pins those layouts (LaunchRecord 72 bytes, AccessSite's fixed part 120, FindingSite 152).
+  // this also pins those layouts (LaunchRecord 80 bytes, AccessSite's fixed part 120, FindingSite 152).
   const std::string bytes = read_binary(VTOOLS_TEST_DATA "/../vtrace/raw_corpus/access.bin");
   std::vector<raw::Capture> captures{raw::read_capture(bytes, "access.bin")};
   CHECK(captures[0].ended);
@@ -367,4 +368,102 @@ TEST_CASE("raw_record_reader: the deferred read-back fuzz seed, framed by hand, 
   CHECK(t.accesses[0].argument == 0);
   CHECK(t.accesses[0].ranges == Ranges{{3968, 4000}});
   CHECK_FALSE(t.partial);
+
+namespace {
+
+/// One rank of a torchrun job in access mode: process `pid` sees one GPU (UUID ending in `gpu`) as its device 0,
+/// allocates at the same address as every rank, and runs launch 0 of fill() with one site and 2 out-of-bounds loads:
+/// the raw file's bytes (a capture's sites point into them, so they must outlive it).
+std::string rank_file(std::int64_t pid, std::uint8_t gpu) {
+  using raw::Tag;
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(Tag::kProcess, raw::ProcessRecord{pid, 0});
+  b.add(Tag::kDevice, raw::DeviceRecord{0, 9, 0, 132, 1ull << 37}, "NVIDIA H200");
+  raw::DeviceIdentityRecord id{0, 0, static_cast<std::uint32_t>(0x19 + gpu), 0, {}};
+  id.uuid[15] = gpu;
+  b.add(Tag::kDeviceIdentity, id);
+  b.add(Tag::kMemory, raw::MemoryRecord{1, 0x10000, 4000, 1, 3, 0, 0});
+  raw::LaunchRecord l{};
+  l.grid[0] = l.grid[1] = l.grid[2] = 1;
+  l.block[0] = 32, l.block[1] = 1, l.block[2] = 1;
+  l.recorded = 1;
+  l.sites = 1;
+  l.findings = 2;
+  l.device_id = 0;
+  b.add(Tag::kLaunch, l, "_Z4fillPfif");
+  raw::FindingSite f{};
+  f.pc = 0x40;
+  f.count = 2;
+  f.first[0] = {{0, 0, 0}, 30, 0x10000 + 4000, 4, 0};
+  b.add(Tag::kFindingSite, f);
+  raw::AccessSite inside{};
+  inside.allocation = 0x10000;
+  inside.argument = raw::kNoArgument;
+  inside.loads = 30 + static_cast<std::uint64_t>(gpu);
+  inside.range_count = 1;
+  inside.ranges[0][1] = 120;
+  b.add_bytes_record(Tag::kAccessSite, site_bytes(inside));
+  b.add(Tag::kEnd, raw::EndRecord{0});
+  return std::string(b.bytes());
+}
+
+}  // namespace
+
+TEST_CASE("access_capture: two ranks' launch 0 of one kernel stay apart, each on its own GPU") {
+  // Rank 1 ran under CUDA_VISIBLE_DEVICES=1: its device 0 is the second GPU, which the trace numbers 1 (by UUID).
+  const std::string rank0 = rank_file(100, 0), rank1 = rank_file(200, 1);
+  const std::vector<raw::Capture> captures{raw::read_capture(rank0, "raw.100.bin"),
+                                           raw::read_capture(rank1, "raw.200.bin")};
+  RunInfo run;
+  run.mode = "accesses";
+  Trace t = build_trace(captures, run, KernelFilter(""));
+  add_access_captures(captures, BlockSampling(), 1000, t);
+  REQUIRE(t.devices.size() == 2);
+  CHECK(t.devices[1].uuid == "GPU-00000000-0000-0000-0000-000000000001");
+  REQUIRE(t.kernels.size() == 2);
+  CHECK(t.kernels[0].process_id == 100);
+  CHECK(t.kernels[0].device_id == 0);
+  CHECK(t.kernels[1].process_id == 200);
+  CHECK(t.kernels[1].device_id == 1);
+  REQUIRE(t.allocations.size() == 2);
+  CHECK(t.allocations[1].device_id == 1);
+  REQUIRE(t.accesses.size() == 2);
+  CHECK(t.accesses[0].process_id == 100);
+  CHECK(t.accesses[0].launch == 0);
+  CHECK(t.accesses[0].allocation == 1);
+  CHECK(t.accesses[0].loads == 30);
+  CHECK(t.accesses[1].process_id == 200);
+  CHECK(t.accesses[1].launch == 0);
+  CHECK(t.accesses[1].allocation == 2);  // the same address, the other process's allocation
+  CHECK(t.accesses[1].loads == 31);
+  REQUIRE(t.findings.size() == 4);  // the 2 of each rank listed
+  CHECK(t.findings[0].process_id == 100);
+  CHECK(t.findings[1].process_id == 100);
+  CHECK(t.findings[2].process_id == 200);
+  CHECK(t.findings[2].allocation == 2);
+  REQUIRE(t.finding_sites.size() == 2);
+  CHECK(t.finding_sites[0].process_id == 100);
+  CHECK(t.finding_sites[1].process_id == 200);
+  CHECK(t.findings_total == 4);
+}
+
+TEST_CASE("access_capture: a traced process that launched nothing (a launcher of ranks) gets a note saying why") {
+  using raw::Tag;
+  raw::RecordBatch b;
+  b.add_magic();
+  b.add(Tag::kProcess, raw::ProcessRecord{31, 0});
+  b.add(Tag::kEnd, raw::EndRecord{0});
+  Trace t;
+  t.run.mode = "accesses";
+  add_access_captures({raw::read_capture(b.bytes(), "raw.bin")}, BlockSampling(), 1000, t);
+  REQUIRE(t.run.notes.size() == 1);
+  CHECK(t.run.notes[0].rfind("the traced process (pid 31) launched no kernel: access mode traces only the command's "
+                             "own process, not the processes it starts", 0) == 0);
+  Trace ranks;  // a capture with a launch (rank_capture) says nothing of the kind
+  ranks.run.mode = "accesses";
+  const std::string rank0 = rank_file(100, 0);
+  add_access_captures({raw::read_capture(rank0, "raw.bin")}, BlockSampling(), 1000, ranks);
+  CHECK(std::none_of(ranks.run.notes.begin(), ranks.run.notes.end(),
+                     [](const std::string& n) { return n.find("launched no kernel") != std::string::npos; }));
 }

@@ -6,8 +6,8 @@ Cases: sample (vector add, strided reads, off-by-one), arguments (the same progr
 in records, findings and allocations), source_lines (the same program built with -lineinfo: the off-by-one finding
 at its exact .cu line and LDG instruction, in vtrace check's output too), noline (the program built without line
 info: SASS only, and the finding says why), ranks (the same program as rank 1 of 2 by torchrun's variables: the trace
-names its rank, host, devices by UUID and PCI bus, and CLOCK_MONOTONIC anchors; merge and summary --ranks refuse
-it with their reason), blocks (the same program under --blocks 1,3, filtered on the device), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu), triton_masked, torch,
+names its rank, host, devices by UUID and PCI bus, CLOCK_MONOTONIC anchors and each access row's process;
+summary --ranks refuses it, naming the file and why), blocks (the same program under --blocks 1,3, filtered on the device), bulk (cp.async.bulk copies, samples/bulk_copy_sample.cu), triton_masked, torch,
 and the real programs of samples/real_programs.py: torch_loop (cuBLAS GEMMs: no false finding), gpt2_forward and
 gpt2_train (HuggingFace GPT-2: nothing dropped, no finding), triton_offbyone (exactly one finding), tma_copy (a
 TMA kernel named from its code).
@@ -282,12 +282,15 @@ def check_ranks(c, a):
            devs and all(d.get("uuid", "").startswith("GPU-") and re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.0",
                                                                              d.get("pci_bus_id", "")) and
                         d.get("host") == socket.gethostname() for d in devs))
+    c.true("access records name the process",
+           all(r[-1] == pr.get("id") for r in doc["accesses"]) and doc["access_columns"][-1] == "process_id")
     merge = subprocess.run([a.vtrace, "merge", path, path], capture_output=True, text=True)
-    c.eq("merge refuses access traces (exit)", merge.returncode, 65)
-    c.true(f"merge says why: {merge.stderr!r}", "an access-mode trace (--accesses): its accesses" in merge.stderr)
+    c.eq("merge of one access trace twice is refused (exit)", merge.returncode, 65)
+    c.true(f"merge says why: {merge.stderr!r}", "(the same trace given twice?)" in merge.stderr)
     ranks = subprocess.run([a.vtrace, "summary", "--ranks", path], capture_output=True, text=True)
     c.eq("summary --ranks refuses access traces (exit)", ranks.returncode, 65)
-    c.true(f"summary --ranks says why: {ranks.stderr!r}", "has no kernel times" in ranks.stderr)
+    c.true(f"summary --ranks says why, naming the file: {ranks.stderr!r}",
+           f"{path}: an access-mode trace (--accesses) has no kernel times" in ranks.stderr)
 
 
 def real(a, program, extra=(), env=None):

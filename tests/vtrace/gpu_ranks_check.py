@@ -7,6 +7,11 @@ Cases:
   separate  one `vtrace run -o t.%r.json` per rank (as two hosts would), then vtrace merge
 Both check `vtrace summary --ranks`: rank 1 is the first straggler, last in (nearly) every all-reduce, and the
 median arrival skew is within 10% of the sleep; and that the processes carry their rank, host and clock anchors.
+  access_torchrun  vtrace run --accesses -- torchrun ... rank_kernels.py traces only torchrun's own process (the
+                   preload stays inert in children): no kernel, and a note says so and what to do; then
+                   torchrun --no-python ... vtrace run --accesses -o t.%r.json -- python rank_kernels.py + vtrace
+                   merge: rows name their process, each rank's launch 0 of a kernel apart, each rank on its GPU
+  access_separate  one `vtrace run --accesses -o t.%r.json` per rank started by hand, then vtrace merge: the same
 Exit 0 when all hold, 1 with the failures listed, 77 (skipped) with fewer than 2 GPUs or no torch with NCCL.
 NCCL's NVLink multicast stays off (NCCL_NVLS_ENABLE=0 ...): it can take a shared host's GPUs out of service.
 """
@@ -21,6 +26,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.join(HERE, "samples", "allreduce_straggler.py")
+ACCESS_SAMPLE = os.path.join(HERE, "samples", "rank_kernels.py")
 PYTHON = os.environ.get("VTRACE_TEST_PYTHON") or shutil.which("python3") or sys.executable
 SLEEP_MS = 20.0
 STEPS = 10
@@ -131,9 +137,72 @@ def case_separate(vtrace, tmp, failures):
         check_summary(vtrace, merged, failures, "separate")
 
 
+def check_access_ranks(trace_path, failures, label):
+    """Access mode (issue 42): the two ranks' records stay apart by process, and each rank's kernels ran on its GPU."""
+    check_processes(trace_path, failures, label)
+    with open(trace_path) as f:
+        t = json.load(f)
+    rank_of = {p["id"]: p.get("rank") for p in t.get("processes", [])}
+    if t.get("access_columns", [])[-1:] != ["process_id"]:
+        failures.append(f"{label}: access_columns {t.get('access_columns')} do not end in process_id")
+        return
+    launches = {}  # (kernel id, launch) -> ranks with that launch
+    for row in t["accesses"]:
+        launches.setdefault((row[0], row[1]), set()).add(rank_of.get(row[-1]))
+    if not any(ranks == {0, 1} for ranks in launches.values()):
+        failures.append(f"{label}: no kernel launch index has access rows of both ranks: {launches}")
+    uuid_of = {d["id"]: d.get("uuid") for d in t["devices"]}
+    gpus = {}  # rank -> UUIDs of its kernels' devices
+    for k in t["kernels"]:
+        gpus.setdefault(rank_of.get(k["process_id"]), set()).add(uuid_of.get(k.get("device_id", 0)))
+    if sorted(gpus) != [0, 1] or any(len(u) != 1 for u in gpus.values()) or gpus[0] == gpus[1]:
+        failures.append(f"{label}: each rank's kernels should run on one GPU of its own: {gpus}")
+    print(f"{label}: {len(t['kernels'])} launches, {len(t['accesses'])} access rows, GPUs by rank {gpus}")
+
+
+def case_access_torchrun(vtrace, tmp, failures):
+    trace = os.path.join(tmp, "access_torchrun.json")
+    torchrun = [PYTHON, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(free_port())]
+    p = run([vtrace, "run", "--accesses", "-o", trace, "--"] + torchrun + [ACCESS_SAMPLE], environment(), failures,
+            "access torchrun")
+    if p.returncode == 0:
+        with open(trace) as f:
+            t = json.load(f)
+        if t["kernels"] or not any("launched no kernel: access mode traces only the command's own process" in n
+                                   for n in t["run"]["notes"]):
+            failures.append(f"access torchrun: expected no kernel and the note on untraced children, got "
+                            f"{len(t['kernels'])} kernels, notes {t['run']['notes']}")
+    # vtrace inside each rank, then merged.
+    torchrun[-1] = str(free_port())
+    run(torchrun + ["--no-python", vtrace, "run", "--accesses", "-o", os.path.join(tmp, "r.%r.json"), "--", PYTHON,
+                    ACCESS_SAMPLE], environment(), failures, "torchrun of vtrace --accesses")
+    if failures:
+        return
+    merged = os.path.join(tmp, "access_torchrun_merged.json")
+    p = run([vtrace, "merge", os.path.join(tmp, "r.0.json"), os.path.join(tmp, "r.1.json"), "-o", merged],
+            os.environ, failures, "access merge")
+    if p.returncode == 0:
+        check_access_ranks(merged, failures, "access torchrun per rank")
+
+
+def case_access_separate(vtrace, tmp, failures):
+    parts = []
+    for rank in (0, 1):
+        env = environment(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="2")
+        parts.append(os.path.join(tmp, f"a.{rank}.json"))
+        run([vtrace, "run", "--accesses", "-o", os.path.join(tmp, "a.%r.json"), "--", PYTHON, ACCESS_SAMPLE], env,
+            failures, f"access rank {rank}")
+    if failures:
+        return
+    merged = os.path.join(tmp, "access_merged.json")
+    p = run([vtrace, "merge"] + parts + ["-o", merged], os.environ, failures, "access merge")
+    if p.returncode == 0:
+        check_access_ranks(merged, failures, "access separate")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["torchrun", "separate"])
+    ap.add_argument("case", choices=["torchrun", "separate", "access_torchrun", "access_separate"])
     ap.add_argument("--vtrace", required=True)
     a = ap.parse_args()
     n = gpu_count()
@@ -142,7 +211,8 @@ def main():
         return 77
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
-        {"torchrun": case_torchrun, "separate": case_separate}[a.case](a.vtrace, tmp, failures)
+        {"torchrun": case_torchrun, "separate": case_separate, "access_torchrun": case_access_torchrun,
+         "access_separate": case_access_separate}[a.case](a.vtrace, tmp, failures)
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

@@ -150,18 +150,22 @@ TEST_CASE("process_records: an access-mode trace names its host and rank and has
   CHECK(t.kernels[0].process_id == 4242);
 }
 
-TEST_CASE("process_records: merge and summary --ranks refuse access-mode traces, saying why") {
+TEST_CASE("process_records: two ranks' access traces merge, records keeping their process; summary --ranks refuses") {
   set_rank_one();
   Trace rank1 = access_trace(4242);
   setenv("RANK", "0", 1);
   Trace rank0 = access_trace(4243);
-  CHECK(error_of([&] { merge_traces({{rank0, "rank0.json"}, {rank1, "rank1.json"}}); }) ==
-        "65 rank0.json: an access-mode trace (--accesses): its accesses, findings and hot lines name no process, so "
-        "two ranks' launches of one kernel could not be told apart in one document; vtrace merge reads launch-mode "
-        "traces (each access trace names its host and rank in \"processes\")");
+  const Trace merged = merge_traces({{rank0, "rank0.json"}, {rank1, "rank1.json"}});
+  REQUIRE(merged.processes.size() == 2);
+  CHECK(merged.processes[0].rank == 1);  // by id: 4242 is rank 1
+  CHECK(merged.processes[1].rank == 0);
+  REQUIRE(merged.kernels.size() == 2);
+  CHECK(merged.kernels[0].process_id == 4243);
+  CHECK(merged.kernels[1].process_id == 4242);
   CHECK(error_of([&] { summarize_ranks(rank1); }) ==
-        "65 an access-mode trace (--accesses) has no kernel times: summary --ranks reads launch-mode traces (the "
-        "trace's \"processes\" name its host and rank)");
+        "65 an access-mode trace (--accesses) has no kernel times (access mode records no timestamps): summary "
+        "--ranks reads launch-mode traces; vtrace check and summary give this one's findings and accesses, each with "
+        "its process");
   unsetenv("RANK");
   unsetenv("LOCAL_RANK");
   unsetenv("WORLD_SIZE");

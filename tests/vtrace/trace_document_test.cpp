@@ -376,3 +376,48 @@ TEST_CASE("trace_reader: bad hot lines are refused with their JSON path") {
   CHECK(error_of(kHead + R"("run": {}, "kernels": [], "hot_lines": {}})") ==
         "t.json: hot_lines: expected an array, got {}");
 }
+
+TEST_CASE("trace_reader: access records, findings and sites name their process; older documents their only one") {
+  // A document from before process_id (issue 42): its one process owns every access-mode record.
+  const Trace old = read_trace(vtools::read_input(VTOOLS_TEST_DATA "/vtrace/ranks/access_rank1.trace.json"),
+                               "access_rank1.trace.json");
+  REQUIRE(old.accesses.size() == 1);
+  CHECK(old.accesses[0].process_id == 4200);
+  REQUIRE(old.findings.size() == 1);
+  CHECK(old.findings[0].process_id == 4200);
+  REQUIRE(old.finding_sites.size() == 1);
+  CHECK(old.finding_sites[0].process_id == 4200);
+  // Several processes and no process_id: not recorded (0), never guessed.
+  const std::string two =
+      R"J({"format": "vtools.trace", "version": 3, "tool": {"name": "vtrace", "version": "0"}, "created": "x", )J"
+      R"J("run": {"mode": "accesses", "process_ids": [1, 2]}, "kernels": [], "access_kernels": ["k"], )J"
+      R"J("access_columns": ["kernel_id", "launch", "block", "allocation", "ranges"], )J"
+      R"J("accesses": [[0, 0, [0, 0, 0], 1, [[0, 4]]]], "findings": [{"kernel": "k", "launch": 0}]})J";
+  const Trace unknown = read_trace(two, "two.json");
+  CHECK(unknown.accesses[0].process_id == 0);
+  CHECK(unknown.findings[0].process_id == 0);
+  // Written and read again, each record keeps its process.
+  Trace t = old;
+  t.processes.push_back(t.processes[0]);
+  t.processes[1].id = t.processes[1].pid = 4300;
+  t.accesses.push_back(t.accesses[0]);
+  t.accesses[1].process_id = 4300;
+  t.findings.push_back(t.findings[0]);
+  t.findings[1].process_id = 4300;
+  t.finding_sites.push_back(t.finding_sites[0]);
+  t.finding_sites[1].process_id = 4300;
+  HotLine h;
+  h.kernel = "add(float*, float*, int)";
+  h.process_id = 4300;
+  h.file = "add.cu";
+  h.line = 3;
+  t.hot_lines.push_back(h);
+  const Trace back = read_trace(trace_document_text(t), "t.json");
+  REQUIRE(back.accesses.size() == 2);
+  CHECK(back.accesses[0].process_id == 4200);
+  CHECK(back.accesses[1].process_id == 4300);
+  CHECK(back.findings[1].process_id == 4300);
+  CHECK(back.finding_sites[1].process_id == 4300);
+  REQUIRE(back.hot_lines.size() == 1);
+  CHECK(back.hot_lines[0].process_id == 4300);
+}

@@ -141,10 +141,11 @@ TEST_CASE("trace_merge: refusals name the input and the reason") {
   Trace acc = b;
   acc.run.mode = "accesses";
   CHECK(message({{a, "a.json"}, {acc, "b.json"}}) ==
-        "65 b.json: an access-mode trace (--accesses): its accesses, findings and hot lines name no process, so two "
-        "ranks' launches of one kernel could not be told apart in one document; vtrace merge reads launch-mode "
-        "traces (each access trace names its host and rank in \"processes\")");
-  CHECK(message({{acc, "b.json"}, {a, "a.json"}}).rfind("65 b.json: an access-mode trace (--accesses)", 0) == 0);
+        "65 b.json: an access-mode trace, but a.json is a launch-mode one: merge traces of one mode (all with "
+        "--accesses, or none)");
+  CHECK(message({{acc, "b.json"}, {a, "a.json"}}) ==
+        "65 a.json: a launch-mode trace, but b.json is an access-mode one: merge traces of one mode (all with "
+        "--accesses, or none)");
   // A CLOCK_MONOTONIC anchor (access mode's) says when a process ran, not what its timestamps mean: no clock.
   Trace monotonic = b;
   for (auto* anchor : {&monotonic.processes[0].clock_start, &monotonic.processes[0].clock_end})
@@ -159,4 +160,83 @@ TEST_CASE("trace_merge: refusals name the input and the reason") {
   CHECK(message({{a, "a.json"}, {no_anchor, "b.json"}}) ==
         "65 b.json: no process has a clock anchor (a trace from before vtrace recorded them, or one where no process "
         "initialised CUDA): it cannot be put on a common clock");
+}
+
+namespace {
+
+/// One rank's access-mode trace: pid `pid` on `host`, launch 0 of add() with one access record, a finding and its
+/// site, a hot line; CLOCK_MONOTONIC anchors only (access mode has no timestamps).
+Trace access_trace(const std::string& host, std::int64_t pid, std::int64_t rank) {
+  Trace t = host_trace(host, pid, rank, 5'000'000'000, 1000);
+  t.run.mode = "accesses";
+  for (auto* anchor : {&t.processes[0].clock_start, &t.processes[0].clock_end})
+    (*anchor)->clock = AnchorClock::kMonotonic;
+  t.kernels[0].name = "add(float*, int)";
+  t.kernels[0].start_ns = t.kernels[0].end_ns = t.kernels[0].launch_ns = 0;
+  t.allocations[0].allocated_ns = 1;  // an order, not a time
+  Access x;
+  x.kernel = "add(float*, int)";
+  x.process_id = pid;
+  x.allocation = 1;
+  x.loads = 10 + static_cast<std::uint64_t>(rank);
+  t.accesses.push_back(x);
+  Access outside = x;
+  outside.allocation = -1;
+  t.accesses.push_back(outside);
+  Finding f;
+  f.kernel = "add(float*, int)";
+  f.process_id = pid;
+  f.allocation = 1;
+  f.thread = {static_cast<std::int64_t>(rank), 0, 0};
+  t.findings.push_back(f);
+  t.finding_sites.push_back({"add(float*, int)", 0x70, "load", 3, 1, pid});
+  t.findings_total = 3;
+  HotLine h;
+  h.kernel = "add(float*, int)";
+  h.process_id = pid;
+  h.file = "add.cu";
+  h.line = 4;
+  h.loads = 10;
+  t.hot_lines.push_back(h);
+  t.tma_kernels = {"tma(float*)"};
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("trace_merge: access traces keep each process's accesses, findings and hot lines, nothing shifted") {
+  // Two hosts whose processes have the same pid: the second is renumbered, and its records follow it.
+  Trace merged = merge_traces({{access_trace("a", 4200, 0), "a.json"}, {access_trace("b", 4200, 1), "b.json"}});
+  CHECK(merged.run.mode == "accesses");
+  REQUIRE(merged.processes.size() == 2);
+  const std::int64_t second = merged.processes[1].id;
+  CHECK(merged.processes[0].id == 4200);
+  CHECK(second != 4200);
+  CHECK(merged.processes[1].pid == 4200);
+  CHECK(merged.processes[1].host == "b");
+  REQUIRE(merged.kernels.size() == 2);
+  CHECK(merged.kernels[1].process_id == second);
+  REQUIRE(merged.accesses.size() == 4);
+  CHECK(merged.accesses[0].process_id == 4200);
+  CHECK(merged.accesses[0].allocation == 1);
+  CHECK(merged.accesses[1].allocation == -1);  // outside every allocation stays so
+  CHECK(merged.accesses[2].process_id == second);
+  CHECK(merged.accesses[2].allocation == 2);  // the second input's allocation 1
+  CHECK(merged.accesses[2].loads == 11);
+  CHECK(merged.accesses[2].launch == 0);  // a launch index counts within its process
+  REQUIRE(merged.findings.size() == 2);
+  CHECK(merged.findings[0].process_id == 4200);
+  CHECK(merged.findings[1].process_id == second);
+  CHECK(merged.findings[1].allocation == 2);
+  CHECK(merged.findings[1].thread == Dim3{1, 0, 0});
+  REQUIRE(merged.finding_sites.size() == 2);
+  CHECK(merged.finding_sites[1].process_id == second);
+  CHECK(merged.findings_total == 6);
+  REQUIRE(merged.hot_lines.size() == 2);
+  CHECK(merged.hot_lines[1].process_id == second);
+  CHECK(merged.tma_kernels == std::vector<std::string>{"tma(float*)"});
+  REQUIRE(merged.merged_from.size() == 2);
+  CHECK(merged.merged_from[1].shift_ns == 0);
+  CHECK(merged.processes[1].clock_start->clock_ns == 5'000'000'000);  // monotonic anchors as they were
+  CHECK(merged.run.notes.back().rfind("merged 2 access-mode traces: their records have no timestamps", 0) == 0);
 }

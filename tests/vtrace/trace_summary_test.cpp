@@ -349,6 +349,14 @@ TEST_CASE("trace_summary: access totals weight sectors per request by request co
   TraceSummary exact = summarize_trace(t);
   CHECK(exact.accesses[0].findings == 4718592);
   CHECK(exact.findings == 4718592);
+  // Two ranks' launch 0 of k in one trace (a torchrun job) are two launches, with twice the blocks.
+  for (Access a : {x, y, bulk}) {
+    a.process_id = 2;
+    t.accesses.push_back(a);
+  }
+  TraceSummary ranks = summarize_trace(t);
+  CHECK(ranks.accesses[0].launches == 2);
+  CHECK(ranks.accesses[0].blocks == 6);
 }
 
 TEST_CASE("summary_writer: JSON carries every kernel row; tables carry every kernel name") {

@@ -90,6 +90,7 @@ void add_accesses(Trace& t) {
   for (int i = 0; i < 3; ++i) {
     Access a;
     a.kernel = t.kernels[static_cast<std::size_t>(i)].name;
+    a.process_id = t.kernels[static_cast<std::size_t>(i)].process_id;
     a.launch = static_cast<std::uint64_t>(i);
     a.block = {i, 1, 0};
     a.allocation = i - 1;
@@ -104,6 +105,7 @@ void add_accesses(Trace& t) {
   }
   Finding f;
   f.kernel = t.kernels[3].name;
+  f.process_id = t.kernels[3].process_id;
   f.block = {3, 0, 0};
   f.thread = {232, 0, 0};
   f.pc_offset = 0x170;
@@ -136,10 +138,10 @@ TEST_CASE("trace_writer: a small trace is written exactly as the checked-in expe
 }
 
 TEST_CASE("trace_writer: a big trace (kernels formatted in chunks) keeps its bytes") {
-  // Values from the writer before it was tuned (vtrace_perftest), for the same input; run.capture_ranges, nvtx_ranges and each kernel's launch call, ranges_exact/merged, finding_sites and findings_total since; access records by kernel_id (version 2), as rows of access_columns (version 3); each finding's source, sass and source_note; processes, device UUID/PCI bus/host and run.merged_from (issue 42); each kernel's launch_end_ns (issue 42, the launch call's slice in Perfetto).
+  // Values from the writer before it was tuned (vtrace_perftest), for the same input; run.capture_ranges, nvtx_ranges and each kernel's launch call, ranges_exact/merged, finding_sites and findings_total since; access records by kernel_id (version 2), as rows of access_columns (version 3); each finding's source, sass and source_note; processes, device UUID/PCI bus/host and run.merged_from (issue 42); each kernel's launch_end_ns (issue 42, the launch call's slice in Perfetto); the process_id of access rows and findings (issue 42).
   Trace t = built_trace(40000);
   add_accesses(t);
   const std::string text = body(trace_document_text(t));
-  CHECK(text.size() == 26580472);
-  CHECK(fnv1a(text) == 17434474028920560726ull);
+  CHECK(text.size() == 26580521);
+  CHECK(fnv1a(text) == 4691114276956778604ull);
 }

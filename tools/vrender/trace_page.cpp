@@ -493,6 +493,16 @@ void add_heat_maps(const Trace& trace, Section& s) {
   }
 }
 
+/// "4200 (rank 1, node1)": a process as the findings tables name it.
+std::string process_label(const Trace& trace, std::int64_t id) {
+  std::string text = id == 0 ? "not recorded" : std::to_string(id);
+  for (const vtrace::Process& p : trace.processes) {
+    if (p.id != id || (p.rank < 0 && p.host.empty())) continue;
+    text += " (" + (p.rank >= 0 ? "rank " + std::to_string(p.rank) + (p.host.empty() ? "" : ", ") : "") + p.host + ")";
+  }
+  return text;
+}
+
 void add_findings(const Trace& trace, Section& s) {
   std::size_t coarsened = 0;
   for (const vtrace::Access& a : trace.accesses)
@@ -511,20 +521,30 @@ void add_findings(const Trace& trace, Section& s) {
     PageTable per_pc{"Out-of-bounds accesses per kernel and PC (" + std::to_string(trace.findings_total) + " in all)",
                      {}, true};
     per_pc.table.headers = {"kernel", "pc", "op", "accesses", "listed below"};
-    for (const vtrace::FindingSite& x : trace.finding_sites)
-      per_pc.table.add_row({shorten(x.kernel, 60), format_address_of(static_cast<double>(x.pc_offset)), x.operation,
-                            std::to_string(x.count), std::to_string(x.listed)});
+    if (trace.processes.size() > 1) per_pc.table.headers.insert(per_pc.table.headers.begin() + 1, "process");
+    for (const vtrace::FindingSite& x : trace.finding_sites) {
+      std::vector<std::string> row{shorten(x.kernel, 60), format_address_of(static_cast<double>(x.pc_offset)),
+                                   x.operation, std::to_string(x.count), std::to_string(x.listed)};
+      if (trace.processes.size() > 1) row.insert(row.begin() + 1, process_label(trace, x.process_id));
+      per_pc.table.add_row(std::move(row));
+    }
     s.tables.push_back(std::move(per_pc));
   }
   PageTable t{"Findings (" + std::to_string(trace.findings.size()) + " listed)", {}, true};
   t.table.headers = {"kind", "kernel", "launch", "block", "thread",     "pc",      "source", "line",
                      "SASS", "address", "size",  "op",    "allocation", "distance"};
+  // A trace of several processes (a merged trace of a job's ranks) has each rank's launch 0: say whose it is.
+  const bool processes = trace.processes.size() > 1;
+  if (processes) t.table.headers.insert(t.table.headers.begin() + 2, "process");
   for (const vtrace::Finding& f : trace.findings) {
-    t.table.add_row({f.kind, shorten(f.kernel, 40), std::to_string(f.launch), dims(f.block), dims(f.thread),
-                     format_address_of(static_cast<double>(f.pc_offset)), finding_source(f), source_text(f), f.sass,
-                     format_address_of(static_cast<double>(f.address)), std::to_string(f.size), f.operation,
-                     std::to_string(f.allocation) + argument_suffix(f.argument, f.argument_type),
-                     std::to_string(f.distance)});
+    std::vector<std::string> row{f.kind, shorten(f.kernel, 40), std::to_string(f.launch), dims(f.block),
+                                 dims(f.thread), format_address_of(static_cast<double>(f.pc_offset)),
+                                 finding_source(f), source_text(f), f.sass,
+                                 format_address_of(static_cast<double>(f.address)), std::to_string(f.size),
+                                 f.operation, std::to_string(f.allocation) + argument_suffix(f.argument, f.argument_type),
+                                 std::to_string(f.distance)};
+    if (processes) row.insert(row.begin() + 2, process_label(trace, f.process_id));
+    t.table.add_row(std::move(row));
   }
   s.tables.push_back(std::move(t));
 }

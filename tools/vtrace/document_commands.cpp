@@ -42,7 +42,16 @@ int whole_trace_summary(const SummaryOptions& o, const std::string& flag, Summar
   if (!o.selection.everything()) throw Error(ExitCode::kUsage, flag + " takes the whole trace (no --graph, --kernel)");
   const std::string format = resolve_format(o.output, "json", true);
   if (format == "csv") throw Error(ExitCode::kUsage, flag + " writes json, table or markdown (not csv)");
-  const auto summary = summarize(load(o.input));
+  // The analysis throws what is wrong with the trace; the error names the file, as every document error does.
+  const auto summary = [&] {
+    const Trace trace = load(o.input);
+    try {
+      return summarize(trace);
+    } catch (const Error& e) {
+      if (!e.where().file.empty()) throw;
+      throw Error(e.code(), e.message(), SourceLocation{input_display_name(o.input)});
+    }
+  }();
   if (format == "json") {
     write_output(o.output.output, dump_json(to_json(summary)));
   } else {

@@ -1,5 +1,8 @@
 #include "tools/vtrace/finding_sources.hpp"
 
+#include <map>
+#include <tuple>
+
 #include "tools/vtrace/trace_builder.hpp"
 
 namespace vtools::vtrace {
@@ -54,16 +57,18 @@ void add_finding_sources(const std::vector<raw::Capture>& captures, PcSymbolizer
     std::uint64_t module = 0;
     const std::string* mangled = nullptr;
   };
-  // (demangled kernel, pc offset) -> the first launch whose finding sites hold it: findings name kernels demangled.
-  std::map<std::pair<std::string, std::uint64_t>, Origin> origins;
+  // (process, demangled kernel, pc offset) -> the first launch whose finding sites hold it: findings name kernels
+  // demangled, and their process (whose module it was).
+  std::map<std::tuple<std::int64_t, std::string, std::uint64_t>, Origin> origins;
   for (std::size_t c = 0; c < captures.size(); ++c)
     for (const auto& l : captures[c].launches) {
       if (l.finding_sites.empty()) continue;
       const std::string kernel = demangle(l.kernel);
-      for (const auto& site : l.finding_sites) origins.try_emplace({kernel, site.pc}, Origin{c, l.module, &l.kernel});
+      for (const auto& site : l.finding_sites)
+        origins.try_emplace({captures[c].process.pid, kernel, site.pc}, Origin{c, l.module, &l.kernel});
     }
   for (Finding& f : trace.findings) {
-    auto it = origins.find({f.kernel, f.pc_offset});
+    auto it = origins.find({f.process_id, f.kernel, f.pc_offset});
     if (it == origins.end() || it->second.module == 0) {
       f.source_note = "no source line or SASS: the trace does not say which module the kernel ran from";
       continue;

@@ -21,8 +21,8 @@ struct PcCounts {
 /// (capture, module, mangled kernel, pc offset): module numbers restart in each process.
 using PcKey = std::tuple<std::size_t, std::uint64_t, std::string, std::uint64_t>;
 
-/// A row of a kernel: a line (file, line, function) or, without one, an instruction (pc).
-using RowKey = std::tuple<std::string, bool, std::string, std::uint32_t, std::string, std::uint64_t>;
+/// A row of a kernel in a process: a line (file, line, function) or, without one, an instruction (pc).
+using RowKey = std::tuple<std::string, std::int64_t, bool, std::string, std::uint32_t, std::string, std::uint64_t>;
 
 void add_counts(HotLine& row, const PcCounts& c) {
   const bool bulk = c.operation == 3 || c.operation == 4;
@@ -106,12 +106,14 @@ void add_hot_lines(const std::vector<raw::Capture>& captures, PcSymbolizer& symb
           note += "; no SASS: nvdisasm runs only on modules with findings";
       }
     }
-    const RowKey row_key = source ? RowKey{name->second, false, source->file, source->line, source->function, 0}
-                                  : RowKey{name->second, true, "", 0, "", pc};
+    const std::int64_t process = captures[capture].process.pid;
+    const RowKey row_key = source ? RowKey{name->second, process, false, source->file, source->line, source->function, 0}
+                                  : RowKey{name->second, process, true, "", 0, "", pc};
     auto [it, fresh] = rows.try_emplace(row_key);
     HotLine& row = it->second.first;
     if (fresh) {
       row.kernel = name->second;
+      row.process_id = process;
       row.pc_offset = pc;
       if (source) {
         row.file = source->file;
@@ -124,7 +126,7 @@ void add_hot_lines(const std::vector<raw::Capture>& captures, PcSymbolizer& symb
         row.note = note;
       }
     }
-    it->second.second.insert(pc);  // two processes' images of one kernel share their PCs
+    it->second.second.insert(pc);  // a process's two images of one kernel share their PCs
     row.pcs = it->second.second.size();
     if (pc < row.pc_offset) row.pc_offset = pc;
     add_counts(row, counts);

@@ -50,6 +50,16 @@ Process process_of(const raw::Capture& c, std::vector<std::string>& notes) {
   return p;
 }
 
+std::uint32_t trace_device_id(const raw::Capture& c, const Trace& trace, std::uint32_t ordinal) {
+  for (const raw::DeviceIdentityRecord& id : c.device_identities) {
+    if (id.id != ordinal) continue;
+    const std::string uuid = uuid_text(id.uuid);
+    for (const Device& d : trace.devices)
+      if (d.uuid == uuid) return d.id;
+  }
+  return ordinal;
+}
+
 std::string demangle(const std::string& mangled) {
   if (mangled.rfind("_Z", 0) != 0) return mangled;
   int status = 0;

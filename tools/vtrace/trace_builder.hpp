@@ -27,6 +27,11 @@ std::string pci_bus_id_text(std::uint32_t domain, std::uint32_t bus, std::uint32
 /// A capture's process: host, rank (process_identity.hpp; a refused launcher's reason goes to `notes`), clock anchors.
 Process process_of(const raw::Capture& c, std::vector<std::string>& notes);
 
+/// The trace's id of device `ordinal` of capture `c` (build_trace tells GPUs apart by UUID and may renumber them: a
+/// process's ordinal 0 is another GPU under another CUDA_VISIBLE_DEVICES); the ordinal itself when `c` recorded no
+/// UUID for it.
+std::uint32_t trace_device_id(const raw::Capture& c, const Trace& trace, std::uint32_t ordinal);
+
 /// "htod", "dtoh", ... for a CUpti_ActivityMemcpyKind value; "unknown" for anything else.
 std::string memcpy_kind_name(std::uint32_t kind);
 

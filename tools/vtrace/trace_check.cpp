@@ -31,8 +31,21 @@ std::string frame_text(const SourceFrame& f) {
   return text;
 }
 
+/// " in process 4200 (rank 1 on node1)" where the trace has several processes (a merged trace of a job's ranks); ""
+/// where it has one.
+std::string process_text(const Trace& t, std::int64_t id) {
+  if (t.processes.size() < 2 && t.run.process_ids.size() < 2) return "";
+  auto p = std::find_if(t.processes.begin(), t.processes.end(), [&](const Process& x) { return x.id == id; });
+  std::string text = " in process " + (id == 0 ? std::string("(not recorded)") : std::to_string(id));
+  if (p == t.processes.end() || (p->rank < 0 && p->host.empty())) return text;
+  text += " (";
+  if (p->rank >= 0) text += "rank " + std::to_string(p->rank) + (p->host.empty() ? "" : " on ");
+  return text + p->host + ")";
+}
+
 /// compute-sanitizer's shape: what, where (file:line in kernel, or the PC and its SASS), who, and against what.
-std::string finding_text(const Finding& f, const std::map<std::int64_t, const Allocation*>& allocations) {
+std::string finding_text(const Finding& f, const std::map<std::int64_t, const Allocation*>& allocations,
+                         const std::string& process) {
   std::string pc = "pc +" + format_address(f.pc_offset) + (f.sass.empty() ? "" : ": " + f.sass);
   std::string text = "out-of-bounds " + f.operation + " of " + std::to_string(f.size) + " bytes at " +
                      format_address(f.address) + "\n    at ";
@@ -46,7 +59,7 @@ std::string finding_text(const Finding& f, const std::map<std::int64_t, const Al
   }
   if (!f.source_note.empty()) text += "\n    (" + f.source_note + ")";
   text += "\n    by thread " + coordinates(f.thread) + " in block " + coordinates(f.block) + " of " + f.kernel + " launch " +
-          std::to_string(f.launch) + "\n    " + place(f, allocations);
+          std::to_string(f.launch) + process + "\n    " + place(f, allocations);
   return text;
 }
 
@@ -59,11 +72,11 @@ std::vector<std::string> trace_problems(const Trace& t) {
                   (f.kernel.empty() ? "" : " for " + f.kernel));
   std::map<std::int64_t, const Allocation*> allocations;
   for (const auto& a : t.allocations) allocations[static_cast<std::int64_t>(a.id)] = &a;
-  for (const auto& f : t.findings) out.push_back(finding_text(f, allocations));
+  for (const auto& f : t.findings) out.push_back(finding_text(f, allocations, process_text(t, f.process_id)));
   // Findings are counted exactly per PC and listed only for the first few: say what the list leaves out.
   std::uint64_t counted = 0;
   // The source line of a PC, from a listed finding there (the first few of every PC are listed).
-  std::map<std::pair<std::string, std::uint64_t>, const SourceLine*> lines;
+  std::map<std::pair<std::string, std::uint64_t>, const SourceLine*> lines;  // one kernel's code in every process
   for (const auto& f : t.findings)
     if (f.source) lines.try_emplace({f.kernel, f.pc_offset}, &*f.source);
   for (const auto& s : t.finding_sites) {
@@ -72,7 +85,7 @@ std::vector<std::string> trace_problems(const Trace& t) {
     auto line = lines.find({s.kernel, s.pc_offset});
     out.push_back(std::to_string(s.count - s.listed) + " more out-of-bounds " + s.operation + "s at pc +" +
                   format_address(s.pc_offset) + (line != lines.end() ? " (" + frame_text(*line->second) + ")" : "") +
-                  " in " + s.kernel + " (" + std::to_string(s.count) + " in all)");
+                  " in " + s.kernel + process_text(t, s.process_id) + " (" + std::to_string(s.count) + " in all)");
   }
   const std::uint64_t listed_or_counted = std::max<std::uint64_t>(counted, t.findings.size());
   if (t.findings_total > listed_or_counted)

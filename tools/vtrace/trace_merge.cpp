@@ -29,19 +29,22 @@ std::int64_t difference(std::int64_t a, std::int64_t b) {
 /// What every input must share with the first, else the merged trace would mix incomparable records.
 void check_compatible(const MergeInput& first, const MergeInput& in) {
   const Trace &a = first.trace, &b = in.trace;
+  // Launch mode's kernels have times and access mode's have accesses: one document holds one of the two.
+  auto mode = [](const Trace& t) { return t.run.mode == "accesses" ? "an access-mode" : "a launch-mode"; };
+  if (a.run.mode != b.run.mode)
+    refuse(in.name, std::string(mode(b)) + " trace, but " + first.name + " is " + mode(a) +
+                        " one: merge traces of one mode (all with --accesses, or none)");
   if (a.format_version != b.format_version)
     refuse(in.name, "a version " + std::to_string(b.format_version) + " vtools.trace document, but " + first.name +
                         " is version " + std::to_string(a.format_version) + ": merge traces written by one vtrace");
   if (a.run.tool_version != b.run.tool_version)
     refuse(in.name, "written by vtrace " + b.run.tool_version + ", but " + first.name + " by vtrace " +
                         a.run.tool_version + ": merge traces written by one vtrace (trace every host with the same build)");
-  // Access mode's records carry no timestamps (nothing to put on one clock), and its access rows, findings and hot
-  // lines name a kernel and its launch index but no process: two ranks' launch 0 of one kernel would be one.
-  if (b.run.mode != "launches")
-    refuse(in.name, "an access-mode trace (--accesses): its accesses, findings and hot lines name no process, so two "
-                    "ranks' launches of one kernel could not be told apart in one document; vtrace merge reads "
-                    "launch-mode traces (each access trace names its host and rank in \"processes\")");
 }
+
+/// Access mode's records have no timestamps: nothing to put on one clock (each process's CLOCK_MONOTONIC anchors stay
+/// as they are, and say when it ran on its host's system clock).
+bool has_timestamps(const Trace& t) { return t.run.mode != "accesses"; }
 
 /// `t + shift`, refusing a timestamp the shift would take below 0 (a broken anchor).
 std::uint64_t shifted(std::uint64_t t, std::int64_t shift, const std::string& input) {
@@ -99,6 +102,38 @@ std::int64_t process_of(const Renumbering& map, std::int64_t id) {
   return it == map.processes.end() ? id : it->second;
 }
 
+std::int64_t allocation_of(const Renumbering& map, std::int64_t id) {
+  return id < 0 ? id : id + static_cast<std::int64_t>(map.allocation_base);
+}
+
+/// Access mode's records of one input, with its processes and allocations renumbered as the merged trace numbers
+/// them (a kernel's launch index stays: it counts within its process, which the record names).
+void add_access_records(Trace& t, const Renumbering& map, Trace& out) {
+  for (Access& a : t.accesses) {
+    a.process_id = process_of(map, a.process_id);
+    a.allocation = allocation_of(map, a.allocation);
+    out.accesses.push_back(std::move(a));
+  }
+  for (Finding& f : t.findings) {
+    f.process_id = process_of(map, f.process_id);
+    f.allocation = allocation_of(map, f.allocation);
+    out.findings.push_back(std::move(f));
+  }
+  for (FindingSite& s : t.finding_sites) {
+    s.process_id = process_of(map, s.process_id);
+    out.finding_sites.push_back(std::move(s));
+  }
+  for (HotLine& h : t.hot_lines) {
+    h.process_id = process_of(map, h.process_id);
+    out.hot_lines.push_back(std::move(h));
+  }
+  out.findings_total += t.findings_total;
+  out.hot_lines_dropped_requests += t.hot_lines_dropped_requests;
+  for (std::string& name : t.tma_kernels)
+    if (std::find(out.tma_kernels.begin(), out.tma_kernels.end(), name) == out.tma_kernels.end())
+      out.tma_kernels.push_back(std::move(name));
+}
+
 }  // namespace
 
 std::optional<TraceClock> trace_clock(const Trace& t) {
@@ -122,6 +157,10 @@ Trace merge_traces(std::vector<MergeInput> inputs) {
   std::vector<TraceClock> clocks;
   for (const MergeInput& in : inputs) {
     check_compatible(inputs.front(), in);
+    if (!has_timestamps(in.trace)) {
+      clocks.push_back({});
+      continue;
+    }
     const auto clock = trace_clock(in.trace);
     if (!clock)
       refuse(in.name, "no process has a clock anchor (a trace from before vtrace recorded them, or one where no "
@@ -204,6 +243,7 @@ Trace merge_traces(std::vector<MergeInput> inputs) {
       out.allocations.push_back(std::move(a));
     }
     for (FailedLaunch& f : t.failed_launches) out.failed_launches.push_back(std::move(f));
+    add_access_records(t, map, out);
     for (NvtxRange& r : t.nvtx_ranges) {
       r.process_id = process_of(map, r.process_id);
       r.start_ns = shifted(r.start_ns, map.shift_ns, name);
@@ -247,10 +287,16 @@ Trace merge_traces(std::vector<MergeInput> inputs) {
   }
   out.run.host.clear();
   for (const std::string& h : hosts) out.run.host += (out.run.host.empty() ? "" : ",") + h;
-  out.run.notes.push_back("merged " + std::to_string(inputs.size()) + " traces on the clock of " +
-                          inputs.front().name + "; each input's processes agree with its clock anchor within " +
-                          std::to_string(worst) +
-                          " ns (run.merged_from), and hosts line up only as well as their clocks (NTP/PTP) agree");
+  if (has_timestamps(out))
+    out.run.notes.push_back("merged " + std::to_string(inputs.size()) + " traces on the clock of " +
+                            inputs.front().name + "; each input's processes agree with its clock anchor within " +
+                            std::to_string(worst) +
+                            " ns (run.merged_from), and hosts line up only as well as their clocks (NTP/PTP) agree");
+  else
+    out.run.notes.push_back("merged " + std::to_string(inputs.size()) +
+                            " access-mode traces: their records have no timestamps, so none was moved (shift_ns 0); "
+                            "accesses, findings and hot lines name their process (process_id), and each process's "
+                            "clock anchors say when it ran on its host's system clock");
   auto by_start = [](auto& records) {
     std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
   };

@@ -1,7 +1,9 @@
 // vtrace merge: the traces of several hosts (or runs) as one document on one clock. Each input's timestamps are
 // shifted by the difference of its processes' clock anchors (CUPTI time -> CLOCK_REALTIME) from the first input's,
 // ids two inputs share are renumbered, and what cannot be merged (mixed versions or modes, no anchor, the same
-// process or rank twice) is refused. Reading and writing the documents is left to the caller.
+// process or rank twice) is refused. Access-mode traces have no timestamps: their records keep their processes
+// (renumbered) and allocations (renumbered), and nothing is shifted. Reading and writing the documents is left to the
+// caller.
 #pragma once
 
 #include <string>

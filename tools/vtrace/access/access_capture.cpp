@@ -27,7 +27,7 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
           a.id = trace.allocations.size() + 1;
           a.address = m.address;
           a.size = m.bytes;
-          a.device_id = m.device_id;
+          a.device_id = trace_device_id(c, trace, m.device_id);
           a.allocated_ns = m.timestamp_ns;
           live.add(a);
           trace.allocations.push_back(a);
@@ -66,6 +66,7 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
         k.mangled_name = l.kernel;
         k.code_hash = code_hash_text(c.function_codes, l.kernel);
         k.process_id = c.process.pid;
+        k.device_id = trace_device_id(c, trace, l.record.device_id);
         k.grid = current.grid;
         k.block = current.block_dim;
         trace.kernels.push_back(k);
@@ -78,7 +79,14 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
         for (const auto& site : l.finding_sites) aggregator.add(current, site);
       }
     }
+    // Each record names its process: a merged trace (or one of several CUDA processes) holds every rank's launch 0.
+    const std::size_t first_access = trace.accesses.size(), first_finding = trace.findings.size(),
+                      first_site = trace.finding_sites.size();
     aggregator.finish(trace);
+    for (std::size_t i = first_access; i < trace.accesses.size(); ++i) trace.accesses[i].process_id = c.process.pid;
+    for (std::size_t i = first_finding; i < trace.findings.size(); ++i) trace.findings[i].process_id = c.process.pid;
+    for (std::size_t i = first_site; i < trace.finding_sites.size(); ++i)
+      trace.finding_sites[i].process_id = c.process.pid;
   }
   // TMA tensor copies have no Sanitizer API instruction id: the kernels whose code issues them (UTMALDG/UTMASTG in
   // their SASS, found at module load) are listed, so no one reads their records as all they touched.
@@ -111,6 +119,18 @@ void add_access_captures(const std::vector<raw::Capture>& captures, const BlockS
                               "them and without exit()): their accesses and findings are missing");
   }
   if (left_out) trace.run.notes.push_back(std::to_string(left_out) + " launches were left out by --kernel/--launch");
+  // The preload subscribes only in the command's own process (VTRACE_TARGET_PID), so that the compilers and shells it
+  // starts stay inert; a launcher's ranks are such children too. Say so rather than leave an empty trace unexplained.
+  const bool launched = std::any_of(captures.begin(), captures.end(), [](const raw::Capture& c) {
+    return !c.launches.empty();
+  });
+  if (!captures.empty() && !launched)
+    trace.run.notes.push_back(
+        "the traced process (pid " + std::to_string(captures.front().process.pid) +
+        ") launched no kernel: access mode traces only the command's own process, not the processes it starts (a "
+        "launcher such as torchrun or mpirun starts its ranks as children, which run untraced): trace each rank "
+        "(torchrun --no-python ... vtrace run --accesses -o t.%r.json -- python train.py) and join the traces with "
+        "vtrace merge");
   trace.run.notes.insert(trace.run.notes.end(), limit_notes.begin(), limit_notes.end());
   if (dropped_requests)
     trace.run.notes.push_back(std::to_string(dropped_requests) +

@@ -42,9 +42,11 @@ struct LaunchRecord {
   std::uint64_t kernel_launch;  ///< 0-based launch index of this kernel name in the process
   std::int32_t grid[3], block[3];
   std::uint32_t recorded;       ///< 0: left out by --kernel/--launch (not patched data)
+  std::uint32_t device_id;      ///< the CUDA device ordinal (in this process) of the launch's context
   /// 1, 2, ... per process for a recorded launch: its LaunchResultRecord names it (its sites, findings and PC table
   /// are read back later, at the program's next synchronization). 0: its results follow it at once (old files).
   std::uint32_t serial;
+  std::uint32_t pad;
   std::uint64_t sites;             ///< AccessSite records that follow
   std::uint64_t requests_dropped;  ///< warp requests (or bulk copies) that found no room in the site table
   std::uint64_t findings;          ///< out-of-bounds accesses (one per lane), exact

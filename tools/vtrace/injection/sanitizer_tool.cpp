@@ -97,6 +97,7 @@ struct LaunchBuffer {
 };
 
 struct ContextState {
+  std::uint32_t device = 0;  ///< its CUDA device ordinal (from the context creation callback)
   std::shared_ptr<DeviceTable> table;
   std::uint64_t version = ~0ull;  ///< g_allocation_version the table was built from
   std::vector<LaunchBuffer> pool;  ///< free buffers
@@ -507,6 +508,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     p.record.kernel_launch = g_launch_counts[p.name]++;
+    p.record.device_id = g_contexts[l->context].device;
   }
   p.record.grid[0] = static_cast<std::int32_t>(l->gridDim_x);
   p.record.grid[1] = static_cast<std::int32_t>(l->gridDim_y);
@@ -838,6 +840,10 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
       switch (cbid) {
         case SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED: {
           auto* c = static_cast<const Sanitizer_ResourceContextData*>(data);
+          {
+            std::lock_guard<std::mutex> lock(g_mutex);
+            g_contexts[c->context].device = static_cast<std::uint32_t>(c->device);
+          }
           SanitizerResult r = sanitizerAddPatchesFromFile(g_settings.patches.c_str(), c->context);
           if (r != SANITIZER_SUCCESS)
             g_sink.write_note("sanitizerAddPatchesFromFile('" + g_settings.patches + "') failed: " + result_text(r));
