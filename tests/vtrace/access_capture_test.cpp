@@ -368,6 +368,7 @@ TEST_CASE("raw_record_reader: the deferred read-back fuzz seed, framed by hand, 
   CHECK(t.accesses[0].argument == 0);
   CHECK(t.accesses[0].ranges == Ranges{{3968, 4000}});
   CHECK_FALSE(t.partial);
+}
 
 namespace {
 
