@@ -42,7 +42,7 @@ TEST_CASE("ttgir_reader: module attributes, aliases, function and warp_specializ
   CHECK(m.int_attribute("ttg.num-warps") == 4);
   CHECK(m.aliases.at("#shared1") == "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>");
   REQUIRE(m.functions.size() == 1);
-  CHECK(m.functions[0].symbol == "@matmul_ws");
+  CHECK(m.functions[0].symbol() == "@matmul_ws");
   CHECK(m.functions[0].regions[0].args.size() == 6);
   const Op* ws = find_op(m.functions[0].regions[0].ops, "ttg.warp_specialize");
   REQUIRE(ws != nullptr);
@@ -124,7 +124,7 @@ TEST_CASE("ttgir_reader: scf.if / else and scf.while regions on one op") {
   CHECK(ops[1].name == "scf.while");
   CHECK(ops[1].regions.size() == 2);
   CHECK(ops[1].regions[1].args == std::vector<std::string>{"%j"});
-  CHECK(ops[1].defined_args == std::vector<std::string>{"%i"});
+  CHECK(ops[1].defined_args() == std::vector<std::string>{"%i"});
 }
 
 TEST_CASE("ttgir_reader: malformed input gives located 'expected X, got Y' messages") {

@@ -429,7 +429,11 @@ class Parser {
     enter(cur());
     if (at(TokenKind::kValueId)) {
       do {
-        op.results.emplace_back(expect(TokenKind::kValueId, "as result name").text());
+        const std::string_view name = expect(TokenKind::kValueId, "as result name").text();
+        if (op.result.empty())
+          op.result = std::string(name);
+        else
+          op.details_to_fill().more_results.emplace_back(name);
         int count = 1;
         if (consume_if(TokenKind::kColon)) count = parse_int("result count after ':'");
         op.result_count += count;
@@ -496,7 +500,7 @@ class Parser {
             error_expected("'}' to close '{' at " + line_column(t));
           }
           if (brace_opens_region()) {
-            const std::string owner = "'" + op.name + "'" + (op.symbol.empty() ? "" : " " + op.symbol);
+            const std::string owner = "'" + op.name + "'" + (op.symbol().empty() ? "" : " " + op.symbol());
             open_ops_.push_back(owner + " at " + std::to_string(op.line) + ":" + std::to_string(op.column));
             op.regions.push_back(parse_region(std::move(pending), owner));
             open_ops_.pop_back();
@@ -506,7 +510,7 @@ class Parser {
           }
           continue;
         case TokenKind::kAtId:
-          op.symbol = std::string(t.text());
+          op.details_to_fill().symbol = std::string(t.text());
           consume();
           if (at(TokenKind::kLParen)) parse_arg_list(pending.args, pending.arg_types);
           continue;
@@ -535,7 +539,7 @@ class Parser {
                          line_column(o));
         }
         case TokenKind::kValueId:
-          if (peek().kind == TokenKind::kEqual) op.defined_args.emplace_back(t.text());
+          if (peek().kind == TokenKind::kEqual) op.details_to_fill().defined_args.emplace_back(t.text());
           else op.operands.emplace_back(t.text());
           consume();
           continue;
@@ -549,7 +553,7 @@ class Parser {
             op.operand_types.push_back(type);
             continue;
           }
-          if (open.empty() && t.kind == TokenKind::kBareId) op.keywords.emplace_back(t.text());
+          if (open.empty() && t.kind == TokenKind::kBareId) op.details_to_fill().keywords.emplace_back(t.text());
           consume();
           continue;
         default:
