@@ -136,8 +136,8 @@ class Tracer {
   }
 
   void add_buffer(const Op& op, int id, Scope& scope) {
-    if (op.result.empty() || op.result_types.empty() || op.result_types[0]->kind != Type::Kind::kMemDesc) return;
-    const Type& t = *op.result_types[0];
+    if (op.result.empty() || op.result_types().empty() || op.result_types()[0]->kind != Type::Kind::kMemDesc) return;
+    const Type& t = *op.result_types()[0];
     Buffer b;
     b.id = static_cast<int>(out_.buffers.size());
     b.value = op.result;

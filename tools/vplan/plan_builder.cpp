@@ -105,7 +105,7 @@ Plan build(const Module& module, Module* owned, const PlanOptions& options) {
     PlanOp p;
     p.id = o.id;
     p.partition = o.partition;
-    p.shape = o.op->result_types.empty() || o.op->result.empty() ? "" : shape_string(*o.op->result_types[0]);
+    p.shape = o.op->result_types().empty() || o.op->result.empty() ? "" : shape_string(*o.op->result_types()[0]);
     p.key = classify_key(*o.op);
     p.sync = is_sync_op(*o.op);
     p.parent = o.parent;

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,18 +53,24 @@ struct Op {
   std::string result;                ///< the first result name ("%acc_60" once even for several results), or ""
   std::vector<std::string> operands;     ///< values used by the op itself (not by ops in its regions), in order
   std::vector<Attribute> attributes;     ///< op attributes and properties (`{...}`, `<{...}>`, `attributes {...}`)
-  std::vector<TypeRef> operand_types;    ///< the types written in the op, in order, less as many at the end as
-                                         ///< there are result types: a generic op's operand types (not kept twice)
-  std::vector<TypeRef> result_types;     ///< types after the last '->', else after 'to', else after ':'
+  std::vector<TypeRef> types;            ///< operand_types() then result_types(), one array for both
   std::vector<Region> regions;
   std::unique_ptr<OpDetails> details;    ///< null when the op has none of them
   SourceLoc loc;
   int result_count = 0;
   int line = 0;    ///< where the op starts in the input
   int column = 0;
+  std::uint32_t result_types_at = 0;     ///< where result_types() start in `types`
 
   /// The value of attribute `key`, or nullptr.
   [[nodiscard]] const std::string* attribute(const std::string& key) const;
+  /// The types written in the op, in order, less as many at the end as there are result types: a generic op's
+  /// operand types (not kept twice).
+  [[nodiscard]] std::span<const TypeRef> operand_types() const { return {types.data(), result_types_at}; }
+  /// Types after the last '->', else after 'to', else after ':'.
+  [[nodiscard]] std::span<const TypeRef> result_types() const {
+    return std::span<const TypeRef>(types).subspan(result_types_at);
+  }
   [[nodiscard]] const std::vector<std::string>& defined_args() const;
   [[nodiscard]] const std::vector<std::string>& keywords() const;
   [[nodiscard]] const std::string& symbol() const;  ///< "" when none

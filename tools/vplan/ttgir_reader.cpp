@@ -454,7 +454,7 @@ class Parser {
   void parse_op_body(Op& op) {
     enum class Segment { kNone, kColon, kTo, kArrow };
     Segment segment = Segment::kNone;
-    std::vector<TypeRef> colon_types, to_types, arrow_types;
+    std::vector<TypeRef> colon_types, to_types, arrow_types, written;  // written: every type, in order
     std::vector<Token> open;  // brackets opened in the body
     Region pending;           // label/args/num_warps for the next region
     const int op_line = op.line;
@@ -550,7 +550,7 @@ class Parser {
             if (segment == Segment::kColon) colon_types.push_back(type);
             if (segment == Segment::kTo) to_types.push_back(type);
             if (segment == Segment::kArrow) arrow_types.push_back(type);
-            op.operand_types.push_back(type);
+            written.push_back(type);
             continue;
           }
           if (open.empty() && t.kind == TokenKind::kBareId) op.details_to_fill().keywords.emplace_back(t.text());
@@ -561,11 +561,14 @@ class Parser {
           continue;
       }
     }
-    if (!arrow_types.empty()) op.result_types = std::move(arrow_types);
-    else if (!to_types.empty()) op.result_types = std::move(to_types);
-    else op.result_types = std::move(colon_types);
-    const std::size_t all = op.operand_types.size(), results = op.result_types.size();
-    op.operand_types.resize(all >= results ? all - results : 0);  // result types are kept once, in result_types
+    const std::vector<TypeRef>& results =
+        !arrow_types.empty() ? arrow_types : !to_types.empty() ? to_types : colon_types;
+    // The operand types are the written ones less as many at the end as there are result types (kept once).
+    const std::size_t operands = written.size() >= results.size() ? written.size() - results.size() : 0;
+    op.types.reserve(operands + results.size());
+    op.types.assign(written.begin(), written.begin() + static_cast<std::ptrdiff_t>(operands));
+    op.types.insert(op.types.end(), results.begin(), results.end());
+    op.result_types_at = static_cast<std::uint32_t>(operands);
   }
 
   // Triton prints the `#loc` aliases after the module, so a truncated file lacks them: an undefined alias is kept
