@@ -70,7 +70,8 @@ std::string generate_shape(const std::string& shape, int n) {
     out += "    %cst_live" + std::to_string(k) + " = arith.constant dense<0.000000e+00> : tensor<" + live_shape(k) +
            ", #blocked>\n";
   for (int i = 0; shape == "live" && i < n; ++i) {  // live from its store (first use) to its load
-    const std::string a = "%a" + std::to_string(i), memdesc = "!ttg.memdesc<" + live_shape(i) + ", #shared, #smem, mutable>";
+    const std::string a = "%a" + std::to_string(i);
+    const std::string memdesc = "!ttg.memdesc<" + live_shape(i) + ", #shared, #smem, mutable>";
     out += "    " + a + " = ttg.local_alloc : () -> " + memdesc + "\n";
     out += "    ttg.local_store %cst_live" + std::to_string(i % 4) + ", " + a + " : tensor<" + live_shape(i) +
            ", #blocked> -> " + memdesc + "\n";

@@ -78,7 +78,9 @@ std::vector<Placement> random_items(std::mt19937_64& rng) {
   for (int i = 0; i < n; ++i) {
     Placement p;
     const int kind = static_cast<int>(rng() % 20);
-    p.size = kind == 0 ? 0 : kind == 1 ? -static_cast<std::int64_t>(rng() % 64) : 1 + static_cast<std::int64_t>(rng() % max_size);
+    p.size = kind == 0   ? 0
+             : kind == 1 ? -static_cast<std::int64_t>(rng() % 64)
+                         : 1 + static_cast<std::int64_t>(rng() % max_size);
     if (rng() % 4 == 0) p.size = 1024 * (1 + static_cast<std::int64_t>(rng() % 4));  // ties: the start order decides
     p.alignment = std::int64_t{1} << (rng() % (max_align_log + 1));
     if (rng() % 16 == 0) p.alignment = static_cast<std::int64_t>(rng() % 3) - 1;  // 0 and -1 mean 1; 1 itself

@@ -117,11 +117,11 @@ class ScanIndex {
 };
 
 // Which offsets the placed items whose [start, end) overlaps a new item's occupy, as a few unions of spans instead of
-// one list of L items (for many items live at once): a segment tree over the distinct starts (two intervals overlap exactly when the later start
-// lies in both, so an item stands for the starts it covers, a range of leaves). An item is added to own() of the
-// canonical nodes of its range and to sub() of those nodes and their ancestors; the items overlapping a range are
-// then sub() of its canonical nodes and own() of their ancestors. Placed items with an empty or inverted interval
-// (rare: imported plans) are checked one by one.
+// one list of L items (for many items live at once): a segment tree over the distinct starts (two intervals overlap
+// exactly when the later start lies in both, so an item stands for the starts it covers, a range of leaves). An item
+// is added to own() of the canonical nodes of its range and to sub() of those nodes and their ancestors; the items
+// overlapping a range are then sub() of its canonical nodes and own() of their ancestors. Placed items with an empty
+// or inverted interval (rare: imported plans) are checked one by one.
 class SpanIndex {
  public:
   explicit SpanIndex(const std::vector<Placement>& items) : items_(items) {
