@@ -6,10 +6,13 @@
 //
 //   vplan_perftest [OPS=10000] [REPEATS=7]        prints ops, buffers, channels and median CPU ms per phase
 //   vplan_perftest OPS 0 FILE                      writes the generated TTGIR to FILE (for `vplan analyze|diff`)
-//   vplan_perftest reuse|channel N [REPEATS] [FILE] a stress shape instead, N its size (time at N, 2N, 4N must
-//       grow about 2x): `reuse`, one WS planner reuse group (buffer.id) of N buffers in one partition
+//   vplan_perftest reuse|channel|live N [REPEATS] [FILE] a stress shape instead, N its size (time at N, 2N, 4N
+//       must grow about 2x): `reuse`, one WS planner reuse group (buffer.id) of N buffers in one partition
 //       (async_task_id), each stored then loaded (program order, no barrier); `channel`, one buffer stored and
-//       loaded N times in partition0 and loaded once in partition1 (N channels of one consumer each)
+//       loaded N times in partition0 and loaded once in partition1 (N channels of one consumer each); `live`, N
+//       buffers of four sizes allocated and stored, then loaded in reverse order (all N live at once: first-fit
+//       offsets, past Triton's 1,024-buffer limit, with N placed buffers under each new one)
+// The plan phase is build_plan from a module given up (moved), as `vplan analyze` calls it.
 #include <ctime>
 #include <cstdio>
 #include <fstream>
@@ -17,6 +20,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "libcommon/input_file.hpp"
@@ -43,6 +47,9 @@ std::string generate(const std::string& fixture, int copies) {
   return out + fixture.substr(body_end);
 }
 
+// The `live` shape's buffer i: 64 x (64 to 256) f16, so sizes differ and gaps can open.
+std::string live_shape(int i) { return "64x" + std::to_string(64 * (1 + i % 4)) + "xf16"; }
+
 // A stress shape (see the usage above), in the style of tests/data/vplan/planner/reuse_hazard.mlir.
 std::string generate_shape(const std::string& shape, int n) {
   const std::string tile = "!ttg.memdesc<64x64xf16, #shared, #smem, mutable>";
@@ -59,6 +66,19 @@ std::string generate_shape(const std::string& shape, int n) {
   // reuse: the planner's IR before code partitioning, where partitions are async_task_id (each member live from
   // its alloc to its load, as the planner would reuse them)
   const std::string task = " {async_task_id = array<i32: 1>}";
+  for (int k = 0; shape == "live" && k < 4; ++k)
+    out += "    %cst_live" + std::to_string(k) + " = arith.constant dense<0.000000e+00> : tensor<" + live_shape(k) +
+           ", #blocked>\n";
+  for (int i = 0; shape == "live" && i < n; ++i) {  // live from its store (first use) to its load
+    const std::string a = "%a" + std::to_string(i);
+    const std::string memdesc = "!ttg.memdesc<" + live_shape(i) + ", #shared, #smem, mutable>";
+    out += "    " + a + " = ttg.local_alloc : () -> " + memdesc + "\n";
+    out += "    ttg.local_store %cst_live" + std::to_string(i % 4) + ", " + a + " : tensor<" + live_shape(i) +
+           ", #blocked> -> " + memdesc + "\n";
+  }
+  for (int i = n - 1; shape == "live" && i >= 0; --i)
+    out += "    %x" + std::to_string(i) + " = ttg.local_load %a" + std::to_string(i) + " : !ttg.memdesc<" +
+           live_shape(i) + ", #shared, #smem, mutable> -> tensor<" + live_shape(i) + ", #blocked>\n";
   for (int i = 0; shape == "reuse" && i < n; ++i) {
     const std::string a = "%a" + std::to_string(i);
     out += "    " + a + " = ttg.local_alloc {buffer.copy = 1 : i32, buffer.id = 0 : i32} : () -> " + tile + "\n";
@@ -93,7 +113,8 @@ double cpu_ms() {
 
 int main(int argc, char** argv) {
   std::string shape;
-  if (argc > 1 && (std::string(argv[1]) == "reuse" || std::string(argv[1]) == "channel")) {
+  if (argc > 1 && (std::string(argv[1]) == "reuse" || std::string(argv[1]) == "channel" ||
+                   std::string(argv[1]) == "live")) {
     shape = argv[1];
     --argc, ++argv;
   }
@@ -121,7 +142,7 @@ int main(int argc, char** argv) {
     const double t0 = cpu_ms();
     Module m = read_ttgir(text, "generated.ttgir");
     const double t1 = cpu_ms();
-    Plan plan = build_plan(m, {});
+    Plan plan = build_plan(std::move(m), {});
     const double t2 = cpu_ms();
     hazards = find_reuse_hazards(plan).size();  // again, alone: its share of the plan phase
     hazard_ms.push_back(cpu_ms() - t2);

@@ -33,17 +33,17 @@ struct Partition {
   int op_count = 0;
 };
 
-struct PlanOp {
+struct PlanOp {  // the small fields together: a 10^6-op plan holds 10^6 of these
   int id = 0;                       ///< post-order walk index over the function (see op_order.hpp)
-  std::string name;                 ///< "ttng.tc_gen5_mma"
   int partition = kNoPartition;
+  int parent = -1;                  ///< id of the enclosing op (-1 at function level)
+  KeyKind key = KeyKind::kNone;
+  bool sync = false;                ///< barrier / fence / wait: synchronisation, not data
+  std::string name;                 ///< "ttng.tc_gen5_mma"
   std::string result;               ///< "%acc_26" or ""
   std::vector<std::string> operands;
   std::string shape;                ///< result tensor/memdesc shape "128x128xf32", or ""
   SourceLoc loc;
-  KeyKind key = KeyKind::kNone;
-  bool sync = false;                ///< barrier / fence / wait: synchronisation, not data
-  int parent = -1;                  ///< id of the enclosing op (-1 at function level)
 };
 
 struct Buffer {

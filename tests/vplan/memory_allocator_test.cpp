@@ -35,8 +35,8 @@ TEST_CASE("memory_allocator: peak is the largest sum live at one op, with the bu
 
 namespace {
 
-// The plain first-fit the interval index replaced: every placed item scanned for each new one (quadratic). Kept as
-// the reference the fast path must match offset for offset.
+// The plain first-fit, every placed item scanned for each new one (quadratic): the definition the fast path (spans
+// over a segment tree of lifetimes) must match offset for offset.
 std::vector<std::int64_t> reference_first_fit(const std::vector<Placement>& items) {
   std::vector<int> order(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) order[i] = static_cast<int>(i);
@@ -66,25 +66,67 @@ std::vector<std::int64_t> reference_first_fit(const std::vector<Placement>& item
   return offsets;
 }
 
+// Random placements: sizes of 0, negative, distinct or tied; power-of-two alignments; lifetimes short, long (many
+// items live at once, nested or staggered) or inverted.
+std::vector<Placement> random_items(std::mt19937_64& rng) {
+  const int n = 1 + static_cast<int>(rng() % (rng() % 8 == 0 ? 1500 : 120));
+  const int span = 1 + static_cast<int>(rng() % 400);
+  const int max_life = 1 + static_cast<int>(rng() % (rng() % 3 == 0 ? span : span / 8 + 1));
+  const std::int64_t max_size = std::int64_t{1} << (1 + rng() % 16);
+  const int max_align_log = static_cast<int>(rng() % 12);
+  std::vector<Placement> items;
+  for (int i = 0; i < n; ++i) {
+    Placement p;
+    const int kind = static_cast<int>(rng() % 20);
+    p.size = kind == 0   ? 0
+             : kind == 1 ? -static_cast<std::int64_t>(rng() % 64)
+                         : 1 + static_cast<std::int64_t>(rng() % max_size);
+    if (rng() % 4 == 0) p.size = 1024 * (1 + static_cast<std::int64_t>(rng() % 4));  // ties: the start order decides
+    p.alignment = std::int64_t{1} << (rng() % (max_align_log + 1));
+    if (rng() % 16 == 0) p.alignment = static_cast<std::int64_t>(rng() % 3) - 1;  // 0 and -1 mean 1; 1 itself
+    p.start = static_cast<int>(rng() % span);
+    p.end = kind == 2 ? p.start - static_cast<int>(rng() % 5) : p.start + 1 + static_cast<int>(rng() % max_life);
+    items.push_back(p);
+  }
+  return items;
+}
+
+void check_against_reference(std::uint64_t seed, int rounds) {
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < rounds; ++round) {
+    CAPTURE(seed);
+    CAPTURE(round);
+    const std::vector<Placement> items = random_items(rng);
+    const auto got = assign_offsets_first_fit(items), want = reference_first_fit(items);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if (got[i] != want[i]) {
+        FAIL_CHECK("item " << i << " (size " << items[i].size << ", alignment " << items[i].alignment << ", ["
+                           << items[i].start << ", " << items[i].end << ")): offset " << got[i] << ", reference "
+                           << want[i]);
+        break;
+      }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("memory_allocator: first-fit matches the plain scan on random intervals, odd ones included") {
-  std::mt19937 rng(20261129);
-  for (int round = 0; round < 400; ++round) {
-    CAPTURE(round);
-    const int n = 1 + static_cast<int>(rng() % 120);
-    const int span = 1 + static_cast<int>(rng() % 200);
-    std::vector<Placement> items;
-    for (int i = 0; i < n; ++i) {
-      Placement p;
-      const int kind = static_cast<int>(rng() % 20);
-      p.size = kind == 0 ? 0 : kind == 1 ? -static_cast<std::int64_t>(rng() % 64) : 1 + rng() % 4096;
-      if (rng() % 4 == 0) p.size = 1024 * (1 + rng() % 4);  // ties in size: the start order decides
-      p.alignment = std::int64_t{1} << (rng() % 11);
-      p.start = static_cast<int>(rng() % span);
-      p.end = kind == 2 ? p.start - static_cast<int>(rng() % 5) : p.start + 1 + static_cast<int>(rng() % (span / 4 + 1));
-      items.push_back(p);
-    }
-    CHECK(assign_offsets_first_fit(items) == reference_first_fit(items));
-  }
+  check_against_reference(20261129, 600);
+  const std::uint64_t fresh = std::random_device{}();  // fresh inputs each run; a failure prints the seed
+  check_against_reference(fresh, 300);
+}
+
+TEST_CASE("memory_allocator: many buffers live at once stack in size order, gaps filled first-fit") {
+  // 3000 nested lifetimes [i, 6000 - i): every one overlaps every other, so offsets are the sizes stacked largest
+  // first; then a short-lived small buffer after all of them ends goes to offset 0.
+  std::vector<Placement> items;
+  for (int i = 0; i < 3000; ++i) items.push_back({64 * (1 + i % 4), 64, i, 6000 - i});
+  items.push_back({64, 64, 6000, 6001});
+  const auto off = assign_offsets_first_fit(items);
+  CHECK(off == reference_first_fit(items));
+  CHECK(off[3] == 0);       // the first of the 256-byte ones
+  CHECK(off[7] == 256);
+  CHECK(off[0] == 750 * 256 + 750 * 192 + 750 * 128);  // the first 64-byte one, above every larger one
+  CHECK(off[3000] == 0);
 }

@@ -42,7 +42,7 @@ TEST_CASE("ttgir_reader: module attributes, aliases, function and warp_specializ
   CHECK(m.int_attribute("ttg.num-warps") == 4);
   CHECK(m.aliases.at("#shared1") == "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>");
   REQUIRE(m.functions.size() == 1);
-  CHECK(m.functions[0].symbol == "@matmul_ws");
+  CHECK(m.functions[0].symbol() == "@matmul_ws");
   CHECK(m.functions[0].regions[0].args.size() == 6);
   const Op* ws = find_op(m.functions[0].regions[0].ops, "ttg.warp_specialize");
   REQUIRE(ws != nullptr);
@@ -61,8 +61,8 @@ TEST_CASE("ttgir_reader: memdesc types are taken apart") {
   Module m = read_ttgir(fixture("attn_ws_sm100.ttgir"), "attn_ws_sm100.ttgir");
   const Op* tmem = find_op(m.functions[0].regions[0].ops, "ttng.tmem_alloc");
   REQUIRE(tmem != nullptr);
-  REQUIRE(tmem->result_types.size() == 1);
-  const Type& t = *tmem->result_types[0];
+  REQUIRE(tmem->result_types().size() == 1);
+  const Type& t = *tmem->result_types()[0];
   CHECK(t.kind == Type::Kind::kMemDesc);
   CHECK(t.shape == std::vector<std::int64_t>{1, 128, 128});
   CHECK(t.element_type == "f32");
@@ -89,7 +89,7 @@ TEST_CASE("ttgir_reader: locations resolve through aliases, names and call sites
   CHECK(add.loc.file == "k.py");
   CHECK(add.loc.line == 15);
   CHECK(add.operands == std::vector<std::string>{"%a", "%b"});
-  CHECK(add.result_types[0]->text == "i32");
+  CHECK(add.result_types()[0]->text == "i32");
 }
 
 TEST_CASE("ttgir_reader: generic ops with regions and block arguments; ops without locations") {
@@ -120,11 +120,11 @@ TEST_CASE("ttgir_reader: scf.if / else and scf.while regions on one op") {
   REQUIRE(ops.size() == 3);
   CHECK(ops[0].name == "scf.if");
   CHECK(ops[0].regions.size() == 2);
-  CHECK(ops[0].result_types[0]->text == "i32");
+  CHECK(ops[0].result_types()[0]->text == "i32");
   CHECK(ops[1].name == "scf.while");
   CHECK(ops[1].regions.size() == 2);
   CHECK(ops[1].regions[1].args == std::vector<std::string>{"%j"});
-  CHECK(ops[1].defined_args == std::vector<std::string>{"%i"});
+  CHECK(ops[1].defined_args() == std::vector<std::string>{"%i"});
 }
 
 TEST_CASE("ttgir_reader: malformed input gives located 'expected X, got Y' messages") {

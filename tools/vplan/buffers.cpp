@@ -136,12 +136,12 @@ class Tracer {
   }
 
   void add_buffer(const Op& op, int id, Scope& scope) {
-    if (op.results.empty() || op.result_types.empty() || op.result_types[0]->kind != Type::Kind::kMemDesc) return;
-    const Type& t = *op.result_types[0];
+    if (op.result.empty() || op.result_types().empty() || op.result_types()[0]->kind != Type::Kind::kMemDesc) return;
+    const Type& t = *op.result_types()[0];
     Buffer b;
     b.id = static_cast<int>(out_.buffers.size());
-    b.value = op.results[0];
-    b.name = op.loc.name.empty() ? op.results[0] : op.loc.name;
+    b.value = op.result;
+    b.name = op.loc.name.empty() ? op.result : op.loc.name;
     b.loc = op.loc;
     b.alloc_op = id;
     b.shape = t.shape;
@@ -162,7 +162,7 @@ class Tracer {
       b.alignment = enc.find("nvmma_shared") != std::string::npos ? 1024 : 16;
     }
     read_compiler_attributes(op, b, module_.name);
-    scope[op.results[0]] = b.id;
+    scope[op.result] = b.id;
     out_.buffers.push_back(std::move(b));
     if (!op.operands.empty()) out_.accesses.push_back({static_cast<int>(out_.buffers.size()) - 1, id, Access::kWrite});
   }
@@ -170,7 +170,7 @@ class Tracer {
   // Scratch of a non-alloc op: Triton's size rules (scratch.hpp); `allocation.size` wins where a compiler wrote it,
   // and an op with `allocation.offset` has scratch even when vplan's rules give none.
   void add_scratch(const Op& op, int id) {
-    const bool used = scratch_depends_on_use(op) && !op.results.empty() && used_.count(op.results[0]) > 0;
+    const bool used = scratch_depends_on_use(op) && !op.result.empty() && used_.count(op.result) > 0;
     ScratchSize size = op_scratch(op, module_, used, threads_per_warp_);
     const std::string* given = op.attribute("allocation.size");
     if (given) {
@@ -187,7 +187,7 @@ class Tracer {
     if (size.bytes <= 0 && !placed && size.exact) return;
     Buffer b;
     b.scratch_op = op.name;
-    b.value = op.results.empty() ? "" : op.results[0];
+    b.value = op.result.empty() ? "" : op.result;
     b.name = std::string(op_base_name(op.name)) + (b.value.empty() ? "" : " " + b.value);
     b.loc = op.loc;
     b.alloc_op = id;
@@ -204,15 +204,15 @@ class Tracer {
   void visit(const Op& op, Scope& scope, std::unordered_set<std::string>& false_consts) {
     const int id = order_.id_of.at(&op);
     if (!is_alloc_op(op)) add_scratch(op, id);
-    if (op.name == "arith.constant" && !op.results.empty()) {
-      for (const auto& k : op.keywords)
-        if (k == "false") false_consts.insert(op.results[0]);
+    if (op.name == "arith.constant" && !op.result.empty()) {
+      for (const auto& k : op.keywords())
+        if (k == "false") false_consts.insert(op.result);
     }
     if (is_alloc_op(op)) {
       add_buffer(op, id, scope);
     } else if (is_view_op(op)) {
       int b = op.operands.empty() ? -1 : buffer_of(scope, op.operands[0]);
-      if (b >= 0 && !op.results.empty()) scope[op.results[0]] = b;
+      if (b >= 0 && !op.result.empty()) scope[op.result] = b;
     } else if (op.name != "ttg.warp_specialize") {
       const bool use_acc_false = op.operands.size() > 3 && false_consts.count(op.operands[3]);
       for (std::size_t i = 0; i < op.operands.size(); ++i) {
@@ -254,7 +254,7 @@ class Tracer {
 // The first results of the ops whose scratch depends on use (atomics: few), then those some operand names.
 void collect_use_candidates(const std::vector<Op>& ops, std::unordered_set<std::string>& candidates) {
   for (const Op& op : ops) {
-    if (scratch_depends_on_use(op) && !op.results.empty()) candidates.insert(op.results[0]);
+    if (scratch_depends_on_use(op) && !op.result.empty()) candidates.insert(op.result);
     for (const Region& r : op.regions) collect_use_candidates(r.ops, candidates);
   }
 }

@@ -46,7 +46,7 @@ KeyKind classify_key(const Op& op) {
   if (one_of(base, kLoadOps) && dialect != "llvm") return KeyKind::kLoad;
   if (one_of(base, kStoreOps) && dialect != "llvm") return KeyKind::kStore;
   if ((dialect == "arith" || dialect == "math") && one_of(base, kMathOps)) {
-    for (const auto& t : op.result_types)
+    for (const auto& t : op.result_types())
       if (t->kind == Type::Kind::kTensor) return KeyKind::kMath;
   }
   return KeyKind::kNone;

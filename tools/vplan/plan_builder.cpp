@@ -23,7 +23,7 @@ namespace {
 const Op& pick_function(const Module& module, const std::string& wanted) {
   std::vector<std::string> names;
   for (const Op& f : module.functions) {
-    std::string name = f.symbol.empty() ? "" : f.symbol.substr(1);
+    std::string name = f.symbol().empty() ? "" : f.symbol().substr(1);
     if (!wanted.empty() && name == wanted) return f;
     names.push_back(name);
   }
@@ -31,7 +31,7 @@ const Op& pick_function(const Module& module, const std::string& wanted) {
     throw Error(ExitCode::kDataError, with_suggestion("no function '" + wanted + "' in the module", wanted, names),
                 SourceLocation{module.name});
   for (const Op& f : module.functions)
-    for (const auto& k : f.keywords)
+    for (const auto& k : f.keywords())
       if (k == "public") return f;
   if (module.functions.empty())
     throw Error(ExitCode::kDataError, "expected a 'tt.func' in the module, got none", SourceLocation{module.name});
@@ -51,7 +51,7 @@ void collect_ws(const std::vector<Op>& ops, std::vector<const Op*>& out) {
 Plan build(const Module& module, Module* owned, const PlanOptions& options) {
   const Op& function = pick_function(module, options.function);
   Plan plan;
-  plan.kernel.name = function.symbol.empty() ? "" : function.symbol.substr(1);
+  plan.kernel.name = function.symbol().empty() ? "" : function.symbol().substr(1);
   plan.kernel.target = module.string_attribute("ttg.target");
   plan.kernel.num_warps = static_cast<int>(module.int_attribute("ttg.num-warps").value_or(4));
   plan.kernel.source = module.name;
@@ -105,19 +105,19 @@ Plan build(const Module& module, Module* owned, const PlanOptions& options) {
     PlanOp p;
     p.id = o.id;
     p.partition = o.partition;
-    p.shape = o.op->result_types.empty() || o.op->results.empty() ? "" : shape_string(*o.op->result_types[0]);
+    p.shape = o.op->result_types().empty() || o.op->result.empty() ? "" : shape_string(*o.op->result_types()[0]);
     p.key = classify_key(*o.op);
     p.sync = is_sync_op(*o.op);
     p.parent = o.parent;
     if (owned) {
       Op& op = const_cast<Op&>(*o.op);  // an op of *owned, which is not const
       p.name = std::move(op.name);
-      p.result = op.results.empty() ? "" : std::move(op.results[0]);
+      p.result = std::move(op.result);
       p.operands = std::move(op.operands);
       p.loc = std::move(op.loc);
     } else {
       p.name = o.op->name;
-      p.result = o.op->results.empty() ? "" : o.op->results[0];
+      p.result = o.op->result;
       p.operands = o.op->operands;
       p.loc = o.op->loc;
     }
@@ -125,7 +125,7 @@ Plan build(const Module& module, Module* owned, const PlanOptions& options) {
   }
   if (owned) {
     order = {};
-    owned->functions = {};  // `function` is gone from here on
+    owned->functions = std::vector<Op>();  // `function` is gone from here on
   }
 
   compute_budget(plan, limits_for_target(plan.kernel.target), capture_bytes, options.triton_shared, compiler, unknown,

@@ -57,7 +57,7 @@ std::int64_t elements_of(const Type& t) {
 // The op's operand types (the types before '->' of a generic op, e.g. `(tensor<..>, tensor<..>) -> (f32, f32)`).
 std::vector<const Type*> input_types(const Op& op) {
   std::vector<const Type*> out;
-  for (TypeRef t : op.operand_types) out.push_back(t);
+  for (TypeRef t : op.operand_types()) out.push_back(t);
   return out;
 }
 
@@ -166,14 +166,14 @@ ScratchSize op_scratch(const Op& op, const Module& module, bool used, int thread
   if (n == "ttg.convert_layout") {
     // Triton sizes it by the swizzled shared-memory layout of the two register layouts (the tensor divided by the
     // repetitions of the optimal swizzle), and needs none when the conversion stays within warps.
-    if (op.result_types.empty() || op.result_types[0]->kind != Type::Kind::kTensor) return {};
-    const Type& t = *op.result_types[0];
+    if (op.result_types().empty() || op.result_types()[0]->kind != Type::Kind::kTensor) return {};
+    const Type& t = *op.result_types()[0];
     return unknown(elements_of(t) * element_bytes_of(t),
                    "Triton sizes it from the swizzled layout of both register layouts; vplan takes the whole tensor");
   }
   if (scratch_depends_on_use(op)) {
-    if (!used || op.result_types.empty()) return {};
-    const Type& r = *op.result_types[0];
+    if (!used || op.result_types().empty()) return {};
+    const Type& r = *op.result_types()[0];
     if (r.kind != Type::Kind::kTensor)
       return {std::max<std::int64_t>(8, element_bits(r.element_type)) / 8, kScratchAlignment, true, ""};
     // A tensor result needs scratch only when its layout broadcasts (repeats elements across threads).
@@ -181,8 +181,8 @@ ScratchSize op_scratch(const Op& op, const Module& module, bool used, int thread
                    "a tensor atomic needs it only when its layout broadcasts, which vplan does not read");
   }
   if (n == "tt.histogram") {
-    if (op.result_types.empty()) return {};
-    const Type& r = *op.result_types[0];
+    if (op.result_types().empty()) return {};
+    const Type& r = *op.result_types()[0];
     return {std::max<std::int64_t>(elements_of(r), threads_per_warp) * std::max(element_bits(r.element_type), 8) / 8,
             kScratchAlignment, true, ""};
   }

@@ -8,6 +8,19 @@ const std::string* Op::attribute(const std::string& key) const {
   return nullptr;
 }
 
+namespace {
+const OpDetails kNoDetails;
+}  // namespace
+
+const std::vector<std::string>& Op::defined_args() const { return (details ? *details : kNoDetails).defined_args; }
+const std::vector<std::string>& Op::keywords() const { return (details ? *details : kNoDetails).keywords; }
+const std::string& Op::symbol() const { return (details ? *details : kNoDetails).symbol; }
+
+OpDetails& Op::details_to_fill() {
+  if (!details) details = std::make_unique<OpDetails>();
+  return *details;
+}
+
 std::optional<std::int64_t> Module::int_attribute(const std::string& key) const {
   auto it = attributes.find(key);
   if (it == attributes.end()) return std::nullopt;

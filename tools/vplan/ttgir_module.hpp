@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,26 +39,43 @@ struct Attribute {
 
 struct Region;
 
+/// The parts of an op that few ops have, kept apart so that the other ops do not carry them (a 10^6-op module).
+struct OpDetails {
+  std::vector<std::string> more_results;  ///< result names after the first ("%b" of "%a, %b = ...")
+  std::vector<std::string> defined_args;  ///< values the op defines for its regions (induction vars, iter_args)
+  std::vector<std::string> keywords;      ///< bare words and literals of the op itself ("public", "false", "sgt")
+  std::string symbol;                     ///< "@matmul_ws" for functions
+};
+
 /// One operation. Values are named as printed ("%44", "%acc_60#2" for result 2 of "%acc_60:6").
 struct Op {
   std::string name;                  ///< "ttg.local_alloc"; generic ops without quotes
-  std::vector<std::string> results;  ///< "%acc_60" once even for several results
-  int result_count = 0;
+  std::string result;                ///< the first result name ("%acc_60" once even for several results), or ""
   std::vector<std::string> operands;     ///< values used by the op itself (not by ops in its regions), in order
-  std::vector<std::string> defined_args; ///< values the op defines for its regions (induction vars, iter_args)
   std::vector<Attribute> attributes;     ///< op attributes and properties (`{...}`, `<{...}>`, `attributes {...}`)
-  std::vector<TypeRef> operand_types;    ///< the types written in the op, in order, less as many at the end as
-                                         ///< there are result types: a generic op's operand types (not kept twice)
-  std::vector<TypeRef> result_types;     ///< types after the last '->', else after 'to', else after ':'
+  std::vector<TypeRef> types;            ///< operand_types() then result_types(), one array for both
   std::vector<Region> regions;
-  std::vector<std::string> keywords;     ///< bare words and literals of the op itself ("public", "false", "sgt")
-  std::string symbol;                    ///< "@matmul_ws" for functions
+  std::unique_ptr<OpDetails> details;    ///< null when the op has none of them
   SourceLoc loc;
+  int result_count = 0;
   int line = 0;    ///< where the op starts in the input
   int column = 0;
+  std::uint32_t result_types_at = 0;     ///< where result_types() start in `types`
 
   /// The value of attribute `key`, or nullptr.
   [[nodiscard]] const std::string* attribute(const std::string& key) const;
+  /// The types written in the op, in order, less as many at the end as there are result types: a generic op's
+  /// operand types (not kept twice).
+  [[nodiscard]] std::span<const TypeRef> operand_types() const { return {types.data(), result_types_at}; }
+  /// Types after the last '->', else after 'to', else after ':'.
+  [[nodiscard]] std::span<const TypeRef> result_types() const {
+    return std::span<const TypeRef>(types).subspan(result_types_at);
+  }
+  [[nodiscard]] const std::vector<std::string>& defined_args() const;
+  [[nodiscard]] const std::vector<std::string>& keywords() const;
+  [[nodiscard]] const std::string& symbol() const;  ///< "" when none
+  /// details, made when the op has none yet (for the reader).
+  OpDetails& details_to_fill();
 };
 
 /// A region with its entry-block arguments; warp_specialize regions carry their label and warp count.

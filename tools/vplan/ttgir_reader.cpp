@@ -429,7 +429,11 @@ class Parser {
     enter(cur());
     if (at(TokenKind::kValueId)) {
       do {
-        op.results.emplace_back(expect(TokenKind::kValueId, "as result name").text());
+        const std::string_view name = expect(TokenKind::kValueId, "as result name").text();
+        if (op.result.empty())
+          op.result = std::string(name);
+        else
+          op.details_to_fill().more_results.emplace_back(name);
         int count = 1;
         if (consume_if(TokenKind::kColon)) count = parse_int("result count after ':'");
         op.result_count += count;
@@ -450,7 +454,7 @@ class Parser {
   void parse_op_body(Op& op) {
     enum class Segment { kNone, kColon, kTo, kArrow };
     Segment segment = Segment::kNone;
-    std::vector<TypeRef> colon_types, to_types, arrow_types;
+    std::vector<TypeRef> colon_types, to_types, arrow_types, written;  // written: every type, in order
     std::vector<Token> open;  // brackets opened in the body
     Region pending;           // label/args/num_warps for the next region
     const int op_line = op.line;
@@ -496,7 +500,7 @@ class Parser {
             error_expected("'}' to close '{' at " + line_column(t));
           }
           if (brace_opens_region()) {
-            const std::string owner = "'" + op.name + "'" + (op.symbol.empty() ? "" : " " + op.symbol);
+            const std::string owner = "'" + op.name + "'" + (op.symbol().empty() ? "" : " " + op.symbol());
             open_ops_.push_back(owner + " at " + std::to_string(op.line) + ":" + std::to_string(op.column));
             op.regions.push_back(parse_region(std::move(pending), owner));
             open_ops_.pop_back();
@@ -506,7 +510,7 @@ class Parser {
           }
           continue;
         case TokenKind::kAtId:
-          op.symbol = std::string(t.text());
+          op.details_to_fill().symbol = std::string(t.text());
           consume();
           if (at(TokenKind::kLParen)) parse_arg_list(pending.args, pending.arg_types);
           continue;
@@ -535,7 +539,7 @@ class Parser {
                          line_column(o));
         }
         case TokenKind::kValueId:
-          if (peek().kind == TokenKind::kEqual) op.defined_args.emplace_back(t.text());
+          if (peek().kind == TokenKind::kEqual) op.details_to_fill().defined_args.emplace_back(t.text());
           else op.operands.emplace_back(t.text());
           consume();
           continue;
@@ -546,10 +550,10 @@ class Parser {
             if (segment == Segment::kColon) colon_types.push_back(type);
             if (segment == Segment::kTo) to_types.push_back(type);
             if (segment == Segment::kArrow) arrow_types.push_back(type);
-            op.operand_types.push_back(type);
+            written.push_back(type);
             continue;
           }
-          if (open.empty() && t.kind == TokenKind::kBareId) op.keywords.emplace_back(t.text());
+          if (open.empty() && t.kind == TokenKind::kBareId) op.details_to_fill().keywords.emplace_back(t.text());
           consume();
           continue;
         default:
@@ -557,11 +561,14 @@ class Parser {
           continue;
       }
     }
-    if (!arrow_types.empty()) op.result_types = std::move(arrow_types);
-    else if (!to_types.empty()) op.result_types = std::move(to_types);
-    else op.result_types = std::move(colon_types);
-    const std::size_t all = op.operand_types.size(), results = op.result_types.size();
-    op.operand_types.resize(all >= results ? all - results : 0);  // result types are kept once, in result_types
+    const std::vector<TypeRef>& results =
+        !arrow_types.empty() ? arrow_types : !to_types.empty() ? to_types : colon_types;
+    // The operand types are the written ones less as many at the end as there are result types (kept once).
+    const std::size_t operands = written.size() >= results.size() ? written.size() - results.size() : 0;
+    op.types.reserve(operands + results.size());
+    op.types.assign(written.begin(), written.begin() + static_cast<std::ptrdiff_t>(operands));
+    op.types.insert(op.types.end(), results.begin(), results.end());
+    op.result_types_at = static_cast<std::uint32_t>(operands);
   }
 
   // Triton prints the `#loc` aliases after the module, so a truncated file lacks them: an undefined alias is kept

@@ -95,10 +95,9 @@ Input classify_input(const InputText& input, std::string_view name) {
     in.trace = vtrace::read_trace(text, name, passed);
     return in;
   }
-  check_input_size(in.name, text.size());
-  if (in.kind == kPlanFormat.name) {
+  if (in.kind == kPlanFormat.name) {  // as `vplan check` reads it: up to kStreamedMaxInputBytes, pages dropped behind
     try {
-      in.plan = vplan::read_plan_json(text, name);
+      in.plan = vplan::read_plan_json(text, name, passed);
     } catch (const Error&) {
       // Bad JSON or a bad envelope is this input's fault now; a field's is raised by build_page, after the inputs'
       // kinds are compared (as when the page read the plan from the parsed document).
@@ -108,6 +107,7 @@ Input classify_input(const InputText& input, std::string_view name) {
     }
     return in;
   }
+  check_input_size(in.name, text.size());
   in.doc = parse_document(text, name, all);
   in.kind = document_format(in.doc);
   return in;

@@ -39,8 +39,8 @@ struct Input {
 /// Classifies `text`: DOT when `name` ends in .dot/.gv or the text starts with [strict] (di)graph; otherwise a
 /// vtools document of any known format (Error kDataError naming an unknown format). A trace is read streamed by
 /// vtrace's reader, so vrender takes and refuses exactly what `vtrace summary` does, up to kStreamedMaxInputBytes;
-/// a plan streamed by the plan format's reader (what `vplan check` refuses, refused in its words); every input
-/// but a trace is held to the default input limit (Error kDataError, as read_input words it).
+/// a plan streamed by the plan format's reader, up to the same cap (what `vplan check` refuses, refused in its words);
+/// every other input is held to the default input limit (Error kDataError, as read_input words it).
 Input classify_input(std::string text, std::string_view name);
 /// The same for a file read as an InputText (a trace's pages are dropped as they are read).
 Input classify_input(const InputText& input, std::string_view name);
@@ -55,7 +55,7 @@ std::string output_format(const Options& options);
 /// The bytes of `page` in `format`.
 std::string render_page(const Page& page, const std::string& format, const Options& options);
 
-/// Reads every input (traces up to kStreamedMaxInputBytes, others up to the default limit), builds the page and writes it atomically. Returns the exit code (0).
+/// Reads every input (traces and plans up to kStreamedMaxInputBytes, others up to the default limit), builds the page and writes it atomically. Returns the exit code (0).
 int run_render(const Options& options);
 
 }  // namespace vtools::vrender
