@@ -168,7 +168,20 @@ def main():
               f"{med('vtrace') / med('memcheck'):.2f} | {mc.get('errors')} | {last.get('findings')} | "
               f"{last.get('partial')} | {last.get('dropped')} | {last.get('launches')} | "
               f"{last.get('records')} ({last.get('coarsened')}) | {last.get('bytes', 0) / 1e6:.1f} |")
+    for program in a.programs.split(","):
+        ratios = paired_ratios(runs, program)
+        if ratios:
+            print(f"{program}: vtrace / memcheck in the same round: {', '.join(f'{r:.2f}' for r in ratios)}; "
+                  f"median {statistics.median(ratios):.2f} over {len(ratios)} rounds")
     return 0
+
+
+def paired_ratios(runs, program, tool="vtrace", peer="memcheck"):
+    """tool's wall time over peer's, per round in which both ran (the machine's drift between rounds cancels)."""
+    def by_round(name):
+        return {x["round"]: x["seconds"] for x in runs if x["program"] == program and x["tool"] == name}
+    mine, theirs = by_round(tool), by_round(peer)
+    return [mine[r] / theirs[r] for r in sorted(mine) if r in theirs and theirs[r] > 0]
 
 
 if __name__ == "__main__":
