@@ -18,6 +18,9 @@ struct DiffTotalRow {
   std::string_view name;  ///< "busy time", "GPU time", ...
   Unit unit;
   double base, candidate;
+  /// kCount: the exact counts, for display (a count past 2^53 is not exact as a double, and one near 2^64 cannot be
+  /// cast back); base and candidate hold them as doubles for change().
+  std::uint64_t base_count = 0, candidate_count = 0;
   /// change_pct(base, candidate).
   [[nodiscard]] double change() const { return change_pct(base, candidate); }
 };

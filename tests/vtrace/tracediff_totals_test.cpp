@@ -37,3 +37,12 @@ TEST_CASE("tracediff_totals: the six totals in order, each with its unit, both s
   d.base.copies = 0;  // a total that was 0 has no change (NaN: the views print "-")
   CHECK(std::isnan(diff_total_rows(d)[4].change()));
 }
+
+TEST_CASE("tracediff_totals: counts keep their exact value beside the double (near 2^64 a double cannot be cast back)") {
+  TraceDiff d;
+  d.base.launches = UINT64_MAX;
+  d.candidate.launches = (1ull << 53) + 1;  // not exact as a double
+  const auto rows = diff_total_rows(d);
+  CHECK(rows[2].base_count == UINT64_MAX);
+  CHECK(rows[2].candidate_count == (1ull << 53) + 1);
+}

@@ -35,12 +35,10 @@ void add_totals(const vtrace::TraceDiff& d, std::vector<Fact>& facts) {
   facts.push_back({"base", d.base_source});
   facts.push_back({"candidate", d.candidate_source});
   for (const vtrace::DiffTotalRow& row : vtrace::diff_total_rows(d)) {
-    const auto value = [&](double v) {
-      return row.unit == vtrace::DiffTotalRow::Unit::kNanoseconds ? format_duration_ns(v)
-                                                                   : count(static_cast<std::uint64_t>(v));
-    };
-    facts.push_back({std::string(row.name),
-                     value(row.base) + " → " + value(row.candidate) + " (" + percent(row.change()) + ")"});
+    const bool ns = row.unit == vtrace::DiffTotalRow::Unit::kNanoseconds;
+    facts.push_back({std::string(row.name), (ns ? format_duration_ns(row.base) : count(row.base_count)) + " → " +
+                                                (ns ? format_duration_ns(row.candidate) : count(row.candidate_count)) +
+                                                " (" + percent(row.change()) + ")"});
   }
 }
 

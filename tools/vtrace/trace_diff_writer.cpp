@@ -40,11 +40,9 @@ void write_trace_diff_tables(const TraceDiff& d, bool markdown, std::ostream& ou
   totals.headers = {"", "base", "candidate", "change"};
   totals.align = {Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight};
   for (const DiffTotalRow& row : diff_total_rows(d)) {
-    const auto value = [&](double v) {
-      return row.unit == DiffTotalRow::Unit::kNanoseconds ? format_duration_ns(v)
-                                                           : format_count(static_cast<std::uint64_t>(v));
-    };
-    totals.add_row({std::string(row.name), value(row.base), value(row.candidate), percent(row.change())});
+    const bool ns = row.unit == DiffTotalRow::Unit::kNanoseconds;
+    totals.add_row({std::string(row.name), ns ? format_duration_ns(row.base) : format_count(row.base_count),
+                    ns ? format_duration_ns(row.candidate) : format_count(row.candidate_count), percent(row.change())});
   }
   if (d.replays) {
     const ReplayDiff& r = *d.replays;
