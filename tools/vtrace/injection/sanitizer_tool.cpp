@@ -578,24 +578,44 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
   t_pending = std::move(p);
 }
 
+/// Whether a launch has finished: its header's flag, copied alone. A copy from the device does not wait for the
+/// kernel, so the rest of the header is final only once the flag is set, and is read after it. nullopt: the copy
+/// failed.
+std::optional<bool> launch_finished(const PendingLaunch& p) {
+  std::uint32_t flag = 0;
+  if (sanitizerMemcpyDeviceToHost(&flag, static_cast<char*>(p.buffer.device) + offsetof(raw::DeviceLaunchHeader, finished),
+                                  sizeof flag, p.stream) != SANITIZER_SUCCESS)
+    return std::nullopt;
+  return flag != 0;
+}
+
+/// Synchronizes a stream because the tool must wait for it: counted, and its time added to the waiting. The time
+/// waited (at least 1 ns, so that a launch read after it counts as waited for).
+std::uint64_t wait_for_stream(Sanitizer_StreamHandle stream) {
+  const std::uint64_t t0 = now_ns();
+  sync_stream(stream);
+  ++g_costs.syncs_forced;
+  const std::uint64_t waited = std::max<std::uint64_t>(1, now_ns() - t0);
+  g_costs.wait_ns += waited;
+  return waited;
+}
+
 /// Reads back a recorded launch's buffer: header, used sites, finding sites and PC table entries; gives the buffer
 /// back; and queues on the sink's writer thread its result record, findings, PC table, module and packed sites.
 /// `waited_ns`: how long the caller waited for it (0 when the program's own synchronization had finished it).
 void read_back(PendingLaunch p, std::uint64_t waited_ns) {
   const std::uint64_t t0 = now_ns();
   auto* base = static_cast<char*>(p.buffer.device);
-  raw::DeviceLaunchHeader h{};
-  if (sanitizerMemcpyDeviceToHost(&h, base, sizeof h, p.stream) != SANITIZER_SUCCESS) return;  // stays unread
+  std::optional<bool> finished = launch_finished(p);
   std::uint64_t waited_here = 0;
-  if (!h.finished) {  // not finished after all (another thread launched on the stream as it was synchronized)
-    const std::uint64_t w = now_ns();
-    sync_stream(p.stream);
-    ++g_costs.syncs_forced;
-    waited_here = now_ns() - w;
-    g_costs.wait_ns += waited_here;
+  if (finished == false) {  // not finished after all (another thread launched on the stream as it was synchronized)
+    waited_here = wait_for_stream(p.stream);
     waited_ns += waited_here;
-    if (sanitizerMemcpyDeviceToHost(&h, base, sizeof h, p.stream) != SANITIZER_SUCCESS || !h.finished) return;
+    finished = launch_finished(p);
   }
+  raw::DeviceLaunchHeader h{};
+  if (finished != true || sanitizerMemcpyDeviceToHost(&h, base, sizeof h, p.stream) != SANITIZER_SUCCESS)
+    return;  // stays unread
   const BufferLayout layout(h.site_capacity);
   const std::size_t site_count = std::min<std::uint64_t>(h.sites_used, h.site_capacity);
   std::shared_ptr<SitePool::Buffer> sites;
@@ -632,12 +652,13 @@ void read_back(PendingLaunch p, std::uint64_t waited_ns) {
                         pcs.size() * sizeof(raw::PcSite);
   ++(waited_ns ? g_costs.read_waited : g_costs.read_at_sync);
   // The module's image, once, and its number: its line table and SASS place the findings and the PC table's rows.
+  const bool has_module = !findings.empty() || !pcs.empty();
   auto module = std::make_shared<ModuleImages::LaunchModule>();
-  if (!findings.empty() || !pcs.empty()) *module = g_module_images.take_for_launch(p.module);
+  if (has_module) *module = g_module_images.take_for_launch(p.module);
   const raw::LaunchResultRecord result{p.record.serial, site_count, h.requests_dropped, h.findings,
                                        h.findings_unsited};
   const raw::PcTableRecord pc_table{pcs.size(), h.pc_requests_dropped};
-  const bool has_pc_table = h.pc_slot_count != 0, has_module = !findings.empty() || !pcs.empty();
+  const bool has_pc_table = h.pc_slot_count != 0;
   // Packed on the sink's writer thread, all records of the launch together (nothing else is written while a job
   // runs), the sites in chunks so that one huge launch does not need one huge batch: each site's allocation index
   // becomes the allocation's start address (the host's name for it), its hull joins its ranges, and only the ranges
@@ -691,11 +712,11 @@ void read_back(PendingLaunch p, std::uint64_t waited_ns) {
 /// The time waited, 0 when it was finished already.
 std::uint64_t wait_until_finished(const PendingLaunch& p) {
   const std::uint64_t t0 = now_ns();
-  raw::DeviceLaunchHeader h{};
   for (int polls = 0;; ++polls) {
-    if (sanitizerMemcpyDeviceToHost(&h, p.buffer.device, sizeof h, p.stream) != SANITIZER_SUCCESS) return 0;
-    if (h.finished && polls == 0) return 0;
-    if (h.finished) break;
+    const std::optional<bool> finished = launch_finished(p);
+    if (!finished) return 0;
+    if (*finished && polls == 0) return 0;
+    if (*finished) break;
     if (polls == 20000) {
       sync_stream(p.stream);
       ++g_costs.syncs_forced;
@@ -708,6 +729,16 @@ std::uint64_t wait_until_finished(const PendingLaunch& p) {
   return waited;
 }
 
+/// The oldest launch in flight, taken out of the list; nullopt when none is.
+std::optional<PendingLaunch> take_oldest_in_flight() {
+  std::lock_guard<std::mutex> lock(g_flight_mutex);
+  if (g_in_flight.empty()) return std::nullopt;
+  PendingLaunch oldest = std::move(g_in_flight.front());
+  g_in_flight.erase(g_in_flight.begin());
+  g_in_flight_bytes -= oldest.buffer.bytes;
+  return oldest;
+}
+
 /// Before a launch of `context` takes a buffer of `bytes` and the pool has none: reads back the oldest launches in
 /// flight that have finished (their buffers return to the pool), at most a few, stopping at the first that has not.
 /// A program that does not synchronize for a while (a forward pass) would otherwise allocate a buffer per launch.
@@ -718,23 +749,15 @@ void recycle_finished(CUcontext context, std::size_t bytes) {
     if (std::any_of(pool.begin(), pool.end(), [&](const LaunchBuffer& b) { return b.bytes >= bytes; })) return;
   }
   for (int i = 0; i < 4; ++i) {
-    PendingLaunch oldest;
-    {
-      std::lock_guard<std::mutex> lock(g_flight_mutex);
-      if (g_in_flight.empty()) return;
-      oldest = std::move(g_in_flight.front());
-      g_in_flight.erase(g_in_flight.begin());
-      g_in_flight_bytes -= oldest.buffer.bytes;
-    }
-    raw::DeviceLaunchHeader h{};
-    if (sanitizerMemcpyDeviceToHost(&h, oldest.buffer.device, sizeof h, oldest.stream) == SANITIZER_SUCCESS &&
-        h.finished) {
-      read_back(std::move(oldest), 0);
+    std::optional<PendingLaunch> oldest = take_oldest_in_flight();
+    if (!oldest) return;
+    if (launch_finished(*oldest) == true) {
+      read_back(std::move(*oldest), 0);
       continue;
     }
     std::lock_guard<std::mutex> lock(g_flight_mutex);  // not finished: back in its place
-    g_in_flight_bytes += oldest.buffer.bytes;
-    g_in_flight.insert(g_in_flight.begin(), std::move(oldest));
+    g_in_flight_bytes += oldest->buffer.bytes;
+    g_in_flight.insert(g_in_flight.begin(), std::move(*oldest));
     return;
   }
 }
@@ -772,11 +795,7 @@ void wait_and_read_back(Chosen chosen) {
   for (PendingLaunch& p : launches) {
     std::uint64_t waited = 1;  // nonzero: counted as waited for
     if (std::find(synced.begin(), synced.end(), p.stream) == synced.end()) {
-      const std::uint64_t t0 = now_ns();
-      sync_stream(p.stream);
-      ++g_costs.syncs_forced;
-      waited = std::max<std::uint64_t>(1, now_ns() - t0);
-      g_costs.wait_ns += waited;
+      waited = wait_for_stream(p.stream);
       synced.push_back(p.stream);
     }
     read_back(std::move(p), waited);
@@ -818,17 +837,14 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
       over = g_in_flight_bytes > g_settings.pending_bytes;
     }
     while (over) {  // read back the oldest launches, each once it is finished (it usually is by now)
-      PendingLaunch oldest;
+      std::optional<PendingLaunch> oldest = take_oldest_in_flight();
+      if (!oldest) break;
       {
         std::lock_guard<std::mutex> lock(g_flight_mutex);
-        if (g_in_flight.empty()) break;
-        oldest = std::move(g_in_flight.front());
-        g_in_flight.erase(g_in_flight.begin());
-        g_in_flight_bytes -= oldest.buffer.bytes;
         over = g_in_flight_bytes > g_settings.pending_bytes;
       }
-      const std::uint64_t waited = wait_until_finished(oldest);
-      read_back(std::move(oldest), waited);
+      const std::uint64_t waited = wait_until_finished(*oldest);
+      read_back(std::move(*oldest), waited);
     }
   }
   g_costs.end_ns += now_ns() - t0;
