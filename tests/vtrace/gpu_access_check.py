@@ -283,7 +283,7 @@ def check_ranks(c, a):
                                                                              d.get("pci_bus_id", "")) and
                         d.get("host") == socket.gethostname() for d in devs))
     c.true("access records name the process",
-           all(r[-1] == pr.get("id") for r in doc["accesses"]) and doc["access_columns"][-1] == "process_id")
+           all(r.get("process_id") == pr.get("id") for r in doc["accesses"]) and doc["access_columns"][-1] == "process_id")
     merge = subprocess.run([a.vtrace, "merge", path, path], capture_output=True, text=True)
     c.eq("merge of one access trace twice is refused (exit)", merge.returncode, 65)
     c.true(f"merge says why: {merge.stderr!r}", "(the same trace given twice?)" in merge.stderr)

@@ -130,6 +130,8 @@ struct Costs {
   std::atomic<std::uint64_t> read_at_sync{0}, read_waited{0}, syncs_forced{0};
   std::atomic<std::uint64_t> read_at_program_sync{0};  ///< of read_at_sync: in the program's synchronize callbacks
   std::atomic<std::uint64_t> launch_calls{0}, launch_call_ns{0};  ///< the launch API calls, callbacks included
+  /// Of end_ns: queuing the finished flag, looking up the kernel's start PC (first launch of a kernel in its module).
+  std::atomic<std::uint64_t> end_flag_ns{0}, end_pc_ns{0};
 };
 Costs g_costs;
 
@@ -802,6 +804,25 @@ void wait_and_read_back(Chosen chosen) {
   }
 }
 
+/// Start PCs of the kernels launched, by module: looked up once per kernel (PCs are read back as offsets from it);
+/// a module's entries go when it is unloaded, since its handle may be reused.
+std::map<std::pair<CUmodule, std::string>, std::uint64_t> g_function_pcs;
+
+/// A kernel's start PC in its module; 0 when the API cannot say.
+std::uint64_t function_pc(CUmodule module, const std::string& name) {
+  if (!module) return 0;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = g_function_pcs.find({module, name});
+    if (it != g_function_pcs.end()) return it->second;
+  }
+  std::uint64_t pc = 0, size = 0;  // the API wants both pointers (given nullptr for the size, it fails)
+  if (sanitizerGetFunctionPcAndSize(module, name.c_str(), &pc, &size) != SANITIZER_SUCCESS) pc = 0;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_function_pcs[{module, name}] = pc;
+  return pc;
+}
+
 void on_launch_end(const Sanitizer_LaunchData* l) {
   const std::uint64_t t0 = now_ns();
   PendingLaunch p = std::move(t_pending);
@@ -816,13 +837,14 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   g_sink.write(std::move(b));
   if (!p.recorded) return;
   p.stream = l->hStream;
-  std::uint64_t function_size = 0;  // the API wants both pointers (given nullptr for this one, it fails)
-  if (!p.module ||
-      sanitizerGetFunctionPcAndSize(p.module, p.name.c_str(), &p.function_pc, &function_size) != SANITIZER_SUCCESS)
-    p.function_pc = 0;
+  const std::uint64_t t_pc = now_ns();
+  p.function_pc = function_pc(p.module, p.name);
+  const std::uint64_t t_flag = now_ns();
+  g_costs.end_pc_ns += t_flag - t_pc;
   // After the kernel, on its stream: the header's `finished` flag, so a read-back can tell a finished launch.
   sanitizerMemset(static_cast<char*>(p.buffer.device) + offsetof(raw::DeviceLaunchHeader, finished), 1,
                   sizeof(raw::DeviceLaunchHeader::finished), l->hStream);
+  g_costs.end_flag_ns += now_ns() - t_flag;
   if (g_settings.pending_bytes == 0) {
     sync_stream(l->hStream);
     const std::uint64_t waited = std::max<std::uint64_t>(1, now_ns() - t0);
@@ -877,6 +899,10 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
           const CUmodule module = static_cast<const Sanitizer_ResourceModuleData*>(data)->module;
           wait_and_read_back([module](const PendingLaunch& p) { return p.module == module; });
           g_module_images.unloaded(module);
+          {
+            std::lock_guard<std::mutex> lock(g_mutex);
+            std::erase_if(g_function_pcs, [module](const auto& entry) { return entry.first.first == module; });
+          }
           break;
         }
         case SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING: {  // its handle is about to be invalid
@@ -995,7 +1021,8 @@ void finish() {
                                               " without a --kernel match left unpatched)"
                                         : std::string()) +
                "; " + std::to_string(g_costs.launches.load()) + " recorded launches: " + seconds(g_costs.begin_ns) +
-               " preparing them, " + seconds(g_costs.end_ns) + " at their ends, " + seconds(g_costs.wait_ns) +
+               " preparing them, " + seconds(g_costs.end_ns) + " at their ends (" + seconds(g_costs.end_flag_ns) +
+               " of it queuing their finished flags, " + seconds(g_costs.end_pc_ns) + " looking up kernels' PCs), " + seconds(g_costs.wait_ns) +
                " waiting for them, reading back " + std::to_string(g_costs.bytes_read.load() >> 10) + " KiB in " +
                seconds(g_costs.copy_ns) + " (" + std::to_string(g_costs.read_at_sync.load()) +
                " launches read without waiting, " + std::to_string(g_costs.read_at_program_sync.load()) +
