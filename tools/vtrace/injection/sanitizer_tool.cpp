@@ -132,6 +132,8 @@ struct Costs {
   std::atomic<std::uint64_t> launch_calls{0}, launch_call_ns{0};  ///< the launch API calls, callbacks included
   /// Of end_ns: queuing the finished flag, looking up the kernel's start PC (first launch of a kernel in its module).
   std::atomic<std::uint64_t> end_flag_ns{0}, end_pc_ns{0};
+  /// Of copy_ns: waiting for the writer thread to give a pinned site buffer back, pinning (growing) one.
+  std::atomic<std::uint64_t> pool_wait_ns{0}, pin_ns{0};
 };
 Costs g_costs;
 
@@ -195,8 +197,10 @@ class SitePool {
   std::shared_ptr<Buffer> take(CUcontext context, std::size_t n) {
     Buffer* b = nullptr;
     {
+      const std::uint64_t t0 = now_ns();
       std::unique_lock lock(mutex_);
       returned_.wait(lock, [&] { return !free_.empty() || made_ < kBuffers; });
+      g_costs.pool_wait_ns += now_ns() - t0;
       if (free_.empty()) {
         ++made_;
       } else {  // the smallest that fits, else the largest (grown below)
@@ -213,7 +217,9 @@ class SitePool {
       }
     }
     if (!b) b = new Buffer;
+    const std::uint64_t t0 = now_ns();
     grow(*b, context, n);
+    g_costs.pin_ns += now_ns() - t0;
     return std::shared_ptr<Buffer>(b, [this](Buffer* given) { give_back(given); });
   }
   // Pinned memory is left to the driver at exit: its context may be gone by then.
@@ -1024,7 +1030,8 @@ void finish() {
                " preparing them, " + seconds(g_costs.end_ns) + " at their ends (" + seconds(g_costs.end_flag_ns) +
                " of it queuing their finished flags, " + seconds(g_costs.end_pc_ns) + " looking up kernels' PCs), " + seconds(g_costs.wait_ns) +
                " waiting for them, reading back " + std::to_string(g_costs.bytes_read.load() >> 10) + " KiB in " +
-               seconds(g_costs.copy_ns) + " (" + std::to_string(g_costs.read_at_sync.load()) +
+               seconds(g_costs.copy_ns) + " (" + seconds(g_costs.pool_wait_ns) +
+               " of it waiting for a free pinned buffer, " + seconds(g_costs.pin_ns) + " pinning buffers; " + std::to_string(g_costs.read_at_sync.load()) +
                " launches read without waiting, " + std::to_string(g_costs.read_at_program_sync.load()) +
                " of them at the program's own synchronizations; " +
                std::to_string(g_costs.read_waited.load()) + " waited for, " +
