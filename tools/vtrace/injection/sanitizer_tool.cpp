@@ -73,6 +73,8 @@ struct Settings {
   /// VTRACE_ACCESS_RECYCLE=1: a launch that finds no free buffer first reads back finished launches in flight
   /// (recycle_finished). Off until measured on a GPU (written when the session's device time was spent).
   bool recycle = false;
+  /// VTRACE_ACCESS_SITE_BUFFERS (1-64): pinned site buffers a read-back may take while the writer thread packs others
+  std::size_t site_buffers = 3;
 };
 
 /// The live allocations as one context's device sees them; freed (sanitizerFree) when the last launch using it ends.
@@ -181,7 +183,7 @@ void sync_stream(Sanitizer_StreamHandle stream) {
 
 /// Room for launches' sites read back, pinned where the driver gives pinned memory (the copy from the device then
 /// runs at bus speed; into pageable memory it took ~0.5 s of a training step's 716 MB). A launch end takes one, the
-/// sink's writer thread packs its sites into records and gives it back; at most kBuffers exist, so a launch end
+/// sink's writer thread packs its sites into records and gives it back; at most VTRACE_ACCESS_SITE_BUFFERS exist, so a launch end
 /// waits only when the writer thread is that far behind.
 class SitePool {
  public:
@@ -199,7 +201,7 @@ class SitePool {
     {
       const std::uint64_t t0 = now_ns();
       std::unique_lock lock(mutex_);
-      returned_.wait(lock, [&] { return !free_.empty() || made_ < kBuffers; });
+      returned_.wait(lock, [&] { return !free_.empty() || made_ < g_settings.site_buffers; });
       g_costs.pool_wait_ns += now_ns() - t0;
       if (free_.empty()) {
         ++made_;
@@ -225,7 +227,6 @@ class SitePool {
   // Pinned memory is left to the driver at exit: its context may be gone by then.
 
  private:
-  static constexpr std::size_t kBuffers = 3;
 
   static void grow(Buffer& b, CUcontext context, std::size_t n) {
     if (n <= b.capacity) return;
@@ -1081,6 +1082,8 @@ void initialize() noexcept {
     }
     if (const char* recycle = std::getenv("VTRACE_ACCESS_RECYCLE"); recycle && std::string_view(recycle) == "1")
       g_settings.recycle = true;
+    if (const char* n = std::getenv("VTRACE_ACCESS_SITE_BUFFERS"); n && *n)
+      g_settings.site_buffers = std::clamp<std::size_t>(std::strtoull(n, nullptr, 10), 1, 64);
     if (const char* pending = std::getenv("VTRACE_ACCESS_PENDING"); pending && *pending)
       g_settings.pending_bytes = std::strtoull(pending, nullptr, 10);
     if (const char* m = std::getenv("VTRACE_MAX_BYTES"); m && *m)
