@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <bit>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -77,20 +78,57 @@ struct Settings {
   std::size_t site_buffers = 3;
 };
 
-/// The live allocations as one context's device sees them; freed (sanitizerFree) when the last launch using it ends.
-struct DeviceTable {
+/// Device buffers of allocation tables no launch uses any more, for the next tables: the table changes at every
+/// allocation the program makes between launches (a first forward's caching allocator grows all along), and a
+/// sanitizerAlloc/sanitizerFree pair per change costs more than the copy. Own mutex: a table may be dropped with
+/// g_mutex held.
+struct TableBuffer {
   CUcontext context = nullptr;
   void* device = nullptr;
+  std::size_t capacity = 0;
+};
+std::mutex g_table_buffers_mutex;
+std::vector<TableBuffer> g_table_buffers;
+
+/// The live allocations as one context's device sees them, copied on one stream; its buffer goes back to
+/// g_table_buffers when the last launch using it ends.
+struct DeviceTable {
+  TableBuffer buffer;
   /// The same table on the host, sorted by start; shared with the writer thread's site packing (which must not be
-  /// the one to free `device`).
+  /// the one to give `buffer` back).
   std::shared_ptr<const std::vector<raw::DeviceAllocation>> host;
   DeviceTable() = default;
   DeviceTable(const DeviceTable&) = delete;
   DeviceTable& operator=(const DeviceTable&) = delete;
   ~DeviceTable() {
-    if (device) sanitizerFree(context, device);
+    if (!buffer.device) return;
+    try {
+      std::lock_guard<std::mutex> lock(g_table_buffers_mutex);
+      g_table_buffers.push_back(buffer);
+    } catch (...) {
+      sanitizerFree(buffer.context, buffer.device);
+    }
   }
 };
+
+/// A table buffer of `context` for at least `bytes`: a free one that fits, else a new one (a power of two, at least
+/// 4 KiB, so that freed ones fit the next, slightly larger tables). Nothing when the allocation fails.
+TableBuffer take_table_buffer(CUcontext context, std::size_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(g_table_buffers_mutex);
+    auto it = std::find_if(g_table_buffers.begin(), g_table_buffers.end(), [&](const TableBuffer& b) {
+      return b.context == context && b.capacity >= bytes;
+    });
+    if (it != g_table_buffers.end()) {
+      TableBuffer b = *it;
+      g_table_buffers.erase(it);
+      return b;
+    }
+  }
+  TableBuffer b{context, nullptr, std::bit_ceil(std::max<std::size_t>(bytes, 4096))};
+  if (sanitizerAlloc(context, &b.device, b.capacity) != SANITIZER_SUCCESS) return TableBuffer{};
+  return b;
+}
 
 /// A launch buffer of the pool: header, finding sites, slots, sites.
 struct LaunchBuffer {
@@ -98,10 +136,17 @@ struct LaunchBuffer {
   std::size_t bytes = 0;
 };
 
-struct ContextState {
-  std::uint32_t device = 0;  ///< its CUDA device ordinal (from the context creation callback)
+/// A stream's copy of the allocation table: launches read the copy made on their own stream, queued before them,
+/// so that no copy needs a synchronization to be seen (a shared copy made on one stream would need one for the
+/// others).
+struct StreamTable {
   std::shared_ptr<DeviceTable> table;
   std::uint64_t version = ~0ull;  ///< g_allocation_version the table was built from
+};
+
+struct ContextState {
+  std::uint32_t device = 0;  ///< its CUDA device ordinal (from the context creation callback)
+  std::map<Sanitizer_StreamHandle, StreamTable> tables;
   std::vector<LaunchBuffer> pool;  ///< free buffers
 };
 
@@ -136,6 +181,8 @@ struct Costs {
   std::atomic<std::uint64_t> end_flag_ns{0}, end_pc_ns{0};
   /// Of copy_ns: waiting for the writer thread to give a pinned site buffer back, pinning (growing) one.
   std::atomic<std::uint64_t> pool_wait_ns{0}, pin_ns{0};
+  /// Of begin_ns: allocation tables copied to the device (one per stream and change of the live allocations).
+  std::atomic<std::uint64_t> tables{0}, table_ns{0};
 };
 Costs g_costs;
 
@@ -413,24 +460,30 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
 /// The live allocations on `context`'s device, uploaded again when they changed since the last launch there.
 /// Caller holds g_mutex.
 std::shared_ptr<DeviceTable> current_table(ContextState& state, CUcontext context, Sanitizer_StreamHandle stream) {
-  if (state.table && state.version == g_allocation_version) return state.table;
+  StreamTable& current = state.tables[stream];
+  if (current.table && current.version == g_allocation_version) return current.table;
+  const std::uint64_t t0 = now_ns();
   auto table = std::make_shared<DeviceTable>();
-  table->context = context;
-  auto host = std::make_shared<std::vector<raw::DeviceAllocation>>();
-  host->reserve(g_live.size());
-  for (const auto& [start, end] : g_live) host->push_back({start, end});
+  std::shared_ptr<const std::vector<raw::DeviceAllocation>> host;
+  for (const auto& [other, copy] : state.tables)  // another stream's copy of this version: the same host table
+    if (copy.table && copy.version == g_allocation_version) host = copy.table->host;
+  if (!host) {
+    auto made = std::make_shared<std::vector<raw::DeviceAllocation>>();
+    made->reserve(g_live.size());
+    for (const auto& [start, end] : g_live) made->push_back({start, end});
+    host = std::move(made);
+  }
   table->host = host;
   const std::size_t bytes = std::max<std::size_t>(1, host->size()) * sizeof(raw::DeviceAllocation);
-  if (sanitizerAlloc(context, &table->device, bytes) != SANITIZER_SUCCESS) {
-    table->device = nullptr;
-    return nullptr;
-  }
-  if (!host->empty()) {
-    sanitizerMemcpyHostToDeviceAsync(table->device, host->data(), bytes, stream);
-    sync_stream(stream);  // launches on other streams use it too
-  }
-  state.table = table;
-  state.version = g_allocation_version;
+  table->buffer = take_table_buffer(context, bytes);
+  if (!table->buffer.device) return nullptr;
+  // On the launch's stream, before it: stream order makes the copy visible to this stream's launches, and only
+  // they use it. The host copy stays alive with the table, which the launches hold until they are read back.
+  if (!host->empty()) sanitizerMemcpyHostToDeviceAsync(table->buffer.device, const_cast<raw::DeviceAllocation*>(host->data()), bytes, stream);
+  current.table = table;
+  current.version = g_allocation_version;
+  ++g_costs.tables;
+  g_costs.table_ns += now_ns() - t0;
   return table;
 }
 
@@ -566,7 +619,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
       h.pc_sites = reinterpret_cast<raw::PcSite*>(base + layout.pc_sites_at);
       h.pc_capacity = layout.pcs;
       h.pc_slot_count = layout.pc_slots;
-      h.allocations = static_cast<const raw::DeviceAllocation*>(p.table->device);
+      h.allocations = static_cast<const raw::DeviceAllocation*>(p.table->buffer.device);
       h.allocation_count = p.table->host->size();
       h.blocks = g_settings.blocks;
       h.stage = g_settings.stage;
@@ -915,13 +968,25 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
         case SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING: {  // its handle is about to be invalid
           const auto* d = static_cast<const Sanitizer_ResourceStreamData*>(data);
           Sanitizer_StreamHandle stream = nullptr;
-          if (sanitizerGetStreamHandle(d->context, d->stream, &stream) == SANITIZER_SUCCESS)
+          if (sanitizerGetStreamHandle(d->context, d->stream, &stream) == SANITIZER_SUCCESS) {
             wait_and_read_back([stream](const PendingLaunch& p) { return p.stream == stream; });
+            std::lock_guard<std::mutex> lock(g_mutex);  // a later stream may get the same handle
+            g_contexts[d->context].tables.erase(stream);
+          }
           break;
         }
         case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
           const CUcontext context = static_cast<const Sanitizer_ResourceContextData*>(data)->context;
           wait_and_read_back([context](const PendingLaunch& p) { return p.context == context; });
+          {  // its memory goes with it: a later context may get the same handle
+            std::lock_guard<std::mutex> lock(g_mutex);
+            g_contexts[context].tables.clear();  // their buffers go to g_table_buffers, dropped below
+            g_contexts[context].pool.clear();
+          }
+          {
+            std::lock_guard<std::mutex> lock(g_table_buffers_mutex);
+            std::erase_if(g_table_buffers, [context](const TableBuffer& b) { return b.context == context; });
+          }
           break;
         }
         case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
@@ -1028,7 +1093,8 @@ void finish() {
                                               " without a --kernel match left unpatched)"
                                         : std::string()) +
                "; " + std::to_string(g_costs.launches.load()) + " recorded launches: " + seconds(g_costs.begin_ns) +
-               " preparing them, " + seconds(g_costs.end_ns) + " at their ends (" + seconds(g_costs.end_flag_ns) +
+               " preparing them (" + seconds(g_costs.table_ns) + " of it copying " + std::to_string(g_costs.tables.load()) +
+               " allocation tables), " + seconds(g_costs.end_ns) + " at their ends (" + seconds(g_costs.end_flag_ns) +
                " of it queuing their finished flags, " + seconds(g_costs.end_pc_ns) + " looking up kernels' PCs), " + seconds(g_costs.wait_ns) +
                " waiting for them, reading back " + std::to_string(g_costs.bytes_read.load() >> 10) + " KiB in " +
                seconds(g_costs.copy_ns) + " (" + seconds(g_costs.pool_wait_ns) +
