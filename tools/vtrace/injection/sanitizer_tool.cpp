@@ -76,6 +76,10 @@ struct Settings {
   bool recycle = false;
   /// VTRACE_ACCESS_SITE_BUFFERS (1-64): pinned site buffers a read-back may take while the writer thread packs others
   std::size_t site_buffers = 3;
+  /// VTRACE_ACCESS_STREAM_TABLES=1: each stream gets its own copy of the allocation table, queued before its
+  /// launches, and table buffers are reused; off: one table per context, its copy synchronizing the launch's stream
+  /// (the way measured on the GPU; the other is not run on one yet).
+  bool stream_tables = false;
 };
 
 /// Device buffers of allocation tables no launch uses any more, for the next tables: the table changes at every
@@ -86,12 +90,13 @@ struct TableBuffer {
   CUcontext context = nullptr;
   void* device = nullptr;
   std::size_t capacity = 0;
+  bool reused = false;  ///< goes back to g_table_buffers (VTRACE_ACCESS_STREAM_TABLES), else is freed
 };
 std::mutex g_table_buffers_mutex;
 std::vector<TableBuffer> g_table_buffers;
 
-/// The live allocations as one context's device sees them, copied on one stream; its buffer goes back to
-/// g_table_buffers when the last launch using it ends.
+/// The live allocations as one context's device sees them, copied on one stream; its buffer is freed, or goes back
+/// to g_table_buffers, when the last launch using it ends.
 struct DeviceTable {
   TableBuffer buffer;
   /// The same table on the host, sorted by start; shared with the writer thread's site packing (which must not be
@@ -102,6 +107,10 @@ struct DeviceTable {
   DeviceTable& operator=(const DeviceTable&) = delete;
   ~DeviceTable() {
     if (!buffer.device) return;
+    if (!buffer.reused) {
+      sanitizerFree(buffer.context, buffer.device);
+      return;
+    }
     try {
       std::lock_guard<std::mutex> lock(g_table_buffers_mutex);
       g_table_buffers.push_back(buffer);
@@ -113,7 +122,12 @@ struct DeviceTable {
 
 /// A table buffer of `context` for at least `bytes`: a free one that fits, else a new one (a power of two, at least
 /// 4 KiB, so that freed ones fit the next, slightly larger tables). Nothing when the allocation fails.
-TableBuffer take_table_buffer(CUcontext context, std::size_t bytes) {
+TableBuffer take_table_buffer(CUcontext context, std::size_t bytes, bool reused) {
+  if (!reused) {
+    TableBuffer b{context, nullptr, bytes, false};
+    if (sanitizerAlloc(context, &b.device, bytes) != SANITIZER_SUCCESS) return TableBuffer{};
+    return b;
+  }
   {
     std::lock_guard<std::mutex> lock(g_table_buffers_mutex);
     auto it = std::find_if(g_table_buffers.begin(), g_table_buffers.end(), [&](const TableBuffer& b) {
@@ -125,7 +139,7 @@ TableBuffer take_table_buffer(CUcontext context, std::size_t bytes) {
       return b;
     }
   }
-  TableBuffer b{context, nullptr, std::bit_ceil(std::max<std::size_t>(bytes, 4096))};
+  TableBuffer b{context, nullptr, std::bit_ceil(std::max<std::size_t>(bytes, 4096)), true};
   if (sanitizerAlloc(context, &b.device, b.capacity) != SANITIZER_SUCCESS) return TableBuffer{};
   return b;
 }
@@ -460,7 +474,8 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* m) {
 /// The live allocations on `context`'s device, uploaded again when they changed since the last launch there.
 /// Caller holds g_mutex.
 std::shared_ptr<DeviceTable> current_table(ContextState& state, CUcontext context, Sanitizer_StreamHandle stream) {
-  StreamTable& current = state.tables[stream];
+  const bool per_stream = g_settings.stream_tables;
+  StreamTable& current = state.tables[per_stream ? stream : nullptr];
   if (current.table && current.version == g_allocation_version) return current.table;
   const std::uint64_t t0 = now_ns();
   auto table = std::make_shared<DeviceTable>();
@@ -475,11 +490,16 @@ std::shared_ptr<DeviceTable> current_table(ContextState& state, CUcontext contex
   }
   table->host = host;
   const std::size_t bytes = std::max<std::size_t>(1, host->size()) * sizeof(raw::DeviceAllocation);
-  table->buffer = take_table_buffer(context, bytes);
+  table->buffer = take_table_buffer(context, bytes, per_stream);
   if (!table->buffer.device) return nullptr;
-  // On the launch's stream, before it: stream order makes the copy visible to this stream's launches, and only
-  // they use it. The host copy stays alive with the table, which the launches hold until they are read back.
-  if (!host->empty()) sanitizerMemcpyHostToDeviceAsync(table->buffer.device, const_cast<raw::DeviceAllocation*>(host->data()), bytes, stream);
+  // On the launch's stream, before it: stream order makes the copy visible to this stream's launches. Per stream,
+  // only they use it; one table per context is used by every stream's launches, so the copy is waited for. The
+  // host copy stays alive with the table, which the launches hold until they are read back.
+  if (!host->empty()) {
+    sanitizerMemcpyHostToDeviceAsync(table->buffer.device, const_cast<raw::DeviceAllocation*>(host->data()), bytes,
+                                     stream);
+    if (!per_stream) sync_stream(stream);
+  }
   current.table = table;
   current.version = g_allocation_version;
   ++g_costs.tables;
@@ -1148,6 +1168,8 @@ void initialize() noexcept {
     }
     if (const char* recycle = std::getenv("VTRACE_ACCESS_RECYCLE"); recycle && std::string_view(recycle) == "1")
       g_settings.recycle = true;
+    if (const char* t = std::getenv("VTRACE_ACCESS_STREAM_TABLES"); t && std::string_view(t) == "1")
+      g_settings.stream_tables = true;
     if (const char* n = std::getenv("VTRACE_ACCESS_SITE_BUFFERS"); n && *n)
       g_settings.site_buffers = std::clamp<std::size_t>(std::strtoull(n, nullptr, 10), 1, 64);
     if (const char* pending = std::getenv("VTRACE_ACCESS_PENDING"); pending && *pending)
