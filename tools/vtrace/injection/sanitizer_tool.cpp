@@ -80,6 +80,9 @@ struct Settings {
   /// launches, and table buffers are reused; off: one table per context, its copy synchronizing the launch's stream
   /// (the way measured on the GPU; the other is not run on one yet).
   bool stream_tables = false;
+  /// VTRACE_ACCESS_READER=1: a thread of the tool's own reads back finished launches while the program runs, so the
+  /// launching threads rarely copy (not yet run on a GPU)
+  bool reader = false;
 };
 
 /// Device buffers of allocation tables no launch uses any more, for the next tables: the table changes at every
@@ -197,6 +200,7 @@ struct Costs {
   std::atomic<std::uint64_t> pool_wait_ns{0}, pin_ns{0};
   /// Of begin_ns: allocation tables copied to the device (one per stream and change of the live allocations).
   std::atomic<std::uint64_t> tables{0}, table_ns{0};
+  std::atomic<std::uint64_t> read_by_reader{0};  ///< of read_at_sync: by the reader thread (VTRACE_ACCESS_READER)
 };
 Costs g_costs;
 
@@ -228,6 +232,15 @@ std::uint32_t g_last_serial = 0;  ///< guarded by g_mutex
 std::mutex g_flight_mutex;
 std::vector<PendingLaunch> g_in_flight;
 std::uint64_t g_in_flight_bytes = 0;
+/// With g_flight_mutex: launches taken out of g_in_flight to be polled or read back by OldestLaunch (the reader
+/// thread, the pending cap, recycling), and how many of them this thread holds. A stream's, module's or context's
+/// end waits until the others are back or read, so that it cannot miss a launch on it.
+std::condition_variable g_flight_changed;
+int g_launches_out = 0;
+thread_local int t_launches_out = 0;
+bool g_reader_stop = false;     ///< guarded by g_flight_mutex
+std::thread* g_reader = nullptr;  ///< started at the first recorded launch's end (VTRACE_ACCESS_READER=1)
+std::atomic<bool> g_reader_failed{false};
 thread_local void** t_kernel_params = nullptr;
 thread_local int t_launch_call_depth = 0;  ///< a runtime launch calls a driver launch: time the outermost
 thread_local std::uint64_t t_launch_call_start = 0;
@@ -237,9 +250,10 @@ thread_local bool t_own_sync = false;  ///< inside a synchronization of the tool
 /// Synchronizes a stream for the tool; the synchronize callback this may raise reads nothing back (the caller may
 /// hold g_mutex, which reading back takes).
 void sync_stream(Sanitizer_StreamHandle stream) {
+  const bool was = t_own_sync;  // the reader thread's stays set
   t_own_sync = true;
   sanitizerStreamSynchronize(stream);
-  t_own_sync = false;
+  t_own_sync = was;
 }
 
 /// Room for launches' sites read back, pinned where the driver gives pinned memory (the copy from the device then
@@ -811,15 +825,50 @@ std::uint64_t wait_until_finished(const PendingLaunch& p) {
   return waited;
 }
 
-/// The oldest launch in flight, taken out of the list; nullopt when none is.
-std::optional<PendingLaunch> take_oldest_in_flight() {
-  std::lock_guard<std::mutex> lock(g_flight_mutex);
-  if (g_in_flight.empty()) return std::nullopt;
-  PendingLaunch oldest = std::move(g_in_flight.front());
-  g_in_flight.erase(g_in_flight.begin());
-  g_in_flight_bytes -= oldest.buffer.bytes;
-  return oldest;
-}
+/// The oldest launch in flight, out of the list while its holder polls or reads it back; put back at the front when
+/// the holder did not take() it (not finished, or an exception on the way). Empty when none is in flight.
+class OldestLaunch {
+ public:
+  OldestLaunch() {
+    std::lock_guard<std::mutex> lock(g_flight_mutex);
+    if (g_in_flight.empty()) return;
+    launch_ = std::move(g_in_flight.front());
+    g_in_flight.erase(g_in_flight.begin());
+    g_in_flight_bytes -= launch_->buffer.bytes;
+    ++g_launches_out;
+    ++t_launches_out;
+  }
+  ~OldestLaunch() {
+    if (!launch_ && !taken_) return;
+    std::lock_guard<std::mutex> lock(g_flight_mutex);
+    if (launch_) {
+      try {
+        g_in_flight.insert(g_in_flight.begin(), std::move(*launch_));
+        g_in_flight_bytes += g_in_flight.front().buffer.bytes;
+      } catch (...) {
+        g_sink.count_lost();
+      }
+    }
+    --g_launches_out;
+    --t_launches_out;
+    g_flight_changed.notify_all();
+  }
+  OldestLaunch(const OldestLaunch&) = delete;
+  OldestLaunch& operator=(const OldestLaunch&) = delete;
+  explicit operator bool() const { return launch_.has_value(); }
+  const PendingLaunch& operator*() const { return *launch_; }
+  /// The launch, for reading back: it stays out of the list.
+  PendingLaunch take() {
+    PendingLaunch p = std::move(*launch_);
+    launch_.reset();
+    taken_ = true;
+    return p;
+  }
+
+ private:
+  std::optional<PendingLaunch> launch_;
+  bool taken_ = false;
+};
 
 /// Before a launch of `context` takes a buffer of `bytes` and the pool has none: reads back the oldest launches in
 /// flight that have finished (their buffers return to the pool), at most a few, stopping at the first that has not.
@@ -831,24 +880,21 @@ void recycle_finished(CUcontext context, std::size_t bytes) {
     if (std::any_of(pool.begin(), pool.end(), [&](const LaunchBuffer& b) { return b.bytes >= bytes; })) return;
   }
   for (int i = 0; i < 4; ++i) {
-    std::optional<PendingLaunch> oldest = take_oldest_in_flight();
-    if (!oldest) return;
-    if (launch_finished(*oldest) == true) {
-      read_back(std::move(*oldest), 0);
-      continue;
-    }
-    std::lock_guard<std::mutex> lock(g_flight_mutex);  // not finished: back in its place
-    g_in_flight_bytes += oldest->buffer.bytes;
-    g_in_flight.insert(g_in_flight.begin(), std::move(*oldest));
-    return;
+    OldestLaunch oldest;
+    if (!oldest || launch_finished(*oldest) != true) return;  // not finished: back in its place
+    read_back(oldest.take(), 0);
   }
 }
 
-/// Takes the launches in flight that `chosen` picks out of the list.
+/// Takes the launches in flight that `chosen` picks out of the list; with `all_back`, once the launches other
+/// threads took out to poll are back or read (a stream's, module's or context's end, the exit).
 template <class Chosen>
-std::vector<PendingLaunch> take_in_flight(Chosen chosen) {
+std::vector<PendingLaunch> take_in_flight(Chosen chosen, bool all_back = false) {
   std::vector<PendingLaunch> out;
-  std::lock_guard<std::mutex> lock(g_flight_mutex);
+  std::unique_lock<std::mutex> lock(g_flight_mutex);
+  // Only with the reader thread, which holds the oldest launch most of the time; without it (the way run on the
+  // GPU) a launching thread holds one only while it reads it back past the pending cap.
+  if (all_back && g_settings.reader) g_flight_changed.wait(lock, [] { return g_launches_out == t_launches_out; });
   auto keep = std::stable_partition(g_in_flight.begin(), g_in_flight.end(),
                                     [&](const PendingLaunch& p) { return !chosen(p); });
   for (auto it = keep; it != g_in_flight.end(); ++it) {
@@ -872,7 +918,7 @@ void read_back_finished(Chosen chosen) {
 /// cap, before a stream, module or context goes, and at exit.
 template <class Chosen>
 void wait_and_read_back(Chosen chosen) {
-  std::vector<PendingLaunch> launches = take_in_flight(chosen);
+  std::vector<PendingLaunch> launches = take_in_flight(chosen, true);
   std::vector<Sanitizer_StreamHandle> synced;
   for (PendingLaunch& p : launches) {
     std::uint64_t waited = 1;  // nonzero: counted as waited for
@@ -882,6 +928,66 @@ void wait_and_read_back(Chosen chosen) {
     }
     read_back(std::move(p), waited);
   }
+}
+
+/// VTRACE_ACCESS_READER=1: reads back the oldest launch in flight once its finished flag is set, polling every
+/// 100 us, so that the launching threads (the program's) rarely copy. Its API calls are the tool's own (no
+/// synchronize callback of theirs reads back). Stops at the first failed flag copy (a thread without the
+/// context?): the launching threads then read back as without it, and the closing note says so.
+void read_in_background() noexcept {
+  t_own_sync = true;
+  for (;;) {
+    try {
+      {
+        std::unique_lock<std::mutex> lock(g_flight_mutex);
+        g_flight_changed.wait(lock, [] { return g_reader_stop || !g_in_flight.empty(); });
+        if (g_reader_stop) return;
+      }
+      bool read = false;
+      {
+        OldestLaunch oldest;
+        if (oldest) {
+          const std::optional<bool> finished = launch_finished(*oldest);
+          if (!finished) {
+            g_reader_failed = true;
+            return;  // `oldest` goes back to the list
+          }
+          if (*finished) {
+            ++g_costs.read_by_reader;
+            read_back(oldest.take(), 0);
+            read = true;
+          }
+        }
+      }
+      if (!read) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    } catch (...) {
+      g_sink.count_lost();
+    }
+  }
+}
+
+void start_reader() {
+  static std::once_flag started;
+  std::call_once(started, [] {
+    try {
+      g_reader = new std::thread(read_in_background);
+    } catch (...) {  // no thread: the launching threads read back
+      g_reader_failed = true;
+    }
+  });
+}
+
+/// Stops the reader thread (at exit, before the launches left in flight are read back).
+void stop_reader() {
+  if (!g_reader) return;
+  {
+    std::lock_guard<std::mutex> lock(g_flight_mutex);
+    g_reader_stop = true;
+  }
+  g_flight_changed.notify_all();
+  g_reader->join();
+  delete g_reader;
+  g_reader = nullptr;
 }
 
 /// Start PCs of the kernels launched, by module: looked up once per kernel (PCs are read back as offsets from it);
@@ -938,15 +1044,17 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
       g_in_flight.push_back(std::move(p));
       over = g_in_flight_bytes > g_settings.pending_bytes;
     }
+    g_flight_changed.notify_all();
+    if (g_settings.reader && !g_reader_failed) start_reader();
     while (over) {  // read back the oldest launches, each once it is finished (it usually is by now)
-      std::optional<PendingLaunch> oldest = take_oldest_in_flight();
+      OldestLaunch oldest;
       if (!oldest) break;
       {
         std::lock_guard<std::mutex> lock(g_flight_mutex);
         over = g_in_flight_bytes > g_settings.pending_bytes;
       }
       const std::uint64_t waited = wait_until_finished(*oldest);
-      read_back(std::move(*oldest), waited);
+      read_back(oldest.take(), waited);
     }
   }
   g_costs.end_ns += now_ns() - t0;
@@ -1101,6 +1209,7 @@ std::string slowest_kernels(std::size_t count) {
 void finish() {
   if (!g_sink.begin_finish()) return;
   try {
+    stop_reader();
     wait_and_read_back([](const PendingLaunch&) { return true; });  // launches the program never waited for
   } catch (...) {
     g_sink.count_lost();
@@ -1120,7 +1229,11 @@ void finish() {
                seconds(g_costs.copy_ns) + " (" + seconds(g_costs.pool_wait_ns) +
                " of it waiting for a free pinned buffer, " + seconds(g_costs.pin_ns) + " pinning buffers; " + std::to_string(g_costs.read_at_sync.load()) +
                " launches read without waiting, " + std::to_string(g_costs.read_at_program_sync.load()) +
-               " of them at the program's own synchronizations; " +
+               " of them at the program's own synchronizations" +
+               (g_settings.reader ? ", " + std::to_string(g_costs.read_by_reader.load()) + " by the reader thread" +
+                                        (g_reader_failed ? " (stopped: a copy from its thread failed)" : "")
+                                  : std::string()) +
+               "; " +
                std::to_string(g_costs.read_waited.load()) + " waited for, " +
                std::to_string(g_costs.syncs_forced.load()) + " stream synchronizations of ours)" +
                (g_settings.stage != raw::kStageAll
@@ -1168,6 +1281,8 @@ void initialize() noexcept {
     }
     if (const char* recycle = std::getenv("VTRACE_ACCESS_RECYCLE"); recycle && std::string_view(recycle) == "1")
       g_settings.recycle = true;
+    if (const char* r = std::getenv("VTRACE_ACCESS_READER"); r && std::string_view(r) == "1")
+      g_settings.reader = true;  // with VTRACE_ACCESS_PENDING=0 nothing is left in flight for it
     if (const char* t = std::getenv("VTRACE_ACCESS_STREAM_TABLES"); t && std::string_view(t) == "1")
       g_settings.stream_tables = true;
     if (const char* n = std::getenv("VTRACE_ACCESS_SITE_BUFFERS"); n && *n)
@@ -1204,7 +1319,12 @@ void initialize() noexcept {
       sanitizerEnableCallback(1, g_subscriber, SANITIZER_CB_DOMAIN_DRIVER_API, cbid);
     std::atexit(finish);
     // A forked child (a compile worker) shares the file descriptor: it must not write into the parent's file.
-    pthread_atfork(nullptr, nullptr, [] { g_sink.detach_after_fork(); });
+    pthread_atfork(nullptr, nullptr, [] {
+      g_sink.detach_after_fork();
+      g_reader = nullptr;  // the parent's thread; the child has none
+      g_settings.reader = false;
+      g_launches_out = t_launches_out = 0;
+    });
   } catch (...) {
     g_sink.count_lost();
   }
