@@ -280,14 +280,19 @@ int run_command(const RunOptions& o) {
   const double read_s = seconds_since(exited);
   const auto folding = std::chrono::steady_clock::now();
   Trace trace = build_trace(captures, std::move(run), filter);
+  double access_fold_s = 0, lines_s = 0;  // of fold_s, in access mode (the closing note splits it)
   if (trace.run.mode == "accesses") {
+    const auto fold_start = std::chrono::steady_clock::now();
     access::add_access_captures(captures, blocks, kMaxFindings, trace);
+    access_fold_s = seconds_since(fold_start);
+    const auto lines_start = std::chrono::steady_clock::now();
     // Each finding at its source line and SASS: once per module and per distinct PC.
     const std::string nvdisasm = find_nvdisasm();
     PcSymbolizer symbolizer([&](std::string_view cubin) { return disassemble(cubin, nvdisasm); });
     SourceText texts;
     add_finding_sources(captures, symbolizer, trace, &texts);
     add_hot_lines(captures, symbolizer, trace, &texts);  // per kernel and source line, from the PC tables
+    lines_s = seconds_since(lines_start);
   }
   captures = {};  // the raw records' memory goes back before the document is formatted
   raw_files.clear();
@@ -310,7 +315,11 @@ int run_command(const RunOptions& o) {
              std::to_string(trace.run.process_ids.size()) + " process(es) written to " +
              (output == "-" ? std::string("stdout") : "'" + output + "'") + " (" +
              format_bytes(bytes) + " in " + format_duration_ns(ns) + ": reading the records " + format_duration_ns(read_s * 1e9) +
-             ", building the trace " + format_duration_ns(fold_s * 1e9) + ", writing " +
+             ", building the trace " + format_duration_ns(fold_s * 1e9) +
+             (trace.run.mode == "accesses" ? " (folding the access sites " + format_duration_ns(access_fold_s * 1e9) +
+                                                 ", source lines and hot lines " + format_duration_ns(lines_s * 1e9) + ")"
+                                           : std::string()) +
+             ", writing " +
              format_duration_ns(ns - (read_s + fold_s) * 1e9) + ")");
   // vtrace's and vrender's readers stream a trace (a record at a time) up to one cap: say now, not at the next step,
   // that they will refuse this one.
