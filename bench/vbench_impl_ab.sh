@@ -6,7 +6,7 @@
 # launch rate: if --impl is slower only at the short count, the cause is the fresh child process (CPU clocks and caches
 # still cold when 50 forwards of ~1 ms are timed), not the protocol. Prints one table of medians (us) last.
 # Session 38 (REPS=2): --impl slower in all four pairs (1.03-2.0x), at 500 forwards as at 50: not the short count.
-# Usage: bench/vbench_impl_ab.sh OUTDIR   (after scripts/gpu-check built build-gpu; CONFIG, DTYPE, REPS, ITERS)
+# Usage: bench/vbench_impl_ab.sh OUTDIR   (after scripts/gpu-check built build-gpu; CONFIG, DTYPE, REPS, ITERS, PIN)
 set -uo pipefail
 out=${1:?usage: bench/vbench_impl_ab.sh OUTDIR}
 vb=${VBENCH:-build-gpu/tools/vbench/vbench}
@@ -15,6 +15,10 @@ config=${CONFIG:-gpt_nano}
 dtype=${DTYPE:-bf16}
 reps=${REPS:-3}
 iters=${ITERS:-50}
+# PIN="taskset -c 3": every arm on one core (a child inherits it), to take the host's core placement out of the
+# comparison: eager at this size is bound by one CPU thread's launch rate, and the peer alone has varied 845-1,836 us
+# between calls.
+pin=${PIN:-}
 mkdir -p "$out"
 "$vb" init --config "$config" -o "$out/w.safetensors" || exit 1
 median() {  # median DOC.json: the first benchmark's median in us
@@ -47,12 +51,12 @@ rows=()
 for n in "$iters" $((10 * iters)); do
   request "$n" > "$out/request-$n.json"
   for r in $(seq "$reps"); do
-    "$py" bench/peers/torch_gpt.py --weights "$out/w.safetensors" --dtype "$dtype" -B 4 -T 64 --warmup 5 --iters "$n" \
+    $pin "$py" bench/peers/torch_gpt.py --weights "$out/w.safetensors" --dtype "$dtype" -B 4 -T 64 --warmup 5 --iters "$n" \
       --out-eager "$out/peer-$n-$r.json" > /dev/null 2>&1
-    "$vb" run --config "$config" --weights "$out/w.safetensors" --dtype "$dtype" -B 4 -T 64 --warmup 5 --iters "$n" -q \
+    $pin "$vb" run --config "$config" --weights "$out/w.safetensors" --dtype "$dtype" -B 4 -T 64 --warmup 5 --iters "$n" -q \
       -o "$out/impl-$n-$r.json" --impl "$py -m vbench_impl.torch_gpt" > /dev/null 2>&1
     rm -f "$out/reply.json"
-    PYTHONPATH=python "$py" -m vbench_impl.torch_gpt < "$out/request-$n.json" > /dev/null 2>&1
+    PYTHONPATH=python $pin "$py" -m vbench_impl.torch_gpt < "$out/request-$n.json" > /dev/null 2>&1
     rows+=("| $n | $r | $(median "$out/peer-$n-$r.json") | $(median "$out/impl-$n-$r.json") | $(direct_median) |")
     echo "${rows[-1]}"
   done
