@@ -43,6 +43,7 @@
 #include "tools/vtrace/access/device_block_filter.hpp"
 #include "tools/vtrace/injection/module_images.hpp"
 #include "tools/vtrace/injection/process_records.hpp"
+#include "tools/vtrace/injection/launches_in_flight.hpp"
 #include "tools/vtrace/injection/raw_record_sink.hpp"
 #include "tools/vtrace/raw_record_writer.hpp"
 #include "tools/vtrace/regex_search.hpp"
@@ -229,16 +230,7 @@ ModuleImages g_module_images;  ///< cubins kept until a finding needs them (modu
 thread_local PendingLaunch t_pending;
 std::uint32_t g_last_serial = 0;  ///< guarded by g_mutex
 /// Recorded launches whose buffers are not read back yet, in launch order, and their buffers' bytes.
-std::mutex g_flight_mutex;
-std::vector<PendingLaunch> g_in_flight;
-std::uint64_t g_in_flight_bytes = 0;
-/// With g_flight_mutex: launches taken out of g_in_flight to be polled or read back by OldestLaunch (the reader
-/// thread, the pending cap, recycling), and how many of them this thread holds. A stream's, module's or context's
-/// end waits until the others are back or read, so that it cannot miss a launch on it.
-std::condition_variable g_flight_changed;
-int g_launches_out = 0;
-thread_local int t_launches_out = 0;
-bool g_reader_stop = false;     ///< guarded by g_flight_mutex
+LaunchesInFlight<PendingLaunch> g_in_flight;
 std::thread* g_reader = nullptr;  ///< started at the first recorded launch's end (VTRACE_ACCESS_READER=1)
 std::atomic<bool> g_reader_failed{false};
 thread_local void** t_kernel_params = nullptr;
@@ -825,49 +817,9 @@ std::uint64_t wait_until_finished(const PendingLaunch& p) {
   return waited;
 }
 
-/// The oldest launch in flight, out of the list while its holder polls or reads it back; put back at the front when
-/// the holder did not take() it (not finished, or an exception on the way). Empty when none is in flight.
-class OldestLaunch {
- public:
-  OldestLaunch() {
-    std::lock_guard<std::mutex> lock(g_flight_mutex);
-    if (g_in_flight.empty()) return;
-    launch_ = std::move(g_in_flight.front());
-    g_in_flight.erase(g_in_flight.begin());
-    g_in_flight_bytes -= launch_->buffer.bytes;
-    ++g_launches_out;
-    ++t_launches_out;
-  }
-  ~OldestLaunch() {
-    if (!launch_ && !taken_) return;
-    std::lock_guard<std::mutex> lock(g_flight_mutex);
-    if (launch_) {
-      try {
-        g_in_flight.insert(g_in_flight.begin(), std::move(*launch_));
-        g_in_flight_bytes += g_in_flight.front().buffer.bytes;
-      } catch (...) {
-        g_sink.count_lost();
-      }
-    }
-    --g_launches_out;
-    --t_launches_out;
-    g_flight_changed.notify_all();
-  }
-  OldestLaunch(const OldestLaunch&) = delete;
-  OldestLaunch& operator=(const OldestLaunch&) = delete;
-  explicit operator bool() const { return launch_.has_value(); }
-  const PendingLaunch& operator*() const { return *launch_; }
-  /// The launch, for reading back: it stays out of the list.
-  PendingLaunch take() {
-    PendingLaunch p = std::move(*launch_);
-    launch_.reset();
-    taken_ = true;
-    return p;
-  }
-
- private:
-  std::optional<PendingLaunch> launch_;
-  bool taken_ = false;
+/// The oldest launch in flight, out of the list while its holder polls or reads it back (LaunchesInFlight::Oldest).
+struct OldestLaunch : LaunchesInFlight<PendingLaunch>::Oldest {
+  OldestLaunch() : Oldest(g_in_flight) {}
 };
 
 /// Before a launch of `context` takes a buffer of `bytes` and the pool has none: reads back the oldest launches in
@@ -887,22 +839,12 @@ void recycle_finished(CUcontext context, std::size_t bytes) {
 }
 
 /// Takes the launches in flight that `chosen` picks out of the list; with `all_back`, once the launches other
-/// threads took out to poll are back or read (a stream's, module's or context's end, the exit).
+/// threads took out to poll are back or read (a stream's, module's or context's end, the exit). Only with the
+/// reader thread, which holds the oldest launch most of the time; without it (the way run on the GPU) a launching
+/// thread holds one only while it reads it back past the pending cap.
 template <class Chosen>
 std::vector<PendingLaunch> take_in_flight(Chosen chosen, bool all_back = false) {
-  std::vector<PendingLaunch> out;
-  std::unique_lock<std::mutex> lock(g_flight_mutex);
-  // Only with the reader thread, which holds the oldest launch most of the time; without it (the way run on the
-  // GPU) a launching thread holds one only while it reads it back past the pending cap.
-  if (all_back && g_settings.reader) g_flight_changed.wait(lock, [] { return g_launches_out == t_launches_out; });
-  auto keep = std::stable_partition(g_in_flight.begin(), g_in_flight.end(),
-                                    [&](const PendingLaunch& p) { return !chosen(p); });
-  for (auto it = keep; it != g_in_flight.end(); ++it) {
-    g_in_flight_bytes -= it->buffer.bytes;
-    out.push_back(std::move(*it));
-  }
-  g_in_flight.erase(keep, g_in_flight.end());
-  return out;
+  return g_in_flight.take(chosen, all_back && g_settings.reader);
 }
 
 /// The program synchronized a stream or a context: its launches in flight are finished; read them back.
@@ -938,11 +880,7 @@ void read_in_background() noexcept {
   t_own_sync = true;
   for (;;) {
     try {
-      {
-        std::unique_lock<std::mutex> lock(g_flight_mutex);
-        g_flight_changed.wait(lock, [] { return g_reader_stop || !g_in_flight.empty(); });
-        if (g_reader_stop) return;
-      }
+      if (!g_in_flight.wait_for_launch()) return;  // stopped
       bool read = false;
       {
         OldestLaunch oldest;
@@ -980,11 +918,7 @@ void start_reader() {
 /// Stops the reader thread (at exit, before the launches left in flight are read back).
 void stop_reader() {
   if (!g_reader) return;
-  {
-    std::lock_guard<std::mutex> lock(g_flight_mutex);
-    g_reader_stop = true;
-  }
-  g_flight_changed.notify_all();
+  g_in_flight.stop();
   g_reader->join();
   delete g_reader;
   g_reader = nullptr;
@@ -1037,22 +971,13 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
     g_costs.wait_ns += waited;
     read_back(std::move(p), waited);
   } else {
-    bool over = false;
-    {
-      std::lock_guard<std::mutex> lock(g_flight_mutex);
-      g_in_flight_bytes += p.buffer.bytes;
-      g_in_flight.push_back(std::move(p));
-      over = g_in_flight_bytes > g_settings.pending_bytes;
-    }
-    g_flight_changed.notify_all();
+    const std::uint64_t bytes = p.buffer.bytes;
+    bool over = g_in_flight.push(std::move(p), bytes) > g_settings.pending_bytes;
     if (g_settings.reader && !g_reader_failed) start_reader();
     while (over) {  // read back the oldest launches, each once it is finished (it usually is by now)
       OldestLaunch oldest;
       if (!oldest) break;
-      {
-        std::lock_guard<std::mutex> lock(g_flight_mutex);
-        over = g_in_flight_bytes > g_settings.pending_bytes;
-      }
+      over = g_in_flight.bytes() > g_settings.pending_bytes;
       const std::uint64_t waited = wait_until_finished(*oldest);
       read_back(oldest.take(), waited);
     }
@@ -1323,7 +1248,7 @@ void initialize() noexcept {
       g_sink.detach_after_fork();
       g_reader = nullptr;  // the parent's thread; the child has none
       g_settings.reader = false;
-      g_launches_out = t_launches_out = 0;
+      g_in_flight.forget_holders();
     });
   } catch (...) {
     g_sink.count_lost();

@@ -1,0 +1,121 @@
+// The access preload's list of launches in flight: order and bytes, the oldest taken out and put back, and the
+// waits of a stream's or context's end for launches other threads hold (with real threads; no GPU).
+#include "tools/vtrace/injection/launches_in_flight.hpp"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+using vtools::vtrace::injection::LaunchesInFlight;
+
+namespace {
+
+using List = LaunchesInFlight<std::string>;
+
+std::vector<std::string> take_all(List& list) {
+  return list.take([](const std::string&) { return true; }, false);
+}
+
+}  // namespace
+
+TEST_CASE("launches in flight: pushed in order, taken by a predicate, bytes kept") {
+  List list;
+  CHECK(list.push("a0", 10) == 10);
+  CHECK(list.push("b1", 20) == 30);
+  CHECK(list.push("a2", 5) == 35);
+  const auto a = list.take([](const std::string& l) { return l[0] == 'a'; }, false);
+  CHECK(a == std::vector<std::string>{"a0", "a2"});
+  CHECK(list.bytes() == 20);
+  CHECK(take_all(list) == std::vector<std::string>{"b1"});
+  CHECK(list.bytes() == 0);
+}
+
+TEST_CASE("launches in flight: the oldest goes back to the front unless taken") {
+  List list;
+  list.push("first", 7);
+  list.push("second", 3);
+  {
+    List::Oldest oldest(list);
+    REQUIRE(oldest);
+    CHECK(*oldest == "first");
+    CHECK(list.bytes() == 3);  // out of the list while held
+  }
+  CHECK(list.bytes() == 10);
+  {
+    List::Oldest oldest(list);
+    CHECK(oldest.take() == "first");
+  }
+  CHECK(list.bytes() == 3);
+  CHECK(take_all(list) == std::vector<std::string>{"second"});
+  List::Oldest none(list);
+  CHECK_FALSE(none);
+}
+
+TEST_CASE("launches in flight: an exception while the oldest is held puts it back") {
+  List list;
+  list.push("held", 1);
+  try {
+    List::Oldest oldest(list);
+    throw std::runtime_error("copy failed");
+  } catch (const std::runtime_error&) {
+  }
+  CHECK(take_all(list) == std::vector<std::string>{"held"});
+}
+
+TEST_CASE("launches in flight: a stream's end waits for the launch another thread holds, then sees it") {
+  List list;
+  list.push("on stream", 4);
+  std::promise<void> holding, release;
+  std::thread reader([&] {
+    List::Oldest oldest(list);
+    holding.set_value();
+    release.get_future().wait();  // polling it: not finished, so it goes back
+  });
+  holding.get_future().wait();
+  auto end = std::async(std::launch::async, [&] { return list.take([](const std::string&) { return true; }, true); });
+  CHECK(end.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout);  // waits for the holder
+  CHECK(take_all(list).empty());  // without all_back it would miss the launch
+  release.set_value();
+  reader.join();
+  REQUIRE(end.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  CHECK(end.get() == std::vector<std::string>{"on stream"});
+}
+
+TEST_CASE("launches in flight: the holder's own end does not wait for itself") {
+  List list;
+  list.push("mine", 1);
+  list.push("other", 1);
+  List::Oldest oldest(list);
+  CHECK(list.take([](const std::string&) { return true; }, true) == std::vector<std::string>{"other"});
+}
+
+TEST_CASE("launches in flight: a reader thread reads every launch once, in order, and stops") {
+  List list;
+  std::vector<std::string> read;
+  std::atomic<int> polls{0}, done{0};
+  std::thread reader([&] {
+    while (list.wait_for_launch()) {
+      List::Oldest oldest(list);
+      if (!oldest) continue;
+      if (++polls % 3 == 0) {  // "finished" every third poll; else back it goes
+        read.push_back(oldest.take());
+        ++done;
+      }
+    }
+  });
+  for (int i = 0; i < 20; ++i) list.push("launch " + std::to_string(i), 1);
+  for (int waited = 0; done < 20 && waited < 10000; ++waited)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  list.stop();
+  reader.join();
+  REQUIRE(read.size() == 20);
+  for (int i = 0; i < 20; ++i) CHECK(read[static_cast<std::size_t>(i)] == "launch " + std::to_string(i));
+  CHECK(list.bytes() == 0);
+  CHECK_FALSE(list.wait_for_launch());  // stopped stays stopped
+}
