@@ -19,7 +19,7 @@ namespace {
 using List = LaunchesInFlight<std::string>;
 
 std::vector<std::string> take_all(List& list) {
-  return list.take([](const std::string&) { return true; }, false);
+  return list.take([](const std::string&) { return true; }, false).launches;
 }
 
 }  // namespace
@@ -30,7 +30,8 @@ TEST_CASE("launches in flight: pushed in order, taken by a predicate, bytes kept
   CHECK(list.push("b1", 20) == 30);
   CHECK(list.push("a2", 5) == 35);
   const auto a = list.take([](const std::string& l) { return l[0] == 'a'; }, false);
-  CHECK(a == std::vector<std::string>{"a0", "a2"});
+  CHECK(a.launches == std::vector<std::string>{"a0", "a2"});
+  CHECK_FALSE(a.timed_out);
   CHECK(list.bytes() == 20);
   CHECK(take_all(list) == std::vector<std::string>{"b1"});
   CHECK(list.bytes() == 0);
@@ -78,9 +79,14 @@ TEST_CASE("launches in flight: a stream's end waits for the launch another threa
     release.get_future().wait();  // polling it: not finished, so it goes back
   });
   holding.get_future().wait();
-  auto end = std::async(std::launch::async, [&] { return list.take([](const std::string&) { return true; }, true); });
+  auto end = std::async(std::launch::async,
+                        [&] { return list.take([](const std::string&) { return true; }, true).launches; });
   CHECK(end.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout);  // waits for the holder
   CHECK(take_all(list).empty());  // without all_back it would miss the launch
+  {
+    List::Oldest another(list);  // a poller cannot keep the waiting end out
+    CHECK_FALSE(another);
+  }
   release.set_value();
   reader.join();
   REQUIRE(end.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
@@ -92,7 +98,7 @@ TEST_CASE("launches in flight: the holder's own end does not wait for itself") {
   list.push("mine", 1);
   list.push("other", 1);
   List::Oldest oldest(list);
-  CHECK(list.take([](const std::string&) { return true; }, true) == std::vector<std::string>{"other"});
+  CHECK(list.take([](const std::string&) { return true; }, true).launches == std::vector<std::string>{"other"});
 }
 
 TEST_CASE("launches in flight: a reader thread reads every launch once, in order, and stops") {
@@ -118,4 +124,44 @@ TEST_CASE("launches in flight: a reader thread reads every launch once, in order
   for (int i = 0; i < 20; ++i) CHECK(read[static_cast<std::size_t>(i)] == "launch " + std::to_string(i));
   CHECK(list.bytes() == 0);
   CHECK_FALSE(list.wait_for_launch());  // stopped stays stopped
+}
+
+TEST_CASE("launches in flight: a stream's end also waits for launches a synchronize callback took and reads") {
+  List list;
+  list.push("synchronized", 2);
+  std::promise<void> taken, release;
+  std::thread callback([&] {
+    auto batch = list.take([](const std::string&) { return true; }, false);
+    CHECK(batch.launches.size() == 1);
+    taken.set_value();
+    release.get_future().wait();  // reading them back
+  });
+  taken.get_future().wait();
+  auto end = std::async(std::launch::async, [&] { return list.take([](const std::string&) { return true; }, true); });
+  CHECK(end.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout);
+  release.set_value();
+  callback.join();
+  REQUIRE(end.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  const auto result = end.get();
+  CHECK(result.launches.empty());  // read by the callback, not missed
+  CHECK_FALSE(result.timed_out);
+}
+
+TEST_CASE("launches in flight: a stream's end gives up waiting after its timeout, and says so") {
+  List list;
+  list.push("stuck", 1);
+  list.push("free", 1);
+  std::promise<void> holding, release;
+  std::thread stuck([&] {
+    List::Oldest oldest(list);
+    holding.set_value();
+    release.get_future().wait();
+  });
+  holding.get_future().wait();
+  const auto end = list.take([](const std::string&) { return true; }, true, std::chrono::milliseconds(20));
+  CHECK(end.timed_out);
+  CHECK(end.launches == std::vector<std::string>{"free"});
+  release.set_value();
+  stuck.join();
+  CHECK(take_all(list) == std::vector<std::string>{"stuck"});  // put back by its holder
 }

@@ -36,6 +36,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tools/vtrace/access/access_records.hpp"
@@ -103,6 +104,9 @@ std::vector<TableBuffer> g_table_buffers;
 /// to g_table_buffers, when the last launch using it ends.
 struct DeviceTable {
   TableBuffer buffer;
+  /// Recorded launches that used it, and those of them read back (finished). Its buffer is reused only when every
+  /// user has finished (so its copy and their reads are done), else freed.
+  std::atomic<std::uint32_t> users{0}, finished_users{0};
   /// The same table on the host, sorted by start; shared with the writer thread's site packing (which must not be
   /// the one to give `buffer` back).
   std::shared_ptr<const std::vector<raw::DeviceAllocation>> host;
@@ -111,7 +115,8 @@ struct DeviceTable {
   DeviceTable& operator=(const DeviceTable&) = delete;
   ~DeviceTable() {
     if (!buffer.device) return;
-    if (!buffer.reused) {
+    const std::uint32_t used = users.load();
+    if (!buffer.reused || used == 0 || finished_users.load() != used) {
       sanitizerFree(buffer.context, buffer.device);
       return;
     }
@@ -233,6 +238,7 @@ std::uint32_t g_last_serial = 0;  ///< guarded by g_mutex
 LaunchesInFlight<PendingLaunch> g_in_flight;
 std::thread* g_reader = nullptr;  ///< started at the first recorded launch's end (VTRACE_ACCESS_READER=1)
 std::atomic<bool> g_reader_failed{false};
+std::atomic<bool> g_reader_unstarted{false};  ///< of g_reader_failed: no thread could be made
 thread_local void** t_kernel_params = nullptr;
 thread_local int t_launch_call_depth = 0;  ///< a runtime launch calls a driver launch: time the outermost
 thread_local std::uint64_t t_launch_call_start = 0;
@@ -508,7 +514,7 @@ std::shared_ptr<DeviceTable> current_table(ContextState& state, CUcontext contex
   }
   current.table = table;
   current.version = g_allocation_version;
-  ++g_costs.tables;
+  if (!host->empty()) ++g_costs.tables;
   g_costs.table_ns += now_ns() - t0;
   return table;
 }
@@ -628,6 +634,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
     if (p.table && p.buffer.device) {
       std::lock_guard<std::mutex> lock(g_mutex);
       p.record.serial = ++g_last_serial;
+      ++p.table->users;
     }
     if (!p.table || !p.buffer.device) {
       g_sink.write_note("sanitizerAlloc of " + std::to_string(layout.bytes) + " bytes failed; launch " +
@@ -701,6 +708,7 @@ void read_back(PendingLaunch p, std::uint64_t waited_ns) {
     waited_ns += waited_here;
     finished = launch_finished(p);
   }
+  if (finished == true && p.table) ++p.table->finished_users;  // its reads of the table are done
   raw::DeviceLaunchHeader h{};
   if (finished != true || sanitizerMemcpyDeviceToHost(&h, base, sizeof h, p.stream) != SANITIZER_SUCCESS)
     return;  // stays unread
@@ -843,14 +851,19 @@ void recycle_finished(CUcontext context, std::size_t bytes) {
 /// reader thread, which holds the oldest launch most of the time; without it (the way run on the GPU) a launching
 /// thread holds one only while it reads it back past the pending cap.
 template <class Chosen>
-std::vector<PendingLaunch> take_in_flight(Chosen chosen, bool all_back = false) {
-  return g_in_flight.take(chosen, all_back && g_settings.reader);
+LaunchesInFlight<PendingLaunch>::Taken take_in_flight(Chosen chosen, bool all_back = false) {
+  auto taken = g_in_flight.take(chosen, all_back && g_settings.reader);
+  if (taken.timed_out)
+    g_sink.write_note("waited 10 s for the tool's other threads to give back the launches they read; went on without "
+                      "them (a launch on the stream, module or context that ended may be read after it)");
+  return taken;
 }
 
 /// The program synchronized a stream or a context: its launches in flight are finished; read them back.
 template <class Chosen>
 void read_back_finished(Chosen chosen) {
-  for (PendingLaunch& p : take_in_flight(chosen)) {
+  auto taken = take_in_flight(chosen);
+  for (PendingLaunch& p : taken.launches) {
     ++g_costs.read_at_program_sync;
     read_back(std::move(p), 0);
   }
@@ -860,9 +873,9 @@ void read_back_finished(Chosen chosen) {
 /// cap, before a stream, module or context goes, and at exit.
 template <class Chosen>
 void wait_and_read_back(Chosen chosen) {
-  std::vector<PendingLaunch> launches = take_in_flight(chosen, true);
+  auto taken = take_in_flight(chosen, true);
   std::vector<Sanitizer_StreamHandle> synced;
-  for (PendingLaunch& p : launches) {
+  for (PendingLaunch& p : taken.launches) {
     std::uint64_t waited = 1;  // nonzero: counted as waited for
     if (std::find(synced.begin(), synced.end(), p.stream) == synced.end()) {
       waited = wait_for_stream(p.stream);
@@ -891,8 +904,8 @@ void read_in_background() noexcept {
             return;  // `oldest` goes back to the list
           }
           if (*finished) {
-            ++g_costs.read_by_reader;
             read_back(oldest.take(), 0);
+            ++g_costs.read_by_reader;
             read = true;
           }
         }
@@ -904,24 +917,30 @@ void read_in_background() noexcept {
   }
 }
 
+std::mutex g_reader_mutex;  ///< start and stop: a launch end on one thread, the exit on another
+
 void start_reader() {
-  static std::once_flag started;
-  std::call_once(started, [] {
-    try {
-      g_reader = new std::thread(read_in_background);
-    } catch (...) {  // no thread: the launching threads read back
-      g_reader_failed = true;
-    }
-  });
+  std::lock_guard<std::mutex> lock(g_reader_mutex);
+  if (g_reader || g_reader_failed || g_in_flight.stopped()) return;
+  try {
+    g_reader = new std::thread(read_in_background);
+  } catch (...) {  // no thread: the launching threads read back
+    g_reader_failed = true;
+    g_reader_unstarted = true;
+  }
 }
 
-/// Stops the reader thread (at exit, before the launches left in flight are read back).
+/// Stops the reader thread for good (at exit, before the launches left in flight are read back).
 void stop_reader() {
-  if (!g_reader) return;
-  g_in_flight.stop();
-  g_reader->join();
-  delete g_reader;
-  g_reader = nullptr;
+  std::thread* reader = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_reader_mutex);
+    g_in_flight.stop();
+    reader = std::exchange(g_reader, nullptr);
+  }
+  if (!reader) return;
+  reader->join();
+  delete reader;
 }
 
 /// Start PCs of the kernels launched, by module: looked up once per kernel (PCs are read back as offsets from it);
@@ -973,7 +992,7 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   } else {
     const std::uint64_t bytes = p.buffer.bytes;
     bool over = g_in_flight.push(std::move(p), bytes) > g_settings.pending_bytes;
-    if (g_settings.reader && !g_reader_failed) start_reader();
+    if (g_settings.reader) start_reader();
     while (over) {  // read back the oldest launches, each once it is finished (it usually is by now)
       OldestLaunch oldest;
       if (!oldest) break;
@@ -993,7 +1012,17 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
           auto* c = static_cast<const Sanitizer_ResourceContextData*>(data);
           {
             std::lock_guard<std::mutex> lock(g_mutex);
-            g_contexts[c->context].device = static_cast<std::uint32_t>(c->device);
+            ContextState& state = g_contexts[c->context];
+            // A handle a destroyed context had: what is left of it belongs to that context (its memory is gone).
+            for (auto& [stream, copy] : state.tables)
+              if (copy.table) copy.table->buffer.device = nullptr;
+            state.tables.clear();
+            state.pool.clear();
+            state.device = static_cast<std::uint32_t>(c->device);
+          }
+          {
+            std::lock_guard<std::mutex> lock(g_table_buffers_mutex);
+            std::erase_if(g_table_buffers, [&](const TableBuffer& b) { return b.context == c->context; });
           }
           SanitizerResult r = sanitizerAddPatchesFromFile(g_settings.patches.c_str(), c->context);
           if (r != SANITIZER_SUCCESS)
@@ -1156,7 +1185,9 @@ void finish() {
                " launches read without waiting, " + std::to_string(g_costs.read_at_program_sync.load()) +
                " of them at the program's own synchronizations" +
                (g_settings.reader ? ", " + std::to_string(g_costs.read_by_reader.load()) + " by the reader thread" +
-                                        (g_reader_failed ? " (stopped: a copy from its thread failed)" : "")
+                                        (g_reader_unstarted ? " (it could not be started)"
+                                         : g_reader_failed ? " (stopped: a copy from its thread failed)"
+                                                           : "")
                                   : std::string()) +
                "; " +
                std::to_string(g_costs.read_waited.load()) + " waited for, " +
