@@ -48,4 +48,24 @@ void for_each_task(std::size_t n, const Body& body, std::size_t max_threads = 16
   if (error) std::rethrow_exception(error);
 }
 
+/// Grows `v` to `n` elements (value-initialised, as resize does) after touching the new memory's pages on several
+/// threads: on hundreds of MB of fresh memory (a training step's 1.95 M access records, 405 MB) a plain resize spends
+/// most of its time in the kernel's page faults, one thread taking them all (190 ms against 104 ms with two threads
+/// on the 2-core build machine). Below 64 MiB of growth it is a plain resize.
+template <class T>
+void resize_touched_in_parallel(std::vector<T>& v, std::size_t n) {
+  constexpr std::size_t kPage = 4096, kChunk = std::size_t{16} << 20, kWorthIt = std::size_t{64} << 20;
+  if (n > v.size() && (n - v.size()) * sizeof(T) >= kWorthIt) {
+    v.reserve(n);
+    // Storage the allocator gave and no element occupies yet: a byte written per page only maps it.
+    char* base = reinterpret_cast<char*>(v.data());
+    const std::size_t from = v.size() * sizeof(T), to = n * sizeof(T);
+    for_each_task((to - from + kChunk - 1) / kChunk, [&](std::size_t c) {
+      const std::size_t begin = from + c * kChunk, end = std::min(to, begin + kChunk);
+      for (std::size_t at = begin; at < end; at += kPage) base[at] = 0;
+    });
+  }
+  v.resize(n);
+}
+
 }  // namespace vtools

@@ -194,7 +194,7 @@ void AccessAggregator::finish(Trace& trace) {
   // Each record into its place in trace.accesses, launches in parallel.
   std::vector<std::size_t> first(launches.size() + 1, trace.accesses.size());
   for (std::size_t l = 0; l < launches.size(); ++l) first[l + 1] = first[l] + launches[l]->records.size();
-  trace.accesses.resize(first.back());
+  resize_touched_in_parallel(trace.accesses, first.back());
   for_each_task(launches.size(), [&](std::size_t l) {
     std::vector<Record>& records = launches[l]->records;
     if (records.empty()) return;
