@@ -885,12 +885,15 @@ void wait_and_read_back(Chosen chosen) {
   }
 }
 
-/// VTRACE_ACCESS_READER=1: reads back the oldest launch in flight once its finished flag is set, polling every
-/// 100 us, so that the launching threads (the program's) rarely copy. Its API calls are the tool's own (no
-/// synchronize callback of theirs reads back). Stops at the first failed flag copy (a thread without the
+/// VTRACE_ACCESS_READER=1: reads back the oldest launch in flight once its finished flag is set, polling it, so
+/// that the launching threads (the program's) rarely copy. Its API calls are the tool's own (no synchronize
+/// callback of theirs reads back). Stops at the first failed flag copy (a thread without the
 /// context?): the launching threads then read back as without it, and the closing note says so.
 void read_in_background() noexcept {
   t_own_sync = true;
+  // Each poll is a copy from the device, which takes the driver's time beside the program's launches: the pause
+  // doubles, 50 us up to 1 ms, while the oldest launch keeps running, and starts over after a read.
+  std::chrono::microseconds pause(50);
   for (;;) {
     try {
       if (!g_in_flight.wait_for_launch()) return;  // stopped
@@ -910,9 +913,15 @@ void read_in_background() noexcept {
           }
         }
       }
-      if (!read) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      if (read) {
+        pause = std::chrono::microseconds(50);
+      } else {
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::microseconds(1000));
+      }
     } catch (...) {
       g_sink.count_lost();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
 }
