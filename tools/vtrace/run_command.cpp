@@ -311,15 +311,15 @@ int run_command(const RunOptions& o) {
   out.commit();
   // Like nsys's closing lines: what was written and what it cost after the command ended (part of the overhead).
   const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - exited).count();
+  const std::string fold_split = trace.run.mode != "accesses"
+                                     ? std::string()
+                                     : " (folding the access sites " + format_duration_ns(access_fold_s * 1e9) +
+                                           ", source lines and hot lines " + format_duration_ns(lines_s * 1e9) + ")";
   print_note(std::to_string(trace.kernels.size()) + " kernel launches from " +
              std::to_string(trace.run.process_ids.size()) + " process(es) written to " +
              (output == "-" ? std::string("stdout") : "'" + output + "'") + " (" +
              format_bytes(bytes) + " in " + format_duration_ns(ns) + ": reading the records " + format_duration_ns(read_s * 1e9) +
-             ", building the trace " + format_duration_ns(fold_s * 1e9) +
-             (trace.run.mode == "accesses" ? " (folding the access sites " + format_duration_ns(access_fold_s * 1e9) +
-                                                 ", source lines and hot lines " + format_duration_ns(lines_s * 1e9) + ")"
-                                           : std::string()) +
-             ", writing " +
+             ", building the trace " + format_duration_ns(fold_s * 1e9) + fold_split + ", writing " +
              format_duration_ns(ns - (read_s + fold_s) * 1e9) + ")");
   // vtrace's and vrender's readers stream a trace (a record at a time) up to one cap: say now, not at the next step,
   // that they will refuse this one.

@@ -129,15 +129,11 @@ struct DeviceTable {
   }
 };
 
-/// A table buffer of `context` for at least `bytes`: a free one that fits, else a new one (a power of two, at least
-/// 4 KiB, so that freed ones fit the next, slightly larger tables). Nothing when the allocation fails.
+/// A table buffer of `context` for at least `bytes`. `reused`: a free one that fits, else a new one (a power of two,
+/// at least 4 KiB, so that freed ones fit the next, slightly larger tables); else one of `bytes`. Nothing when the
+/// allocation fails.
 TableBuffer take_table_buffer(CUcontext context, std::size_t bytes, bool reused) {
-  if (!reused) {
-    TableBuffer b{context, nullptr, bytes, false};
-    if (sanitizerAlloc(context, &b.device, bytes) != SANITIZER_SUCCESS) return TableBuffer{};
-    return b;
-  }
-  {
+  if (reused) {
     std::lock_guard<std::mutex> lock(g_table_buffers_mutex);
     auto it = std::find_if(g_table_buffers.begin(), g_table_buffers.end(), [&](const TableBuffer& b) {
       return b.context == context && b.capacity >= bytes;
@@ -148,7 +144,7 @@ TableBuffer take_table_buffer(CUcontext context, std::size_t bytes, bool reused)
       return b;
     }
   }
-  TableBuffer b{context, nullptr, std::bit_ceil(std::max<std::size_t>(bytes, 4096)), true};
+  TableBuffer b{context, nullptr, reused ? std::bit_ceil(std::max<std::size_t>(bytes, 4096)) : bytes, reused};
   if (sanitizerAlloc(context, &b.device, b.capacity) != SANITIZER_SUCCESS) return TableBuffer{};
   return b;
 }
@@ -256,8 +252,8 @@ void sync_stream(Sanitizer_StreamHandle stream) {
 
 /// Room for launches' sites read back, pinned where the driver gives pinned memory (the copy from the device then
 /// runs at bus speed; into pageable memory it took ~0.5 s of a training step's 716 MB). A launch end takes one, the
-/// sink's writer thread packs its sites into records and gives it back; at most VTRACE_ACCESS_SITE_BUFFERS exist, so a launch end
-/// waits only when the writer thread is that far behind.
+/// sink's writer thread packs its sites into records and gives it back; at most VTRACE_ACCESS_SITE_BUFFERS exist,
+/// so a launch end waits only when the writer thread is that far behind.
 class SitePool {
  public:
   struct Buffer {
@@ -887,8 +883,8 @@ void wait_and_read_back(Chosen chosen) {
 
 /// VTRACE_ACCESS_READER=1: reads back the oldest launch in flight once its finished flag is set, polling it, so
 /// that the launching threads (the program's) rarely copy. Its API calls are the tool's own (no synchronize
-/// callback of theirs reads back). Stops at the first failed flag copy (a thread without the
-/// context?): the launching threads then read back as without it, and the closing note says so.
+/// callback of theirs reads back). Stops at the first failed flag copy (a thread without the context?): the
+/// launching threads then read back as without it, and the closing note says so.
 void read_in_background() noexcept {
   t_own_sync = true;
   // Each poll is a copy from the device, which takes the driver's time beside the program's launches: the pause
@@ -1013,25 +1009,33 @@ void on_launch_end(const Sanitizer_LaunchData* l) {
   g_costs.end_ns += now_ns() - t0;
 }
 
+/// Forgets `context`'s allocation tables, free table buffers and free launch buffers (a later context may get its
+/// handle). `alive`: the context is still there (its destroy callback), so its tables are freed or pooled first;
+/// else its memory is gone with it and nothing is freed.
+void drop_context_buffers(CUcontext context, bool alive) {
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    ContextState& state = g_contexts[context];
+    if (!alive)
+      for (auto& [stream, copy] : state.tables)
+        if (copy.table) copy.table->buffer.device = nullptr;
+    state.tables.clear();
+    state.pool.clear();
+  }
+  std::lock_guard<std::mutex> lock(g_table_buffers_mutex);
+  std::erase_if(g_table_buffers, [context](const TableBuffer& b) { return b.context == context; });
+}
+
 void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
   try {
     if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
       switch (cbid) {
         case SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED: {
           auto* c = static_cast<const Sanitizer_ResourceContextData*>(data);
+          drop_context_buffers(c->context, false);  // a handle a destroyed context had: what it left is gone
           {
             std::lock_guard<std::mutex> lock(g_mutex);
-            ContextState& state = g_contexts[c->context];
-            // A handle a destroyed context had: what is left of it belongs to that context (its memory is gone).
-            for (auto& [stream, copy] : state.tables)
-              if (copy.table) copy.table->buffer.device = nullptr;
-            state.tables.clear();
-            state.pool.clear();
-            state.device = static_cast<std::uint32_t>(c->device);
-          }
-          {
-            std::lock_guard<std::mutex> lock(g_table_buffers_mutex);
-            std::erase_if(g_table_buffers, [&](const TableBuffer& b) { return b.context == c->context; });
+            g_contexts[c->context].device = static_cast<std::uint32_t>(c->device);
           }
           SanitizerResult r = sanitizerAddPatchesFromFile(g_settings.patches.c_str(), c->context);
           if (r != SANITIZER_SUCCESS)
@@ -1069,15 +1073,7 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
         case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
           const CUcontext context = static_cast<const Sanitizer_ResourceContextData*>(data)->context;
           wait_and_read_back([context](const PendingLaunch& p) { return p.context == context; });
-          {  // its memory goes with it: a later context may get the same handle
-            std::lock_guard<std::mutex> lock(g_mutex);
-            g_contexts[context].tables.clear();  // their buffers go to g_table_buffers, dropped below
-            g_contexts[context].pool.clear();
-          }
-          {
-            std::lock_guard<std::mutex> lock(g_table_buffers_mutex);
-            std::erase_if(g_table_buffers, [context](const TableBuffer& b) { return b.context == context; });
-          }
+          drop_context_buffers(context, true);  // its memory goes with it: a later context may get the handle
           break;
         }
         case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
@@ -1185,13 +1181,14 @@ void finish() {
                                               " without a --kernel match left unpatched)"
                                         : std::string()) +
                "; " + std::to_string(g_costs.launches.load()) + " recorded launches: " + seconds(g_costs.begin_ns) +
-               " preparing them (" + seconds(g_costs.table_ns) + " of it copying " + std::to_string(g_costs.tables.load()) +
-               " allocation tables), " + seconds(g_costs.end_ns) + " at their ends (" + seconds(g_costs.end_flag_ns) +
-               " of it queuing their finished flags, " + seconds(g_costs.end_pc_ns) + " looking up kernels' PCs), " + seconds(g_costs.wait_ns) +
+               " preparing them (" + seconds(g_costs.table_ns) + " of it copying " +
+               std::to_string(g_costs.tables.load()) + " allocation tables), " + seconds(g_costs.end_ns) +
+               " at their ends (" + seconds(g_costs.end_flag_ns) + " of it queuing their finished flags, " +
+               seconds(g_costs.end_pc_ns) + " looking up kernels' PCs), " + seconds(g_costs.wait_ns) +
                " waiting for them, reading back " + std::to_string(g_costs.bytes_read.load() >> 10) + " KiB in " +
                seconds(g_costs.copy_ns) + " (" + seconds(g_costs.pool_wait_ns) +
-               " of it waiting for a free pinned buffer, " + seconds(g_costs.pin_ns) + " pinning buffers; " + std::to_string(g_costs.read_at_sync.load()) +
-               " launches read without waiting, " + std::to_string(g_costs.read_at_program_sync.load()) +
+               " of it waiting for a free pinned buffer, " + seconds(g_costs.pin_ns) + " pinning buffers; " +
+               std::to_string(g_costs.read_at_sync.load()) + " launches read without waiting, " + std::to_string(g_costs.read_at_program_sync.load()) +
                " of them at the program's own synchronizations" +
                (g_settings.reader ? ", " + std::to_string(g_costs.read_by_reader.load()) + " by the reader thread" +
                                         (g_reader_unstarted ? " (it could not be started)"
@@ -1215,6 +1212,12 @@ void finish() {
   });
 }
 
+/// A VAR=1 switch of the environment (anything else, or unset: off).
+bool switched_on(const char* var) {
+  const char* value = std::getenv(var);
+  return value && std::string_view(value) == "1";
+}
+
 void initialize() noexcept {
   const char* target = std::getenv("VTRACE_TARGET_PID");
   const char* dir = std::getenv("VTRACE_RAW_DIR");
@@ -1228,8 +1231,7 @@ void initialize() noexcept {
       access::parse_device_block_filter(blocks, g_settings.blocks);
     if (const char* stage = std::getenv("VTRACE_ACCESS_STAGE"); stage && *stage)
       g_settings.stage = static_cast<std::uint32_t>(std::strtoul(stage, nullptr, 10));
-    if (const char* counts = std::getenv("VTRACE_ACCESS_COUNTS"); counts && std::string_view(counts) == "1")
-      g_settings.count_work = true;
+    g_settings.count_work = switched_on("VTRACE_ACCESS_COUNTS");
     if (const char* w = std::getenv("VTRACE_ACCESS_WARP_MERGE"); w && *w)
       g_settings.warp_merge_min = static_cast<std::uint32_t>(std::strtoul(w, nullptr, 10));
     if (const char* b = std::getenv("VTRACE_ACCESS_BACKOFF"); b && *b)
@@ -1244,12 +1246,9 @@ void initialize() noexcept {
       while (capacity && capacity < want) capacity <<= 1;
       g_settings.pc_capacity = capacity;
     }
-    if (const char* recycle = std::getenv("VTRACE_ACCESS_RECYCLE"); recycle && std::string_view(recycle) == "1")
-      g_settings.recycle = true;
-    if (const char* r = std::getenv("VTRACE_ACCESS_READER"); r && std::string_view(r) == "1")
-      g_settings.reader = true;  // with VTRACE_ACCESS_PENDING=0 nothing is left in flight for it
-    if (const char* t = std::getenv("VTRACE_ACCESS_STREAM_TABLES"); t && std::string_view(t) == "1")
-      g_settings.stream_tables = true;
+    g_settings.recycle = switched_on("VTRACE_ACCESS_RECYCLE");
+    g_settings.reader = switched_on("VTRACE_ACCESS_READER");  // with VTRACE_ACCESS_PENDING=0 it has nothing to read
+    g_settings.stream_tables = switched_on("VTRACE_ACCESS_STREAM_TABLES");
     if (const char* n = std::getenv("VTRACE_ACCESS_SITE_BUFFERS"); n && *n)
       g_settings.site_buffers = std::clamp<std::size_t>(std::strtoull(n, nullptr, 10), 1, 64);
     if (const char* pending = std::getenv("VTRACE_ACCESS_PENDING"); pending && *pending)
