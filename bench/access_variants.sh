@@ -5,7 +5,7 @@
 # First the access GPU tests that judge correctness (planted bugs found exactly, cuBLAS and GPT-2 clean, nothing
 # partial) with both switches on, then paired whole-run rounds against memcheck with both switches as variants.
 # Prints the tests' verdicts and each vtrace run's cost split (from its closing notes) last.
-# Usage: bench/access_variants.sh LOGDIR   (ROUNDS=2, PROGRAMS=gpt2_forward,gpt2_train, TESTS=ctest regex)
+# Usage: bench/access_variants.sh LOGDIR   (ROUNDS=2, ROUNDS_SECONDS=360, PROGRAMS=gpt2_forward,gpt2_train, TESTS=ctest regex)
 set -uo pipefail
 logs=${1:?usage: bench/access_variants.sh LOGDIR}
 rounds=${ROUNDS:-2}
@@ -16,7 +16,7 @@ mkdir -p "$logs"
 VTRACE_ACCESS_STREAM_TABLES=1 VTRACE_ACCESS_READER=1 timeout 150 ctest --preset gpu -j2 --output-on-failure \
   --timeout 120 -R "$tests" > "$logs/ctest-switches.log" 2>&1
 echo "both switches: $(grep -E 'tests passed' "$logs/ctest-switches.log") $(grep -E '\*\*\*(Failed|Timeout)' "$logs/ctest-switches.log" | tr -s ' ' | tr '\n' ';')"
-timeout 360 python3 bench/access_overhead.py "$logs/bench" --rounds "$rounds" --no-warmup --programs "$programs" \
+timeout "${ROUNDS_SECONDS:-360}" python3 bench/access_overhead.py "$logs/bench" --rounds "$rounds" --no-warmup --programs "$programs" \
   --tools memcheck,vtrace --variant st:VTRACE_ACCESS_STREAM_TABLES=1 --variant reader:VTRACE_ACCESS_READER=1 \
   --variant both:VTRACE_ACCESS_STREAM_TABLES=1,VTRACE_ACCESS_READER=1 > "$logs/bench.txt" 2>&1
 python3 - "$logs/bench.txt" << 'PY'
