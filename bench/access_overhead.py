@@ -33,6 +33,33 @@ def coarsened(doc):
     return sum(1 for x in doc["accesses"] if not x.get("ranges_exact", True))
 
 
+def launch_totals(doc):
+    """Per launch (process, kernel name, launch): loads, stores, atomics, bytes loaded, bytes stored, summed over its
+    records. A deterministic program gives the same totals under every variant: a launch whose totals differ from
+    the default's lost (or gained) accesses."""
+    columns = doc.get("access_columns")
+    names = doc.get("access_kernels", [])
+    totals = {}
+    for x in doc["accesses"]:
+        if columns:
+            x = dict(zip(columns, x))
+        name = names[x["kernel_id"]] if "kernel_id" in x else x.get("kernel")
+        key = (x.get("process_id", 0), name, x["launch"])
+        t = totals.setdefault(key, [0, 0, 0, 0, 0])
+        for i, field in enumerate(("loads", "stores", "atomics", "bytes_loaded", "bytes_stored")):
+            t[i] += x.get(field, 0)
+    return totals
+
+
+def compare_totals(reference, totals):
+    """How many launches differ from the reference run's, and the loads+stores+atomics they differ by."""
+    keys = set(reference) | set(totals)
+    differ = [k for k in keys if reference.get(k) != totals.get(k)]
+    delta = sum(abs(sum(reference.get(k, [0] * 5)[:3]) - sum(totals.get(k, [0] * 5)[:3])) for k in differ)
+    return {"launches_differ": len(differ), "requests_differ": delta,
+            "first_differ": sorted(str(k)[:160] for k in differ)[:3]}
+
+
 def timed(cmd, env=None, timeout=600):
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
@@ -67,6 +94,7 @@ def main():
     os.makedirs(a.logdir, exist_ok=True)
     sanitizer = "/usr/local/cuda/compute-sanitizer/compute-sanitizer"
     runs = []
+    totals_by_run = {}  # (program, round, tool) -> launch_totals, to compare variants with the default
     if a.warmup:  # the first run of a program pays for cold file caches (imports, kernels): time none of those
         for program in a.programs.split(","):
             s, p = timed([a.python, SCRIPT, program])
@@ -106,6 +134,7 @@ def main():
                     runs[-1].update(coarsened=coarsened(doc),
                                     records=len(doc["accesses"]), partial=doc["partial"],
                                     findings=doc.get("findings_total"))
+                    totals_by_run[(program, r, name)] = launch_totals(doc)
                     os.remove(out)
                 print(json.dumps(runs[-1]), flush=True)
             if a.counts:
@@ -128,6 +157,12 @@ def main():
                            coarsened=coarsened(doc),
                            tma=len(doc.get("tma_kernels", [])), bytes=os.path.getsize(out),
                            notes=doc["run"]["notes"][:6])
+                reference = launch_totals(doc)
+                totals_by_run[(program, r, "default")] = reference  # round 0's default: the baseline's own spread
+                for (prog, rnd, name), totals in totals_by_run.items():
+                    if prog == program and (rnd == r or name == "default") and (rnd, name) != (r, "default"):
+                        print(json.dumps({"program": program, "round": r, "variant": f"{name} (round {rnd})",
+                                          "against_default": compare_totals(reference, totals)}), flush=True)
                 os.remove(out)
             else:
                 run["stderr"] = p.stderr[-2000:]
