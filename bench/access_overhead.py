@@ -40,11 +40,12 @@ def launch_totals(doc):
     columns = doc.get("access_columns")
     names = doc.get("access_kernels", [])
     totals = {}
-    for x in doc["accesses"]:
-        if columns:
-            x = dict(zip(columns, x))
+    rows = [dict(zip(columns, x)) if columns else x for x in doc["accesses"]]
+    # Processes by their order of process id, not the id itself (another run's processes have other ids).
+    order = {pid: i for i, pid in enumerate(sorted({x.get("process_id", 0) for x in rows}))}
+    for x in rows:
         name = names[x["kernel_id"]] if "kernel_id" in x else x.get("kernel")
-        key = (x.get("process_id", 0), name, x["launch"])
+        key = (order[x.get("process_id", 0)], name, x["launch"])
         t = totals.setdefault(key, [0, 0, 0, 0, 0])
         for i, field in enumerate(("loads", "stores", "atomics", "bytes_loaded", "bytes_stored")):
             t[i] += x.get(field, 0)
