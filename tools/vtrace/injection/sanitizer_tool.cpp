@@ -79,16 +79,12 @@ struct Settings {
   /// VTRACE_ACCESS_SITE_BUFFERS (1-64): pinned site buffers a read-back may take while the writer thread packs others
   std::size_t site_buffers = 3;
   /// Each stream gets its own copy of the allocation table, queued before its launches, and table buffers are
-  /// reused. VTRACE_ACCESS_STREAM_TABLES=0: one table per context, its copy synchronizing the launch's stream (the
-  /// training step's preparing 0.14 s against 0.05 s).
+  /// reused. VTRACE_ACCESS_STREAM_TABLES=0: one table per context, its copy synchronizing the launch's stream (H200:
+  /// preparing 0.45 against 0.01-0.02 s on the GPT-2 forward, 0.13-0.14 against 0.03-0.05 s on the training step).
   bool stream_tables = true;
   /// A thread of the tool's own reads back finished launches while the program runs, so the launching threads
-  /// rarely copy (the training step's launch ends 0.62 s against 0.02 s). VTRACE_ACCESS_READER=0: they copy.
+  /// rarely copy (H200, training step: launch ends 0.54-0.62 against 0.01-0.02 s). VTRACE_ACCESS_READER=0: they copy.
   bool reader = true;
-  /// VTRACE_ACCESS_SYNC_READS=0: while the reader thread runs, the program's synchronizations leave their finished
-  /// launches to it instead of reading them back on the program's thread (measuring: the GPT-2 forward reads 212 of
-  /// its 238 launches at its own synchronizations, 0.59 s).
-  bool sync_reads = true;
 };
 
 /// Device buffers of allocation tables no launch uses any more, for the next tables: the table changes at every
@@ -200,6 +196,8 @@ struct Costs {
   std::atomic<std::uint64_t> read_at_sync{0}, read_waited{0}, syncs_forced{0};
   std::atomic<std::uint64_t> read_at_program_sync{0};  ///< of read_at_sync: in the program's synchronize callbacks
   std::atomic<std::uint64_t> launch_calls{0}, launch_call_ns{0};  ///< the launch API calls, callbacks included
+  /// Of them, each kernel's first launch in the process: the driver instruments a patched kernel's code then
+  std::atomic<std::uint64_t> first_calls{0}, first_call_ns{0};
   /// Of end_ns: queuing the finished flag, looking up the kernel's start PC (first launch of a kernel in its module).
   std::atomic<std::uint64_t> end_flag_ns{0}, end_pc_ns{0};
   /// Of copy_ns: waiting for the writer thread to give a pinned site buffer back, pinning (growing) one.
@@ -244,6 +242,7 @@ std::atomic<bool> g_reader_unstarted{false};  ///< of g_reader_failed: no thread
 thread_local void** t_kernel_params = nullptr;
 thread_local int t_launch_call_depth = 0;  ///< a runtime launch calls a driver launch: time the outermost
 thread_local std::uint64_t t_launch_call_start = 0;
+thread_local bool t_first_of_kernel = false;  ///< the launch call under way is its kernel's first
 
 thread_local bool t_own_sync = false;  ///< inside a synchronization of the tool's own (its callback is not the program's)
 
@@ -604,6 +603,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     p.record.kernel_launch = g_launch_counts[p.name]++;
+    t_first_of_kernel = p.record.kernel_launch == 0;
     p.record.device_id = g_contexts[l->context].device;
   }
   p.record.grid[0] = static_cast<std::int32_t>(l->gridDim_x);
@@ -1099,11 +1099,19 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
     } else if (domain == SANITIZER_CB_DOMAIN_DRIVER_API || domain == SANITIZER_CB_DOMAIN_RUNTIME_API) {
       // Remember the kernel parameters of the launch call; LAUNCH_BEGIN (inside the call) reads them.
       const auto* cb = static_cast<const Sanitizer_CallbackData*>(data);
-      if (cb->callbackSite == SANITIZER_API_ENTER && t_launch_call_depth++ == 0) t_launch_call_start = now_ns();
+      if (cb->callbackSite == SANITIZER_API_ENTER && t_launch_call_depth++ == 0) {
+        t_launch_call_start = now_ns();
+        t_first_of_kernel = false;
+      }
       if (cb->callbackSite == SANITIZER_API_EXIT) {
         if (t_launch_call_depth > 0 && --t_launch_call_depth == 0) {
+          const std::uint64_t took = now_ns() - t_launch_call_start;
           ++g_costs.launch_calls;
-          g_costs.launch_call_ns += now_ns() - t_launch_call_start;
+          g_costs.launch_call_ns += took;
+          if (t_first_of_kernel) {
+            ++g_costs.first_calls;
+            g_costs.first_call_ns += took;
+          }
         }
         t_kernel_params = nullptr;
       } else if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API) {
@@ -1120,9 +1128,7 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
     } else if (domain == SANITIZER_CB_DOMAIN_SYNCHRONIZE && !t_own_sync) {
       // The program waited for a stream or a context: its launches in flight are finished, read them back now.
       const auto* d = static_cast<const Sanitizer_SynchronizeData*>(data);
-      if (!g_settings.sync_reads && g_reader_tried.load(std::memory_order_acquire) && !g_reader_failed) {
-        // the reader thread runs: it reads them
-      } else if (cbid == SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED) {
+      if (cbid == SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED) {
         const Sanitizer_StreamHandle stream = d->hStream;
         read_back_finished([stream](const PendingLaunch& p) { return p.stream == stream; });
       } else if (cbid == SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED) {
@@ -1211,7 +1217,9 @@ void finish() {
                     ? "; VTRACE_ACCESS_STAGE=" + std::to_string(g_settings.stage) + ": the patches did part of their work"
                     : std::string()) +
                "; " + std::to_string(g_costs.launch_calls.load()) + " launch calls took " +
-               seconds(g_costs.launch_call_ns) + " (the callbacks above included)" +
+               seconds(g_costs.launch_call_ns) + " (the callbacks above included; " +
+               seconds(g_costs.first_call_ns) + " of it the first launches of " +
+               std::to_string(g_costs.first_calls.load()) + " kernels)" +
                slowest_kernels(5));
   } catch (...) {
   }
@@ -1264,7 +1272,6 @@ void initialize() noexcept {
     g_settings.recycle = switched_on("VTRACE_ACCESS_RECYCLE");
     g_settings.reader = !switched_off("VTRACE_ACCESS_READER");  // with VTRACE_ACCESS_PENDING=0 it has nothing to read
     g_settings.stream_tables = !switched_off("VTRACE_ACCESS_STREAM_TABLES");
-    g_settings.sync_reads = !switched_off("VTRACE_ACCESS_SYNC_READS");
     if (const char* n = std::getenv("VTRACE_ACCESS_SITE_BUFFERS"); n && *n)
       g_settings.site_buffers = std::clamp<std::size_t>(std::strtoull(n, nullptr, 10), 1, 64);
     if (const char* pending = std::getenv("VTRACE_ACCESS_PENDING"); pending && *pending)
