@@ -6,6 +6,7 @@
 # launch rate: if --impl is slower only at the short count, the cause is the fresh child process (CPU clocks and caches
 # still cold when 50 forwards of ~1 ms are timed), not the protocol. Prints one table of medians (us) last.
 # Session 38 (REPS=2): --impl slower in all four pairs (1.03-2.0x), at 500 forwards as at 50: not the short count.
+# Session 39 (PIN="taskset -c 3" REPS=3): --impl faster than the peer in 4 of 6 pairs; every arm within one spread.
 # Usage: bench/vbench_impl_ab.sh OUTDIR   (after scripts/gpu-check built build-gpu; CONFIG, DTYPE, REPS, ITERS, PIN)
 set -uo pipefail
 out=${1:?usage: bench/vbench_impl_ab.sh OUTDIR}
