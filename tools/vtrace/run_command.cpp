@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -165,6 +166,18 @@ std::vector<raw::Capture> read_captures(const std::string& dir, std::vector<std:
   return out;
 }
 
+/// How long after the last of its processes' final records (their CLOCK_MONOTONIC end anchors, access mode) the
+/// command was seen to exit, at `exited_ns` on that clock: the part of its exit the tracer could not overlap (CUDA's
+/// and the interpreter's teardown). nullopt when no process left such an anchor.
+std::optional<std::uint64_t> exit_after_records_ns(const std::vector<raw::Capture>& captures, std::uint64_t exited_ns) {
+  std::optional<std::uint64_t> last;
+  for (const auto& c : captures)
+    if (c.ended && c.clock_anchors.size() > 1 && c.clock_anchors.back().clock == raw::kClockMonotonic)
+      last = std::max(last.value_or(0), c.clock_anchors.back().clock_ns);
+  if (!last || *last > exited_ns) return std::nullopt;
+  return exited_ns - *last;
+}
+
 /// The environment that puts the tracer into the command; sets run.mode.
 std::vector<std::pair<std::string, std::string>> tracer_environment(const RunOptions& o, const std::string& raw_dir,
                                                                     RunInfo& run) {
@@ -266,6 +279,8 @@ int run_command(const RunOptions& o) {
   if (exit.interrupted_by)
     throw Error(static_cast<ExitCode>(128 + exit.interrupted_by),
                 std::string("interrupted by SIG") + sigabbrev_np(exit.interrupted_by) + "; no trace written");
+  timespec exited_at{};
+  clock_gettime(CLOCK_MONOTONIC, &exited_at);
   run.exit_status = exit.exit_status;
   run.signal = exit.signal;
   run.duration_ns = exit.duration_ns;
@@ -278,6 +293,8 @@ int run_command(const RunOptions& o) {
   std::vector<std::unique_ptr<MappedFile>> raw_files;
   std::vector<raw::Capture> captures = read_captures(dir.path(), notes, raw_files);
   const double read_s = seconds_since(exited);
+  const auto exit_after = exit_after_records_ns(
+      captures, static_cast<std::uint64_t>(exited_at.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(exited_at.tv_nsec));
   const auto folding = std::chrono::steady_clock::now();
   Trace trace = build_trace(captures, std::move(run), filter);
   double access_fold_s = 0, lines_s = 0;  // of fold_s, in access mode (the closing note splits it)
@@ -320,7 +337,11 @@ int run_command(const RunOptions& o) {
              (output == "-" ? std::string("stdout") : "'" + output + "'") + " (" +
              format_bytes(bytes) + " in " + format_duration_ns(ns) + ": reading the records " + format_duration_ns(read_s * 1e9) +
              ", building the trace " + format_duration_ns(fold_s * 1e9) + fold_split + ", writing " +
-             format_duration_ns(ns - (read_s + fold_s) * 1e9) + ")");
+             format_duration_ns(ns - (read_s + fold_s) * 1e9) +
+             (exit_after ? "; the command exited " + format_duration_ns(static_cast<double>(*exit_after)) +
+                               " after its processes' last records"
+                         : std::string()) +
+             ")");
   // vtrace's and vrender's readers stream a trace (a record at a time) up to one cap: say now, not at the next step,
   // that they will refuse this one.
   const std::uint64_t streamed = max_input_bytes(kStreamedMaxInputBytes);
