@@ -60,7 +60,8 @@ class WaitSignals {
 
 }  // namespace
 
-ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env) {
+ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
+                    const std::function<void()>& started) {
   if (argv.empty()) throw Error(ExitCode::kUsage, "no command to run (usage: vtrace run [options] -- CMD ARGS...)");
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -104,6 +105,7 @@ ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std:
     got = ::read(fds[0], &exec_errno, sizeof exec_errno);
   } while (got < 0 && errno == EINTR);
   ::close(fds[0]);
+  if (started && got != static_cast<ssize_t>(sizeof exec_errno)) started();
 
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {

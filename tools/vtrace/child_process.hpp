@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,9 +23,11 @@ struct ChildExit {
 /// kChildPid is replaced by the command's own pid (so a preloaded library can tell the target from its children).
 /// Throws
 /// Error(kNoInput) when the command cannot be executed ("cannot run 'x': No such file or directory"),
-/// Error(kUsage) when argv is empty.
+/// Error(kUsage) when argv is empty. `started`, when given, is called once the command is forked (vtrace may start
+/// threads from then on), before the wait.
 inline constexpr const char* kChildPid = "{pid}";
 
-ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env);
+ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
+                    const std::function<void()>& started = nullptr);
 
 }  // namespace vtools::vtrace

@@ -24,6 +24,7 @@
 #include "libcommon/output_file.hpp"
 #include "tools/vtrace/access/access_capture.hpp"
 #include "tools/vtrace/child_process.hpp"
+#include "tools/vtrace/early_fold.hpp"
 #include "tools/vtrace/finding_sources.hpp"
 #include "tools/vtrace/hot_lines.hpp"
 #include "tools/vtrace/options.hpp"
@@ -166,16 +167,55 @@ std::vector<raw::Capture> read_captures(const std::string& dir, std::vector<std:
   return out;
 }
 
-/// How long after the last of its processes' final records (their CLOCK_MONOTONIC end anchors, access mode) the
-/// command was seen to exit, at `exited_ns` on that clock: the part of its exit the tracer could not overlap (CUDA's
-/// and the interpreter's teardown). nullopt when no process left such an anchor.
-std::optional<std::uint64_t> exit_after_records_ns(const std::vector<raw::Capture>& captures, std::uint64_t exited_ns) {
-  std::optional<std::uint64_t> last;
+std::uint64_t monotonic_now_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+/// A run's raw records read and folded into its trace, with what each step took; the command's exit (status,
+/// signal, duration) is filled in by the caller.
+struct FoldedRun {
+  Trace trace;
+  std::vector<std::string> notes;  ///< about the raw files (left out, unreadable), for trace.run.notes
+  double read_ns = 0, build_ns = 0, access_fold_ns = 0, lines_ns = 0;  ///< access_fold_ns and lines_ns: of build_ns
+  /// The last of its processes' final records, on CLOCK_MONOTONIC (access mode's end anchors): how long the command
+  /// took to exit after it is the teardown the post-run work overlaps. nullopt when no process left one.
+  std::optional<std::uint64_t> last_record_ns;
+};
+
+FoldedRun fold_run(const std::string& dir, RunInfo run, const KernelFilter& filter,
+                   const access::BlockSampling& blocks) {
+  FoldedRun f;
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t).count();
+  };
+  const auto reading = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<MappedFile>> raw_files;
+  std::vector<raw::Capture> captures = read_captures(dir, f.notes, raw_files);
   for (const auto& c : captures)
     if (c.ended && c.clock_anchors.size() > 1 && c.clock_anchors.back().clock == raw::kClockMonotonic)
-      last = std::max(last.value_or(0), c.clock_anchors.back().clock_ns);
-  if (!last || *last > exited_ns) return std::nullopt;
-  return exited_ns - *last;
+      f.last_record_ns = std::max(f.last_record_ns.value_or(0), c.clock_anchors.back().clock_ns);
+  f.read_ns = since(reading);
+  const auto building = std::chrono::steady_clock::now();
+  f.trace = build_trace(captures, std::move(run), filter);
+  if (f.trace.run.mode == "accesses") {
+    const auto fold_start = std::chrono::steady_clock::now();
+    access::add_access_captures(captures, blocks, kMaxFindings, f.trace);
+    f.access_fold_ns = since(fold_start);
+    const auto lines_start = std::chrono::steady_clock::now();
+    // Each finding at its source line and SASS: once per module and per distinct PC.
+    const std::string nvdisasm = find_nvdisasm();
+    PcSymbolizer symbolizer([&](std::string_view cubin) { return disassemble(cubin, nvdisasm); });
+    SourceText texts;
+    add_finding_sources(captures, symbolizer, f.trace, &texts);
+    add_hot_lines(captures, symbolizer, f.trace, &texts);  // per kernel and source line, from the PC tables
+    f.lines_ns = since(lines_start);
+  }
+  captures = {};  // the raw records' memory goes back before the document is formatted
+  raw_files.clear();
+  f.build_ns = since(building);
+  return f;
 }
 
 /// The environment that puts the tracer into the command; sets run.mode.
@@ -273,52 +313,31 @@ int run_command(const RunOptions& o) {
   run.nvtx = o.nvtx;
   run.api = o.api;
   auto env = tracer_environment(o, dir.path(), run);
-  ChildExit exit = run_child(o.command, env);
+  // The post-run work starts as soon as every traced process has written its end record, while the command still
+  // tears down (its result is used only if the raw files did not change after; early_fold.hpp).
+  EarlyFold<FoldedRun> early(dir.path(), [&, run] { return fold_run(dir.path(), run, filter, blocks); });
+  ChildExit exit = run_child(o.command, env, [&] { early.start(); });
   // vtrace itself was told to stop (the command got the signal too and has ended): stop without a trace, as every
   // tool does when interrupted, rather than write one the user asked not to wait for. TempDir goes on unwinding.
   if (exit.interrupted_by)
     throw Error(static_cast<ExitCode>(128 + exit.interrupted_by),
                 std::string("interrupted by SIG") + sigabbrev_np(exit.interrupted_by) + "; no trace written");
-  timespec exited_at{};
-  clock_gettime(CLOCK_MONOTONIC, &exited_at);
-  run.exit_status = exit.exit_status;
-  run.signal = exit.signal;
-  run.duration_ns = exit.duration_ns;
-
+  const std::uint64_t exited_ns = monotonic_now_ns();
   const auto exited = std::chrono::steady_clock::now();
-  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
-  std::vector<std::string> notes;
-  std::vector<std::unique_ptr<MappedFile>> raw_files;
-  std::vector<raw::Capture> captures = read_captures(dir.path(), notes, raw_files);
-  const double read_s = seconds_since(exited);
-  const auto exit_after = exit_after_records_ns(
-      captures, static_cast<std::uint64_t>(exited_at.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(exited_at.tv_nsec));
-  const auto folding = std::chrono::steady_clock::now();
-  Trace trace = build_trace(captures, std::move(run), filter);
-  double access_fold_s = 0, lines_s = 0;  // of fold_s, in access mode (the closing note splits it)
-  if (trace.run.mode == "accesses") {
-    const auto fold_start = std::chrono::steady_clock::now();
-    access::add_access_captures(captures, blocks, kMaxFindings, trace);
-    access_fold_s = seconds_since(fold_start);
-    const auto lines_start = std::chrono::steady_clock::now();
-    // Each finding at its source line and SASS: once per module and per distinct PC.
-    const std::string nvdisasm = find_nvdisasm();
-    PcSymbolizer symbolizer([&](std::string_view cubin) { return disassemble(cubin, nvdisasm); });
-    SourceText texts;
-    add_finding_sources(captures, symbolizer, trace, &texts);
-    add_hot_lines(captures, symbolizer, trace, &texts);  // per kernel and source line, from the PC tables
-    lines_s = seconds_since(lines_start);
-  }
-  captures = {};  // the raw records' memory goes back before the document is formatted
-  raw_files.clear();
-  const double fold_s = seconds_since(folding);
-  for (auto& n : notes) trace.run.notes.push_back(std::move(n));
+  std::optional<FoldedRun> folded = early.take();
+  const bool folded_early = folded.has_value();
+  if (!folded) folded.emplace(fold_run(dir.path(), run, filter, blocks));
+  Trace& trace = folded->trace;
+  trace.run.exit_status = exit.exit_status;
+  trace.run.signal = exit.signal;
+  trace.run.duration_ns = exit.duration_ns;
+  trace.partial = trace.partial || exit.signal != 0;
+  for (auto& n : folded->notes) trace.run.notes.push_back(std::move(n));
   if (trace.partial && trace.run.signal)
     trace.run.notes.push_back("the command was killed by signal " + std::to_string(trace.run.signal) +
                               "; the trace holds what was flushed before");
   for (const auto& n : trace.run.notes) print_note(n);
+  const auto writing = std::chrono::steady_clock::now();
   OutputStream out(output);
   std::size_t bytes = 0;
   write_trace_document(trace, [&](std::string_view piece) {
@@ -327,20 +346,26 @@ int run_command(const RunOptions& o) {
   });
   out.commit();
   // Like nsys's closing lines: what was written and what it cost after the command ended (part of the overhead).
-  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - exited).count();
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t).count();
+  };
+  const FoldedRun& f = *folded;
   const std::string fold_split = trace.run.mode != "accesses"
                                      ? std::string()
-                                     : " (folding the access sites " + format_duration_ns(access_fold_s * 1e9) +
-                                           ", source lines and hot lines " + format_duration_ns(lines_s * 1e9) + ")";
+                                     : " (folding the access sites " + format_duration_ns(f.access_fold_ns) +
+                                           ", source lines and hot lines " + format_duration_ns(f.lines_ns) + ")";
+  const std::string post_run = "reading the records " + format_duration_ns(f.read_ns) + ", building the trace " +
+                               format_duration_ns(f.build_ns) + fold_split;
   print_note(std::to_string(trace.kernels.size()) + " kernel launches from " +
              std::to_string(trace.run.process_ids.size()) + " process(es) written to " +
-             (output == "-" ? std::string("stdout") : "'" + output + "'") + " (" +
-             format_bytes(bytes) + " in " + format_duration_ns(ns) + ": reading the records " + format_duration_ns(read_s * 1e9) +
-             ", building the trace " + format_duration_ns(fold_s * 1e9) + fold_split + ", writing " +
-             format_duration_ns(ns - (read_s + fold_s) * 1e9) +
-             (exit_after ? "; the command exited " + format_duration_ns(static_cast<double>(*exit_after)) +
-                               " after its processes' last records"
-                         : std::string()) +
+             (output == "-" ? std::string("stdout") : "'" + output + "'") + " (" + format_bytes(bytes) + " in " +
+             format_duration_ns(since(exited)) + ": " +
+             (folded_early ? post_run + " while the command exited, then writing " + format_duration_ns(since(writing))
+                           : post_run + ", writing " + format_duration_ns(since(writing))) +
+             (f.last_record_ns && *f.last_record_ns <= exited_ns
+                  ? "; the command exited " + format_duration_ns(static_cast<double>(exited_ns - *f.last_record_ns)) +
+                        " after its processes' last records"
+                  : std::string()) +
              ")");
   // vtrace's and vrender's readers stream a trace (a record at a time) up to one cap: say now, not at the next step,
   // that they will refuse this one.
