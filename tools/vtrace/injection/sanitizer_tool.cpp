@@ -1182,13 +1182,18 @@ std::string slowest_kernels(std::size_t count) {
 
 void finish() {
   if (!g_sink.begin_finish()) return;
+  const std::uint64_t t0 = now_ns();
+  const std::uint64_t read_before = g_costs.read_at_sync.load() + g_costs.read_waited.load();
   try {
     stop_reader();
     wait_and_read_back([](const PendingLaunch&) { return true; });  // launches the program never waited for
   } catch (...) {
     g_sink.count_lost();
   }
+  const std::uint64_t read_at_exit = g_costs.read_at_sync.load() + g_costs.read_waited.load() - read_before;
+  const std::uint64_t t_drain = now_ns();
   g_sink.drain();  // the writer thread's site packing adds to the kernels' request counts
+  const std::uint64_t t_end = now_ns();
   try {
     g_sink.write_note("access mode in process " + std::to_string(getpid()) + ": " + std::to_string(g_costs.modules.load()) +
                " modules patched in " + seconds(g_costs.module_ns) +
@@ -1219,7 +1224,9 @@ void finish() {
                "; " + std::to_string(g_costs.launch_calls.load()) + " launch calls took " +
                seconds(g_costs.launch_call_ns) + " (the callbacks above included; " +
                seconds(g_costs.first_call_ns) + " of it the first launches of " +
-               std::to_string(g_costs.first_calls.load()) + " kernels)" +
+               std::to_string(g_costs.first_calls.load()) + " kernels)" + "; at exit " + seconds(t_drain - t0) +
+               " reading back " + std::to_string(read_at_exit) + " launches left in flight, " +
+               seconds(t_end - t_drain) + " writing out the records" +
                slowest_kernels(5));
   } catch (...) {
   }
