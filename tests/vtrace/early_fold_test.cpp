@@ -73,7 +73,7 @@ TEST_CASE("early fold: folds once every file ended, and its result is used when 
   d.append("raw-2.bin", 100, true);
   std::atomic<int> calls{0};
   EarlyFold<int> early(d.path.string(), [&] { return 40 + ++calls; });
-  early.start();
+  early.start(1);
   REQUIRE(wait_folded(early));
   auto result = early.take();
   REQUIRE(result.has_value());
@@ -87,7 +87,7 @@ TEST_CASE("early fold: nothing before every file ended") {
   d.append("raw-2.bin", 100, false);  // a process still running
   std::atomic<int> calls{0};
   EarlyFold<int> early(d.path.string(), [&] { return ++calls; });
-  early.start();
+  early.start(1);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   CHECK_FALSE(early.folded());
   CHECK_FALSE(early.take().has_value());
@@ -100,7 +100,7 @@ TEST_CASE("early fold: dropped when a file grew or a new one came after it ran")
     Dir d("grew");
     d.append("raw-1.bin", 100, true);  // a site record's bytes that look like an end record, say
     EarlyFold<int> early(d.path.string(), [&] { return ++calls; });
-    early.start();
+    early.start(1);
     REQUIRE(wait_folded(early));
     d.append("raw-1.bin", 10, true);
     CHECK_FALSE(early.take().has_value());
@@ -109,7 +109,7 @@ TEST_CASE("early fold: dropped when a file grew or a new one came after it ran")
     Dir d("new");
     d.append("raw-1.bin", 100, true);
     EarlyFold<int> early(d.path.string(), [&] { return ++calls; });
-    early.start();
+    early.start(1);
     REQUIRE(wait_folded(early));
     d.append("raw-2.bin", 10, false);  // a process started after the first one ended
     CHECK_FALSE(early.take().has_value());
@@ -121,7 +121,7 @@ TEST_CASE("early fold: a fold that throws leaves the work to after the exit") {
   Dir d("throws");
   d.append("raw-1.bin", 100, true);
   EarlyFold<int> early(d.path.string(), []() -> int { throw std::runtime_error("unreadable"); });
-  early.start();
+  early.start(1);
   REQUIRE(wait_folded(early));
   CHECK_FALSE(early.take().has_value());
 }
@@ -131,8 +131,51 @@ TEST_CASE("early fold: never started, or an empty directory: nothing") {
   EarlyFold<int> idle(d.path.string(), [] { return 1; });
   CHECK_FALSE(idle.take().has_value());
   EarlyFold<int> early(d.path.string(), [] { return 1; });
-  early.start();
+  early.start(1);
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
   CHECK_FALSE(early.folded());
   CHECK_FALSE(early.take().has_value());
+}
+
+TEST_CASE("early fold: waits for the command's own records, not only for the others'") {
+  Dir d("own");
+  d.append("raw-2.bin", 100, true);  // a process the command started ended; the command itself has no file yet
+  std::atomic<int> calls{0};
+  EarlyFold<int> early(d.path.string(), [&] { return ++calls; });
+  early.start(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(early.folded());
+  d.append("raw-1.bin", 100, true);
+  REQUIRE(wait_folded(early));
+  auto result = early.take();
+  REQUIRE(result.has_value());
+  CHECK(calls == 1);
+}
+
+TEST_CASE("early fold: folds again when the files changed and all ended again") {
+  Dir d("again");
+  d.append("raw-1.bin", 100, true);
+  std::atomic<int> calls{0};
+  EarlyFold<int> early(d.path.string(), [&] { return ++calls; });
+  early.start(1);
+  REQUIRE(wait_folded(early));
+  d.append("raw-2.bin", 10, false);  // a late process: the first result goes
+  for (int i = 0; i < 500 && early.dropped() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  d.append("raw-2.bin", 0, true);
+  for (int i = 0; i < 500 && calls < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  auto result = early.take();
+  REQUIRE(result.has_value());
+  CHECK(*result == 2);
+  CHECK(early.dropped() == 1);
+}
+
+TEST_CASE("early fold: nothing once vtrace was interrupted") {
+  Dir d("cancelled");
+  d.append("raw-1.bin", 100, true);
+  std::atomic<int> calls{0};
+  EarlyFold<int> early(d.path.string(), [&] { return ++calls; }, [] { return true; });
+  early.start(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(early.take().has_value());
+  CHECK(calls == 0);
 }

@@ -165,3 +165,35 @@ TEST_CASE("launches in flight: a stream's end gives up waiting after its timeout
   stuck.join();
   CHECK(take_all(list) == std::vector<std::string>{"stuck"});  // put back by its holder
 }
+
+TEST_CASE("launches in flight: while a stream's end waits, synchronize callbacks take nothing (no starving it)") {
+  List list;
+  list.push("held", 1);
+  list.push("synchronized", 1);
+  std::promise<void> holding, release;
+  std::thread holder([&] {
+    List::Oldest oldest(list);
+    holding.set_value();
+    release.get_future().wait();
+  });
+  holding.get_future().wait();
+  auto end = std::async(std::launch::async, [&] { return list.take([](const std::string&) { return true; }, true); });
+  // Wait until the end is waiting: a probe then gets no oldest (it puts back what it gets before that).
+  bool waiting = false;
+  for (int i = 0; i < 1000 && !waiting; ++i) {
+    waiting = !List::Oldest(list);
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  REQUIRE(waiting);
+  // Another thread's synchronize callback meanwhile takes nothing, so it cannot become a new holder.
+  std::vector<std::string> got = {"unset"};
+  std::thread callback([&] { got = take_all(list); });
+  callback.join();
+  CHECK(got.empty());
+  release.set_value();
+  holder.join();
+  REQUIRE(end.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  const auto result = end.get();
+  CHECK(result.launches == std::vector<std::string>{"held", "synchronized"});
+  CHECK_FALSE(result.timed_out);
+}

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -17,7 +18,10 @@ namespace vtools::vtrace {
 namespace {
 
 volatile sig_atomic_t g_child_pid = 0;
-volatile sig_atomic_t g_interrupt = 0;  // SIGINT, SIGTERM or SIGHUP that vtrace itself received while waiting
+// SIGINT, SIGTERM or SIGHUP that vtrace itself received while waiting; atomic (lock-free, so signal-safe) because
+// another thread of vtrace's reads it (child_interrupted)
+std::atomic<int> g_interrupt{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 
 /// vtrace was told to stop: remember it (run_child reports it) and pass it on to the command, which vtrace then
 /// waits for. A terminal's ^C or hangup (si_code SI_KERNEL) already reached the whole foreground process group,
@@ -60,8 +64,10 @@ class WaitSignals {
 
 }  // namespace
 
+bool child_interrupted() { return g_interrupt != 0; }
+
 ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
-                    const std::function<void()>& started) {
+                    const std::function<void(int pid)>& started) {
   if (argv.empty()) throw Error(ExitCode::kUsage, "no command to run (usage: vtrace run [options] -- CMD ARGS...)");
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -105,7 +111,12 @@ ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std:
     got = ::read(fds[0], &exec_errno, sizeof exec_errno);
   } while (got < 0 && errno == EINTR);
   ::close(fds[0]);
-  if (started && got != static_cast<ssize_t>(sizeof exec_errno)) started();
+  if (started && got != static_cast<ssize_t>(sizeof exec_errno)) {
+    try {
+      started(static_cast<int>(pid));
+    } catch (...) {  // the command runs on; it must still be waited for
+    }
+  }
 
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {

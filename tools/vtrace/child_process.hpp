@@ -23,11 +23,14 @@ struct ChildExit {
 /// kChildPid is replaced by the command's own pid (so a preloaded library can tell the target from its children).
 /// Throws
 /// Error(kNoInput) when the command cannot be executed ("cannot run 'x': No such file or directory"),
-/// Error(kUsage) when argv is empty. `started`, when given, is called once the command is forked (vtrace may start
-/// threads from then on), before the wait.
+/// Error(kUsage) when argv is empty. `started`, when given, is called with the command's pid once it was executed
+/// (vtrace may start threads from then on), before the wait; what it throws is ignored.
 inline constexpr const char* kChildPid = "{pid}";
 
 ChildExit run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
-                    const std::function<void()>& started = nullptr);
+                    const std::function<void(int pid)>& started = nullptr);
+
+/// Whether vtrace received SIGINT, SIGTERM or SIGHUP while waiting for the command (readable from any thread).
+bool child_interrupted();
 
 }  // namespace vtools::vtrace

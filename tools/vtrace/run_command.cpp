@@ -315,8 +315,9 @@ int run_command(const RunOptions& o) {
   auto env = tracer_environment(o, dir.path(), run);
   // The post-run work starts as soon as every traced process has written its end record, while the command still
   // tears down (its result is used only if the raw files did not change after; early_fold.hpp).
-  EarlyFold<FoldedRun> early(dir.path(), [&, run] { return fold_run(dir.path(), run, filter, blocks); });
-  ChildExit exit = run_child(o.command, env, [&] { early.start(); });
+  EarlyFold<FoldedRun> early(
+      dir.path(), [&, run] { return fold_run(dir.path(), run, filter, blocks); }, child_interrupted);
+  ChildExit exit = run_child(o.command, env, [&](int pid) { early.start(pid); });
   // vtrace itself was told to stop (the command got the signal too and has ended): stop without a trace, as every
   // tool does when interrupted, rather than write one the user asked not to wait for. TempDir goes on unwinding.
   if (exit.interrupted_by)
@@ -325,7 +326,7 @@ int run_command(const RunOptions& o) {
   const std::uint64_t exited_ns = monotonic_now_ns();
   const auto exited = std::chrono::steady_clock::now();
   std::optional<FoldedRun> folded = early.take();
-  const bool folded_early = folded.has_value();
+  const bool folded_early = folded && early.fold_started() < exited;
   if (!folded) folded.emplace(fold_run(dir.path(), run, filter, blocks));
   Trace& trace = folded->trace;
   trace.run.exit_status = exit.exit_status;
@@ -362,6 +363,9 @@ int run_command(const RunOptions& o) {
              format_duration_ns(since(exited)) + ": " +
              (folded_early ? post_run + " while the command exited, then writing " + format_duration_ns(since(writing))
                            : post_run + ", writing " + format_duration_ns(since(writing))) +
+             (early.dropped() ? "; " + std::to_string(early.dropped()) +
+                                    " early read(s) dropped: the records changed after them"
+                              : std::string()) +
              (f.last_record_ns && *f.last_record_ns <= exited_ns
                   ? "; the command exited " + format_duration_ns(static_cast<double>(exited_ns - *f.last_record_ns)) +
                         " after its processes' last records"

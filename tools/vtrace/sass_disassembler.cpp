@@ -1,6 +1,7 @@
 #include "tools/vtrace/sass_disassembler.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,9 +93,20 @@ Disassembly disassemble(std::string_view cubin, const std::string& nvdisasm) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // The spawning thread may block the stop signals (early_fold.hpp): nvdisasm gets none blocked, and their defaults.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none, stops;
+  sigemptyset(&none);
+  sigemptyset(&stops);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&stops, s);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &stops);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, nvdisasm.c_str(), &actions, nullptr, argv.data(), environ);
+  const int spawned = posix_spawn(&pid, nvdisasm.c_str(), &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (spawned != 0) return {"", "no SASS: cannot run " + nvdisasm};
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -116,11 +116,14 @@ class LaunchesInFlight {
 
   /// Takes the launches that `chosen` picks out of the list, in launch order, held until the result goes. With
   /// `all_back`, first waits (up to `timeout`) until no other thread holds launches (an Oldest, or a Taken), so that
-  /// a stream's or context's end cannot miss one; the calling thread's own do not count.
+  /// a stream's or context's end cannot miss one; the calling thread's own do not count. Without it, takes nothing
+  /// while such a wait is on (threads synchronizing in a loop would otherwise keep it waiting): the launches stay
+  /// listed, for the waiter or a later take.
   template <class Chosen>
   Taken take(Chosen chosen, bool all_back, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
     Taken out(*this);
     std::unique_lock<std::mutex> lock(mutex_);
+    if (!all_back && waiting_ > 0) return out;
     if (all_back) {
       const auto me = std::this_thread::get_id();
       ++waiting_;

@@ -33,6 +33,7 @@
 #include <mutex>
 #include <optional>
 #include <regex>
+#include <set>
 #include <span>
 #include <string>
 #include <thread>
@@ -226,6 +227,9 @@ Settings g_settings;
 Sanitizer_SubscriberHandle g_subscriber = nullptr;
 std::mutex g_mutex;  // launch counters, live allocations, context states
 std::map<std::string, std::uint64_t> g_launch_counts;
+/// The kernels launched so far, by module (each module is one context's): a first launch is when the driver
+/// instruments a patched kernel's code. A module's entries go when it is unloaded, since its handle may be reused.
+std::set<std::pair<CUmodule, std::string>> g_launched;
 std::map<std::uint64_t, std::uint64_t> g_live;  ///< start -> end of every live allocation
 std::uint64_t g_allocation_version = 0;
 std::map<CUcontext, ContextState> g_contexts;
@@ -242,7 +246,7 @@ std::atomic<bool> g_reader_unstarted{false};  ///< of g_reader_failed: no thread
 thread_local void** t_kernel_params = nullptr;
 thread_local int t_launch_call_depth = 0;  ///< a runtime launch calls a driver launch: time the outermost
 thread_local std::uint64_t t_launch_call_start = 0;
-thread_local bool t_first_of_kernel = false;  ///< the launch call under way is its kernel's first
+thread_local bool t_first_of_kernel = false;  ///< the launch call under way is its kernel's first in its module
 
 thread_local bool t_own_sync = false;  ///< inside a synchronization of the tool's own (its callback is not the program's)
 
@@ -603,7 +607,7 @@ void on_launch_begin(const Sanitizer_LaunchData* l) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     p.record.kernel_launch = g_launch_counts[p.name]++;
-    t_first_of_kernel = p.record.kernel_launch == 0;
+    t_first_of_kernel = g_launched.emplace(l->module, p.name).second;
     p.record.device_id = g_contexts[l->context].device;
   }
   p.record.grid[0] = static_cast<std::int32_t>(l->gridDim_x);
@@ -1064,6 +1068,7 @@ void SANITIZERAPI on_callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_
           {
             std::lock_guard<std::mutex> lock(g_mutex);
             std::erase_if(g_function_pcs, [module](const auto& entry) { return entry.first.first == module; });
+            std::erase_if(g_launched, [module](const auto& entry) { return entry.first == module; });
           }
           break;
         }
