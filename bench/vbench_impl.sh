@@ -4,22 +4,25 @@
 # on the six seed configs and gpt2, bf16, B=4 T=64, the same seeded weights everywhere. torch.compile only on gpt_nano
 # and gpt2 (its compile takes ~30 s per config), as bench/gpu-vbench.sh does. Prints one table of medians (us) last.
 # Usage: bench/vbench_impl.sh OUTDIR   (after scripts/gpu-check has built build-gpu; VBENCH=... to use another;
-# CONFIGS=a,b and COMPILE_CONFIGS=a,b (empty: no torch.compile) to run fewer)
+# CONFIGS=a,b and COMPILE_CONFIGS=a,b (empty: no torch.compile) to run fewer; PIN="taskset -c 3" runs every arm on one
+# core: eager at B=4 T=64 is bound by the host's launch rate, and unpinned runs of the same module differed up to 2x,
+# bench/RESULTS.md session 39)
 # Runs in about 4 minutes on an H200.
 set -euo pipefail
 out=${1:?usage: bench/vbench_impl.sh OUTDIR}
 vb=${VBENCH:-build-gpu/tools/vbench/vbench}
 py=${PYTHON:-python3}
+pin=${PIN:-}
 mkdir -p "$out"
 configs=${CONFIGS:-gpt_nano,gpt_micro,gpt_mini,gpt_tile_small,gpt_tile_medium,gpt_tile_large,gpt2}
 compile_configs=${COMPILE_CONFIGS-gpt_nano,gpt2}
 common=(--config "$configs" --dtype bf16 -B 4 -T 64 --warmup 5 --iters 50 -q)
 # A failed benchmark (gate, crash) still leaves its document: say so and go on to the next step.
 step() { local t0=$SECONDS rc=0; echo "== $1" >&2; shift; "$@" || rc=$?; echo "   $((SECONDS - t0)) s, exit $rc" >&2; }
-step "vbench cuda" "$vb" run --backend cuda "${common[@]}" -o "$out/cuda.json"
-step "--impl hf-gpt2, torch-eager (one call)" "$vb" run "${common[@]}" -o "$out/{impl}.json" \
+step "vbench cuda" $pin "$vb" run --backend cuda "${common[@]}" -o "$out/cuda.json"
+step "--impl hf-gpt2, torch-eager (one call)" $pin "$vb" run "${common[@]}" -o "$out/{impl}.json" \
   --impl "$py -m vbench_impl.hf_gpt2" --impl "$py -m vbench_impl.torch_gpt"
-[ -z "$compile_configs" ] || step "--impl torch-compile" "$vb" run --config "$compile_configs" --dtype bf16 -B 4 -T 64 --warmup 5 --iters 50 -q \
+[ -z "$compile_configs" ] || step "--impl torch-compile" $pin "$vb" run --config "$compile_configs" --dtype bf16 -B 4 -T 64 --warmup 5 --iters 50 -q \
   -o "$out/torch-compile.json" --impl "$py -m vbench_impl.torch_gpt --compile"
 # The old peer script on the same weights (vbench init with the same seed as the runs above).
 weights=()
@@ -27,7 +30,7 @@ for c in ${configs//,/ }; do
   "$vb" init --config "$c" -o "$out/$c.safetensors"
   weights+=("$out/$c.safetensors")
 done
-step "peer script (eager all, compile gpt_nano,gpt2)" "$py" bench/peers/torch_gpt.py --weights "${weights[@]}" \
+step "peer script (eager all, compile gpt_nano,gpt2)" $pin "$py" bench/peers/torch_gpt.py --weights "${weights[@]}" \
   --dtype bf16 -B 4 -T 64 --warmup 5 --iters 50 --compile-configs "$compile_configs" \
   --out-eager "$out/peer-eager.json" --out-compile "$out/peer-compile.json" > "$out/peer.log"
 rm -f "$out"/*.safetensors
