@@ -317,7 +317,11 @@ int run_command(const RunOptions& o) {
   // tears down (its result is used only if the raw files did not change after; early_fold.hpp).
   EarlyFold<FoldedRun> early(
       dir.path(), [&, run] { return fold_run(dir.path(), run, filter, blocks); }, child_interrupted);
-  ChildExit exit = run_child(o.command, env, [&](int pid) { early.start(pid); });
+  const char* early_switch = std::getenv("VTRACE_EARLY_FOLD");  // 0: off, for measuring what it saves
+  const bool fold_early = !(early_switch && std::string_view(early_switch) == "0");
+  ChildExit exit = run_child(o.command, env, [&](int pid) {
+    if (fold_early) early.start(pid);
+  });
   // vtrace itself was told to stop (the command got the signal too and has ended): stop without a trace, as every
   // tool does when interrupted, rather than write one the user asked not to wait for. TempDir goes on unwinding.
   if (exit.interrupted_by)
