@@ -22,7 +22,7 @@ constexpr std::size_t kMaxLabel = 4096;
 struct Builder {
   Plan plan;
   std::string file;  ///< the text being read, for messages
-  std::map<std::string, int> buffer_by_key;  // space|name|start|end
+  std::map<std::string, int> buffer_by_key;  // space|name|start|end|id|occurrence
   struct EdgeBuffer {
     MemorySpace space;
     int id;
@@ -30,14 +30,16 @@ struct Builder {
   };
   std::map<int, EdgeBuffer> edge_buffer;  // channel id -> buffer named by a combined-graph edge
 
-  int buffer(MemorySpace space, const std::string& name, int start, int end, int wanted_id) {
+  /// The buffer a label names. The same label in another graph (a log that dumps a graph twice) is the same buffer;
+  /// within one graph, the `occurrence`-th cluster of a label is a buffer of its own (two TMEM accumulators of one
+  /// shape and liveness have equal labels, and merging them would hide one from `check`).
+  int buffer(MemorySpace space, const std::string& name, int start, int end, int planner_id, int occurrence = 0) {
     std::string key = std::string(space_name(space)) + "|" + name + "|" + std::to_string(start) + "|" +
-                      std::to_string(end);
+                      std::to_string(end) + "|" + std::to_string(planner_id) + "|" + std::to_string(occurrence);
     auto it = buffer_by_key.find(key);
     if (it != buffer_by_key.end()) return it->second;
     Buffer b;
     b.id = static_cast<int>(plan.buffers.size());
-    (void)wanted_id;
     b.name = name;
     b.space = space;
     b.start = start;
@@ -92,6 +94,7 @@ void read_liveness(const DotGraph& g, MemorySpace space, Builder& b) {
   static const std::regex tmem_re(R"(^(.*) (\d+)x(\d+) \[(\d+)-(\d+)\)( \[(\d+) OperandD\])?$)");
   static const std::regex ch_re(R"(^ch(\d+)( \[D\])? \((\d+) to (\d+)\)$)");
   std::map<std::string, int> buffer_of_cluster;
+  std::map<std::string, int> occurrences;  // label -> clusters of this graph with it so far
   const std::string prefix = space == MemorySpace::kSmem ? "cluster_smem_" : "cluster_tmem_";
   for (const auto& [cluster, dot_label] : g.cluster_labels) {
     if (cluster.rfind(prefix, 0) != 0) continue;
@@ -101,14 +104,14 @@ void read_liveness(const DotGraph& g, MemorySpace space, Builder& b) {
     if (space == MemorySpace::kSmem) {
       if (!fits || !std::regex_match(label, m, smem_re))
         b.unreadable("an SMEM buffer label '<name> B<id> [<start>-<end>) size=<bytes>'", label, dot_label.at);
-      int id = b.buffer(space, m[1], b.small(m[3]), b.small(m[4]), b.small(m[2]));
+      int id = b.buffer(space, m[1], b.small(m[3]), b.small(m[4]), b.small(m[2]), occurrences[label]++);
       b.plan.buffers[id].bytes = b.number(m[5], 15);
       buffer_of_cluster[cluster] = id;
     } else {
       if (!fits || !std::regex_match(label, m, tmem_re))
         b.unreadable("a TMEM buffer label '<name> <rows>x<cols> [<start>-<end>)', ' [<k> OperandD]' optional", label,
                      dot_label.at);
-      int id = b.buffer(space, m[1], b.small(m[4]), b.small(m[5]), -1);
+      int id = b.buffer(space, m[1], b.small(m[4]), b.small(m[5]), -1, occurrences[label]++);
       Buffer& buf = b.plan.buffers[id];
       buf.rows = b.small(m[2]);
       buf.cols = b.small(m[3]);
