@@ -207,6 +207,7 @@ int run_check(const Options& options) {
 }
 
 int run_diff(const Options& options) {
+  check_stdin_once({options.input, options.input_b});
   // Each side is one kernel: a directory of several would make the pairing a guess.
   auto load_side = [&](const std::string& input) {
     Options side = options;
