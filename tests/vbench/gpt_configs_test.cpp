@@ -27,7 +27,7 @@ TEST_CASE("gpt_configs: the seed table's shapes") {
   for (const auto& c : builtin_configs()) CHECK_NOTHROW(validate_config(c));
 }
 
-TEST_CASE("gpt_configs: unknown names get a suggestion, lists keep first order without duplicates") {
+TEST_CASE("gpt_configs: unknown names get a suggestion, lists keep their order, a name twice is a usage error") {
   try {
     find_config("gpt_nan");
     FAIL("no throw");
@@ -35,10 +35,17 @@ TEST_CASE("gpt_configs: unknown names get a suggestion, lists keep first order w
     CHECK(std::string(e.what()) == "unknown config 'gpt_nan'; did you mean 'gpt_nano'?");
     CHECK(e.code() == ExitCode::kUsage);
   }
-  const auto list = parse_config_list("gpt2,gpt_nano,gpt2");
+  const auto list = parse_config_list("gpt2,gpt_nano");
   REQUIRE(list.size() == 2);
   CHECK(list[0].name == "gpt2");
   CHECK(list[1].name == "gpt_nano");
+  try {
+    parse_config_list("gpt2,gpt_nano,gpt2");
+    FAIL("no throw");
+  } catch (const Error& e) {  // as -B and -T: not run twice, nor dropped without a word
+    CHECK(std::string(e.what()) == "--config lists gpt2 twice");
+    CHECK(e.code() == ExitCode::kUsage);
+  }
   CHECK(parse_config_list("all").size() == 10);
   CHECK_THROWS_AS(parse_config_list("gpt2,"), Error);
 }

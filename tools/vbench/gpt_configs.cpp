@@ -44,9 +44,9 @@ std::vector<GptConfig> parse_config_list(std::string_view list) {
     std::string_view name = list.substr(start, comma - start);
     if (name.empty()) throw Error(ExitCode::kUsage, "empty config name in '" + std::string(list) + "'");
     GptConfig config = find_config(name);
-    bool seen = false;
-    for (const auto& c : out) seen = seen || c.name == config.name;
-    if (!seen) out.push_back(config);
+    for (const auto& c : out)  // as -B and -T: a value listed twice is a usage error, not run twice or dropped
+      if (c.name == config.name) throw Error(ExitCode::kUsage, "--config lists " + c.name + " twice");
+    out.push_back(config);
     start = comma + 1;
   }
   return out;

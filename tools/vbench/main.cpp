@@ -40,7 +40,9 @@ void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
   cmd->add_option("--backend", o.backend, "cpu|cuda|auto")->capture_default_str();
   add_gpu_flag(cmd, o.gpu);
   if (timing) {
-    cmd->add_option("--warmup", o.warmup, "untimed forwards first")->capture_default_str();
+    cmd->add_option("--warmup", o.warmup, "untimed forwards first, 0 to 100000")
+        ->check(vtools::integer_range(0, 100000))
+        ->capture_default_str();
     cmd->add_option("--iters", o.iters, "timed forwards, 1 to 100000 (the samples a benchmark keeps)")
         ->check(vtools::integer_range(1, 100000))
         ->capture_default_str();
