@@ -83,9 +83,14 @@ TEST_CASE("impl_protocol: malformed replies, each with its message") {
   CHECK(reply_error(kHead + R"("repetitions":[{"samples_ms":[1,2]},{"samples_ms":[1]}]})") ==
         "reply: repetitions[1] has 1 samples, expected at least 2 (--iters)");
   CHECK(reply_error(kHead + R"("repetitions":[{"samples_ms":[1,2]},{"samples_ms":[1,-2]}]})") ==
-        "reply: repetitions[1].samples_ms[1] is -2, expected a positive number of milliseconds");
+        "reply: repetitions[1].samples_ms[1] is -2, expected a positive number of milliseconds, at most 86400000 "
+        "(a day)");
   CHECK(reply_error(kHead + R"("repetitions":[{"samples_ms":[1,2]},{"samples_ms":[1,"2"]}]})") ==
-        "reply: repetitions[1].samples_ms[1] is \"2\", expected a positive number of milliseconds");
+        "reply: repetitions[1].samples_ms[1] is \"2\", expected a positive number of milliseconds, at most 86400000 "
+        "(a day)");
+  CHECK(reply_error(kHead + R"("repetitions":[{"samples_ms":[1,2]},{"samples_ms":[1,1e308]}]})") ==
+        "reply: repetitions[1].samples_ms[1] is 1e+308, expected a positive number of milliseconds, at most "
+        "86400000 (a day)");  // the mean of such samples would be inf, no number for the document
   CHECK(reply_error(kHead + R"("repetitions":[{"samples":[1,2]},{"samples_ms":[1,2]}]})") ==
         "reply: repetitions[0] has no array 'samples_ms'");
   CHECK(reply_error(R"({"protocol":"vbench.impl","version":1,"implementation":{"name":""},"repetitions":[]})") ==
