@@ -228,3 +228,20 @@ TEST_CASE("plan_builder: a missing function is a located error with a suggestion
     CHECK(std::string(e.what()) == "m.ttgir: no function 'matmu' in the module; did you mean 'matmul'?");
   }
 }
+
+TEST_CASE("plan_builder: a memdesc with a 0 dimension holds 0 bytes") {
+  const std::string text =
+      "#shared = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>\n"
+      "#smem = #ttg.shared_memory\n"
+      "module attributes {\"ttg.num-ctas\" = 1 : i32, \"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:90\", "
+      "\"ttg.threads-per-warp\" = 32 : i32} {\n"
+      "  tt.func public @k() attributes {noinline = false} {\n"
+      "    %a = ttg.local_alloc : () -> !ttg.memdesc<0x16xf32, #shared, #smem, mutable>\n"
+      "    tt.return\n"
+      "  }\n"
+      "}\n";
+  const Plan p = build_plan(read_ttgir(text, "empty.ttgir"), PlanOptions{});
+  const auto smem = buffers_in(p, MemorySpace::kSmem, false);
+  REQUIRE(smem.size() == 1);
+  CHECK(smem[0]->bytes == 0);  // not 16 x 4 as if the 0 were a 1
+}

@@ -16,11 +16,20 @@ namespace {
 // Shapes come from input text: saturate instead of overflowing (anything this large is over budget anyway).
 constexpr std::int64_t kHuge = std::int64_t{1} << 50;
 std::int64_t saturating_mul(std::int64_t a, std::int64_t b) { return a > kHuge / std::max<std::int64_t>(b, 1) ? kHuge : a * b; }
+std::string dims_text(const std::vector<std::int64_t>& shape) {
+  std::string out;
+  for (auto d : shape) out += (out.empty() ? "" : "x") + std::to_string(d);
+  return out;
+}
 }  // namespace
 
 std::int64_t smem_bytes(const Type& type) {
   std::int64_t elems = 1;
-  for (auto d : type.shape) elems = saturating_mul(elems, d > 0 ? d : 1);
+  for (auto d : type.shape) {
+    if (d == 0) return 0;  // an empty memdesc holds nothing (a dynamic, negative, dimension counts as 1)
+    elems = saturating_mul(elems, d > 0 ? d : 1);
+    if (elems >= kHuge) return -1;
+  }
   int bits = element_bits(type.element_type);
   if (bits == 0) bits = 8;
   return (elems * bits + 7) / 8;
@@ -156,6 +165,12 @@ class Tracer {
     } else {
       b.space = MemorySpace::kSmem;
       b.bytes = smem_bytes(t);
+      // A size at the cap is not a size: refuse it rather than report 2^50 elements' bytes as exact.
+      if (b.bytes < 0)
+        throw Error(ExitCode::kDataError,
+                    "expected a shared memory buffer of fewer than 2^50 elements, got a memdesc of shape " +
+                        dims_text(t.shape),
+                    SourceLocation{module_.name, op.line, op.column});
       b.copies = t.shape.size() >= 3 ? static_cast<int>(std::clamp<std::int64_t>(t.shape[0], 1, 1 << 20)) : 1;
       // 1024 for NVMMA (swizzled, TMA-addressable) layouts as Triton requires; else 16, Triton 3.6's default for
       // local_alloc (the compiler's offsets of the mbarrier arrays in tests/data/vplan/compiler step by 16).

@@ -42,7 +42,7 @@ void read_compiler_attributes(const Op& op, Buffer& b, const std::string& source
 BufferTrace trace_buffers(const Op& function, const OpOrder& order, const Module& module);
 
 /// SMEM bytes of a memdesc: product of the shape x element bits / 8, rounded up.
-std::int64_t smem_bytes(const Type& type);
+std::int64_t smem_bytes(const Type& type);  ///< -1: 2^50 elements or more (no GPU's shared memory)
 
 /// TMEM rows and 32-bit columns of a memdesc as Triton sizes it: rows = min(M, 128); columns = N, divided by
 /// 32 / bits for packed element types (colStride = 1), times M / 128 when M > 128, times the leading copies.
