@@ -168,6 +168,14 @@ TEST_CASE("merge: joins benchmarks, suffixes repeated names, refuses mixed shape
   CHECK(m["benchmarks"].contains("gpt_nano"));
   CHECK(m["benchmarks"]["gpt_nano@2"]["source"] == "b.json");
   CHECK(m["metadata"]["merged_from"].size() == 2);
+  // A merge of a merge: each benchmark keeps the file it ran in, merged_from lists every original document.
+  const OrderedJson again = merge_bench_documents({m, doc(4)}, {"ab.json", "c.json"}, false);
+  CHECK(again["benchmarks"]["gpt_nano"]["source"] == "a.json");
+  CHECK(again["benchmarks"]["gpt_nano@2"]["source"] == "b.json");
+  CHECK(again["benchmarks"]["gpt_nano@2.1"]["source"] == "c.json");
+  REQUIRE(again["metadata"]["merged_from"].size() == 3);
+  CHECK(again["metadata"]["merged_from"][1]["file"] == "b.json");
+  CHECK(again["metadata"]["merged_from"][2]["file"] == "c.json");
   CHECK_THROWS_WITH_AS(merge_bench_documents({doc(4), doc(8)}, {"a.json", "b.json"}, false),
                        "b.json: benchmark 'gpt_nano' ran at B=8 T=64 fp32, warm caches but 'gpt_nano' in a.json at "
                        "B=4 T=64 fp32, warm caches; pass --allow-mixed to merge them anyway",

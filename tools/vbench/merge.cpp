@@ -41,8 +41,13 @@ OrderedJson merge_bench_documents(const std::vector<OrderedJson>& docs, const st
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const OrderedJson m = docs[i].contains("metadata") ? docs[i]["metadata"] : OrderedJson::object();
     auto get = [&](const char* k) { return m.is_object() && m.contains(k) ? m[k] : OrderedJson(nullptr); };
-    sources.push_back({{"file", names[i]}, {"timestamp", get("timestamp")}, {"gpu_name", get("gpu_name")},
-                       {"device_name", get("device_name")}, {"backend", get("backend")}, {"host", get("host")}});
+    // A merged document passes on the documents it was merged from, not itself: where each benchmark ran stays known.
+    const OrderedJson nested = get("merged_from");
+    if (nested.is_array() && !nested.empty())
+      for (const auto& s : nested) sources.push_back(s);
+    else
+      sources.push_back({{"file", names[i]}, {"timestamp", get("timestamp")}, {"gpu_name", get("gpu_name")},
+                         {"device_name", get("device_name")}, {"backend", get("backend")}, {"host", get("host")}});
     for (const BenchEntry& e : all[i]) {
       if (!first) {
         first = &e;
@@ -62,7 +67,7 @@ OrderedJson merge_bench_documents(const std::vector<OrderedJson>& docs, const st
       for (int n = 0; benchmarks.contains(key); ++n)
         key = e.name + "@" + std::to_string(i + 1) + (n ? "." + std::to_string(n) : "");
       OrderedJson b = docs[i]["benchmarks"][e.name];
-      b["source"] = names[i];
+      if (!b.contains("source") || !b["source"].is_string()) b["source"] = names[i];  // a merged one keeps its own
       benchmarks[key] = b;
     }
   }
