@@ -86,8 +86,8 @@ TEST_CASE("render: inputs are classified as DOT or by document format") {
 TEST_CASE("render: mixed formats are refused, naming both inputs") {
   std::vector<Input> inputs{load("bench.bench.json"), load("plan.plan.json")};
   CHECK(error_of([&] { build_page(inputs); }, ExitCode::kDataError) ==
-        "plan.plan.json: inputs mix formats: bench.bench.json is vtools.bench but plan.plan.json is vtools.plan; only "
-        "several vtools.bench documents share a page, render the others separately");
+        "plan.plan.json: inputs mix formats: bench.bench.json is vtools.bench but plan.plan.json is vtools.plan; "
+        "inputs of one kind share a page, render the others separately");
 }
 
 TEST_CASE("render: fields of the wrong type exit 65 naming the field's path, as the format's reader (vbench's) words it") {

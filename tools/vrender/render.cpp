@@ -119,7 +119,7 @@ Page build_page(const std::vector<Input>& inputs) {
     if (in.kind != kind)
       throw Error(ExitCode::kDataError,
                   "inputs mix formats: " + inputs.front().name + " is " + kind + " but " + in.name + " is " + in.kind +
-                      "; only several vtools.bench documents share a page, render the others separately",
+                      "; inputs of one kind share a page, render the others separately",
                   {in.name});
   }
   if (kind == kBenchFormat.name) {
