@@ -7,11 +7,42 @@
 
 namespace vtools {
 
-// Display width of a UTF-8 string: count code points (continuation bytes do not advance the cursor).
+// Columns a code point takes in a terminal: 2 for East Asian wide and fullwidth characters and emoji, 0 for
+// combining marks, zero-width characters and variation selectors, else 1 (after Unicode's EastAsianWidth.txt, in
+// broad ranges, as terminals draw them).
+static std::size_t code_point_width(char32_t c) {
+  auto in = [c](char32_t lo, char32_t hi) { return c >= lo && c <= hi; };
+  if (in(0x0300, 0x036F) || in(0x1AB0, 0x1AFF) || in(0x1DC0, 0x1DFF) || in(0x20D0, 0x20FF) || in(0xFE20, 0xFE2F) ||
+      in(0x200B, 0x200F) || in(0xFE00, 0xFE0F))
+    return 0;
+  if (in(0x1100, 0x115F) || in(0x2E80, 0x303E) || in(0x3041, 0x33FF) || in(0x3400, 0x4DBF) || in(0x4E00, 0x9FFF) ||
+      in(0xA000, 0xA4CF) || in(0xAC00, 0xD7A3) || in(0xF900, 0xFAFF) || in(0xFE30, 0xFE4F) || in(0xFF00, 0xFF60) ||
+      in(0xFFE0, 0xFFE6) || in(0x1F300, 0x1F64F) || in(0x1F900, 0x1F9FF) || in(0x20000, 0x3FFFD))
+    return 2;
+  return 1;
+}
+
+// Display width of a UTF-8 string in terminal columns (a malformed byte counts as one column).
 static std::size_t display_width(const std::string& s) {
   std::size_t w = 0;
-  for (unsigned char c : s)
-    if ((c & 0xC0) != 0x80) ++w;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 1;
+    char32_t c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
+    bool ok = i + n <= s.size();
+    for (std::size_t k = 1; ok && k < n; ++k) {
+      const auto cont = static_cast<unsigned char>(s[i + k]);
+      ok = (cont & 0xC0) == 0x80;
+      c = (c << 6) | (cont & 0x3F);
+    }
+    if (!ok) {  // not UTF-8 here: one column for the byte
+      ++w;
+      ++i;
+      continue;
+    }
+    w += code_point_width(c);
+    i += n;
+  }
   return w;
 }
 

@@ -60,6 +60,18 @@ TEST_CASE("table: text columns align, markdown escapes pipes") {
   CHECK(csv_number(NAN).empty());
 }
 
+TEST_CASE("table: columns align in terminal columns: wide CJK characters take two, combining marks none") {
+  Table t;
+  t.headers = {"kernel", "calls"};
+  t.align = {Table::Align::kLeft, Table::Align::kRight};
+  t.add_row({"名前", "1"});          // 2 characters, 4 columns
+  t.add_row({"e\u0301tape", "22"});  // 'é' written as e + a combining accent: 5 columns
+  t.add_row({"plain", "3"});
+  std::ostringstream text;
+  write_text_table(t, text);
+  CHECK(text.str() == "kernel  calls\n-------------\n名前        1\ne\u0301tape      22\nplain       3\n");
+}
+
 TEST_CASE("tables: control characters in cells are shown escaped, never sent to the terminal (issue 45, item 14)") {
   CHECK(printable("plain ü") == "plain ü");
   CHECK(printable("\x1b[31mred\nrow\t\x7f") == "\\x1b[31mred\\nrow\\t\\x7f");
