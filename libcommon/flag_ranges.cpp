@@ -45,6 +45,42 @@ CLI::Validator integer_range(std::int64_t lo, std::int64_t hi) {
       "");
 }
 
+namespace {
+std::vector<std::string> list_items(const std::string& value) {
+  std::vector<std::string> items(1);
+  for (char c : value) {
+    if (c == ',' || c == '\n')
+      items.emplace_back();
+    else
+      items.back() += c;
+  }
+  return items;
+}
+}  // namespace
+
+CLI::Validator integer_list(std::int64_t lo, std::int64_t hi) {
+  const std::string range = "from " + std::to_string(lo) + " to " + std::to_string(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& value) {
+        for (const auto& item : list_items(value)) {
+          std::int64_t x = 0;
+          if (!parse_whole(item, x) || x < lo || x > hi)
+            return "expected integers " + range + " separated by commas, got " + quoted_flag_value(value);
+        }
+        return std::string();
+      },
+      "");
+}
+
+std::vector<int> integer_list_values(const std::string& value) {
+  std::vector<int> out;
+  for (const auto& item : list_items(value)) {
+    std::int64_t x = 0;
+    if (parse_whole(item, x)) out.push_back(static_cast<int>(x));
+  }
+  return out;
+}
+
 CLI::Validator non_empty(const std::string& what) {
   return CLI::Validator(
       [what](std::string& value) { return value.empty() ? "expected " + what + ", got ''" : std::string(); }, "");

@@ -32,6 +32,20 @@ TEST_CASE("flag_ranges: integers are whole, in range, and never wrap or saturate
   CHECK(check(width, "12px") != "");
 }
 
+TEST_CASE("flag_ranges: integer lists are checked whole, empty items refused") {
+  const auto list = integer_list(1, 100);
+  CHECK(check(list, "4") == "");
+  CHECK(check(list, "1,4,16") == "");
+  CHECK(check(list, "4,,8") == "expected integers from 1 to 100 separated by commas, got '4,,8'");
+  CHECK(check(list, ",4") != "");
+  CHECK(check(list, "4,") != "");
+  CHECK(check(list, "") != "");
+  CHECK(check(list, "4,101") != "");
+  CHECK(check(list, "4, 8") != "");
+  CHECK(integer_list_values("1,4,16") == std::vector<int>{1, 4, 16});
+  CHECK(integer_list_values("1\n2,3") == std::vector<int>{1, 2, 3});  // a repeated flag's values, joined
+}
+
 TEST_CASE("flag_ranges: numbers are finite decimals in range") {
   const auto pct = number_range(0, 1000);
   CHECK(check(pct, "0") == "");

@@ -30,12 +30,19 @@ CLI::Option* add_gpu_flag(CLI::App* cmd, int& gpu) {
 
 void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
   add_model_flags(cmd, o.model, true);
-  cmd->add_option("--batch,-B", o.batches, "batch size B, or a list: 1,4,16 (every config at each)")
-      ->delimiter(',')
-      ->capture_default_str();
-  cmd->add_option("--seq,-T", o.seqs, "sequence length T, or a list: 32,64 (every config at each B and T)")
-      ->delimiter(',')
-      ->capture_default_str();
+  // Lists checked whole (CLI11's own splitting drops an empty item: "-B 4,,8" would run B=4 and 8 without a word).
+  cmd->add_option_function<std::string>(
+         "--batch,-B", [&o](const std::string& v) { o.batches = vtools::integer_list_values(v); },
+         "batch size B, or a list: 1,4,16 (every config at each)")
+      ->check(vtools::integer_list(1, 2147483647))
+      ->multi_option_policy(CLI::MultiOptionPolicy::Join)
+      ->default_str("4");
+  cmd->add_option_function<std::string>(
+         "--seq,-T", [&o](const std::string& v) { o.seqs = vtools::integer_list_values(v); },
+         "sequence length T, or a list: 32,64 (every config at each B and T)")
+      ->check(vtools::integer_list(1, 2147483647))
+      ->multi_option_policy(CLI::MultiOptionPolicy::Join)
+      ->default_str("64");
   cmd->add_option("--dtype", o.dtype, "fp32|tf32|bf16")->capture_default_str();
   cmd->add_option("--backend", o.backend, "cpu|cuda|auto")->capture_default_str();
   add_gpu_flag(cmd, o.gpu);
