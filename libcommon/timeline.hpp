@@ -7,11 +7,11 @@
 
 namespace vtools {
 
-/// [start, end) in ns on one lane (a device: spans of different lanes never hide each other). Finite times relative
-/// to a common origin: absolute CUPTI timestamps (~1.8e18 ns) lose nanoseconds as doubles.
+/// [start, end) in ns on one lane (a device: spans of different lanes never hide each other). Integers: absolute
+/// CUPTI timestamps (~1.8e18 ns), and offsets past 2^53 ns, lose nanoseconds as doubles.
 struct TimeSpan {
   std::int64_t lane = 0;
-  double start = 0, end = 0;
+  std::uint64_t start = 0, end = 0;
 };
 
 /// Per span (in the order given), its exposed time: with the spans of its lane taken in order of start, its end

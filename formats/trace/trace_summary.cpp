@@ -191,11 +191,9 @@ std::vector<GraphStats> graph_stats(const Trace& t) {
 std::vector<double> launch_exposed_ns(const Trace& trace) {
   std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
   for (const auto& k : trace.kernels) origin = std::min(origin, k.start_ns);
-  std::vector<TimeSpan> spans;  // in ns from the earliest start: exact as doubles, unlike CUPTI's ~1.8e18
-  for (const auto& k : trace.kernels) {
-    spans.push_back({k.device_id, static_cast<double>(k.start_ns - origin),
-                     static_cast<double>(std::max(k.end_ns, k.start_ns) - origin)});
-  }
+  std::vector<TimeSpan> spans;  // in ns from the earliest start
+  for (const auto& k : trace.kernels)
+    spans.push_back({k.device_id, k.start_ns - origin, std::max(k.end_ns, k.start_ns) - origin});
   return exposed_times(spans);
 }
 

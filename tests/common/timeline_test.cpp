@@ -39,14 +39,14 @@ TEST_CASE("exposed_times: on random spans they sum to the union's length, each w
     std::vector<TimeSpan> spans;
     const int n = 1 + static_cast<int>(rng() % 40);
     for (int i = 0; i < n; ++i) {
-      const double start = rng() % 1000, length = rng() % 200;
+      const std::uint64_t start = rng() % 1000, length = rng() % 200;
       spans.push_back({static_cast<std::int64_t>(rng() % 3), start, start + length});
     }
     const std::vector<double> e = exposed_times(spans);
     // The union per lane, on a 1 ns grid (integer times).
     double covered = 0;
     for (std::int64_t lane = 0; lane < 3; ++lane) {
-      for (int t = 0; t < 1200; ++t) {
+      for (std::uint64_t t = 0; t < 1200; ++t) {
         bool on = false;
         for (const TimeSpan& s : spans) on = on || (s.lane == lane && s.start <= t && t < s.end);
         covered += on ? 1 : 0;
@@ -55,7 +55,13 @@ TEST_CASE("exposed_times: on random spans they sum to the union's length, each w
     CHECK(std::accumulate(e.begin(), e.end(), 0.0) == covered);
     for (std::size_t i = 0; i < spans.size(); ++i) {
       CHECK(e[i] >= 0);
-      CHECK(e[i] <= spans[i].end - spans[i].start);
+      CHECK(e[i] <= static_cast<double>(spans[i].end - spans[i].start));
     }
   }
+}
+
+TEST_CASE("exposed_times: exact past 2^53 ns, where doubles lose nanoseconds") {
+  const std::uint64_t far = std::uint64_t{1} << 63;
+  const std::vector<double> e = exposed_times({{0, 0, 100}, {0, far, far + 100}, {0, far + 50, far + 101}});
+  CHECK(e == std::vector<double>{100, 100, 1});
 }
