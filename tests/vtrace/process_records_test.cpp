@@ -55,13 +55,13 @@ std::string access_raw_file(std::int64_t pid) {
   b.add_magic();
   b.add(raw::Tag::kProcess, raw::ProcessRecord{pid, 0});
   b.add_bytes_record(raw::Tag::kIdentity, identity_bytes());
-  b.add(raw::Tag::kClockAnchor, clock_anchor(raw::kClockMonotonic, monotonic_ns));
+  b.add(raw::Tag::kClockAnchor, clock_anchor(raw::kClockMonotonic, raw::monotonic_ns));
   raw::LaunchRecord launch{};
   launch.grid[0] = launch.grid[1] = launch.grid[2] = 1;
   launch.block[0] = launch.block[1] = launch.block[2] = 32;
   launch.recorded = 1;
   b.add(raw::Tag::kLaunch, launch, "_Z3addPfS_i");
-  b.add(raw::Tag::kClockAnchor, clock_anchor(raw::kClockMonotonic, monotonic_ns));
+  b.add(raw::Tag::kClockAnchor, clock_anchor(raw::kClockMonotonic, raw::monotonic_ns));
   b.add(raw::Tag::kEnd, raw::EndRecord{0});
   return b.bytes();
 }
@@ -108,9 +108,9 @@ TEST_CASE("process_records: a clock anchor reads the clock between two CLOCK_REA
   CHECK(a.realtime_ns <= after);
   CHECK(a.half_window_ns >= 1);
   CHECK(a.half_window_ns <= static_cast<std::uint64_t>(after - before) / 2 + 1);
-  const std::uint64_t m0 = monotonic_ns();
-  const raw::ClockAnchorRecord m = clock_anchor(raw::kClockMonotonic, monotonic_ns);
-  const std::uint64_t m1 = monotonic_ns();
+  const std::uint64_t m0 = raw::monotonic_ns();
+  const raw::ClockAnchorRecord m = clock_anchor(raw::kClockMonotonic, raw::monotonic_ns);
+  const std::uint64_t m1 = raw::monotonic_ns();
   CHECK(m.clock_ns >= m0);
   CHECK(m.clock_ns <= m1);
   CHECK(clock_anchor(raw::kClockCupti, fixed_clock).clock == raw::kClockCupti);

@@ -4,6 +4,8 @@
 // cut short by a crash or kill ends in a torn record, which the reader drops and reports.
 #pragma once
 
+#include <time.h>
+
 #include <cstdint>
 
 namespace vtools::vtrace::raw {
@@ -50,6 +52,14 @@ enum class Tag : std::uint32_t {
 /// The clock a ClockAnchorRecord pairs with CLOCK_REALTIME. Launch mode's records carry CUPTI timestamps; access
 /// mode's carry none (only an order), and the Sanitizer API offers no GPU clock, so it anchors CLOCK_MONOTONIC.
 constexpr std::uint32_t kClockCupti = 0, kClockMonotonic = 1;
+
+/// kClockMonotonic's clock, CLOCK_MONOTONIC in nanoseconds: the access tool anchors it, and `vtrace run` reads it to
+/// say how long the command took to exit after its last records.
+inline std::uint64_t monotonic_ns() noexcept {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+}
 
 /// One timestamp of `clock` and the CLOCK_REALTIME read around it: realtime_ns is the middle of the two reads, and
 /// half_window_ns half their distance, so the pair says "clock time clock_ns was realtime_ns +- half_window_ns".

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -167,10 +166,9 @@ std::vector<raw::Capture> read_captures(const std::string& dir, std::vector<std:
   return out;
 }
 
-std::uint64_t monotonic_now_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+/// Nanoseconds from `t` to now, for the closing line's figures.
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t).count();
 }
 
 /// A run's raw records read and folded into its trace, with what each step took; the command's exit (status,
@@ -187,9 +185,6 @@ struct FoldedRun {
 FoldedRun fold_run(const std::string& dir, RunInfo run, const KernelFilter& filter,
                    const access::BlockSampling& blocks) {
   FoldedRun f;
-  auto since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t).count();
-  };
   const auto reading = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<MappedFile>> raw_files;
   std::vector<raw::Capture> captures = read_captures(dir, f.notes, raw_files);
@@ -327,7 +322,7 @@ int run_command(const RunOptions& o) {
   if (exit.interrupted_by)
     throw Error(static_cast<ExitCode>(128 + exit.interrupted_by),
                 std::string("interrupted by SIG") + sigabbrev_np(exit.interrupted_by) + "; no trace written");
-  const std::uint64_t exited_ns = monotonic_now_ns();
+  const std::uint64_t exited_ns = raw::monotonic_ns();
   const auto exited = std::chrono::steady_clock::now();
   std::optional<FoldedRun> folded = early.take();
   const bool folded_early = folded && early.fold_started() < exited;
@@ -351,9 +346,6 @@ int run_command(const RunOptions& o) {
   });
   out.commit();
   // Like nsys's closing lines: what was written and what it cost after the command ended (part of the overhead).
-  auto since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t).count();
-  };
   const FoldedRun& f = *folded;
   const std::string fold_split = trace.run.mode != "accesses"
                                      ? std::string()
@@ -365,8 +357,8 @@ int run_command(const RunOptions& o) {
              std::to_string(trace.run.process_ids.size()) + " process(es) written to " +
              (output == "-" ? std::string("stdout") : "'" + output + "'") + " (" + format_bytes(bytes) + " in " +
              format_duration_ns(since(exited)) + ": " +
-             (folded_early ? post_run + " while the command exited, then writing " + format_duration_ns(since(writing))
-                           : post_run + ", writing " + format_duration_ns(since(writing))) +
+             post_run + (folded_early ? " while the command exited, then writing " : ", writing ") +
+             format_duration_ns(since(writing)) +
              (early.dropped() ? "; " + std::to_string(early.dropped()) +
                                     " early read(s) dropped: the records changed after them"
                               : std::string()) +

@@ -37,12 +37,6 @@ std::string identity_bytes() {
   return out;
 }
 
-std::uint64_t monotonic_ns() noexcept {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
-}
-
 raw::ClockAnchorRecord clock_anchor(std::uint32_t clock, std::uint64_t (*read_clock)()) noexcept {
   raw::ClockAnchorRecord best{0, 0, UINT64_MAX, clock};
   for (int i = 0; i < 5; ++i) {

@@ -15,9 +15,6 @@ namespace vtools::vtrace::injection {
 /// "host\0KEY=VALUE\0...": this process's host name and the kRankVariables set in its environment.
 std::string identity_bytes();
 
-/// CLOCK_MONOTONIC in nanoseconds (what access mode anchors: it has no GPU clock).
-std::uint64_t monotonic_ns() noexcept;
-
 /// `read_clock()` between two CLOCK_REALTIME reads, the tightest of a few tries (a preemption between the reads
 /// only widens the window, which the record states): realtime_ns is the middle of the two reads, half_window_ns half
 /// their distance plus 1 ns. `clock` (raw::kClockCupti, raw::kClockMonotonic) says what read_clock reads.
