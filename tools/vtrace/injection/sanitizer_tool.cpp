@@ -890,10 +890,10 @@ void wait_and_read_back(Chosen chosen) {
   }
 }
 
-/// The reader thread (unless VTRACE_ACCESS_READER=0): reads back the oldest launch in flight once its finished flag is set, polling it, so
-/// that the launching threads (the program's) rarely copy. Its API calls are the tool's own (no synchronize
-/// callback of theirs reads back). Stops at the first failed flag copy (a thread without the context?): the
-/// launching threads then read back as without it, and the closing note says so.
+/// The reader thread (unless VTRACE_ACCESS_READER=0): reads back the oldest launch in flight once its finished flag
+/// is set, polling it, so that the launching threads (the program's) rarely copy. Its API calls are the tool's own
+/// (no synchronize callback of theirs reads back). Stops at the first failed flag copy (a thread without the
+/// context?): the launching threads then read back as without it, and the closing note says so.
 void read_in_background() noexcept {
   t_own_sync = true;
   // Each poll is a copy from the device, which takes the driver's time beside the program's launches: the pause
@@ -1213,8 +1213,8 @@ void finish() {
                " waiting for them, reading back " + std::to_string(g_costs.bytes_read.load() >> 10) + " KiB in " +
                seconds(g_costs.copy_ns) + " (" + seconds(g_costs.pool_wait_ns) +
                " of it waiting for a free pinned buffer, " + seconds(g_costs.pin_ns) + " pinning buffers; " +
-               std::to_string(g_costs.read_at_sync.load()) + " launches read without waiting, " + std::to_string(g_costs.read_at_program_sync.load()) +
-               " of them at the program's own synchronizations" +
+               std::to_string(g_costs.read_at_sync.load()) + " launches read without waiting, " +
+               std::to_string(g_costs.read_at_program_sync.load()) + " of them at the program's own synchronizations" +
                (g_settings.reader ? ", " + std::to_string(g_costs.read_by_reader.load()) + " by the reader thread" +
                                         (g_reader_unstarted ? " (it could not be started)"
                                          : g_reader_failed ? " (stopped: a copy from its thread failed)"
@@ -1229,28 +1229,24 @@ void finish() {
                "; " + std::to_string(g_costs.launch_calls.load()) + " launch calls took " +
                seconds(g_costs.launch_call_ns) + " (the callbacks above included; " +
                seconds(g_costs.first_call_ns) + " of it the first launches of " +
-               std::to_string(g_costs.first_calls.load()) + " kernels)" + "; at exit " + seconds(t_drain - t0) +
+               std::to_string(g_costs.first_calls.load()) + " kernels); at exit " + seconds(t_drain - t0) +
                " reading back " + std::to_string(read_at_exit) + " launches left in flight, " +
                seconds(t_end - t_drain) + " writing out the records" +
                slowest_kernels(5));
   } catch (...) {
   }
   g_sink.close_with([](RecordBatch& b) {
-    b.add(Tag::kClockAnchor, clock_anchor(raw::kClockMonotonic, monotonic_ns));  // the end anchor
+    b.add(Tag::kClockAnchor, clock_anchor(raw::kClockMonotonic, raw::monotonic_ns));  // the end anchor
     b.add(Tag::kEnd, raw::EndRecord{0});
   });
 }
 
-/// A VAR=1 switch of the environment (anything else, or unset: off).
-bool switched_on(const char* var) {
+/// A switch of the environment: VAR=1 on, VAR=0 off, anything else (or unset) `by_default`.
+bool switched(const char* var, bool by_default) {
   const char* value = std::getenv(var);
-  return value && std::string_view(value) == "1";
-}
-
-/// A switch that is on unless VAR=0.
-bool switched_off(const char* var) {
-  const char* value = std::getenv(var);
-  return value && std::string_view(value) == "0";
+  if (value && std::string_view(value) == "1") return true;
+  if (value && std::string_view(value) == "0") return false;
+  return by_default;
 }
 
 void initialize() noexcept {
@@ -1266,7 +1262,7 @@ void initialize() noexcept {
       access::parse_device_block_filter(blocks, g_settings.blocks);
     if (const char* stage = std::getenv("VTRACE_ACCESS_STAGE"); stage && *stage)
       g_settings.stage = static_cast<std::uint32_t>(std::strtoul(stage, nullptr, 10));
-    g_settings.count_work = switched_on("VTRACE_ACCESS_COUNTS");
+    g_settings.count_work = switched("VTRACE_ACCESS_COUNTS", false);
     if (const char* w = std::getenv("VTRACE_ACCESS_WARP_MERGE"); w && *w)
       g_settings.warp_merge_min = static_cast<std::uint32_t>(std::strtoul(w, nullptr, 10));
     if (const char* b = std::getenv("VTRACE_ACCESS_BACKOFF"); b && *b)
@@ -1281,9 +1277,9 @@ void initialize() noexcept {
       while (capacity && capacity < want) capacity <<= 1;
       g_settings.pc_capacity = capacity;
     }
-    g_settings.recycle = switched_on("VTRACE_ACCESS_RECYCLE");
-    g_settings.reader = !switched_off("VTRACE_ACCESS_READER");  // with VTRACE_ACCESS_PENDING=0 it has nothing to read
-    g_settings.stream_tables = !switched_off("VTRACE_ACCESS_STREAM_TABLES");
+    g_settings.recycle = switched("VTRACE_ACCESS_RECYCLE", false);
+    g_settings.reader = switched("VTRACE_ACCESS_READER", true);  // with VTRACE_ACCESS_PENDING=0 it has nothing to read
+    g_settings.stream_tables = switched("VTRACE_ACCESS_STREAM_TABLES", true);
     if (const char* n = std::getenv("VTRACE_ACCESS_SITE_BUFFERS"); n && *n)
       g_settings.site_buffers = std::clamp<std::size_t>(std::strtoull(n, nullptr, 10), 1, 64);
     if (const char* pending = std::getenv("VTRACE_ACCESS_PENDING"); pending && *pending)
@@ -1298,7 +1294,7 @@ void initialize() noexcept {
     // Who this process is in its job, and when it ran: access mode's records have no timestamps and the Sanitizer
     // API no GPU clock, so the anchors pair CLOCK_MONOTONIC with CLOCK_REALTIME (process_records.hpp).
     b.add_bytes_record(Tag::kIdentity, identity_bytes());
-    b.add(Tag::kClockAnchor, clock_anchor(raw::kClockMonotonic, monotonic_ns));
+    b.add(Tag::kClockAnchor, clock_anchor(raw::kClockMonotonic, raw::monotonic_ns));
     g_sink.write(b);
     SanitizerResult r = sanitizerSubscribe(&g_subscriber, on_callback, nullptr);
     if (r != SANITIZER_SUCCESS) {
