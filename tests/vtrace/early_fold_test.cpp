@@ -15,19 +15,14 @@
 
 #include "tools/vtrace/early_fold.hpp"
 #include "tools/vtrace/raw_records.hpp"
+#include "tests/vtrace/scratch_dir.hpp"
 
 using namespace vtools::vtrace;
 
 namespace {
 
-struct Dir {
-  std::filesystem::path path;
-  explicit Dir(const std::string& name)
-      : path(std::filesystem::temp_directory_path() / ("vtrace-early-" + name + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~Dir() { std::filesystem::remove_all(path); }
+struct Dir : vtools::vtrace::testing::ScratchDir {
+  explicit Dir(const std::string& name) : ScratchDir("vtrace-early", name) {}
   /// Appends to `file` the magic (when new), `filler` bytes and, with `end`, an end record's frame.
   void append(const std::string& file, std::size_t filler, bool end) const {
     const auto p = path / file;

@@ -22,6 +22,31 @@ std::vector<std::string> take_all(List& list) {
   return list.take([](const std::string&) { return true; }, false).launches;
 }
 
+/// A thread holding the oldest launch, as the reader thread does while it polls one that has not finished, until
+/// release() (then it goes back to the list).
+class HoldingThread {
+ public:
+  explicit HoldingThread(List& list) : thread_([this, &list] {
+    List::Oldest oldest(list);
+    holding_.set_value();
+    release_.get_future().wait();
+  }) {
+    holding_.get_future().wait();
+  }
+  HoldingThread(const HoldingThread&) = delete;
+  HoldingThread& operator=(const HoldingThread&) = delete;
+  ~HoldingThread() { release(); }
+  void release() {
+    if (!thread_.joinable()) return;
+    release_.set_value();
+    thread_.join();
+  }
+
+ private:
+  std::promise<void> holding_, release_;  // before thread_, which uses them
+  std::thread thread_;
+};
+
 }  // namespace
 
 TEST_CASE("launches in flight: pushed in order, taken by a predicate, bytes kept") {
@@ -72,13 +97,7 @@ TEST_CASE("launches in flight: an exception while the oldest is held puts it bac
 TEST_CASE("launches in flight: a stream's end waits for the launch another thread holds, then sees it") {
   List list;
   list.push("on stream", 4);
-  std::promise<void> holding, release;
-  std::thread reader([&] {
-    List::Oldest oldest(list);
-    holding.set_value();
-    release.get_future().wait();  // polling it: not finished, so it goes back
-  });
-  holding.get_future().wait();
+  HoldingThread reader(list);
   auto end = std::async(std::launch::async,
                         [&] { return list.take([](const std::string&) { return true; }, true).launches; });
   CHECK(end.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout);  // waits for the holder
@@ -87,8 +106,7 @@ TEST_CASE("launches in flight: a stream's end waits for the launch another threa
     List::Oldest another(list);  // a poller cannot keep the waiting end out
     CHECK_FALSE(another);
   }
-  release.set_value();
-  reader.join();
+  reader.release();
   REQUIRE(end.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
   CHECK(end.get() == std::vector<std::string>{"on stream"});
 }
@@ -151,18 +169,11 @@ TEST_CASE("launches in flight: a stream's end gives up waiting after its timeout
   List list;
   list.push("stuck", 1);
   list.push("free", 1);
-  std::promise<void> holding, release;
-  std::thread stuck([&] {
-    List::Oldest oldest(list);
-    holding.set_value();
-    release.get_future().wait();
-  });
-  holding.get_future().wait();
+  HoldingThread stuck(list);
   const auto end = list.take([](const std::string&) { return true; }, true, std::chrono::milliseconds(20));
   CHECK(end.timed_out);
   CHECK(end.launches == std::vector<std::string>{"free"});
-  release.set_value();
-  stuck.join();
+  stuck.release();
   CHECK(take_all(list) == std::vector<std::string>{"stuck"});  // put back by its holder
 }
 
@@ -170,13 +181,7 @@ TEST_CASE("launches in flight: while a stream's end waits, synchronize callbacks
   List list;
   list.push("held", 1);
   list.push("synchronized", 1);
-  std::promise<void> holding, release;
-  std::thread holder([&] {
-    List::Oldest oldest(list);
-    holding.set_value();
-    release.get_future().wait();
-  });
-  holding.get_future().wait();
+  HoldingThread holder(list);
   auto end = std::async(std::launch::async, [&] { return list.take([](const std::string&) { return true; }, true); });
   // Wait until the end is waiting: a probe then gets no oldest (it puts back what it gets before that).
   bool waiting = false;
@@ -190,8 +195,7 @@ TEST_CASE("launches in flight: while a stream's end waits, synchronize callbacks
   std::thread callback([&] { got = take_all(list); });
   callback.join();
   CHECK(got.empty());
-  release.set_value();
-  holder.join();
+  holder.release();
   REQUIRE(end.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
   const auto result = end.get();
   CHECK(result.launches == std::vector<std::string>{"held", "synchronized"});

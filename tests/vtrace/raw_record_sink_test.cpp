@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tools/vtrace/raw_record_reader.hpp"
+#include "tests/vtrace/scratch_dir.hpp"
 
 using namespace vtools::vtrace;
 using namespace vtools::vtrace::raw;
@@ -23,14 +24,8 @@ using vtools::vtrace::injection::RawRecordSink;
 namespace {
 
 /// A fresh directory for one case; the sink's file in it is raw-<this pid>.bin.
-struct RawDir {
-  std::filesystem::path path;
-  explicit RawDir(const std::string& name)
-      : path(std::filesystem::temp_directory_path() / ("vtrace-sink-" + name + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~RawDir() { std::filesystem::remove_all(path); }
+struct RawDir : vtools::vtrace::testing::ScratchDir {
+  explicit RawDir(const std::string& name) : ScratchDir("vtrace-sink", name) {}
   [[nodiscard]] std::string file_bytes() const {
     std::ifstream in(path / ("raw-" + std::to_string(::getpid()) + ".bin"), std::ios::binary);
     std::ostringstream s;
