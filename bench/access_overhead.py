@@ -7,6 +7,9 @@ coarsened records. Prints a Markdown table for bench/RESULTS.md and writes every
 
 Usage: bench/access_overhead.py LOGDIR [--rounds N] [--programs a,b,...] [--vtrace BIN] [--unpatched]
                                 [--stages 1,2,3] [--tools native,memcheck,vtrace]
+       bench/access_overhead.py LOGDIR --report A/access-overhead.jsonl B/access-overhead.jsonl ...
+Every run is also appended to LOGDIR/access-overhead.jsonl as it ends; --report prints the tables from such files
+(calls cut off by their time limit included) without running anything.
 --stages also runs vtrace with VTRACE_ACCESS_STAGE=N (the patches stop part way: what each part of them costs).
 """
 import argparse
@@ -84,7 +87,19 @@ def timed(cmd, env=None, timeout=600):
     return time.monotonic() - t0, p
 
 
+LOG = None  # LOGDIR/access-overhead.jsonl: every run as it goes, so a call cut off by its time limit keeps them
+
+
+def emit(record):
+    line = json.dumps(record)
+    print(line, flush=True)
+    if LOG:
+        LOG.write(line + "\n")
+        LOG.flush()
+
+
 def main():
+    global LOG
     ap = argparse.ArgumentParser()
     ap.add_argument("logdir")
     ap.add_argument("--rounds", type=int, default=3)
@@ -105,31 +120,45 @@ def main():
                     help="also run vtrace --accesses with these environment variables (e.g. the patches' tuning "
                          "switches VTRACE_ACCESS_WARP_MERGE, VTRACE_ACCESS_BACKOFF, VTRACE_ACCESS_GRAIN, "
                          "VTRACE_ACCESS_HULL); repeatable")
+    ap.add_argument("--report", metavar="JSONL", nargs="+",
+                    help="run nothing: print the tables from the access-overhead.jsonl files of earlier (possibly "
+                         "cut-off) runs, their rounds numbered apart")
     ap.add_argument("--no-warmup", dest="warmup", action="store_false",
                     help="do not run each program once, untimed, before the rounds")
     a = ap.parse_args()
     tools = a.tools.split(",")
     os.makedirs(a.logdir, exist_ok=True)
+    if a.report:
+        runs = []
+        for i, path in enumerate(a.report):
+            for line in open(path):
+                run = json.loads(line)
+                if "tool" in run and run["tool"] != "warm-up":
+                    run["round"] = f"{i}.{run['round']}"
+                    runs.append(run)
+        report(a, runs)
+        return
+    LOG = open(os.path.join(a.logdir, "access-overhead.jsonl"), "w")
     sanitizer = "/usr/local/cuda/compute-sanitizer/compute-sanitizer"
     runs = []
     totals_by_run = {}  # (program, round, tool) -> launch_totals, to compare variants with the default
     if a.warmup:  # the first run of a program pays for cold file caches (imports, kernels): time none of those
         for program in a.programs.split(","):
             s, p = timed([a.python, SCRIPT, program])
-            print(json.dumps({"program": program, "tool": "warm-up", "seconds": s, "exit": p.returncode}), flush=True)
+            emit({"program": program, "tool": "warm-up", "seconds": s, "exit": p.returncode})
     for r in range(a.rounds):
         for program in a.programs.split(","):
             base = [a.python, SCRIPT, program]
             if "native" in tools:
                 s, p = timed(base)
                 runs.append({"program": program, "tool": "native", "round": r, "seconds": s, "exit": p.returncode})
-                print(json.dumps(runs[-1]), flush=True)  # every run as it goes: a cut-off call keeps what it measured
+                emit(runs[-1])  # every run as it goes: a cut-off call keeps what it measured
             if "memcheck" in tools:
                 s, p = timed([sanitizer, "--tool", "memcheck", "--print-limit", "5", *base])
                 m = re.search(r"ERROR SUMMARY: (\d+) error", p.stdout + p.stderr)
                 runs.append({"program": program, "tool": "memcheck", "round": r, "seconds": s, "exit": p.returncode,
                              "errors": int(m.group(1)) if m else None})
-                print(json.dumps(runs[-1]), flush=True)
+                emit(runs[-1])
             out = os.path.join(tempfile.mkdtemp(prefix="access-bench-"), "t.json")
             for stage in [x for x in a.stages.split(",") if x]:
                 s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base],
@@ -137,7 +166,7 @@ def main():
                 runs.append({"program": program, "tool": f"vtrace-stage{stage}", "round": r, "seconds": s,
                              "exit": p.returncode, "closing_notes": [line for line in p.stderr.splitlines()
                                                                      if "access mode in process" in line]})
-                print(json.dumps(runs[-1]), flush=True)
+                emit(runs[-1])
             for variant in a.variant:
                 name, _, assignments = variant.partition(":")
                 env = dict(os.environ, **dict(x.split("=", 1) for x in assignments.split(",") if x))
@@ -154,14 +183,14 @@ def main():
                                     findings=doc.get("findings_total"))
                     totals_by_run[(program, r, name)] = launch_totals(doc)
                     os.remove(out)
-                print(json.dumps(runs[-1]), flush=True)
+                emit(runs[-1])
             if a.counts:
                 s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base],
                              env=dict(os.environ, VTRACE_ACCESS_COUNTS="1"))
                 runs.append({"program": program, "tool": "vtrace-counts", "round": r, "seconds": s,
                              "exit": p.returncode, "closing_notes": [line for line in p.stderr.splitlines()
                                                                      if "access mode in process" in line]})
-                print(json.dumps(runs[-1]), flush=True)
+                emit(runs[-1])
             if "vtrace" not in tools:
                 continue
             s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base])
@@ -179,21 +208,26 @@ def main():
                 totals_by_run[(program, r, "default")] = reference  # round 0's default: the baseline's own spread
                 for (prog, rnd, name), totals in totals_by_run.items():
                     if prog == program and (rnd == r or name == "default") and (rnd, name) != (r, "default"):
-                        print(json.dumps({"program": program, "round": r, "variant": f"{name} (round {rnd})",
-                                          "against_default": compare_totals(reference, totals)}), flush=True)
+                        emit({"program": program, "round": r, "variant": f"{name} (round {rnd})",
+                                          "against_default": compare_totals(reference, totals)})
                 os.remove(out)
             else:
                 run["stderr"] = p.stderr[-2000:]
             runs.append(run)
-            print(json.dumps(run), flush=True)
+            emit(run)
             if a.unpatched:
                 s, p = timed([a.vtrace, "run", "--accesses", "--kernel", "^no kernel has this name$", "-o", out, "--",
                               *base])
                 runs.append({"program": program, "tool": "vtrace-unpatched", "round": r, "seconds": s,
                              "exit": p.returncode, "stderr": p.stderr[-600:]})
-                print(json.dumps(runs[-1]), flush=True)
+                emit(runs[-1])
     json.dump(runs, open(os.path.join(a.logdir, "access-overhead.json"), "w"), indent=1)
+    report(a, runs)
+    return 0
 
+
+def report(a, runs):
+    """The Markdown tables of runs: medians per program and tool, variants, paired ratios."""
     if a.unpatched:
         for program in a.programs.split(","):
             xs = [x["seconds"] for x in runs if x["program"] == program and x["tool"] == "vtrace-unpatched"]
@@ -226,7 +260,6 @@ def main():
         if ratios:
             print(f"{program}: vtrace / memcheck in the same round: {', '.join(f'{r:.2f}' for r in ratios)}; "
                   f"median {statistics.median(ratios):.2f} over {len(ratios)} rounds")
-    return 0
 
 
 def paired_ratios(runs, program, tool="vtrace", peer="memcheck"):
