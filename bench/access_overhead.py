@@ -38,8 +38,9 @@ def coarsened(doc):
 
 def launch_totals(doc):
     """Per launch (process, kernel name, launch): loads, stores, atomics, bytes loaded, bytes stored, summed over its
-    records. A deterministic program gives the same totals under every variant: a launch whose totals differ from
-    the default's lost (or gained) accesses."""
+    records, and the same three counts per (argument, allocation size) of the launch. A deterministic program gives
+    the same totals under every variant: a launch whose totals differ from the default's lost (or gained) accesses;
+    where they differ says whether it is, e.g., a split-K semaphore's spin loads (a small workspace, loads only)."""
     columns = doc.get("access_columns")
     names = doc.get("access_kernels", [])
     fields = ("loads", "stores", "atomics", "bytes_loaded", "bytes_stored")
@@ -47,6 +48,8 @@ def launch_totals(doc):
     if columns:  # rows: index them (a training step has ~2 M)
         at = {c: i for i, c in enumerate(columns)}
         kernel, launch, pid = at["kernel_id"], at["launch"], at.get("process_id")
+        allocation, argument = at.get("allocation"), at.get("argument")
+        sizes = {a["id"]: a["size"] for a in doc.get("allocations", [])}
         picks = [at[f] for f in fields]
         rows = doc["accesses"]
         order = {p: i for i, p in enumerate(sorted({r[pid] for r in rows} if pid is not None else {0}))}
@@ -54,9 +57,14 @@ def launch_totals(doc):
             key = (order[r[pid]] if pid is not None else 0, names[r[kernel]], r[launch])
             t = totals.get(key)
             if t is None:
-                t = totals[key] = [0, 0, 0, 0, 0]
+                t = totals[key] = ([0, 0, 0, 0, 0], {})
             for i, j in enumerate(picks):
-                t[i] += r[j]
+                t[0][i] += r[j]
+            where = (r[argument] if argument is not None else None,
+                     sizes.get(r[allocation]) if allocation is not None else None)
+            w = t[1].setdefault(where, [0, 0, 0])
+            for i in range(3):
+                w[i] += r[picks[i]]
         return totals
     rows = doc["accesses"]
     # Processes by their order of process id, not the id itself (another run's processes have other ids).
@@ -64,21 +72,31 @@ def launch_totals(doc):
     for x in rows:
         name = names[x["kernel_id"]] if "kernel_id" in x else x.get("kernel")
         key = (order[x.get("process_id", 0)], name, x["launch"])
-        t = totals.setdefault(key, [0, 0, 0, 0, 0])
+        t = totals.setdefault(key, ([0, 0, 0, 0, 0], {}))
         for i, field in enumerate(fields):
-            t[i] += x.get(field, 0)
+            t[0][i] += x.get(field, 0)
     return totals
 
 
 def compare_totals(reference, totals):
-    """How many launches differ from the reference run's, and the loads+stores+atomics they differ by."""
+    """How many launches differ from the reference run's, the loads+stores+atomics they differ by, and for the first
+    few of them where: per (argument, allocation size), the change in loads, stores and atomics."""
+    none = ([0] * 5, {})
     keys = set(reference) | set(totals)
-    differ = [k for k in keys if reference.get(k) != totals.get(k)]
-    delta = sum(abs(sum(reference.get(k, [0] * 5)[:3]) - sum(totals.get(k, [0] * 5)[:3])) for k in differ)
+    differ = sorted((k for k in keys if reference.get(k, none)[0] != totals.get(k, none)[0]), key=str)
+    delta = sum(abs(sum(reference.get(k, none)[0][:3]) - sum(totals.get(k, none)[0][:3])) for k in differ)
     kernels = {}
     for k in differ:
         kernels[k[1][:100]] = kernels.get(k[1][:100], 0) + 1
-    return {"launches_differ": len(differ), "requests_differ": delta, "kernels_differ": kernels}
+    where = []
+    for k in differ[:3]:
+        a, b = reference.get(k, none)[1], totals.get(k, none)[1]
+        for w in sorted(set(a) | set(b), key=str):
+            d = [y - x for x, y in zip(a.get(w, [0, 0, 0]), b.get(w, [0, 0, 0]))]
+            if any(d):
+                where.append({"kernel": k[1][:60], "launch": k[2], "argument": w[0], "allocation_size": w[1],
+                              "loads": d[0], "stores": d[1], "atomics": d[2]})
+    return {"launches_differ": len(differ), "requests_differ": delta, "kernels_differ": kernels, "where": where[:12]}
 
 
 def timed(cmd, env=None, timeout=600):
