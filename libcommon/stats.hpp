@@ -59,4 +59,11 @@ Interval welch_ratio_interval(std::span<const double> a, std::span<const double>
 /// exact to 3 decimals at whole df up to 30, a Cornish-Fisher expansion above.
 double student_t_975(double df);
 
+/// Whether a change of `change_pct` percent exceeds a gate's `threshold_pct` ("slower by more than PCT percent"):
+/// a change computed as exactly the threshold (1.05 / 1 - 1 = 5.000000000000004 %) does not; a negative threshold
+/// is no gate.
+inline bool exceeds_threshold(double change_pct, double threshold_pct) {
+  return threshold_pct >= 0 && change_pct > threshold_pct * (1 + 1e-12) + 1e-12;
+}
+
 }  // namespace vtools::stats

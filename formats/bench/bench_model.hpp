@@ -82,6 +82,10 @@ struct BenchMetadata {
   std::vector<std::string> notes;
 };
 
+/// The longest forward a sample may say it took: a day. Past it a sample is not a measurement, and the statistics
+/// over 100000 such samples stay finite (a mean of inf is no number to write).
+constexpr double kMaxSampleMs = 86400000.0;
+
 /// benchmarks.<name>.timing: the summary of the timed forwards and the samples.
 struct BenchTiming {
   double mean = NAN, std = NAN, min = NAN, max = NAN, median = NAN, p5 = NAN, p25 = NAN, p75 = NAN, p95 = NAN,

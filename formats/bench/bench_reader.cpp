@@ -10,6 +10,14 @@ namespace {
 
 const std::vector<std::string> kDTypes = {"fp32", "tf32", "bf16"};
 const std::vector<std::string> kCaches = {"warm", "cold"};
+const std::vector<std::string> kStatuses = {"ok", "unchecked", "failed", "passed"};
+
+/// A duration statistic in ms: not negative (a std of 0 is fine); NAN where absent.
+double milliseconds(const FieldReader& t, std::string_view key) {
+  const double v = t.number(key, NAN);
+  if (v < 0) t.fail(key, "is " + std::to_string(v) + ", expected milliseconds, at least 0");
+  return v;
+}
 
 /// A string, or an array of strings joined by spaces (the seed wrote commands as arrays); "" when absent.
 std::string text(const FieldReader& f, std::string_view key) {
@@ -79,25 +87,31 @@ PlanSearch read_plan_search(const FieldReader& p) {
 
 BenchTiming read_timing(const FieldReader& t) {
   BenchTiming timing;
-  timing.mean = t.number("mean", NAN);
-  timing.std = t.number("std", NAN);
-  timing.min = t.number("min", NAN);
-  timing.max = t.number("max", NAN);
-  timing.median = t.number("median", NAN);
-  timing.p5 = t.number("p5", NAN);
-  timing.p25 = t.number("p25", NAN);
-  timing.p75 = t.number("p75", NAN);
-  timing.p95 = t.number("p95", NAN);
-  timing.p99 = t.number("p99", NAN);
+  timing.mean = milliseconds(t, "mean");
+  timing.std = milliseconds(t, "std");
+  timing.min = milliseconds(t, "min");
+  timing.max = milliseconds(t, "max");
+  timing.median = milliseconds(t, "median");
+  timing.p5 = milliseconds(t, "p5");
+  timing.p25 = milliseconds(t, "p25");
+  timing.p75 = milliseconds(t, "p75");
+  timing.p95 = milliseconds(t, "p95");
+  timing.p99 = milliseconds(t, "p99");
   timing.n = t.optional_integer<std::size_t>("n");
   timing.samples_ms = t.numbers("samples_ms");
+  // Compare and the pages compute every statistic from the samples: one that is no forward's time (0, negative, past
+  // a day) would make a ratio of nothing, or a negative speedup that no gate reads as slower.
+  for (std::size_t i = 0; i < timing.samples_ms.size(); ++i)
+    if (const double v = timing.samples_ms[i]; !(v > 0 && v <= kMaxSampleMs))
+      t.fail("samples_ms", "is " + t.json()["samples_ms"][i].dump() +
+                               ", expected a positive number of milliseconds, at most 86400000 (a day)", i);
   return timing;
 }
 
 BenchBenchmark read_benchmark(const std::string& key, const FieldReader& b) {
   BenchBenchmark r;
   r.name = key;
-  r.status = b.string("status");
+  r.status = b.one_of("status", kStatuses);
   r.backend = b.string("backend");
   r.dtype = b.one_of("dtype", kDTypes);
   r.caches = b.one_of("caches", kCaches);
@@ -106,8 +120,8 @@ BenchBenchmark read_benchmark(const std::string& key, const FieldReader& b) {
     r.n_head = config->optional_integer<int>("n_head");
     r.n_embd = config->optional_integer<int>("n_embd");
   }
-  r.batch_size = b.optional_integer<int>("batch_size");
-  r.seq_len = b.optional_integer<int>("seq_len");
+  r.batch_size = b.optional_integer<int>("batch_size", 1);
+  r.seq_len = b.optional_integer<int>("seq_len", 1);
   if (const std::optional<FieldReader> t = b.object("timing")) r.timing = read_timing(*t);
   r.throughput_tokens_per_sec = b.number("throughput_tokens_per_sec", NAN);
   b.for_each("repetitions", [&](const FieldReader& x) {

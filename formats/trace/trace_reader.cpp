@@ -1,6 +1,7 @@
 #include "formats/trace/trace_reader.hpp"
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -22,7 +23,8 @@ void get_dim3(const FieldReader& f, std::string_view key, Dim3& out) {
   const OrderedJson* v = f.find(key);
   if (!v) return;
   if (!v->is_array() || v->size() != 3) f.expected(key, "an array of 3 integers", *v);
-  for (std::size_t i = 0; i < 3; ++i) out[i] = f.integer_value<std::int64_t>((*v)[i], key, i);
+  for (std::size_t i = 0; i < 3; ++i)
+    out[i] = f.integer_value<std::int64_t>((*v)[i], key, i, 0, std::numeric_limits<std::int64_t>::max());
 }
 
 /// `end` (of field end_ns) is not before `start`; an `open` range may have no end (0, from null).
@@ -56,6 +58,9 @@ class NameTable {
 };
 
 Kernel read_kernel(const FieldReader& f, NameTable& names) {
+  // A kernel's times come as a pair (access mode writes 0 for both): one of them alone would read as a kernel that
+  // ran from 0 ns, decades long.
+  if (f.has("start_ns") != f.has("end_ns")) f.missing(f.has("start_ns") ? "end_ns" : "start_ns", "an integer");
   Kernel k;
   k.name = names.get(f, "name");
   k.mangled_name = names.get(f, "mangled_name");

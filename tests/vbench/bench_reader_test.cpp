@@ -65,7 +65,7 @@ TEST_CASE("bench_reader: refusals name the document, the part and the field") {
   CHECK(refused(document("x", OrderedJson::object())) == "d.json: metadata: expected an object, got \"x\"");
   CHECK(refused(document(OrderedJson::object(), {{"g", 3}})) == "d.json: benchmarks.g: expected an object, got 3");
   CHECK(refused(document(OrderedJson::object(), {{"g", {{"batch_size", 1e300}}}})) ==
-        "d.json: benchmarks.g.batch_size: expected an integer from -2147483648 to 2147483647, got 1e+300");
+        "d.json: benchmarks.g.batch_size: expected an integer from 1 to 2147483647, got 1e+300");
   CHECK(refused(document(OrderedJson::object(), {{"g", {{"config", {{"n_layer", 1.5}}}}}})) ==
         "d.json: benchmarks.g.config.n_layer: expected an integer from -2147483648 to 2147483647, got 1.5");
   CHECK(refused(document({{"iters", "20"}}, OrderedJson::object())) ==
@@ -75,4 +75,15 @@ TEST_CASE("bench_reader: refusals name the document, the part and the field") {
         "d.json: benchmarks.g.caches: expected \"warm\" or \"cold\", got \"hot\"");
   CHECK(refused(document(OrderedJson::object(), {{"g", {{"timing", {{"median", "0.2"}}}}}})) ==
         "d.json: benchmarks.g.timing.median: expected a number, got \"0.2\"");
+  // Samples that are no forward's time: compare would compute a negative speedup (read as slower by no gate), a
+  // ratio over 0, or an inf.
+  for (const char* bad : {"-1.0", "0", "1e308"})
+    CHECK(refused(document(OrderedJson::object(),
+                           {{"g", {{"timing", {{"samples_ms", {1.0, OrderedJson::parse(bad)}}}}}}})) ==
+          "d.json: benchmarks.g.timing.samples_ms[1]: is " + OrderedJson::parse(bad).dump() +
+              ", expected a positive number of milliseconds, at most 86400000 (a day)");
+  CHECK(refused(document(OrderedJson::object(), {{"g", {{"timing", {{"std", -0.5}}}}}})) ==
+        "d.json: benchmarks.g.timing.std: is -0.500000, expected milliseconds, at least 0");
+  CHECK(refused(document(OrderedJson::object(), {{"g", {{"status", "bogus"}}}})).starts_with(
+      "d.json: benchmarks.g.status: expected "));
 }

@@ -248,10 +248,17 @@ TEST_CASE("trace_reader: bad fields are refused with their JSON path") {
   CHECK(error_of(kHead + R"("run": {}, "kernels": [{"device_id": 4294967296}]})") ==
         "t.json: kernels[0].device_id: expected an integer from 0 to 4294967295, got 4294967296");
   CHECK(error_of(kHead + R"("run": {}, "kernels": [{"block": [1, 1, 18446744073709551615]}]})") ==
-        "t.json: kernels[0].block[2]: expected an integer from -9223372036854775808 to 9223372036854775807, got "
+        "t.json: kernels[0].block[2]: expected an integer from 0 to 9223372036854775807, got "
         "18446744073709551615");
   CHECK(error_of(R"({"format": "vtools.plan", "version": 1})") ==
         "t.json: document format 'vtools.plan' where 'vtools.trace' was expected");
+  // One time without the other would read as a kernel that ran from 0 ns (57 years of GPU time).
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [{"name": "k", "end_ns": 1795812958603246824}]})") ==
+        "t.json: kernels[0].start_ns: missing, expected an integer");
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [{"name": "k", "start_ns": 5}]})") ==
+        "t.json: kernels[0].end_ns: missing, expected an integer");
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [{"name": "k", "grid": [-1, 1, 1]}]})") ==
+        "t.json: kernels[0].grid[0]: expected an integer from 0 to 9223372036854775807, got -1");
 }
 
 TEST_CASE("trace_reader: unknown fields are ignored") {

@@ -84,7 +84,7 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
       r.ci_low = ci.low;
       r.ci_high = ci.high;
       r.verdict = ci.low > 1.0 ? "faster" : ci.high < 1.0 ? "slower" : "same";
-      r.regression = threshold_pct >= 0 && r.verdict == "slower" && r.change_pct > threshold_pct;
+      r.regression = r.verdict == "slower" && stats::exceeds_threshold(r.change_pct, threshold_pct);
     }
     cmp.configs.push_back(r);
   }

@@ -12,7 +12,6 @@ namespace vtools::vbench {
 
 namespace {
 
-constexpr double kMaxSampleMs = 86400000.0;  ///< a day: one forward's sample past it is not a measurement
 
 
 static_assert(std::endian::native == std::endian::little, "the protocol's files are little-endian");
@@ -158,7 +157,6 @@ ImplReply parse_impl_reply(std::string_view body, std::string_view name, const I
     std::vector<double> samples;
     for (std::size_t k = 0; k < xs.size(); ++k) {
       const double v = xs[k].is_number() ? xs[k].get<double>() : NAN;
-      // At most a day: the statistics over 100000 such samples stay finite (a mean of inf is no number to write).
       if (!(std::isfinite(v) && v > 0 && v <= kMaxSampleMs))
         fail(name, where + ".samples_ms[" + std::to_string(k) + "] is " + xs[k].dump() +
                        ", expected a positive number of milliseconds, at most 86400000 (a day)");

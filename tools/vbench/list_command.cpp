@@ -31,8 +31,11 @@ int list_command(const ListOptions& o) {
     t.headers.insert(t.headers.end(), {"floor", "bound"});
     t.align.insert(t.align.end(), {A::kRight, A::kLeft});
   }
+  int too_long = 0;  // configs whose block size T exceeds: no forward of theirs runs at this T (vbench run refuses it)
   for (const auto& c : builtin_configs()) {
     const ForwardCost cost = forward_cost(c, o.batch, o.seq, dtype);
+    const bool fits = o.seq <= c.block_size;
+    too_long += !fits;
     std::vector<std::string> row = {c.name,
                                     std::to_string(c.n_layer),
                                     std::to_string(c.n_head),
@@ -40,9 +43,11 @@ int list_command(const ListOptions& o) {
                                     std::to_string(c.vocab_size),
                                     std::to_string(c.block_size),
                                     format_si(static_cast<double>(count_parameters(c).total)),
-                                    format_si(cost.flops / (static_cast<double>(o.batch) * o.seq)),
-                                    format_bytes(static_cast<std::uint64_t>(cost.bytes))};
-    if (o.device) {
+                                    fits ? format_si(cost.flops / (static_cast<double>(o.batch) * o.seq)) : "-",
+                                    fits ? format_bytes(static_cast<std::uint64_t>(cost.bytes)) : "-"};
+    if (!fits) {
+      if (o.device) row.insert(row.end(), {"-", "-"});
+    } else if (o.device) {
       const Floor floor = roofline_floor(cost, device);
       row.push_back(floor.floor_ms > 0 ? format_duration_ms(floor.floor_ms) : "-");
       row.push_back(floor.bound.empty() ? "-" : floor.bound);
@@ -58,6 +63,8 @@ int list_command(const ListOptions& o) {
   text << "\n";
   if (resolve_format(o.out, "table", false) == "markdown") write_markdown_table(t, text);
   else write_text_table(t, text);
+  if (too_long)
+    text << "-: T=" << o.seq << " exceeds the block size of " << too_long << " config(s); vbench run refuses them\n";
   write_output(o.out.output, text.str());
   return 0;
 }

@@ -140,7 +140,7 @@ ReplayDiff diff_replays(const Trace& base, std::uint32_t base_graph, const Trace
   r.change_pct = (r.ratio - 1) * 100;
   std::tie(r.interval, r.interval_over) = ratio_interval(xb, xc);
   r.verdict = diff_verdict(r.ratio, r.interval);
-  r.regression = threshold_pct >= 0 && r.verdict == "slower" && r.change_pct > threshold_pct;
+  r.regression = r.verdict == "slower" && stats::exceeds_threshold(r.change_pct, threshold_pct);
   return r;
 }
 
@@ -225,7 +225,7 @@ TraceDiff diff_traces(Trace base, Trace candidate, const TraceSelection& selecti
     k.code = code_verdict(b.codes.at(kb.name), c.codes.at(kc.name));
     if (k.verdict == "slower" || k.verdict == "faster")
       k.likely_cause = k.code == "changed" ? "code" : k.code == "same" ? "environment" : "";
-    k.regression = threshold_pct >= 0 && k.verdict == "slower" && k.change_pct > threshold_pct;
+    k.regression = k.verdict == "slower" && stats::exceeds_threshold(k.change_pct, threshold_pct);
     d.kernels.push_back(std::move(k));
   }
   for (const KernelStats& kc : c.summary.kernels)
@@ -245,8 +245,8 @@ TraceDiff diff_traces(Trace base, Trace candidate, const TraceSelection& selecti
   std::sort(d.added.begin(), d.added.end(), by_total);
   std::sort(d.removed.begin(), d.removed.end(), by_total);
   // One run a side gives the busy time no interval: the threshold alone decides.
-  d.busy_regression = threshold_pct >= 0 && d.base.busy_ns > 0 &&
-                      (d.candidate.busy_ns / d.base.busy_ns - 1) * 100 > threshold_pct;
+  d.busy_regression =
+      d.base.busy_ns > 0 && stats::exceeds_threshold((d.candidate.busy_ns / d.base.busy_ns - 1) * 100, threshold_pct);
   return d;
 }
 
