@@ -362,22 +362,129 @@ void attribute_to_only_process(Trace& t) {
   fill(t.hot_lines);
 }
 
+/// The access records of a document, as the parser hands them over: objects (versions 1-2) or rows of
+/// access_columns (version 3), naming their kernel by name (version 1) or by kernel_id into access_kernels.
+/// JSON does not order an object's keys (RFC 8259 section 4), so any of access_columns, access_kernels and accesses
+/// may come first; vtrace writes the columns and kernels first, and those documents are read one record at a time.
+class AccessReader {
+ public:
+  AccessReader(Trace& t, std::string_view file) : t_(t), file_(file) {}
+
+  /// Takes element `index` of the top-level array `key` where `key` is access_kernels, access_columns or accesses
+  /// (true); any other key (false) tells it that access_columns, where it came, is complete.
+  bool element(std::string_view key, std::size_t index, const OrderedJson& v);
+  /// After the last element: the rows kept for columns that came after them are read; kernel ids read before
+  /// access_kernels are resolved. Throws at the first bad row or id.
+  void finish();
+
+ private:
+  struct Unresolved {
+    std::size_t access, index;  ///< its place in t_.accesses; its index in the document's accesses
+    std::uint64_t id;
+  };
+  struct KeptRow {
+    std::size_t access, index, offset;  ///< as Unresolved's; where its encoding starts in kept_bytes_
+  };
+
+  /// Reads access record `index` into `slot`, or onto the end of t_.accesses where `slot` is npos.
+  void read(const FieldReader& f, std::size_t index, std::size_t slot = FieldReader::npos);
+  void columns_complete();
+  [[nodiscard]] OrderedJson kept_row(std::size_t k) const;
+  [[noreturn]] void no_columns(const OrderedJson& row, std::size_t index) const {
+    FieldReader(kNoFields, "", file_).expected("accesses", "an object, or a row of access_columns (none given)", row,
+                                               index);
+  }
+
+  Trace& t_;
+  std::string_view file_;
+  std::vector<SharedName> kernels_;
+  bool kernels_seen_ = false;
+  SharedName last_kernel_;
+  std::vector<Unresolved> unresolved_;  // kernel_ids read before access_kernels (not where vtrace writes it)
+  std::vector<std::string> column_names_;
+  bool columns_done_ = false;  // access_columns complete (an element of another key came after it), or never given
+  std::optional<Columns> columns_;
+  // Rows read before their columns (not where vtrace writes them), each as MessagePack in one buffer until the
+  // columns come: no larger than its JSON text (~40 bytes for a typical row of ~80), where a parsed row is ~5x the
+  // text. Only this order costs memory per row; columns first, each row is read as it comes and dropped.
+  std::vector<std::uint8_t> kept_bytes_;
+  std::vector<KeptRow> kept_;
+};
+
+bool AccessReader::element(std::string_view key, std::size_t index, const OrderedJson& v) {
+  if (key == "access_columns") {
+    if (!v.is_string()) FieldReader(kNoFields, "", file_).expected(key, "a string", v, index);
+    // Index 0 after names were read: the key given twice (JSON keys should be unique), and which of the two lists
+    // the rows follow could not be told.
+    if (index == 0 && (columns_done_ || !column_names_.empty()))
+      FieldReader(kNoFields, "", file_).fail(key, "given twice, expected once");
+    column_names_.push_back(v.get<std::string>());
+    return true;
+  }
+  if (!column_names_.empty() && !columns_done_) columns_complete();  // the elements of one array come together
+  if (key == "access_kernels") {
+    if (!v.is_string()) FieldReader(kNoFields, "", file_).expected(key, "a string", v, index);
+    kernels_.emplace_back(v.get<std::string>());
+    kernels_seen_ = true;
+    return true;
+  }
+  if (key != "accesses") return false;
+  if (!v.is_array()) {
+    read(FieldReader(v, key, index, file_), index);
+  } else if (columns_) {
+    read(FieldReader(v, *columns_, key, index, file_), index);
+  } else {  // the columns may come later: the row keeps its place in t_.accesses, filled once they do
+    kept_.push_back({t_.accesses.size(), index, kept_bytes_.size()});
+    t_.accesses.emplace_back();
+    OrderedJson::to_msgpack(v, kept_bytes_);
+  }
+  return true;
+}
+
+void AccessReader::read(const FieldReader& f, std::size_t index, std::size_t slot) {
+  std::uint64_t id = 0;
+  Access a = read_access(f, kernels_seen_ ? &kernels_ : nullptr, last_kernel_, id);
+  if (slot == FieldReader::npos) {
+    slot = t_.accesses.size();
+    t_.accesses.push_back(std::move(a));
+  } else {
+    t_.accesses[slot] = std::move(a);
+  }
+  if (!kernels_seen_ && f.find("kernel_id")) unresolved_.push_back({slot, index, id});
+}
+
+OrderedJson AccessReader::kept_row(std::size_t k) const {
+  const std::size_t end = k + 1 < kept_.size() ? kept_[k + 1].offset : kept_bytes_.size();
+  return OrderedJson::from_msgpack(kept_bytes_.data() + kept_[k].offset, kept_bytes_.data() + end);
+}
+
+void AccessReader::columns_complete() {
+  columns_done_ = true;
+  if (!column_names_.empty()) columns_.emplace(std::move(column_names_));
+  if (kept_.empty() || !columns_) return;
+  for (std::size_t k = 0; k < kept_.size(); ++k) {
+    const OrderedJson row = kept_row(k);
+    read(FieldReader(row, *columns_, "accesses", kept_[k].index, file_), kept_[k].index, kept_[k].access);
+  }
+  kept_ = {};
+  kept_bytes_ = {};
+}
+
+void AccessReader::finish() {
+  if (!columns_done_) columns_complete();
+  if (!kept_.empty()) no_columns(kept_row(0), kept_[0].index);
+  for (const Unresolved& u : unresolved_) {
+    check_kernel_id(FieldReader(kNoFields, "accesses", u.index, file_), u.id, kernels_.size());
+    t_.accesses[u.access].kernel = kernels_[u.id];
+  }
+}
+
 /// Parses the document with `parse` (over a text in memory or read in passes), which hands each record to the
 /// ElementReader it is given.
 Trace read_trace_with(std::string_view name, const std::function<OrderedJson(const ElementReader&)>& parse) {
   Trace t;
   // Records are read as the parser reaches them, one at a time (a 10^6-launch trace is never one tree).
-  std::vector<SharedName> access_kernels;
-  bool access_kernels_seen = false;
-  SharedName last_kernel;
-  struct Unresolved {
-    std::size_t access, index;
-    std::uint64_t id;
-  };
-  std::vector<Unresolved> unresolved;  // kernel_ids read before access_kernels (not where vtrace writes it)
-  // Version 3 writes access records as rows of access_columns (which comes first); versions 1-2 as objects.
-  std::vector<std::string> column_names;
-  std::optional<Columns> columns;
+  AccessReader accesses(t, name);
   NameTable kernel_names;
   using Reader = void (*)(const FieldReader&, Trace&);
   static const std::map<std::string, Reader, std::less<>> readers = {
@@ -394,32 +501,10 @@ Trace read_trace_with(std::string_view name, const std::function<OrderedJson(con
       {"hot_lines", [](const FieldReader& f, Trace& x) { x.hot_lines.push_back(read_hot_line(f)); }},
   };
   auto element = [&](std::string_view key, std::size_t i, OrderedJson&& v) {
-    if (key == "access_kernels" || key == "tma_kernels") {
+    if (accesses.element(key, i, v)) return;
+    if (key == "tma_kernels") {
       if (!v.is_string()) FieldReader(kNoFields, "", name).expected(key, "a string", v, i);
-      if (key == "tma_kernels") {
-        t.tma_kernels.push_back(v.get<std::string>());
-      } else {
-        access_kernels.emplace_back(v.get<std::string>());
-        access_kernels_seen = true;
-      }
-      return;
-    }
-    if (key == "access_columns") {
-      if (!v.is_string()) FieldReader(kNoFields, "", name).expected(key, "a string", v, i);
-      if (columns) FieldReader(kNoFields, "", name).fail(key, "comes after access rows; it must come before them");
-      column_names.push_back(v.get<std::string>());
-      return;
-    }
-    if (key == "accesses") {
-      if (v.is_array() && !columns) {
-        if (column_names.empty())
-          FieldReader(kNoFields, "", name).expected(key, "an object, or a row after access_columns", v, i);
-        columns.emplace(std::move(column_names));
-      }
-      const FieldReader f = v.is_array() ? FieldReader(v, *columns, key, i, name) : FieldReader(v, key, i, name);
-      std::uint64_t id = 0;
-      t.accesses.push_back(read_access(f, access_kernels_seen ? &access_kernels : nullptr, last_kernel, id));
-      if (!access_kernels_seen && f.find("kernel_id")) unresolved.push_back({t.accesses.size() - 1, i, id});
+      t.tma_kernels.push_back(v.get<std::string>());
       return;
     }
     if (key == "kernels") {
@@ -436,10 +521,7 @@ Trace read_trace_with(std::string_view name, const std::function<OrderedJson(con
   // What the parser streamed stays as an empty array; anything else under these keys is refused here.
   for (const auto& [key, reader] : readers) (void)top.array(key);
   for (const char* key : {"kernels", "accesses", "access_columns", "access_kernels", "tma_kernels"}) (void)top.array(key);
-  for (const Unresolved& u : unresolved) {
-    check_kernel_id(FieldReader(kNoFields, "accesses", u.index, name), u.id, access_kernels.size());
-    t.accesses[u.access].kernel = access_kernels[u.id];
-  }
+  accesses.finish();
   {
     t.run.command = r.strings("command");
     r.get("exit_status", t.run.exit_status);

@@ -1,5 +1,6 @@
 // Reads a vtools.trace document into the trace model. Missing optional fields take their defaults; unknown fields
-// are ignored (forward compatible); a present field of the wrong type is refused with its JSON path.
+// are ignored (forward compatible); a present field of the wrong type is refused with its JSON path. Top-level keys
+// may come in any order; in the order vtrace writes them, records are read one at a time.
 #pragma once
 
 #include <string_view>

@@ -2,9 +2,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <memory>
+#include <tuple>
 
 #include "libcommon/error.hpp"
 #include "libcommon/input_file.hpp"
+#include "libcommon/text_stream.hpp"
 #include "formats/trace/trace_reader.hpp"
 #include "formats/trace/trace_writer.hpp"
 
@@ -89,6 +92,49 @@ std::string error_of(const std::string& text) {
 
 const std::string kHead =
     R"({"format": "vtools.trace", "version": 1, "tool": {"name": "vtrace", "version": "0"}, "created": "x", )";
+
+/// `text`, a JSON document, with its top-level `keys` moved to its end in that order (as a tool that reorders an
+/// object's keys may write it).
+std::string with_keys_last(const std::string& text, const std::vector<std::string>& keys) {
+  vtools::OrderedJson doc = vtools::OrderedJson::parse(text);
+  for (const std::string& key : keys) {
+    vtools::OrderedJson v = std::move(doc[key]);
+    doc.erase(key);
+    doc[key] = std::move(v);
+  }
+  return doc.dump();
+}
+
+/// Every field of an access record, for comparing records whole.
+auto access_fields(const Access& a) {
+  return std::tuple(a.kernel.str(), a.process_id, a.launch, a.block, a.allocation, a.argument, a.argument_type,
+                    a.ranges, a.ranges_exact, a.ranges_merged, a.loads, a.stores, a.atomics, a.bytes_loaded,
+                    a.bytes_stored, a.bulk_copies, a.sectors_per_request, a.active_lanes_per_request);
+}
+
+/// sample_trace with access records of two kernels and two processes, every field set somewhere.
+Trace access_trace() {
+  Trace t = sample_trace();
+  Access b = t.accesses[0];
+  b.kernel = "gemm(float*)";
+  b.process_id = 7;
+  b.launch = 3;
+  b.block = {1, 2, 3};
+  b.allocation = -1;
+  b.argument = -1;
+  b.argument_type.clear();
+  b.ranges = {{8, 16}};
+  b.ranges_exact = false;
+  b.ranges_merged = 5;
+  b.stores = 4;
+  b.atomics = 2;
+  b.bytes_stored = 16;
+  b.active_lanes_per_request = 24;
+  t.accesses.push_back(b);
+  t.accesses.push_back(t.accesses[0]);
+  t.accesses[2].launch = 1;
+  return t;
+}
 
 }  // namespace
 
@@ -306,6 +352,63 @@ TEST_CASE("trace_reader: access_kernels after the accesses (not where vtrace wri
   CHECK(error_of(kHead + R"J("run": {}, "kernels": [], "access_kernels": [3]})J") ==
         "t.json: access_kernels[0]: expected a string, got 3");
   CHECK(error_of(kHead + R"J("run": {}, "kernels": [], "accesses": {}})J") == "t.json: accesses: expected an array, got {}");
+}
+
+TEST_CASE("trace_reader: access_columns, access_kernels and accesses are read in any key order") {
+  const Trace t = access_trace();
+  const std::string written = trace_document_text(t);
+  // vtrace writes the columns and kernel names before the rows: the order read a row at a time.
+  REQUIRE(written.find("\"access_columns\"") < written.find("\"accesses\": ["));
+  REQUIRE(written.find("\"access_kernels\"") < written.find("\"accesses\": ["));
+  const Trace first = read_trace(written, "t.json");
+  REQUIRE(first.accesses.size() == t.accesses.size());
+  for (std::size_t i = 0; i < t.accesses.size(); ++i)
+    CHECK(access_fields(first.accesses[i]) == access_fields(t.accesses[i]));
+  // Every order of the three keys, and of findings between them (an element of another key after the columns).
+  std::vector<std::string> keys = {"access_columns", "access_kernels", "accesses", "findings"};
+  int orders = 0;
+  do {
+    const std::string order = keys[0] + " " + keys[1] + " " + keys[2] + " " + keys[3];
+    CAPTURE(order);
+    const std::string text = with_keys_last(written, keys);
+    const auto passes = [&text] { return std::make_unique<vtools::StringTextStream>(text, 7); };
+    for (const Trace& back : {read_trace(text, "t.json"), read_trace(vtools::OpenText(passes), "t.json")}) {
+      REQUIRE(back.accesses.size() == t.accesses.size());
+      for (std::size_t i = 0; i < t.accesses.size(); ++i)
+        CHECK(access_fields(back.accesses[i]) == access_fields(first.accesses[i]));
+      CHECK(back.findings.size() == t.findings.size());
+    }
+    ++orders;
+  } while (std::next_permutation(keys.begin(), keys.end()));
+  CHECK(orders == 24);
+}
+
+TEST_CASE("trace_reader: rows read before their columns are refused as rows read after them") {
+  const std::string head =
+      R"J({"format": "vtools.trace", "version": 3, "tool": {"name": "vtrace", "version": "0"}, "created": "x", )J"
+      R"J("run": {"mode": "accesses"}, "kernels": [], "access_kernels": ["k"], )J";
+  const std::string columns = R"J("access_columns": ["kernel_id", "launch", "block", "allocation"])J";
+  const std::string short_row = R"J("accesses": [[0, 0, [0, 0, 0], 1], [0, 1, [0, 0, 0]]])J";
+  const std::string message = "t.json: accesses[1]: expected an array of 4 values (one per column), got [0,1,[0,0,0]]";
+  CHECK(error_of(head + columns + ", " + short_row + "}") == message);
+  CHECK(error_of(head + short_row + ", " + columns + "}") == message);
+  const std::string bad_id = R"J("accesses": [[0, 0, [0, 0, 0], 1], [1, 0, [0, 0, 0], 1]])J";
+  CHECK(error_of(head + bad_id + ", " + columns + "}") ==
+        "t.json: accesses[1].kernel_id: expected an index into access_kernels (1 names), got 1");
+  // Columns never given, or given empty: the rows have none to be read by, wherever they are.
+  const std::string rows = R"J("accesses": [[0, 0, [0, 0, 0], 1]])J";
+  CHECK(error_of(head + rows + "}") ==
+        "t.json: accesses[0]: expected an object, or a row of access_columns (none given), got [0,0,[0,0,0],1]");
+  CHECK(error_of(head + rows + R"J(, "access_columns": []})J") ==
+        "t.json: accesses[0]: expected an object, or a row of access_columns (none given), got [0,0,[0,0,0],1]");
+  CHECK(error_of(head + R"J("access_columns": [], )J" + rows + "}") ==
+        "t.json: accesses[0]: expected an object, or a row of access_columns (none given), got [0,0,[0,0,0],1]");
+  // Given twice (JSON keys should be unique): which list the rows read already follow cannot be told.
+  const std::string twice = "t.json: access_columns: given twice, expected once";
+  CHECK(error_of(head + columns + ", " + rows + ", " + columns + "}") == twice);
+  CHECK(error_of(head + columns + ", " + columns + ", " + rows + "}") == twice);
+  CHECK(error_of(head + columns + R"J(, "access_columns": [1], )J" + rows + "}") ==
+        "t.json: access_columns[0]: expected a string, got 1");
 }
 
 TEST_CASE("trace_writer: hot lines (line rows and instruction rows) read back the same") {
