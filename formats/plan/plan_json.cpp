@@ -82,7 +82,7 @@ Buffer read_buffer(const FieldReader& j, std::size_t index) {
   b.shape = j.integers<std::int64_t>("shape");
   b.element_type = j.string("element_type");
   b.encoding = j.string("encoding");
-  b.bytes = j.integer<std::int64_t>("bytes", 0);
+  b.bytes = j.integer<std::int64_t>("bytes", 0, 0);
   b.rows = j.integer<int>("rows", 0);
   b.cols = j.integer<int>("cols", 0);
   b.copies = j.integer<int>("copies", 1);
@@ -90,7 +90,7 @@ Buffer read_buffer(const FieldReader& j, std::size_t index) {
   b.alloc_op = j.integer<int>("alloc_op", 0);
   const OrderedJson& liveness = j.required_array("liveness");
   const std::vector<int> live = j.integers<int>("liveness");
-  if (live.size() != 2) j.expected("liveness", "[start, end]", liveness);
+  if (live.size() != 2 || live[1] < live[0]) j.expected("liveness", "[start, end] with start <= end", liveness);
   b.start = live[0];
   b.end = live[1];
   b.offset = j.integer<std::int64_t>("offset", 0);
@@ -159,6 +159,14 @@ void read_summary(const FieldReader& top, Plan& plan) {
     check_index(s, "smem_live_at_peak", n, sum.smem_live_at_peak[n], plan.buffers.size(), "a buffer");
   for (std::size_t n = 0; n < sum.tmem_live_at_peak.size(); ++n)
     check_index(s, "tmem_live_at_peak", n, sum.tmem_live_at_peak[n], plan.buffers.size(), "a buffer");
+  // check and table report the summary's figures: a buffer larger than the whole total means they are not this
+  // plan's (an edited document), and a pass on them would be false.
+  for (std::size_t n = 0; n < plan.buffers.size(); ++n) {
+    const Buffer& b = plan.buffers[n];
+    if (b.space == MemorySpace::kSmem && sum.smem_total_bytes > 0 && b.bytes > sum.smem_total_bytes)
+      s.fail("smem_total_bytes", std::to_string(sum.smem_total_bytes) + " is less than buffers[" + std::to_string(n) +
+                                     "]'s " + std::to_string(b.bytes) + " bytes");
+  }
 }
 
 /// The records of a document as the parser reaches them (parse_document_streamed): ops, buffers and partitions go

@@ -50,7 +50,7 @@ TEST_CASE("plan_json: documents without required fields are refused by name") {
                            R"("created": "2026-11-22T15:00:00Z", )";
   CHECK(error_of(head + R"("buffers": [], "summary": {}})") == "p.json: kernel: missing, expected an object");
   CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 0, "name": "a", "liveness": [1]}], "summary": {}})") ==
-        "p.json: buffers[0].liveness: expected [start, end], got [1]");
+        "p.json: buffers[0].liveness: expected [start, end] with start <= end, got [1]");
   CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 3, "name": "a", "liveness": [0, 1]}], "summary": {}})") ==
         "p.json: buffers[0].id: expected 0 (ids count 0, 1, 2, ...), got 3");
   // Integers must be JSON integers within range: a float id or liveness end would be cast (undefined past int).
@@ -69,8 +69,13 @@ TEST_CASE("plan_json: documents without required fields are refused by name") {
   // Fields are named by their path, the element's index included (issue 39: vrender's page said where, vplan did not).
   const std::string two = R"("buffers": [{"id": 0, "name": "a", "liveness": [0, 1]}, {"id": 1, "name": "b", "liveness": [0, 1], )";
   CHECK(error_of(head + R"("kernel": {}, )" + two + R"("bytes": "8"}], "summary": {}})") ==
-        "p.json: buffers[1].bytes: expected an integer from -9223372036854775808 to 9223372036854775807, got "
-        "\"8\"");
+        "p.json: buffers[1].bytes: expected an integer from 0 to 9223372036854775807, got \"8\"");
+  // What check would pass on figures that are not this plan's: a lifetime that ends before it starts, a buffer
+  // larger than the plan's whole total (helper-37's edited document: 300000 bytes in a 131544-byte plan, "fits").
+  CHECK(error_of(head + R"("kernel": {}, "buffers": [{"id": 0, "name": "a", "liveness": [200, 100]}], "summary": {}})") ==
+        "p.json: buffers[0].liveness: expected [start, end] with start <= end, got [200,100]");
+  CHECK(error_of(head + R"("kernel": {}, )" + two + R"("bytes": 300000}], "summary": {"smem_total_bytes": 131544}})") ==
+        "p.json: summary.smem_total_bytes: 131544 is less than buffers[1]'s 300000 bytes");
   CHECK(error_of(head + R"("kernel": {}, "ops": [{"id": 0, "name": "x", "loc": "k.py:3"}], "buffers": [], "summary": {}})") ==
         "p.json: ops[0].loc: expected an object, got \"k.py:3\"");
   CHECK(error_of(head + R"("kernel": {}, "buffers": [], "channels": {}, "summary": {}})") ==
