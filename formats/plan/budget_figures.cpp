@@ -30,7 +30,7 @@ std::vector<BudgetFigure> budget_figures(const Summary& s) {
       {"SMEM peak", bytes(s.smem_peak_bytes) + " at op " + std::to_string(s.smem_peak_op)},
       {"SMEM scratch", scratch_text(s)}};
   if (s.capture_bytes > 0) out.push_back({"SMEM captures", bytes(s.capture_bytes)});
-  out.push_back({"SMEM layout", s.compiler_layout ? "the compiler's (post-allocation IR)" : "vplan's own (first-fit)"});
+  out.push_back({"SMEM layout", s.compiler_layout ? "the compiler's (post-allocation IR)" : "vplan's own"});
   if (const auto t = triton_shared(s)) out.push_back({"Triton's shared", bytes(*t)});
   out.push_back({"SMEM limit", bytes(s.smem_limit_bytes)});
   if (has_tmem(s)) {

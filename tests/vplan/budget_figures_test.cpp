@@ -28,7 +28,7 @@ TEST_CASE("budget_figures: every figure by name, exact bytes, Triton's own total
   s.triton_shared_bytes = 131544;
   CHECK(lines(s) == std::vector<std::string>{"SMEM total: 131496 B", "SMEM peak: 131456 B at op 258",
                                              "SMEM scratch: 728 B", "SMEM captures: 208 B",
-                                             "SMEM layout: vplan's own (first-fit)", "Triton's shared: 131544 B",
+                                             "SMEM layout: vplan's own", "Triton's shared: 131544 B",
                                              "SMEM limit: 232448 B", "fits: yes"});
 }
 

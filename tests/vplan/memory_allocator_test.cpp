@@ -33,6 +33,25 @@ TEST_CASE("memory_allocator: peak is the largest sum live at one op, with the bu
   CHECK(peak_usage({}).peak == 0);
 }
 
+TEST_CASE("memory_allocator: concurrent peak counts every region of a warp_specialize at its own peak") {
+  // warp_specialize at op 10; a [0,12) lives across it; region 0 holds b [1,3) 40 and c [3,5) 60 (sequential);
+  // region 1 holds d [6,8) 30; e [10,11) is the op's own scratch. By op ids alone the peak is 160 at op 3; run
+  // at once, the regions peak together: 100 + 60 + 30.
+  std::vector<Placement> items = {{100, 1, 0, 12}, {40, 1, 1, 3}, {60, 1, 3, 5}, {30, 1, 6, 8}, {5, 1, 10, 11}};
+  std::vector<std::pair<int, int>> regions = {{-1, 0}, {10, 0}, {10, 0}, {10, 1}, {-1, 0}};
+  CHECK(peak_usage(items).peak == 160);
+  PeakUsage p = concurrent_peak_usage(items, regions);
+  CHECK(p.peak == 190);
+  CHECK(p.at == 10);
+  CHECK(p.live == std::vector<int>{0, 2, 3});
+  // Without regions it is peak_usage; a region whose partners hold nothing keeps peak_usage's op.
+  CHECK(concurrent_peak_usage(items, std::vector<std::pair<int, int>>(5, {-1, 0})).at == 3);
+  regions[3] = {-1, 0};
+  p = concurrent_peak_usage(items, regions);
+  CHECK(p.peak == 160);
+  CHECK(p.at == 3);
+}
+
 namespace {
 
 // The plain first-fit, every placed item scanned for each new one (quadratic): the definition the fast path (spans

@@ -66,20 +66,24 @@ std::string names_of(const Plan& plan, const std::vector<int>& ids) {
 // kTritonPlacementMaxBuffers, first-fit.
 template <class SizeOf>
 std::vector<std::int64_t> place_smem(const Plan& plan, const std::vector<SmemItem>& view, SizeOf size_of) {
+  const bool has_view = view.size() == plan.buffers.size();
   std::vector<int> ids;
   for (int pass = 0; pass < 3; ++pass)
     for (const Buffer& b : plan.buffers) {
       if (b.space != MemorySpace::kSmem) continue;
-      const bool function_scratch = view.size() == plan.buffers.size() && view[b.id].end == kForever;
+      const bool function_scratch = has_view && view[b.id].end == kForever;
       const int kind = !b.is_scratch() ? 0 : function_scratch ? 1 : 2;
       if (kind == pass) ids.push_back(b.id);
     }
   std::vector<std::int64_t> out(plan.buffers.size(), 0);
-  if (ids.size() > kTritonPlacementMaxBuffers) {  // big generated modules: first-fit over vplan's own liveness, which
-                                                  // lifts partition buffers to the whole warp_specialize
+  if (ids.size() > kTritonPlacementMaxBuffers) {  // big generated modules: first-fit, with no region rule
     std::vector<Placement> items;
-    for (int id : ids) items.push_back({size_of(plan.buffers[id]), plan.buffers[id].alignment, plan.buffers[id].start,
-                                        plan.buffers[id].end});
+    for (int id : ids) {
+      const Buffer& b = plan.buffers[id];
+      // A region's buffer held to the end of its warp_specialize overlaps every other region's: no sharing.
+      const int end = has_view && view[id].ws >= 0 ? view[id].ws + 1 : b.end;
+      items.push_back({size_of(b), b.alignment, b.start, end});
+    }
     auto placed = assign_offsets_first_fit(items);
     for (std::size_t i = 0; i < ids.size(); ++i) out[ids[i]] = placed[i];
     return out;
@@ -87,7 +91,7 @@ std::vector<std::int64_t> place_smem(const Plan& plan, const std::vector<SmemIte
   std::vector<SmemItem> items;
   for (int id : ids) {
     const Buffer& b = plan.buffers[id];
-    SmemItem item = view.size() == plan.buffers.size() ? view[id] : SmemItem{0, 1, b.start, b.end};
+    SmemItem item = has_view ? view[id] : SmemItem{0, 1, b.start, b.end};
     item.size = size_of(b);
     item.alignment = b.alignment;
     items.push_back(item);
@@ -114,6 +118,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
   for (MemorySpace space : {MemorySpace::kSmem, MemorySpace::kTmem}) {
     std::vector<int> ids;
     std::vector<Placement> alloc_items, peak_items;
+    std::vector<std::pair<int, int>> region_of;  // SMEM: the warp_specialize region of each, for the peak
     for (const Buffer& b : plan.buffers) {
       if (b.space != space) continue;
       ids.push_back(b.id);
@@ -121,6 +126,9 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
       const std::int64_t align = space == MemorySpace::kSmem ? b.alignment : 32;
       alloc_items.push_back({size, align, b.start, b.end});
       peak_items.push_back({space == MemorySpace::kSmem ? b.bytes : b.cols, 1, b.start, b.end});
+      const bool in_region = space == MemorySpace::kSmem && allocator_view.size() == plan.buffers.size() &&
+                             allocator_view[b.id].ws >= 0;
+      region_of.emplace_back(in_region ? allocator_view[b.id].ws : -1, in_region ? allocator_view[b.id].region : 0);
     }
     std::vector<std::int64_t> offsets;
     if (space == MemorySpace::kTmem) {
@@ -134,7 +142,9 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
       plan.buffers[ids[i]].offset = offsets[i];
       top = std::max(top, offsets[i] + alloc_items[i].size);
     }
-    PeakUsage peak = peak_usage(peak_items);
+    // SMEM intervals are Triton's, on which partitions look sequential: the peak counts them concurrently. TMEM
+    // intervals already span the whole warp_specialize (liveness.hpp).
+    PeakUsage peak = concurrent_peak_usage(peak_items, region_of);
     std::vector<int> live;
     for (int i : peak.live) live.push_back(ids[i]);
     if (space == MemorySpace::kSmem) {

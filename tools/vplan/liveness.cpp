@@ -30,15 +30,23 @@ std::pair<int, int> user_span(const Buffer& b, const OpOrder& order) {
 
 }  // namespace
 
-void compute_liveness(std::vector<Buffer>& buffers, const OpOrder& order) {
+std::vector<SmemItem> compute_liveness(std::vector<Buffer>& buffers, const OpOrder& order,
+                                       const std::string& function_op) {
+  std::vector<SmemItem> view = allocator_view(buffers, order, function_op);
   for (Buffer& b : buffers) {
+    if (b.space == MemorySpace::kSmem) {  // Triton's own interval, the one its offsets obey
+      b.start = view[b.id].start;
+      b.end = view[b.id].end;
+      continue;
+    }
     if (b.users.empty()) {
       b.start = b.alloc_op;
       b.end = b.alloc_op + 1;
       continue;
     }
     auto [lo, hi] = user_span(b, order);
-    // Partitions run concurrently: a buffer allocated inside a warp_specialize region lives for the whole op.
+    // TMEM is placed first-fit over these intervals, with no region rule: a buffer allocated inside a
+    // warp_specialize region lives for the whole op, so that concurrent partitions never share columns.
     for (int p = order.ops[b.alloc_op].parent; p >= 0; p = order.ops[p].parent)
       if (order.ops[p].op->name == "ttg.warp_specialize") {
         lo = std::min(lo, order.ops[p].subtree_first);
@@ -47,6 +55,7 @@ void compute_liveness(std::vector<Buffer>& buffers, const OpOrder& order) {
     b.start = lo;
     b.end = hi + 1;
   }
+  return view;
 }
 
 std::vector<SmemItem> allocator_view(const std::vector<Buffer>& buffers, const OpOrder& order,

@@ -1,8 +1,11 @@
-// Liveness of each buffer as a half-open interval [start, end) of op ids: from its first to its last user, where a
-// user inside a loop that does not contain the allocation is lifted to the whole loop (the buffer must survive
-// every iteration). Partitions of a ttg.warp_specialize run concurrently, so a user inside one is lifted to the
-// whole warp_specialize op, and a buffer allocated inside a partition lives for the whole op too (Triton's allocator
-// does the same; post-order ids would otherwise let partitions share memory). No users: [alloc, alloc + 1).
+// Liveness of each buffer as a half-open interval [start, end) of op ids (post-order, as Triton numbers them).
+// SMEM: Triton's allocator interval (lib/Analysis/Allocation.cpp, MLIR liveness): from the allocating op to the last
+// use, a use inside a loop or warp_specialize that does not hold the allocation lifted to the whole op; scratch at
+// its op; the function's own scratch throughout. A buffer allocated inside a warp_specialize region is *not* lifted
+// to the whole op: within a region ops run in program order, and concurrency with the other regions is Triton's
+// interference rule (different regions never share bytes) and the budget's concurrent peak, not a wider interval.
+// TMEM: placed first-fit with no such rule, so a buffer allocated inside a region lives for the whole op.
+// No users: [alloc, alloc + 1).
 #pragma once
 
 #include <string>
@@ -13,17 +16,17 @@
 
 namespace vtools::vplan {
 
-/// Sets Buffer::start and Buffer::end from Buffer::users.
-void compute_liveness(std::vector<Buffer>& buffers, const OpOrder& order);
-
 struct SmemItem;
 
 /// Each buffer as Triton's shared-memory allocator sees it (by buffer id; size and alignment left to the caller):
-/// live from its allocating op (MLIR liveness starts at the definition) to its last use, lifted like
-/// compute_liveness but not to the whole warp_specialize for a buffer allocated inside one (Triton makes
-/// different regions of one warp_specialize conflict instead: `ws`, `region`); the function's own scratch
-/// (`scratch_op == function_op`) lives for ever.
+/// the SMEM interval above, plus the innermost warp_specialize holding the allocating op and its region (`ws`,
+/// `region`: Triton makes different regions of one warp_specialize conflict); the function's own scratch
+/// (`scratch_op == function_op`) lives for ever (end = kForever).
 std::vector<SmemItem> allocator_view(const std::vector<Buffer>& buffers, const OpOrder& order,
                                      const std::string& function_op);
+
+/// Sets Buffer::start and Buffer::end from Buffer::users as above; returns allocator_view (by buffer id).
+std::vector<SmemItem> compute_liveness(std::vector<Buffer>& buffers, const OpOrder& order,
+                                       const std::string& function_op);
 
 }  // namespace vtools::vplan

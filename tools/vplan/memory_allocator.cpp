@@ -290,4 +290,44 @@ PeakUsage peak_usage(const std::vector<Placement>& items) {
   return out;
 }
 
+PeakUsage concurrent_peak_usage(const std::vector<Placement>& items, const std::vector<std::pair<int, int>>& region_of) {
+  PeakUsage best = peak_usage(items);
+  std::map<std::pair<int, int>, std::vector<int>> regions;  // (warp_specialize, region) -> items
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (region_of[i].first >= 0) regions[region_of[i]].push_back(static_cast<int>(i));
+  std::vector<int> ws_ids;
+  for (const auto& [key, members] : regions)
+    if (ws_ids.empty() || ws_ids.back() != key.first) ws_ids.push_back(key.first);
+  auto across = [](const Placement& p, int ws) { return p.start < ws && ws < p.end; };
+  // Bytes live across each warp_specialize: a difference array over the sorted ids, not a scan per op.
+  std::vector<std::int64_t> total(ws_ids.size() + 1, 0);
+  for (const Placement& p : items) {
+    const auto lo = std::upper_bound(ws_ids.begin(), ws_ids.end(), p.start) - ws_ids.begin();
+    const auto hi = std::lower_bound(ws_ids.begin(), ws_ids.end(), p.end) - ws_ids.begin();
+    if (lo < hi) total[lo] += p.size, total[hi] -= p.size;
+  }
+  for (std::size_t w = 1; w < total.size(); ++w) total[w] += total[w - 1];
+  std::vector<std::pair<int, PeakUsage>> region_peaks;  // (index into ws_ids, the region's own peak)
+  for (const auto& [key, members] : regions) {
+    std::vector<Placement> own;
+    for (int i : members) own.push_back(items[i]);
+    PeakUsage p = peak_usage(own);
+    for (int& l : p.live) l = members[l];
+    const int w = static_cast<int>(std::lower_bound(ws_ids.begin(), ws_ids.end(), key.first) - ws_ids.begin());
+    total[w] += p.peak;
+    region_peaks.emplace_back(w, std::move(p));
+  }
+  int winner = -1;
+  for (std::size_t w = 0; w < ws_ids.size(); ++w)
+    if (total[w] > (winner < 0 ? best.peak : total[winner])) winner = static_cast<int>(w);
+  if (winner < 0) return best;
+  best = {total[winner], ws_ids[winner], {}};
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (across(items[i], best.at)) best.live.push_back(static_cast<int>(i));
+  for (const auto& [w, p] : region_peaks)
+    if (w == winner) best.live.insert(best.live.end(), p.live.begin(), p.live.end());
+  std::sort(best.live.begin(), best.live.end());
+  return best;
+}
+
 }  // namespace vtools::vplan

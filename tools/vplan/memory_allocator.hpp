@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace vtools::vplan {
@@ -30,5 +31,12 @@ struct PeakUsage {
 
 /// Sum of sizes live at each op; returns the first maximum.
 PeakUsage peak_usage(const std::vector<Placement>& items);
+
+/// The peak where the regions of a warp_specialize run at once. `region_of[i]` is {warp_specialize op id, region}
+/// of item i ({-1, 0}: in none); a region's items end before its warp_specialize's id (post-order). Each region may
+/// sit at its own peak while the others sit at theirs, so warp_specialize W holds the items live across it
+/// (start < W < end) plus the sum of its regions' peaks; where that beats peak_usage, `at` is W and `live` those
+/// items. Ties keep peak_usage's op.
+PeakUsage concurrent_peak_usage(const std::vector<Placement>& items, const std::vector<std::pair<int, int>>& region_of);
 
 }  // namespace vtools::vplan

@@ -61,7 +61,8 @@ Plan build(const Module& module, Module* owned, const PlanOptions& options) {
 
   BufferTrace trace = trace_buffers(function, order, module);
   plan.buffers = std::move(trace.buffers);
-  compute_liveness(plan.buffers, order);
+  // Triton's view of SMEM (intervals, warp_specialize regions): its placement and the concurrent peak read it.
+  const std::vector<SmemItem> view = compute_liveness(plan.buffers, order, function.name);
   for (Buffer& b : plan.buffers)  // the function's own scratch (warp indices) lives throughout
     if (b.scratch_op == function.name) b.start = 0, b.end = static_cast<int>(order.ops.size()) + 1;
   plan.channels = build_channels(plan.buffers, trace.accesses, order);
@@ -94,10 +95,6 @@ Plan build(const Module& module, Module* owned, const PlanOptions& options) {
   }
   std::vector<std::pair<int, std::string>> unknown;
   for (const auto& u : trace.unknown_scratch) unknown.emplace_back(u.buffer, u.why);
-  std::size_t smem_buffers = 0;
-  for (const Buffer& b : plan.buffers) smem_buffers += b.space == MemorySpace::kSmem ? 1 : 0;
-  std::vector<SmemItem> view;  // only Triton's placement reads it (budget.cpp)
-  if (smem_buffers <= kTritonPlacementMaxBuffers) view = allocator_view(plan.buffers, order, function.name);
 
   // The ops last: nothing above reads plan.ops, and an owned module's ops are emptied here.
   plan.ops.reserve(order.ops.size());
