@@ -20,7 +20,7 @@ namespace vtools {
 
 std::uint64_t max_input_bytes(std::uint64_t default_bytes) {
   const char* env = std::getenv("VTOOLS_MAX_INPUT_BYTES");
-  if (!env) return default_bytes;
+  if (!env || !*env) return default_bytes;  // set but empty: unset, as shells treat VAR=
   const std::string text(env);
   errno = 0;
   char* end = nullptr;

@@ -63,8 +63,11 @@ void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
     cmd->add_option("--caches", o.caches, "warm|cold: caches as the forward before left them, or flushed first")
         ->capture_default_str();
     cmd->add_flag("--no-check", o.no_check, "skip the correctness gate");
-    cmd->add_option("--impl", o.impls, "benchmark an external forward: a command line speaking vbench.impl (repeatable)");
-    cmd->add_option("--impl-timeout", o.impl_timeout, "seconds one --impl process may run")->capture_default_str();
+    auto* impl = cmd->add_option("--impl", o.impls,
+                                 "benchmark an external forward: a command line speaking vbench.impl (repeatable)");
+    cmd->add_option("--impl-timeout", o.impl_timeout, "seconds one --impl process may run")
+        ->capture_default_str()
+        ->needs(impl);
   }
   cmd->add_option("--seed", o.seed, "weights and tokens seed (0 to 2^64-1)")
       ->check(vtools::unsigned64_range())

@@ -130,7 +130,8 @@ int check_command(const CheckOptions& o) {
   // The count is of problems, not of the printed blocks (a PC's unlisted findings print as one "N more" line).
   const std::uint64_t count = trace.failed_launches.size() + findings;
   out << input_display_name(o.input) << ": " << count << (count == 1 ? " problem" : " problems")
-      << " (" << trace.failed_launches.size() << " failed launches, " << findings << " out-of-bounds accesses, "
+      << " (" << trace.failed_launches.size() << (trace.failed_launches.size() == 1 ? " failed launch, " : " failed launches, ")
+      << findings << (findings == 1 ? " out-of-bounds access, " : " out-of-bounds accesses, ")
       << trace.findings.size() << " listed)" << (trace.partial ? ", partial trace" : "") << "\n";
   write_output(o.output.output, out.str());
   return problems.empty() && count == 0 ? 0 : static_cast<int>(ExitCode::kCheckFailed);
