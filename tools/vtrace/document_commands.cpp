@@ -34,6 +34,28 @@ Trace load(const std::string& path) {
   return input.read_checked([&] { return read_trace(input, input_display_name(path)); });
 }
 
+/// A launch-mode trace at `path` for a command that reads kernel times (`what`): an access-mode trace has none (0 ns
+/// for every kernel), and one with no kernels (`vtrace run` on a machine without a driver: "not traced") would make
+/// a diff of every kernel removed that no gate fails.
+Trace load_timed(const std::string& path, const std::string& what, bool need_kernels) {
+  Trace trace = load(path);
+  const std::string name = input_display_name(path);
+  if (trace.run.mode == "accesses")
+    throw Error(ExitCode::kDataError,
+                "an access-mode trace (--accesses) has no kernel times (access mode records no timestamps): " + what +
+                    " reads launch-mode traces",
+                SourceLocation{name});
+  if (need_kernels && trace.kernels.empty()) {
+    std::string notes;
+    for (const std::string& n : trace.run.notes) notes += (notes.empty() ? " (" : "; ") + n;
+    throw Error(ExitCode::kDataError,
+                "holds no kernel launches" + (notes.empty() ? std::string() : notes + ")") + ": " + what +
+                    " has nothing to compare",
+                SourceLocation{name});
+  }
+  return trace;
+}
+
 /// summary --ranks / --api: a summary of the whole trace (a --graph/--kernel selection would cut collectives and
 /// waits apart) as JSON or tables; `flag` names it in the usage errors.
 template <typename Summarize, typename ToJson, typename WriteTables>
@@ -107,7 +129,7 @@ int summary_command(const SummaryOptions& o) {
 
 int export_command(const ExportOptions& o) {
   if (!o.chrome) throw Error(ExitCode::kUsage, "export: name a format (--chrome is the only one so far)");
-  const Trace trace = load(o.input);
+  const Trace trace = load_timed(o.input, "export --chrome", false);
   const std::optional<std::uint32_t> graph = selected_graph(trace, o.selection, input_display_name(o.input));
   write_output(o.output.output, dump_json(chrome_trace(o.selection.everything()
                                                            ? trace
@@ -141,7 +163,7 @@ int diff_command(const DiffOptions& o) {
   check_stdin_once({o.base, o.candidate});
   const std::string base_name = input_display_name(o.base), candidate_name = input_display_name(o.candidate);
   const TraceDiff diff =
-      diff_traces(load(o.base), load(o.candidate), o.selection, o.fail_on_regression.value_or(-1), base_name, candidate_name);
+      diff_traces(load_timed(o.base, "vtrace diff", true), load_timed(o.candidate, "vtrace diff", true), o.selection, o.fail_on_regression.value_or(-1), base_name, candidate_name);
   const std::string format = resolve_format(o.output, "json", true);
   if (format == "json") {
     write_output(o.output.output, dump_json(trace_diff_document(diff)));
