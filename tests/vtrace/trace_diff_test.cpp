@@ -201,6 +201,14 @@ TEST_CASE("trace diff: code same, changed or unknown from the kernels' code hash
   CHECK(kernel(d, "throttled").likely_cause == "environment");
   CHECK(kernel(d, "untraced_code").code == "unknown");
   CHECK(kernel(d, "untraced_code").likely_cause.empty());
+  // A name with two codes a side (both sides the same pair) leaves open which code ran: unknown, not "changed".
+  Trace two_base = base, two_cand = cand;
+  two_base.kernels[0].code_hash = two_cand.kernels[0].code_hash = "00000000000000ee";
+  set_code(two_cand, "recompiled", "00000000000000aa");
+  two_cand.kernels[0].code_hash = "00000000000000ee";
+  const TraceDiff two = diff_traces(two_base, two_cand, {}, -1, "b", "c");
+  CHECK(kernel(two, "recompiled").code == "unknown");
+  CHECK(kernel(two, "recompiled").likely_cause.empty());
 }
 
 TEST_CASE("trace diff: a kernel launched thousands of times a side still gets its interval (a thinned bootstrap)") {
