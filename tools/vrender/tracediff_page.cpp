@@ -167,7 +167,8 @@ Page tracediff_page(const vtrace::TraceDiff& d, std::string_view name) {
     head.notes.push_back(
         "Regression" + (has_threshold ? " beyond " + num(d.threshold_pct, 2) + "%" : std::string()) + ": " +
         (regressed.empty() ? "" : std::to_string(regressed.size()) + " kernel" + (regressed.size() == 1 ? "" : "s") +
-                                      " slower with the 95% interval above 1 (" + what + ")") +
+                                      " slower with the 95% interval above 1, or 2x slower where too few launches give no "
+                                      "interval (" + what + ")") +
         (busy ? std::string(regressed.empty() ? "" : "; ") + "the busy time grew (one run a side: no interval)" : "") +
         (replay_regressed ? std::string(regressed.empty() && !busy ? "" : "; ") +
                                 "the graph replay is slower with the 95% interval above 1"

@@ -88,7 +88,8 @@ void write_trace_diff_tables(const TraceDiff& d, bool markdown, std::ostream& ou
   if (d.threshold_pct >= 0)
     out << "\n" << (d.has_regression() ? "REGRESSION" : "no regression") << " beyond " << d.threshold_pct
         << "% (a kernel" << (d.replays ? " or the graph replay" : "")
-        << " slower with a 95% interval above 1" << (d.busy_regression ? ", or the busy time" : "")
+        << " slower with a 95% interval above 1, or 2x slower without one"
+        << (d.busy_regression ? ", or the busy time" : "")
         << ")\n";
 }
 
