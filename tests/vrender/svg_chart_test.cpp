@@ -166,6 +166,10 @@ TEST_CASE("svg_chart: tables render header and rows, and say how many rows were 
 TEST_CASE("svg_chart: markup escapes XML and numbers are locale-free and short") {
   CHECK(xml_escape("a<b & \"c\"") == "a&lt;b &amp; &quot;c&quot;");
   CHECK(xml_escape("bad \xff byte") == "bad \xef\xbf\xbd byte");
+  // Well-formed UTF-8 that XML 1.0 still refuses: U+FFFE, U+FFFF, a surrogate, an overlong '/'; kept: U+10FFFF, é.
+  CHECK(xml_escape("a\xef\xbf\xbe\xef\xbf\xbf\xed\xa0\x80\xc0\xaf") ==
+        "a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+  CHECK(xml_escape("\xf4\x8f\xbf\xbf \xc3\xa9") == "\xf4\x8f\xbf\xbf \xc3\xa9");
   CHECK(num(1.5) == "1.5");
   CHECK(num(2.0) == "2");
   CHECK(num(-0.0001) == "0");
