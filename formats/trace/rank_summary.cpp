@@ -26,6 +26,18 @@ std::map<std::int64_t, std::int64_t> rank_of_process(const Trace& t, RankSummary
     for (const Kernel& k : t.kernels) left_out += !ranks.count(k.process_id);
     if (left_out > 0)
       s.notes.push_back(std::to_string(left_out) + " kernel launches of processes without a rank are left out");
+    // Two processes with kernels under one rank (a rank's helper process that inherited RANK and used CUDA, or two
+    // jobs' traces merged): their kernels are counted as that rank's, which the reader should know.
+    std::map<std::int64_t, std::set<std::int64_t>> with_kernels;  // rank -> process ids that launched kernels
+    for (const Kernel& k : t.kernels)
+      if (auto it = ranks.find(k.process_id); it != ranks.end()) with_kernels[it->second].insert(k.process_id);
+    for (const auto& [rank, ids] : with_kernels) {
+      if (ids.size() < 2) continue;
+      std::string list;
+      for (std::int64_t id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
+      s.notes.push_back("rank " + std::to_string(rank) + " is claimed by " + std::to_string(ids.size()) +
+                        " processes with kernels (" + list + "): their kernels are counted as one rank's");
+    }
     return ranks;
   }
   s.rank_source = "process";

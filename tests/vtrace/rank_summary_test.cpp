@@ -132,6 +132,14 @@ TEST_CASE("rank_summary: without launcher ranks, processes are numbered in id or
   CHECK(s.notes[0].find("no process recorded a launcher rank") == 0);
 }
 
+TEST_CASE("rank_summary: two processes with kernels under one rank are named in a note") {
+  Trace t = two_ranks(500, 1);
+  t.processes[1].rank = 0;  // both processes claim rank 0
+  const RankSummary s = summarize_ranks(t);
+  CHECK(std::count(s.notes.begin(), s.notes.end(),
+                   "rank 0 is claimed by 2 processes with kernels (10, 11): their kernels are counted as one rank's") == 1);
+}
+
 TEST_CASE("rank_summary: a trace without kernels is refused") {
   CHECK_THROWS_WITH_AS(summarize_ranks(Trace{}), "no kernel of any rank in this trace: nothing to summarize",
                        vtools::Error);
