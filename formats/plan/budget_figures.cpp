@@ -18,6 +18,14 @@ std::string smem_total_text(const Summary& s) {
          bytes(s.smem_total_bytes);
 }
 
+std::string smem_peak_set_text(const Summary& s) {
+  const std::string op = std::to_string(s.smem_peak_op);
+  if (!s.smem_peak_regions) return "live at the peak (op " + op + ")";
+  return "at the peak (the regions of the warp_specialize at op " + op +
+         ", counted at once: what lives across it and each region's buffers at that region's own peak; its capture "
+         "area, dead once the regions start, is not counted)";
+}
+
 std::optional<std::int64_t> triton_shared(const Summary& s) {
   return s.triton_shared_bytes ? s.triton_shared_bytes : s.compiler_shared_bytes;
 }
@@ -27,7 +35,8 @@ bool has_tmem(const Summary& s) { return s.tmem_limit_cols > 0 || s.tmem_allocat
 std::vector<BudgetFigure> budget_figures(const Summary& s) {
   std::vector<BudgetFigure> out = {
       {"SMEM total", smem_total_text(s)},
-      {"SMEM peak", bytes(s.smem_peak_bytes) + " at op " + std::to_string(s.smem_peak_op)},
+      {"SMEM peak", bytes(s.smem_peak_bytes) + " at op " + std::to_string(s.smem_peak_op) +
+                        (s.smem_peak_regions ? ", the warp_specialize's regions counted at once" : "")},
       {"SMEM scratch", scratch_text(s)}};
   if (s.capture_bytes > 0) out.push_back({"SMEM captures", bytes(s.capture_bytes)});
   out.push_back({"SMEM layout", s.compiler_layout ? "the compiler's (post-allocation IR)" : "vplan's own"});

@@ -24,6 +24,10 @@ struct BudgetFigure {
 /// the budget verdict uses the low end).
 std::string smem_total_text(const Summary& s);
 
+/// What smem_live_at_peak holds, for a heading or a note: "live at the peak (op 12)", or where a warp_specialize's
+/// regions are counted at once, "at the peak (the regions of the warp_specialize at op 258, counted at once: ...)".
+std::string smem_peak_set_text(const Summary& s);
+
 /// "Triton's shared": Triton's own total, from its metadata (or --triton-shared) when given, else the module's
 /// `ttg.shared` (post-allocation IR); nullopt when the input carries neither.
 std::optional<std::int64_t> triton_shared(const Summary& s);
@@ -31,7 +35,8 @@ std::optional<std::int64_t> triton_shared(const Summary& s);
 /// Whether the target has tensor memory or the plan uses some (else the TMEM figures are left out).
 bool has_tmem(const Summary& s);
 
-/// The figures in order: SMEM total; SMEM peak (most bytes live at one op, no alignment gaps: "at op N"); SMEM scratch
+/// The figures in order: SMEM total; SMEM peak (most bytes live at once, no alignment gaps: "at op N", or "at op N,
+/// the warp_specialize's regions counted at once" where each region is taken at its own peak); SMEM scratch
 /// (the sum of the scratch buffers Triton gives ops, with the upper bounds among them); SMEM captures (the
 /// warp_specialize capture area, one of those scratch buffers; when there is one); SMEM layout (whose offsets the total
 /// is at); Triton's shared (when known); SMEM limit; TMEM total (allocated columns, the verdict's figure), TMEM peak,

@@ -137,6 +137,7 @@ void read_summary(const FieldReader& top, Plan& plan) {
   sum.smem_limit_bytes = s.integer<std::int64_t>("smem_limit_bytes", 0);
   sum.smem_peak_op = s.integer<int>("smem_peak_op", 0);
   sum.smem_live_at_peak = s.integers<int>("smem_live_at_peak");
+  sum.smem_peak_regions = s.boolean("smem_peak_regions", false);
   sum.tmem_peak_cols = s.integer<std::int64_t>("tmem_peak_cols", 0);
   sum.tmem_allocated_cols = s.integer<std::int64_t>("tmem_allocated_cols", 0);
   sum.tmem_limit_cols = s.integer<std::int64_t>("tmem_limit_cols", 0);

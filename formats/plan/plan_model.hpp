@@ -97,10 +97,14 @@ struct Channel {
 };
 
 struct Summary {
-  std::int64_t smem_peak_bytes = 0;       ///< most bytes live at one op (no alignment gaps)
+  std::int64_t smem_peak_bytes = 0;       ///< most bytes live at once (no alignment gaps), a warp_specialize's
+                                          ///< regions counted at once (smem_peak_regions)
   std::int64_t smem_limit_bytes = 0;
   int smem_peak_op = 0;
-  std::vector<int> smem_live_at_peak;     ///< buffer ids
+  std::vector<int> smem_live_at_peak;     ///< buffer ids: live at smem_peak_op, or (smem_peak_regions) live across
+                                          ///< that warp_specialize plus each region's set at its own peak
+  bool smem_peak_regions = false;         ///< the peak is a warp_specialize's: smem_peak_op is that op, and its
+                                          ///< regions are counted at once (its capture area, dead by then, is not)
   std::int64_t tmem_peak_cols = 0;
   std::int64_t tmem_allocated_cols = 0;   ///< end of the highest TMEM allocation (columns rounded as tcgen05.alloc)
   std::int64_t tmem_limit_cols = 0;
@@ -113,7 +117,7 @@ struct Summary {
   // The compiler's layout (post-allocation IR): its total and whether every SMEM buffer's offset came from it.
   std::optional<std::int64_t> compiler_shared_bytes;  ///< the module's ttg.shared
   std::optional<std::int64_t> compiler_tmem_cols;     ///< the module's ttg.tensor_memory_size
-  bool compiler_layout = false;    ///< offsets are the compiler's (true) or vplan's own first-fit (false)
+  bool compiler_layout = false;    ///< offsets are the compiler's (true) or vplan's own (false)
   std::int64_t smem_total_bytes = 0;  ///< vplan's figure for Triton's `shared`: end of the highest SMEM buffer,
                                       ///< scratch included, at the compiler's offsets when known, else vplan's own
                                       ///< (the names every output prints: budget_figures.hpp)

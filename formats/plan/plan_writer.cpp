@@ -146,6 +146,7 @@ void write_summary(JsonWriter& w, const Summary& s) {
   w.field("smem_limit_bytes", s.smem_limit_bytes);
   w.field("smem_peak_op", s.smem_peak_op);
   array_field(w, "smem_live_at_peak", s.smem_live_at_peak);
+  w.field("smem_peak_regions", s.smem_peak_regions);
   w.field("tmem_peak_cols", s.tmem_peak_cols);
   w.field("tmem_allocated_cols", s.tmem_allocated_cols);
   w.field("tmem_limit_cols", s.tmem_limit_cols);

@@ -32,6 +32,18 @@ TEST_CASE("budget_figures: every figure by name, exact bytes, Triton's own total
                                              "SMEM limit: 232448 B", "fits: yes"});
 }
 
+TEST_CASE("budget_figures: a peak of a warp_specialize's regions says so, in the figure and the peak set's heading") {
+  Summary s;
+  s.smem_peak_bytes = 131376;
+  s.smem_peak_op = 258;
+  CHECK(smem_peak_set_text(s) == "live at the peak (op 258)");
+  s.smem_peak_regions = true;
+  CHECK(lines(s)[1] == "SMEM peak: 131376 B at op 258, the warp_specialize's regions counted at once");
+  CHECK(smem_peak_set_text(s) ==
+        "at the peak (the regions of the warp_specialize at op 258, counted at once: what lives across it and each "
+        "region's buffers at that region's own peak; its capture area, dead once the regions start, is not counted)");
+}
+
 TEST_CASE("budget_figures: a range where scratch sizes are upper bounds; TMEM lines where the target has TMEM") {
   Summary s;
   s.smem_total_min_bytes = 231096;

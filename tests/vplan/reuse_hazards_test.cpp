@@ -85,14 +85,44 @@ TEST_CASE("reuse_hazards: none on the real kernels (program order and the pipeli
   }
 }
 
+TEST_CASE("reuse_hazards: buffers in two warp_specializes are ordered by the first one's end") {
+  // %t (partition0 of the first) and %e (default region of the second) share offsets, live apart, their partition
+  // ids differ and no barrier links them: only the warp_specialize boundary orders them.
+  const std::string rel = "vplan/ws_two.ttgir";
+  const Plan p = plan_of_text(text_of(rel), rel);
+  auto named = [&](const std::string& name) -> const Buffer& {
+    auto it = std::find_if(p.buffers.begin(), p.buffers.end(), [&](const Buffer& b) { return b.name == name; });
+    REQUIRE(it != p.buffers.end());
+    return *it;
+  };
+  const Buffer& t = named("%t");
+  const Buffer& e = named("%e");
+  CHECK(t.placed_offset() < e.placed_offset() + e.bytes);
+  CHECK(e.placed_offset() < t.placed_offset() + t.bytes);
+  CHECK(t.end <= e.start);
+  CHECK(p.ops[t.users.back()].partition != p.ops[e.users.front()].partition);
+  CHECK(p.reuse_hazards.empty());
+}
+
 namespace {
 
 // The check as first written: a fixpoint over every barrier per queried op, every pair of a planner group and every
 // pair of buffers placed over each other visited (all quadratic). Kept as the reference the fast check must match
-// hazard for hazard.
+// hazard for hazard. Its partitions are (warp_specialize, partition) pairs, the enclosing warp_specialize found by a
+// plain walk up the parents.
 class ReferenceChecker {
  public:
   explicit ReferenceChecker(const Plan& plan) : plan_(plan) {
+    const int n = static_cast<int>(plan.ops.size());
+    for (int op = 0; op < n; ++op) {
+      int ws = -1;
+      for (int v = plan.ops[op].parent, steps = 0; v >= 0 && v < n && steps <= n; v = plan.ops[v].parent, ++steps)
+        if (plan.ops[v].name == "ttg.warp_specialize") {
+          ws = v;
+          break;
+        }
+      ws_.push_back(ws);
+    }
     for (const Buffer& b : plan.buffers) {
       if (!b.barrier) continue;
       Events ev;
@@ -100,7 +130,7 @@ class ReferenceChecker {
         if (op < 0 || op >= static_cast<int>(plan.ops.size())) continue;
         const std::string_view base = op_base_name(plan.ops[op].name);
         if (base == "init_barrier" || base == "inval_barrier") continue;
-        (base == "wait_barrier" ? ev.waits : ev.arrives).push_back({op, plan.ops[op].partition});
+        (base == "wait_barrier" ? ev.waits : ev.arrives).push_back({op, partition_of(op)});
       }
       if (!ev.arrives.empty() && !ev.waits.empty()) barriers_.push_back(std::move(ev));
     }
@@ -109,9 +139,9 @@ class ReferenceChecker {
   bool ordered(const Buffer& x, const Buffer& y) {
     if (x.users.empty() || y.users.empty()) return true;
     const int last = last_use(x), first = first_use(y);
-    const int p = partition_of(last), q = partition_of(first);
-    if (p == q || p == kNoPartition || q == kNoPartition) return last < first;
-    std::map<int, int> reach{{p, last}};
+    const Key p = partition_of(last), q = partition_of(first);
+    if (p == q || p.second == kNoPartition || q.second == kNoPartition || p.first != q.first) return last < first;
+    std::map<Key, int> reach{{p, last}};
     for (bool changed = true; changed;) {
       changed = false;
       for (const Events& b : barriers_)
@@ -119,7 +149,7 @@ class ReferenceChecker {
           auto r = reach.find(a.second);
           if (r == reach.end() || a.first < r->second) continue;
           for (const auto& w : b.waits) {
-            if (w.second == a.second || w.second == kNoPartition) continue;
+            if (w.second == a.second || w.second.second == kNoPartition || w.second.first != a.second.first) continue;
             auto t = reach.find(w.second);
             if (t == reach.end() || w.first < t->second) {
               reach[w.second] = w.first;
@@ -141,21 +171,25 @@ class ReferenceChecker {
     h.second = y.id;
     h.first_op = last_use(x);
     h.second_op = first_use(y);
-    h.first_partition = partition_of(h.first_op);
-    h.second_partition = partition_of(h.second_op);
+    h.first_partition = partition_of(h.first_op).second;
+    h.second_partition = partition_of(h.second_op).second;
     out.push_back(h);
   }
 
  private:
+  using Key = std::pair<int, int>;  // (warp_specialize, partition)
   struct Events {
-    std::vector<std::pair<int, int>> arrives, waits;  // (op, partition)
+    std::vector<std::pair<int, Key>> arrives, waits;  // (op, partition)
   };
   static int last_use(const Buffer& b) { return *std::max_element(b.users.begin(), b.users.end()); }
   static int first_use(const Buffer& b) { return *std::min_element(b.users.begin(), b.users.end()); }
-  int partition_of(int op) const {
-    return op >= 0 && op < static_cast<int>(plan_.ops.size()) ? plan_.ops[op].partition : kNoPartition;
+  Key partition_of(int op) const {
+    if (op < 0 || op >= static_cast<int>(plan_.ops.size()) || plan_.ops[op].partition == kNoPartition)
+      return {-1, kNoPartition};
+    return {ws_[op], plan_.ops[op].partition};
   }
   const Plan& plan_;
+  std::vector<int> ws_;  ///< op -> enclosing warp_specialize (-1: none)
   std::vector<Events> barriers_;
 };
 
@@ -208,7 +242,8 @@ std::vector<std::string> texts(const std::vector<ReuseHazard>& hs) {
 
 // A random plan: ops in a few partitions (and none), barriers with arrives and waits, buffers whose users sit in
 // their liveness (as build_plan makes them) or, now and then, anywhere (as a document may carry), at a handful of
-// offsets so that many share memory over time. One buffer in `group_one_in` joins one of `group_ids` planner groups.
+// offsets so that many share memory over time. Some runs of partitioned ops are the regions of a warp_specialize op
+// that follows them (post-order), their partition ids reused from one to the next. One buffer in `group_one_in` joins one of `group_ids` planner groups.
 Plan random_plan(std::mt19937& rng, unsigned group_one_in = 8, unsigned group_ids = 3) {
   static const char* kNames[] = {"ttng.wait_barrier", "ttng.arrive_barrier", "ttng.barrier_expect",
                                  "ttng.init_barrier", "ttg.local_load",      "ttg.local_store",
@@ -216,13 +251,20 @@ Plan random_plan(std::mt19937& rng, unsigned group_one_in = 8, unsigned group_id
   Plan plan;
   const int n_ops = 20 + static_cast<int>(rng() % 200);
   const int n_partitions = 1 + static_cast<int>(rng() % 4);
-  int partition = kNoPartition;
+  int partition = kNoPartition, region_start = 0;
   for (int i = 0; i < n_ops; ++i) {
     if (rng() % 8 == 0) partition = static_cast<int>(rng() % (n_partitions + 1)) - 1;  // runs of one partition
     PlanOp op;
     op.id = i;
     op.name = kNames[rng() % (sizeof kNames / sizeof kNames[0])];
     op.partition = partition;
+    if (rng() % 24 == 0) {  // a warp_specialize over the partitioned ops since the last one
+      op.name = "ttg.warp_specialize";
+      op.partition = kNoPartition;
+      for (int k = region_start; k < i; ++k)
+        if (plan.ops[k].partition != kNoPartition) plan.ops[k].parent = i;
+      region_start = i + 1;
+    }
     plan.ops.push_back(op);
   }
   const int n_buffers = 2 + static_cast<int>(rng() % 60);
@@ -290,7 +332,7 @@ TEST_CASE("reuse_hazards: the planner groups' sweep matches every pair on large 
 TEST_CASE("reuse_hazards: the fast check matches the plain one on the fixtures") {
   for (const char* rel : {"ttgir/matmul_ws_sm90.ttgir", "ttgir/attn_ws_sm100.ttgir", "ttgir/attn_nows_sm90.ttgir",
                           "vplan/compiler/matmul_tma_ws_sm90.ttgir", "vplan/compiler/attn_ws_d128_sm100.ttgir",
-                          kHazard.c_str()}) {
+                          "vplan/ws_two.ttgir", kHazard.c_str()}) {
     CAPTURE(rel);
     const Plan plan = plan_of_text(text_of(rel), rel);
     CHECK(texts(plan.reuse_hazards) == texts(reference_reuse_hazards(plan)));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "formats/plan/budget_figures.hpp"
 #include "libcommon/human_units.hpp"
 #include "tools/vplan/memory_allocator.hpp"
 #include "tools/vplan/triton_placement.hpp"
@@ -152,6 +153,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
       s.smem_peak_bytes = peak.peak;
       s.smem_peak_op = peak.at;
       s.smem_live_at_peak = live;
+      s.smem_peak_regions = peak.regions;
     } else {
       s.tmem_allocated_cols = top;
       s.tmem_peak_cols = peak.peak;
@@ -200,8 +202,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
                       std::to_string(s.smem_total_min_bytes) + " without it)");
   if (!smem_fits)
     s.notes.push_back("SMEM over budget: " + std::to_string(s.smem_total_min_bytes) + " > " + std::to_string(s.smem_limit_bytes) +
-                      " bytes; live at the peak (op " + std::to_string(s.smem_peak_op) +
-                      "): " + names_of(plan, s.smem_live_at_peak));
+                      " bytes; " + smem_peak_set_text(s) + ": " + names_of(plan, s.smem_live_at_peak));
   if (!tmem_fits)
     s.notes.push_back("TMEM over budget: " + std::to_string(s.tmem_allocated_cols) + " > " +
                       std::to_string(s.tmem_limit_cols) + " columns; live at the peak (op " +

@@ -248,7 +248,9 @@ class Tracer {
       std::unordered_set<std::string> inner_false;
       for (std::size_t i = 0; i < region.args.size() && i < op.operands.size(); ++i) {
         int b = buffer_of(scope, op.operands[i]);
-        if (b >= 0) inner[region.args[i]] = b;
+        if (b < 0) continue;
+        inner[region.args[i]] = b;
+        if (out_.captures.empty() || out_.captures.back() != std::make_pair(b, id)) out_.captures.emplace_back(b, id);
       }
       walk(region.ops, inner, inner_false);
     }

@@ -28,6 +28,8 @@ struct BufferTrace {
   std::vector<Buffer> buffers;  ///< sizes, alloc op, barrier flag, users; liveness/offsets not yet set
   std::vector<BufferAccess> accesses;
   std::vector<UnknownScratch> unknown_scratch;  ///< scratch whose size is an upper bound
+  std::vector<std::pair<int, int>> captures;    ///< (buffer, warp_specialize op id): a buffer (or a view of it)
+                                                ///< passed to a warp_specialize, a use there for MLIR liveness
 };
 
 /// The integers of an attribute value: "98304 : i32" -> {98304}, "array<i32: 0, 1024>" -> {0, 1024}.

@@ -31,8 +31,21 @@ std::pair<int, int> user_span(const Buffer& b, const OpOrder& order) {
 }  // namespace
 
 std::vector<SmemItem> compute_liveness(std::vector<Buffer>& buffers, const OpOrder& order,
-                                       const std::string& function_op) {
+                                       const std::string& function_op,
+                                       const std::vector<std::pair<int, int>>& captures) {
   std::vector<SmemItem> view = allocator_view(buffers, order, function_op);
+  // The warp_specialize's operand is a use: a captured buffer no partition touches still lives to the op. (A use in
+  // a partition already lifts the end to the op; a capture inside a loop, the alloc outside, is lifted likewise.)
+  for (const auto& [id, ws] : captures) {
+    if (id < 0 || id >= static_cast<int>(view.size()) || view[id].end == kForever) continue;
+    int end = ws;
+    for (int p = order.ops[ws].parent; p >= 0; p = order.ops[p].parent) {
+      const OrderedOp& anc = order.ops[p];
+      if (anc.subtree_first <= buffers[id].alloc_op && buffers[id].alloc_op <= anc.id) break;
+      if (is_loop_op(*anc.op)) end = anc.id;
+    }
+    view[id].end = std::max(view[id].end, end + 1);
+  }
   for (Buffer& b : buffers) {
     if (b.space == MemorySpace::kSmem) {  // Triton's own interval, the one its offsets obey
       b.start = view[b.id].start;

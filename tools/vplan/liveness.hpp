@@ -5,7 +5,8 @@
 // to the whole op: within a region ops run in program order, and concurrency with the other regions is Triton's
 // interference rule (different regions never share bytes) and the budget's concurrent peak, not a wider interval.
 // TMEM: placed first-fit with no such rule, so a buffer allocated inside a region lives for the whole op.
-// No users: [alloc, alloc + 1).
+// No users: [alloc, alloc + 1). An SMEM buffer passed to a warp_specialize is used there too (MLIR liveness: the
+// op's operand), so it lives at least to that op even when no partition touches it.
 #pragma once
 
 #include <string>
@@ -25,8 +26,10 @@ struct SmemItem;
 std::vector<SmemItem> allocator_view(const std::vector<Buffer>& buffers, const OpOrder& order,
                                      const std::string& function_op);
 
-/// Sets Buffer::start and Buffer::end from Buffer::users as above; returns allocator_view (by buffer id).
+/// Sets Buffer::start and Buffer::end from Buffer::users (and, for SMEM, `captures`: (buffer, warp_specialize op
+/// id), BufferTrace::captures) as above; returns allocator_view (by buffer id).
 std::vector<SmemItem> compute_liveness(std::vector<Buffer>& buffers, const OpOrder& order,
-                                       const std::string& function_op);
+                                       const std::string& function_op,
+                                       const std::vector<std::pair<int, int>>& captures = {});
 
 }  // namespace vtools::vplan

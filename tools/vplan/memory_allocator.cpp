@@ -321,7 +321,7 @@ PeakUsage concurrent_peak_usage(const std::vector<Placement>& items, const std::
   for (std::size_t w = 0; w < ws_ids.size(); ++w)
     if (total[w] > (winner < 0 ? best.peak : total[winner])) winner = static_cast<int>(w);
   if (winner < 0) return best;
-  best = {total[winner], ws_ids[winner], {}};
+  best = {total[winner], ws_ids[winner], {}, true};
   for (std::size_t i = 0; i < items.size(); ++i)
     if (across(items[i], best.at)) best.live.push_back(static_cast<int>(i));
   for (const auto& [w, p] : region_peaks)

@@ -26,7 +26,8 @@ std::vector<std::int64_t> assign_offsets_first_fit(const std::vector<Placement>&
 struct PeakUsage {
   std::int64_t peak = 0;  ///< most size live at one op (0 when nothing is live)
   int at = 0;             ///< first op id where the peak is reached
-  std::vector<int> live;  ///< indices of the placements live there
+  std::vector<int> live;  ///< indices of the placements live there (concurrent_peak_usage: see there)
+  bool regions = false;   ///< concurrent_peak_usage: the peak is a warp_specialize's regions counted at once
 };
 
 /// Sum of sizes live at each op; returns the first maximum.
@@ -36,7 +37,8 @@ PeakUsage peak_usage(const std::vector<Placement>& items);
 /// of item i ({-1, 0}: in none); a region's items end before its warp_specialize's id (post-order). Each region may
 /// sit at its own peak while the others sit at theirs, so warp_specialize W holds the items live across it
 /// (start < W < end) plus the sum of its regions' peaks; where that beats peak_usage, `at` is W and `live` those
-/// items. Ties keep peak_usage's op.
+/// items with each region's own peak set (not one op's: `regions` is then true). Items starting at W (its capture
+/// scratch, only live for the entry into the regions) are not counted there. Ties keep peak_usage's op.
 PeakUsage concurrent_peak_usage(const std::vector<Placement>& items, const std::vector<std::pair<int, int>>& region_of);
 
 }  // namespace vtools::vplan

@@ -62,7 +62,7 @@ Plan build(const Module& module, Module* owned, const PlanOptions& options) {
   BufferTrace trace = trace_buffers(function, order, module);
   plan.buffers = std::move(trace.buffers);
   // Triton's view of SMEM (intervals, warp_specialize regions): its placement and the concurrent peak read it.
-  const std::vector<SmemItem> view = compute_liveness(plan.buffers, order, function.name);
+  const std::vector<SmemItem> view = compute_liveness(plan.buffers, order, function.name, trace.captures);
   for (Buffer& b : plan.buffers)  // the function's own scratch (warp indices) lives throughout
     if (b.scratch_op == function.name) b.start = 0, b.end = static_cast<int>(order.ops.size()) + 1;
   plan.channels = build_channels(plan.buffers, trace.accesses, order);

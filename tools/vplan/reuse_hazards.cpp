@@ -4,7 +4,6 @@
 #include <limits>
 #include <map>
 #include <string>
-#include <unordered_map>
 
 #include "tools/vplan/op_effects.hpp"
 
@@ -21,19 +20,63 @@ SyncRole role_of(std::string_view op_name) {
   return SyncRole::kArrive;  // arrive_barrier, barrier_expect, tc_gen5_commit, copies and MMAs completing on it
 }
 
-constexpr int kNever = std::numeric_limits<int>::max();  ///< no chain reaches the partition
+constexpr int kNever = std::numeric_limits<int>::max();  ///< no chain reaches the context
 
-// Happens-before across partitions as a closure over the few partitions, not a walk over every barrier per query.
-// A barrier with an arrive in partition P at or after op r and a wait in partition Q != P takes Q's earliest
-// reached op down to that wait; per (P, Q) the barriers sorted by their last arrive in P with a suffix minimum of
-// their first wait in Q answer "earliest wait in Q reachable from op r of P" by one binary search.
+// The warp_specialize op enclosing each op (-1 outside any): the nearest ancestor of that name. Parents come from
+// the document in plans read from JSON, so a parent out of range or a cycle ends the walk (-1).
+std::vector<int> enclosing_warp_specialize(const Plan& plan) {
+  constexpr int kUnknown = -2, kVisiting = -3;
+  const int n = static_cast<int>(plan.ops.size());
+  std::vector<int> ws(static_cast<std::size_t>(n), kUnknown);
+  std::vector<int> path;
+  for (int i = 0; i < n; ++i) {
+    path.clear();
+    int found = -1;
+    for (int v = i;;) {
+      path.push_back(v);
+      ws[v] = kVisiting;
+      const int p = plan.ops[v].parent;
+      if (p < 0 || p >= n || ws[p] == kVisiting) break;
+      if (plan.ops[p].name == "ttg.warp_specialize") {
+        found = p;
+        break;
+      }
+      if (ws[p] != kUnknown) {
+        found = ws[p];
+        break;
+      }
+      v = p;
+    }
+    for (int v : path) ws[v] = found;
+  }
+  return ws;
+}
+
+// Happens-before across partitions as a closure over the few contexts, not a walk over every barrier per query. A
+// context is a partition of one warp_specialize (partition ids are reused by every warp_specialize; ops with a
+// partition but no enclosing warp_specialize, known from attributes only, form one more). A warp_specialize starts
+// after what precedes it and every partition joins at its end, so two contexts of different warp_specializes, like
+// an op outside any region, are ordered by program order; chains are followed within one warp_specialize only.
+// A barrier with an arrive in context P at or after op r and a wait in context Q != P takes Q's earliest reached op
+// down to that wait; per (P, Q) the barriers sorted by their last arrive in P with a suffix minimum of their first
+// wait in Q answer "earliest wait in Q reachable from op r of P" by one binary search.
 class Checker {
  public:
   explicit Checker(const Plan& plan) : plan_(plan) {
     const int n_ops = static_cast<int>(plan.ops.size());
-    // Per barrier: last arrive per partition, first wait per partition (only barriers with both, as a chain needs).
+    const std::vector<int> ws = enclosing_warp_specialize(plan);
+    context_.assign(plan.ops.size(), kNoPartition);
+    std::map<std::pair<int, int>, int> dense;  // (warp_specialize, partition) -> context
+    for (int op = 0; op < n_ops; ++op) {
+      if (plan.ops[op].partition == kNoPartition) continue;
+      auto [it, fresh] = dense.emplace(std::make_pair(ws[op], plan.ops[op].partition),
+                                       static_cast<int>(context_ws_.size()));
+      if (fresh) context_ws_.push_back(ws[op]);
+      context_[op] = it->second;
+    }
+    // Per barrier: last arrive per context, first wait per context (only barriers with both, as a chain needs).
     std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> entries;  // (P, Q) -> (last arrive, first wait)
-    std::vector<std::pair<int, int>> last_arrive, first_wait;  // (dense partition, op), small per barrier
+    std::vector<std::pair<int, int>> last_arrive, first_wait;  // (context, op), small per barrier
     for (const Buffer& b : plan.buffers) {
       if (!b.barrier) continue;
       last_arrive.clear();
@@ -43,10 +86,9 @@ class Checker {
         if (op < 0 || op >= n_ops) continue;  // a plan read from JSON
         const SyncRole r = role_of(plan.ops[op].name);
         if (r == SyncRole::kNone) continue;
-        const int partition = plan.ops[op].partition;
+        const int d = context_[op];
         (r == SyncRole::kArrive ? any_arrive : any_wait) = true;
-        if (partition == kNoPartition) continue;  // an arrive there is never reached; a wait there orders nothing
-        const int d = dense(partition);
+        if (d == kNoPartition) continue;  // an arrive there is never reached; a wait there orders nothing
         auto& list = r == SyncRole::kArrive ? last_arrive : first_wait;
         auto it = std::find_if(list.begin(), list.end(), [d](const auto& e) { return e.first == d; });
         if (it == list.end()) list.emplace_back(d, op);
@@ -55,9 +97,9 @@ class Checker {
       if (!any_arrive || !any_wait) continue;
       for (const auto& a : last_arrive)
         for (const auto& w : first_wait)
-          if (a.first != w.first) entries[{a.first, w.first}].push_back({a.second, w.second});
+          if (!program_ordered(a.first, w.first)) entries[{a.first, w.first}].push_back({a.second, w.second});
     }
-    edges_.resize(partitions_.size());
+    edges_.resize(context_ws_.size());
     for (auto& [pq, list] : entries) {
       std::sort(list.begin(), list.end());
       Edge e;
@@ -66,35 +108,38 @@ class Checker {
       for (std::size_t i = e.wait_min.size(); i-- > 1;) e.wait_min[i - 1] = std::min(e.wait_min[i - 1], e.wait_min[i]);
       edges_[pq.first].push_back(std::move(e));
     }
-    reach_.assign(partitions_.size(), kNever);
+    reach_.assign(context_ws_.size(), kNever);
   }
 
   /// Whether `x`'s last access happens before `y`'s first access.
   bool ordered(const Buffer& x, const Buffer& y) {
     if (x.users.empty() || y.users.empty()) return true;  // a member nothing touches cannot race
     const int last = last_use(x), first = first_use(y);
-    const int p = partition_of(last), q = partition_of(first);
-    if (p == q || p == kNoPartition || q == kNoPartition) return last < first;  // program order
-    return reach(last, p, q) < first;
+    return reach_from(last, context_of(first)) < first;
   }
 
-  /// What `ordered` compares a first access in partition `q` with: a member whose last access is op `last` is
+  /// What `ordered` compares a first access in context `q` with: a member whose last access is op `last` is
   /// not ordered before one whose first access `first` lies in `q` exactly when first <= reach_from(last, q).
   int reach_from(int last, int q) {
-    const int p = partition_of(last);
-    if (p == q || p == kNoPartition || q == kNoPartition) return last;  // program order
+    const int p = context_of(last);
+    if (program_ordered(p, q)) return last;
     return reach(last, p, q);
   }
 
-  /// Earliest op of partition `q` that a chain from op `last` of partition `p` reaches (kNever when none does).
+  /// Whether accesses in contexts `p` and `q` are ordered by program order: one context, an op outside any
+  /// partition, or two warp_specializes.
+  bool program_ordered(int p, int q) const {
+    return p == q || p == kNoPartition || q == kNoPartition || context_ws_[p] != context_ws_[q];
+  }
+
+  /// Earliest op of context `q` that a chain from op `last` of context `p` reaches (kNever when none does).
   int reach(int last, int p, int q) {
-    auto pd = dense_.find(p), qd = dense_.find(q);
-    if (pd == dense_.end() || qd == dense_.end()) return kNever;
-    if (last != cached_last_ || p != cached_partition_) {
-      close(last, pd->second);
-      cached_last_ = last, cached_partition_ = p;
+    if (p == kNoPartition || q == kNoPartition) return kNever;
+    if (last != cached_last_ || p != cached_context_) {
+      close(last, p);
+      cached_last_ = last, cached_context_ = p;
     }
-    return reach_[qd->second];
+    return reach_[q];
   }
 
   ReuseHazard hazard(const std::string& group, const Buffer& x, const Buffer& y) const {
@@ -114,22 +159,20 @@ class Checker {
   int partition_of(int op) const {
     return op >= 0 && op < static_cast<int>(plan_.ops.size()) ? plan_.ops[op].partition : kNoPartition;
   }
+  /// The context of op `op` (kNoPartition outside any partition).
+  int context_of(int op) const {
+    return op >= 0 && op < static_cast<int>(context_.size()) ? context_[op] : kNoPartition;
+  }
 
  private:
   struct Edge {
     int to = 0;
-    std::vector<int> arrive;    ///< last arrive in the source partition, ascending
+    std::vector<int> arrive;    ///< last arrive in the source context, ascending
     std::vector<int> wait_min;  ///< min first wait in `to` over this entry and every later one
   };
 
-  int dense(int partition) {
-    auto [it, fresh] = dense_.emplace(partition, static_cast<int>(partitions_.size()));
-    if (fresh) partitions_.push_back(partition);
-    return it->second;
-  }
-
   // The least fixpoint of "an arrive at or after the earliest reached op of P reaches the first wait in Q", from
-  // op `last` of dense partition `p`: the same closure, in the same order-free sense, as walking every chain.
+  // op `last` of context `p`: the same closure, in the same order-free sense, as walking every chain.
   void close(int last, int p) {
     std::fill(reach_.begin(), reach_.end(), kNever);
     reach_[p] = last;
@@ -151,11 +194,11 @@ class Checker {
   }
 
   const Plan& plan_;
-  std::unordered_map<int, int> dense_;  ///< partition id -> dense index
-  std::vector<int> partitions_;         ///< dense index -> partition id
-  std::vector<std::vector<Edge>> edges_;
+  std::vector<int> context_;     ///< op id -> context (kNoPartition outside any partition)
+  std::vector<int> context_ws_;  ///< context -> its warp_specialize op (-1: partitions known from attributes only)
+  std::vector<std::vector<Edge>> edges_;  ///< per context
   std::vector<int> reach_, work_;
-  int cached_last_ = -1, cached_partition_ = kNoPartition;
+  int cached_last_ = -1, cached_context_ = kNoPartition;
 };
 
 // Max over a fixed array: every index below `limit` whose value is at least `floor`, in O(log n) per index found.
@@ -185,9 +228,9 @@ class MaxTree {
 };
 
 // The pairs (i < j, ascending) of one planner group that no chain orders either way. x and y are unordered exactly
-// when first(y) <= reach_from(last(x), partition of first(y)) and first(x) <= reach_from(last(y), partition of
+// when first(y) <= reach_from(last(x), context of first(y)) and first(x) <= reach_from(last(y), context of
 // first(x)). Rather than test every pair (quadratic in a group, even one partition's program-ordered members), the
-// members are grouped by their first access's partition; per two such classes A, C, an x of A is the point (first,
+// members are grouped by their first access's context (Checker); per two such classes A, C, an x of A is the point (first,
 // reach into C) and a y of C the point (first, reach into A), and the y sorted by first with a max tree over their
 // reach give each x its partners: O(classes^2 * n log n + pairs log n), the pairs being the output.
 std::vector<std::pair<int, int>> unordered_members(const Plan& plan, const std::vector<int>& members,
@@ -198,18 +241,18 @@ std::vector<std::pair<int, int>> unordered_members(const Plan& plan, const std::
     std::vector<int> reach;    ///< reach_from(last, class q) per class
   };
   std::vector<Member> ms;
-  std::vector<int> classes;  ///< partitions of first accesses, ascending
+  std::vector<int> classes;  ///< contexts of first accesses, ascending
   for (std::size_t i = 0; i < members.size(); ++i) {
     const Buffer& b = plan.buffers[members[i]];
     if (b.users.empty()) continue;  // a member nothing touches cannot race
     ms.push_back({static_cast<int>(i), Checker::first_use(b), Checker::last_use(b), {}});
-    classes.push_back(checker.partition_of(ms.back().first));
+    classes.push_back(checker.context_of(ms.back().first));
   }
   std::sort(classes.begin(), classes.end());
   classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
   auto class_of = [&](const Member& m) {
     return static_cast<std::size_t>(
-        std::lower_bound(classes.begin(), classes.end(), checker.partition_of(m.first)) - classes.begin());
+        std::lower_bound(classes.begin(), classes.end(), checker.context_of(m.first)) - classes.begin());
   };
   std::vector<std::vector<int>> by_class(classes.size());  // indices into ms, sorted by first access
   for (std::size_t k = 0; k < ms.size(); ++k) {
@@ -245,7 +288,7 @@ struct Placed {
   const Buffer* b = nullptr;
   std::int64_t lo = 0, hi = 0;  ///< [offset, offset + size)
   int first = 0, last = 0;      ///< first and last user (when it has users)
-  int first_partition = kNoPartition;
+  int first_context = kNoPartition;
   // Normal: a positive size, liveness non-empty and every user inside it, so "x ends before y starts" implies
   // program order of the accesses; anything else (plans read from documents) is checked pair by pair as before.
   bool normal = false;
@@ -272,7 +315,7 @@ void placed_over_each_other(const Plan& plan, MemorySpace space, Checker& checke
     p.hi = p.lo + size(b);
     if (!b->users.empty()) {
       p.first = Checker::first_use(*b), p.last = Checker::last_use(*b);
-      p.first_partition = checker.partition_of(p.first);
+      p.first_context = checker.context_of(p.first);
     }
     p.normal = size(b) > 0 && b->start < b->end && (b->users.empty() || (b->start <= p.first && p.last < b->end));
     placed.push_back(p);
@@ -305,21 +348,21 @@ void placed_over_each_other(const Plan& plan, MemorySpace space, Checker& checke
     }
   }
   // Pairs of normal members: x ends before y starts, so x's last access precedes y's first in program order. Only
-  // when they fall in different partitions can a pair be unordered, and only when y's first access is no later than
-  // the earliest op the chains from x reach in y's partition. Per partition, y sorted by liveness start.
-  std::map<int, std::vector<int>> by_partition;  // first access's partition -> indices by start
+  // when they fall in different partitions of one warp_specialize can a pair be unordered, and only when y's first
+  // access is no later than the earliest op the chains from x reach in y's context. Per context, y sorted by start.
+  std::map<int, std::vector<int>> by_context;  // first access's context -> indices by start
   for (int i = 0; i < n; ++i)
-    if (placed[i].normal && !placed[i].b->users.empty() && placed[i].first_partition != kNoPartition)
-      by_partition[placed[i].first_partition].push_back(i);
-  for (auto& [q, list] : by_partition)
+    if (placed[i].normal && !placed[i].b->users.empty() && placed[i].first_context != kNoPartition)
+      by_context[placed[i].first_context].push_back(i);
+  for (auto& [q, list] : by_context)
     std::stable_sort(list.begin(), list.end(), [&](int u, int v) { return placed[u].b->start < placed[v].b->start; });
   for (int xi = 0; xi < n; ++xi) {
     const Placed& x = placed[xi];
     if (!x.normal || x.b->users.empty()) continue;
-    const int p = checker.partition_of(x.last);
+    const int p = checker.context_of(x.last);
     if (p == kNoPartition) continue;
-    for (const auto& [q, list] : by_partition) {
-      if (q == p) continue;
+    for (const auto& [q, list] : by_context) {
+      if (checker.program_ordered(p, q)) continue;
       const int limit = checker.reach(x.last, p, q);  // y with first access <= limit are not ordered after x
       auto it = std::lower_bound(list.begin(), list.end(), x.b->end,
                                  [&](int u, int end) { return placed[u].b->start < end; });

@@ -134,7 +134,7 @@ bool write_check_report(const Plan& plan, std::ostream& out) {
       << (smem_ok ? "ok" : "OVER") << (triton ? " (Triton's shared " + std::to_string(*triton) + " B)" : "")
       << "; TMEM total " << s.tmem_allocated_cols << " cols / limit " << s.tmem_limit_cols << " cols "
       << (tmem_ok ? "ok" : "OVER") << "\n";
-  if (!smem_ok) out << "SMEM live at the peak (op " << s.smem_peak_op << "):\n" << names(s.smem_live_at_peak);
+  if (!smem_ok) out << "SMEM " << smem_peak_set_text(s) << ":\n" << names(s.smem_live_at_peak);
   if (!tmem_ok) out << "TMEM live at the peak (op " << s.tmem_peak_op << "):\n" << names(s.tmem_live_at_peak);
   for (const ReuseHazard& h : plan.reuse_hazards) out << reuse_hazard_text(plan, h) << "\n";
   return smem_ok && tmem_ok && plan.reuse_hazards.empty();
