@@ -8,6 +8,10 @@ namespace vtools::vtrace {
 namespace {
 
 OrderedJson number_or_null(double v) { return std::isfinite(v) ? OrderedJson(v) : OrderedJson(nullptr); }
+/// A sum or difference of whole nanoseconds, summed as doubles: written whole (55002137, not 55002137.00000001).
+OrderedJson whole_ns(double v) {
+  return std::isfinite(v) && std::fabs(v) < 9e18 ? OrderedJson(std::llround(v)) : number_or_null(v);
+}
 
 OrderedJson totals_json(const std::string& file, const DiffTotals& t) {
   return OrderedJson{{"file", file},           {"launches", t.launches}, {"kernels", t.kernels},
@@ -48,16 +52,16 @@ OrderedJson trace_diff_document(const TraceDiff& d) {
     j["kernels"].push_back(OrderedJson{
         {"name", k.name},
         {"launch_shape", shape_or_null(k.launch_shape)},
-        {"base", {{"calls", k.base_calls}, {"total_ns", k.base_total_ns}, {"median_ns", k.base_median_ns},
+        {"base", {{"calls", k.base_calls}, {"total_ns", whole_ns(k.base_total_ns)}, {"median_ns", k.base_median_ns},
                   {"exposed_ns", k.base_exposed_ns}}},
-        {"candidate", {{"calls", k.candidate_calls}, {"total_ns", k.candidate_total_ns},
+        {"candidate", {{"calls", k.candidate_calls}, {"total_ns", whole_ns(k.candidate_total_ns)},
                        {"median_ns", k.candidate_median_ns}, {"exposed_ns", k.candidate_exposed_ns}}},
         {"ratio", number_or_null(k.ratio)},
         {"ci_low", number_or_null(k.interval.low)},
         {"ci_high", number_or_null(k.interval.high)},
         {"interval_over", k.interval_over},
         {"change_pct", number_or_null(k.change_pct)},
-        {"total_change_ns", k.total_change_ns},
+        {"total_change_ns", whole_ns(k.total_change_ns)},
         {"verdict", k.verdict},
         {"code", k.code},
         {"likely_cause", k.likely_cause},
@@ -66,7 +70,7 @@ OrderedJson trace_diff_document(const TraceDiff& d) {
     j[key] = OrderedJson::array();
     for (const KernelOnly& k : *list)
       j[key].push_back(OrderedJson{{"name", k.name}, {"launch_shape", shape_or_null(k.launch_shape)},
-                                   {"calls", k.calls}, {"total_ns", k.total_ns}, {"median_ns", k.median_ns}});
+                                   {"calls", k.calls}, {"total_ns", whole_ns(k.total_ns)}, {"median_ns", k.median_ns}});
   }
   return j;
 }

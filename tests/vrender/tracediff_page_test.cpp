@@ -75,10 +75,10 @@ TEST_CASE("tracediff_page: the waterfall goes from base to candidate GPU time, l
   // base, setup_v2 (added, +10 us), setup (removed, -10 us), gemm (+7.22 us), two unchanged kernels, candidate
   REQUIRE(bars.size() == 7);
   CHECK(bars[0]->title() == "base GPU time: 300 us");
-  CHECK(bars[1]->title() == "setup_v2(int*) (added): +10.0 us, 1 calls");
+  CHECK(bars[1]->title() == "setup_v2(int*) (added): +10.0 us, 1 call");
   CHECK(bars[1]->attr("fill") == "#e15759");
   CHECK(bars[4]->attr("fill") == "#8c8c8c");  // no change: grey
-  CHECK(bars[2]->title() == "setup(int*) (removed): -10.0 us, 1 calls");
+  CHECK(bars[2]->title() == "setup(int*) (removed): -10.0 us, 1 call");
   CHECK(bars[2]->attr("fill") == "#59a14f");
   CHECK(bars[3]->title() == "gemm(float*): +7.22 us, median +30.1%, slower");
   CHECK(bars[3]->attr("fill") == "#e15759");

@@ -311,7 +311,8 @@ void add_top_kernels(const vtrace::TraceSummary& summary, Section& s) {
     if (i < 15) {
       chart.categories.push_back(shorten(name, 24));
       chart.series[0].values.push_back(t.total_ns / per_unit);
-      chart.series[0].tooltips.push_back(name + ": " + format_duration_ns(t.total_ns) + " over " + format_count(t.calls) + " launches");
+      chart.series[0].tooltips.push_back(name + ": " + format_duration_ns(t.total_ns) + " over " +
+                                         format_count(t.calls) + (t.calls == 1 ? " launch" : " launches"));
     }
     if (i < 50)
       table.table.add_row({shorten(name, 60), format_count(t.calls), format_duration_ns(t.total_ns),

@@ -98,7 +98,8 @@ void add_only(const std::vector<vtrace::KernelOnly>& items, const char* kind, co
   t.table.headers = {"kernel", "calls", "total", "median"};
   t.table.align = {Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight};
   for (const vtrace::KernelOnly& k : items) {
-    changes.push_back({kernel_label(k, 200), kind, sign * k.total_ns, count(k.calls) + " calls"});
+    changes.push_back(
+        {kernel_label(k, 200), kind, sign * k.total_ns, count(k.calls) + (k.calls == 1 ? " call" : " calls")});
     if (t.table.rows.size() < kMaxTableRows)
       t.table.add_row({kernel_label(k, 60), count(k.calls), format_duration_ns(k.total_ns),
                        format_duration_ns(k.median_ns)});
