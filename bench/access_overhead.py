@@ -150,13 +150,17 @@ def main():
         runs = []
         for i, path in enumerate(a.report):
             for line in open(path):
-                run = json.loads(line)
+                try:
+                    run = json.loads(line)
+                except json.JSONDecodeError:  # the last line of a run killed while writing it
+                    continue
                 if "tool" in run and run["tool"] != "warm-up":
                     run["round"] = f"{i}.{run['round']}"
                     runs.append(run)
+        a.programs = ",".join(dict.fromkeys(run["program"] for run in runs))  # the files' programs, in order
         report(a, runs)
         return
-    LOG = open(os.path.join(a.logdir, "access-overhead.jsonl"), "w")
+    LOG = open(os.path.join(a.logdir, "access-overhead.jsonl"), "a")  # a call carrying on in the same LOGDIR adds
     sanitizer = "/usr/local/cuda/compute-sanitizer/compute-sanitizer"
     runs = []
     totals_by_run = {}  # (program, round, tool) -> launch_totals, to compare variants with the default
@@ -227,7 +231,7 @@ def main():
                 for (prog, rnd, name), totals in totals_by_run.items():
                     if prog == program and (rnd == r or name == "default") and (rnd, name) != (r, "default"):
                         emit({"program": program, "round": r, "variant": f"{name} (round {rnd})",
-                                          "against_default": compare_totals(reference, totals)})
+                              "against_default": compare_totals(reference, totals)})
                 os.remove(out)
             else:
                 run["stderr"] = p.stderr[-2000:]

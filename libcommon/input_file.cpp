@@ -20,12 +20,12 @@ namespace vtools {
 
 std::uint64_t max_input_bytes(std::uint64_t default_bytes) {
   const char* env = std::getenv("VTOOLS_MAX_INPUT_BYTES");
-  if (!env || !*env) return default_bytes;  // set but empty: unset, as shells treat VAR=
+  if (!env || !*env) return default_bytes;  // set but empty (VAR= in a Makefile or CI config): the default
   const std::string text(env);
   errno = 0;
   char* end = nullptr;
   const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || errno == ERANGE || v == 0)
+  if (text.find_first_not_of("0123456789") != std::string::npos || errno == ERANGE || v == 0)
     throw Error(ExitCode::kUsage, "VTOOLS_MAX_INPUT_BYTES='" + text +
                                       "': expected a whole number of bytes from 1 to 18446744073709551615");
   return v;

@@ -15,7 +15,7 @@ const std::vector<std::string> kStatuses = {"ok", "unchecked", "failed", "passed
 /// A duration statistic in ms: not negative (a std of 0 is fine); NAN where absent.
 double milliseconds(const FieldReader& t, std::string_view key) {
   const double v = t.number(key, NAN);
-  if (v < 0) t.fail(key, "is " + std::to_string(v) + ", expected milliseconds, at least 0");
+  if (v < 0) t.expected(key, "a number of milliseconds, at least 0", *t.find(key));
   return v;
 }
 
@@ -103,8 +103,8 @@ BenchTiming read_timing(const FieldReader& t) {
   // a day) would make a ratio of nothing, or a negative speedup that no gate reads as slower.
   for (std::size_t i = 0; i < timing.samples_ms.size(); ++i)
     if (const double v = timing.samples_ms[i]; !(v > 0 && v <= kMaxSampleMs))
-      t.fail("samples_ms", "is " + t.json()["samples_ms"][i].dump() +
-                               ", expected a positive number of milliseconds, at most 86400000 (a day)", i);
+      t.expected("samples_ms", "a positive number of milliseconds, at most 86400000 (a day)", t.json()["samples_ms"][i],
+                 i);
   return timing;
 }
 

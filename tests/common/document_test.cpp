@@ -181,6 +181,8 @@ TEST_CASE("input limits: a streamed reader's default cap is larger; VTOOLS_MAX_I
   ::setenv("VTOOLS_MAX_INPUT_BYTES", "1000", 1);
   CHECK(max_input_bytes() == 1000);
   CHECK(max_input_bytes(kStreamedMaxInputBytes) == 1000);
+  ::setenv("VTOOLS_MAX_INPUT_BYTES", "", 1);  // VAR= in a Makefile or CI config: the default, not a usage error
+  CHECK(max_input_bytes() == kDefaultMaxInputBytes);
   ::unsetenv("VTOOLS_MAX_INPUT_BYTES");
 }
 

@@ -125,3 +125,12 @@ TEST_CASE("stats: relative L2 error") {
   CHECK(std::isnan(vtools::stats::relative_l2_error(nan, ref)));
   CHECK(vtools::stats::relative_l2_error(std::vector<float>{3.f}, ref) == 0.0);  // the common prefix only
 }
+
+TEST_CASE("stats: a gate's threshold is exceeded only past it, float rounding aside") {
+  CHECK_FALSE(exceeds_threshold((1.05 / 1.0 - 1) * 100, 5));  // 5.000000000000004: exactly the threshold
+  CHECK(exceeds_threshold(5.001, 5));
+  CHECK_FALSE(exceeds_threshold(4.999, 5));
+  CHECK(exceeds_threshold(0.001, 0));
+  CHECK_FALSE(exceeds_threshold(0, 0));
+  CHECK_FALSE(exceeds_threshold(1e9, -1));  // a negative threshold: no gate
+}

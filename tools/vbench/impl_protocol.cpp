@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "formats/bench/bench_model.hpp"
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
 #include "tools/vbench/harness.hpp"
@@ -11,8 +12,6 @@
 namespace vtools::vbench {
 
 namespace {
-
-
 
 static_assert(std::endian::native == std::endian::little, "the protocol's files are little-endian");
 

@@ -64,7 +64,7 @@ int list_command(const ListOptions& o) {
   if (resolve_format(o.out, "table", false) == "markdown") write_markdown_table(t, text);
   else write_text_table(t, text);
   if (too_long)
-    text << "-: T=" << o.seq << " exceeds the block size of " << too_long << " config(s); vbench run refuses them\n";
+    text << "\n-: T=" << o.seq << " exceeds the block size of " << too_long << " config(s); vbench run refuses them\n";
   write_output(o.out.output, text.str());
   return 0;
 }

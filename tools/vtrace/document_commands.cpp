@@ -2,6 +2,7 @@
 // documents and writes one output (summary, export and diff of the kernels a --graph/--kernel selection keeps).
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
@@ -164,8 +165,10 @@ int check_command(const CheckOptions& o) {
 int diff_command(const DiffOptions& o) {
   check_stdin_once({o.base, o.candidate});
   const std::string base_name = input_display_name(o.base), candidate_name = input_display_name(o.candidate);
-  const TraceDiff diff =
-      diff_traces(load_timed(o.base, "vtrace diff", true), load_timed(o.candidate, "vtrace diff", true), o.selection, o.fail_on_regression.value_or(-1), base_name, candidate_name);
+  Trace base = load_timed(o.base, "vtrace diff", true);  // the base's error first, whichever both are
+  Trace candidate = load_timed(o.candidate, "vtrace diff", true);
+  const TraceDiff diff = diff_traces(std::move(base), std::move(candidate), o.selection,
+                                     o.fail_on_regression.value_or(-1), base_name, candidate_name);
   const std::string format = resolve_format(o.output, "json", true);
   if (format == "json") {
     write_output(o.output.output, dump_json(trace_diff_document(diff)));

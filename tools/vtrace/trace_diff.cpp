@@ -84,12 +84,15 @@ Side read_side(const Trace& t) {
   return s;
 }
 
-/// "same" when every launch on both sides ran one known code, "changed" when each side ran one known code and they
-/// differ, else "unknown": a name with several codes on a side (template instances that demangle alike, two modules)
-/// leaves open which code a slower launch ran.
+/// "same" when every launch on both sides ran one known code, "changed" when no code of one side ran on the other,
+/// else "unknown" (a code unknown, or codes shared with others: a name with several codes, as template instances that
+/// demangle alike, leaves open which code a slower launch ran).
 std::string code_verdict(const std::set<std::string>& base, const std::set<std::string>& candidate) {
-  if (base.count("") || candidate.count("") || base.size() != 1 || candidate.size() != 1) return "unknown";
-  return base == candidate ? "same" : "changed";
+  if (base.count("") || candidate.count("") || base.empty() || candidate.empty()) return "unknown";
+  if (base == candidate) return base.size() == 1 ? "same" : "unknown";
+  for (const std::string& code : base)
+    if (candidate.count(code)) return "unknown";
+  return "changed";
 }
 
 /// At most `most` of `xs`, evenly spaced over the launch order: the bootstrap's cost grows with the samples (2000
