@@ -50,8 +50,12 @@ void heading(const std::string& title, TableStyle style, std::ostream& out) {
 
 void write_tables(const Plan& plan, TableStyle style, std::ostream& out) {
   const Summary& s = plan.summary;
-  out << (style == TableStyle::kMarkdown ? "## " : "") << "kernel " << plan.kernel.name << " (" << plan.kernel.target
-      << ", " << plan.kernel.num_warps << " warps, " << plan.kernel.total_warps << " in all, "
+  // An imported plan (the planner's dumps) knows no target or warps: say what is known, not "(, 0 warps".
+  std::string facts;
+  if (!plan.kernel.target.empty()) facts += plan.kernel.target + ", ";
+  if (plan.kernel.num_warps > 0)
+    facts += std::to_string(plan.kernel.num_warps) + " warps, " + std::to_string(plan.kernel.total_warps) + " in all, ";
+  out << (style == TableStyle::kMarkdown ? "## " : "") << "kernel " << plan.kernel.name << " (" << facts
       << plan.partitions.size() << " partitions, " << plan.ops.size() << " ops)\n";
 
   Table smem;
