@@ -150,13 +150,29 @@ Page build_page(const std::vector<Input>& inputs) {
   return page;
 }
 
-std::string output_format(const Options& options) {
-  if (!options.out.format.empty()) return options.out.format;
-  if (options.out.output == "-") return "html";
-  std::string path = lower(options.out.output);
+namespace {
+
+/// The format the -o path's extension names ("" for none of them).
+std::string format_of_path(const std::string& output) {
+  const std::string path = lower(output);
   if (ends_with(path, ".html") || ends_with(path, ".htm")) return "html";
   if (ends_with(path, ".svg")) return "svg";
   if (ends_with(path, ".png")) return "png";
+  return "";
+}
+
+}  // namespace
+
+std::string output_format(const Options& options) {
+  const std::string by_path = options.out.output == "-" ? "" : format_of_path(options.out.output);
+  if (!options.out.format.empty()) {
+    if (!by_path.empty() && by_path != options.out.format)  // --format wins; a browser opening it would not know
+      print_note("writing " + options.out.format + " to '" + options.out.output + "' (--format " +
+                 options.out.format + "; the name says " + by_path + ")");
+    return options.out.format;
+  }
+  if (options.out.output == "-") return "html";
+  if (!by_path.empty()) return by_path;
   throw Error(ExitCode::kUsage, "cannot tell the output format from '" + options.out.output +
                                     "'; name it .html, .svg or .png, or pass --format html|svg|png");
 }
