@@ -34,7 +34,8 @@ void check_compatible(const MergeInput& first, const MergeInput& in) {
   if (a.run.mode != b.run.mode)
     refuse(in.name, std::string(mode(b)) + " trace, but " + first.name + " is " + mode(a) +
                         " one: merge traces of one mode (all with --accesses, or none)");
-  if (a.format_version != b.format_version)
+  // A merge writes the current version: one of version-2 traces still merges with their siblings (same vtrace).
+  if (a.format_version != b.format_version && a.merged_from.empty() && b.merged_from.empty())
     refuse(in.name, "a version " + std::to_string(b.format_version) + " vtools.trace document, but " + first.name +
                         " is version " + std::to_string(a.format_version) + ": merge traces written by one vtrace");
   if (a.run.tool_version != b.run.tool_version)
