@@ -330,3 +330,19 @@ TEST_CASE("trace diff: one launch shape a side, different between the sides, is 
   CHECK(d.added.empty());
   CHECK(d.removed.empty());
 }
+
+TEST_CASE("trace diff: swapping the traces gives the reciprocal interval ('slower' one way and 'same' the other)") {
+  std::mt19937_64 rng(7);
+  Trace big, small;
+  std::uint64_t a = 0, b = 0;
+  add_launches(big, "k", 5000, 1030, 0.05, a, rng);  // thinned to the bootstrap's cap
+  add_launches(small, "k", 5, 1000, 0.05, b, rng);
+  const TraceDiff there = diff_traces(small, big, {}, -1, "s", "b");
+  const TraceDiff back = diff_traces(big, small, {}, -1, "b", "s");
+  REQUIRE(there.kernels.size() == 1);
+  REQUIRE(back.kernels.size() == 1);
+  CHECK(there.kernels[0].interval.low == doctest::Approx(1 / back.kernels[0].interval.high).epsilon(1e-12));
+  CHECK(there.kernels[0].interval.high == doctest::Approx(1 / back.kernels[0].interval.low).epsilon(1e-12));
+  const std::string& v = back.kernels[0].verdict;
+  CHECK(there.kernels[0].verdict == (v == "slower" ? "faster" : v == "faster" ? "slower" : v));
+}

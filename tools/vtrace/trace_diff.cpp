@@ -110,10 +110,13 @@ std::vector<double> thinned(const std::vector<double>& xs, std::size_t most) {
 std::pair<stats::Interval, std::string> ratio_interval(const std::vector<double>& base,
                                                        const std::vector<double>& candidate) {
   if (base.size() >= 5 && candidate.size() >= 5) {
-    // A bootstrap's percentiles need samples; with a handful, Welch's interval (stats.hpp says why).
-    return {stats::bootstrap_ratio_of_medians(thinned(candidate, kMaxBootstrapLaunches),
-                                              thinned(base, kMaxBootstrapLaunches)),
-            "launches"};
+    // A bootstrap's percentiles need samples; with a handful, Welch's interval (stats.hpp says why). It resamples
+    // its sides in one order, always the same one (the shorter, else the smaller, first), so that swapping the two
+    // traces gives the reciprocal interval: near 1, resampling noise otherwise flipped "slower" to "same".
+    const std::vector<double> b = thinned(base, kMaxBootstrapLaunches), c = thinned(candidate, kMaxBootstrapLaunches);
+    const bool swap = std::make_pair(b.size(), b) < std::make_pair(c.size(), c);
+    const stats::Interval i = swap ? stats::bootstrap_ratio_of_medians(b, c) : stats::bootstrap_ratio_of_medians(c, b);
+    return {swap ? stats::Interval{1 / i.high, 1 / i.low} : i, "launches"};
   }
   if (base.size() >= 2 && candidate.size() >= 2) {
     const stats::Interval i = stats::welch_ratio_interval(candidate, base);
