@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <string>
 #include <vector>
@@ -500,7 +501,11 @@ Trace read_trace_with(std::string_view name, const std::function<OrderedJson(con
       {"finding_sites", [](const FieldReader& f, Trace& x) { x.finding_sites.push_back(read_finding_site(f)); }},
       {"hot_lines", [](const FieldReader& f, Trace& x) { x.hot_lines.push_back(read_hot_line(f)); }},
   };
+  std::set<std::string, std::less<>> arrays_begun;  // a streamed array's key given twice: JSON tools keep the last
   auto element = [&](std::string_view key, std::size_t i, OrderedJson&& v) {
+    // (two lists joined would double the records, silently; access_columns: AccessReader checks its names first)
+    if (i == 0 && key != "access_columns" && !arrays_begun.emplace(key).second)
+      FieldReader(kNoFields, "", name).fail(key, "given twice, expected once");
     if (accesses.element(key, i, v)) return;
     if (key == "tma_kernels") {
       if (!v.is_string()) FieldReader(kNoFields, "", name).expected(key, "a string", v, i);

@@ -298,6 +298,9 @@ TEST_CASE("trace_reader: bad fields are refused with their JSON path") {
         "18446744073709551615");
   CHECK(error_of(R"({"format": "vtools.plan", "version": 1})") ==
         "t.json: document format 'vtools.plan' where 'vtools.trace' was expected");
+  // A key given twice: JSON tools keep the last list; joining both would double the records without a word.
+  CHECK(error_of(kHead + R"("run": {}, "kernels": [{"name": "a"}], "kernels": [{"name": "b"}]})") ==
+        "t.json: kernels: given twice, expected once");
   // One time without the other would read as a kernel that ran from 0 ns (57 years of GPU time).
   CHECK(error_of(kHead + R"("run": {}, "kernels": [{"name": "k", "end_ns": 1795812958603246824}]})") ==
         "t.json: kernels[0].start_ns: missing, expected an integer");
