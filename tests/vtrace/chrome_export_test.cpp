@@ -3,6 +3,8 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "tools/vtrace/chrome_export.hpp"
 
@@ -185,4 +187,26 @@ TEST_CASE("chrome_export: --api calls on their host thread; each launch call a s
   CHECK((*flows[1])["ts"].get<double>() == doctest::Approx(2.0));
   CHECK((*flows[0])["id"] == (*flows[1])["id"]);
   CHECK(threads.count("thread 7"));  // a thread with API calls but no NVTX range
+}
+
+TEST_CASE("chrome export: a host process whose pid is a device id gets its own Perfetto process") {
+  Trace t;
+  Kernel k;
+  k.name = "k";
+  k.device_id = 1;
+  k.stream_id = 7;
+  k.process_id = 1;  // pid 1, as in a container; device 1 is the Perfetto process numbered 1
+  k.thread_id = 5;
+  k.start_ns = 2000;
+  k.end_ns = 3000;
+  k.launch_ns = 1000;
+  k.launch_end_ns = 1500;
+  t.kernels.push_back(k);
+  const auto out = chrome_trace(t);
+  std::map<std::int64_t, std::vector<std::string>> names;  // pid -> its process_name labels
+  for (const auto& e : out["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "process_name")
+      names[e["pid"].get<std::int64_t>()].push_back(e["args"]["name"].get<std::string>());
+  CHECK(names[1] == std::vector<std::string>{"GPU 1"});
+  CHECK(names[(std::int64_t{1} << 32) + 1] == std::vector<std::string>{"process 1 (host)"});
 }

@@ -54,21 +54,28 @@ void add_host_ranges(const Trace& t, const Clock& clock, OrderedJson& events) {
   for (const auto& a : t.api_calls) processes.insert(a.process_id), threads.insert({a.process_id, a.thread_id});
   for (const auto& k : t.kernels)
     if (k.launch_ns) processes.insert(k.process_id), threads.insert({k.process_id, k.thread_id});
+  // Devices are the Perfetto processes numbered by device id; a host process whose pid is one of them (pid 1..7 in a
+  // container with 8 GPUs) is moved past 2^32, where merged traces number their processes, its label keeping its pid.
+  std::set<std::int64_t> devices;
+  for (const auto& k : t.kernels) devices.insert(k.device_id);
+  for (const auto& m : t.memcpys) devices.insert(m.device_id);
+  for (const auto& m : t.memsets) devices.insert(m.device_id);
+  const auto host = [&](std::int64_t pid) { return devices.count(pid) ? pid + (std::int64_t{1} << 32) : pid; };
   const std::map<std::int64_t, std::string> ranks = rank_labels(t);
   for (const std::int64_t pid : processes) {
     const auto rank = ranks.find(pid);
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid},
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", host(pid)},
                       {"args", {{"name", rank != ranks.end() ? rank->second + " host, process " + std::to_string(pid)
                                                              : "process " + std::to_string(pid) + " (host)"}}}});
   }
   for (const auto& [pid, tid] : threads) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid},
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", host(pid)}, {"tid", tid},
                       {"args", {{"name", tid == 0 ? std::string("cudaProfilerStart/Stop")
                                                   : "thread " + std::to_string(tid) +
                                                         (nvtx_threads.count({pid, tid}) ? " NVTX" : "")}}}});
   }
   for (const auto& a : t.api_calls)
-    events.push_back(complete_event(a.name, "cuda_api", a.process_id, a.thread_id, a.start_ns, a.end_ns, clock,
+    events.push_back(complete_event(a.name, "cuda_api", host(a.process_id), a.thread_id, a.start_ns, a.end_ns, clock,
                                     {{"correlation_id", a.correlation_id}}));
   // A launch call and its kernel: the call's slice on its thread, and a flow from it to the kernel (Perfetto draws
   // the arrow between the two slices; flow ids are the kernel's index, unique in the trace).
@@ -76,9 +83,9 @@ void add_host_ranges(const Trace& t, const Clock& clock, OrderedJson& events) {
     const Kernel& k = t.kernels[i];
     if (!k.launch_ns) continue;
     const std::uint64_t end = std::max(k.launch_end_ns, k.launch_ns + 1);
-    events.push_back(complete_event("launch", "launch", k.process_id, k.thread_id, k.launch_ns, end, clock,
+    events.push_back(complete_event("launch", "launch", host(k.process_id), k.thread_id, k.launch_ns, end, clock,
                                     {{"kernel", k.name}, {"correlation_id", k.correlation_id}}));
-    events.push_back({{"name", "launch"}, {"cat", "launch"}, {"ph", "s"}, {"id", i}, {"pid", k.process_id},
+    events.push_back({{"name", "launch"}, {"cat", "launch"}, {"ph", "s"}, {"id", i}, {"pid", host(k.process_id)},
                       {"tid", k.thread_id}, {"ts", clock.us(k.launch_ns)}});
     events.push_back({{"name", "launch"}, {"cat", "launch"}, {"ph", "f"}, {"bp", "e"}, {"id", i}, {"pid", k.device_id},
                       {"tid", k.stream_id}, {"ts", clock.us(k.start_ns)}});
@@ -86,17 +93,18 @@ void add_host_ranges(const Trace& t, const Clock& clock, OrderedJson& events) {
   for (const auto& r : t.nvtx_ranges) {
     OrderedJson args{{"domain", r.domain}};
     if (r.mark) {
-      events.push_back({{"name", r.name}, {"cat", "nvtx"}, {"ph", "i"}, {"s", "t"}, {"pid", r.process_id},
+      events.push_back({{"name", r.name}, {"cat", "nvtx"}, {"ph", "i"}, {"s", "t"}, {"pid", host(r.process_id)},
                         {"tid", r.thread_id}, {"ts", clock.us(r.start_ns)}, {"args", std::move(args)}});
       continue;
     }
     if (r.end_ns == 0) args["open"] = true;
     const std::uint64_t end = r.end_ns == 0 ? last_ns : r.end_ns;
-    events.push_back(complete_event(r.name, "nvtx", r.process_id, r.thread_id, r.start_ns, end, clock, std::move(args)));
+    events.push_back(
+        complete_event(r.name, "nvtx", host(r.process_id), r.thread_id, r.start_ns, end, clock, std::move(args)));
   }
   for (const auto& r : t.run.capture_ranges) {
     const std::uint64_t end = r.end_ns == 0 ? last_ns : r.end_ns;
-    events.push_back(complete_event("capture range", "capture_range", r.process_id, 0, r.start_ns, end, clock,
+    events.push_back(complete_event("capture range", "capture_range", host(r.process_id), 0, r.start_ns, end, clock,
                                     {{"open", r.end_ns == 0}}));
   }
 }
