@@ -90,6 +90,11 @@ TEST_CASE("ttgir_reader: locations resolve through aliases, names and call sites
   CHECK(add.loc.line == 15);
   CHECK(add.operands == std::vector<std::string>{"%a", "%b"});
   CHECK(add.result_types()[0]->text == "i32");
+  // MLIR escapes in a location's strings are decoded: the name q\"x\\y reads q"x\y, the file a\09b.py a<tab>b.py.
+  Module m3 = read_ttgir(
+      "module {\n  tt.func @f() {\n    tt.return loc(\"q\\\"x\\\\y\"(\"a\\09b.py\":1:2))\n  }\n}\n", "e.ttgir");
+  CHECK(m3.functions[0].regions[0].ops[0].loc.name == "q\"x\\y");
+  CHECK(m3.functions[0].regions[0].ops[0].loc.file == "a\tb.py");
 }
 
 TEST_CASE("ttgir_reader: generic ops with regions and block arguments; ops without locations") {

@@ -7,6 +7,7 @@
 // `loc(...)`, at a new line when locations are not printed, or at the `}` of the enclosing region. Aliases
 // (`#name = ...`) may be defined after use (Triton prints `#loc` aliases at the end), so they are read first.
 
+#include <cctype>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -24,9 +25,28 @@ namespace {
 
 constexpr int kMaxNesting = 200;  // regions and brackets; deeper input is refused, not a stack overflow
 
+/// A string literal's text: quotes stripped and MLIR's escapes decoded (\\, \", \n, \t and \HH, two hex digits), so
+/// a location named q"x shows as q"x, not q\"x.
 std::string unquote(std::string_view s) {
-  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return std::string(s.substr(1, s.size() - 2));
-  return std::string(s);
+  if (s.size() < 2 || s.front() != '"' || s.back() != '"') return std::string(s);
+  s = s.substr(1, s.size() - 2);
+  auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\' || i + 1 >= s.size()) {
+      out += s[i];
+    } else if (s[i + 1] == 'n' || s[i + 1] == 't' || s[i + 1] == '"' || s[i + 1] == '\\') {
+      out += s[i + 1] == 'n' ? '\n' : s[i + 1] == 't' ? '\t' : s[i + 1];
+      ++i;
+    } else if (i + 2 < s.size() && hex(s[i + 1]) && hex(s[i + 2])) {
+      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];  // not an escape MLIR writes: kept as it is
+    }
+  }
+  return out;
 }
 
 bool is_partition_label(std::string_view s) {
