@@ -65,24 +65,6 @@ const char* find_any(const char* p, const char* end) {
   return p;
 }
 
-/// The length of the well-formed UTF-8 sequence at `p` (RFC 3629, the ranges nlohmann's lexer accepts), 0 if it is
-/// not one.
-std::size_t utf8_sequence(const char* p, const char* end) {
-  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(p[i]); };
-  const auto in = [&](std::size_t i, unsigned lo, unsigned hi) {
-    return p + i < end && b(i) >= lo && b(i) <= hi;
-  };
-  const unsigned c = b(0);
-  if (c >= 0xC2 && c <= 0xDF) return in(1, 0x80, 0xBF) ? 2 : 0;
-  if (c == 0xE0) return in(1, 0xA0, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
-  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
-  if (c == 0xED) return in(1, 0x80, 0x9F) && in(2, 0x80, 0xBF) ? 3 : 0;
-  if (c == 0xF0) return in(1, 0x90, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
-  if (c >= 0xF1 && c <= 0xF3) return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
-  if (c == 0xF4) return in(1, 0x80, 0x8F) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
-  return 0;
-}
-
 void append_utf8(std::string& out, std::uint32_t cp) {
   if (cp < 0x80) {
     out += static_cast<char>(cp);
@@ -444,6 +426,22 @@ struct DepthCount {
 };
 
 }  // namespace
+
+std::size_t utf8_sequence(const char* p, const char* end) {
+  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(p[i]); };
+  const auto in = [&](std::size_t i, unsigned lo, unsigned hi) {
+    return p + i < end && b(i) >= lo && b(i) <= hi;
+  };
+  const unsigned c = b(0);
+  if (c >= 0xC2 && c <= 0xDF) return in(1, 0x80, 0xBF) ? 2 : 0;
+  if (c == 0xE0) return in(1, 0xA0, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if (c == 0xED) return in(1, 0x80, 0x9F) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if (c == 0xF0) return in(1, 0x90, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  if (c == 0xF4) return in(1, 0x80, 0x8F) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  return 0;
+}
 
 bool scan_json(std::string_view text, JsonEvents& events, const ReadProgress& passed) {
   return Scanner(text, events, passed).run();

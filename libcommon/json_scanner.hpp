@@ -34,6 +34,10 @@ class JsonEvents {
   virtual void end_array() = 0;
 };
 
+/// The length of the well-formed UTF-8 sequence at `p` (RFC 3629: no overlong form, surrogate or code point past
+/// U+10FFFF; the ranges nlohmann's lexer accepts), 0 if it is not one.
+std::size_t utf8_sequence(const char* p, const char* end);
+
 /// Called with an offset as a reader goes: the bytes before it have been read (see InputText::passed).
 using ReadProgress = std::function<void(std::size_t offset)>;
 

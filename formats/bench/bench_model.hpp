@@ -85,6 +85,9 @@ struct BenchMetadata {
 /// The longest forward a sample may say it took: a day. Past it a sample is not a measurement, and the statistics
 /// over 100000 such samples stay finite (a mean of inf is no number to write).
 constexpr double kMaxSampleMs = 86400000.0;
+/// Whether `ms` is a forward's time (positive, at most kMaxSampleMs; NaN is not); else refused with kSampleMsWanted.
+inline bool is_sample_ms(double ms) { return ms > 0 && ms <= kMaxSampleMs; }
+constexpr const char* kSampleMsWanted = "a positive number of milliseconds, at most 86400000 (a day)";
 
 /// benchmarks.<name>.timing: the summary of the timed forwards and the samples.
 struct BenchTiming {

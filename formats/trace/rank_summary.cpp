@@ -22,15 +22,18 @@ std::map<std::int64_t, std::int64_t> rank_of_process(const Trace& t, RankSummary
     if (p.rank >= 0) ranks[p.id] = p.rank;
   if (!ranks.empty()) {
     s.rank_source = "launcher";
-    std::uint64_t left_out = 0;
-    for (const Kernel& k : t.kernels) left_out += !ranks.count(k.process_id);
-    if (left_out > 0)
-      s.notes.push_back(std::to_string(left_out) + " kernel launches of processes without a rank are left out");
     // Two processes with kernels under one rank (a rank's helper process that inherited RANK and used CUDA, or two
     // jobs' traces merged): their kernels are counted as that rank's, which the reader should know.
+    std::uint64_t left_out = 0;
     std::map<std::int64_t, std::set<std::int64_t>> with_kernels;  // rank -> process ids that launched kernels
-    for (const Kernel& k : t.kernels)
-      if (auto it = ranks.find(k.process_id); it != ranks.end()) with_kernels[it->second].insert(k.process_id);
+    for (const Kernel& k : t.kernels) {
+      if (auto it = ranks.find(k.process_id); it != ranks.end())
+        with_kernels[it->second].insert(k.process_id);
+      else
+        ++left_out;
+    }
+    if (left_out > 0)
+      s.notes.push_back(std::to_string(left_out) + " kernel launches of processes without a rank are left out");
     for (const auto& [rank, ids] : with_kernels) {
       if (ids.size() < 2) continue;
       std::string list;

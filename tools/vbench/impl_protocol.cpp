@@ -156,9 +156,8 @@ ImplReply parse_impl_reply(std::string_view body, std::string_view name, const I
     std::vector<double> samples;
     for (std::size_t k = 0; k < xs.size(); ++k) {
       const double v = xs[k].is_number() ? xs[k].get<double>() : NAN;
-      if (!(std::isfinite(v) && v > 0 && v <= kMaxSampleMs))
-        fail(name, where + ".samples_ms[" + std::to_string(k) + "] is " + xs[k].dump() +
-                       ", expected a positive number of milliseconds, at most 86400000 (a day)");
+      if (!is_sample_ms(v))
+        fail(name, where + ".samples_ms[" + std::to_string(k) + "] is " + xs[k].dump() + ", expected " + kSampleMsWanted);
       samples.push_back(v);
     }
     r.repetitions.push_back(std::move(samples));

@@ -45,10 +45,8 @@ int list_command(const ListOptions& o) {
                                     format_si(static_cast<double>(count_parameters(c).total)),
                                     fits ? format_si(cost.flops / (static_cast<double>(o.batch) * o.seq)) : "-",
                                     fits ? format_bytes(static_cast<std::uint64_t>(cost.bytes)) : "-"};
-    if (!fits) {
-      if (o.device) row.insert(row.end(), {"-", "-"});
-    } else if (o.device) {
-      const Floor floor = roofline_floor(cost, device);
+    if (o.device) {
+      const Floor floor = fits ? roofline_floor(cost, device) : Floor{};  // no floor: "-" "-"
       row.push_back(floor.floor_ms > 0 ? format_duration_ms(floor.floor_ms) : "-");
       row.push_back(floor.bound.empty() ? "-" : floor.bound);
     }

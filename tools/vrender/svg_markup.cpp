@@ -1,8 +1,9 @@
 #include "tools/vrender/svg_markup.hpp"
 
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
+
+#include "libcommon/json_scanner.hpp"
 
 namespace vtools::vrender {
 
@@ -28,12 +29,12 @@ std::string xml_escape(std::string_view s) {
       int len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
       bool ok = len > 0 && i + len <= s.size();
       for (int k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 0x2;
-      if (ok) {  // and a character XML 1.0 allows: no overlong form, surrogate, U+FFFE/U+FFFF or past U+10FFFF
-        std::uint32_t cp = c & (0x7f >> len);
-        for (int k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
-        const std::uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
-        if (cp >= least[len] && !(cp >= 0xd800 && cp <= 0xdfff) && cp != 0xfffe && cp != 0xffff && cp <= 0x10ffff)
-          out.append(s.substr(i, len));
+      if (ok) {  // and a character XML 1.0 allows: RFC 3629 UTF-8 (no overlong form, surrogate or code point past
+                 // U+10FFFF) other than the noncharacters U+FFFE and U+FFFF
+        const std::string_view seq = s.substr(i, len);
+        const bool nonchar = seq == "\xef\xbf\xbe" || seq == "\xef\xbf\xbf";
+        if (utf8_sequence(seq.data(), seq.data() + seq.size()) == static_cast<std::size_t>(len) && !nonchar)
+          out.append(seq);
         else
           out += "\xef\xbf\xbd";  // one replacement for the whole sequence
         i += len - 1;

@@ -37,7 +37,8 @@ std::map<std::int64_t, std::string> rank_labels(const Trace& t) {
 /// The host side, a process per traced process: per thread its NVTX ranges and marks, its blocking CUDA calls
 /// (--api) and its kernel launch calls (--nvtx, --api), each launch with a flow arrow to its kernel; the
 /// cudaProfilerStart/Stop ranges on a track of their own. A range that never ended runs to the last event.
-void add_host_ranges(const Trace& t, const Clock& clock, OrderedJson& events) {
+/// `devices`: the ids of the Perfetto processes that are devices (chrome_trace's).
+void add_host_ranges(const Trace& t, const Clock& clock, const std::set<std::uint32_t>& devices, OrderedJson& events) {
   std::uint64_t last_ns = clock.origin_ns;
   for (const auto& k : t.kernels) last_ns = std::max(last_ns, k.end_ns);
   for (const auto& m : t.memcpys) last_ns = std::max(last_ns, m.end_ns);
@@ -56,11 +57,11 @@ void add_host_ranges(const Trace& t, const Clock& clock, OrderedJson& events) {
     if (k.launch_ns) processes.insert(k.process_id), threads.insert({k.process_id, k.thread_id});
   // Devices are the Perfetto processes numbered by device id; a host process whose pid is one of them (pid 1..7 in a
   // container with 8 GPUs) is moved past 2^32, where merged traces number their processes, its label keeping its pid.
-  std::set<std::int64_t> devices;
-  for (const auto& k : t.kernels) devices.insert(k.device_id);
-  for (const auto& m : t.memcpys) devices.insert(m.device_id);
-  for (const auto& m : t.memsets) devices.insert(m.device_id);
-  const auto host = [&](std::int64_t pid) { return devices.count(pid) ? pid + (std::int64_t{1} << 32) : pid; };
+  const auto host = [&](std::int64_t pid) {
+    const bool device =
+        pid >= 0 && pid <= std::numeric_limits<std::uint32_t>::max() && devices.count(static_cast<std::uint32_t>(pid));
+    return device ? pid + (std::int64_t{1} << 32) : pid;
+  };
   const std::map<std::int64_t, std::string> ranks = rank_labels(t);
   for (const std::int64_t pid : processes) {
     const auto rank = ranks.find(pid);
@@ -176,7 +177,7 @@ OrderedJson chrome_trace(const Trace& t) {
                                     m.start_ns, m.end_ns, clock,
                                     {{"bytes", m.bytes}, {"value", m.value}, {"correlation_id", m.correlation_id}}));
 
-  add_host_ranges(t, clock, events);
+  add_host_ranges(t, clock, devices, events);
 
   OrderedJson out;
   out["traceEvents"] = std::move(events);
