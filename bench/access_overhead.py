@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Access mode on real programs against its peer: whole-run wall time of each program of
 tests/vtrace/samples/real_programs.py natively, under `compute-sanitizer --tool memcheck` and under
-`vtrace run --accesses`, in rounds (the three interleaved in each round, so drift favours none), medians per tool;
+`vtrace run --accesses`, in rounds (the three interleaved in each round, each round starting with the next of them,
+so neither drift nor the run before favours one), medians per tool;
 and what each run found: memcheck's error count, vtrace's findings_total, partial, dropped_records, records and
 coarsened records. Prints a Markdown table for bench/RESULTS.md and writes every run to LOGDIR/access-overhead.json.
 
@@ -171,78 +172,83 @@ def main():
     for r in range(a.rounds):
         for program in a.programs.split(","):
             base = [a.python, SCRIPT, program]
-            if "native" in tools:
+            # The three tools take turns at going first (round r starts with the r-th), so neither a warm
+            # cache left by the run before nor drift over the round favours one of them.
+            def run_native():
                 s, p = timed(base)
                 runs.append({"program": program, "tool": "native", "round": r, "seconds": s, "exit": p.returncode})
                 emit(runs[-1])  # every run as it goes: a cut-off call keeps what it measured
-            if "memcheck" in tools:
+            def run_memcheck():
                 s, p = timed([sanitizer, "--tool", "memcheck", "--print-limit", "5", *base])
                 m = re.search(r"ERROR SUMMARY: (\d+) error", p.stdout + p.stderr)
                 runs.append({"program": program, "tool": "memcheck", "round": r, "seconds": s, "exit": p.returncode,
                              "errors": int(m.group(1)) if m else None})
                 emit(runs[-1])
-            out = os.path.join(tempfile.mkdtemp(prefix="access-bench-"), "t.json")
-            for stage in [x for x in a.stages.split(",") if x]:
-                s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base],
-                             env=dict(os.environ, VTRACE_ACCESS_STAGE=stage))
-                runs.append({"program": program, "tool": f"vtrace-stage{stage}", "round": r, "seconds": s,
-                             "exit": p.returncode, "closing_notes": [line for line in p.stderr.splitlines()
-                                                                     if "access mode in process" in line]})
-                emit(runs[-1])
-            for variant in a.variant:
-                name, _, assignments = variant.partition(":")
-                env = dict(os.environ, **dict(x.split("=", 1) for x in assignments.split(",") if x))
-                s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base], env=env)
-                notes = [line for line in p.stderr.splitlines() if "access mode in process" in line]
-                waiting = re.search(r"([0-9.]+) s waiting", notes[0]) if notes else None
-                runs.append({"program": program, "tool": f"vtrace-{name}", "round": r, "seconds": s,
-                             "exit": p.returncode, "waiting": float(waiting.group(1)) if waiting else None,
-                             "coarsened": None, "closing_notes": notes})
+            def run_vtrace():
+                out = os.path.join(tempfile.mkdtemp(prefix="access-bench-"), "t.json")
+                for stage in [x for x in a.stages.split(",") if x]:
+                    s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base],
+                                 env=dict(os.environ, VTRACE_ACCESS_STAGE=stage))
+                    runs.append({"program": program, "tool": f"vtrace-stage{stage}", "round": r, "seconds": s,
+                                 "exit": p.returncode, "closing_notes": [line for line in p.stderr.splitlines()
+                                                                         if "access mode in process" in line]})
+                    emit(runs[-1])
+                for variant in a.variant:
+                    name, _, assignments = variant.partition(":")
+                    env = dict(os.environ, **dict(x.split("=", 1) for x in assignments.split(",") if x))
+                    s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base], env=env)
+                    notes = [line for line in p.stderr.splitlines() if "access mode in process" in line]
+                    waiting = re.search(r"([0-9.]+) s waiting", notes[0]) if notes else None
+                    runs.append({"program": program, "tool": f"vtrace-{name}", "round": r, "seconds": s,
+                                 "exit": p.returncode, "waiting": float(waiting.group(1)) if waiting else None,
+                                 "coarsened": None, "closing_notes": notes})
+                    if os.path.exists(out):
+                        doc = json.load(open(out))
+                        runs[-1].update(coarsened=coarsened(doc),
+                                        records=len(doc["accesses"]), partial=doc["partial"],
+                                        findings=doc.get("findings_total"))
+                        totals_by_run[(program, r, name)] = launch_totals(doc)
+                        os.remove(out)
+                    emit(runs[-1])
+                if a.counts:
+                    s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base],
+                                 env=dict(os.environ, VTRACE_ACCESS_COUNTS="1"))
+                    runs.append({"program": program, "tool": "vtrace-counts", "round": r, "seconds": s,
+                                 "exit": p.returncode, "closing_notes": [line for line in p.stderr.splitlines()
+                                                                         if "access mode in process" in line]})
+                    emit(runs[-1])
+                s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base])
+                run = {"program": program, "tool": "vtrace", "round": r, "seconds": s, "exit": p.returncode,
+                       "closing_notes": [line for line in p.stderr.splitlines()
+                                         if "access mode in process" in line or "written to" in line]}
                 if os.path.exists(out):
                     doc = json.load(open(out))
-                    runs[-1].update(coarsened=coarsened(doc),
-                                    records=len(doc["accesses"]), partial=doc["partial"],
-                                    findings=doc.get("findings_total"))
-                    totals_by_run[(program, r, name)] = launch_totals(doc)
+                    run.update(findings=doc.get("findings_total"), partial=doc["partial"],
+                               dropped=doc["dropped_records"], launches=len(doc["kernels"]),
+                               records=len(doc["accesses"]), coarsened=coarsened(doc),
+                               tma=len(doc.get("tma_kernels", [])), bytes=os.path.getsize(out),
+                               notes=doc["run"]["notes"][:6])
+                    reference = launch_totals(doc)
+                    totals_by_run[(program, r, "default")] = reference  # round 0's default: the baseline's own spread
+                    for (prog, rnd, name), totals in totals_by_run.items():
+                        if prog == program and (rnd == r or name == "default") and (rnd, name) != (r, "default"):
+                            emit({"program": program, "round": r, "variant": f"{name} (round {rnd})",
+                                  "against_default": compare_totals(reference, totals)})
                     os.remove(out)
-                emit(runs[-1])
-            if a.counts:
-                s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base],
-                             env=dict(os.environ, VTRACE_ACCESS_COUNTS="1"))
-                runs.append({"program": program, "tool": "vtrace-counts", "round": r, "seconds": s,
-                             "exit": p.returncode, "closing_notes": [line for line in p.stderr.splitlines()
-                                                                     if "access mode in process" in line]})
-                emit(runs[-1])
-            if "vtrace" not in tools:
-                continue
-            s, p = timed([a.vtrace, "run", "--accesses", "-o", out, "--", *base])
-            run = {"program": program, "tool": "vtrace", "round": r, "seconds": s, "exit": p.returncode,
-                   "closing_notes": [line for line in p.stderr.splitlines()
-                                     if "access mode in process" in line or "written to" in line]}
-            if os.path.exists(out):
-                doc = json.load(open(out))
-                run.update(findings=doc.get("findings_total"), partial=doc["partial"],
-                           dropped=doc["dropped_records"], launches=len(doc["kernels"]), records=len(doc["accesses"]),
-                           coarsened=coarsened(doc),
-                           tma=len(doc.get("tma_kernels", [])), bytes=os.path.getsize(out),
-                           notes=doc["run"]["notes"][:6])
-                reference = launch_totals(doc)
-                totals_by_run[(program, r, "default")] = reference  # round 0's default: the baseline's own spread
-                for (prog, rnd, name), totals in totals_by_run.items():
-                    if prog == program and (rnd == r or name == "default") and (rnd, name) != (r, "default"):
-                        emit({"program": program, "round": r, "variant": f"{name} (round {rnd})",
-                              "against_default": compare_totals(reference, totals)})
-                os.remove(out)
-            else:
-                run["stderr"] = p.stderr[-2000:]
-            runs.append(run)
-            emit(run)
-            if a.unpatched:
-                s, p = timed([a.vtrace, "run", "--accesses", "--kernel", "^no kernel has this name$", "-o", out, "--",
-                              *base])
-                runs.append({"program": program, "tool": "vtrace-unpatched", "round": r, "seconds": s,
-                             "exit": p.returncode, "stderr": p.stderr[-600:]})
-                emit(runs[-1])
+                else:
+                    run["stderr"] = p.stderr[-2000:]
+                runs.append(run)
+                emit(run)
+                if a.unpatched:
+                    s, p = timed([a.vtrace, "run", "--accesses", "--kernel", "^no kernel has this name$", "-o", out,
+                                  "--", *base])
+                    runs.append({"program": program, "tool": "vtrace-unpatched", "round": r, "seconds": s,
+                                 "exit": p.returncode, "stderr": p.stderr[-600:]})
+                    emit(runs[-1])
+
+            run_tool = {"native": run_native, "memcheck": run_memcheck, "vtrace": run_vtrace}
+            for tool in (tools[r % len(tools):] + tools[:r % len(tools)]):
+                run_tool[tool]()
     json.dump(runs, open(os.path.join(a.logdir, "access-overhead.json"), "w"), indent=1)
     report(a, runs)
     return 0
