@@ -60,7 +60,7 @@ struct RankSummary {
   std::vector<std::string> notes;
 };
 
-/// Throws Error(kDataError) when the trace has no kernels of any rank, or is an access-mode trace (no kernel times).
+/// Throws Error(kDataError) when the trace has no kernels of any rank, or no kernel times (Trace::has_kernel_times).
 RankSummary summarize_ranks(const Trace& trace);
 
 }  // namespace vtools::vtrace

@@ -336,6 +336,14 @@ struct Trace {
   bool partial = false;
   std::uint64_t dropped_records = 0;   ///< records the tracer lost (buffers full, write failures, size cap)
   std::uint64_t filtered_kernels = 0;  ///< launches left out by --kernel, --launch or --capture-range
+  /// Whether its kernels carry device times: not an access-mode trace's (the Compute Sanitizer API reads no GPU
+  /// clock; every kernel shows 0 ns), unless it is an early one that also recorded CUPTI times.
+  [[nodiscard]] bool has_kernel_times() const {
+    if (run.mode != "accesses") return true;
+    for (const Kernel& k : kernels)
+      if (k.end_ns > 0) return true;
+    return false;
+  }
 };
 
 }  // namespace vtools::vtrace

@@ -1,7 +1,6 @@
 #include "formats/trace/trace_reader.hpp"
 
 #include <functional>
-#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -9,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/trace/access_reader.hpp"
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
 #include "libcommon/field_reader.hpp"
@@ -17,28 +17,14 @@ namespace vtools::vtrace {
 
 namespace {
 
-const OrderedJson kNoFields = OrderedJson::object();
-
-/// `key`, when there, is an array of 3 integers (a grid, block, cluster, thread).
-void get_dim3(const FieldReader& f, std::string_view key, Dim3& out) {
-  const OrderedJson* v = f.find(key);
-  if (!v) return;
-  if (!v->is_array() || v->size() != 3) f.expected(key, "an array of 3 integers", *v);
-  for (std::size_t i = 0; i < 3; ++i)
-    out[i] = f.integer_value<std::int64_t>((*v)[i], key, i, 0, std::numeric_limits<std::int64_t>::max());
-}
+using reader::AccessReader;
+using reader::get_dim3;
+using reader::kNoFields;
 
 /// `end` (of field end_ns) is not before `start`; an `open` range may have no end (0, from null).
 void check_end(const FieldReader& f, std::uint64_t start, std::uint64_t end, bool open = false) {
   if (end < start && !(open && end == 0))
     f.fail("end_ns", "expected at least start_ns (" + std::to_string(start) + "), got " + std::to_string(end));
-}
-
-/// `id` (field kernel_id of accesses[index]) indexes access_kernels.
-void check_kernel_id(const FieldReader& f, std::uint64_t id, std::size_t names) {
-  if (id >= names)
-    f.fail("kernel_id", "expected an index into access_kernels (" + std::to_string(names) + " names), got " +
-                            std::to_string(id));
 }
 
 /// One SharedName per distinct text: the launches of one kernel share their names (trace_model.hpp's Kernel).
@@ -92,49 +78,6 @@ Kernel read_kernel(const FieldReader& f, NameTable& names) {
     f.fail("launch_end_ns", "expected at least launch_ns (" + std::to_string(k.launch_ns) + "), got " +
                                 std::to_string(k.launch_end_ns));
   return k;
-}
-
-/// Version 2 names the kernel by `kernel_id` (returned in `id`) into access_kernels (`names`; null when not read
-/// yet: the caller resolves it later); version 1 by name (`last`: the name of the record before, so that records of
-/// one kernel share its copy).
-Access read_access(const FieldReader& f, const std::vector<SharedName>* names, SharedName& last, std::uint64_t& id) {
-  Access a;
-  if (f.find("kernel_id")) {
-    f.get("kernel_id", id);
-    if (names) check_kernel_id(f, id, names->size());
-    if (names) a.kernel = (*names)[id];
-  } else {
-    std::string kernel;
-    f.get("kernel", kernel);
-    if (last.str() != kernel) last = SharedName(std::move(kernel));
-    a.kernel = last;
-  }
-  f.get("process_id", a.process_id);  // absent before access rows named their process
-  f.get("launch", a.launch);
-  get_dim3(f, "block", a.block);
-  f.get("allocation", a.allocation);
-  f.get("argument", a.argument);
-  f.get("argument_type", a.argument_type);
-  if (const OrderedJson* r = f.array("ranges")) {
-    for (std::size_t i = 0; i < r->size(); ++i) {
-      const OrderedJson& p = (*r)[i];
-      if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() || !p[1].is_number_unsigned() ||
-          p[1].get<std::uint64_t>() < p[0].get<std::uint64_t>())
-        f.expected("ranges", "[lo, hi) of two integers from 0 to 18446744073709551615 with lo <= hi", p, i);
-      a.ranges.push_back({p[0].get<std::uint64_t>(), p[1].get<std::uint64_t>()});
-    }
-  }
-  f.get("ranges_exact", a.ranges_exact);
-  f.get("ranges_merged", a.ranges_merged);
-  f.get("loads", a.loads);
-  f.get("stores", a.stores);
-  f.get("atomics", a.atomics);
-  f.get("bytes_loaded", a.bytes_loaded);
-  f.get("bytes_stored", a.bytes_stored);
-  f.get("bulk_copies", a.bulk_copies);
-  f.get("sectors_per_request", a.sectors_per_request);
-  f.get("active_lanes_per_request", a.active_lanes_per_request);
-  return a;
 }
 
 void read_source_frame(const FieldReader& f, SourceFrame& out) {
@@ -361,123 +304,6 @@ void attribute_to_only_process(Trace& t) {
   fill(t.findings);
   fill(t.finding_sites);
   fill(t.hot_lines);
-}
-
-/// The access records of a document, as the parser hands them over: objects (versions 1-2) or rows of
-/// access_columns (version 3), naming their kernel by name (version 1) or by kernel_id into access_kernels.
-/// JSON does not order an object's keys (RFC 8259 section 4), so any of access_columns, access_kernels and accesses
-/// may come first; vtrace writes the columns and kernels first, and those documents are read one record at a time.
-class AccessReader {
- public:
-  AccessReader(Trace& t, std::string_view file) : t_(t), file_(file) {}
-
-  /// Takes element `index` of the top-level array `key` where `key` is access_kernels, access_columns or accesses
-  /// (true); any other key (false) tells it that access_columns, where it came, is complete.
-  bool element(std::string_view key, std::size_t index, const OrderedJson& v);
-  /// After the last element: the rows kept for columns that came after them are read; kernel ids read before
-  /// access_kernels are resolved. Throws at the first bad row or id.
-  void finish();
-
- private:
-  struct Unresolved {
-    std::size_t access, index;  ///< its place in t_.accesses; its index in the document's accesses
-    std::uint64_t id;
-  };
-  struct KeptRow {
-    std::size_t access, index, offset;  ///< as Unresolved's; where its encoding starts in kept_bytes_
-  };
-
-  /// Reads access record `index` into `slot`, or onto the end of t_.accesses where `slot` is npos.
-  void read(const FieldReader& f, std::size_t index, std::size_t slot = FieldReader::npos);
-  void columns_complete();
-  [[nodiscard]] OrderedJson kept_row(std::size_t k) const;
-  [[noreturn]] void no_columns(const OrderedJson& row, std::size_t index) const {
-    FieldReader(kNoFields, "", file_).expected("accesses", "an object, or a row of access_columns (none given)", row,
-                                               index);
-  }
-
-  Trace& t_;
-  std::string_view file_;
-  std::vector<SharedName> kernels_;
-  bool kernels_seen_ = false;
-  SharedName last_kernel_;
-  std::vector<Unresolved> unresolved_;  // kernel_ids read before access_kernels (not where vtrace writes it)
-  std::vector<std::string> column_names_;
-  bool columns_done_ = false;  // access_columns complete (an element of another key came after it), or never given
-  std::optional<Columns> columns_;
-  // Rows read before their columns (not where vtrace writes them), each as MessagePack in one buffer until the
-  // columns come: no larger than its JSON text (~40 bytes for a typical row of ~80), where a parsed row is ~5x the
-  // text. Only this order costs memory per row; columns first, each row is read as it comes and dropped.
-  std::vector<std::uint8_t> kept_bytes_;
-  std::vector<KeptRow> kept_;
-};
-
-bool AccessReader::element(std::string_view key, std::size_t index, const OrderedJson& v) {
-  if (key == "access_columns") {
-    if (!v.is_string()) FieldReader(kNoFields, "", file_).expected(key, "a string", v, index);
-    // Index 0 after names were read: the key given twice (JSON keys should be unique), and which of the two lists
-    // the rows follow could not be told.
-    if (index == 0 && (columns_done_ || !column_names_.empty()))
-      FieldReader(kNoFields, "", file_).fail(key, "given twice, expected once");
-    column_names_.push_back(v.get<std::string>());
-    return true;
-  }
-  if (!column_names_.empty() && !columns_done_) columns_complete();  // the elements of one array come together
-  if (key == "access_kernels") {
-    if (!v.is_string()) FieldReader(kNoFields, "", file_).expected(key, "a string", v, index);
-    kernels_.emplace_back(v.get<std::string>());
-    kernels_seen_ = true;
-    return true;
-  }
-  if (key != "accesses") return false;
-  if (!v.is_array()) {
-    read(FieldReader(v, key, index, file_), index);
-  } else if (columns_) {
-    read(FieldReader(v, *columns_, key, index, file_), index);
-  } else {  // the columns may come later: the row keeps its place in t_.accesses, filled once they do
-    kept_.push_back({t_.accesses.size(), index, kept_bytes_.size()});
-    t_.accesses.emplace_back();
-    OrderedJson::to_msgpack(v, kept_bytes_);
-  }
-  return true;
-}
-
-void AccessReader::read(const FieldReader& f, std::size_t index, std::size_t slot) {
-  std::uint64_t id = 0;
-  Access a = read_access(f, kernels_seen_ ? &kernels_ : nullptr, last_kernel_, id);
-  if (slot == FieldReader::npos) {
-    slot = t_.accesses.size();
-    t_.accesses.push_back(std::move(a));
-  } else {
-    t_.accesses[slot] = std::move(a);
-  }
-  if (!kernels_seen_ && f.find("kernel_id")) unresolved_.push_back({slot, index, id});
-}
-
-OrderedJson AccessReader::kept_row(std::size_t k) const {
-  const std::size_t end = k + 1 < kept_.size() ? kept_[k + 1].offset : kept_bytes_.size();
-  return OrderedJson::from_msgpack(kept_bytes_.data() + kept_[k].offset, kept_bytes_.data() + end);
-}
-
-void AccessReader::columns_complete() {
-  columns_done_ = true;
-  if (!column_names_.empty()) columns_.emplace(std::move(column_names_));
-  if (kept_.empty() || !columns_) return;
-  for (std::size_t k = 0; k < kept_.size(); ++k) {
-    const OrderedJson row = kept_row(k);
-    read(FieldReader(row, *columns_, "accesses", kept_[k].index, file_), kept_[k].index, kept_[k].access);
-  }
-  kept_ = {};
-  kept_bytes_ = {};
-}
-
-void AccessReader::finish() {
-  if (!columns_done_) columns_complete();
-  if (!kept_.empty()) no_columns(kept_row(0), kept_[0].index);
-  for (const Unresolved& u : unresolved_) {
-    check_kernel_id(FieldReader(kNoFields, "accesses", u.index, file_), u.id, kernels_.size());
-    t_.accesses[u.access].kernel = kernels_[u.id];
-  }
 }
 
 /// Parses the document with `parse` (over a text in memory or read in passes), which hands each record to the

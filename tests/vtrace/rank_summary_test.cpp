@@ -144,3 +144,15 @@ TEST_CASE("rank_summary: a trace without kernels is refused") {
   CHECK_THROWS_WITH_AS(summarize_ranks(Trace{}), "no kernel of any rank in this trace: nothing to summarize",
                        vtools::Error);
 }
+
+TEST_CASE("rank_summary: an access-mode trace is refused unless its kernels carry times (Trace::has_kernel_times)") {
+  Trace t = two_ranks(30, 2);
+  t.run.mode = "accesses";
+  CHECK(t.has_kernel_times());  // an early access trace that recorded CUPTI times: summarized as any other
+  CHECK(summarize_ranks(t).ranks.size() == 2);
+  for (Kernel& k : t.kernels) k.start_ns = k.end_ns = 0;
+  CHECK_FALSE(t.has_kernel_times());
+  CHECK_THROWS_AS(summarize_ranks(t), vtools::Error);
+  t.run.mode = "launches";
+  CHECK(t.has_kernel_times());  // a launch trace's zero times are its own (synthetic) times, not a missing clock
+}

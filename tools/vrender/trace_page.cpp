@@ -352,7 +352,7 @@ void add_ranks(const Trace& trace, Page& page) {
   bool any_rank = false;
   for (const vtrace::Process& p : trace.processes) any_rank = any_rank || p.rank >= 0;
   if (!any_rank || rank_of_device(trace).empty()) return;  // no kernel of a ranked process: nothing to compare
-  if (trace.run.mode == "accesses") return;  // no kernel times: ranks have no timeline to compare (the rows name them)
+  if (!trace.has_kernel_times()) return;  // ranks have no timeline to compare (the access rows name them)
   const vtrace::RankSummary summary = vtrace::summarize_ranks(trace);
   const vtrace::RankTables tables = vtrace::rank_summary_tables(summary);
   Section s{"Ranks", {}, {tables.headline}, {}, {}, {}};

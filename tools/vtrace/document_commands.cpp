@@ -41,9 +41,7 @@ Trace load(const std::string& path) {
 Trace load_timed(const std::string& path, const std::string& what, bool need_kernels) {
   Trace trace = load(path);
   const std::string name = input_display_name(path);
-  const bool timed =
-      std::any_of(trace.kernels.begin(), trace.kernels.end(), [](const Kernel& k) { return k.end_ns > 0; });
-  if (trace.run.mode == "accesses" && !timed)  // (access traces of early vtrace versions carried CUPTI times)
+  if (!trace.has_kernel_times())
     throw Error(ExitCode::kDataError,
                 "an access-mode trace (--accesses) has no kernel times (access mode records no timestamps): " + what +
                     " reads launch-mode traces",
