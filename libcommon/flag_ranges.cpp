@@ -81,6 +81,16 @@ std::vector<int> integer_list_values(const std::string& value) {
   return out;
 }
 
+CLI::Option* add_integer_list_option(CLI::App* cmd, const std::string& names, std::vector<int>& values,
+                                     std::int64_t lo, std::int64_t hi, const std::string& description) {
+  return cmd
+      ->add_option_function<std::string>(
+          names, [&values](const std::string& v) { values = integer_list_values(v); }, description)
+      ->check(integer_list(lo, hi))
+      ->multi_option_policy(CLI::MultiOptionPolicy::Join)
+      ->default_str(values.empty() ? std::string() : std::to_string(values.front()));
+}
+
 CLI::Validator non_empty(const std::string& what) {
   return CLI::Validator(
       [what](std::string& value) { return value.empty() ? "expected " + what + ", got ''" : std::string(); }, "");

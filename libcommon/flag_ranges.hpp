@@ -26,6 +26,10 @@ CLI::Validator integer_list(std::int64_t lo, std::int64_t hi);
 /// The integers of a list integer_list() accepted; items may also be separated by newlines (CLI11 joins the values of
 /// a repeated flag with them).
 std::vector<int> integer_list_values(const std::string& value);
+/// An option `names` taking such a list from `lo` to `hi` into `values` (its default shown: values' first), checked
+/// whole (integer_list); a repeated flag's lists are joined.
+CLI::Option* add_integer_list_option(CLI::App* cmd, const std::string& names, std::vector<int>& values,
+                                     std::int64_t lo, std::int64_t hi, const std::string& description);
 
 /// A check that a value is not empty ("expected WHAT, got ''"): an empty --config must not fall back to a default.
 CLI::Validator non_empty(const std::string& what);

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace vtools;
 
 namespace {
@@ -44,6 +46,24 @@ TEST_CASE("flag_ranges: integer lists are checked whole, empty items refused") {
   CHECK(check(list, "4, 8") != "");
   CHECK(integer_list_values("1,4,16") == std::vector<int>{1, 4, 16});
   CHECK(integer_list_values("1\n2,3") == std::vector<int>{1, 2, 3});  // a repeated flag's values, joined
+}
+
+TEST_CASE("flag_ranges: a list option keeps its default, takes a list, joins repeats and refuses an empty item") {
+  auto parse = [](std::vector<std::string> args, std::vector<int>& values) {
+    CLI::App app;
+    add_integer_list_option(&app, "--batch,-B", values, 1, 100, "batch sizes");
+    std::reverse(args.begin(), args.end());  // CLI11 takes argv-style vectors last first
+    app.parse(args);
+  };
+  std::vector<int> b{4};
+  parse({}, b);
+  CHECK(b == std::vector<int>{4});
+  parse({"-B", "1,8"}, b);
+  CHECK(b == std::vector<int>{1, 8});
+  parse({"-B", "2", "--batch", "3,5"}, b);
+  CHECK(b == std::vector<int>{2, 3, 5});
+  CHECK_THROWS_AS(parse({"-B", "4,,8"}, b), CLI::ValidationError);
+  CHECK_THROWS_AS(parse({"-B", "101"}, b), CLI::ValidationError);
 }
 
 TEST_CASE("flag_ranges: numbers are finite decimals in range") {

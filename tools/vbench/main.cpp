@@ -28,22 +28,13 @@ CLI::Option* add_gpu_flag(CLI::App* cmd, int& gpu) {
       ->check(vtools::integer_range(0, 65535));
 }
 
-/// A flag taking a list of positive integers ("1,4,16"), checked whole: CLI11's own splitting drops an empty item, so
-/// "-B 4,,8" would run B=4 and 8 without a word. A repeated flag's values are joined.
-void add_positive_list_flag(CLI::App* cmd, const std::string& names, std::vector<int>& values,
-                            const std::string& description) {
-  cmd->add_option_function<std::string>(
-         names, [&values](const std::string& v) { values = vtools::integer_list_values(v); }, description)
-      ->check(vtools::integer_list(1, 2147483647))
-      ->multi_option_policy(CLI::MultiOptionPolicy::Join)
-      ->default_str(std::to_string(values.front()));
-}
-
 void add_run_flags(CLI::App* cmd, vb::RunOptions& o, bool timing) {
   add_model_flags(cmd, o.model, true);
-  add_positive_list_flag(cmd, "--batch,-B", o.batches, "batch size B, or a list: 1,4,16 (every config at each)");
-  add_positive_list_flag(cmd, "--seq,-T", o.seqs,
-                         "sequence length T, or a list: 32,64 (every config at each B and T)");
+  // Checked whole: CLI11's own list splitting drops an empty item ("-B 4,,8" would run B=4 and 8 without a word).
+  vtools::add_integer_list_option(cmd, "--batch,-B", o.batches, 1, 2147483647,
+                                  "batch size B, or a list: 1,4,16 (every config at each)");
+  vtools::add_integer_list_option(cmd, "--seq,-T", o.seqs, 1, 2147483647,
+                                  "sequence length T, or a list: 32,64 (every config at each B and T)");
   cmd->add_option("--dtype", o.dtype, "fp32|tf32|bf16")->capture_default_str();
   cmd->add_option("--backend", o.backend, "cpu|cuda|auto")->capture_default_str();
   add_gpu_flag(cmd, o.gpu);
