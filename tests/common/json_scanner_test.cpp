@@ -29,7 +29,7 @@ TEST_CASE("json_scanner: the events and values of nlohmann's SAX parser on valid
 }
 
 TEST_CASE("json_scanner: a NUL byte after the value ends the input, as nlohmann's lexer reads it") {
-  for (const std::string text : {std::string("3333333332\0\x13", 12), std::string("{\"a\": 1} \0 garbage", 18),
+  for (const std::string& text : {std::string("3333333332\0\x13", 12), std::string("{\"a\": 1} \0 garbage", 18),
                                  std::string("[1, \0]", 7), std::string("\0", 1)}) {
     CAPTURE(text);
     const JsonEventLog ours = scanned_events(text), theirs = nlohmann_events(text);
