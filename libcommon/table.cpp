@@ -22,28 +22,49 @@ static std::size_t code_point_width(char32_t c) {
   return 1;
 }
 
-// Display width of a UTF-8 string in terminal columns (a malformed byte counts as one column).
-static std::size_t display_width(const std::string& s) {
+// The code point at s[i] and its length in bytes; a byte that does not start a well-formed UTF-8 sequence is one
+// "code point" of one byte (shown as one column).
+static std::size_t next_code_point(const std::string& s, std::size_t i, char32_t& c) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  const std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 1;
+  c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
+  bool ok = i + n <= s.size();
+  for (std::size_t k = 1; ok && k < n; ++k) {
+    const auto cont = static_cast<unsigned char>(s[i + k]);
+    ok = (cont & 0xC0) == 0x80;
+    c = (c << 6) | (cont & 0x3F);
+  }
+  if (ok) return n;
+  c = b;
+  return 1;
+}
+
+static std::size_t code_point_columns(char32_t c, std::size_t bytes) { return bytes == 1 ? 1 : code_point_width(c); }
+
+std::size_t display_width(const std::string& s) {
   std::size_t w = 0;
   for (std::size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    const std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 1;
-    char32_t c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
-    bool ok = i + n <= s.size();
-    for (std::size_t k = 1; ok && k < n; ++k) {
-      const auto cont = static_cast<unsigned char>(s[i + k]);
-      ok = (cont & 0xC0) == 0x80;
-      c = (c << 6) | (cont & 0x3F);
-    }
-    if (!ok) {  // not UTF-8 here: one column for the byte
-      ++w;
-      ++i;
-      continue;
-    }
-    w += code_point_width(c);
+    char32_t c = 0;
+    const std::size_t n = next_code_point(s, i, c);
+    w += code_point_columns(c, n);
     i += n;
   }
   return w;
+}
+
+std::string cut_to_width(const std::string& text, std::size_t max_cols) {
+  if (display_width(text) <= max_cols) return text;
+  const std::size_t room = max_cols > 3 ? max_cols - 3 : 0;
+  std::size_t w = 0, i = 0;
+  while (i < text.size()) {
+    char32_t c = 0;
+    const std::size_t n = next_code_point(text, i, c);
+    const std::size_t cols = code_point_columns(c, n);
+    if (w + cols > room) break;
+    w += cols;
+    i += n;
+  }
+  return text.substr(0, i) + "...";
 }
 
 std::string printable(const std::string& text) {

@@ -2,6 +2,7 @@
 // dataframes (`--format csv`); writers only, no data logic.
 #pragma once
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -20,6 +21,14 @@ struct Table {
 /// `text` with its control characters (C0, DEL) written as \n, \t, \r or \xNN: a kernel name holding an escape
 /// sequence must not recolour the terminal, nor a newline split a row.
 std::string printable(const std::string& text);
+
+/// Columns `s` takes in a terminal (UTF-8 aware: 2 for wide characters, 0 for combining marks); a byte that starts
+/// no well-formed UTF-8 sequence counts as one column.
+std::size_t display_width(const std::string& s);
+
+/// `text` when it takes at most `max_cols` columns (display_width), else its longest prefix of whole characters that
+/// fits in `max_cols - 3` columns, then "...": a UTF-8 sequence is never split.
+std::string cut_to_width(const std::string& text, std::size_t max_cols);
 
 /// Columns padded to their widest cell (UTF-8 aware), two spaces apart, a dashed rule under the header; control
 /// characters in cells are shown escaped (printable).

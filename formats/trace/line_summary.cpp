@@ -34,11 +34,10 @@ std::string fixed(double v) {
   return buf;
 }
 
-/// At most `width` characters (bytes), leading blanks dropped, cut with "...".
+/// At most `width` columns, leading blanks dropped, cut with "..." (cut_to_width).
 std::string cut(const std::string& text, std::size_t width) {
   const std::size_t first = text.find_first_not_of(" \t");
-  std::string s = first == std::string::npos ? "" : text.substr(first);
-  return s.size() <= width ? s : s.substr(0, width - 3) + "...";
+  return cut_to_width(first == std::string::npos ? "" : text.substr(first), width);
 }
 
 }  // namespace

@@ -137,9 +137,10 @@ struct Kernel {
   std::uint32_t graph_id = 0;           ///< 0 when not launched from a CUDA graph
   std::uint64_t graph_node_id = 0;
   std::uint64_t start_ns = 0, end_ns = 0;
-  /// The launch call (host): its thread (CUPTI's id, as NVTX ranges have it) and start; 0 when not recorded.
+  /// The launch call (host): its thread (CUPTI's id, as NVTX ranges have it; 0 when not recorded) and start (none
+  /// when not recorded: 0 is a time, as in a trace whose clock starts at its first launch).
   std::uint32_t thread_id = 0;
-  std::uint64_t launch_ns = 0;
+  std::optional<std::uint64_t> launch_ns;
   std::uint64_t launch_end_ns = 0;  ///< when the launch call returned; 0 when not recorded
 };
 

@@ -72,10 +72,10 @@ Kernel read_kernel(const FieldReader& f, NameTable& names) {
   f.get("end_ns", k.end_ns);
   check_end(f, k.start_ns, k.end_ns);
   f.get("thread_id", k.thread_id);
-  f.get("launch_ns", k.launch_ns);  // null: not recorded
+  k.launch_ns = f.optional_integer<std::uint64_t>("launch_ns");  // null: not recorded
   f.get("launch_end_ns", k.launch_end_ns);
-  if (k.launch_end_ns != 0 && k.launch_end_ns < k.launch_ns)
-    f.fail("launch_end_ns", "expected at least launch_ns (" + std::to_string(k.launch_ns) + "), got " +
+  if (k.launch_end_ns != 0 && k.launch_ns && k.launch_end_ns < *k.launch_ns)
+    f.fail("launch_end_ns", "expected at least launch_ns (" + std::to_string(*k.launch_ns) + "), got " +
                                 std::to_string(k.launch_end_ns));
   return k;
 }

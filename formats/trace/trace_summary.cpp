@@ -77,10 +77,10 @@ std::vector<NvtxStats> nvtx_stats(const Trace& t) {
   // Kernels per (process, thread) of their launch call, in launch order.
   std::map<std::pair<std::int64_t, std::uint32_t>, std::vector<const Kernel*>> launched;
   for (const Kernel& k : t.kernels)
-    if (k.launch_ns != 0) launched[{k.process_id, k.thread_id}].push_back(&k);
+    if (k.launch_ns) launched[{k.process_id, k.thread_id}].push_back(&k);
   for (auto& [thread, kernels] : launched) {
     std::stable_sort(kernels.begin(), kernels.end(),
-                     [](const Kernel* a, const Kernel* b) { return a->launch_ns < b->launch_ns; });
+                     [](const Kernel* a, const Kernel* b) { return *a->launch_ns < *b->launch_ns; });
   }
   struct Totals {
     std::vector<double> host_ns;
@@ -95,9 +95,9 @@ std::vector<NvtxStats> nvtx_stats(const Trace& t) {
     if (thread == launched.end()) continue;
     const std::vector<const Kernel*>& kernels = thread->second;
     auto first = std::lower_bound(kernels.begin(), kernels.end(), r.start_ns,
-                                  [](const Kernel* k, std::uint64_t ns) { return k->launch_ns < ns; });
+                                  [](const Kernel* k, std::uint64_t ns) { return *k->launch_ns < ns; });
     std::uint64_t gpu_start = std::numeric_limits<std::uint64_t>::max(), gpu_end = 0;
-    for (auto k = first; k != kernels.end() && (*k)->launch_ns <= r.end_ns; ++k) {
+    for (auto k = first; k != kernels.end() && *(*k)->launch_ns <= r.end_ns; ++k) {
       ++totals.gpu.kernels;
       totals.gpu.kernel_ns += static_cast<double>((*k)->end_ns - (*k)->start_ns);
       gpu_start = std::min(gpu_start, (*k)->start_ns);

@@ -146,7 +146,9 @@ void write_kernel(JsonWriter& w, const Kernel& k) {
   w.field("start_ns", k.start_ns);
   w.field("end_ns", k.end_ns);
   w.field("thread_id", k.thread_id);
-  ns_or_null(w, "launch_ns", k.launch_ns);
+  w.key("launch_ns");
+  if (k.launch_ns) w.value(*k.launch_ns);
+  else w.value(nullptr);
   if (k.launch_end_ns) w.field("launch_end_ns", k.launch_end_ns);
   w.end_object();
 }

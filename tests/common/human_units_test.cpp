@@ -72,6 +72,17 @@ TEST_CASE("table: columns align in terminal columns: wide CJK characters take tw
   CHECK(text.str() == "kernel  calls\n-------------\n名前        1\ne\u0301tape      22\nplain       3\n");
 }
 
+TEST_CASE("table: cut_to_width cuts at a column count, between characters, never inside a UTF-8 sequence") {
+  CHECK(display_width("名前e\u0301") == 5);
+  CHECK(cut_to_width("abcdef", 6) == "abcdef");
+  CHECK(cut_to_width("abcdefg", 6) == "abc...");
+  CHECK(cut_to_width("名前名前名前", 12) == "名前名前名前");  // 12 columns: fits
+  CHECK(cut_to_width("名前名前名前", 11) == "名前名前...");    // 8 columns of 8 room, then "..."
+  CHECK(cut_to_width("名前名前名前", 10) == "名前名...");      // a wide character that does not fit is left out
+  CHECK(cut_to_width("ab名前", 4) == "a...");
+  CHECK(cut_to_width("\xff\xfe\xfd\xfc", 3) == "...");      // bytes that are no UTF-8: a column each
+}
+
 TEST_CASE("tables: control characters in cells are shown escaped, never sent to the terminal (issue 45, item 14)") {
   CHECK(printable("plain ü") == "plain ü");
   CHECK(printable("\x1b[31mred\nrow\t\x7f") == "\\x1b[31mred\\nrow\\t\\x7f");

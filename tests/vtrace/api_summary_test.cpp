@@ -11,7 +11,7 @@ using namespace vtools::vtrace;
 
 namespace {
 
-Kernel kernel(std::uint64_t start, std::uint64_t end, std::uint64_t launch = 0) {
+Kernel kernel(std::uint64_t start, std::uint64_t end, std::optional<std::uint64_t> launch = std::nullopt) {
   Kernel k;
   k.name = "k";
   k.process_id = 10;
@@ -69,6 +69,24 @@ TEST_CASE("api_summary: per function totals and shares, queue delay, per-device 
   std::ostringstream table;
   write_api_summary_tables(s, false, table);
   CHECK(table.str().find("cudaStreamSynchronize") != std::string::npos);
+}
+
+TEST_CASE("api_summary: a launch call at time 0 is recorded; only a null launch_ns is left out of the queue delay") {
+  Trace t;
+  t.run.api = true;
+  t.kernels = {kernel(0, 10, 0), kernel(100, 200, 40), kernel(300, 400)};
+  const ApiSummary s = summarize_api(t);
+  CHECK(s.queue.kernels == 2);
+  CHECK(s.queue.median_ns == doctest::Approx(30));
+  CHECK(s.queue.max_ns == 60);
+  // The document keeps 0 apart from null: both survive a write and a read.
+  std::string text;
+  write_trace_document(t, [&](std::string_view piece) { text += piece; });
+  const Trace back = read_trace(text, "t.json");
+  REQUIRE(back.kernels.size() == 3);
+  CHECK(back.kernels[0].launch_ns == std::optional<std::uint64_t>(0));
+  CHECK(back.kernels[1].launch_ns == std::optional<std::uint64_t>(40));
+  CHECK_FALSE(back.kernels[2].launch_ns.has_value());
 }
 
 TEST_CASE("api_summary: a trace without --api says how to get one") {

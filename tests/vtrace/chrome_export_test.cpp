@@ -153,7 +153,8 @@ TEST_CASE("chrome_export: --api calls on their host thread; each launch call a s
   k.start_ns = 3000;
   k.end_ns = 5000;
   Kernel unlaunched = k;  // no launch call recorded: no slice, no flow
-  unlaunched.launch_ns = unlaunched.launch_end_ns = 0;
+  unlaunched.launch_ns.reset();
+  unlaunched.launch_end_ns = 0;
   unlaunched.start_ns = 6000;
   unlaunched.end_ns = 6500;
   t.kernels = {k, unlaunched};

@@ -172,7 +172,8 @@ Trace access_trace(const std::string& host, std::int64_t pid, std::int64_t rank)
   for (auto* anchor : {&t.processes[0].clock_start, &t.processes[0].clock_end})
     (*anchor)->clock = AnchorClock::kMonotonic;
   t.kernels[0].name = "add(float*, int)";
-  t.kernels[0].start_ns = t.kernels[0].end_ns = t.kernels[0].launch_ns = 0;
+  t.kernels[0].start_ns = t.kernels[0].end_ns = 0;
+  t.kernels[0].launch_ns.reset();
   t.allocations[0].allocated_ns = 1;  // an order, not a time
   Access x;
   x.kernel = "add(float*, int)";

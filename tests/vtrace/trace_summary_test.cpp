@@ -392,3 +392,15 @@ TEST_CASE("summary_writer: long names in tables lose their parameter lists, not 
   CHECK(text.str().find("layernorm_forward_kernel3<__nv_bfloat16, 1, 4, false> ") != std::string::npos);
   CHECK(text.str().find("(anonymous namespace)") == std::string::npos);
 }
+
+TEST_CASE("summary_writer: a long name of wide characters is cut at 80 columns, on a character boundary") {
+  // 40 CJK characters are 120 bytes but 80 columns: shown whole. 60 are cut to 77 columns of whole characters; a
+  // cut at 77 bytes split a character and wrote invalid UTF-8 to the terminal.
+  std::string fits, cut;
+  for (int i = 0; i < 40; ++i) fits += "长";
+  for (int i = 0; i < 60; ++i) cut += "长";
+  CHECK(table_kernel_name(fits) == fits);
+  std::string expected;
+  for (int i = 0; i < 38; ++i) expected += "长";
+  CHECK(table_kernel_name(cut + "(float*)") == expected + "...");
+}

@@ -55,7 +55,7 @@ ApiSummary summarize_api(const Trace& t) {
 
   std::vector<double> delays;
   for (const Kernel& k : t.kernels)
-    if (k.launch_ns && k.start_ns >= k.launch_ns) delays.push_back(static_cast<double>(k.start_ns - k.launch_ns));
+    if (k.launch_ns && k.start_ns >= *k.launch_ns) delays.push_back(static_cast<double>(k.start_ns - *k.launch_ns));
   if (!delays.empty()) {
     std::sort(delays.begin(), delays.end());
     s.queue.kernels = delays.size();

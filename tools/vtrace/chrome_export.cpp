@@ -83,11 +83,11 @@ void add_host_ranges(const Trace& t, const Clock& clock, const std::set<std::uin
   for (std::size_t i = 0; i < t.kernels.size(); ++i) {
     const Kernel& k = t.kernels[i];
     if (!k.launch_ns) continue;
-    const std::uint64_t end = std::max(k.launch_end_ns, k.launch_ns + 1);
-    events.push_back(complete_event("launch", "launch", host(k.process_id), k.thread_id, k.launch_ns, end, clock,
+    const std::uint64_t end = std::max(k.launch_end_ns, *k.launch_ns + 1);
+    events.push_back(complete_event("launch", "launch", host(k.process_id), k.thread_id, *k.launch_ns, end, clock,
                                     {{"kernel", k.name}, {"correlation_id", k.correlation_id}}));
     events.push_back({{"name", "launch"}, {"cat", "launch"}, {"ph", "s"}, {"id", i}, {"pid", host(k.process_id)},
-                      {"tid", k.thread_id}, {"ts", clock.us(k.launch_ns)}});
+                      {"tid", k.thread_id}, {"ts", clock.us(*k.launch_ns)}});
     events.push_back({{"name", "launch"}, {"cat", "launch"}, {"ph", "f"}, {"bp", "e"}, {"id", i}, {"pid", k.device_id},
                       {"tid", k.stream_id}, {"ts", clock.us(k.start_ns)}});
   }
@@ -121,7 +121,7 @@ OrderedJson chrome_trace(const Trace& t) {
   for (const auto& r : t.run.capture_ranges) origin = std::min(origin, r.start_ns);
   for (const auto& a : t.api_calls) origin = std::min(origin, a.start_ns);
   for (const auto& k : t.kernels)
-    if (k.launch_ns) origin = std::min(origin, k.launch_ns);
+    if (k.launch_ns) origin = std::min(origin, *k.launch_ns);
   Clock clock{origin == std::numeric_limits<std::uint64_t>::max() ? 0 : origin};
 
   OrderedJson events = OrderedJson::array();

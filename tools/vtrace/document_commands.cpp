@@ -109,6 +109,10 @@ int line_summary(const SummaryOptions& o) {
 int summary_command(const SummaryOptions& o) {
   if (o.api + o.ranks + (o.by == "line") > 1)
     throw Error(ExitCode::kUsage, "--api, --ranks and --by line are three summaries: give one");
+  // --sort orders the per-kernel table only; taken silently, the other summaries kept their own order.
+  if (!o.sort.empty() && (o.api || o.ranks || o.by == "line"))
+    throw Error(ExitCode::kUsage, std::string("--sort orders the kernel table; ") +
+                                      (o.api ? "--api" : o.ranks ? "--ranks" : "--by line") + " takes none");
   if (o.api)  // the blocking calls, queue delays and GPU idle time
     return whole_trace_summary(o, "--api", summarize_api, api_summary_to_json, write_api_summary_tables);
   if (o.ranks)

@@ -36,7 +36,8 @@ struct RunOptions {
 struct SummaryOptions {
   std::string input = "-";
   TraceSelection selection;  ///< --graph ID|last, --kernel REGEX
-  std::string sort = "total";  ///< --sort total|exposed|calls|name: the kernels' order (trace_summary.hpp)
+  /// --sort total|exposed|calls|name: the kernels' order (trace_summary.hpp); "" when not given (total).
+  std::string sort;
   /// --ranks: per rank, per collective and stragglers (rank_summary.hpp) instead of the per-kernel tables.
   bool ranks = false;
   /// --api: the blocking CUDA calls, queue delays and GPU idle time (api_summary.hpp) of a trace made with run --api.

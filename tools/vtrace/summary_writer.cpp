@@ -40,13 +40,12 @@ std::size_t parameter_list(const std::string& name) {
 constexpr std::size_t kMaxNameWidth = 80;
 std::string table_kernel_name(const std::string& name) {
   std::string s = name;
-  if (s.size() <= kMaxNameWidth) return s;
+  if (display_width(s) <= kMaxNameWidth) return s;
   if (auto paren = parameter_list(s); paren != std::string::npos && paren > 0) s.resize(paren);
   if (s.rfind("void ", 0) == 0) s.erase(0, 5);
   static constexpr std::string_view kAnonymousScope = "(anonymous namespace)::";
   for (std::size_t at; (at = s.find(kAnonymousScope)) != std::string::npos;) s.erase(at, kAnonymousScope.size());
-  if (s.size() > kMaxNameWidth) s = s.substr(0, kMaxNameWidth - 3) + "...";
-  return s;
+  return cut_to_width(s, kMaxNameWidth);
 }
 
 OrderedJson summary_to_json(const TraceSummary& s) {

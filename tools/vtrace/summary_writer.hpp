@@ -13,7 +13,8 @@ OrderedJson summary_to_json(const TraceSummary& summary);
 
 /// A kernel name as tables show it: demangled names carry full parameter lists and template arguments (cuBLAS names
 /// pass 400 characters). A name over 80 characters loses its parameter list (overloads still differ in short names)
-/// and its "(anonymous namespace)::" qualifiers, then is cut with "...". JSON output keeps the full name.
+/// and its "(anonymous namespace)::" qualifiers, then is cut with "..." (characters and widths as a terminal shows
+/// them: a name of wide characters is cut at 80 columns, never inside a UTF-8 sequence). JSON keeps the full name.
 std::string table_kernel_name(const std::string& name);
 
 /// Kernel table (per graph launch too when one graph is selected), then the CUDA graph table (when no graph is

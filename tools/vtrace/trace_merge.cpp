@@ -57,7 +57,7 @@ std::uint64_t shifted(std::uint64_t t, std::int64_t shift, const std::string& in
   return static_cast<std::uint64_t>(x);
 }
 
-/// The same for a field where 0 means "not recorded" (launch_ns, an open range's end): 0 stays 0.
+/// The same for a field where 0 means "not recorded" (a launch call's or an open range's end): 0 stays 0.
 std::uint64_t shifted_or_none(std::uint64_t t, std::int64_t shift, const std::string& input) {
   return t == 0 ? 0 : shifted(t, shift, input);
 }
@@ -220,7 +220,7 @@ Trace merge_traces(std::vector<MergeInput> inputs) {
       k.process_id = process_of(map, k.process_id);
       k.start_ns = shifted(k.start_ns, map.shift_ns, name);
       k.end_ns = shifted(k.end_ns, map.shift_ns, name);
-      k.launch_ns = shifted_or_none(k.launch_ns, map.shift_ns, name);
+      if (k.launch_ns) k.launch_ns = shifted(*k.launch_ns, map.shift_ns, name);
       k.launch_end_ns = shifted_or_none(k.launch_end_ns, map.shift_ns, name);
       out.kernels.push_back(std::move(k));
     }
