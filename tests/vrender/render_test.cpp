@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "formats/plan/budget_figures.hpp"
 #include "formats/plan/plan_json.hpp"
@@ -854,4 +855,55 @@ TEST_CASE("render: trace page gives each kernel's hot source lines, hottest firs
   CHECK(table.rows[2].back() == "STG.E [R2.64], R5");
   CHECK(std::any_of(lines.notes.begin(), lines.notes.end(),
                     [](const std::string& n) { return n.rfind("9 warp requests at PCs past", 0) == 0; }));
+}
+
+namespace {
+
+/// A vtools.bench document of one run at `timestamp` on cuda bf16: each benchmark (name, B, T) with a median.
+std::string bench_doc(const std::string& timestamp, const std::vector<std::tuple<std::string, int, int>>& benchmarks,
+                      const std::string& metadata_shape = "") {
+  std::string doc = R"({"format":"vtools.bench","version":1,"metadata":{"timestamp":")" + timestamp +
+                    R"(","backend":"cuda","gpu_name":"NVIDIA H100 80GB HBM3","dtype":"bf16")" + metadata_shape +
+                    R"(},"benchmarks":{)";
+  double median_ms = 0.2;
+  for (const auto& [name, batch, seq] : benchmarks) {
+    doc += (doc.back() == '{' ? "\"" : ",\"") + name + R"(":{"timing":{"median":)" + num(median_ms += 0.1) + "}";
+    if (batch > 0) doc += R"(,"batch_size":)" + std::to_string(batch) + R"(,"seq_len":)" + std::to_string(seq);
+    doc += "}";
+  }
+  return doc + "}}";
+}
+
+std::vector<std::string> legend_names(const std::string& svg) {
+  std::vector<std::string> names;
+  const auto root = test::parse_xml(svg);
+  for (const auto* t : root->find("text", "legend")) names.push_back(t->text);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("render: a trend of 20 series names every one in its legend, inside the chart, in HTML and SVG") {
+  // The legend ran on one line past the chart's right edge: from about the 10th series on, names were cut off.
+  std::vector<std::tuple<std::string, int, int>> sweep;
+  for (int b : {1, 2, 4, 8, 16})
+    for (int t : {64, 128, 256, 512}) sweep.push_back({"gpt_tile_medium/B:" + std::to_string(b) + "/T:" + std::to_string(t), b, t});
+  REQUIRE(sweep.size() == 20);
+  const Page page = build_page({classify_input(bench_doc("2026-11-01T10:00:00Z", sweep), "old.json"),
+                                classify_input(bench_doc("2026-11-02T10:00:00Z", sweep), "new.json")});
+  REQUIRE(page.sections[0].heading == "Trend over time");
+  const Svg& trend = page.sections[0].figures[0].svg;
+  auto root = test::parse_xml(trend.markup);
+  const std::vector<std::string> legend = legend_names(trend.markup);
+  REQUIRE(legend.size() == 20);
+  for (std::size_t k = 0; k < sweep.size(); ++k) CHECK(legend[k] == std::get<0>(sweep[k]));
+  CHECK(test::marks_outside_viewbox(*root->children[0]).empty());
+  CHECK(root->find("polyline", "line").size() == 20 + 10);  // a line per series, a dashed swatch from the 11th on
+  // The legend sits above the plot, which keeps the height it has with a one-line legend.
+  const double plot_top = std::stod(root->find("rect", "plot")[0]->attr("y"));
+  for (const auto* t : root->find("text", "legend")) CHECK(std::stod(t->attr("y")) < plot_top - 9);
+  CHECK(trend.height - plot_top == doctest::Approx(380 - 52));
+  // The SVG page (and the PNG drawn from it) stacks the taller chart whole: every name is in it once.
+  const std::string svg_page = render_page(page, "svg", {});
+  for (const auto& [name, b, t] : sweep) CHECK(count(svg_page, "class=\"legend\">" + name + "</text>") == 1);
 }
