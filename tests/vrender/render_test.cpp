@@ -907,3 +907,31 @@ TEST_CASE("render: a trend of 20 series names every one in its legend, inside th
   const std::string svg_page = render_page(page, "svg", {});
   for (const auto& [name, b, t] : sweep) CHECK(count(svg_page, "class=\"legend\">" + name + "</text>") == 1);
 }
+
+TEST_CASE("render: a trend joins a single run's config with a sweep's key of its shape, as vbench compare pairs them") {
+  // "gpt_nano" run at B=4 T=64 and "gpt_nano/B:4/T:64" of a later sweep are one benchmark to vbench compare
+  // (formats/bench paired_benchmark); the trend drew them as two series of one point each.
+  const std::string single = bench_doc("2026-11-01T10:00:00Z", {{"gpt_nano", 4, 64}, {"gpt2", 4, 64}});
+  const std::string sweep =
+      bench_doc("2026-11-02T10:00:00Z", {{"gpt_nano/B:1/T:64", 1, 64}, {"gpt_nano/B:4/T:64", 4, 64}});
+  // A single run whose benchmarks name no shape runs at the metadata's, as vbench reads it.
+  const std::string single_by_metadata = bench_doc("2026-11-03T10:00:00Z", {{"gpt_nano", 0, 0}},
+                                                   R"(,"batch_size":4,"seq_len":64)");
+  const Page page = build_page({classify_input(single, "single.json"), classify_input(sweep, "sweep.json"),
+                                classify_input(single_by_metadata, "again.json")});
+  const std::string& svg = page.sections[0].figures[0].svg.markup;
+  CHECK(legend_names(svg) == std::vector<std::string>{"gpt_nano/B:4/T:64", "gpt2", "gpt_nano/B:1/T:64"});
+  CHECK(page.sections[0].notes.empty());  // one setup: B and T are the same
+  auto root = test::parse_xml(svg);
+  const auto lines = root->find("polyline", "line");
+  REQUIRE(lines.size() == 3);
+  CHECK(count(lines[0]->attr("points"), ",") == 3);  // gpt_nano in all three runs
+  const Table& history = page.sections[0].tables[0].table;
+  CHECK(history.headers == std::vector<std::string>{"run", "source", "gpt_nano/B:4/T:64", "gpt2", "gpt_nano/B:1/T:64"});
+  CHECK(history.rows[1] == std::vector<std::string>{"2026-11-02T10:00:00", "sweep.json", "0.4", "–", "0.3"});
+  // Another shape of a plain name is not the sweep's key: the B=1 key stays its own line.
+  const Page other = build_page({classify_input(bench_doc("2026-11-01T10:00:00Z", {{"gpt_nano", 2, 64}}), "b2.json"),
+                                 classify_input(sweep, "sweep.json")});
+  CHECK(legend_names(other.sections[0].figures[0].svg.markup) ==
+        std::vector<std::string>{"gpt_nano", "gpt_nano/B:1/T:64", "gpt_nano/B:4/T:64"});
+}
