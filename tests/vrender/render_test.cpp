@@ -935,3 +935,12 @@ TEST_CASE("render: a trend joins a single run's config with a sweep's key of its
   CHECK(legend_names(other.sections[0].figures[0].svg.markup) ==
         std::vector<std::string>{"gpt_nano", "gpt_nano/B:1/T:64", "gpt_nano/B:4/T:64"});
 }
+
+TEST_CASE("render: the results table shows an absent shape or size as a dash, not 0") {
+  const Page page = build_page({classify_input(bench_doc("2026-11-01T10:00:00Z", {{"x", 0, 0}}), "x.json")});
+  const Table& results = page.sections[1].tables.at(0).table;
+  REQUIRE(results.rows.size() == 1);
+  CHECK(results.rows[0][1] == "–/–/–");
+  CHECK(results.rows[0][2] == "–");
+  CHECK(results.rows[0][3] == "–");
+}

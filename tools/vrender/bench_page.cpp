@@ -23,6 +23,9 @@ constexpr double kNaN = kNoValue;
 
 std::string ms(double v) { return std::isfinite(v) ? num(v, v < 1 ? 4 : v < 100 ? 3 : 1) : "–"; }
 
+/// A size or shape (layers, B, T); "–" where the document has none (num would print NaN as "0").
+std::string whole(double v) { return std::isfinite(v) ? num(v, 0) : "–"; }
+
 }  // namespace
 
 BenchRun read_bench(const OrderedJson& doc, std::string_view name) {
@@ -140,7 +143,7 @@ DistributionChart latency_distribution(const std::vector<BenchResult>& rs) {
     chart.items.push_back({r.config, r.min_ms, r.p5_ms, r.median_ms, r.p95_ms, r.p99_ms, r.max_ms, r.samples_ms,
                            r.config + ": min " + ms(r.min_ms) + ", p5 " + ms(r.p5_ms) + ", median " + ms(r.median_ms) +
                                ", p95 " + ms(r.p95_ms) + ", p99 " + ms(r.p99_ms) + ", max " + ms(r.max_ms) + " ms, " +
-                               std::to_string(r.samples) + " samples"});
+                               format_count(r.samples) + " samples"});
   }
   if (hi > 3 * lo) {
     chart.relative = true;
@@ -159,7 +162,7 @@ void add_run_charts(const BenchRun& run, Section& s) {
     lat.low.push_back(std::isfinite(r.std_ms) ? std::max(r.mean_ms - r.std_ms, 0.0) : kNaN);
     lat.high.push_back(std::isfinite(r.std_ms) ? r.mean_ms + r.std_ms : kNaN);
     lat.tooltips.push_back(r.config + ": mean " + ms(r.mean_ms) + " ms ± " + ms(r.std_ms) + ", median " + ms(r.median_ms) +
-                           " ms, p95 " + ms(r.p95_ms) + " ms, " + std::to_string(r.samples) + " samples");
+                           " ms, p95 " + ms(r.p95_ms) + " ms, " + format_count(r.samples) + " samples");
   }
   latency.series.push_back(std::move(lat));
   s.figures.push_back({"", render_bar_chart(latency)});
@@ -199,8 +202,8 @@ void add_run_charts(const BenchRun& run, Section& s) {
   t.table.align.resize(t.table.headers.size(), Table::Align::kRight);
   t.table.align.back() = Table::Align::kLeft;
   for (const auto& r : rs) {
-    t.table.add_row({r.config, num(r.n_layer, 0) + "/" + num(r.n_head, 0) + "/" + num(r.n_embd, 0), num(r.batch_size, 0),
-                     num(r.seq_len, 0), ms(r.mean_ms), ms(r.median_ms), ms(r.p95_ms), ms(r.std_ms),
+    t.table.add_row({r.config, whole(r.n_layer) + "/" + whole(r.n_head) + "/" + whole(r.n_embd), whole(r.batch_size),
+                     whole(r.seq_len), ms(r.mean_ms), ms(r.median_ms), ms(r.p95_ms), ms(r.std_ms),
                      std::isfinite(r.std_ms) && r.mean_ms > 0 ? num(100 * r.std_ms / r.mean_ms, 1) + "%" : "–",
                      std::isfinite(r.tokens_per_s) ? format_count_of(r.tokens_per_s) : "–",
                      std::isfinite(r.roofline_fraction) ? num(r.roofline_fraction * 100, 1) + "%" : "–", r.status});
