@@ -24,9 +24,11 @@ std::string rank_label(const RankTimes& r) { return r.host.empty() ? std::to_str
 RankTables rank_summary_tables(const RankSummary& s) {
   using Align = Table::Align;
   RankTables t;
-  t.headline = std::to_string(s.ranks.size()) + " ranks" + (s.rank_source == "process" ? " (processes in id order)" : "") +
-               ", " + std::to_string(s.collectives.size()) + " collectives matched (" + std::to_string(s.nccl_kernels) +
-               " NCCL kernels, " + std::to_string(s.unmatched) + " unmatched); arrival skew median " +
+  // Counts as every other vtools table prints them (format_count: 200,000); ranks, streams and sequence numbers are
+  // names, not amounts, and stay plain.
+  t.headline = format_count(s.ranks.size()) + " ranks" + (s.rank_source == "process" ? " (processes in id order)" : "") +
+               ", " + format_count(s.collectives.size()) + " collectives matched (" + format_count(s.nccl_kernels) +
+               " NCCL kernels, " + format_count(s.unmatched) + " unmatched); arrival skew median " +
                format_duration_ns(s.skew_median_ns) + ", p95 " + format_duration_ns(s.skew_p95_ns) + ", max " +
                format_duration_ns(s.skew_max_ns);
   t.ranks.headers = {"rank", "launches", "span", "busy", "compute", "collective", "overlap", "idle", "idle share",
@@ -34,15 +36,15 @@ RankTables rank_summary_tables(const RankSummary& s) {
   t.ranks.align = {Align::kLeft};
   t.ranks.align.resize(t.ranks.headers.size(), Align::kRight);
   for (const RankTimes& r : s.ranks)
-    t.ranks.add_row({rank_label(r), std::to_string(r.launches), duration(r.span_ns), duration(r.busy_ns),
+    t.ranks.add_row({rank_label(r), format_count(r.launches), duration(r.span_ns), duration(r.busy_ns),
                      duration(r.compute_ns), duration(r.collective_ns), duration(r.overlap_ns), duration(r.idle_ns),
-                     share(r.idle_ns, r.span_ns), std::to_string(r.collectives), duration(r.wait_ns)});
+                     share(r.idle_ns, r.span_ns), format_count(r.collectives), duration(r.wait_ns)});
 
   t.stragglers.headers = {"straggler", "last in", "share", "others waited", "mean skew when last"};
   t.stragglers.align = {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight};
   for (std::int64_t rank : s.stragglers) {
     const RankTimes& r = *std::find_if(s.ranks.begin(), s.ranks.end(), [&](const RankTimes& x) { return x.rank == rank; });
-    t.stragglers.add_row({rank_label(r), std::to_string(r.last_count), share(r.last_count, r.collectives),
+    t.stragglers.add_row({rank_label(r), format_count(r.last_count), share(r.last_count, r.collectives),
                           duration(r.last_skew_ns),
                           r.last_count ? duration(r.last_skew_ns / r.last_count) : std::string("-")});
   }
@@ -56,7 +58,7 @@ RankTables rank_summary_tables(const RankSummary& s) {
                          Align::kRight, Align::kRight};
   for (const Collective* c : worst)
     t.collectives.add_row({c->operation, std::to_string(c->stream), std::to_string(c->sequence),
-                           std::to_string(c->ranks.size()), duration(c->skew_ns), std::to_string(c->first_rank),
+                           format_count(c->ranks.size()), duration(c->skew_ns), std::to_string(c->first_rank),
                            std::to_string(c->last_rank), duration(c->wait_ns)});
   return t;
 }

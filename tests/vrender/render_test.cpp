@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "formats/plan/budget_figures.hpp"
 #include "formats/plan/plan_json.hpp"
@@ -854,4 +855,92 @@ TEST_CASE("render: trace page gives each kernel's hot source lines, hottest firs
   CHECK(table.rows[2].back() == "STG.E [R2.64], R5");
   CHECK(std::any_of(lines.notes.begin(), lines.notes.end(),
                     [](const std::string& n) { return n.rfind("9 warp requests at PCs past", 0) == 0; }));
+}
+
+namespace {
+
+/// A vtools.bench document of one run at `timestamp` on cuda bf16: each benchmark (name, B, T) with a median.
+std::string bench_doc(const std::string& timestamp, const std::vector<std::tuple<std::string, int, int>>& benchmarks,
+                      const std::string& metadata_shape = "") {
+  std::string doc = R"({"format":"vtools.bench","version":1,"metadata":{"timestamp":")" + timestamp +
+                    R"(","backend":"cuda","gpu_name":"NVIDIA H100 80GB HBM3","dtype":"bf16")" + metadata_shape +
+                    R"(},"benchmarks":{)";
+  double median_ms = 0.2;
+  for (const auto& [name, batch, seq] : benchmarks) {
+    doc += (doc.back() == '{' ? "\"" : ",\"") + name + R"(":{"timing":{"median":)" + num(median_ms += 0.1) + "}";
+    if (batch > 0) doc += R"(,"batch_size":)" + std::to_string(batch) + R"(,"seq_len":)" + std::to_string(seq);
+    doc += "}";
+  }
+  return doc + "}}";
+}
+
+std::vector<std::string> legend_names(const std::string& svg) {
+  std::vector<std::string> names;
+  const auto root = test::parse_xml(svg);
+  for (const auto* t : root->find("text", "legend")) names.push_back(t->text);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("render: a trend of 20 series names every one in its legend, inside the chart, in HTML and SVG") {
+  // The legend ran on one line past the chart's right edge: from about the 10th series on, names were cut off.
+  std::vector<std::tuple<std::string, int, int>> sweep;
+  for (int b : {1, 2, 4, 8, 16})
+    for (int t : {64, 128, 256, 512}) sweep.push_back({"gpt_tile_medium/B:" + std::to_string(b) + "/T:" + std::to_string(t), b, t});
+  REQUIRE(sweep.size() == 20);
+  const Page page = build_page({classify_input(bench_doc("2026-11-01T10:00:00Z", sweep), "old.json"),
+                                classify_input(bench_doc("2026-11-02T10:00:00Z", sweep), "new.json")});
+  REQUIRE(page.sections[0].heading == "Trend over time");
+  const Svg& trend = page.sections[0].figures[0].svg;
+  auto root = test::parse_xml(trend.markup);
+  const std::vector<std::string> legend = legend_names(trend.markup);
+  REQUIRE(legend.size() == 20);
+  for (std::size_t k = 0; k < sweep.size(); ++k) CHECK(legend[k] == std::get<0>(sweep[k]));
+  CHECK(test::marks_outside_viewbox(*root->children[0]).empty());
+  CHECK(root->find("polyline", "line").size() == 20 + 10);  // a line per series, a dashed swatch from the 11th on
+  // The legend sits above the plot, which keeps the height it has with a one-line legend.
+  const double plot_top = std::stod(root->find("rect", "plot")[0]->attr("y"));
+  for (const auto* t : root->find("text", "legend")) CHECK(std::stod(t->attr("y")) < plot_top - 9);
+  CHECK(trend.height - plot_top == doctest::Approx(380 - 52));
+  // The SVG page (and the PNG drawn from it) stacks the taller chart whole: every name is in it once.
+  const std::string svg_page = render_page(page, "svg", {});
+  for (const auto& [name, b, t] : sweep) CHECK(count(svg_page, "class=\"legend\">" + name + "</text>") == 1);
+}
+
+TEST_CASE("render: a trend joins a single run's config with a sweep's key of its shape, as vbench compare pairs them") {
+  // "gpt_nano" run at B=4 T=64 and "gpt_nano/B:4/T:64" of a later sweep are one benchmark to vbench compare
+  // (formats/bench paired_benchmark); the trend drew them as two series of one point each.
+  const std::string single = bench_doc("2026-11-01T10:00:00Z", {{"gpt_nano", 4, 64}, {"gpt2", 4, 64}});
+  const std::string sweep =
+      bench_doc("2026-11-02T10:00:00Z", {{"gpt_nano/B:1/T:64", 1, 64}, {"gpt_nano/B:4/T:64", 4, 64}});
+  // A single run whose benchmarks name no shape runs at the metadata's, as vbench reads it.
+  const std::string single_by_metadata = bench_doc("2026-11-03T10:00:00Z", {{"gpt_nano", 0, 0}},
+                                                   R"(,"batch_size":4,"seq_len":64)");
+  const Page page = build_page({classify_input(single, "single.json"), classify_input(sweep, "sweep.json"),
+                                classify_input(single_by_metadata, "again.json")});
+  const std::string& svg = page.sections[0].figures[0].svg.markup;
+  CHECK(legend_names(svg) == std::vector<std::string>{"gpt_nano/B:4/T:64", "gpt2", "gpt_nano/B:1/T:64"});
+  CHECK(page.sections[0].notes.empty());  // one setup: B and T are the same
+  auto root = test::parse_xml(svg);
+  const auto lines = root->find("polyline", "line");
+  REQUIRE(lines.size() == 3);
+  CHECK(count(lines[0]->attr("points"), ",") == 3);  // gpt_nano in all three runs
+  const Table& history = page.sections[0].tables[0].table;
+  CHECK(history.headers == std::vector<std::string>{"run", "source", "gpt_nano/B:4/T:64", "gpt2", "gpt_nano/B:1/T:64"});
+  CHECK(history.rows[1] == std::vector<std::string>{"2026-11-02T10:00:00", "sweep.json", "0.4", "–", "0.3"});
+  // Another shape of a plain name is not the sweep's key: the B=1 key stays its own line.
+  const Page other = build_page({classify_input(bench_doc("2026-11-01T10:00:00Z", {{"gpt_nano", 2, 64}}), "b2.json"),
+                                 classify_input(sweep, "sweep.json")});
+  CHECK(legend_names(other.sections[0].figures[0].svg.markup) ==
+        std::vector<std::string>{"gpt_nano", "gpt_nano/B:1/T:64", "gpt_nano/B:4/T:64"});
+}
+
+TEST_CASE("render: the results table shows an absent shape or size as a dash, not 0") {
+  const Page page = build_page({classify_input(bench_doc("2026-11-01T10:00:00Z", {{"x", 0, 0}}), "x.json")});
+  const Table& results = page.sections[1].tables.at(0).table;
+  REQUIRE(results.rows.size() == 1);
+  CHECK(results.rows[0][1] == "–/–/–");
+  CHECK(results.rows[0][2] == "–");
+  CHECK(results.rows[0][3] == "–");
 }

@@ -3,9 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <set>
 
 #include "tests/vrender/svg_tree.hpp"
 #include "tools/vrender/chart_frame.hpp"
+#include "tools/vrender/chart_style.hpp"
 #include "tools/vrender/svg_markup.hpp"
 
 using namespace vtools::vrender;
@@ -239,4 +241,48 @@ TEST_CASE("svg_chart: distribution chart zooms to the data with a box, median, w
   auto rel = rel_root->find("rect", "bar");
   REQUIRE(rel.size() == 2);
   CHECK(std::stod(rel[1]->attr("height")) > 0.5 * std::stod(rel[0]->attr("height")));
+}
+
+TEST_CASE("svg_chart: a legend too wide for one line wraps into rows of columns inside the chart") {
+  // A trace's timeline names its ten busiest kernels, 24 characters each: on one line they ran past the right edge.
+  LaneChart c{"Timeline", {{"stream 7", {{0, 1, 0, "", ""}}}}, {"time", "ns"}, kNoValue, kNoValue, false, {}, 900, 22, {}};
+  for (int k = 0; k < 12; ++k) c.legend.push_back("kernel_" + std::to_string(k) + "_with_a_long_name");
+  const Svg one_row = render_lane_chart(LaneChart{c.title, c.lanes, c.x, kNoValue, kNoValue, false, {"a", "b"}, 900, 22, {}});
+  const Svg svg = render_lane_chart(c);
+  auto root = parse_xml(svg.markup);
+  CHECK(test::marks_outside_viewbox(*root->children[0]).empty());
+  auto past_edge = parse_xml(R"(<svg viewBox="0 0 100 50"><rect x="0" y="0" width="10" height="10"/>)"
+                             R"(<text x="80" y="20" class="legend">kernel_9</text></svg>)");
+  CHECK(test::marks_outside_viewbox(*past_edge->children[0]).size() == 1);  // 8 characters at 6.6 px from x=80
+  std::vector<std::string> names;
+  std::set<std::string> columns, rows;
+  for (const auto* t : root->find("text", "legend")) {
+    names.push_back(t->text);
+    columns.insert(t->attr("x"));
+    rows.insert(t->attr("y"));
+  }
+  CHECK(names == c.legend);
+  CHECK(columns.size() == 4);  // 900 px hold four columns of the widest name
+  CHECK(rows.size() == 3);
+  CHECK(svg.height == doctest::Approx(one_row.height + 2 * kLegendRowPx));  // the lanes keep their height
+  // A legend that fits stays one right-aligned line ending at the right margin.
+  auto short_root = parse_xml(one_row.markup);
+  const auto legend = short_root->find("text", "legend");
+  REQUIRE(legend.size() == 2);
+  CHECK(legend[0]->attr("y") == legend[1]->attr("y"));
+  CHECK(std::stod(legend[1]->attr("x")) + text_width("b", 11) + 12 == doctest::Approx(900 - 16));
+}
+
+TEST_CASE("svg_chart: line series past the palette's ten colours are dashed, in the plot and the legend") {
+  XYChart c{"", {}, {"x", ""}, {"y", ""}, {}, true, {}, 720, 340};
+  for (int k = 0; k < 12; ++k) c.series.push_back({"s" + std::to_string(k), {0, 1}, {1.0 + k, 2.0 + k}, {}});
+  auto root = parse_xml(render_xy_chart(c).markup);
+  const auto lines = root->find("polyline", "line");
+  REQUIRE(lines.size() == 2 + 12);  // the two dashed swatches of the legend first, then a line per series
+  CHECK(lines[0]->attr("stroke-dasharray") == "6 3");
+  CHECK(lines[2]->attr("stroke-dasharray").empty());
+  CHECK(lines[2 + 10]->attr("stroke") == lines[2]->attr("stroke"));  // the 11th series has the 1st one's colour ...
+  CHECK(lines[2 + 10]->attr("stroke-dasharray") == "6 3");           // ... and a dash
+  CHECK(series_dash(9).empty());
+  CHECK(series_dash(20) == "2 3");
 }

@@ -4,9 +4,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,6 +111,60 @@ inline std::unique_ptr<Element> parse_xml(std::string_view xml) {
   }
   if (stack.size() != 1) throw std::runtime_error("unclosed <" + stack.back()->tag + ">");
   return root;
+}
+
+/// The marks of a chart's <svg> (its own children, not a nested <svg>'s) that reach past its viewBox, as
+/// "tag class at x,y": rects, circles, lines, polyline points, and unrotated text at 0.6 em per character (the
+/// layout's own estimate, chart_frame text_width). Empty when everything is inside.
+inline std::vector<std::string> marks_outside_viewbox(const Element& svg) {
+  double w = 0, h = 0;
+  {
+    std::istringstream box(svg.attr("viewBox"));
+    double x0 = 0, y0 = 0;
+    box >> x0 >> y0 >> w >> h;
+  }
+  std::vector<std::string> out;
+  auto check = [&](const Element& e, double x0, double y0, double x1, double y1) {
+    const double slack = 0.5;
+    if (x0 < -slack || y0 < -slack || x1 > w + slack || y1 > h + slack)
+      out.push_back(e.tag + " " + e.attr("class") + " at " + std::to_string(x0) + "," + std::to_string(y0) + " '" +
+                    e.text + "'");
+  };
+  auto d = [](const Element& e, const char* name) {
+    const std::string v = e.attr(name);
+    return v.empty() ? 0.0 : std::stod(v);
+  };
+  for (const auto& c : svg.children) {
+    const Element& e = *c;
+    if (e.tag == "rect") {
+      check(e, d(e, "x"), d(e, "y"), d(e, "x") + d(e, "width"), d(e, "y") + d(e, "height"));
+    } else if (e.tag == "circle") {
+      const double r = d(e, "r");
+      check(e, d(e, "cx") - r, d(e, "cy") - r, d(e, "cx") + r, d(e, "cy") + r);
+    } else if (e.tag == "line") {
+      check(e, std::min(d(e, "x1"), d(e, "x2")), std::min(d(e, "y1"), d(e, "y2")), std::max(d(e, "x1"), d(e, "x2")),
+            std::max(d(e, "y1"), d(e, "y2")));
+    } else if (e.tag == "polyline") {
+      std::istringstream points(e.attr("points"));
+      for (std::string point; points >> point;) {
+        const double x = std::stod(point.substr(0, point.find(','))), y = std::stod(point.substr(point.find(',') + 1));
+        check(e, x, y, x, y);
+      }
+    } else if (e.tag == "text" && e.attr("transform").empty()) {
+      std::size_t chars = 0;  // code points, an entity as one
+      for (std::size_t i = 0; i < e.text.size(); ++i) {
+        if ((static_cast<unsigned char>(e.text[i]) & 0xc0) == 0x80) continue;
+        ++chars;
+        if (e.text[i] == '&') i = e.text.find(';', i);
+      }
+      const double font = e.attr("class") == "ctitle" ? 14 : e.attr("class") == "label" ? 12 : 11;
+      const double width = static_cast<double>(chars) * font * 0.6, x = d(e, "x"), y = d(e, "y");
+      const std::string anchor = e.attr("text-anchor");
+      const double left = anchor == "end" ? x - width : anchor == "middle" ? x - width / 2 : x;
+      check(e, left, y - font, left + width, y);
+    }
+  }
+  return out;
 }
 
 }  // namespace vtools::vrender::test

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "formats/trace/rank_summary_tables.hpp"
 #include "libcommon/error.hpp"
 
 using namespace vtools::vtrace;
@@ -155,4 +156,21 @@ TEST_CASE("rank_summary: an access-mode trace is refused unless its kernels carr
   CHECK_THROWS_AS(summarize_ranks(t), vtools::Error);
   t.run.mode = "launches";
   CHECK(t.has_kernel_times());  // a launch trace's zero times are its own (synthetic) times, not a missing clock
+}
+
+// vrender's trace page shows these tables too: 200000 launches there sat beside 200,000 everywhere else.
+TEST_CASE("rank_summary: the tables print counts with thousands separators, as the rest of vtrace and vrender") {
+  RankSummary summary;
+  summary.ranks.push_back({});
+  summary.ranks[0].rank = 0;
+  summary.ranks[0].launches = 200000;
+  summary.ranks[0].collectives = 12000;
+  summary.ranks[0].last_count = 1500;
+  summary.nccl_kernels = 24000;
+  summary.stragglers = {0};
+  const RankTables tables = rank_summary_tables(summary);
+  CHECK(tables.ranks.rows.at(0).at(1) == "200,000");
+  CHECK(tables.ranks.rows.at(0).at(9) == "12,000");
+  CHECK(tables.stragglers.rows.at(0).at(1) == "1,500");
+  CHECK(tables.headline.find("(24,000 NCCL kernels, ") != std::string::npos);
 }

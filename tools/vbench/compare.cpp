@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "formats/bench/benchmark_key.hpp"
 #include "libcommon/stats.hpp"
 
 namespace vtools::vbench {
@@ -37,20 +38,20 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
     cmp.candidate_backend = b;
   }
   // By name; failing that, a plain config name and a sweep's key of the same config and shape are the same
-  // benchmark ("gpt2" run at B=4 T=64 and "gpt2/B:4/T:64"), so a single run compares with a sweep.
-  auto same_shape_key = [](const BenchEntry& plain, const BenchEntry& e) {
-    return e.name == shape_key(plain.name, {plain.batch_size, plain.seq_len}) && e.batch_size == plain.batch_size &&
-           e.seq_len == plain.seq_len;
+  // benchmark (formats/bench paired_benchmark), so a single run compares with a sweep.
+  auto shapes_of = [](const std::vector<BenchEntry>& v) {
+    std::vector<BenchmarkShape> shapes;
+    for (const auto& e : v) shapes.push_back({e.name, e.batch_size, e.seq_len});
+    return shapes;
   };
-  auto find = [&](const std::vector<BenchEntry>& v, const BenchEntry& x) -> const BenchEntry* {
-    for (const auto& e : v)
-      if (e.name == x.name) return &e;
-    for (const auto& e : v)
-      if (same_shape_key(x, e) || same_shape_key(e, x)) return &e;
-    return nullptr;
+  const std::vector<BenchmarkShape> baseline_shapes = shapes_of(baseline), candidate_shapes = shapes_of(candidate);
+  auto find = [](const std::vector<BenchEntry>& v, const std::vector<BenchmarkShape>& shapes,
+                 const BenchEntry& x) -> const BenchEntry* {
+    const std::optional<std::size_t> i = paired_benchmark(shapes, {x.name, x.batch_size, x.seq_len});
+    return i ? &v[*i] : nullptr;
   };
   for (const auto& b : baseline) {
-    const BenchEntry* c = find(candidate, b);
+    const BenchEntry* c = find(candidate, candidate_shapes, b);
     if (!c) {
       cmp.only_in_baseline.push_back(b.name);
       continue;
@@ -89,7 +90,7 @@ Comparison compare_benchmarks(const std::vector<BenchEntry>& baseline, const std
     cmp.configs.push_back(r);
   }
   for (const auto& c : candidate)
-    if (!find(baseline, c)) cmp.only_in_candidate.push_back(c.name);
+    if (!find(baseline, baseline_shapes, c)) cmp.only_in_candidate.push_back(c.name);
   double log_sum = 0;
   for (const ConfigComparison& c : cmp.configs) {
     if (!(std::isfinite(c.speedup) && c.speedup > 0)) continue;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "formats/bench/benchmark_key.hpp"
 #include "libcommon/document.hpp"
 #include "libcommon/error.hpp"
 #include "libcommon/progress.hpp"
@@ -79,7 +80,7 @@ Correctness gate_logits(const GptWeights& weights, const std::vector<std::int32_
 
 ConfigResult new_result(const ConfigJob& job, const Shape& shape, const HarnessSettings& s) {
   ConfigResult r;
-  r.name = s.shapes.size() > 1 ? shape_key(job.config.name, shape) : job.config.name;
+  r.name = s.shapes.size() > 1 ? shape_key(job.config.name, shape.batch, shape.seq) : job.config.name;
   r.config = job.config;
   r.shape = shape;
   r.params = count_parameters(job.config);
@@ -112,12 +113,6 @@ CacheState parse_cache_state(const std::string& name) {
   if (name == "cold") return CacheState::kCold;
   throw Error(ExitCode::kUsage, "--caches must be warm or cold, not '" + name + "'");
 }
-
-std::string shape_suffix(const Shape& shape) {
-  return "/B:" + std::to_string(shape.batch) + "/T:" + std::to_string(shape.seq);
-}
-
-std::string shape_key(const std::string& config, const Shape& shape) { return config + shape_suffix(shape); }
 
 std::vector<Shape> shapes_of(const std::vector<int>& batches, const std::vector<int>& seqs) {
   auto check = [](const std::vector<int>& values, const char* flag) {

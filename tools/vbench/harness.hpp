@@ -111,11 +111,6 @@ CacheState parse_cache_state(const std::string& name);
 /// The tokens every backend sees: [B][T] values in [0, V), from the seed (SplitMix64 stream "tokens").
 std::vector<std::int32_t> make_tokens(int B, int T, int V, std::uint64_t seed);
 
-/// "/B:4/T:64": what a benchmark's key in a run of several shapes has after the config's name.
-std::string shape_suffix(const Shape& shape);
-/// "gpt2/B:4/T:64": a benchmark's key in a run of several shapes (Google Benchmark's named arguments).
-std::string shape_key(const std::string& config, const Shape& shape);
-
 /// Every (B, T) of `batches` x `seqs`, batches outer. Error(kUsage) for a value that is not positive or is listed
 /// twice.
 std::vector<Shape> shapes_of(const std::vector<int>& batches, const std::vector<int>& seqs);

@@ -1,5 +1,6 @@
 #include "tools/vbench/merge.hpp"
 
+#include "formats/bench/benchmark_key.hpp"
 #include "libcommon/error.hpp"
 #include "tools/vbench/bench_document.hpp"
 #include "tools/vbench/compare.hpp"
@@ -11,7 +12,7 @@ namespace {
 /// Whether a benchmark's key names its shape, as a sweep's do ("gpt2/B:4/T:64"): such entries at different B or T
 /// are different benchmarks, not a mix of setups.
 bool names_its_shape(const BenchEntry& e) {
-  const std::string suffix = shape_suffix({e.batch_size, e.seq_len});
+  const std::string suffix = shape_suffix(e.batch_size, e.seq_len);
   return e.name.size() > suffix.size() && e.name.ends_with(suffix);
 }
 

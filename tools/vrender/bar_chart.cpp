@@ -13,8 +13,15 @@ double at(const std::vector<double>& v, std::size_t i) { return i < v.size() ? v
 }  // namespace
 
 Svg render_bar_chart(const BarChart& chart) {
+  std::vector<std::string> names, colors;
+  for (std::size_t k = 0; k < chart.series.size(); ++k) {
+    names.push_back(chart.series[k].name);
+    colors.push_back(palette_color(static_cast<int>(k)));
+  }
+  const double legend_px = legend_extra_height(names, chart.width - 16);  // taller by the legend's extra rows
+  const double height = chart.height + legend_px;
   SvgCanvas svg;
-  begin_chart(svg, chart.width, chart.height, chart.title);
+  begin_chart(svg, chart.width, height, chart.title);
   std::size_t n_cat = chart.categories.size(), n_ser = std::max<std::size_t>(chart.series.size(), 1);
 
   double lo = 0, hi = 0;
@@ -32,17 +39,12 @@ Svg render_bar_chart(const BarChart& chart) {
   for (const auto& r : chart.ref_lines) hi = std::max(hi, r.value);
   if (!any) lo = 0, hi = chart.y.log ? 10 : 1;
 
-  PlotArea area{70, chart.title.empty() ? 20.0 : 52.0, chart.width - ref_label_margin(chart.ref_lines), 0};
+  PlotArea area{70, (chart.title.empty() ? 20.0 : 52.0) + legend_px, chart.width - ref_label_margin(chart.ref_lines), 0};
   double band = n_cat ? (area.right - area.left) / static_cast<double>(n_cat) : area.width();
-  area.bottom = chart.height - category_margin(chart.categories, band);
+  area.bottom = height - category_margin(chart.categories, band);
   svg.rect(area.left, area.top, area.width(), area.height(), "plot");
   Scale y = draw_y_axis(svg, area, chart.y, lo, hi);
 
-  std::vector<std::string> names, colors;
-  for (std::size_t k = 0; k < chart.series.size(); ++k) {
-    names.push_back(chart.series[k].name);
-    colors.push_back(palette_color(static_cast<int>(k)));
-  }
   draw_legend(svg, names, colors, chart.width - 16, 40);
 
   double group = band * 0.8, bar = group / static_cast<double>(n_ser);
@@ -75,7 +77,7 @@ Svg render_bar_chart(const BarChart& chart) {
   draw_ref_lines(svg, area, y, chart.ref_lines);
   draw_x_categories(svg, area, chart.categories, centers, "");
   svg.close();
-  return {svg.take(), chart.width, chart.height};
+  return {svg.take(), chart.width, height};
 }
 
 }  // namespace vtools::vrender

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "formats/bench/bench_reader.hpp"
+#include "formats/bench/benchmark_key.hpp"
 #include "libcommon/human_units.hpp"
 #include "libcommon/stats.hpp"
 #include "tools/vrender/chart_frame.hpp"
@@ -21,6 +22,9 @@ namespace {
 constexpr double kNaN = kNoValue;
 
 std::string ms(double v) { return std::isfinite(v) ? num(v, v < 1 ? 4 : v < 100 ? 3 : 1) : "–"; }
+
+/// A size or shape (layers, B, T); "–" where the document has none (num would print NaN as "0").
+std::string whole(double v) { return std::isfinite(v) ? num(v, 0) : "–"; }
 
 }  // namespace
 
@@ -88,8 +92,8 @@ BenchRun bench_run_of(const vbench::BenchDocument& doc, std::string_view name) {
     r.samples_ms = t.samples_ms;
     r.samples = r.samples_ms.size();
     r.tokens_per_s = b.throughput_tokens_per_sec;
-    r.batch_size = number(b.batch_size);
-    r.seq_len = number(b.seq_len);
+    r.batch_size = number(b.batch_size ? b.batch_size : meta.batch_size);  // as vbench's bench_entries reads them
+    r.seq_len = number(b.seq_len ? b.seq_len : meta.seq_len);
     r.roofline_fraction = b.roofline_fraction;
     r.floor_ms = b.floor_ms;
     r.status = b.status;
@@ -139,7 +143,7 @@ DistributionChart latency_distribution(const std::vector<BenchResult>& rs) {
     chart.items.push_back({r.config, r.min_ms, r.p5_ms, r.median_ms, r.p95_ms, r.p99_ms, r.max_ms, r.samples_ms,
                            r.config + ": min " + ms(r.min_ms) + ", p5 " + ms(r.p5_ms) + ", median " + ms(r.median_ms) +
                                ", p95 " + ms(r.p95_ms) + ", p99 " + ms(r.p99_ms) + ", max " + ms(r.max_ms) + " ms, " +
-                               std::to_string(r.samples) + " samples"});
+                               format_count(r.samples) + " samples"});
   }
   if (hi > 3 * lo) {
     chart.relative = true;
@@ -158,7 +162,7 @@ void add_run_charts(const BenchRun& run, Section& s) {
     lat.low.push_back(std::isfinite(r.std_ms) ? std::max(r.mean_ms - r.std_ms, 0.0) : kNaN);
     lat.high.push_back(std::isfinite(r.std_ms) ? r.mean_ms + r.std_ms : kNaN);
     lat.tooltips.push_back(r.config + ": mean " + ms(r.mean_ms) + " ms ± " + ms(r.std_ms) + ", median " + ms(r.median_ms) +
-                           " ms, p95 " + ms(r.p95_ms) + " ms, " + std::to_string(r.samples) + " samples");
+                           " ms, p95 " + ms(r.p95_ms) + " ms, " + format_count(r.samples) + " samples");
   }
   latency.series.push_back(std::move(lat));
   s.figures.push_back({"", render_bar_chart(latency)});
@@ -198,8 +202,8 @@ void add_run_charts(const BenchRun& run, Section& s) {
   t.table.align.resize(t.table.headers.size(), Table::Align::kRight);
   t.table.align.back() = Table::Align::kLeft;
   for (const auto& r : rs) {
-    t.table.add_row({r.config, num(r.n_layer, 0) + "/" + num(r.n_head, 0) + "/" + num(r.n_embd, 0), num(r.batch_size, 0),
-                     num(r.seq_len, 0), ms(r.mean_ms), ms(r.median_ms), ms(r.p95_ms), ms(r.std_ms),
+    t.table.add_row({r.config, whole(r.n_layer) + "/" + whole(r.n_head) + "/" + whole(r.n_embd), whole(r.batch_size),
+                     whole(r.seq_len), ms(r.mean_ms), ms(r.median_ms), ms(r.p95_ms), ms(r.std_ms),
                      std::isfinite(r.std_ms) && r.mean_ms > 0 ? num(100 * r.std_ms / r.mean_ms, 1) + "%" : "–",
                      std::isfinite(r.tokens_per_s) ? format_count_of(r.tokens_per_s) : "–",
                      std::isfinite(r.roofline_fraction) ? num(r.roofline_fraction * 100, 1) + "%" : "–", r.status});
@@ -281,6 +285,40 @@ struct TrendLine {
   std::vector<std::pair<std::size_t, const BenchResult*>> points;  ///< run index, result
 };
 
+/// One benchmark's results over the runs, joined as vbench compare pairs them (formats/bench paired_benchmark): by
+/// name, else a single run's "gpt2" at B=4 T=64 with a sweep's "gpt2/B:4/T:64". Named by the sweep's key where a
+/// run has it, as compare names the pair.
+struct TrendBenchmark {
+  std::string config;
+  std::vector<std::pair<std::size_t, const BenchResult*>> results;  ///< run index, result
+};
+
+std::vector<TrendBenchmark> trend_benchmarks(const std::vector<BenchRun>& runs) {
+  auto shape_of = [](const BenchResult& r) {
+    auto as_int = [](double v) { return std::isfinite(v) ? static_cast<int>(v) : 0; };  // read as an int: in range
+    return vbench::BenchmarkShape{r.config, as_int(r.batch_size), as_int(r.seq_len)};
+  };
+  std::vector<TrendBenchmark> benchmarks;
+  std::vector<vbench::BenchmarkShape> earlier;  // the results of the runs before this one, and their benchmarks
+  std::vector<std::size_t> earlier_benchmarks;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    std::vector<vbench::BenchmarkShape> shapes;
+    std::vector<std::size_t> shape_benchmarks;
+    for (const BenchResult& r : runs[i].results) {
+      shapes.push_back(shape_of(r));
+      std::size_t k = benchmarks.size();
+      if (const auto pair = vbench::paired_benchmark(earlier, shapes.back())) k = earlier_benchmarks[*pair];
+      if (k == benchmarks.size()) benchmarks.push_back({r.config, {}});
+      if (r.config.size() > benchmarks[k].config.size()) benchmarks[k].config = r.config;
+      benchmarks[k].results.push_back({i, &r});
+      shape_benchmarks.push_back(k);
+    }
+    earlier.insert(earlier.end(), shapes.begin(), shapes.end());
+    earlier_benchmarks.insert(earlier_benchmarks.end(), shape_benchmarks.begin(), shape_benchmarks.end());
+  }
+  return benchmarks;
+}
+
 /// A config whose runs differ in backend, device, dtype, B or T gets a line per setup, named by what differs, and
 /// a note: one line through an H100 bf16 run and a CPU fp32 run would read as a 100x regression.
 std::vector<TrendLine> trend_lines(const std::vector<BenchRun>& runs, std::vector<std::string>& notes) {
@@ -290,26 +328,20 @@ std::vector<TrendLine> trend_lines(const std::vector<BenchRun>& runs, std::vecto
                                     std::isfinite(r.batch_size) ? "B=" + num(r.batch_size, 0) : "",
                                     std::isfinite(r.seq_len) ? "T=" + num(r.seq_len, 0) : ""};
   };
-  std::vector<std::string> configs;
-  for (const auto& run : runs)
-    for (const auto& r : run.results)
-      if (std::find(configs.begin(), configs.end(), r.config) == configs.end()) configs.push_back(r.config);
   std::vector<TrendLine> lines;
-  for (const std::string& config : configs) {
+  for (const TrendBenchmark& benchmark : trend_benchmarks(runs)) {
+    const std::string& config = benchmark.config;
     std::vector<std::vector<std::string>> setups;  // distinct, in order of first run
     std::vector<std::vector<std::pair<std::size_t, const BenchResult*>>> points;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      for (const auto& r : runs[i].results) {
-        if (r.config != config) continue;
-        const std::vector<std::string> setup = setup_of(runs[i], r);
-        auto it = std::find(setups.begin(), setups.end(), setup);
-        if (it == setups.end()) {
-          setups.push_back(setup);
-          points.emplace_back();
-          it = setups.end() - 1;
-        }
-        points[static_cast<std::size_t>(it - setups.begin())].push_back({i, &r});
+    for (const auto& [i, r] : benchmark.results) {
+      const std::vector<std::string> setup = setup_of(runs[i], *r);
+      auto it = std::find(setups.begin(), setups.end(), setup);
+      if (it == setups.end()) {
+        setups.push_back(setup);
+        points.emplace_back();
+        it = setups.end() - 1;
       }
+      points[static_cast<std::size_t>(it - setups.begin())].push_back({i, r});
     }
     std::vector<std::size_t> differ;  // parts of the setup that are not the same in every run
     for (std::size_t p = 0; p < std::size(kParts); ++p)

@@ -72,19 +72,66 @@ void begin_chart(SvgCanvas& svg, double width, double height, const std::string&
   if (!title.empty()) svg.text(12, 20, shorten(title, static_cast<std::size_t>(width / 8.5)), "ctitle");
 }
 
-void draw_legend(SvgCanvas& svg, const std::vector<std::string>& names, const std::vector<std::string>& colors,
-                 double right, double y) {
-  if (names.size() < 2 && colors.size() < 2) return;
-  double total = 0;
-  for (const auto& n : names) total += 12 + 4 + text_width(n, 11) + 12;
-  double x = right - total;
-  // Not enough room on one line: start at the left edge and let it run; charts are wide enough in practice.
-  x = std::max(x, 12.0);
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    svg.rect(x, y - 9, 12, 10, "", colors[i], names[i]);
-    svg.text(x + 16, y, names[i], "legend");
-    x += 12 + 4 + text_width(names[i], 11) + 12;
+namespace {
+
+constexpr double kLegendLeft = 12;
+
+/// A legend's entries (swatch, gap, name, space), their widths, and where they go: one right-aligned line, or
+/// `columns` columns of `column_px` from kLegendLeft.
+struct LegendLayout {
+  std::vector<std::string> names;
+  std::vector<double> widths;
+  bool one_line = true;
+  std::size_t columns = 1, rows = 1;
+  double column_px = 0, total_px = 0;
+};
+
+LegendLayout layout_legend(const std::vector<std::string>& names, double right) {
+  LegendLayout l;
+  const double max_text_px = std::max(right - kLegendLeft - 28, 60.0);  // a name wider than the chart is cut
+  for (const std::string& n : names) {
+    l.names.push_back(text_width(n, 11) <= max_text_px ? n : shorten(n, static_cast<std::size_t>(max_text_px / 6.6)));
+    l.widths.push_back(12 + 4 + text_width(l.names.back(), 11) + 12);
+    l.total_px += l.widths.back();
+    l.column_px = std::max(l.column_px, l.widths.back());
   }
+  l.one_line = right - l.total_px >= kLegendLeft;
+  if (!l.one_line && !names.empty()) {
+    // The last column's trailing space may run past `right`: columns * column_px - 12 + kLegendLeft <= right.
+    l.columns = std::max<std::size_t>(1, static_cast<std::size_t>(right / l.column_px));
+    l.rows = (names.size() + l.columns - 1) / l.columns;
+  }
+  return l;
+}
+
+}  // namespace
+
+void draw_legend(SvgCanvas& svg, const std::vector<std::string>& names, const std::vector<std::string>& colors,
+                 double right, double y, const std::vector<std::string>& dashes) {
+  if (names.size() < 2 && colors.size() < 2) return;
+  const LegendLayout l = layout_legend(names, right);
+  double x = right - l.total_px;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    double row_y = y;
+    if (!l.one_line) {  // row by row, so the names read in series order
+      x = kLegendLeft + static_cast<double>(i % l.columns) * l.column_px;
+      row_y = y + static_cast<double>(i / l.columns) * kLegendRowPx;
+    }
+    if (i < dashes.size() && !dashes[i].empty()) {
+      svg.rect(x, row_y - 9, 12, 10, "", "transparent", names[i]);  // the hover target; the line shows the dash
+      svg.polyline(num(x) + "," + num(row_y - 4) + " " + num(x + 12) + "," + num(row_y - 4), colors[i], "line",
+                   dashes[i]);
+    } else {
+      svg.rect(x, row_y - 9, 12, 10, "", colors[i], names[i]);
+    }
+    svg.text(x + 16, row_y, l.names[i], "legend");
+    x += l.widths[i];
+  }
+}
+
+double legend_extra_height(const std::vector<std::string>& names, double right) {
+  if (names.size() < 2) return 0;
+  return static_cast<double>(layout_legend(names, right).rows - 1) * kLegendRowPx;
 }
 
 Scale draw_y_axis(SvgCanvas& svg, const PlotArea& area, const Axis& axis, double lo, double hi) {

@@ -32,9 +32,19 @@ std::vector<std::string> wrap_text(std::string_view text, std::size_t max_chars,
 /// Opens the <svg class="vchart">, paints the background and the title.
 void begin_chart(SvgCanvas& svg, double width, double height, const std::string& title);
 
-/// Colour swatches with names, right-aligned so they end at `right`, on baseline `y`.
+/// Colour swatches with names, right-aligned so they end at `right`, on baseline `y`. Names that do not fit on one
+/// line go into rows of equal-width columns from the left edge, one row per kLegendRowPx below `y`, so every name
+/// stays inside the chart (a 20-series trend). Where `dashes` gives an entry a stroke-dasharray, its swatch is a
+/// dashed line, as its series is drawn.
 void draw_legend(SvgCanvas& svg, const std::vector<std::string>& names, const std::vector<std::string>& colors,
-                 double right, double y);
+                 double right, double y, const std::vector<std::string>& dashes = {});
+
+/// Distance between the baselines of a wrapped legend's rows, in px.
+inline constexpr double kLegendRowPx = 16;
+
+/// The px a legend of `names` ending at `right` takes below its first line (0 when it fits on one): what a chart
+/// adds to its height and to the top of its plot.
+double legend_extra_height(const std::vector<std::string>& names, double right);
 
 /// Grid lines, ticks and the rotated axis title for a vertical value axis; returns the data -> px scale.
 Scale draw_y_axis(SvgCanvas& svg, const PlotArea& area, const Axis& axis, double lo, double hi);

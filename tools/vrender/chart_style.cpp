@@ -14,6 +14,12 @@ std::string palette_color(int i) {
   return kColors[i % 10];
 }
 
+std::string series_dash(int i) {
+  static const char* kDashes[] = {"6 3", "2 3", "8 3 2 3"};
+  if (i < 10) return "";
+  return kDashes[(i / 10 - 1) % 3];
+}
+
 std::string ramp_color(double t) {
   // Viridis sampled at 9 points, linearly interpolated.
   static const int kStops[9][3] = {{68, 1, 84},    {71, 44, 122},  {59, 81, 139},  {44, 113, 142}, {33, 144, 141},

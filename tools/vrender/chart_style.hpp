@@ -9,6 +9,10 @@ namespace vtools::vrender {
 /// Palette colour `i` (cycles through 10 colours readable on light and dark backgrounds); i < 0 -> neutral grey.
 std::string palette_color(int i);
 
+/// Stroke dash of line series `i`: "" (solid) for the first 10, which have a palette colour each, then a dash per
+/// further 10 ("6 3", "2 3", "8 3 2 3", cycling), so series 11 reads apart from series 1 in its colour.
+std::string series_dash(int i);
+
 /// Viridis-like ramp, t in [0, 1] -> "#rrggbb" (perceptually ordered, colour-blind safe).
 std::string ramp_color(double t);
 

@@ -22,7 +22,8 @@ Svg render_lane_chart(const LaneChart& chart) {
   }
   double label_w = 60;
   for (const auto& lane : chart.lanes) label_w = std::max(label_w, text_width(shorten(lane.name, 28), 11) + 16);
-  double top = chart.title.empty() ? 20.0 : 48.0;
+  // A legend of several rows (a trace's ten kernels) pushes the lanes down by its extra rows.
+  double top = (chart.title.empty() ? 20.0 : 48.0) + legend_extra_height(chart.legend, chart.width - 16);
   double height = top + chart.lane_height * static_cast<double>(std::max<std::size_t>(chart.lanes.size(), 1)) + 48;
   SvgCanvas svg;
   begin_chart(svg, chart.width, height, chart.title);

@@ -107,9 +107,12 @@ void SvgCanvas::text(double x, double y, std::string_view content, std::string_v
   out_ += ">" + xml_escape(content) + "</text>\n";
 }
 
-void SvgCanvas::polyline(std::string_view points, std::string_view stroke, std::string_view css_class) {
+void SvgCanvas::polyline(std::string_view points, std::string_view stroke, std::string_view css_class,
+                         std::string_view dash) {
   out_ += "<polyline points=\"" + std::string(points) + "\" stroke=\"" + std::string(stroke) + "\" class=\"" +
-          std::string(css_class) + "\"/>\n";
+          std::string(css_class) + "\"";
+  if (!dash.empty()) out_ += " stroke-dasharray=\"" + std::string(dash) + "\"";
+  out_ += "/>\n";
 }
 
 }  // namespace vtools::vrender

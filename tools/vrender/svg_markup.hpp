@@ -29,7 +29,9 @@ class SvgCanvas {
   /// `anchor` is start|middle|end; `rotate` degrees around (x, y).
   void text(double x, double y, std::string_view content, std::string_view css_class, std::string_view anchor = "start",
             double rotate = 0);
-  void polyline(std::string_view points, std::string_view stroke, std::string_view css_class);
+  /// `dash`: a stroke-dasharray ("6 3"), or "" for a solid line.
+  void polyline(std::string_view points, std::string_view stroke, std::string_view css_class,
+                std::string_view dash = "");
   /// Raw markup (already escaped), e.g. a nested <svg>.
   void raw(std::string_view markup) { out_ += markup; }
 

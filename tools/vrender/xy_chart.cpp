@@ -9,8 +9,17 @@
 namespace vtools::vrender {
 
 Svg render_xy_chart(const XYChart& chart) {
+  std::vector<std::string> names, colors, dashes;
+  for (std::size_t k = 0; k < chart.series.size(); ++k) {
+    names.push_back(chart.series[k].name);
+    colors.push_back(palette_color(static_cast<int>(k)));
+    dashes.push_back(chart.lines ? series_dash(static_cast<int>(k)) : "");
+  }
+  // A legend of more rows than one makes the chart that much taller, so the plot keeps its height.
+  const double legend_px = legend_extra_height(names, chart.width - 16);
+  const double height = chart.height + legend_px;
   SvgCanvas svg;
-  begin_chart(svg, chart.width, chart.height, chart.title);
+  begin_chart(svg, chart.width, height, chart.title);
   double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
   bool any = false;
   for (const auto& s : chart.series) {
@@ -27,9 +36,9 @@ Svg render_xy_chart(const XYChart& chart) {
   bool categorical = !chart.x_labels.empty();
   if (categorical) xlo = -0.5, xhi = static_cast<double>(chart.x_labels.size()) - 0.5;
 
-  PlotArea area{70, chart.title.empty() ? 20.0 : 52.0, chart.width - ref_label_margin(chart.ref_lines), 0};
+  PlotArea area{70, (chart.title.empty() ? 20.0 : 52.0) + legend_px, chart.width - ref_label_margin(chart.ref_lines), 0};
   double band = categorical ? area.width() / static_cast<double>(chart.x_labels.size()) : 0;
-  area.bottom = chart.height - (categorical ? category_margin(chart.x_labels, band) : 44);
+  area.bottom = height - (categorical ? category_margin(chart.x_labels, band) : 44);
   svg.rect(area.left, area.top, area.width(), area.height(), "plot");
   Scale y = draw_y_axis(svg, area, chart.y, ylo, yhi);
   Scale x{xlo, xhi, area.left, area.right, false};
@@ -41,12 +50,7 @@ Svg render_xy_chart(const XYChart& chart) {
     x = draw_x_axis(svg, area, chart.x, xlo, xhi);
   }
 
-  std::vector<std::string> names, colors;
-  for (std::size_t k = 0; k < chart.series.size(); ++k) {
-    names.push_back(chart.series[k].name);
-    colors.push_back(palette_color(static_cast<int>(k)));
-  }
-  draw_legend(svg, names, colors, chart.width - 16, 40);
+  draw_legend(svg, names, colors, chart.width - 16, 40, dashes);
   draw_ref_lines(svg, area, y, chart.ref_lines);
 
   for (std::size_t k = 0; k < chart.series.size(); ++k) {
@@ -60,7 +64,7 @@ Svg render_xy_chart(const XYChart& chart) {
         if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
         points += (points.empty() ? "" : " ") + num(px(s.x[i])) + "," + num(y(s.y[i]));
       }
-      if (!points.empty()) svg.polyline(points, color, "line");
+      if (!points.empty()) svg.polyline(points, color, "line", dashes[k]);
     }
     for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
       if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
@@ -72,7 +76,7 @@ Svg render_xy_chart(const XYChart& chart) {
     }
   }
   svg.close();
-  return {svg.take(), chart.width, chart.height};
+  return {svg.take(), chart.width, height};
 }
 
 }  // namespace vtools::vrender
