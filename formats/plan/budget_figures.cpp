@@ -30,6 +30,8 @@ std::optional<std::int64_t> triton_shared(const Summary& s) {
   return s.triton_shared_bytes ? s.triton_shared_bytes : s.compiler_shared_bytes;
 }
 
+std::int64_t tmem_total_cols(const Summary& s) { return s.compiler_tmem_cols.value_or(s.tmem_allocated_cols); }
+
 bool has_tmem(const Summary& s) { return s.tmem_limit_cols > 0 || s.tmem_allocated_cols > 0 || s.tmem_peak_cols > 0; }
 
 std::vector<BudgetFigure> budget_figures(const Summary& s) {
@@ -43,9 +45,11 @@ std::vector<BudgetFigure> budget_figures(const Summary& s) {
   if (const auto t = triton_shared(s)) out.push_back({"Triton's shared", bytes(*t)});
   out.push_back({"SMEM limit", bytes(s.smem_limit_bytes)});
   if (has_tmem(s)) {
-    out.push_back({"TMEM total", cols(s.tmem_allocated_cols)});
+    out.push_back({"TMEM total", cols(tmem_total_cols(s))});
     out.push_back({"TMEM peak", cols(s.tmem_peak_cols) + " at op " + std::to_string(s.tmem_peak_op)});
+    out.push_back({"TMEM layout", s.compiler_tmem_cols ? "the compiler's (post-allocation IR)" : "vplan's own"});
     if (s.compiler_tmem_cols) out.push_back({"Triton's TMEM", cols(*s.compiler_tmem_cols)});
+    out.push_back({"vplan's TMEM", cols(s.tmem_allocated_cols)});
     out.push_back({"TMEM limit", cols(s.tmem_limit_cols)});
   }
   out.push_back({"fits", s.fits ? "yes" : "NO — over budget"});

@@ -32,6 +32,10 @@ std::string smem_peak_set_text(const Summary& s);
 /// `ttg.shared` (post-allocation IR); nullopt when the input carries neither.
 std::optional<std::int64_t> triton_shared(const Summary& s);
 
+/// The TMEM total the verdict takes: the module's ttg.tensor_memory_size when the IR carries it, else vplan's own
+/// (tmem_allocated_cols).
+std::int64_t tmem_total_cols(const Summary& s);
+
 /// Whether the target has tensor memory or the plan uses some (else the TMEM figures are left out).
 bool has_tmem(const Summary& s);
 
@@ -39,8 +43,9 @@ bool has_tmem(const Summary& s);
 /// the warp_specialize's regions counted at once" where each region is taken at its own peak); SMEM scratch
 /// (the sum of the scratch buffers Triton gives ops, with the upper bounds among them); SMEM captures (the
 /// warp_specialize capture area, one of those scratch buffers; when there is one); SMEM layout (whose offsets the total
-/// is at); Triton's shared (when known); SMEM limit; TMEM total (allocated columns, the verdict's figure), TMEM peak,
-/// Triton's TMEM (the module's ttg.tensor_memory_size, when known), TMEM limit (TMEM lines only where has_tmem); fits.
+/// is at); Triton's shared (when known); SMEM limit; TMEM total (tmem_total_cols, the verdict's figure), TMEM peak,
+/// TMEM layout (the compiler's when the module carries ttg.tensor_memory_size), Triton's TMEM (that figure, when
+/// known), vplan's TMEM (its own placement's total), TMEM limit (TMEM lines only where has_tmem); fits.
 std::vector<BudgetFigure> budget_figures(const Summary& s);
 
 }  // namespace vtools::vplan

@@ -94,6 +94,7 @@ Buffer read_buffer(const FieldReader& j, std::size_t index) {
   b.start = live[0];
   b.end = live[1];
   b.offset = j.integer<std::int64_t>("offset", 0);
+  b.row_offset = j.integer<int>("row_offset", 0);
   b.alignment = j.integer<std::int64_t>("alignment", 1);
   b.channels = j.integers<int>("channels");
   b.operand_d = j.integer<int>("operand_d", 0);
@@ -102,6 +103,7 @@ Buffer read_buffer(const FieldReader& j, std::size_t index) {
   b.scratch_op = j.string("scratch_op");
   b.size_exact = j.boolean("size_exact", true);
   b.compiler_offsets = j.integers<std::int64_t>("compiler_offsets");
+  b.compiler_row_offset = j.integer<int>("compiler_row_offset", -1);
   b.planner_id = j.integer<int>("planner_id", -1);
   b.planner_copy = j.integer<int>("planner_copy", 0);
   b.planner_offset = j.integer<std::int64_t>("planner_offset", -1);

@@ -63,6 +63,7 @@ struct Buffer {
   int start = 0, end = 0;  ///< liveness [start, end) in op ids
   std::int64_t alignment = 16;
   std::int64_t offset = 0;          ///< bytes (SMEM) or columns (TMEM) from the allocator
+  int row_offset = 0;               ///< TMEM lane offset from the allocator: 0, or 16 for a 64-row second half
   std::vector<int> channels;
   std::vector<int> users;           ///< op ids that access the buffer (views followed)
   int operand_d = 0;                ///< channels of this buffer that are MMA accumulators read and written
@@ -73,6 +74,7 @@ struct Buffer {
   // The compiler's plan, when the IR carries it (post-allocation IR, the WS planner's attributes).
   std::vector<std::int64_t> compiler_offsets;  ///< allocation.offset (bytes; one per partition in WS code) or
                                                ///< tensor_memory_col_offset (TMEM columns); empty = not in the IR
+  int compiler_row_offset = -1;     ///< tensor_memory_row_offset (TMEM lane offset); -1 = not in the IR
   int planner_id = -1;              ///< buffer.id: allocations sharing one form a reuse group (-1 = absent)
   int planner_copy = 0;             ///< buffer.copy: copies the planner gave it (0 = absent)
   std::int64_t planner_offset = -1; ///< buffer.offset within the group (-1 = absent)
@@ -106,7 +108,8 @@ struct Summary {
   bool smem_peak_regions = false;         ///< the peak is a warp_specialize's: smem_peak_op is that op, and its
                                           ///< regions are counted at once (its capture area, dead by then, is not)
   std::int64_t tmem_peak_cols = 0;
-  std::int64_t tmem_allocated_cols = 0;   ///< end of the highest TMEM allocation (columns rounded as tcgen05.alloc)
+  std::int64_t tmem_allocated_cols = 0;   ///< vplan's own TMEM total: end of its highest TMEM allocation, rounded
+                                          ///< as Triton rounds ttg.tensor_memory_size (32, 64, 128, 256, 512)
   std::int64_t tmem_limit_cols = 0;
   int tmem_peak_op = 0;
   std::vector<int> tmem_live_at_peak;

@@ -109,6 +109,7 @@ void write_buffer(JsonWriter& w, const Buffer& b) {
   w.value(b.end);
   w.end_array();
   w.field("offset", b.offset);
+  if (b.space == MemorySpace::kTmem) w.field("row_offset", b.row_offset);
   w.field("alignment", b.alignment);
   array_field(w, "channels", b.channels);
   w.field("operand_d", b.operand_d);
@@ -119,6 +120,7 @@ void write_buffer(JsonWriter& w, const Buffer& b) {
   else w.value(nullptr);
   w.field("size_exact", b.size_exact);
   array_field(w, "compiler_offsets", b.compiler_offsets);
+  if (b.space == MemorySpace::kTmem) int_or_null(w, "compiler_row_offset", b.compiler_row_offset >= 0, b.compiler_row_offset);
   int_or_null(w, "planner_id", b.planner_id >= 0, b.planner_id);
   int_or_null(w, "planner_copy", b.planner_copy > 0, b.planner_copy);
   int_or_null(w, "planner_offset", b.planner_offset >= 0, b.planner_offset);

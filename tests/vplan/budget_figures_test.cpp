@@ -61,9 +61,13 @@ TEST_CASE("budget_figures: a range where scratch sizes are upper bounds; TMEM li
   CHECK(lines(s) == std::vector<std::string>{"SMEM total: 231096-296216 B", "SMEM peak: 0 B at op 0",
                                              "SMEM scratch: 132007 B (131072 B upper bounds)",
                                              "SMEM layout: the compiler's (post-allocation IR)", "SMEM limit: 0 B",
-                                             "TMEM total: 448 cols", "TMEM peak: 448 cols at op 116",
-                                             "Triton's TMEM: 512 cols", "TMEM limit: 512 cols",
-                                             "fits: NO — over budget"});
+                                             "TMEM total: 512 cols", "TMEM peak: 448 cols at op 116",
+                                             "TMEM layout: the compiler's (post-allocation IR)",
+                                             "Triton's TMEM: 512 cols", "vplan's TMEM: 448 cols",
+                                             "TMEM limit: 512 cols", "fits: NO — over budget"});
+  CHECK(tmem_total_cols(s) == 512);  // the module's figure when the IR carries it
+  s.compiler_tmem_cols.reset();
+  CHECK(tmem_total_cols(s) == 448);
 }
 
 TEST_CASE("budget_figures: Triton's shared is its metadata's total, else the module's ttg.shared") {

@@ -6,6 +6,7 @@
 
 #include "doctest/doctest.h"
 #include "libcommon/input_file.hpp"
+#include "formats/plan/budget_figures.hpp"
 #include "tools/vplan/buffers.hpp"
 #include "tools/vplan/ir_dump_log.hpp"
 #include "tools/vplan/plan_builder.hpp"
@@ -37,6 +38,7 @@ std::string strip_allocation(const std::string& text) {
   std::string s = std::regex_replace(text, std::regex(R"( \{allocation\.offset = [0-9]+ : i32\})"), "");
   s = std::regex_replace(s, std::regex(R"(allocation\.offset = [0-9]+ : i32, ?)"), "");
   s = std::regex_replace(s, std::regex(R"(ttg\.shared = [0-9]+ : i32, )"), "");
+  s = std::regex_replace(s, std::regex(R"(ttg\.tensor_memory_size = [0-9]+ : i32, )"), "");
   return std::regex_replace(s, std::regex(R"(tensor_memory_col_offset = [0-9]+ : i32, tensor_memory_row_offset = [0-9]+ : i32)"), "");
 }
 
@@ -163,6 +165,78 @@ TEST_CASE("compiler plan: vplan's own placement puts every buffer at the compile
     }
   }
   CHECK(buffers == 94);  // every SMEM buffer of the 11 fixtures
+}
+
+TEST_CASE("compiler plan: vplan's own TMEM columns, rows and total are the compiler's on every sm100 fixture") {
+  // Triton's TensorMemoryAllocation.cpp rule (tmem_placement.hpp): program order, lowest aligned column among the
+  // allocations still live. On the post-allocation IR vplan places beside the compiler's attributes; on the IR with
+  // them taken out it places alone; both must give tensor_memory_col_offset / _row_offset and the module's size.
+  const auto md = nlohmann::json::parse(read_input(compiler_dir() + "metadata.json"));
+  int tmem = 0;
+  for (const char* stem : {"matmul_tma_ws_sm100", "attn_ws_d128_sm100"}) {
+    CAPTURE(stem);
+    const std::string name = compiler_dir() + stem + ".ttgir";
+    const std::string text = read_input(name);
+    Plan p = plan_text(text, name);
+    Plan stripped = plan_text(strip_allocation(text), name);
+    const std::int64_t tmem_size = md.at(stem).at("tmem_size").get<std::int64_t>();
+    REQUIRE(p.summary.compiler_tmem_cols);
+    CHECK(*p.summary.compiler_tmem_cols == tmem_size);
+    CHECK(tmem_total_cols(p.summary) == tmem_size);
+    CHECK(p.summary.tmem_allocated_cols == tmem_size);
+    CHECK_FALSE(stripped.summary.compiler_tmem_cols);
+    CHECK(stripped.summary.tmem_allocated_cols == tmem_size);
+    std::vector<const Buffer*> own_tmem;  // scratch may differ without the compiler's offsets; TMEM buffers do not
+    for (const Buffer& b : stripped.buffers)
+      if (b.space == MemorySpace::kTmem) own_tmem.push_back(&b);
+    std::size_t next = 0;
+    for (const Buffer& b : p.buffers) {
+      if (b.space != MemorySpace::kTmem) continue;
+      CAPTURE(b.name);
+      REQUIRE(b.compiler_offsets.size() == 1);
+      CHECK(b.compiler_row_offset == 0);
+      CHECK(b.offset == b.compiler_offsets[0]);
+      CHECK(b.row_offset == b.compiler_row_offset);
+      CHECK(b.compiler_offsets[0] + b.cols <= tmem_size);
+      REQUIRE(next < own_tmem.size());
+      const Buffer& own = *own_tmem[next++];
+      CHECK(own.name == b.name);
+      CHECK(own.compiler_offsets.empty());
+      CHECK(own.compiler_row_offset == -1);
+      CHECK(own.offset == b.compiler_offsets[0]);
+      ++tmem;
+    }
+  }
+  CHECK(tmem == 4);  // matmul's accumulator; attn's acc (f32), qk (2 x f32), acc (f16, packed)
+}
+
+TEST_CASE("compiler plan: TMEM sizes per Triton's getTmemAllocSizes") {
+  auto size = [](const std::string& memdesc, const std::string& encoding) {
+    const std::string ir = "#tmem = " + encoding +
+                           "\nmodule attributes {ttg.target = \"cuda:100\"} {\n  tt.func public @k() {\n"
+                           "    %a = ttng.tmem_alloc : () -> !ttg.memdesc<" +
+                           memdesc + ", #tmem, #ttng.tensor_memory, mutable>\n    tt.return\n  }\n}\n";
+    Plan p = build_plan(read_ttgir(ir, "k.ttgir"), {});
+    REQUIRE(p.buffers.size() == 1);
+    return std::to_string(p.buffers[0].rows) + "x" + std::to_string(p.buffers[0].cols);
+  };
+  const std::string m128 = "#ttng.tensor_memory_encoding<blockM = 128, blockN = 128, colStride = 1>";
+  CHECK(size("128x128xf32", m128) == "128x128");
+  CHECK(size("2x128x128xf32", m128) == "128x256");  // copies side by side
+  CHECK(size("256x128xf32", m128) == "128x256");    // a second block of M in more columns
+  CHECK(size("128x128xf16", m128) == "128x64");     // colStride 1: two f16 per 32-bit column
+  CHECK(size("128x128xf16", "#ttng.tensor_memory_encoding<blockM = 128, blockN = 128, colStride = 2>") == "128x128");
+  CHECK(size("128x128xf16", "#ttng.tensor_memory_encoding<blockM = 128, blockN = 128, unpacked = true>") == "128x128");
+  CHECK(size("128x128xf8E4M3FN", m128) == "128x32");
+  // M = 64: lanes 0-15 of each warp; one block of N leaves lanes 16-31 free (64 rows), two fill them.
+  CHECK(size("64x128xf32", "#ttng.tensor_memory_encoding<blockM = 64, blockN = 128, colStride = 1>") == "64x128");
+  CHECK(size("64x256xf32", "#ttng.tensor_memory_encoding<blockM = 64, blockN = 128, colStride = 1>") == "128x128");
+  CHECK(size("128x128xf32", "#ttng.tensor_memory_encoding<blockM = 64, blockN = 128, colStride = 1>") == "128x128");
+  // One CTA's share when split over a CTA pair.
+  CHECK(size("256x128xf32", "#ttng.tensor_memory_encoding<blockM = 128, blockN = 128, colStride = 1, CTASplitM = 2>") ==
+        "128x128");
+  // Scales: 2 x ceil(M / 64) x ceil(K / 4) columns over all lanes.
+  CHECK(size("128x8xi8", "#ttng.tensor_memory_scales_encoding<>") == "128x8");
 }
 
 TEST_CASE("compiler plan: scan and reduction scratch per Triton's rules on blocked layouts") {

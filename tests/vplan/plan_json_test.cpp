@@ -36,6 +36,27 @@ TEST_CASE("plan_json: a plan survives writing and reading back") {
   CHECK(dump_json(plan_document(q, "ttgir")).size() == text.size());  // nothing lost (created may differ only)
 }
 
+TEST_CASE("plan_json: TMEM lane offsets, vplan's and the compiler's, survive writing and reading back") {
+  Plan p = fixture_plan("attn_ws_sm100");
+  int tmem = 0;
+  for (Buffer& b : p.buffers)
+    if (b.space == MemorySpace::kTmem) b.row_offset = 16, b.compiler_row_offset = tmem++ ? 16 : 0;
+  REQUIRE(tmem == 3);
+  p.summary.compiler_tmem_cols = 512;
+  const std::string text = dump_json(plan_document(p, "ttgir"));
+  Plan q = read_plan_json(text, "p.json");
+  for (std::size_t i = 0; i < p.buffers.size(); ++i) {
+    CAPTURE(i);
+    CHECK(q.buffers[i].row_offset == p.buffers[i].row_offset);
+    CHECK(q.buffers[i].compiler_row_offset == p.buffers[i].compiler_row_offset);
+  }
+  CHECK(q.summary.compiler_tmem_cols == 512);
+  // Absent (SMEM buffers, IR without the attribute): vplan's 0, the compiler's none.
+  CHECK(text.find("\"compiler_row_offset\": null") == std::string::npos);
+  Plan r = read_plan_json(dump_json(plan_document(fixture_plan("attn_ws_sm100"), "ttgir")), "p.json");
+  for (const Buffer& b : r.buffers) CHECK(b.compiler_row_offset == -1);
+}
+
 TEST_CASE("plan_json: documents without required fields are refused by name") {
   auto error_of = [](const std::string& text) {
     try {

@@ -16,8 +16,11 @@ TEST_CASE("table_writer: TMEM table has the planner's columns; one row per alloc
   write_tables(p, TableStyle::kMarkdown, md);
   std::string s = md.str();
   CHECK(s.rfind("## kernel attn_fwd (cuda:100, 4 warps, 12 in all, 4 partitions, 400 ops)\n", 0) == 0);
-  CHECK(s.find("| Name | Size | Channels | Liveness | OperandD | Column |") != std::string::npos);
-  CHECK(s.find("| acc | 128x128 | ch1, ch2, ch3 | [63-386) | 3 | 256 |") != std::string::npos);
+  CHECK(s.find("| Name | Size | Channels | Liveness | OperandD | Column | Row | vplan |") != std::string::npos);
+  // No compiler attributes in the cache's IR: Column and Row are vplan's own, marked '*'. Program order: acc first.
+  CHECK(s.find("| acc | 128x128 | ch1, ch2, ch3 | [61-386) | 3 | 0* | 0* | 0 |") != std::string::npos);
+  CHECK(s.find("| qk | 128x256 | ch10, ch11, ch12 | [114-349) | 0 | 128* | 0* | 128 |") != std::string::npos);
+  CHECK(s.find("| acc | 128x64 | ch13 | [115-349) | 0 | 384* | 0* | 384 |") != std::string::npos);
 }
 
 TEST_CASE("table_writer: check report says ok or OVER per memory and lists the buffers at the peak") {

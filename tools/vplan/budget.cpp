@@ -5,6 +5,7 @@
 #include "formats/plan/budget_figures.hpp"
 #include "libcommon/human_units.hpp"
 #include "tools/vplan/memory_allocator.hpp"
+#include "tools/vplan/tmem_placement.hpp"
 #include "tools/vplan/triton_placement.hpp"
 #include "tools/vplan/ttgir_type.hpp"
 
@@ -47,13 +48,6 @@ std::int64_t warp_specialize_capture_bytes(const Op& ws) {
 }
 
 namespace {
-
-std::int64_t tmem_alloc_cols(int cols) {
-  if (cols <= 0) return 0;  // an imported buffer of unknown size
-  std::int64_t c = 32;
-  while (c < cols) c *= 2;
-  return c;
-}
 
 std::string names_of(const Plan& plan, const std::vector<int>& ids) {
   std::string out;
@@ -107,7 +101,7 @@ std::vector<std::int64_t> place_smem(const Plan& plan, const std::vector<SmemIte
 void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture_bytes,
                     std::optional<std::int64_t> triton_shared, const CompilerTotals& compiler,
                     const std::vector<std::pair<int, std::string>>& unknown_scratch,
-                    const std::vector<SmemItem>& allocator_view) {
+                    const std::vector<SmemItem>& allocator_view, const std::vector<int>& tmem_row_groups) {
   Summary& s = plan.summary;
   s.smem_limit_bytes = limits.smem_bytes;
   s.tmem_limit_cols = limits.tmem_cols;
@@ -123,17 +117,25 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
     for (const Buffer& b : plan.buffers) {
       if (b.space != space) continue;
       ids.push_back(b.id);
-      const std::int64_t size = space == MemorySpace::kSmem ? b.bytes : tmem_alloc_cols(b.cols);
-      const std::int64_t align = space == MemorySpace::kSmem ? b.alignment : 32;
-      alloc_items.push_back({size, align, b.start, b.end});
-      peak_items.push_back({space == MemorySpace::kSmem ? b.bytes : b.cols, 1, b.start, b.end});
-      const bool in_region = space == MemorySpace::kSmem && allocator_view.size() == plan.buffers.size() &&
-                             allocator_view[b.id].ws >= 0;
+      const std::int64_t size = space == MemorySpace::kSmem ? b.bytes : std::max(b.cols, 0);
+      alloc_items.push_back({size, b.alignment, b.start, b.end});
+      peak_items.push_back({size, 1, b.start, b.end});
+      const bool in_region = allocator_view.size() == plan.buffers.size() && allocator_view[b.id].ws >= 0;
       region_of.emplace_back(in_region ? allocator_view[b.id].ws : -1, in_region ? allocator_view[b.id].region : 0);
     }
     std::vector<std::int64_t> offsets;
     if (space == MemorySpace::kTmem) {
-      offsets = assign_offsets_first_fit(alloc_items);
+      std::vector<TmemItem> items;
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        const Buffer& b = plan.buffers[ids[i]];
+        const int group = ids[i] < static_cast<int>(tmem_row_groups.size()) ? tmem_row_groups[ids[i]] : -1;
+        items.push_back({b.rows, alloc_items[i].size, b.start, b.end, region_of[i].first, region_of[i].second, group});
+      }
+      const auto placed = place_tmem_triton(items);  // in program order: buffer ids follow it
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        offsets.push_back(placed[i].col);
+        plan.buffers[ids[i]].row_offset = placed[i].row;
+      }
     } else {
       const auto by_id = place_smem(plan, allocator_view, [](const Buffer& b) { return b.bytes; });
       for (int id : ids) offsets.push_back(by_id[id]);
@@ -143,8 +145,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
       plan.buffers[ids[i]].offset = offsets[i];
       top = std::max(top, offsets[i] + alloc_items[i].size);
     }
-    // SMEM intervals are Triton's, on which partitions look sequential: the peak counts them concurrently. TMEM
-    // intervals already span the whole warp_specialize (liveness.hpp).
+    // The intervals are Triton's, on which partitions look sequential: the peak counts them concurrently.
     PeakUsage peak = concurrent_peak_usage(peak_items, region_of);
     std::vector<int> live;
     for (int i : peak.live) live.push_back(ids[i]);
@@ -155,7 +156,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
       s.smem_live_at_peak = live;
       s.smem_peak_regions = peak.regions;
     } else {
-      s.tmem_allocated_cols = top;
+      s.tmem_allocated_cols = tmem_module_cols(top);  // one tcgen05.alloc for the kernel, rounded as Triton does
       s.tmem_peak_cols = peak.peak;
       s.tmem_peak_op = peak.at;
       s.tmem_live_at_peak = live;
@@ -192,7 +193,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
   // The verdict goes by the sizes vplan knows (the low end); upper bounds past the limit get a note of their own, so
   // that a kernel Triton launches is not failed for a conversion vplan cannot size.
   const bool smem_fits = s.smem_total_min_bytes <= s.smem_limit_bytes;
-  const bool tmem_fits = s.tmem_allocated_cols <= s.tmem_limit_cols;
+  const bool tmem_fits = tmem_total_cols(s) <= s.tmem_limit_cols;
   s.fits = smem_fits && tmem_fits;
   if (!limits.known)
     s.notes.push_back("target '" + plan.kernel.target + "' is not known to vplan; limits are sm_90's");
@@ -204,7 +205,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
     s.notes.push_back("SMEM over budget: " + std::to_string(s.smem_total_min_bytes) + " > " + std::to_string(s.smem_limit_bytes) +
                       " bytes; " + smem_peak_set_text(s) + ": " + names_of(plan, s.smem_live_at_peak));
   if (!tmem_fits)
-    s.notes.push_back("TMEM over budget: " + std::to_string(s.tmem_allocated_cols) + " > " +
+    s.notes.push_back("TMEM over budget: " + std::to_string(tmem_total_cols(s)) + " > " +
                       std::to_string(s.tmem_limit_cols) + " columns; live at the peak (op " +
                       std::to_string(s.tmem_peak_op) + "): " + names_of(plan, s.tmem_live_at_peak));
   for (const auto& [id, why] : unknown_scratch) {
@@ -236,6 +237,10 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
     }
     s.notes.push_back(note);
   }
+  if (compiler.tmem_cols && *compiler.tmem_cols != s.tmem_allocated_cols)
+    s.notes.push_back("the module's ttg.tensor_memory_size is " + std::to_string(*compiler.tmem_cols) +
+                      " columns; vplan's own placement " + std::to_string(s.tmem_allocated_cols) +
+                      " (compiler-plan.md says how vplan follows Triton's TMEM allocator)");
   if (compiler.shared_bytes && triton_shared && *compiler.shared_bytes != *triton_shared)
     s.notes.push_back("the module's ttg.shared (" + std::to_string(*compiler.shared_bytes) +
                       " bytes) differs from Triton's reported total (" + std::to_string(*triton_shared) + ")");

@@ -30,15 +30,16 @@ TargetLimits limits_for_target(const std::string& target);
 /// base pointer plus an i32 offset per dimension). Reproduces the compiler's offsets on the bundled fixtures.
 std::int64_t warp_specialize_capture_bytes(const Op& ws);
 
-/// Assigns SMEM byte offsets as Triton places them (triton_placement) and TMEM column offsets first-fit
-/// (memory_allocator), computes peaks and fits, and writes
-/// notes that reconcile with `triton_shared` when given. TMEM allocations are rounded up to a power of two of at
-/// least 32 columns, as tcgen05.alloc requires.
+/// Assigns SMEM byte offsets (triton_placement) and TMEM column and lane offsets (tmem_placement) as Triton places
+/// them, computes peaks and fits, and writes notes that reconcile with `triton_shared` when given. vplan's TMEM
+/// total is the end of its highest allocation rounded as Triton rounds ttg.tensor_memory_size; the verdict takes
+/// the module's figure when the IR carries it.
 /// Scratch is placed like any buffer (live at its op). When every SMEM buffer carries the compiler's offset
 /// (post-allocation IR), the total is the end of the highest buffer at those offsets, else at vplan's own.
 /// `compiler_shared` / `compiler_tmem` are the module's ttg.shared / ttg.tensor_memory_size when present;
 /// `unknown_scratch` names scratch whose size is an upper bound (its notes say why). `allocator_view` (by buffer
-/// id, liveness.hpp) is how Triton's allocator sees each buffer; empty: each buffer's own liveness, no regions.
+/// id, liveness.hpp) is how Triton's allocators see each buffer; empty: each buffer's own liveness, no regions.
+/// `tmem_row_groups` (by buffer id, -1: none) joins TMEM buffers that must share lanes (tmem_placement.hpp).
 struct CompilerTotals {
   std::optional<std::int64_t> shared_bytes;
   std::optional<std::int64_t> tmem_cols;
@@ -46,6 +47,7 @@ struct CompilerTotals {
 void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture_bytes,
                     std::optional<std::int64_t> triton_shared, const CompilerTotals& compiler = {},
                     const std::vector<std::pair<int, std::string>>& unknown_scratch = {},
-                    const std::vector<SmemItem>& allocator_view = {});
+                    const std::vector<SmemItem>& allocator_view = {},
+                    const std::vector<int>& tmem_row_groups = {});
 
 }  // namespace vtools::vplan

@@ -52,16 +52,35 @@ int encoding_int(const std::string& text, const std::string& key, int fallback) 
 
 void tmem_size(const Type& type, const std::string& encoding_text, int& rows, int& cols, int& copies) {
   const auto& s = type.shape;
-  const std::int64_t m = s.size() >= 2 ? s[s.size() - 2] : 128;
-  const std::int64_t n = s.empty() ? 1 : s.back();
+  const int split_m = std::max(1, encoding_int(encoding_text, "CTASplitM", 1));
+  const int split_n = std::max(1, encoding_int(encoding_text, "CTASplitN", 1));
+  const std::int64_t m = std::max<std::int64_t>(1, (s.size() >= 2 ? s[s.size() - 2] : 128) / split_m);  // one CTA's
+  const std::int64_t n = std::max<std::int64_t>(1, (s.empty() ? 1 : s.back()) / split_n);
   copies = s.size() >= 3 ? static_cast<int>(std::clamp<std::int64_t>(s[0], 1, 1 << 20)) : 1;
   const int bits = element_bits(type.element_type) == 0 ? 32 : element_bits(type.element_type);
-  // colStride = 1 packs 32 / bits elements per 32-bit column; colStride = 32 / bits (or unpacked = true) does not.
-  bool packed = bits < 32 && encoding_int(encoding_text, "colStride", 1) == 1 &&
-                encoding_text.find("unpacked = true") == std::string::npos;
-  std::int64_t per_copy = packed ? (saturating_mul(n, bits) + 31) / 32 : n;
-  if (m > 128) per_copy = saturating_mul(per_copy, (m + 127) / 128);
-  rows = static_cast<int>(m < 128 ? (m > 0 ? m : 0) : 128);
+  rows = 128;
+  std::int64_t per_copy = 0;
+  if (encoding_text.find("tensor_memory_scales_encoding") != std::string::npos) {
+    // Scales: 32 lanes x 4 bytes hold a 64 x 4 tile (replicated over the 4 warps' lanes), tiles repeated in columns.
+    per_copy = saturating_mul(2 * ((m + 63) / 64), (n + 3) / 4);
+  } else {
+    // Element columns of the layout: one block of blockM rows x blockN, repeated along the columns. An M = 64 block
+    // takes lanes 0-15 of each warp; a second block of N (or of M) goes into lanes 16-31, else they stay free and
+    // the allocation takes 64 rows.
+    const int block_m = encoding_int(encoding_text, "blockM", m >= 128 ? 128 : 64);
+    const std::int64_t block_n = std::min<std::int64_t>(encoding_int(encoding_text, "blockN", static_cast<int>(std::min<std::int64_t>(n, 1 << 20))), n);
+    std::int64_t elem_cols = saturating_mul(n, std::max<std::int64_t>(1, m / 128));
+    if (block_m == 64 && m <= 64) {
+      if (n > block_n) elem_cols = n / 2;
+      else rows = 64, elem_cols = n;
+    }
+    // colStride: element slots per 32-bit column step; 1 packs 32 / bits elements per column ("unpacked = true",
+    // the older spelling, is a stride of 32 / bits).
+    const int col_stride = encoding_text.find("unpacked = true") != std::string::npos
+                               ? std::max(1, 32 / bits)
+                               : std::max(1, encoding_int(encoding_text, "colStride", 1));
+    per_copy = (saturating_mul(saturating_mul(elem_cols, col_stride), bits) + 31) / 32;
+  }
   cols = static_cast<int>(std::min<std::int64_t>(saturating_mul(per_copy, std::max(copies, 1)), 1 << 30));
 }
 
@@ -111,6 +130,7 @@ void read_compiler_attributes(const Op& op, Buffer& b, const std::string& source
   };
   if (auto v = integers("allocation.offset", true); !v.empty()) b.compiler_offsets = v;
   if (auto v = integers("tensor_memory_col_offset", false); !v.empty()) b.compiler_offsets = v;
+  if (auto v = integers("tensor_memory_row_offset", false); !v.empty()) b.compiler_row_offset = static_cast<int>(v[0]);
   if (auto v = integers("buffer.id", false); !v.empty()) b.planner_id = static_cast<int>(v[0]);
   if (auto v = integers("buffer.copy", false); !v.empty()) b.planner_copy = static_cast<int>(v[0]);
   if (auto v = integers("buffer.offset", false); !v.empty()) b.planner_offset = v[0];

@@ -46,27 +46,12 @@ std::vector<SmemItem> compute_liveness(std::vector<Buffer>& buffers, const OpOrd
     }
     view[id].end = std::max(view[id].end, end + 1);
   }
+  // Triton's own intervals, the ones its offsets obey: the shared-memory allocator's (Allocation.cpp) and the
+  // tensor-memory allocator's (TensorMemoryAllocation.cpp, getLiveIntervals: MLIR liveness of the alloc and of
+  // its memdesc_index / reinterpret views) are the same rule.
   for (Buffer& b : buffers) {
-    if (b.space == MemorySpace::kSmem) {  // Triton's own interval, the one its offsets obey
-      b.start = view[b.id].start;
-      b.end = view[b.id].end;
-      continue;
-    }
-    if (b.users.empty()) {
-      b.start = b.alloc_op;
-      b.end = b.alloc_op + 1;
-      continue;
-    }
-    auto [lo, hi] = user_span(b, order);
-    // TMEM is placed first-fit over these intervals, with no region rule: a buffer allocated inside a
-    // warp_specialize region lives for the whole op, so that concurrent partitions never share columns.
-    for (int p = order.ops[b.alloc_op].parent; p >= 0; p = order.ops[p].parent)
-      if (order.ops[p].op->name == "ttg.warp_specialize") {
-        lo = std::min(lo, order.ops[p].subtree_first);
-        hi = std::max(hi, order.ops[p].id);
-      }
-    b.start = lo;
-    b.end = hi + 1;
+    b.start = view[b.id].start;
+    b.end = view[b.id].end;
   }
   return view;
 }

@@ -4,7 +4,8 @@
 // its op; the function's own scratch throughout. A buffer allocated inside a warp_specialize region is *not* lifted
 // to the whole op: within a region ops run in program order, and concurrency with the other regions is Triton's
 // interference rule (different regions never share bytes) and the budget's concurrent peak, not a wider interval.
-// TMEM: placed first-fit with no such rule, so a buffer allocated inside a region lives for the whole op.
+// TMEM: the same interval (Triton's TensorMemoryAllocation.cpp takes MLIR liveness of the alloc and its views) and
+// the same region rule, there as "allocations in other regions of the warp_specialize are taken" (tmem_placement).
 // No users: [alloc, alloc + 1). An SMEM buffer passed to a warp_specialize is used there too (MLIR liveness: the
 // op's operand), so it lives at least to that op even when no partition touches it.
 #pragma once
@@ -19,7 +20,7 @@ namespace vtools::vplan {
 
 struct SmemItem;
 
-/// Each buffer as Triton's shared-memory allocator sees it (by buffer id; size and alignment left to the caller):
+/// Each buffer as Triton's shared- and tensor-memory allocators see it (by buffer id; size and alignment left to the caller):
 /// the SMEM interval above, plus the innermost warp_specialize holding the allocating op and its region (`ws`,
 /// `region`: Triton makes different regions of one warp_specialize conflict); the function's own scratch
 /// (`scratch_op == function_op`) lives for ever (end = kForever).

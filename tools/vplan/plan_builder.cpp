@@ -1,5 +1,7 @@
 #include "tools/vplan/plan_builder.hpp"
 
+#include <map>
+
 #include "libcommon/error.hpp"
 #include "tools/vplan/budget.hpp"
 #include "tools/vplan/buffers.hpp"
@@ -38,6 +40,34 @@ const Op& pick_function(const Module& module, const std::string& wanted) {
   return module.functions.front();
 }
 
+// TMEM buffers that must share lanes, by buffer id (-1: none): an MMA whose A operand is a 64-row TMEM buffer
+// keeps it in the accumulator's lanes ("HW restriction", Triton's TensorMemoryAllocation.cpp); each group is
+// named by its lowest buffer id. A is the MMA's TMEM read, the accumulator its TMEM write (op_effects.hpp).
+std::vector<int> tmem_row_groups(const std::vector<Buffer>& buffers, const std::vector<BufferAccess>& accesses,
+                                 const OpOrder& order) {
+  std::vector<int> group(buffers.size(), -1);
+  auto leader = [&](int id) {
+    while (group[id] >= 0 && group[id] != id) id = group[id];
+    return id;
+  };
+  std::map<int, std::pair<std::vector<int>, std::vector<int>>> mma;  // op -> (64-row A buffers, accumulators)
+  for (const BufferAccess& a : accesses) {
+    const Buffer& b = buffers[a.buffer];
+    if (b.space != MemorySpace::kTmem || !is_tmem_mma(*order.ops[a.op].op)) continue;
+    if (a.access == Access::kRead && b.rows == 64) mma[a.op].first.push_back(b.id);
+    if (a.access == Access::kWrite || a.access == Access::kReadWrite) mma[a.op].second.push_back(b.id);
+  }
+  for (const auto& [op, operands] : mma)
+    for (int lhs : operands.first)
+      for (int acc : operands.second) {
+        const int x = leader(lhs), y = leader(acc);
+        group[x] = group[y] = std::min(x, y);
+      }
+  for (std::size_t i = 0; i < group.size(); ++i)
+    if (group[i] >= 0) group[i] = leader(static_cast<int>(i));
+  return group;
+}
+
 void collect_ws(const std::vector<Op>& ops, std::vector<const Op*>& out) {
   for (const Op& op : ops) {
     if (op.name == "ttg.warp_specialize") out.push_back(&op);
@@ -66,6 +96,7 @@ Plan build(const Module& module, Module* owned, const PlanOptions& options) {
   for (Buffer& b : plan.buffers)  // the function's own scratch (warp indices) lives throughout
     if (b.scratch_op == function.name) b.start = 0, b.end = static_cast<int>(order.ops.size()) + 1;
   plan.channels = build_channels(plan.buffers, trace.accesses, order);
+  const std::vector<int> row_groups = tmem_row_groups(plan.buffers, trace.accesses, order);
   trace.accesses = {};
 
   std::vector<const Op*> ws_ops;
@@ -126,7 +157,7 @@ Plan build(const Module& module, Module* owned, const PlanOptions& options) {
   }
 
   compute_budget(plan, limits_for_target(plan.kernel.target), capture_bytes, options.triton_shared, compiler, unknown,
-                 view);
+                 view, row_groups);
   plan.reuse_hazards = find_reuse_hazards(plan);
   return plan;
 }

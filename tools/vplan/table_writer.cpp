@@ -27,6 +27,11 @@ std::string offsets(const Buffer& b) {
   return out;
 }
 
+// TMEM lane offset: the compiler's tensor_memory_row_offset, else vplan's own marked '*'.
+std::string row_offset(const Buffer& b) {
+  return b.compiler_row_offset >= 0 ? std::to_string(b.compiler_row_offset) : std::to_string(b.row_offset) + "*";
+}
+
 // The WS planner's reuse group and copies ("id 2 x3 +64"), "-" when the IR has none.
 std::string reuse(const Buffer& b) {
   if (b.planner_id < 0) return "-";
@@ -64,8 +69,10 @@ void write_tables(const Plan& plan, TableStyle style, std::ostream& out) {
   smem.align = {Table::Align::kLeft,  Table::Align::kLeft,  Table::Align::kRight,
                 Table::Align::kLeft,  Table::Align::kLeft,  Table::Align::kLeft,
                 Table::Align::kRight, Table::Align::kRight, Table::Align::kLeft};
-  Table tmem;
-  tmem.headers = {"Name", "Size", "Channels", "Liveness", "OperandD", "Column"};
+  Table tmem;  // Column / Row: the compiler's when the IR carries them, else vplan's own; "vplan" beside them
+  tmem.headers = {"Name", "Size", "Channels", "Liveness", "OperandD", "Column", "Row", "vplan"};
+  tmem.align = {Table::Align::kLeft, Table::Align::kLeft,  Table::Align::kLeft,  Table::Align::kLeft,
+                Table::Align::kRight, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight};
   for (const Buffer& b : plan.buffers) {
     if (b.space == MemorySpace::kSmem)
       smem.add_row({b.name + (b.barrier ? " (barrier)" : ""), "B" + std::to_string(b.id),
@@ -73,7 +80,8 @@ void write_tables(const Plan& plan, TableStyle style, std::ostream& out) {
                     interval(b), offsets(b), std::to_string(b.offset), reuse(b)});
     else
       tmem.add_row({b.name, b.rows > 0 ? std::to_string(b.rows) + "x" + std::to_string(b.cols) : "-",
-                    channel_list(b), interval(b), std::to_string(b.operand_d), std::to_string(b.offset)});
+                    channel_list(b), interval(b), std::to_string(b.operand_d), offsets(b), row_offset(b),
+                    std::to_string(b.offset) + (b.row_offset ? " r" + std::to_string(b.row_offset) : "")});
   }
   heading("SMEM buffers", style, out);
   emit(smem, style, out);
@@ -132,12 +140,14 @@ bool write_check_report(const Plan& plan, std::ostream& out) {
     return o;
   };
   const bool smem_ok = s.smem_total_min_bytes <= s.smem_limit_bytes;  // the verdict's figure: the low end
-  const bool tmem_ok = s.tmem_allocated_cols <= s.tmem_limit_cols;
+  const bool tmem_ok = tmem_total_cols(s) <= s.tmem_limit_cols;
   const auto triton = triton_shared(s);
   out << plan.kernel.name << ": SMEM total " << smem_total_text(s) << " / limit " << s.smem_limit_bytes << " B "
       << (smem_ok ? "ok" : "OVER") << (triton ? " (Triton's shared " + std::to_string(*triton) + " B)" : "")
-      << "; TMEM total " << s.tmem_allocated_cols << " cols / limit " << s.tmem_limit_cols << " cols "
-      << (tmem_ok ? "ok" : "OVER") << "\n";
+      << "; TMEM total " << tmem_total_cols(s) << " cols / limit " << s.tmem_limit_cols << " cols "
+      << (tmem_ok ? "ok" : "OVER")
+      << (s.compiler_tmem_cols ? " (Triton's TMEM; vplan's own " + std::to_string(s.tmem_allocated_cols) + " cols)" : "")
+      << "\n";
   if (!smem_ok) out << "SMEM " << smem_peak_set_text(s) << ":\n" << names(s.smem_live_at_peak);
   if (!tmem_ok) out << "TMEM live at the peak (op " << s.tmem_peak_op << "):\n" << names(s.tmem_live_at_peak);
   for (const ReuseHazard& h : plan.reuse_hazards) out << reuse_hazard_text(plan, h) << "\n";

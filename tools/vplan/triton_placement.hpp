@@ -4,7 +4,7 @@
 // is coloured first-fit and every buffer not of colour 0 moves just above its interfering neighbours (allocate).
 // Buffers interfere when their byte ranges overlap and they are live at once, or, whatever their lifetimes, when
 // they sit in different regions of one ttg.warp_specialize (partitions run concurrently).
-// TMEM and vplan's other uses keep interval first-fit (memory_allocator.hpp).
+// TMEM: tmem_placement.hpp; big modules fall back to interval first-fit (memory_allocator.hpp).
 #pragma once
 
 #include <climits>
