@@ -15,6 +15,9 @@ std::string share(std::uint64_t part, std::uint64_t whole) {
   return buf;
 }
 
+/// "1 rank", "2 ranks", "1,500 NCCL kernels".
+std::string counted(std::uint64_t n, const std::string& noun) { return format_count(n) + " " + noun + (n == 1 ? "" : "s"); }
+
 std::string duration(std::uint64_t ns) { return format_duration_ns(static_cast<double>(ns)); }
 
 std::string rank_label(const RankTimes& r) { return r.host.empty() ? std::to_string(r.rank) : std::to_string(r.rank) + " (" + r.host + ")"; }
@@ -26,11 +29,16 @@ RankTables rank_summary_tables(const RankSummary& s) {
   RankTables t;
   // Counts as every other vtools table prints them (format_count: 200,000); ranks, streams and sequence numbers are
   // names, not amounts, and stay plain.
-  t.headline = format_count(s.ranks.size()) + " ranks" + (s.rank_source == "process" ? " (processes in id order)" : "") +
-               ", " + format_count(s.collectives.size()) + " collectives matched (" + format_count(s.nccl_kernels) +
-               " NCCL kernels, " + format_count(s.unmatched) + " unmatched); arrival skew median " +
-               format_duration_ns(s.skew_median_ns) + ", p95 " + format_duration_ns(s.skew_p95_ns) + ", max " +
-               format_duration_ns(s.skew_max_ns);
+  t.headline = counted(s.ranks.size(), "rank") + (s.rank_source == "process" ? " (processes in id order)" : "") +
+               ", " + (s.collectives.empty() ? "no collectives" : counted(s.collectives.size(), "collective")) +
+               " matched (" + counted(s.nccl_kernels, "NCCL kernel") + ", " + format_count(s.unmatched) +
+               " unmatched)";
+  // Skew is a statistic over matched collectives: with none there is nothing to show, not a skew of 0 ns.
+  if (s.collectives.empty())
+    t.headline += ": no arrival skew to show";
+  else
+    t.headline += "; arrival skew median " + format_duration_ns(s.skew_median_ns) + ", p95 " +
+                  format_duration_ns(s.skew_p95_ns) + ", max " + format_duration_ns(s.skew_max_ns);
   t.ranks.headers = {"rank", "launches", "span", "busy", "compute", "collective", "overlap", "idle", "idle share",
                      "collectives", "waited"};
   t.ranks.align = {Align::kLeft};

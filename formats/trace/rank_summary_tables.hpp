@@ -13,7 +13,9 @@ namespace vtools::vtrace {
 inline constexpr std::size_t kRankCollectiveRows = 20;
 
 struct RankTables {
-  std::string headline;  ///< "2 ranks, 3 collectives matched (6 NCCL kernels, 0 unmatched); arrival skew median ..."
+  /// "2 ranks, 3 collectives matched (6 NCCL kernels, 0 unmatched); arrival skew median ...", or with none matched
+  /// "1 rank, no collectives matched (...): no arrival skew to show"
+  std::string headline;
   Table ranks;           ///< per rank: launches, span, busy, compute, collective, overlap, idle, waited
   Table stragglers;      ///< ranks most often last first
   Table collectives;     ///< the kRankCollectiveRows with the largest skew; no rows when none matched

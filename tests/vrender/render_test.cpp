@@ -821,7 +821,7 @@ TEST_CASE("render: a trace with ranks labels its lanes by rank and shows the ran
   REQUIRE(ranks->tables.size() >= 2);
   CHECK(ranks->tables[0].table.rows.size() == 1);
   CHECK(ranks->tables[0].table.rows[0][0] == "0 (node0)");
-  CHECK(ranks->notes.at(0).rfind("1 ranks, ", 0) == 0);
+  CHECK(ranks->notes.at(0).rfind("1 rank, ", 0) == 0);
   // A trace without ranks has no such section and unlabelled lanes.
   const Page plain = build_page({load("trace.trace.json")});
   CHECK(std::none_of(plain.sections.begin(), plain.sections.end(), [](const Section& s) { return s.heading == "Ranks"; }));

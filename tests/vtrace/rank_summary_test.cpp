@@ -99,6 +99,20 @@ TEST_CASE("rank_summary: the late rank is the straggler, the skew is its latenes
   CHECK(r1.idle_ns == r1.span_ns - 4 * 150);
 }
 
+// A one-rank trace printed "1 ranks, 0 collectives matched ...; arrival skew median 0.00 ns, p95 0.00 ns, max
+// 0.00 ns": statistics of no collectives shown as zeros.
+TEST_CASE("rank_summary: the headline says '1 rank' and, with no collective matched, no skew statistics") {
+  Trace t = two_ranks(1000, 2);
+  std::erase_if(t.kernels, [](const Kernel& k) { return k.process_id == 11; });
+  t.processes.pop_back();
+  const RankSummary one = summarize_ranks(t);
+  CHECK(rank_summary_tables(one).headline ==
+        "1 rank, no collectives matched (2 NCCL kernels, 2 unmatched): no arrival skew to show");
+  CHECK(rank_summary_tables(summarize_ranks(two_ranks(1000, 1))).headline ==
+        "2 ranks, 1 collective matched (2 NCCL kernels, 0 unmatched); arrival skew median 1.00 us, p95 1.00 us, "
+        "max 1.00 us");
+}
+
 TEST_CASE("rank_summary: a collective only one rank ran is unmatched, the rest still match in order") {
   Trace t = two_ranks(1000, 2);
   add_kernel(t, 10, 9, kAllReduce, 90'000, 90'100);  // rank 0 ran a third all-reduce, rank 1 did not
