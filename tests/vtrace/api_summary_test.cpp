@@ -89,6 +89,30 @@ TEST_CASE("api_summary: a launch call at time 0 is recorded; only a null launch_
   CHECK_FALSE(back.kernels[2].launch_ns.has_value());
 }
 
+// Host and GPU clocks can disagree by more than a launch takes: such a kernel was silently dropped from the delays.
+TEST_CASE("api_summary: a kernel that starts before its launch call is left out of the queue delay, counted, noted") {
+  Trace t;
+  t.run.api = true;
+  t.kernels = {kernel(100, 200, 40), kernel(300, 400, 350), kernel(500, 600, 520), kernel(700, 800)};
+  const ApiSummary s = summarize_api(t);
+  CHECK(s.queue.kernels == 1);
+  CHECK(s.queue.started_before_launch == 2);
+  CHECK(s.queue.max_ns == 60);
+  CHECK(api_summary_to_json(s)["queue_delay"]["started_before_launch"] == 2);
+  std::ostringstream table;
+  write_api_summary_tables(s, false, table);
+  CHECK(table.str().find("Queue delay (kernel start - launch call): 1 kernel, median 60.0 ns, p90 60.0 ns, max 60.0 ns\n"
+                         "note: 2 kernels start before their launch call (the host and GPU clocks disagree) and are "
+                         "left out of the queue delay\n") != std::string::npos);
+  // All of them early: no statistics, the note says why.
+  t.kernels = {kernel(300, 400, 350)};
+  std::ostringstream none;
+  write_api_summary_tables(summarize_api(t), false, none);
+  CHECK(none.str().find("launch call): no kernel starts at or after its launch call\n"
+                        "note: 1 kernel starts before its launch call (the host and GPU clocks disagree) and is left "
+                        "out of the queue delay\n") != std::string::npos);
+}
+
 TEST_CASE("api_summary: a trace without --api says how to get one") {
   std::ostringstream out;
   write_api_summary_tables(summarize_api(Trace{}), true, out);

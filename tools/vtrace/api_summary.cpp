@@ -54,8 +54,11 @@ ApiSummary summarize_api(const Trace& t) {
   });
 
   std::vector<double> delays;
-  for (const Kernel& k : t.kernels)
-    if (k.launch_ns && k.start_ns >= *k.launch_ns) delays.push_back(static_cast<double>(k.start_ns - *k.launch_ns));
+  for (const Kernel& k : t.kernels) {
+    if (!k.launch_ns) continue;
+    if (k.start_ns >= *k.launch_ns) delays.push_back(static_cast<double>(k.start_ns - *k.launch_ns));
+    else ++s.queue.started_before_launch;
+  }
   if (!delays.empty()) {
     std::sort(delays.begin(), delays.end());
     s.queue.kernels = delays.size();

@@ -34,7 +34,10 @@ struct DeviceIdle {
 };
 
 struct QueueDelay {
-  std::uint64_t kernels = 0;  ///< kernels with a recorded launch call
+  std::uint64_t kernels = 0;  ///< kernels with a recorded launch call that started after it
+  /// Kernels whose start precedes their launch call's (the host and GPU clocks disagree): their delay would be
+  /// negative, so they are left out of the statistics and counted here.
+  std::uint64_t started_before_launch = 0;
   double median_ns = 0, p90_ns = 0;
   std::uint64_t max_ns = 0;
 };

@@ -39,7 +39,8 @@ OrderedJson api_summary_to_json(const ApiSummary& s) {
   j["queue_delay"] = {{"kernels", s.queue.kernels},
                       {"median_ns", s.queue.median_ns},
                       {"p90_ns", s.queue.p90_ns},
-                      {"max_ns", s.queue.max_ns}};
+                      {"max_ns", s.queue.max_ns},
+                      {"started_before_launch", s.queue.started_before_launch}};
   j["devices"] = OrderedJson::array();
   for (const DeviceIdle& d : s.devices)
     j["devices"].push_back({{"device_id", d.device_id},
@@ -69,10 +70,16 @@ void write_api_summary_tables(const ApiSummary& s, bool markdown, std::ostream& 
   write_table(t, markdown, out);
   out << "\n" << (markdown ? "## " : "") << "Queue delay (kernel start - launch call): ";
   if (s.queue.kernels)
-    out << s.queue.kernels << " kernels, median " << duration(s.queue.median_ns) << ", p90 " << duration(s.queue.p90_ns)
+    out << s.queue.kernels << (s.queue.kernels == 1 ? " kernel, median " : " kernels, median ") << duration(s.queue.median_ns) << ", p90 " << duration(s.queue.p90_ns)
         << ", max " << duration(static_cast<double>(s.queue.max_ns)) << "\n";
-  else
+  else if (!s.queue.started_before_launch)
     out << "no kernel has a recorded launch call\n";
+  else
+    out << "no kernel starts at or after its launch call\n";
+  if (const std::uint64_t n = s.queue.started_before_launch) {
+    out << "note: " << n << (n == 1 ? " kernel starts before its launch call" : " kernels start before their launch call")
+        << " (the host and GPU clocks disagree) and " << (n == 1 ? "is" : "are") << " left out of the queue delay\n";
+  }
   out << "\n" << (markdown ? "## " : "") << "GPU idle (between each device's first and last activity)\n\n";
   Table d;
   d.headers = {"Device", "Span", "Busy", "Idle", "Idle, host blocked", "Idle, other"};
