@@ -35,6 +35,10 @@ std::string format_duration_ns(double ns) {
   return three_digits(ns / 1e9, "s");
 }
 
+std::string format_std_duration_ns(double std_ns, std::uint64_t samples) {
+  return samples > 1 ? format_duration_ns(std_ns) : "-";
+}
+
 std::string format_duration_ms(double ms) { return format_duration_ns(ms * 1e6); }
 
 std::string format_address(std::uint64_t address) {

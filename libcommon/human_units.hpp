@@ -12,6 +12,10 @@ std::string format_bytes(std::uint64_t bytes);
 /// Nanoseconds -> "850 ns", "12.3 us", "4.56 ms", "1.23 s" (three significant digits).
 std::string format_duration_ns(double ns);
 
+/// A sample standard deviation for a table: format_duration_ns(std_ns), or "-" below two samples, which have no
+/// spread (stats::sample_std gives 0 there, which would read as a measured spread of 0 ns).
+std::string format_std_duration_ns(double std_ns, std::uint64_t samples);
+
 /// Milliseconds -> same as format_duration_ns(ms * 1e6).
 std::string format_duration_ms(double ms);
 

@@ -25,6 +25,13 @@ TEST_CASE("human_units: sizes, durations, addresses, counts") {
   CHECK(format_si(950) == "950");
 }
 
+TEST_CASE("human_units: a standard deviation of fewer than two samples is '-', not 0 ns") {
+  CHECK(format_std_duration_ns(0, 0) == "-");
+  CHECK(format_std_duration_ns(0, 1) == "-");
+  CHECK(format_std_duration_ns(0, 2) == "0.00 ns");
+  CHECK(format_std_duration_ns(12345, 3) == "12.3 us");
+}
+
 TEST_CASE("human_units: numbers read from documents, in and out of an integer's range") {
   CHECK(format_bytes_of(1536.0) == "1.5 KiB");
   CHECK(format_count_of(1234567.9) == "1,234,567");  // rounded toward zero, as a cast would

@@ -89,6 +89,18 @@ TEST_CASE("api_summary: a launch call at time 0 is recorded; only a null launch_
   CHECK_FALSE(back.kernels[2].launch_ns.has_value());
 }
 
+// The kernel table showed "-" for one launch's std where this table showed "0.00 ns".
+TEST_CASE("api_summary: a function called once has no standard deviation ('-'), as in the kernel table") {
+  Trace t;
+  t.run.api = true;
+  t.api_calls = {{"cudaMemcpy", 10, 1, 0, 5000, 1}, {"cudaStreamSynchronize", 10, 1, 6000, 7000, 2},
+                 {"cudaStreamSynchronize", 10, 1, 8000, 11000, 3}};
+  std::ostringstream table;
+  write_api_summary_tables(summarize_api(t), false, table);
+  CHECK(table.str().find("5.00 us  5.00 us  5.00 us  5.00 us        -  cudaMemcpy\n") != std::string::npos);
+  CHECK(table.str().find("1.00 us  3.00 us  1.41 us  cudaStreamSynchronize\n") != std::string::npos);
+}
+
 // Host and GPU clocks can disagree by more than a launch takes: such a kernel was silently dropped from the delays.
 TEST_CASE("api_summary: a kernel that starts before its launch call is left out of the queue delay, counted, noted") {
   Trace t;

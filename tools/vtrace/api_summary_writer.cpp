@@ -66,7 +66,7 @@ void write_api_summary_tables(const ApiSummary& s, bool markdown, std::ostream& 
   for (const ApiFunction& f : s.functions)
     t.add_row({percent(f.share), duration(static_cast<double>(f.total_ns)), std::to_string(f.calls),
                duration(f.mean_ns), duration(f.median_ns), duration(static_cast<double>(f.min_ns)),
-               duration(static_cast<double>(f.max_ns)), duration(f.stddev_ns), f.name});
+               duration(static_cast<double>(f.max_ns)), format_std_duration_ns(f.stddev_ns, f.calls), f.name});
   write_table(t, markdown, out);
   out << "\n" << (markdown ? "## " : "") << "Queue delay (kernel start - launch call): ";
   if (s.queue.kernels)

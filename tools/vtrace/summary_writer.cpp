@@ -147,7 +147,7 @@ void write_summary_tables(const TraceSummary& s, bool markdown, std::ostream& ou
     std::vector<std::string> row = {table_kernel_name(k.name), format_count(k.calls), format_duration_ns(k.total_ns),
                                     format_duration_ns(k.mean_ns), format_duration_ns(k.median_ns),
                                     format_duration_ns(k.min_ns), format_duration_ns(k.max_ns),
-                                    k.calls > 1 ? format_duration_ns(k.std_ns) : "-", fixed(100 * k.share, 1) + "%",
+                                    format_std_duration_ns(k.std_ns, k.calls), fixed(100 * k.share, 1) + "%",
                                     k.grid_varies ? "varies" : dim3_text(k.grid), dim3_text(k.block),
                                     std::to_string(k.registers_per_thread), format_bytes(k.shared_bytes)};
     if (per_launch) {
