@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <vector>
@@ -123,6 +124,23 @@ TEST_CASE("compare: different forwards kept at prepare are named, in the documen
   CHECK(one_sided.configs[0].baseline_forward.empty());
   CHECK(compare_document(one_sided, OrderedJson::object(), "a", OrderedJson::object(), "b")["comparisons"][0]
             ["kept_forwards"].is_null());
+}
+
+// The table's cells were escaped, the lines under it were not: a crafted document reached the terminal with them.
+TEST_CASE("compare: names and values in the lines under the table are escaped as the table's cells are") {
+  BenchEntry base = entry("a\x1b[31m", 10), cand = entry("a\x1b[31m", 10);
+  base.dtype = "fp32\x1b]0;title\x07";
+  base.kept_forward = "f\x1b[1m";
+  cand.kept_forward = "g";
+  const Comparison cmp = compare_benchmarks({base, entry("gone\x1b[2J", 1)}, {cand, entry("new\r", 1)}, -1);
+  std::ostringstream table;
+  write_compare_table(cmp, "table", table);
+  const std::string out = table.str();
+  CHECK(out.find("a\\x1b[31m: the runs differ in dtype fp32\\x1b]0;title\\x07 vs fp32\n") != std::string::npos);
+  CHECK(out.find("a\\x1b[31m: prepare kept different forwards: baseline f\\x1b[1m; candidate g\n") != std::string::npos);
+  CHECK(out.find("only in baseline: gone\\x1b[2J\n") != std::string::npos);
+  CHECK(out.find("only in candidate: new\\r\n") != std::string::npos);
+  CHECK(std::none_of(out.begin(), out.end(), [](unsigned char c) { return c != '\n' && (c < 0x20 || c == 0x7f); }));
 }
 
 TEST_CASE("compare: with repetitions on both sides the CI resamples their medians, so drift widens it") {

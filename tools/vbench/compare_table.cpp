@@ -50,22 +50,25 @@ void write_compare_table(const Comparison& cmp, const std::string& format, std::
   }
   if (format == "markdown") write_markdown_table(t, out);
   else write_text_table(t, out);
+  // Names and values below come from the documents, as the table's cells do: escaped as write_text_table escapes
+  // those (printable), so a crafted name cannot send control characters to the terminal.
   for (const auto& c : cmp.configs) {
-    if (!c.differs.empty()) out << c.config << ": the runs differ in " << c.differs << "\n";
+    const std::string config = printable(c.config);
+    if (!c.differs.empty()) out << config << ": the runs differ in " << printable(c.differs) << "\n";
     if (!c.baseline_repetition_medians.empty()) {
-      out << c.config << ": 95% CI over the medians of " << c.baseline_repetition_medians.size() << " and "
+      out << config << ": 95% CI over the medians of " << c.baseline_repetition_medians.size() << " and "
           << c.candidate_repetition_medians.size() << " repetitions\n";
     }
     if (!c.baseline_forward.empty()) {
-      out << c.config << ": prepare kept different forwards: baseline " << c.baseline_forward << "; candidate "
-          << c.candidate_forward << "\n";
+      out << config << ": prepare kept different forwards: baseline " << printable(c.baseline_forward)
+          << "; candidate " << printable(c.candidate_forward) << "\n";
     }
   }
   if (cmp.geomean_n > 1) {
     out << "geomean speedup over " << cmp.geomean_n << " configs: " << fixed(cmp.geomean_speedup, "%.3fx") << "\n";
   }
-  for (const auto& n : cmp.only_in_baseline) out << "only in baseline: " << n << "\n";
-  for (const auto& n : cmp.only_in_candidate) out << "only in candidate: " << n << "\n";
+  for (const auto& n : cmp.only_in_baseline) out << "only in baseline: " << printable(n) << "\n";
+  for (const auto& n : cmp.only_in_candidate) out << "only in candidate: " << printable(n) << "\n";
 }
 
 }  // namespace vtools::vbench
