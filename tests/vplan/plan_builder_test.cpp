@@ -271,6 +271,22 @@ TEST_CASE("plan_builder: a missing function is a located error with a suggestion
   }
 }
 
+// It said "e.ttgir: expected a 'tt.func' ...", the one vplan error without line:col.
+TEST_CASE("plan_builder: a module without functions is reported at the module op, else at the end of the input") {
+  auto error_of = [](const std::string& text) {
+    try {
+      build_plan(read_ttgir(text, "e.ttgir"), PlanOptions{});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("") == "e.ttgir:1:1: expected a 'tt.func' in the module, got none");
+  CHECK(error_of("#blocked = #ttg.blocked<{}>\n") == "e.ttgir:2:1: expected a 'tt.func' in the module, got none");
+  CHECK(error_of("#blocked = #ttg.blocked<{}>\n  module {\n  }\n") ==
+        "e.ttgir:2:3: expected a 'tt.func' in the module, got none");
+}
+
 TEST_CASE("plan_builder: a memdesc with a 0 dimension holds 0 bytes") {
   const std::string text =
       "#shared = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>\n"

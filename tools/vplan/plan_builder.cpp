@@ -35,8 +35,9 @@ const Op& pick_function(const Module& module, const std::string& wanted) {
   for (const Op& f : module.functions)
     for (const auto& k : f.keywords())
       if (k == "public") return f;
-  if (module.functions.empty())
-    throw Error(ExitCode::kDataError, "expected a 'tt.func' in the module, got none", SourceLocation{module.name});
+  if (module.functions.empty())  // at the module op, else at the end of the input (ttgir_reader)
+    throw Error(ExitCode::kDataError, "expected a 'tt.func' in the module, got none",
+                SourceLocation{module.name, module.line, module.column});
   return module.functions.front();
 }
 

@@ -93,6 +93,9 @@ struct Module {
   std::map<std::string, std::string> aliases;     ///< "#shared1" -> its definition text
   std::vector<Op> functions;                      ///< tt.func / func.func ops (body in regions[0])
   std::deque<Type> types;                         ///< what the ops' TypeRefs point to (stable when moved)
+  /// Where the module op starts, else the end of the input: where a missing function is reported. 0 when unknown.
+  int line = 0;
+  int column = 0;
 
   Module() = default;
   Module(Module&&) = default;

@@ -101,6 +101,10 @@ class Parser {
       }
       error_expected("alias definition or 'module'");
     }
+    if (module_.line == 0) {  // no module op (bare functions, or nothing): the end of the input
+      module_.line = line(cur());
+      module_.column = column(cur());
+    }
     if (undefined_alias_)
       throw Error(ExitCode::kDataError,
                   "expected a defined alias, got unknown alias '" + std::string(undefined_alias_->text()) + "'",
@@ -615,6 +619,10 @@ class Parser {
   // `module attributes {...} { tt.func ... }` or bare functions at top level.
   void take_top_level(Op op) {
     if (op.name == "module" || op.name == "builtin.module") {
+      if (module_.line == 0) {
+        module_.line = op.line;
+        module_.column = op.column;
+      }
       for (auto& a : op.attributes) module_.attributes[a.key] = a.value;
       for (auto& region : op.regions)
         for (auto& inner : region.ops)
