@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "table.hpp"
+
 namespace vtools {
 
 std::string SourceLocation::str() const {
@@ -11,6 +13,10 @@ std::string SourceLocation::str() const {
     if (column > 0) s += ":" + std::to_string(column);
   }
   return s;
+}
+
+std::string quoted_value(const std::string& value, std::size_t max_cols) {
+  return "'" + printable(cut_to_width(value, max_cols)) + "'";
 }
 
 static std::string compose(const std::string& message, const SourceLocation& where) {

@@ -50,6 +50,11 @@ class Error : public std::runtime_error {
 /// 1-based line and column of byte `offset` in `text` (column counts bytes, as compilers do).
 SourceLocation location_of_offset(std::string_view text, std::size_t offset, std::string file);
 
+/// `value` as messages quote a bad value: in single quotes, cut to `max_cols` terminal columns between characters
+/// (cut_to_width: a UTF-8 sequence is never split, so the message stays valid UTF-8), control characters escaped
+/// (printable) so that the value cannot drive the terminal.
+std::string quoted_value(const std::string& value, std::size_t max_cols = 40);
+
 /// The candidate closest to `name` by edit distance, or "" when none is close enough to suggest.
 std::string closest_match(std::string_view name, const std::vector<std::string>& candidates);
 

@@ -5,11 +5,9 @@
 #include <sstream>
 #include <type_traits>
 
-namespace vtools {
+#include "error.hpp"
 
-std::string quoted_flag_value(const std::string& value) {
-  return "'" + (value.size() > 40 ? value.substr(0, 40) + "..." : value) + "'";
-}
+namespace vtools {
 
 // from_chars over the whole of `value` (a leading '+' allowed, as strtol allows it): false on anything left over,
 // on a sign it cannot take, and on out of range.
@@ -40,7 +38,7 @@ CLI::Validator integer_range(std::int64_t lo, std::int64_t hi) {
       [lo, hi, range](std::string& value) {
         std::int64_t x = 0;
         if (parse_whole(value, x) && x >= lo && x <= hi) return std::string();
-        return "expected an integer " + range + ", got " + quoted_flag_value(value);
+        return "expected an integer " + range + ", got " + quoted_value(value);
       },
       "");
 }
@@ -65,7 +63,7 @@ CLI::Validator integer_list(std::int64_t lo, std::int64_t hi) {
         for (const auto& item : list_items(value)) {
           std::int64_t x = 0;
           if (!parse_whole(item, x) || x < lo || x > hi)
-            return "expected integers " + range + " separated by commas, got " + quoted_flag_value(value);
+            return "expected integers " + range + " separated by commas, got " + quoted_value(value);
         }
         return std::string();
       },
@@ -101,7 +99,7 @@ CLI::Validator unsigned64_range() {
       [](std::string& value) {
         std::uint64_t x = 0;
         if (parse_whole(value, x)) return std::string();
-        return "expected an integer from 0 to 18446744073709551615, got " + quoted_flag_value(value);
+        return "expected an integer from 0 to 18446744073709551615, got " + quoted_value(value);
       },
       "");
 }
@@ -112,7 +110,7 @@ CLI::Validator number_range(double lo, double hi) {
       [lo, hi, range](std::string& value) {
         double x = 0;
         if (parse_whole(value, x) && x >= lo && x <= hi) return std::string();
-        return "expected a number " + range + ", got " + quoted_flag_value(value);
+        return "expected a number " + range + ", got " + quoted_value(value);
       },
       "");
 }

@@ -34,7 +34,4 @@ CLI::Option* add_integer_list_option(CLI::App* cmd, const std::string& names, st
 /// A check that a value is not empty ("expected WHAT, got ''"): an empty --config must not fall back to a default.
 CLI::Validator non_empty(const std::string& what);
 
-/// VALUE as quoted in those messages: at most 40 characters, then "...".
-std::string quoted_flag_value(const std::string& value);
-
 }  // namespace vtools

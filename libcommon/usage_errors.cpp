@@ -24,7 +24,7 @@ CLI::Validator one_of(std::vector<std::string> choices, std::vector<std::string>
         for (const auto& list : {choices, also_accepted})
           for (const auto& c : list)
             if (c == value) return std::string();
-        return with_suggestion("expected " + choice_list(choices) + ", got " + quoted_flag_value(value), value,
+        return with_suggestion("expected " + choice_list(choices) + ", got " + quoted_value(value), value,
                                choices);
       },
       "");
@@ -90,7 +90,7 @@ std::string conversion_message(const CLI::App& cmd, const std::string& name, con
     start = comma + 1;
   }
   return name + ": expected " + (type.empty() ? "another value" : expected_of_type(type)) + ", got " +
-         quoted_flag_value(bad);
+         quoted_value(bad);
 }
 
 std::string translate(const CLI::App& app, const CLI::App& cmd, const std::string& what) {
@@ -121,10 +121,10 @@ std::string translate(const CLI::App& app, const CLI::App& cmd, const std::strin
   if (std::regex_match(what, m, true_false)) return m[1].str() + ": expected true, false or a number";
   if (std::regex_match(what, m, convert)) return conversion_message(cmd, m[1], m[2]);
   if (std::regex_match(what, m, not_allowed))
-    return m[2].str() + ": expected another value, got " + quoted_flag_value(m[1]);
+    return m[2].str() + ": expected another value, got " + quoted_value(m[1]);
   if (std::regex_match(what, m, not_in_range))
     return m[1].str() + ": expected a value from " + m[3].str() + " to " + m[4].str() + ", got " +
-           quoted_flag_value(m[2]);
+           quoted_value(m[2]);
   if (std::regex_match(what, m, not_in_set)) {
     std::vector<std::string> choices;
     std::string set = m[3];
@@ -133,7 +133,7 @@ std::string translate(const CLI::App& app, const CLI::App& cmd, const std::strin
       choices.push_back(set.substr(b, e - b));
       b = e + 1;
     }
-    const std::string message = "expected " + choice_list(choices) + ", got " + quoted_flag_value(m[2]);
+    const std::string message = "expected " + choice_list(choices) + ", got " + quoted_value(m[2]);
     return m[1].str() + ": " + with_suggestion(message, m[2].str(), choices);
   }
   if (std::regex_match(what, m, extras)) {
@@ -150,18 +150,18 @@ std::string translate(const CLI::App& app, const CLI::App& cmd, const std::strin
     if (arg.empty()) return lowercase_first(what);
     if (arg[0] == '-' && arg.size() > 1 && !std::isdigit(static_cast<unsigned char>(arg[1]))) {
       const std::string name = arg.substr(0, arg.find('='));
-      return with_suggestion("unknown option " + quoted_flag_value(name), name, option_names(cmd));
+      return with_suggestion("unknown option " + quoted_value(name), name, option_names(cmd));
     }
     if (&cmd == &app && !subcommand_names(app).empty())
-      return with_suggestion("unknown subcommand " + quoted_flag_value(arg) + " (" +
+      return with_suggestion("unknown subcommand " + quoted_value(arg) + " (" +
                                  choice_list(subcommand_names(app)) + ")",
                              arg, subcommand_names(app));
-    return "unexpected argument " + quoted_flag_value(arg);
+    return "unexpected argument " + quoted_value(arg);
   }
   if (what == "A subcommand is required") return "missing a subcommand (" + choice_list(subcommand_names(app)) + ")";
   if (std::regex_match(what, m, required)) {
     const std::string name = m[1];
-    return name[0] == '-' ? "missing required option " + name : "missing required argument " + quoted_flag_value(name);
+    return name[0] == '-' ? "missing required option " + name : "missing required argument " + quoted_value(name);
   }
   return lowercase_first(what);
 }

@@ -79,6 +79,11 @@ TEST_CASE("flag_ranges: numbers are finite decimals in range") {
   CHECK(check(number_range(0.01, 100), "0.0001") == "expected a number from 0.01 to 100, got '0.0001'");
 }
 
-TEST_CASE("flag_ranges: long values are cut in messages") {
-  CHECK(quoted_flag_value(std::string(50, '9')) == "'" + std::string(40, '9') + "...'");
+TEST_CASE("flag_ranges: long values are cut in messages, between characters (quoted_value)") {
+  CHECK(check(number_range(0, 1000), std::string(50, '9')) ==
+        "expected a number from 0 to 1000, got '" + std::string(37, '9') + "...'");
+  std::string wide, wide_cut;
+  for (int i = 0; i < 30; ++i) wide += "名";
+  for (int i = 0; i < 18; ++i) wide_cut += "名";
+  CHECK(check(number_range(0, 1000), wide) == "expected a number from 0 to 1000, got '" + wide_cut + "...'");
 }

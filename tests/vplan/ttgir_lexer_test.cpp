@@ -60,6 +60,16 @@ TEST_CASE("ttgir_lexer: binary garbage and unterminated strings are located erro
   }
 }
 
+TEST_CASE("ttgir_lexer: a long token is quoted cut between characters, never inside a UTF-8 sequence") {
+  std::string wide, wide_cut;
+  for (int i = 0; i < 30; ++i) wide += "名";
+  for (int i = 0; i < 18; ++i) wide_cut += "名";
+  const std::string text = "\"" + wide + "\"";  // the tokens point into it
+  const LexedTtgir lexed = lex_ttgir(text, "w.ttgir");
+  REQUIRE(lexed.tokens.size() == 2);
+  CHECK(describe_token(lexed.tokens[0]) == "'\"" + wide_cut + "...'");  // '"' and 18 characters: 37 columns
+}
+
 TEST_CASE("ttgir_lexer: line:column are the lines the lexer counts (an escaped newline in a string is not one)") {
   // Line 1: `%a = "s\<newline>t" x`, continued; then blank lines, a comment and `y` at line 4 (as counted).
   const LexedTtgir lexed = lex_ttgir("%a = \"s\\\nt\" x\n\n// c\n  y", "k");

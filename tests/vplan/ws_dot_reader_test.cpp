@@ -110,7 +110,17 @@ TEST_CASE("ws_dot_reader: a label in a form the planner does not write is refuse
   const std::string long_label(5000, 'x');
   CHECK(error_of("digraph CombinedGraph {\n  op_op_1 [label=\"" + long_label + "\"];\n}\n") ==
         "g.dot:2:3: expected an op label '[<id>] <result> = <op>(<operands>)\\n<shape>, L<line>', got '" +
-            long_label.substr(0, 80) + "...'");
+            long_label.substr(0, 77) + "...'");
+  // Cut at 80 columns between characters (quoted_value): a cut at 80 bytes split a character.
+  std::string wide, wide_cut;
+  for (int i = 0; i < 50; ++i) wide += "名";
+  for (int i = 0; i < 38; ++i) wide_cut += "名";
+  CHECK(error_of("digraph CombinedGraph {\n  op_op_1 [label=\"" + wide + "\"];\n}\n") ==
+        "g.dot:2:3: expected an op label '[<id>] <result> = <op>(<operands>)\\n<shape>, L<line>', got '" + wide_cut +
+            "...'");
+  // The DOT parser quotes a bad token the same way.
+  CHECK(error_of("digraph CombinedGraph \"" + wide + "\" x") ==
+        "g.dot:1:23: expected '{' to open the graph body, got '" + wide_cut.substr(0, 18 * 3) + "...'");
 }
 
 TEST_CASE("ws_dot_reader: the labels vplan itself writes for what it does not know are read") {

@@ -149,7 +149,7 @@ class DotParser {
   const DotToken& next() { return t_[pos_ + 1 < t_.size() ? pos_++ : pos_]; }
   bool is(const char* p) const { return cur().kind == DotToken::kPunct && cur().text == p; }
   [[noreturn]] void fail(const std::string& expected) {
-    std::string got = cur().kind == DotToken::kEof ? "end of file" : "'" + cur().text.substr(0, 40) + "'";
+    std::string got = cur().kind == DotToken::kEof ? "end of file" : quoted_value(cur().text);
     throw Error(ExitCode::kDataError, "expected " + expected + ", got " + got,
                 SourceLocation{std::string(name_), cur().line, cur().column});
   }

@@ -38,9 +38,7 @@ int LineIndex::column(std::size_t offset) const {
 
 std::string describe_token(const Token& token) {
   if (token.kind == TokenKind::kEof) return "end of file";
-  std::string shown(token.text().substr(0, 40));
-  if (token.size > 40) shown += "...";
-  return "'" + shown + "'";
+  return quoted_value(std::string(token.text()));
 }
 
 namespace {

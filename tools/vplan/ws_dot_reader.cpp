@@ -65,10 +65,7 @@ struct Builder {
   /// A label where the planner writes one of a known form, in another form: refused, as skipping it would leave a
   /// plan that silently lacks a buffer, channel or op (and `check` would pass it).
   [[noreturn]] void unreadable(const std::string& expected, const std::string& label, DotPosition at) const {
-    std::string shown;
-    for (char c : label.substr(0, 80)) shown += c == '\n' ? std::string("\\n") : std::string(1, c);
-    if (label.size() > 80) shown += "...";
-    throw Error(ExitCode::kDataError, "expected " + expected + ", got '" + shown + "'",
+    throw Error(ExitCode::kDataError, "expected " + expected + ", got " + quoted_value(label, 80),
                 SourceLocation{file, at.line, at.column});
   }
 
