@@ -64,7 +64,7 @@ class DotLexer {
         } while (depth > 0);
       } else if (c == '-' && pos_ + 1 < text_.size() && (text_[pos_ + 1] == '>' || text_[pos_ + 1] == '-')) {
         t.kind = DotToken::kPunct;
-        t.text.assign(text_.data() + pos_, 2);
+        t.text = {c, text_[pos_ + 1]};
         advance(), advance();
       } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' ||
                  static_cast<unsigned char>(c) >= 0x80) {
