@@ -79,6 +79,9 @@ TEST_CASE("ws_dot_reader: malformed DOT and foreign graphs are located errors") 
         "g.dot: expected digraph SmemBufferLiveness, TmemBufferLiveness or CombinedGraph, got 'G'");
   CHECK(error_of("graph\n  x") == "g.dot:2:4: expected '{' to open the graph body, got end of file");
   CHECK(error_of("digraph X {\n  a [label=\"x]\n}") == "g.dot:2:12: expected '\"' to end the string, got end of file");
+  // No graph at all: at the end of the input, where one was still expected (it had no position).
+  CHECK(error_of("") == "g.dot:1:1: expected a planner digraph, got none");
+  CHECK(error_of("// a comment\n  ") == "g.dot:2:3: expected a planner digraph, got none");
 }
 
 TEST_CASE("ws_dot_reader: a label in a form the planner does not write is refused, naming it and its place") {

@@ -1,5 +1,6 @@
 #include "tools/vplan/ws_dot_reader.hpp"
 
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <set>
@@ -229,8 +230,13 @@ Plan read_ws_dot_texts(const std::vector<WsDotText>& texts) {
   for (const auto& t : texts) {
     b.file = t.name;
     auto graphs = parse_graphs(t.text, t.name);
-    if (graphs.empty())
-      throw Error(ExitCode::kDataError, "expected a planner digraph, got none", SourceLocation{t.name});
+    if (graphs.empty()) {  // reported where one was still expected: the end of the input
+      const auto last_newline = t.text.rfind('\n');
+      const auto line = 1 + std::count(t.text.begin(), t.text.end(), '\n');
+      const auto column = t.text.size() - (last_newline == std::string::npos ? 0 : last_newline + 1) + 1;
+      throw Error(ExitCode::kDataError, "expected a planner digraph, got none",
+                  SourceLocation{t.name, static_cast<int>(line), static_cast<int>(column)});
+    }
     for (const auto& g : graphs) {
       if (g.name == "SmemBufferLiveness") read_liveness(g, MemorySpace::kSmem, b);
       else if (g.name == "TmemBufferLiveness") read_liveness(g, MemorySpace::kTmem, b);
