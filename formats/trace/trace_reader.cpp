@@ -180,11 +180,7 @@ Allocation read_allocation(const FieldReader& f) {
   f.get("memory_kind", a.memory_kind);
   f.get("device_id", a.device_id);
   f.get("allocated_ns", a.allocated_ns);
-  std::uint64_t freed = 0;
-  if (f.find("freed_ns")) {
-    f.get("freed_ns", freed);
-    a.freed_ns = freed;
-  }
+  a.freed_ns = f.optional_integer<std::uint64_t>("freed_ns");  // null: not freed
   return a;
 }
 

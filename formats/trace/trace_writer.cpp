@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -15,10 +16,17 @@ namespace {
 
 using Layout = JsonWriter::Layout;
 
-/// `name`: `ns`, or null where 0 means "none" (a range that never ended, a launch call not recorded).
+/// `name`: `ns`, or null where 0 means "none" (a range that never ended).
 void ns_or_null(JsonWriter& w, std::string_view name, std::uint64_t ns) {
   w.key(name);
   if (ns > 0) w.value(ns);
+  else w.value(nullptr);
+}
+
+/// `name`: `ns`, or null where it was not recorded (0 is a time here: a launch call, a free).
+void ns_or_null(JsonWriter& w, std::string_view name, const std::optional<std::uint64_t>& ns) {
+  w.key(name);
+  if (ns) w.value(*ns);
   else w.value(nullptr);
 }
 
@@ -146,9 +154,7 @@ void write_kernel(JsonWriter& w, const Kernel& k) {
   w.field("start_ns", k.start_ns);
   w.field("end_ns", k.end_ns);
   w.field("thread_id", k.thread_id);
-  w.key("launch_ns");
-  if (k.launch_ns) w.value(*k.launch_ns);
-  else w.value(nullptr);
+  ns_or_null(w, "launch_ns", k.launch_ns);
   if (k.launch_end_ns) w.field("launch_end_ns", k.launch_end_ns);
   w.end_object();
 }
@@ -189,12 +195,7 @@ void write_allocation(JsonWriter& w, const Allocation& a) {
   w.field("memory_kind", a.memory_kind);
   w.field("device_id", a.device_id);
   w.field("allocated_ns", a.allocated_ns);
-  w.key("freed_ns");
-  if (a.freed_ns) {
-    w.value(*a.freed_ns);
-  } else {
-    w.value(nullptr);
-  }
+  ns_or_null(w, "freed_ns", a.freed_ns);
   w.end_object();
 }
 

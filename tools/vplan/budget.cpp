@@ -112,13 +112,14 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
   std::int64_t own_smem_top = 0;  // the end of the highest SMEM buffer at vplan's own offsets
   for (MemorySpace space : {MemorySpace::kSmem, MemorySpace::kTmem}) {
     std::vector<int> ids;
-    std::vector<Placement> alloc_items, peak_items;
+    std::vector<std::int64_t> sizes;  // SMEM bytes, TMEM columns
+    std::vector<Placement> peak_items;
     std::vector<std::pair<int, int>> region_of;  // SMEM: the warp_specialize region of each, for the peak
     for (const Buffer& b : plan.buffers) {
       if (b.space != space) continue;
       ids.push_back(b.id);
       const std::int64_t size = space == MemorySpace::kSmem ? b.bytes : std::max(b.cols, 0);
-      alloc_items.push_back({size, b.alignment, b.start, b.end});
+      sizes.push_back(size);
       peak_items.push_back({size, 1, b.start, b.end});
       const bool in_region = allocator_view.size() == plan.buffers.size() && allocator_view[b.id].ws >= 0;
       region_of.emplace_back(in_region ? allocator_view[b.id].ws : -1, in_region ? allocator_view[b.id].region : 0);
@@ -129,7 +130,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
       for (std::size_t i = 0; i < ids.size(); ++i) {
         const Buffer& b = plan.buffers[ids[i]];
         const int group = ids[i] < static_cast<int>(tmem_row_groups.size()) ? tmem_row_groups[ids[i]] : -1;
-        items.push_back({b.rows, alloc_items[i].size, b.start, b.end, region_of[i].first, region_of[i].second, group});
+        items.push_back({b.rows, sizes[i], b.start, b.end, region_of[i].first, region_of[i].second, group});
       }
       const auto placed = place_tmem_triton(items);  // in program order: buffer ids follow it
       for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -143,7 +144,7 @@ void compute_budget(Plan& plan, const TargetLimits& limits, std::int64_t capture
     std::int64_t top = 0;
     for (std::size_t i = 0; i < ids.size(); ++i) {
       plan.buffers[ids[i]].offset = offsets[i];
-      top = std::max(top, offsets[i] + alloc_items[i].size);
+      top = std::max(top, offsets[i] + sizes[i]);
     }
     // The intervals are Triton's, on which partitions look sequential: the peak counts them concurrently.
     PeakUsage peak = concurrent_peak_usage(peak_items, region_of);
