@@ -120,7 +120,8 @@ void write_buffer(JsonWriter& w, const Buffer& b) {
   else w.value(nullptr);
   w.field("size_exact", b.size_exact);
   array_field(w, "compiler_offsets", b.compiler_offsets);
-  if (b.space == MemorySpace::kTmem) int_or_null(w, "compiler_row_offset", b.compiler_row_offset >= 0, b.compiler_row_offset);
+  if (b.space == MemorySpace::kTmem)
+    int_or_null(w, "compiler_row_offset", b.compiler_row_offset >= 0, b.compiler_row_offset);
   int_or_null(w, "planner_id", b.planner_id >= 0, b.planner_id);
   int_or_null(w, "planner_copy", b.planner_copy > 0, b.planner_copy);
   int_or_null(w, "planner_offset", b.planner_offset >= 0, b.planner_offset);

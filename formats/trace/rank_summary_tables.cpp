@@ -16,7 +16,9 @@ std::string share(std::uint64_t part, std::uint64_t whole) {
 }
 
 /// "1 rank", "2 ranks", "1,500 NCCL kernels".
-std::string counted(std::uint64_t n, const std::string& noun) { return format_count(n) + " " + noun + (n == 1 ? "" : "s"); }
+std::string counted(std::uint64_t n, const std::string& noun) {
+  return format_count(n) + " " + noun + (n == 1 ? "" : "s");
+}
 
 std::string duration(std::uint64_t ns) { return format_duration_ns(static_cast<double>(ns)); }
 

@@ -68,7 +68,8 @@ void tmem_size(const Type& type, const std::string& encoding_text, int& rows, in
     // takes lanes 0-15 of each warp; a second block of N (or of M) goes into lanes 16-31, else they stay free and
     // the allocation takes 64 rows.
     const int block_m = encoding_int(encoding_text, "blockM", m >= 128 ? 128 : 64);
-    const std::int64_t block_n = std::min<std::int64_t>(encoding_int(encoding_text, "blockN", static_cast<int>(std::min<std::int64_t>(n, 1 << 20))), n);
+    const int n_default = static_cast<int>(std::min<std::int64_t>(n, 1 << 20));
+    const std::int64_t block_n = std::min<std::int64_t>(encoding_int(encoding_text, "blockN", n_default), n);
     std::int64_t elem_cols = saturating_mul(n, std::max<std::int64_t>(1, m / 128));
     if (block_m == 64 && m <= 64) {
       if (n > block_n) elem_cols = n / 2;

@@ -36,8 +36,8 @@ struct BufferTrace {
 std::vector<std::int64_t> parse_int_list(const std::string& value);
 
 /// Reads the compiler's attributes of an allocating op into `b`: allocation.offset (or tensor_memory_col_offset,
-/// tensor_memory_row_offset) and the WS planner's buffer.id / buffer.copy / buffer.offset. Throws Error(kDataError) at the op (in `source`)
-/// for a value that is not a non-negative i32 (an array of them for allocation.offset).
+/// tensor_memory_row_offset) and the WS planner's buffer.id / buffer.copy / buffer.offset. Throws Error(kDataError)
+/// at the op (in `source`) for a value that is not a non-negative i32 (an array of them for allocation.offset).
 void read_compiler_attributes(const Op& op, Buffer& b, const std::string& source);
 
 /// Traces the buffers of `function`; `module` resolves encoding aliases (alignment, TMEM packing).

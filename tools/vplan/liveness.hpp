@@ -20,8 +20,8 @@ namespace vtools::vplan {
 
 struct SmemItem;
 
-/// Each buffer as Triton's shared- and tensor-memory allocators see it (by buffer id; size and alignment left to the caller):
-/// the SMEM interval above, plus the innermost warp_specialize holding the allocating op and its region (`ws`,
+/// Each buffer as Triton's shared- and tensor-memory allocators see it (by buffer id; size and alignment left to the
+/// caller): the SMEM interval above, plus the innermost warp_specialize holding the allocating op and its region (`ws`,
 /// `region`: Triton makes different regions of one warp_specialize conflict); the function's own scratch
 /// (`scratch_op == function_op`) lives for ever (end = kForever).
 std::vector<SmemItem> allocator_view(const std::vector<Buffer>& buffers, const OpOrder& order,

@@ -146,7 +146,8 @@ bool write_check_report(const Plan& plan, std::ostream& out) {
       << (smem_ok ? "ok" : "OVER") << (triton ? " (Triton's shared " + std::to_string(*triton) + " B)" : "")
       << "; TMEM total " << tmem_total_cols(s) << " cols / limit " << s.tmem_limit_cols << " cols "
       << (tmem_ok ? "ok" : "OVER")
-      << (s.compiler_tmem_cols ? " (Triton's TMEM; vplan's own " + std::to_string(s.tmem_allocated_cols) + " cols)" : "")
+      << (s.compiler_tmem_cols ? " (Triton's TMEM; vplan's own " + std::to_string(s.tmem_allocated_cols) + " cols)"
+                               : "")
       << "\n";
   if (!smem_ok) out << "SMEM " << smem_peak_set_text(s) << ":\n" << names(s.smem_live_at_peak);
   if (!tmem_ok) out << "TMEM live at the peak (op " << s.tmem_peak_op << "):\n" << names(s.tmem_live_at_peak);

@@ -39,7 +39,8 @@ Svg render_bar_chart(const BarChart& chart) {
   for (const auto& r : chart.ref_lines) hi = std::max(hi, r.value);
   if (!any) lo = 0, hi = chart.y.log ? 10 : 1;
 
-  PlotArea area{70, (chart.title.empty() ? 20.0 : 52.0) + legend_px, chart.width - ref_label_margin(chart.ref_lines), 0};
+  PlotArea area{70, (chart.title.empty() ? 20.0 : 52.0) + legend_px, chart.width - ref_label_margin(chart.ref_lines),
+                0};
   double band = n_cat ? (area.right - area.left) / static_cast<double>(n_cat) : area.width();
   area.bottom = height - category_margin(chart.categories, band);
   svg.rect(area.left, area.top, area.width(), area.height(), "plot");

@@ -36,7 +36,8 @@ Svg render_xy_chart(const XYChart& chart) {
   bool categorical = !chart.x_labels.empty();
   if (categorical) xlo = -0.5, xhi = static_cast<double>(chart.x_labels.size()) - 0.5;
 
-  PlotArea area{70, (chart.title.empty() ? 20.0 : 52.0) + legend_px, chart.width - ref_label_margin(chart.ref_lines), 0};
+  PlotArea area{70, (chart.title.empty() ? 20.0 : 52.0) + legend_px, chart.width - ref_label_margin(chart.ref_lines),
+                0};
   double band = categorical ? area.width() / static_cast<double>(chart.x_labels.size()) : 0;
   area.bottom = height - (categorical ? category_margin(chart.x_labels, band) : 44);
   svg.rect(area.left, area.top, area.width(), area.height(), "plot");

@@ -70,14 +70,15 @@ void write_api_summary_tables(const ApiSummary& s, bool markdown, std::ostream& 
   write_table(t, markdown, out);
   out << "\n" << (markdown ? "## " : "") << "Queue delay (kernel start - launch call): ";
   if (s.queue.kernels)
-    out << s.queue.kernels << (s.queue.kernels == 1 ? " kernel, median " : " kernels, median ") << duration(s.queue.median_ns) << ", p90 " << duration(s.queue.p90_ns)
-        << ", max " << duration(static_cast<double>(s.queue.max_ns)) << "\n";
+    out << s.queue.kernels << (s.queue.kernels == 1 ? " kernel, median " : " kernels, median ")
+        << duration(s.queue.median_ns) << ", p90 " << duration(s.queue.p90_ns) << ", max " << duration(static_cast<double>(s.queue.max_ns)) << "\n";
   else if (!s.queue.started_before_launch)
     out << "no kernel has a recorded launch call\n";
   else
     out << "no kernel starts at or after its launch call\n";
   if (const std::uint64_t n = s.queue.started_before_launch) {
-    out << "note: " << n << (n == 1 ? " kernel starts before its launch call" : " kernels start before their launch call")
+    out << "note: " << n
+        << (n == 1 ? " kernel starts before its launch call" : " kernels start before their launch call")
         << " (the host and GPU clocks disagree) and " << (n == 1 ? "is" : "are") << " left out of the queue delay\n";
   }
   out << "\n" << (markdown ? "## " : "") << "GPU idle (between each device's first and last activity)\n\n";
